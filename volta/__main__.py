@@ -1,0 +1,3 @@
+from volta.cli import main
+
+main()

@@ -1,0 +1,62 @@
+"""The `volta` command: turns options into a config, calls the library, prints the report, exits.
+
+Each subcommand lives in its own module and is loaded only when used, so `volta mma` never pays
+for importing the executor and `volta parse` never imports z3. Every `VoltaError` becomes a
+one-paragraph message on stderr and its exit code; nothing reaches the user as a traceback.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from volta.errors import VoltaError
+
+# name -> module defining a click command called `command`
+COMMANDS = {
+    "parse": "volta.cli.parse_cmd",
+    "races": "volta.cli.races_cmd",
+    "check": "volta.cli.check_cmd",
+    "run": "volta.cli.run_cmd",
+    "mma": "volta.cli.mma_cmd",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx):
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx, name):
+        module = COMMANDS.get(name)
+        if module is None:
+            return None
+        return importlib.import_module(module).command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="volta")
+def cli():
+    """Volta: prove GPU kernels equivalent, find races, replay them bit for bit."""
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the CLI and return its exit code; commands return their own code (0 when they return None)."""
+    try:
+        result = cli.main(args=argv, standalone_mode=False)
+    except VoltaError as err:
+        click.echo(str(err), err=True)
+        return err.exit_code
+    except click.exceptions.Exit as ex:
+        return ex.exit_code
+    except click.ClickException as ex:
+        ex.show()
+        return 2
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        return 2
+    return result if isinstance(result, int) else 0
+
+
+def main() -> None:
+    sys.exit(run(sys.argv[1:]))
