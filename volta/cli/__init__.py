@@ -7,6 +7,7 @@ one-paragraph message on stderr and its exit code; nothing reaches the user as a
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 
 import click
@@ -25,7 +26,7 @@ COMMANDS = {
 
 class LazyGroup(click.Group):
     def list_commands(self, ctx):
-        return sorted(COMMANDS)
+        return sorted(name for name, module in COMMANDS.items() if importlib.util.find_spec(module))
 
     def get_command(self, ctx, name):
         module = COMMANDS.get(name)
