@@ -1,0 +1,119 @@
+"""Structural checks of the examples/ corpus: manifests follow the documented schema and match their PTX."""
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+CASES = sorted(p.parent for p in EXAMPLES.glob("*/manifest.toml"))
+
+DTYPES = {"f32", "f16", "bf16", "f64", "s32", "u32", "s64", "u64", "s8", "u8"}
+ROLES = {"in", "out", "inout"}
+VERDICTS = {"clean", "race", "deadlock", "out-of-bounds", "uninitialized-read"}
+CHECKS = {"equivalent", "not-equivalent"}
+BUFFER_RE = re.compile(r"^([a-z0-9]+)\[(\d+)\]:([a-z]+)$")
+DIM_RE = re.compile(r"^\d+(x\d+){0,2}$")
+INT_RE = re.compile(r"^-?(0x[0-9a-fA-F]+|\d+)$")
+FLOAT_RE = re.compile(r"^-?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?$|^-?(inf|nan)$")
+ENTRY_RE = re.compile(r"\.entry\s+([A-Za-z_$][\w$]*)\s*\((.*?)\)", re.S)
+
+
+def _load(case: Path) -> dict:
+    with open(case / "manifest.toml", "rb") as f:
+        return tomllib.load(f)
+
+
+def _entries(ptx: Path) -> dict[str, int]:
+    """Entry name -> number of .param declarations in its parameter list."""
+    text = ptx.read_text()
+    return {m.group(1): m.group(2).count(".param") for m in ENTRY_RE.finditer(text)}
+
+
+def _kernel_tables(m: dict) -> list[dict]:
+    if "kernel" in m:
+        return [m["kernel"]]
+    return [m["ref"], m["opt"]]
+
+
+def _is_pair(m: dict) -> bool:
+    return "ref" in m and "opt" in m
+
+
+def _is_defective(m: dict) -> bool:
+    e = m["expect"]
+    return e["races"] != "clean" or e.get("check") == "not-equivalent"
+
+
+def test_corpus_size():
+    manifests = [_load(c) for c in CASES]
+    correct = [m for m in manifests if not _is_defective(m)]
+    defective = [m for m in manifests if _is_defective(m)]
+    # Count distinct correct kernels (a pair whose kernels are both correct counts once).
+    assert len(correct) >= 30, len(correct)
+    assert len(defective) >= 10, len(defective)
+    assert sum(1 for m in manifests if _is_pair(m)) >= 10
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_manifest(case: Path):
+    m = _load(case)
+    assert isinstance(m.get("description"), str) and m["description"]
+    assert ("kernel" in m) != _is_pair(m), "exactly one of [kernel] or [ref]+[opt]"
+    buffers = m["buffers"]
+    assert isinstance(buffers, dict) and buffers
+    for name, spec in buffers.items():
+        mm = BUFFER_RE.match(spec)
+        assert mm, f"{name}: {spec}"
+        assert mm.group(1) in DTYPES and mm.group(3) in ROLES and int(mm.group(2)) > 0
+    symbols = m.get("symbols", {})
+    for name, ty in symbols.items():
+        assert ty in DTYPES, name
+    expect = m["expect"]
+    assert expect["races"] in VERDICTS
+    if _is_pair(m):
+        assert expect["check"] in CHECKS
+    else:
+        assert "check" not in expect
+    for k in _kernel_tables(m):
+        for key in ("ptx", "cuda", "name", "grid", "block", "args"):
+            assert key in k, key
+        assert DIM_RE.match(k["grid"]) and DIM_RE.match(k["block"])
+        nthreads = 1
+        for d in k["block"].split("x"):
+            nthreads *= int(d)
+        assert 1 <= nthreads <= 1024
+        nblocks = 1
+        for d in k["grid"].split("x"):
+            nblocks *= int(d)
+        assert nblocks > 1, "every case launches more than one block"
+        assert isinstance(k.get("shared_dynamic", 0), int)
+        assert (case / k["ptx"]).is_file(), k["ptx"]
+        assert (case / k["cuda"]).is_file(), k["cuda"]
+        for a in k["args"]:
+            assert isinstance(a, str)
+            assert a in buffers or a in symbols or INT_RE.match(a) or FLOAT_RE.match(a), a
+        # every generated PTX of this source (all archs) has the entry with the right parameter count
+        stem = Path(k["cuda"]).stem
+        ptxs = sorted(case.glob(f"{stem}.sm*.ptx"))
+        assert case / k["ptx"] in ptxs
+        for ptx in ptxs:
+            entries = _entries(ptx)
+            assert k["name"] in entries, f"{k['name']} not an .entry of {ptx.name}"
+            assert entries[k["name"]] == len(k["args"]), f"{ptx.name}: {entries[k['name']]} params"
+    if "defect_line" in expect:
+        src = case / _kernel_tables(m)[-1]["cuda"]
+        line = src.read_text().splitlines()[expect["defect_line"] - 1]
+        assert "DEFECT:" in line, line
+
+
+def test_parse_corpus():
+    pc = EXAMPLES / "parse-corpus"
+    files = list(pc.glob("*.ptx"))
+    assert len(files) >= 20
+    texts = {f.name: f.read_text() for f in files}
+    assert any(".func" in t and "call" in t for t in texts.values())
+    assert any(re.search(r"\.(global|const)\s+\.align\s+\d+\s+\.b8\s+\w+\[(\d{5,})\]\s*=", t) for t in texts.values())
+    assert any(".section" in t and ".debug_info" in t for t in texts.values())
