@@ -1,0 +1,398 @@
+"""Text → `Module`: Lark LALR with the contextual lexer and an inline transformer.
+
+The transformer runs during the parse (no parse tree is built), which is what keeps a megabyte
+of PTX under two seconds. Parsed modules are cached by content hash, in memory and on disk.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import re
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from volta.errors import PtxSyntaxError, Span
+from volta.ptx import ast
+
+GRAMMAR_CANDIDATES = (
+    Path(__file__).resolve().parents[2] / "grammars" / "ptx.lark",
+    Path(os.sys.prefix) / "share" / "volta" / "grammars" / "ptx.lark",
+)
+CACHE_VERSION = 1
+
+
+def _grammar_path() -> Path:
+    for path in GRAMMAR_CANDIDATES:
+        if path.exists():
+            return path
+    raise FileNotFoundError("grammars/ptx.lark not found next to the volta package")
+
+
+def _int(text: str) -> int:
+    text = text.rstrip("U")
+    neg = text.startswith("-")
+    body = text[1:] if neg else text
+    if body[:2] in ("0x", "0X"):
+        value = int(body[2:], 16)
+    elif body[:2] in ("0b", "0B"):
+        value = int(body[2:], 2)
+    elif len(body) > 1 and body[0] == "0":
+        value = int(body, 8)
+    else:
+        value = int(body)
+    return -value if neg else value
+
+
+def _float(text: str) -> ast.FloatImm:
+    if text[:2] in ("0f", "0F"):
+        return ast.FloatImm(text, 32, int(text[2:], 16))
+    if text[:2] in ("0d", "0D"):
+        return ast.FloatImm(text, 64, int(text[2:], 16))
+    return ast.FloatImm(text, 64, None)
+
+
+def _number(text: str):
+    """A number inside an initializer list."""
+    if text[:2] in ("0f", "0F", "0d", "0D") or "." in text or ("e" in text.lower() and "x" not in text.lower()):
+        return _float(text)
+    return _int(text)
+
+
+_LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)\s+(\d+)\s*(.*)$")
+
+
+@v_args(inline=True)
+class _ToAst(Transformer):
+    """One method per grammar alias; each builds one AST node."""
+
+    # operands
+    def REG(self, tok):
+        return ast.Reg(str(tok))
+
+    def IDENT(self, tok):
+        return ast.Sym(str(tok))
+
+    def INT(self, tok):
+        return ast.Imm(_int(tok))
+
+    def FLOAT(self, tok):
+        return _float(str(tok))
+
+    def not_reg(self, reg):
+        return ast.NotReg(reg)
+
+    def pair(self, a, b):
+        return ast.Pair(a, b)
+
+    def sink(self):
+        return ast.Sink()
+
+    def vector(self, *elems):
+        return ast.Vector(tuple(e for e in elems if e is not None))
+
+    def paren(self, *items):
+        return ast.ParenList(tuple(i for i in items if i is not None))
+
+    def addr(self, base, offset=None):
+        return ast.Address(base, offset.value if offset is not None else 0)
+
+    def addr_neg(self, base, offset):
+        return ast.Address(base, -offset.value)
+
+    def addr_tensor(self, base, coords):
+        return ast.Address(base, 0, coords)
+
+    # statements
+    def instruction(self, *parts):
+        guard = None
+        first = parts[0]
+        if first.type == "GUARD":
+            text = first[1:]
+            guard = ast.Guard(text.lstrip("!"), text.startswith("!"))
+            opcode, operands = parts[1], parts[2:]
+        else:
+            opcode, operands = first, parts[1:]
+        ops = tuple(o for o in operands if o is not None)
+        return ast.Instruction(str(opcode), ops, guard, first.line, first.column)
+
+    def simple_instruction(self, tok):
+        text = tok.rstrip()[:-1].strip()
+        guard = None
+        if text[0] == "@":
+            g, text = text.split(None, 1)
+            guard = ast.Guard(g[1:].lstrip("!"), g[1] == "!")
+        opcode, _, rest = text.partition(" ") if " " in text.split("\t", 1)[0] else text.partition("\t")
+        ops = tuple(_simple_operand(o.strip()) for o in rest.split(",")) if rest.strip() else ()
+        return ast.Instruction(opcode, ops, guard, tok.line, tok.column)
+
+    def label(self, tok):
+        return ast.Label(tok[:-1].rstrip(), tok.line, tok.column)
+
+    def loc(self, tok):
+        m = _LOC.match(tok.rstrip())
+        if not m:
+            raise _error_at(tok, "malformed .loc directive (expected `.loc FILE LINE COL`)")
+        return ast.Loc(int(m[1]), int(m[2]), int(m[3]), m[4].strip())
+
+    def pragma(self, tok):
+        return ast.Pragma(str(tok))
+
+    def block(self, body):
+        return ast.Block(tuple(body))
+
+    def body(self, *stmts):
+        return list(stmts)  # a list, so a function tells its body from its params
+
+    def callprototype(self, label, _kw, *rest):
+        returns = rest[0] if len(rest) == 3 else ()
+        name, params = rest[-2], rest[-1]
+        return ast.CallPrototype(label[:-1].rstrip(), returns, name.name, params, label.line, label.column)
+
+    # declarations
+    def attr(self, tok):
+        return tok
+
+    def attr_num(self, tok, num):
+        return Token("DOTWORD", f"{tok} {num.value}", tok.start_pos, tok.line, tok.column)
+
+    def attrs(self, *toks):
+        return toks
+
+    def decl_name(self, name, dims=()):
+        return ast.DeclName(name.name, dims)
+
+    def reg_range(self, reg, count):
+        return ast.DeclName(reg.name, (), count.value)
+
+    def dims(self, *ds):
+        return tuple(ds)
+
+    def dim(self, size=None):
+        return size.value if size is not None else None
+
+    def var_decl(self, attrs, *rest):
+        init = None
+        names = list(rest)
+        if names and not isinstance(names[-1], ast.DeclName):
+            init = names.pop()
+        line, col = (attrs[0].line, attrs[0].column) if attrs else (0, 0)
+        return ast.VarDecl(tuple(str(a) for a in attrs), tuple(names), init, line, col)
+
+    def init_nums(self, tok):
+        return tuple(_number(t) for t in tok[1:-1].replace(",", " ").split())
+
+    def init_list(self, *items):
+        return ("list", tuple(_plain(i) for i in items if i is not None))
+
+    def init_generic(self, fn, name):
+        return ("generic", fn.name, name.name)
+
+    def init_offset(self, name, off):
+        return ("offset", name.name, off.value)
+
+    def param(self, attrs, name):
+        line, col = (attrs[0].line, attrs[0].column) if attrs else (0, 0)
+        return ast.VarDecl(tuple(str(a) for a in attrs), (name,), None, line, col)
+
+    def params(self, *ps):
+        return tuple(p for p in ps if p is not None)
+
+    ret_params = params
+
+    def entry(self, attrs, kw, name, *rest):
+        return self._function("entry", attrs, kw, (), name, rest)
+
+    def func(self, attrs, kw, *rest):
+        returns = ()
+        if isinstance(rest[0], tuple):
+            returns, rest = rest[0], rest[1:]
+        return self._function("func", attrs, kw, returns, rest[0], rest[1:])
+
+    @staticmethod
+    def _function(kind, attrs, kw, returns, name, rest):
+        params = next((r for r in rest if isinstance(r, tuple)), ())
+        perf = tuple(" ".join(str(r).split()) for r in rest if isinstance(r, Token))
+        body = next((tuple(r) for r in rest if isinstance(r, list)), None)
+        line, col = (attrs[0].line, attrs[0].column) if attrs else (kw.line, kw.column)
+        return ast.Function(kind, name.name, tuple(str(a) for a in attrs), params, returns, perf, body, line, col)
+
+    # top level tokens pass through to _assemble
+    def header(self, tok):
+        return tok
+
+    section = file = header
+
+
+_ADDR = re.compile(r"\[\s*([%\w$]+)\s*(?:\+?\s*(-?\w+))?\s*\]")
+
+
+def _simple_operand(text: str):
+    """One operand of a fast-path instruction: register, immediate, name or simple address."""
+    head = text[0]
+    if head == "%":
+        return ast.Reg(text)
+    if head == "[":
+        m = _ADDR.fullmatch(text)
+        base = _simple_operand(m[1])
+        return ast.Address(base, _int(m[2]) if m[2] else 0)
+    if head.isdigit() or head == "-":
+        if text[:2] in ("0f", "0F", "0d", "0D") or "." in text or ("e" in text.lower() and "x" not in text.lower()):
+            return _float(text)
+        return ast.Imm(_int(text))
+    return ast.Sym(text)
+
+
+def _plain(item):
+    if isinstance(item, ast.Imm):
+        return item.value
+    return item
+
+
+def _error_at(tok, message):
+    return PtxSyntaxError(message, Span("<ptx>", tok.line, tok.column))
+
+
+class _Parser:
+    """Holds the compiled Lark parser; built once per process."""
+
+    _lark = None
+
+    @classmethod
+    def get(cls) -> Lark:
+        if cls._lark is None:
+            cls._lark = Lark(
+                _grammar_path().read_text(),
+                parser="lalr",
+                lexer="contextual",
+                transformer=_ToAst(),
+                maybe_placeholders=True,
+                cache=True,
+            )
+        return cls._lark
+
+
+_memory_cache: dict[str, ast.Module] = {}
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("VOLTA_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "volta"
+    )
+    return Path(base)
+
+
+def parse_text(text: str, filename: str = "<ptx>", use_cache: bool = True) -> ast.Module:
+    """Parse PTX text; the same content (and file name) comes from the cache the second time."""
+    key = hashlib.sha256(f"{CACHE_VERSION}\0{filename}\0".encode() + text.encode()).hexdigest()
+    if use_cache:
+        hit = _memory_cache.get(key) or _load_disk(key)
+        if hit is not None:
+            _memory_cache[key] = hit
+            return hit
+    module = _parse_uncached(text, filename)
+    if use_cache:
+        _memory_cache[key] = module
+        _store_disk(key, module)
+    return module
+
+
+def parse_file(path: str | os.PathLike, use_cache: bool = True) -> ast.Module:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except FileNotFoundError:
+        raise PtxSyntaxError(f"no such PTX file: {p}") from None
+    except (UnicodeDecodeError, IsADirectoryError, PermissionError) as err:
+        raise PtxSyntaxError(f"cannot read {p} as PTX text: {err}") from None
+    return parse_text(text, str(path), use_cache)
+
+
+def _load_disk(key: str):
+    path = _cache_dir() / f"{key}.pickle"
+    try:
+        with open(path, "rb") as fh:
+            return pickle.load(fh)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        return None
+
+
+def _store_disk(key: str, module: ast.Module) -> None:
+    directory = _cache_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        tmp = directory / f"{key}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:
+            pickle.dump(module, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, directory / f"{key}.pickle")
+    except OSError:
+        pass  # a read-only cache is only slower
+
+
+def _parse_uncached(text: str, filename: str) -> ast.Module:
+    try:
+        items = _Parser.get().parse(text)
+    except UnexpectedInput as err:
+        raise _syntax_error(err, text, filename) from None
+    except PtxSyntaxError as err:
+        raise PtxSyntaxError(err.message, Span(filename, err.span.line, err.span.col)) from None
+    except RecursionError:
+        raise PtxSyntaxError("nesting too deep", Span(filename, 1, 1)) from None
+    return _assemble(items.children, filename)
+
+
+def _assemble(children, filename: str) -> ast.Module:
+    """Split the top level into header facts, the `.file` table, DWARF sections and items."""
+    version, target, address_size = None, (), 64
+    files: dict[int, str] = {}
+    sections = []
+    items = []
+    for child in children:
+        if not isinstance(child, Token):
+            items.append(child)
+            continue
+        word, _, value = str(child).partition(" ")
+        value = value.strip()
+        if word == ".version":
+            version = value
+        elif word == ".target":
+            target = tuple(t.strip() for t in value.split(","))
+        elif word == ".address_size":
+            address_size = _int(value)
+        elif child.type == "FILE":
+            m = re.match(r'\.file\s+(\d+)\s+"([^"]*)"', str(child))
+            if m:
+                files[int(m[1])] = m[2]
+        elif child.type == "SECTION":
+            sections.append(str(child))
+    return ast.Module(filename, version, target, address_size, tuple(items), files, tuple(sections))
+
+
+_EXPECT_NAMES = {
+    "SEMICOLON": "';'", "COMMA": "','", "LBRACE": "'{'", "RBRACE": "'}'", "LSQB": "'['", "RSQB": "']'",
+    "LPAR": "'('", "RPAR": "')'", "OPCODE": "an instruction", "REG": "a register", "IDENT": "a name",
+    "INT": "an integer", "FLOAT": "a float", "DOTWORD": "a directive", "LABEL": "a label",
+}
+
+
+def _syntax_error(err: UnexpectedInput, text: str, filename: str) -> PtxSyntaxError:
+    line = getattr(err, "line", None) or 1
+    col = getattr(err, "column", None) or 1
+    if isinstance(err, UnexpectedEOF) or line == -1:
+        lines = text.splitlines() or [""]
+        line, col = len(lines), len(lines[-1]) + 1
+        return PtxSyntaxError("unexpected end of file (an unclosed '{' or a missing ';'?)", Span(filename, line, col))
+    context = text.splitlines()[line - 1] if 0 < line <= len(text.splitlines()) else ""
+    if isinstance(err, UnexpectedToken):
+        found = repr(str(err.token)) if err.token.type != "$END" else "end of file"
+        expected = sorted({_EXPECT_NAMES.get(e, e.lower()) for e in err.expected})[:6]
+        msg = f"unexpected {found}; expected {', '.join(expected)}"
+    elif isinstance(err, UnexpectedCharacters):
+        msg = f"unexpected character {text[err.pos_in_stream]!r}" if err.pos_in_stream < len(text) else "unexpected input"
+    else:
+        msg = "unexpected input"
+    if context.strip():
+        msg += f" in `{context.strip()[:80]}`"
+    return PtxSyntaxError(msg, Span(filename, line, col))
