@@ -73,7 +73,7 @@ class _ToAst(Transformer):
         return ast.Reg(str(tok))
 
     def IDENT(self, tok):
-        return ast.Sym(str(tok))
+        return _SINK if tok == "_" else ast.Sym(str(tok))
 
     def INT(self, tok):
         return ast.Imm(_int(tok))
@@ -87,14 +87,14 @@ class _ToAst(Transformer):
     def pair(self, a, b):
         return ast.Pair(a, b)
 
-    def sink(self):
-        return ast.Sink()
-
     def vector(self, *elems):
         return ast.Vector(tuple(e for e in elems if e is not None))
 
     def paren(self, *items):
         return ast.ParenList(tuple(i for i in items if i is not None))
+
+    def address(self, addr):
+        return addr
 
     def addr(self, base, offset=None):
         return ast.Address(base, offset.value if offset is not None else 0)
@@ -149,7 +149,7 @@ class _ToAst(Transformer):
     def callprototype(self, label, _kw, *rest):
         returns = rest[0] if len(rest) == 3 else ()
         name, params = rest[-2], rest[-1]
-        return ast.CallPrototype(label[:-1].rstrip(), returns, name.name, params, label.line, label.column)
+        return ast.CallPrototype(label[:-1].rstrip(), returns, _name(name), params, label.line, label.column)
 
     # declarations
     def attr(self, tok):
@@ -162,7 +162,7 @@ class _ToAst(Transformer):
         return toks
 
     def decl_name(self, name, dims=()):
-        return ast.DeclName(name.name, dims)
+        return ast.DeclName(_name(name), dims)
 
     def reg_range(self, reg, count):
         return ast.DeclName(reg.name, (), count.value)
@@ -217,7 +217,9 @@ class _ToAst(Transformer):
         perf = tuple(" ".join(str(r).split()) for r in rest if isinstance(r, Token))
         body = next((tuple(r) for r in rest if isinstance(r, list)), None)
         line, col = (attrs[0].line, attrs[0].column) if attrs else (kw.line, kw.column)
-        return ast.Function(kind, name.name, tuple(str(a) for a in attrs), params, returns, perf, body, line, col)
+        if body is not None:
+            body = _resolve_scoped_names(body)
+        return ast.Function(kind, _name(name), tuple(str(a) for a in attrs), params, returns, perf, body, line, col)
 
     # top level tokens pass through to _assemble
     def header(self, tok):
@@ -238,11 +240,79 @@ def _simple_operand(text: str):
         m = _ADDR.fullmatch(text)
         base = _simple_operand(m[1])
         return ast.Address(base, _int(m[2]) if m[2] else 0)
+    if text == "_":
+        return _SINK
     if head.isdigit() or head == "-":
         if text[:2] in ("0f", "0F", "0d", "0D") or "." in text or ("e" in text.lower() and "x" not in text.lower()):
             return _float(text)
         return ast.Imm(_int(text))
     return ast.Sym(text)
+
+
+_SINK = ast.Sink()
+
+
+def _name(node) -> str:
+    """The text of a name token that the transformer already turned into `Sym` (or `Sink` for `_`)."""
+    return "_" if isinstance(node, ast.Sink) else node.name
+
+
+def _resolve_scoped_names(body: tuple) -> tuple:
+    """Turn `Sym(p)` into `Reg(p)` where `p` is a `.reg` declared without `%` in an enclosing block.
+
+    Inline asm writes `{ .reg .pred p; setp.eq.u32 p, ...; @p bra L; }`: the grammar cannot tell a
+    register `p` from a label or variable `p`, so names are resolved lexically, block by block.
+    Bodies without such declarations (all nvcc-generated code outside inline asm) are returned as is.
+    """
+    if not _declares_plain_reg(body):
+        return body
+    return _resolve_block(body, frozenset())
+
+
+def _declares_plain_reg(body) -> bool:
+    for s in body:
+        if isinstance(s, ast.VarDecl):
+            if s.attrs and s.attrs[0] == ".reg" and any(n.name[0] != "%" for n in s.names):
+                return True
+        elif isinstance(s, ast.Block) and _declares_plain_reg(s.body):
+            return True
+    return False
+
+
+def _resolve_block(body, outer: frozenset) -> tuple:
+    names = set(outer)
+    for s in body:
+        if isinstance(s, ast.VarDecl) and s.attrs and s.attrs[0] == ".reg":
+            names.update(n.name for n in s.names if n.name[0] != "%")
+    scope = frozenset(names)
+    out = []
+    for s in body:
+        if isinstance(s, ast.Instruction) and scope:
+            ops = tuple(_resolve_operand(o, scope) for o in s.operands)
+            if ops != s.operands:
+                s = ast.Instruction(s.opcode, ops, s.guard, s.line, s.col)
+        elif isinstance(s, ast.Block):
+            s = ast.Block(_resolve_block(s.body, scope))
+        out.append(s)
+    return tuple(out)
+
+
+def _resolve_operand(op, scope):
+    if isinstance(op, ast.Sym):
+        return ast.Reg(op.name) if op.name in scope else op
+    if isinstance(op, ast.Vector):
+        return ast.Vector(tuple(_resolve_operand(e, scope) for e in op.elems))
+    if isinstance(op, ast.Pair):
+        return ast.Pair(_resolve_operand(op.first, scope), _resolve_operand(op.second, scope))
+    if isinstance(op, ast.NotReg):
+        return ast.NotReg(_resolve_operand(op.reg, scope))
+    if isinstance(op, ast.Address):
+        base = _resolve_operand(op.base, scope)
+        coords = _resolve_operand(op.coords, scope) if op.coords is not None else None
+        return ast.Address(base, op.offset, coords)
+    if isinstance(op, ast.ParenList):
+        return ast.ParenList(tuple(_resolve_operand(e, scope) for e in op.items))
+    return op
 
 
 def _plain(item):
