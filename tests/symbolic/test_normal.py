@@ -1,0 +1,102 @@
+"""Normal forms: known equalities, known inequalities, and value preservation (property test)."""
+from fractions import Fraction as F
+
+from hypothesis import given, settings, strategies as st
+
+from volta.symbolic import expr as E
+from volta.symbolic.evaluate import EvalError, evaluate
+from volta.symbolic.normal import Normalizer, equal_exprs, normalize, to_expr
+
+a, b, c, d = (E.var("v", i) for i in range(4))
+m1, m2 = E.sym("m1"), E.sym("m2")
+LOG2E = E.const(F(0x3FB8AA3B & 0x7FFFFF | 0x800000, 1 << 23))   # 0f3FB8AA3B, exactly
+
+
+def test_known_equalities():
+    assert equal_exprs((a + b) + c, a + (b + c))
+    assert equal_exprs((a + b) * (a - b), a * a - b * b)
+    assert equal_exprs(E.exp2(a) * E.exp2(b), E.exp2(a + b))
+    assert equal_exprs(a / b * (b / a), E.ONE)
+    assert equal_exprs(E.exp2(a - m1) * E.exp2(m1 - m2), E.exp2(a - m2))
+    assert equal_exprs(E.exp2((a - m1) * LOG2E) * E.exp2((m1 - m2) * LOG2E), E.exp2((a - m2) * LOG2E))
+    assert equal_exprs(a / E.exp2(b), a * E.exp2(-b))
+    assert equal_exprs(E.exp2(F(1, 2)) * E.exp2(F(1, 2)), E.const(2))
+    assert equal_exprs(E.exp2(a + 3), 8 * E.exp2(a))
+    assert equal_exprs(a / b + c / d, (a * d + b * c) / (b * d))
+    assert equal_exprs(1 / (1 / a), a)
+    assert equal_exprs(E.maximum(a + b, c), E.maximum(c, b + a))
+    assert equal_exprs(E.fma(a, b, c), c + b * a)
+
+
+def test_known_inequalities():
+    assert not equal_exprs(a + b, a + c)
+    assert not equal_exprs(E.exp2(a) + E.exp2(b), E.exp2(a + b))
+    assert not equal_exprs(E.exp2(F(1, 2)), E.const(F(3, 2)))
+    assert not equal_exprs(a / b, b / a)
+    assert not equal_exprs(E.maximum(a, b), a)
+
+
+def test_softmax_rescale_chain():
+    """Online softmax: running sum rescaled by 2^(m_old - m_new) equals the direct sum."""
+    xs = [E.var("x", i) for i in range(8)]
+    ms = [E.sym(f"m{i}") for i in range(8)]
+    acc = E.ZERO
+    for i, x in enumerate(xs):
+        old = ms[i - 1] if i else ms[0]
+        acc = acc * E.exp2(old - ms[i]) + E.exp2(x - ms[i])
+    direct = E.add_all(E.exp2(x - ms[-1]) for x in xs)
+    assert equal_exprs(acc, direct)
+
+
+def test_large_sum_shares_work():
+    n = Normalizer()
+    terms = [E.var("r", i) * E.var("s", i) for i in range(1024)]
+    fwd, bwd = E.add_all(terms), E.add_all(reversed(terms))
+    assert len(n(fwd).num) == 1024
+    assert equal_exprs(fwd, bwd, n)
+
+
+# ---------------------------------------------------------------- property: value preserved
+
+LEAVES = [a, b, c, E.sym("s")]
+
+
+def trees():
+    leaf = st.one_of(st.sampled_from(LEAVES),
+                     st.fractions(min_value=-4, max_value=4, max_denominator=4).map(E.const))
+
+    def extend(sub):
+        binary = st.sampled_from([E.add, E.sub, E.mul, E.div, E.maximum, E.minimum])
+        return st.one_of(
+            st.tuples(binary, sub, sub).map(lambda t: t[0](t[1], t[2])),
+            sub.map(lambda s: E.exp2(E.mul(s, 0))),   # an exp2 that evaluates exactly
+            st.tuples(sub, sub, sub).map(lambda t: E.select(E.lt(t[0], t[1]), t[2], t[0])),
+            sub.map(E.absolute),
+        )
+    return st.recursive(leaf, extend, max_leaves=12)
+
+
+values = st.fractions(min_value=-5, max_value=5, max_denominator=7)
+
+
+@settings(max_examples=300, deadline=None)
+@given(trees(), st.lists(values, min_size=4, max_size=4))
+def test_normalization_preserves_value(tree, vals):
+    env = dict(zip(LEAVES, vals))
+    try:
+        before = evaluate(tree, env)
+    except EvalError:
+        return
+    after = evaluate(to_expr(normalize(tree)), env)   # defined wherever the original is
+    assert before == after
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(LEAVES), st.integers(-3, 3)), min_size=1, max_size=6),
+       st.lists(values, min_size=4, max_size=4))
+def test_exp2_of_integer_polynomials_preserved(pairs, vals):
+    env = dict(zip(LEAVES, [F(round(v)) for v in vals]))
+    tree = E.ONE
+    for leaf, k in pairs:
+        tree = tree * E.exp2(leaf * k) + leaf
+    assert evaluate(tree, env) == evaluate(to_expr(normalize(tree)), env)

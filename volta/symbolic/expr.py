@@ -1,0 +1,475 @@
+"""Hash-consed expression DAG over the reals: the symbolic values the executor computes.
+
+Every node is interned, so structural equality is identity (`a is b`) and sharing is free.
+Constructors fold constants exactly (Fractions) and sort the arguments of commutative
+operators by node id, so `add(a, b) is add(b, a)`. They stay binary and do no flattening:
+building an accumulator chain of a million steps is one dict lookup and one tuple per step.
+Deeper canonicalization belongs to `normal.py`.
+"""
+from __future__ import annotations
+
+import math
+from enum import IntEnum
+from fractions import Fraction
+from typing import Callable, Iterable, Mapping
+
+
+class Op(IntEnum):
+    """Node kinds. Property groups below let code ask "is this commutative?" instead of listing."""
+
+    CONST = 0
+    BOOL = 1
+    VAR = 2      # input buffer element: data = (buffer, index)
+    SYM = 3      # named real symbol (alpha, a scalar argument left symbolic): data = name
+    ADD = 4
+    MUL = 5
+    DIV = 6
+    EXP2 = 7
+    MAX = 8
+    MIN = 9
+    ABS = 10
+    SELECT = 11  # args = (cond, a, b)
+    SQRT = 12
+    RSQRT = 13
+    RCP_APPROX = 14
+    TANH = 15
+    SIN = 16
+    COS = 17
+    LG2 = 18
+    CALL = 19    # uninterpreted function: data = name
+    LT = 20
+    LE = 21
+    EQ = 22
+    NE = 23
+    AND = 24
+    OR = 25
+    NOT = 26
+
+
+# Module-level aliases: `Op.ADD` is an enum attribute lookup (~250 ns), `ADD` a global (~10 ns).
+(CONST, BOOL, VAR, SYM, ADD, MUL, DIV, EXP2, MAX, MIN, ABS, SELECT, SQRT, RSQRT, RCP_APPROX,
+ TANH, SIN, COS, LG2, CALL, LT, LE, EQ, NE, AND, OR, NOT) = tuple(Op)
+
+LEAVES = frozenset({CONST, BOOL, VAR, SYM})
+COMMUTATIVE = frozenset({ADD, MUL, MAX, MIN, EQ, NE, AND, OR})
+COMPARISONS = frozenset({LT, LE, EQ, NE})
+BOOLEAN = COMPARISONS | {AND, OR, NOT, BOOL}
+# Operators outside + - * / exp2: normalized over normalized arguments, then opaque.
+ATOMS = frozenset({MAX, MIN, ABS, SELECT, SQRT, RSQRT, RCP_APPROX,
+                   TANH, SIN, COS, LG2, CALL})
+UNARY_ATOMS = frozenset({ABS, SQRT, RSQRT, RCP_APPROX, TANH, SIN, COS, LG2})
+
+
+class Expr:
+    """An interned node. Never construct directly: use the functions below."""
+
+    __slots__ = ("op", "args", "data", "id")
+
+    op: Op
+    args: tuple
+    data: object
+    id: int
+
+    def __repr__(self) -> str:
+        return to_str(self, depth=6)
+
+    # Arithmetic sugar for tests and callers; `==` stays identity on purpose.
+    def __add__(self, o): return add(self, o)
+    def __radd__(self, o): return add(o, self)
+    def __sub__(self, o): return sub(self, o)
+    def __rsub__(self, o): return sub(o, self)
+    def __mul__(self, o): return mul(self, o)
+    def __rmul__(self, o): return mul(o, self)
+    def __truediv__(self, o): return div(self, o)
+    def __rtruediv__(self, o): return div(o, self)
+    def __neg__(self): return neg(self)
+
+
+_TABLE: dict[tuple, Expr] = {}
+NODES: list[Expr] = []          # node id -> node; ids give the stable sort key for commutative args
+
+
+def _make(op: Op, args: tuple, data: object = None) -> Expr:
+    key = (op, args, data)
+    node = _TABLE.get(key)
+    if node is None:
+        node = object.__new__(Expr)
+        node.op, node.args, node.data, node.id = op, args, data, len(NODES)
+        NODES.append(node)
+        _TABLE[key] = node
+    return node
+
+
+def node_count() -> int:
+    """How many distinct nodes exist (for benchmarks and memory reports)."""
+    return len(NODES)
+
+
+# ---------------------------------------------------------------- leaves
+
+def const(value) -> Expr:
+    """A rational constant; floats are taken exactly (every binary float is a rational)."""
+    kind = type(value)
+    if kind is Expr:
+        return value
+    if kind is bool:
+        raise TypeError("use boolean() for truth values")
+    node = _CONSTS.get(value) if kind is not float else None
+    if node is not None:
+        return node
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{value} is not a real number")
+        exact = Fraction(value)
+    elif not isinstance(value, Fraction):
+        exact = Fraction(value)
+    else:
+        exact = value
+    node = _make(CONST, (), exact)
+    if len(_CONSTS) < 1 << 16:
+        _CONSTS[value] = node
+    return node
+
+
+_CONSTS: dict = {}   # raw value -> node: skips Fraction hashing for the common small constants
+
+
+def boolean(value: bool) -> Expr:
+    return _make(BOOL, (), bool(value))
+
+
+def var(buffer: str, index: int) -> Expr:
+    """Element `index` of input buffer `buffer`."""
+    return _make(VAR, (), (buffer, int(index)))
+
+
+def sym(name: str) -> Expr:
+    return _make(SYM, (), name)
+
+
+ZERO = const(0)
+ONE = const(1)
+MINUS_ONE = const(-1)
+TRUE = boolean(True)
+FALSE = boolean(False)
+
+
+def _lift(x) -> Expr:
+    return x if type(x) is Expr else const(x)
+
+
+# ---------------------------------------------------------------- arithmetic
+
+def add(a, b) -> Expr:
+    if type(a) is not Expr: a = const(a)
+    if type(b) is not Expr: b = const(b)
+    if a.op is CONST:
+        if b.op is CONST:
+            return const(a.data + b.data)
+        if a.data == 0:
+            return b
+    elif b.op is CONST and b.data == 0:
+        return a
+    if a.id > b.id:
+        a, b = b, a
+    return _make(ADD, (a, b))
+
+
+def mul(a, b) -> Expr:
+    if type(a) is not Expr: a = const(a)
+    if type(b) is not Expr: b = const(b)
+    if a.op is CONST:
+        if b.op is CONST:
+            return const(a.data * b.data)
+        if a.data == 1:
+            return b
+        if a.data == 0:
+            return a
+    elif b.op is CONST:
+        if b.data == 1:
+            return a
+        if b.data == 0:
+            return b
+    if a.id > b.id:
+        a, b = b, a
+    return _make(MUL, (a, b))
+
+
+def neg(a) -> Expr:
+    return mul(MINUS_ONE, a)
+
+
+def sub(a, b) -> Expr:
+    return add(a, neg(b))
+
+
+def div(a, b) -> Expr:
+    """a / b; real semantics are partial: undefined where b = 0 (see proofs/README.md)."""
+    a, b = _lift(a), _lift(b)
+    if b.op is CONST and b.data != 0:
+        return mul(a, const(1 / b.data))
+    if a.op is CONST and b.op is CONST:
+        return _make(DIV, (a, b))  # c/0: undefined everywhere, kept so evaluation says so
+    return _make(DIV, (a, b))  # no x/x -> 1: that would drop the definedness condition x != 0
+
+
+def fma(a, b, c) -> Expr:
+    return add(mul(a, b), c)
+
+
+def exp2(a) -> Expr:
+    a = _lift(a)
+    if a.op is CONST and a.data.denominator == 1:
+        return const(Fraction(2) ** int(a.data))
+    return _make(EXP2, (a,))
+
+
+def add_all(items: Iterable) -> Expr:
+    """Left-to-right sum (a chain, as a sequential loop builds it)."""
+    acc = ZERO
+    for x in items:
+        acc = add(acc, x)
+    return acc
+
+
+# ---------------------------------------------------------------- atoms
+
+def maximum(a, b) -> Expr:
+    a, b = _lift(a), _lift(b)
+    if a is b:
+        return a
+    if a.op is CONST and b.op is CONST:
+        return a if a.data >= b.data else b
+    if a.id > b.id:
+        a, b = b, a
+    return _make(MAX, (a, b))
+
+
+def minimum(a, b) -> Expr:
+    a, b = _lift(a), _lift(b)
+    if a is b:
+        return a
+    if a.op is CONST and b.op is CONST:
+        return a if a.data <= b.data else b
+    if a.id > b.id:
+        a, b = b, a
+    return _make(MIN, (a, b))
+
+
+def absolute(a) -> Expr:
+    a = _lift(a)
+    if a.op is CONST:
+        return const(abs(a.data))
+    if a.op is ABS:
+        return a
+    return _make(ABS, (a,))
+
+
+def select(cond: Expr, a, b) -> Expr:
+    """cond ? a : b, with cond a boolean node."""
+    a, b = _lift(a), _lift(b)
+    if cond.op is not BOOL and cond.op not in BOOLEAN:
+        raise TypeError("select needs a boolean condition")
+    if cond is TRUE or a is b:
+        return a
+    if cond is FALSE:
+        return b
+    return _make(SELECT, (cond, a, b))
+
+
+def _perfect_square(n: int) -> int | None:
+    r = math.isqrt(n)
+    return r if r * r == n else None
+
+
+def exact_sqrt(x: Fraction) -> Fraction | None:
+    """sqrt of a non-negative rational when it is rational, else None."""
+    if x < 0:
+        return None
+    p, q = _perfect_square(x.numerator), _perfect_square(x.denominator)
+    return None if p is None or q is None else Fraction(p, q)
+
+
+def sqrt(a) -> Expr:
+    a = _lift(a)
+    if a.op is CONST and (r := exact_sqrt(a.data)) is not None:
+        return const(r)
+    return _make(SQRT, (a,))
+
+
+def rsqrt(a) -> Expr:
+    a = _lift(a)
+    if a.op is CONST and a.data > 0 and (r := exact_sqrt(a.data)) is not None:
+        return const(1 / r)
+    return _make(RSQRT, (a,))
+
+
+def rcp_approx(a) -> Expr:
+    """rcp.approx kept opaque: its real meaning (1/x or a model) is the executor's choice."""
+    return _make(RCP_APPROX, (_lift(a),))
+
+
+def _unary(op: Op, a, zero_value: int | None) -> Expr:
+    a = _lift(a)
+    if zero_value is not None and a.op is CONST and a.data == 0:
+        return const(zero_value)
+    return _make(op, (a,))
+
+
+def tanh(a) -> Expr: return _unary(TANH, a, 0)
+def sin(a) -> Expr: return _unary(SIN, a, 0)
+def cos(a) -> Expr: return _unary(COS, a, 1)
+
+
+def exact_lg2(x: Fraction) -> int | None:
+    """log2 of a positive rational when it is an integer power of two, else None."""
+    if x <= 0:
+        return None
+    n, d = x.numerator, x.denominator
+    if d == 1 and n & (n - 1) == 0:
+        return n.bit_length() - 1
+    if n == 1 and d & (d - 1) == 0:
+        return -(d.bit_length() - 1)
+    return None
+
+
+def lg2(a) -> Expr:
+    a = _lift(a)
+    if a.op is CONST and (k := exact_lg2(a.data)) is not None:
+        return const(k)
+    return _make(LG2, (a,))
+
+
+def call(name: str, *args) -> Expr:
+    """Uninterpreted function application: equal arguments give equal results."""
+    return _make(CALL, tuple(_lift(x) for x in args), name)
+
+
+def unary(op: Op, a) -> Expr:
+    """Build a unary atom by op (used by the normalizer when it rebuilds atoms)."""
+    return _UNARY_BUILDERS[op](a)
+
+
+_UNARY_BUILDERS: dict[Op, Callable] = {
+    ABS: absolute, SQRT: sqrt, RSQRT: rsqrt, RCP_APPROX: rcp_approx,
+    TANH: tanh, SIN: sin, COS: cos, LG2: lg2, EXP2: exp2,
+}
+
+
+# ---------------------------------------------------------------- comparisons and logic
+
+def _cmp_const(op: Op, x: Fraction, y: Fraction) -> bool:
+    return {LT: x < y, LE: x <= y, EQ: x == y, NE: x != y}[op]
+
+
+def _compare(op: Op, a, b) -> Expr:
+    a, b = _lift(a), _lift(b)
+    if a.op is CONST and b.op is CONST:
+        return boolean(_cmp_const(op, a.data, b.data))
+    if a is b:
+        return boolean(op in (LE, EQ))
+    if op in COMMUTATIVE and a.id > b.id:
+        a, b = b, a
+    return _make(op, (a, b))
+
+
+def lt(a, b) -> Expr: return _compare(LT, a, b)
+def le(a, b) -> Expr: return _compare(LE, a, b)
+def gt(a, b) -> Expr: return _compare(LT, b, a)
+def ge(a, b) -> Expr: return _compare(LE, b, a)
+def eq(a, b) -> Expr: return _compare(EQ, a, b)
+def ne(a, b) -> Expr: return _compare(NE, a, b)
+
+
+def logical_not(c: Expr) -> Expr:
+    if c.op is BOOL:
+        return boolean(not c.data)
+    if c.op is NOT:
+        return c.args[0]
+    return _make(NOT, (c,))
+
+
+def _logic(op: Op, a: Expr, b: Expr) -> Expr:
+    absorbing, neutral = (FALSE, TRUE) if op is AND else (TRUE, FALSE)
+    if a is absorbing or b is absorbing:
+        return absorbing
+    if a is neutral or a is b:
+        return b
+    if b is neutral:
+        return a
+    if a.id > b.id:
+        a, b = b, a
+    return _make(op, (a, b))
+
+
+def logical_and(a: Expr, b: Expr) -> Expr: return _logic(AND, a, b)
+def logical_or(a: Expr, b: Expr) -> Expr: return _logic(OR, a, b)
+
+
+def rebuild(node: Expr, args: tuple) -> Expr:
+    """The same operator as `node` over new arguments, through the folding constructors."""
+    return _REBUILD[node.op](node, args)
+
+
+_REBUILD: dict[Op, Callable] = {
+    ADD: lambda n, a: add(*a), MUL: lambda n, a: mul(*a), DIV: lambda n, a: div(*a),
+    EXP2: lambda n, a: exp2(*a), MAX: lambda n, a: maximum(*a),
+    MIN: lambda n, a: minimum(*a), SELECT: lambda n, a: select(*a),
+    CALL: lambda n, a: call(n.data, *a),
+    LT: lambda n, a: lt(*a), LE: lambda n, a: le(*a), EQ: lambda n, a: eq(*a),
+    NE: lambda n, a: ne(*a), AND: lambda n, a: logical_and(*a),
+    OR: lambda n, a: logical_or(*a), NOT: lambda n, a: logical_not(*a),
+    **{op: (lambda n, a, f=f: f(*a)) for op, f in _UNARY_BUILDERS.items()},
+}
+
+
+# ---------------------------------------------------------------- traversal
+
+def postorder(root: Expr, done: Mapping | set = frozenset()) -> list[Expr]:
+    """Nodes reachable from root not in `done`, children before parents; iterative.
+
+    A child is always interned before its parent, so ascending id is a topological order.
+    """
+    if root in done:
+        return []
+    seen = {root}
+    stack = [root]
+    pop, push, mark = stack.pop, stack.append, seen.add
+    while stack:
+        for child in pop().args:
+            if child not in seen and child not in done:
+                mark(child)
+                push(child)
+    return sorted(seen, key=_node_id)
+
+
+def _node_id(node: Expr) -> int:
+    return node.id
+
+
+def leaves(root: Expr) -> list[Expr]:
+    """The VAR and SYM nodes root depends on, in first-visit order."""
+    return [n for n in postorder(root) if n.op is VAR or n.op is SYM]
+
+
+def to_str(root: Expr, depth: int = 1 << 30) -> str:
+    """Readable infix text; subtrees deeper than `depth` print as `…`."""
+    def go(n: Expr, d: int) -> str:
+        if n.op is CONST:
+            return str(n.data)
+        if n.op is BOOL:
+            return "true" if n.data else "false"
+        if n.op is VAR:
+            return f"{n.data[0]}[{n.data[1]}]"
+        if n.op is SYM:
+            return str(n.data)
+        if d <= 0:
+            return "…"
+        parts = [go(c, d - 1) for c in n.args]
+        infix = {ADD: " + ", MUL: "*", DIV: "/", LT: " < ", LE: " <= ",
+                 EQ: " == ", NE: " != ", AND: " && ", OR: " || "}
+        if n.op in infix:
+            return "(" + infix[n.op].join(parts) + ")"
+        name = n.data if n.op is CALL else n.op.name.lower()
+        return f"{name}({', '.join(parts)})"
+    return go(root, depth)

@@ -1,0 +1,402 @@
+"""Normal forms over the reals: ratios of sums of monomials times 2^(polynomial).
+
+A monomial is `(factors, e)`: `factors` a sorted tuple of (leaf id, power) with power >= 1 over
+leaves (VAR, SYM) and atoms (max, select, sqrt, calls, ... rebuilt over normalized arguments),
+and `e` the id of an interned exponent polynomial, meaning the factor 2^(EXP_POLYS[e]).
+Exponents are kept with their constant term in [0, 1): the integer part 2^k folds into the
+rational coefficient, so 2^(1/2)·2^(1/2) = 2 and 2^(x+3) = 8·2^x. A polynomial is a dict
+monomial -> nonzero rational; a normal form is num/den with den None meaning 1.
+
+Equal normal forms (after cross-multiplying the denominators) prove equality on every input
+where the kernels are defined; for + - * / exp2 the converse holds too (proofs/README.md).
+Every identity used here is listed in rules.py and proved by proofs/check_rules.py.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from volta.errors import Unsupported
+from volta.symbolic import expr as E
+from volta.symbolic.expr import Expr, Op
+
+Mono = tuple  # (tuple[(leaf_id, power), ...], exp_id)
+Poly = dict   # Mono -> int | Fraction, never zero
+UNIT: Mono = ((), 0)
+
+# ---------------------------------------------------------------- exponents (rule: exp2-add, exp2-int)
+
+_EXP_IDS: dict[frozenset, int] = {frozenset(): 0}
+EXP_POLYS: list[Poly] = [{}]       # exponent id -> polynomial (id 0 is 2^0 = 1)
+_EXP_SUM: dict[tuple[int, int], tuple[int, int]] = {}
+_EXP_NEG: dict[int, tuple[int, int]] = {}
+
+
+def _intern_exponent(p: Poly) -> tuple[int, int]:
+    """(id of p without the integer part k of its constant term, k): 2^p = 2^k·2^(p-k)."""
+    p = dict(p)
+    c = p.get(UNIT, 0)
+    k = math.floor(c)
+    if k:
+        rest = c - k
+        if rest:
+            p[UNIT] = rest
+        else:
+            del p[UNIT]
+    key = frozenset(p.items())
+    e = _EXP_IDS.get(key)
+    if e is None:
+        e = len(EXP_POLYS)
+        EXP_POLYS.append(p)
+        _EXP_IDS[key] = e
+    return e, int(k)
+
+
+def _exp_add(e1: int, e2: int) -> tuple[int, int]:
+    if e1 > e2:
+        e1, e2 = e2, e1
+    hit = _EXP_SUM.get((e1, e2))
+    if hit is None:
+        hit = _EXP_SUM[(e1, e2)] = _intern_exponent(p_add(EXP_POLYS[e1], EXP_POLYS[e2]))
+    return hit
+
+
+def _exp_neg(e: int) -> tuple[int, int]:
+    hit = _EXP_NEG.get(e)
+    if hit is None:
+        hit = _EXP_NEG[e] = _intern_exponent(p_scale(EXP_POLYS[e], -1))
+    return hit
+
+
+def _pow2(c, k: int):
+    if k == 0:
+        return c
+    return c * (1 << k) if k > 0 else Fraction(c) / (1 << -k)
+
+
+# ---------------------------------------------------------------- polynomials
+
+def mono_mul(m1: Mono, m2: Mono) -> tuple[Mono, int]:
+    """Product of monomials and the power of two it carries out of the exponent."""
+    f1, e1 = m1
+    f2, e2 = m2
+    if not f2:
+        f = f1
+    elif not f1:
+        f = f2
+    else:
+        d = dict(f1)
+        for leaf, p in f2:
+            d[leaf] = d.get(leaf, 0) + p
+        f = tuple(sorted(d.items()))
+    if e1 and e2:
+        e, k = _exp_add(e1, e2)
+    else:
+        e, k = e1 or e2, 0
+    return (f, e), k
+
+
+def p_add(p: Poly, q: Poly, into: bool = False) -> Poly:
+    """p + q; with into=True p is updated in place (the caller owns it)."""
+    r = p if into else dict(p)
+    for m, c in q.items():
+        v = r.get(m)
+        if v is None:
+            r[m] = c
+        else:
+            v = v + c
+            if v:
+                r[m] = v
+            else:
+                del r[m]
+    return r
+
+
+def p_scale(p: Poly, c) -> Poly:
+    if not c:
+        return {}
+    return {m: v * c for m, v in p.items()}
+
+
+def p_mul(p: Poly, q: Poly) -> Poly:
+    if len(p) < len(q):
+        p, q = q, p
+    if len(q) == 1 and UNIT in q:
+        return p_scale(p, q[UNIT])
+    if len(p) == 1 and UNIT in p:
+        return p_scale(q, p[UNIT])
+    r: Poly = {}
+    for m1, c1 in p.items():
+        for m2, c2 in q.items():
+            m, k = mono_mul(m1, m2)
+            c = _pow2(c1 * c2, k)
+            v = r.get(m)
+            r[m] = c if v is None else v + c
+    return {m: c for m, c in r.items() if c}
+
+
+def p_const(c) -> Poly:
+    c = _int_if_whole(c)
+    return {UNIT: c} if c else {}
+
+
+def _int_if_whole(c):
+    if type(c) is Fraction and c.denominator == 1:
+        return c.numerator
+    return c
+
+
+def p_constant_value(p: Poly):
+    """The rational value of a constant polynomial, else None."""
+    if not p:
+        return 0
+    if len(p) == 1 and UNIT in p:
+        return p[UNIT]
+    return None
+
+
+# ---------------------------------------------------------------- ratios
+
+class NormalForm:
+    """num/den over the reals; den None means 1. Not hash-consed: compare with `equal`."""
+
+    __slots__ = ("num", "den")
+
+    def __init__(self, num: Poly, den: Poly | None = None):
+        if den is not None:
+            c = p_constant_value(den)
+            if c is not None:
+                if c == 0:
+                    raise Unsupported("division by a value that is identically zero")
+                num, den = p_scale(num, _int_if_whole(Fraction(1) / c)), None
+        self.num, self.den = num, den
+
+    def __repr__(self) -> str:
+        return f"NormalForm({E.to_str(to_expr(self), depth=8)})"
+
+    @property
+    def is_zero(self) -> bool:
+        return not self.num
+
+
+def nf_add(a: NormalForm, b: NormalForm) -> NormalForm:
+    if a.den is None and b.den is None:
+        return NormalForm(p_add(a.num, b.num))
+    if a.den is None:
+        return NormalForm(p_add(p_mul(a.num, b.den), b.num), b.den)
+    if b.den is None:
+        return NormalForm(p_add(a.num, p_mul(b.num, a.den)), a.den)
+    if a.den == b.den:
+        return NormalForm(p_add(a.num, b.num), a.den)
+    return NormalForm(p_add(p_mul(a.num, b.den), p_mul(b.num, a.den)), p_mul(a.den, b.den))
+
+
+def nf_neg(a: NormalForm) -> NormalForm:
+    return NormalForm(p_scale(a.num, -1), a.den)
+
+
+def nf_sub(a: NormalForm, b: NormalForm) -> NormalForm:
+    return nf_add(a, nf_neg(b))
+
+
+def _mul_den(x: Poly | None, y: Poly | None) -> Poly | None:
+    if x is None:
+        return y
+    if y is None:
+        return x
+    return p_mul(x, y)
+
+
+def nf_mul(a: NormalForm, b: NormalForm) -> NormalForm:
+    return NormalForm(p_mul(a.num, b.num), _mul_den(a.den, b.den))
+
+
+def nf_div(a: NormalForm, b: NormalForm) -> NormalForm:
+    """a / b; a monomial divisor c·f·2^E moves 2^-E and 1/c into the numerator (rule: exp2-neg)."""
+    if not b.num:
+        raise Unsupported("division by a value that is identically zero")
+    num = a.num if b.den is None else p_mul(a.num, b.den)
+    if len(b.num) == 1:
+        ((factors, e), c), = b.num.items()
+        e_inv, k = _exp_neg(e) if e else (0, 0)
+        num = p_mul(num, {((), e_inv): _pow2(_int_if_whole(Fraction(1) / c), k)})
+        den_factor = {(factors, 0): 1} if factors else None
+        return NormalForm(num, _mul_den(a.den, den_factor))
+    return NormalForm(num, _mul_den(a.den, b.num))
+
+
+def equal(a: NormalForm, b: NormalForm) -> bool:
+    """a = b wherever both are defined (rule: cross-multiply)."""
+    if a.den is None and b.den is None:
+        return a.num == b.num
+    if a.den == b.den:
+        return a.num == b.num
+    an = a.num if b.den is None else p_mul(a.num, b.den)
+    bn = b.num if a.den is None else p_mul(b.num, a.den)
+    return an == bn
+
+
+def cross_difference(a: NormalForm, b: NormalForm) -> tuple[Poly, Poly | None, Poly | None]:
+    """(a.num·b.den − b.num·a.den, a.den, b.den): a = b where defined iff the first is 0."""
+    an = a.num if b.den is None else p_mul(a.num, b.den)
+    bn = b.num if a.den is None else p_mul(b.num, a.den)
+    return p_add(an, p_scale(bn, -1)), a.den, b.den
+
+
+# ---------------------------------------------------------------- back to expressions
+
+def poly_to_expr(p: Poly) -> Expr:
+    """A canonical expression for p: monomials in sorted order, factors by leaf id."""
+    acc = E.ZERO
+    for (factors, e), c in sorted(p.items(), key=lambda kv: kv[0]):
+        term = E.const(c)
+        for leaf, power in factors:
+            node = E.NODES[leaf]
+            for _ in range(power):
+                term = E.mul(term, node)
+        if e:
+            term = E.mul(term, E.exp2(poly_to_expr(EXP_POLYS[e])))
+        acc = E.add(acc, term)
+    return acc
+
+
+def to_expr(nf: NormalForm) -> Expr:
+    """A canonical expression for nf, denominator scaled to leading coefficient 1."""
+    if nf.den is None:
+        return poly_to_expr(nf.num)
+    lead = nf.den[min(nf.den)]
+    num, den = nf.num, nf.den
+    if lead != 1:
+        inv = _int_if_whole(Fraction(1) / lead)
+        num, den = p_scale(num, inv), p_scale(den, inv)
+    return E.div(poly_to_expr(num), poly_to_expr(den))
+
+
+# ---------------------------------------------------------------- the normalizer
+
+_ADD, _MUL, _VAR, _SYM, _CONST, _DIV, _EXP2 = E.ADD, E.MUL, E.VAR, E.SYM, E.CONST, E.DIV, E.EXP2
+_OPAQUE = E.ATOMS | {E.EXP2}
+
+
+def _leaf_nf(node: Expr) -> NormalForm:
+    return NormalForm({(((node.id, 1),), 0): 1})
+
+
+class Normalizer:
+    """Memoized normalization over a DAG; one instance can serve many roots that share nodes.
+
+    Intermediate sums consumed by exactly one parent are updated in place and dropped from the
+    memo, so a chain of n additions costs O(n) time and memory instead of O(n^2).
+    """
+
+    def __init__(self) -> None:
+        self.memo: dict[Expr, NormalForm] = {}
+        self.bools: dict[Expr, Expr] = {}
+
+    def clear(self) -> None:
+        self.memo.clear()
+        self.bools.clear()
+
+    def __call__(self, root: Expr) -> NormalForm:
+        if root.op in E.BOOLEAN:
+            raise TypeError("normalize a boolean with normalize_bool")
+        hit = self.memo.get(root)
+        if hit is not None:
+            return hit
+        order = E.postorder(root, self.memo)
+        parents: dict[Expr, int] = {}
+        get = parents.get
+        for node in order:
+            for child in node.args:
+                parents[child] = get(child, 0) + 1
+        owned = {n for n, k in parents.items() if k == 1 and n.op is _ADD}
+        boolean, memo, step = E.BOOLEAN, self.memo, self._step
+        for node in order:
+            if node.op in boolean:
+                self._bool(node)
+            else:
+                memo[node] = step(node, owned)
+        return self.memo[root]
+
+    def _take(self, node: Expr, owned: set) -> tuple[NormalForm, bool]:
+        nf = self.memo[node]
+        if node in owned:
+            del self.memo[node]
+            return nf, True
+        return nf, False
+
+    def _step(self, node: Expr, owned: set) -> NormalForm:
+        op = node.op
+        if op is _ADD:
+            (a, own_a), (b, own_b) = self._take(node.args[0], owned), self._take(node.args[1], owned)
+            if a.den is None and b.den is None:
+                if own_b and (len(b.num) > len(a.num) or not own_a):
+                    a, b, own_a = b, a, True
+                return NormalForm(p_add(a.num, b.num, into=own_a))
+            return nf_add(a, b)
+        if op is _MUL:
+            return nf_mul(self.memo[node.args[0]], self.memo[node.args[1]])
+        if op is _VAR or op is _SYM:
+            return _leaf_nf(node)
+        if op is _CONST:
+            return NormalForm(p_const(node.data))
+        if op is _DIV:
+            return nf_div(self.memo[node.args[0]], self.memo[node.args[1]])
+        if op is _EXP2:
+            arg = self.memo[node.args[0]]
+            if arg.den is None:
+                e, k = _intern_exponent(arg.num)
+                return NormalForm({((), e): _pow2(1, k)})
+        return self._atom(node)
+
+    def _arg(self, child: Expr) -> Expr:
+        if child.op in E.BOOLEAN:
+            return self.bools[child]
+        return to_expr(self.memo[child])
+
+    def _atom(self, node: Expr) -> NormalForm:
+        """Rebuild the atom over canonical arguments; it is then an opaque leaf (rule: congruence)."""
+        rebuilt = E.rebuild(node, tuple(self._arg(c) for c in node.args))
+        if rebuilt.op is node.op and rebuilt.op in _OPAQUE:
+            return _leaf_nf(rebuilt)
+        nf = Normalizer()(rebuilt)   # folded into something else: small, normalize afresh
+        return NormalForm(dict(nf.num), None if nf.den is None else dict(nf.den))
+
+    def _bool(self, node: Expr) -> None:
+        """Comparisons become `d < 0`, `d <= 0`, `d == 0`, `d != 0` with d the normalized difference."""
+        if node in self.bools:
+            return
+        op = node.op
+        if op is E.BOOL:
+            result = node
+        elif op in E.COMPARISONS:
+            a, b = (self.memo[c] for c in node.args)
+            d = to_expr(nf_sub(a, b))
+            result = E.rebuild(node, (d, E.ZERO))
+        else:
+            result = E.rebuild(node, tuple(self.bools[c] for c in node.args))
+        self.bools[node] = result
+
+    def normalize_bool(self, cond: Expr) -> Expr:
+        for node in E.postorder(cond, self.bools):
+            if node.op in E.BOOLEAN:
+                self._bool(node)
+            elif node not in self.memo:
+                self(node)
+        return self.bools[cond]
+
+
+_DEFAULT = Normalizer()
+
+
+def normalize(root: Expr, normalizer: Normalizer | None = None) -> NormalForm:
+    """The normal form of root (memoized in a process-wide normalizer unless one is given)."""
+    return (normalizer or _DEFAULT)(root)
+
+
+def equal_exprs(a: Expr, b: Expr, normalizer: Normalizer | None = None) -> bool:
+    """True when the normal forms agree: a proof that a = b wherever both are defined."""
+    if a is b:
+        return True
+    n = normalizer or _DEFAULT
+    return equal(n(a), n(b))
