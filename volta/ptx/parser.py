@@ -119,13 +119,10 @@ class _ToAst(Transformer):
         return ast.Instruction(str(opcode), ops, guard, first.line, first.column)
 
     def simple_instruction(self, tok):
-        text = tok.rstrip()[:-1].strip()
-        guard = None
-        if text[0] == "@":
-            g, text = text.split(None, 1)
-            guard = ast.Guard(g[1:].lstrip("!"), g[1] == "!")
-        opcode, _, rest = text.partition(" ") if " " in text.split("\t", 1)[0] else text.partition("\t")
-        ops = tuple(_simple_operand(o.strip()) for o in rest.split(",")) if rest.strip() else ()
+        guard, opcode, rest = _SIMPLE_SPLIT.match(tok).groups()
+        ops = tuple([_OPERANDS.get(o) or _intern_operand(o) for o in rest.split(",")]) if rest else ()
+        if guard is not None:
+            guard = _GUARDS.get(guard) or _intern_guard(guard)
         return ast.Instruction(opcode, ops, guard, tok.line, tok.column)
 
     def label(self, tok):
@@ -228,7 +225,26 @@ class _ToAst(Transformer):
     section = file = header
 
 
-_ADDR = re.compile(r"\[\s*([%\w$]+)\s*(?:\+?\s*(-?\w+))?\s*\]")
+_SIMPLE_SPLIT = re.compile(r"(?:@(\S+)\s+)?(\S+)\s*(.*?)\s*;\s*$", re.S)
+# Operands and guards repeat a lot (`%r1`, `[%rd1+4]`, `@%p1`): nodes are immutable, so one
+# object per spelling is shared. That saves building them and makes cache pickles smaller.
+_OPERANDS: dict = {}
+_GUARDS: dict = {}
+
+
+def _intern_operand(text: str):
+    if len(_OPERANDS) > 200_000:
+        _OPERANDS.clear()
+    node = _OPERANDS[text] = _simple_operand(text.strip())
+    return node
+
+
+def _intern_guard(text: str):
+    node = _GUARDS[text] = ast.Guard(text.lstrip("!"), text[0] == "!")
+    return node
+
+
+_ADDR = re.compile(r"\[\s*([%\w$]+)\s*(?:([+-])\s*(-?\w+))?\s*\]")
 
 
 def _simple_operand(text: str):
@@ -239,7 +255,8 @@ def _simple_operand(text: str):
     if head == "[":
         m = _ADDR.fullmatch(text)
         base = _simple_operand(m[1])
-        return ast.Address(base, _int(m[2]) if m[2] else 0)
+        offset = _int(m[3]) if m[3] else 0
+        return ast.Address(base, -offset if m[2] == "-" else offset)
     if text == "_":
         return _SINK
     if head.isdigit() or head == "-":
