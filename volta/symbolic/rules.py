@@ -1,0 +1,151 @@
+"""Every identity normal.py and z3bridge.py rely on, as data: one rule per line.
+
+Sides are expressions over the pattern variables a, b, c, d (reals) and k (an integer), written
+with the constructors below; `where` lists divisors that must be nonzero (the partial semantics
+of division). `kind` says how proofs/check_rules.py proves a rule:
+  FIELD  — Z3 over the reals (ordered-field axioms, case splits on ite);
+  EXP    — the laws of 2^x, which Z3's uninterpreted exp2 cannot derive: checked by sympy's
+           symbolic simplification with x real and k integer, and numerically.
+Every rule is also spot-checked on random rationals in exact arithmetic.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Callable
+
+from volta.symbolic import expr as E
+
+FIELD, EXP = "field", "exp"
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    lhs: str
+    rhs: str
+    where: tuple[str, ...] = ()   # each must be nonzero
+    kind: str = FIELD
+    used_by: str = "normal"       # 'normal' | 'z3bridge' | 'expr' (constructor folding)
+
+
+R = Rule
+RULES: tuple[Rule, ...] = (
+    # commutative ring: why a polynomial is a dict monomial -> coefficient
+    R("add-comm",       "a + b",                 "b + a"),
+    R("add-assoc",      "(a + b) + c",           "a + (b + c)"),
+    R("mul-comm",       "a * b",                 "b * a"),
+    R("mul-assoc",      "(a * b) * c",           "a * (b * c)"),
+    R("distrib",        "a * (b + c)",           "a * b + a * c"),
+    R("add-zero",       "a + 0",                 "a",                   used_by="expr"),
+    R("mul-one",        "a * 1",                 "a",                   used_by="expr"),
+    R("mul-zero",       "a * 0",                 "0",                   used_by="expr"),
+    R("sub-neg",        "a - b",                 "a + (-1) * b",        used_by="expr"),
+    R("like-terms",     "3 * (a * b) + 5 * (b * a)", "8 * (a * b)"),
+    R("power-merge",    "(a * a) * (a * a * a)", "a * a * a * a * a"),
+    R("fma",            "fma(a, b, c)",          "a * b + c"),
+    # ratios: why a normal form is num/den and how two are compared
+    R("div-const",      "a / 3",                 "a * (1 / 3)",         used_by="expr"),
+    R("ratio-add",      "a / b + c / d",         "(a * d + c * b) / (b * d)", where=("b", "d")),
+    R("ratio-add-same", "a / b + c / b",         "(a + c) / b",         where=("b",)),
+    R("ratio-mul",      "(a / b) * (c / d)",     "(a * c) / (b * d)",   where=("b", "d")),
+    R("ratio-div",      "(a / b) / (c / d)",     "(a * d) / (b * c)",   where=("b", "c", "d")),
+    R("ratio-const-den", "a / (3 * b)",          "(a * (1 / 3)) / b",   where=("b",)),
+    R("cross-multiply", "eq(a / b, c / d)",      "eq(a * d, c * b)",    where=("b", "d")),
+    # exponentials: 2^(polynomial) with the integer part of the constant in the coefficient
+    R("exp2-add",       "exp2(a) * exp2(b)",     "exp2(a + b)",         kind=EXP),
+    R("exp2-zero",      "exp2(0)",               "1",                   kind=EXP, used_by="expr"),
+    R("exp2-int",       "exp2(a + k)",           "exp2(k) * exp2(a)",   kind=EXP),
+    R("exp2-neg",       "1 / exp2(a)",           "exp2(-a)",            kind=EXP),
+    R("exp2-div",       "a / (c * exp2(b))",     "(a * exp2(-b)) / c",  where=("c",), kind=EXP),
+    R("exp2-pos",       "lt(0, exp2(a))",        "true",                kind=EXP, used_by="z3bridge"),
+    # atoms: normalized over normalized arguments, then opaque; Z3 encodings
+    R("congruence",     "eq(f(a + b), f(b + a))", "true"),
+    R("cmp-lt",         "lt(a, b)",              "lt(a - b, 0)"),
+    R("cmp-le",         "le(a, b)",              "le(a - b, 0)"),
+    R("cmp-eq",         "eq(a, b)",              "eq(a - b, 0)"),
+    R("cmp-gt",         "gt(a, b)",              "lt(b, a)",            used_by="expr"),
+    R("cmp-ge",         "ge(a, b)",              "le(b, a)",            used_by="expr"),
+    R("max-def",        "max(a, b)",             "select(ge(a, b), a, b)", used_by="z3bridge"),
+    R("min-def",        "min(a, b)",             "select(le(a, b), a, b)", used_by="z3bridge"),
+    R("abs-def",        "abs(a)",                "select(ge(a, 0), a, -a)", used_by="z3bridge"),
+    R("max-comm",       "max(a, b)",             "max(b, a)",           used_by="expr"),
+    R("max-self",       "max(a, a)",             "a",                   used_by="expr"),
+    R("select-same",    "select(lt(a, b), c, c)", "c",                  used_by="expr"),
+    R("abs-abs",        "abs(abs(a))",           "abs(a)",              used_by="expr"),
+    R("sqrt-def",       "le(0, a)",              "eq(sqrt(a) * sqrt(a), a)", used_by="z3bridge"),
+    R("sqrt-nonneg",    "le(0, sqrt(a * a))",    "true",                used_by="z3bridge"),
+    R("rsqrt-def",      "lt(0, a)",              "eq(rsqrt(a) * rsqrt(a) * a, 1)", used_by="z3bridge"),
+)
+
+PATTERN_VARS = ("a", "b", "c", "d")
+
+
+def _raw(op: E.Op, *args: E.Expr, data: object = None) -> E.Expr:
+    """An interned node built without folding or sorting, so a rule's two sides stay distinct."""
+    return E._make(op, tuple(args), data)
+
+
+def _leaves() -> dict[str, E.Expr]:
+    names = {name: E.var("rule", i) for i, name in enumerate(PATTERN_VARS)}
+    return {**names, "k": E.sym("k"), "true": E.TRUE}
+
+
+_CALLS: dict[str, Callable[..., E.Expr]] = {
+    "exp2": lambda x: _raw(E.EXP2, x),
+    "fma": lambda x, y, z: _raw(E.ADD, _raw(E.MUL, x, y), z),
+    "max": lambda x, y: _raw(E.MAX, x, y),
+    "min": lambda x, y: _raw(E.MIN, x, y),
+    "abs": lambda x: _raw(E.ABS, x),
+    "select": lambda c, x, y: _raw(E.SELECT, c, x, y),
+    "sqrt": lambda x: _raw(E.SQRT, x),
+    "rsqrt": lambda x: _raw(E.RSQRT, x),
+    "lt": lambda x, y: _raw(E.LT, x, y),
+    "le": lambda x, y: _raw(E.LE, x, y),
+    "gt": lambda x, y: _raw(E.LT, y, x),
+    "ge": lambda x, y: _raw(E.LE, y, x),
+    "eq": lambda x, y: _raw(E.EQ, x, y),
+    "ne": lambda x, y: _raw(E.NE, x, y),
+    "f": lambda x: _raw(E.CALL, x, data="f"),
+}
+
+
+def build(text: str) -> E.Expr:
+    """The expression a rule side denotes, exactly as written (integer literals are exact)."""
+    leaves = _leaves()
+
+    def go(node: ast.AST) -> E.Expr:
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return E.const(node.value)
+        if isinstance(node, ast.Name):
+            return leaves[node.id]
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return _raw(E.MUL, E.MINUS_ONE, go(node.operand))
+        if isinstance(node, ast.BinOp):
+            x, y = go(node.left), go(node.right)
+            if isinstance(node.op, ast.Add):
+                return _raw(E.ADD, x, y)
+            if isinstance(node.op, ast.Sub):
+                return _raw(E.ADD, x, _raw(E.MUL, E.MINUS_ONE, y))
+            if isinstance(node.op, ast.Mult):
+                return _raw(E.MUL, x, y)
+            if isinstance(node.op, ast.Div):
+                return _raw(E.DIV, x, y)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            return _CALLS[node.func.id](*[go(a) for a in node.args])
+        raise ValueError(f"rule text not understood: {ast.dump(node)}")
+
+    return go(ast.parse(text, mode="eval").body)
+
+
+def sides(rule: Rule) -> tuple[E.Expr, E.Expr, list[E.Expr]]:
+    """(lhs, rhs, divisors that must be nonzero) as unfolded expressions."""
+    return build(rule.lhs), build(rule.rhs), [build(w) for w in rule.where]
+
+
+def folded(raw: E.Expr) -> E.Expr:
+    """The same expression rebuilt through the folding constructors (what the executor makes)."""
+    memo: dict[E.Expr, E.Expr] = {}
+    for node in E.postorder(raw):
+        memo[node] = node if not node.args else E.rebuild(node, tuple(memo[c] for c in node.args))
+    return memo[raw]

@@ -1,0 +1,196 @@
+"""The one module that imports z3: expressions to Z3 real arithmetic, and back as models.
+
+Only what normalization leaves reaches Z3. Atoms are encoded soundly but loosely (every
+encoding admits the true function among its models): max/min/abs/select as ite; sqrt and
+rsqrt as uninterpreted functions with their defining constraints; exp2 as an uninterpreted
+positive function (normal forms have already applied 2^a·2^b = 2^(a+b)); approximate ops and
+calls as uninterpreted functions. So `unsat` proves equality, while a `sat` model is only a
+candidate that search.py confirms by exact evaluation. Timeouts are Unknown, never verdicts.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import z3
+
+from volta.symbolic import expr as E
+from volta.symbolic.expr import Expr
+from volta.symbolic.normal import Normalizer, equal, normalize, to_expr
+from volta.symbolic.verdict import Proved, Refuted, Unknown, Verdict
+
+DEFAULT_TIMEOUT_MS = 10_000
+
+
+class Translator:
+    """Memoized Expr -> z3 term; collects side facts (divisors != 0, atom definitions)."""
+
+    def __init__(self) -> None:
+        self.memo: dict[Expr, z3.ExprRef] = {}
+        self.leaves: dict[str, Expr] = {}        # z3 constant name -> VAR/SYM node
+        self.facts: list[z3.BoolRef] = []        # atom definitions: true of the real functions
+        self.divisors: list[z3.ArithRef] = []    # domain: each must be nonzero
+        self.functions: dict[str, z3.FuncDeclRef] = {}
+
+    def _fn(self, name: str, arity: int = 1) -> z3.FuncDeclRef:
+        f = self.functions.get(name)
+        if f is None:
+            f = self.functions[name] = z3.Function(name, *([z3.RealSort()] * (arity + 1)))
+        return f
+
+    def __call__(self, root: Expr) -> z3.ExprRef:
+        for node in E.postorder(root, self.memo):
+            self.memo[node] = self._node(node, [self.memo[c] for c in node.args])
+        return self.memo[root]
+
+    def _node(self, node: Expr, args: list) -> z3.ExprRef:
+        op = node.op
+        if op is E.CONST:
+            return z3.RealVal(f"{node.data.numerator}/{node.data.denominator}")
+        if op is E.BOOL:
+            return z3.BoolVal(node.data)
+        if op is E.VAR or op is E.SYM:
+            name = f"{node.data[0]}[{node.data[1]}]" if op is E.VAR else f"${node.data}"
+            self.leaves[name] = node
+            return z3.Real(name)
+        if op is E.ADD:
+            return args[0] + args[1]
+        if op is E.MUL:
+            return args[0] * args[1]
+        if op is E.DIV:
+            self.divisors.append(args[1])
+            return args[0] / args[1]
+        if op in _BUILD:
+            return _BUILD[op](*args)
+        return self._function(node, args)
+
+    def _function(self, node: Expr, args: list) -> z3.ExprRef:
+        op = node.op
+        if op is E.CALL:
+            return self._fn(f"call_{node.data}", len(args))(*args)
+        x = args[0]
+        y = self._fn("u_" + op.name.lower())(x)
+        if op is E.EXP2:
+            self.facts.append(y > 0)
+        elif op is E.SQRT:
+            self.facts.append(z3.And(y >= 0, z3.Implies(x >= 0, y * y == x)))
+        elif op is E.RSQRT:
+            self.facts.append(z3.Implies(x > 0, z3.And(y > 0, y * y * x == 1)))
+        elif op is E.TANH:
+            self.facts.append(z3.And(y > -1, y < 1, (y > 0) == (x > 0), (y == 0) == (x == 0)))
+        elif op in (E.SIN, E.COS):
+            self.facts.append(z3.And(y >= -1, y <= 1))
+        return y
+
+    def domain(self) -> list[z3.BoolRef]:
+        return [d != 0 for d in self.divisors]
+
+
+_BUILD = {
+    E.MAX: lambda a, b: z3.If(a >= b, a, b),                 # rule: max-def
+    E.MIN: lambda a, b: z3.If(a <= b, a, b),                 # rule: min-def
+    E.ABS: lambda a: z3.If(a >= 0, a, -a),                   # rule: abs-def
+    E.SELECT: lambda c, a, b: z3.If(c, a, b),
+    E.LT: lambda a, b: a < b, E.LE: lambda a, b: a <= b,
+    E.EQ: lambda a, b: a == b, E.NE: lambda a, b: a != b,
+    E.AND: lambda a, b: z3.And(a, b), E.OR: lambda a, b: z3.Or(a, b), E.NOT: z3.Not,
+}
+
+
+def _fraction(value: z3.ExprRef) -> Fraction:
+    if z3.is_rational_value(value):
+        return Fraction(value.numerator_as_long(), value.denominator_as_long())
+    if z3.is_algebraic_value(value):
+        return Fraction(value.approx(30).as_fraction())
+    return Fraction(0)
+
+
+def _difference_problem(a: Expr, b: Expr, norm: Normalizer | None) -> tuple[Translator, list]:
+    """Assertions satisfiable iff some defined input makes a != b (under the loose encodings)."""
+    t = Translator()
+    za, zb = t(to_expr(normalize(a, norm))), t(to_expr(normalize(b, norm)))
+    return t, [*t.facts, *t.domain(), za != zb]
+
+
+def _solve(assertions: list, timeout_ms: int) -> tuple[str, z3.ModelRef | None, str]:
+    s = z3.Solver()
+    s.set("timeout", int(timeout_ms))
+    s.add(*assertions)
+    try:
+        r = s.check()
+    except z3.Z3Exception as e:  # the single boundary where solver errors become values
+        return "unknown", None, f"z3 error: {e}"
+    if r == z3.sat:
+        return "sat", s.model(), ""
+    if r == z3.unsat:
+        return "unsat", None, ""
+    return "unknown", None, s.reason_unknown()
+
+
+def solver_model(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS,
+                 norm: Normalizer | None = None) -> dict[Expr, Fraction] | Proved | Unknown:
+    """A candidate model where a != b, Proved if there is none, or Unknown."""
+    t, assertions = _difference_problem(a, b, norm)
+    status, model, reason = _solve(assertions, timeout_ms)
+    if status == "unsat":
+        return Proved("z3")
+    if status == "unknown":
+        return Unknown(f"z3: {reason or 'unknown'}")
+    return {node: _fraction(model.eval(z3.Real(name), model_completion=True))
+            for name, node in t.leaves.items()}
+
+
+def decide_equal(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS,
+                 norm: Normalizer | None = None) -> Verdict:
+    """Proved | Refuted | Unknown: normal forms first (no solver), then Z3 on the residue."""
+    if a is b or equal(normalize(a, norm), normalize(b, norm)):
+        return Proved("normal-form")
+    from volta.symbolic.search import confirm, random_search
+    found = solver_model(a, b, timeout_ms, norm)
+    if isinstance(found, (Proved, Unknown)):
+        if isinstance(found, Unknown):
+            quick = random_search(a, b)
+            if quick is not None:
+                return quick
+        return found
+    refuted = confirm(a, b, found)
+    if refuted.confirmed:
+        return refuted
+    return random_search(a, b) or refuted
+
+
+def prove(formula: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
+    """Is the boolean `formula` valid wherever its divisions are defined?"""
+    t = Translator()
+    z = t(formula)
+    status, model, reason = _solve([*t.facts, *t.domain(), z3.Not(z)], timeout_ms)
+    if status == "unsat":
+        return Proved("z3")
+    if status == "unknown":
+        return Unknown(f"z3: {reason or 'unknown'}")
+    values = {node: _fraction(model.eval(z3.Real(name), model_completion=True))
+              for name, node in t.leaves.items()}
+    return Refuted(values, confirmed=False)
+
+
+def emit_smt(a: Expr, b: Expr, path: str | Path, norm: Normalizer | None = None) -> Path:
+    """Write `exists defined input with a != b` as SMT-LIB2; unsat means equal. Returns the path."""
+    t, assertions = _difference_problem(a, b, norm)
+    s = z3.Solver()
+    s.add(*assertions)
+    logic = "QF_UFNRA" if t.functions else "QF_NRA"
+    text = f"(set-logic {logic})\n" + s.to_smt2().replace("(set-info :status unknown)", "")
+    path = Path(path)
+    path.write_text(text)
+    return path
+
+
+def check_smt_file(path: str | Path, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> str:
+    """'sat' | 'unsat' | 'unknown' for an SMT-LIB2 file, via z3's API (when no z3 binary)."""
+    s = z3.Solver()
+    s.set("timeout", int(timeout_ms))
+    try:
+        s.from_file(str(path))
+        return str(s.check())
+    except z3.Z3Exception as e:
+        return f"unknown ({e})"
