@@ -1,6 +1,7 @@
 """Z3 on what normal forms leave; counterexample search; the rule table's proofs."""
 import importlib.util
 import pathlib
+import sys
 from fractions import Fraction as F
 
 from volta.symbolic import expr as E
@@ -18,6 +19,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 def _load(name):
     spec = importlib.util.spec_from_file_location(name, ROOT / "proofs" / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return mod
 
