@@ -245,12 +245,16 @@ def decode(inst: ast.Instruction, filename: str = "<ptx>") -> Decoded:
         elif kind == "vec":
             vec = int(m[2:])
         elif kind in cls:
-            if cls[kind] is not None and kind in ("rounding", "cmp"):
+            if cls[kind] is not None and (kind in ("rounding", "cmp", "scope", "order")
+                                          or (kind == "space" and base in ("ld", "st", "atom", "red"))):
                 raise PtxSyntaxError(f"two {kind} modifiers `{cls[kind]}` and `{m}` in `{inst.opcode}`", span)
             if cls[kind] is None:  # cp.async names two spaces: the first is the destination
                 cls[kind] = m
     if base in ("setp", "set") and cls["cmp"] is None:
         raise PtxSyntaxError(f"`{inst.opcode}` needs a comparison (.eq, .lt, …)", span)
+    problem = _illegal_combination(base, spec, tuple(types), mods, cls)
+    if problem:
+        raise PtxSyntaxError(f"{problem} (in `{inst.opcode}`)", span)
     low, high = spec.operands
     if not low <= len(inst.operands) <= high:
         raise PtxSyntaxError(
@@ -258,6 +262,86 @@ def decode(inst: ast.Instruction, filename: str = "<ptx>") -> Decoded:
             span,
         )
     return Decoded(inst, base, spec.family, spec.tier, tuple(types), frozenset(mods), vec=vec, **cls)
+
+
+# ---- combinations the per-modifier classes let through (PTX ISA §9.7, each instruction's syntax) -----
+
+NEEDS_TYPE = frozenset(
+    "add sub addc subc mul mad madc mul24 mad24 sad div rem abs neg min max popc clz bfind brev bfe bfi "
+    "and or xor not cnot shl shr fma rcp sqrt rsqrt sin cos lg2 ex2 tanh copysign testp cvt setp set selp slct "
+    "mov ld ldu st atom red shfl prmt lop3 shf dp4a dp2a".split()
+)
+ONE_TYPE = frozenset(
+    "add sub addc subc mul mad madc mul24 mad24 div rem abs neg min max shl shr and or xor not cnot fma rcp sqrt "
+    "rsqrt sin cos lg2 ex2 tanh copysign setp selp mov ld ldu st shfl popc clz brev bfe bfi bfind".split()
+)
+FLOAT_ONLY_OPS = frozenset("fma rcp sqrt rsqrt sin cos lg2 ex2 tanh copysign testp".split())
+INT_ONLY_OPS = frozenset("rem popc clz brev bfe bfi bfind shl shr and or xor not cnot addc subc madc mul24 mad24 "
+                         "sad dp4a dp2a lop3 shf prmt".split())
+INT_ONLY_MODS = frozenset({".lo", ".hi", ".wide", ".cc"})
+FLOAT_ONLY_MODS = frozenset({".ftz", ".approx", ".full", ".NaN", ".xorsign", ".oob"})
+FLOAT_CMPS = frozenset({".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"})
+UNSIGNED_CMPS = frozenset({".lo", ".ls", ".hi", ".hs"})
+_NOT_FLOAT = frozenset({".s4", ".u4", ".b1"})
+MMA_SHAPES = frozenset({".m8n8k4", ".m16n8k4", ".m16n8k8", ".m16n8k16", ".m16n8k32", ".m16n8k64",
+                        ".m16n8k128", ".m16n8k256", ".m8n8k16", ".m8n8k32", ".m8n8k128"})
+WMMA_SHAPES = frozenset({".m16n16k16", ".m32n8k16", ".m8n32k16", ".m16n16k8", ".m8n8k32", ".m8n8k128", ".m8n8k4"})
+MATRIX_SHAPES = frozenset({".m8n8", ".m16n16", ".m8n16", ".m16n8"})
+WGMMA_SHAPE_RE = re.compile(r"\.m64n(\d+)k(8|16|32|256)$")
+
+
+def is_float_type(t: str) -> bool:
+    return t in FLOAT_TYPES and t not in _NOT_FLOAT
+
+
+def _illegal_combination(base: str, spec: Spec, types: tuple, mods: tuple, cls: dict) -> str | None:
+    """Why this set of modifiers cannot go together, or None. Tier-3 opcodes are not checked."""
+    if spec.tier == 3:
+        return None
+    floats = [t for t in types if is_float_type(t)]
+    if base in NEEDS_TYPE and not types:
+        return f"`{base}` needs a type (.s32, .f32, …)"
+    if base in ONE_TYPE and len(types) > 1:
+        return f"`{base}` takes one type, got `{''.join(types)}`"
+    if base == "cvt" and len(types) != (3 if ".pack" in mods else 2):
+        return f"`cvt` takes a destination and a source type, got `{''.join(types) or 'none'}`"
+    if base in FLOAT_ONLY_OPS and types and not floats:
+        return f"`{base}` is a floating-point instruction; `{types[0]}` is not a float type"
+    if base in INT_ONLY_OPS and floats:
+        return f"`{base}` is an integer instruction; `{floats[0]}` is a float type"
+    rounding = cls["rounding"]
+    if rounding is not None:
+        if base == "cvt":
+            dst, src = types[0], types[-1]
+            if rounding in ROUND_INT and not is_float_type(src):
+                return f"integer rounding `{rounding}` needs a float source, not `{src}`"
+            if rounding in ROUND_FLOAT and not is_float_type(dst):
+                return f"rounding `{rounding}` needs a float destination, not `{dst}` (use .rni/.rzi/…)"
+        elif not floats and base not in ("mma", "wmma"):
+            return f"rounding modifier `{rounding}` on integer type `{types[0] if types else ''}`"
+    for m in mods:
+        if m in FLOAT_ONLY_MODS and not floats:
+            return f"floating-point modifier `{m}` on integer type `{types[0] if types else ''}`"
+        if m in INT_ONLY_MODS and base not in ("setp", "set") and floats and base not in ("mma", "wmma"):
+            return f"integer modifier `{m}` on float type `{floats[0]}`"
+    cmp = cls["cmp"]
+    if cmp is not None and base in ("setp", "set"):
+        operand_type = types[-1]
+        if cmp in FLOAT_CMPS and not is_float_type(operand_type):
+            return f"comparison `{cmp}` is for floats, not `{operand_type}`"
+        if cmp in UNSIGNED_CMPS and is_float_type(operand_type):
+            return f"comparison `{cmp}` is for unsigned integers, not `{operand_type}`"
+    shape = cls["shape"]
+    if base == "mma" and shape not in MMA_SHAPES:
+        return f"bad or missing `mma` shape `{shape or ''}` (m16n8k16, m16n8k8, m16n8k32, …)"
+    if base == "wmma" and shape not in WMMA_SHAPES:
+        return f"bad or missing `wmma` shape `{shape or ''}` (m16n16k16, m32n8k16, m8n32k16, …)"
+    if base in ("ldmatrix", "stmatrix", "movmatrix"):
+        if shape not in MATRIX_SHAPES:
+            return f"bad or missing `{base}` shape `{shape or ''}` (m8n8, m16n16, …)"
+        if base != "movmatrix" and not any(m in (".x1", ".x2", ".x4") for m in mods):
+            return f"`{base}` needs a count (.x1, .x2, .x4)"
+    return None
 
 
 _CLASS_FIELD = {"round": "rounding", "rint": "rounding", "bool": "boolop"}
@@ -269,7 +353,7 @@ def _classify(mod: str, spec: Spec) -> str | None:
         return "extra"
     for name in spec.classes:
         if name == "shape":
-            if SHAPE_RE.search(mod):
+            if SHAPE_RE.search(mod) or (spec.family == _T and WGMMA_SHAPE_RE.match(mod)):
                 return "shape" if mod[1] == "m" else "extra"
         elif name == "cache":
             if CACHE_RE.match(mod):
@@ -279,3 +363,24 @@ def _classify(mod: str, spec: Spec) -> str | None:
     if spec.tier == 3:
         return "extra"  # tier-3 forms must parse; their modifiers are kept, not checked
     return None
+
+
+def iter_instructions(body):
+    """Every instruction of a function body in order, nested `{ }` blocks included."""
+    for stmt in body or ():
+        if isinstance(stmt, ast.Instruction):
+            yield stmt
+        elif isinstance(stmt, ast.Block):
+            yield from iter_instructions(stmt.body)
+
+
+def decode_module(module: ast.Module) -> dict[str, tuple[Decoded, ...]]:
+    """Decode every instruction of every defined function: name → decoded instructions in order.
+
+    Raises the first `PtxSyntaxError`, naming the module's file, line and column.
+    """
+    return {
+        fn.name: tuple(decode(inst, module.file) for inst in iter_instructions(fn.body))
+        for fn in module.functions
+        if fn.body is not None
+    }
