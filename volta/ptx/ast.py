@@ -5,7 +5,7 @@ Equality is structural, which is what the parse → print → parse property com
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Union
 
 
@@ -260,3 +260,29 @@ TYPES = frozenset(
         ".texref", ".samplerref", ".surfref",
     }
 )
+
+
+_POSITION_FIELDS = ("line", "col")
+
+
+def without_positions(node):
+    """The same tree with every `line`/`col` set to 0: what parse → print → parse must preserve."""
+    if isinstance(node, tuple):
+        return tuple(without_positions(n) for n in node)
+    if isinstance(node, list):
+        return [without_positions(n) for n in node]
+    if isinstance(node, dict):
+        return {k: without_positions(v) for k, v in node.items()}
+    if is_dataclass(node) and not isinstance(node, type):
+        changes = {}
+        for f in fields(node):
+            value = getattr(node, f.name)
+            if f.name in _POSITION_FIELDS and isinstance(value, int):
+                if value:
+                    changes[f.name] = 0
+            elif isinstance(value, (tuple, list, dict)) or is_dataclass(value):
+                new = without_positions(value)
+                if new is not value:
+                    changes[f.name] = new
+        return replace(node, **changes) if changes else node
+    return node
