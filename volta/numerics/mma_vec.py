@@ -68,6 +68,8 @@ def check_words(words, fmt: Format, what: str) -> np.ndarray:
         raise UsageError(f"{what}: expected integer {fmt.name} words, got dtype {arr.dtype}")
     if arr.size and (arr.min() < 0 or int(arr.max()) > fmt.word_mask):
         raise UsageError(f"{what}: word out of range for {fmt.width}-bit {fmt.name}")
+    if fmt.width == 64:
+        return arr.astype(np.uint64)
     return arr.astype(np.int64) if fmt.width > 16 else arr.astype(np.intp)
 
 
