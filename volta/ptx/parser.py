@@ -461,6 +461,8 @@ _EXPECT_NAMES = {
     "SEMICOLON": "';'", "COMMA": "','", "LBRACE": "'{'", "RBRACE": "'}'", "LSQB": "'['", "RSQB": "']'",
     "LPAR": "'('", "RPAR": "')'", "OPCODE": "an instruction", "REG": "a register", "IDENT": "a name",
     "INT": "an integer", "FLOAT": "a float", "DOTWORD": "a directive", "LABEL": "a label",
+    "VBAR": "'|'", "BANG": "'!'", "PLUS": "'+'", "MINUS": "'-'", "EQUAL": "'='", "LESSTHAN": "'<'",
+    "MORETHAN": "'>'", "SIMPLE_INSN": "an instruction", "GUARD": "a guard",
 }
 
 
@@ -473,7 +475,7 @@ def _syntax_error(err: UnexpectedInput, text: str, filename: str) -> PtxSyntaxEr
         return PtxSyntaxError("unexpected end of file (an unclosed '{' or a missing ';'?)", Span(filename, line, col))
     context = text.splitlines()[line - 1] if 0 < line <= len(text.splitlines()) else ""
     if isinstance(err, UnexpectedToken):
-        found = repr(str(err.token)) if err.token.type != "$END" else "end of file"
+        found = repr(str(err.token).strip()) if err.token.type != "$END" else "end of file"
         expected = sorted({_EXPECT_NAMES.get(e, e.lower()) for e in err.expected})[:6]
         msg = f"unexpected {found}; expected {', '.join(expected)}"
     elif isinstance(err, UnexpectedCharacters):
