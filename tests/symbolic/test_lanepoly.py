@@ -66,3 +66,12 @@ def test_float_value_matches_expressions(terms, perm):
     env = {E.var(n, i): float(v) for n in inputs for i, v in enumerate(inputs[n])}
     expected = [evaluate_float(e, env) for e in poly.to_exprs()]
     assert np.allclose(poly.evaluate_float(inputs), expected)
+
+
+def test_wide_indices_use_the_row_sort():
+    lanes = 5
+    big = np.arange(lanes) + (1 << 40)
+    x, y = LanePoly.leaf("X", big), LanePoly.leaf("Y", big[::-1])
+    assert (x * y + y).equals(y + y * x)
+    assert list((x * y).differing_lanes(x * y + LanePoly.leaf("X", np.where(np.arange(lanes) == 2, 1, 0)) * 0 + LanePoly.leaf("Z", np.zeros(lanes, int)) * LanePoly.leaf("Q", np.arange(lanes)) * 0)) == []
+    assert not (x * y).equals(x * x)

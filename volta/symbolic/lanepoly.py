@@ -127,13 +127,22 @@ class LanePoly:
         return idx, coef
 
     # ------------------------------------------------------------ normal form and comparison
-    def canonical(self) -> dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """shape -> (lane, idx [N, d], coef) sorted by (lane, idx), like terms merged, zeros dropped."""
+    def _bits(self) -> int:
+        top = max((int(self._block(sh)[0].max()) for sh in self.groups if sh), default=0)
+        return max(top.bit_length(), 1)
+
+    def canonical(self, bits: int | None = None) -> dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """shape -> (lane, key, coef), flat, sorted by (lane, key), like terms merged, zeros dropped.
+
+        `key` encodes a term's sorted leaf indices: an int64 mixed-radix number with `bits` per
+        factor when that fits, else the index row's bytes; compare keys only at equal `bits`.
+        """
+        bits = bits or self._bits()
         out = {}
         for shape in list(self.groups):
-            lane, idx, coef = _canonical_group(shape, *self._block(shape), self.lanes)
+            lane, key, coef = _canonical_group(shape, *self._block(shape), self.lanes, bits)
             if len(coef):
-                out[shape] = (lane, idx, coef)
+                out[shape] = (lane, key, coef)
         return out
 
     def equals(self, other: LanePoly) -> bool:
@@ -142,15 +151,16 @@ class LanePoly:
 
     def differing_lanes(self, other: LanePoly) -> np.ndarray:
         """Sorted lane numbers whose polynomials differ."""
-        a, b = self.canonical(), other.canonical()
+        bits = max(self._bits(), other._bits())
+        a, b = self.canonical(bits), other.canonical(bits)
         bad = np.zeros(self.lanes, bool)
         for shape in set(a) | set(b):
             if shape not in a or shape not in b:
                 bad[(a.get(shape) or b[shape])[0]] = True
                 continue
-            (la, ia, ca), (lb, ib, cb) = a[shape], b[shape]
+            (la, ka, ca), (lb, kb, cb) = a[shape], b[shape]
             ca, cb = _common(ca, other.den), _common(cb, self.den)
-            bad |= _lane_mismatch(la, ia, ca, lb, ib, cb, self.lanes)
+            bad |= _lane_mismatch(la, ka, ca, lb, kb, cb, self.lanes)
         return np.flatnonzero(bad)
 
     # ------------------------------------------------------------ fallbacks and checks
@@ -189,10 +199,9 @@ def _common(coef: np.ndarray, factor: int) -> np.ndarray:
     return coef * factor
 
 
-def _canonical_group(shape: tuple, idx: np.ndarray, coef: np.ndarray, lanes: int):
+def _canonical_group(shape: tuple, idx: np.ndarray, coef: np.ndarray, lanes: int, bits: int):
     t, d = idx.shape[0], idx.shape[1]
     idx = np.broadcast_to(idx, (t, d, lanes))
-    coef = np.broadcast_to(coef, (t, lanes))
     start = 0
     for end in range(1, d + 1):     # factors of one buffer commute: sort indices within the run
         if end == d or shape[end] != shape[start]:
@@ -200,36 +209,42 @@ def _canonical_group(shape: tuple, idx: np.ndarray, coef: np.ndarray, lanes: int
                 idx = np.array(idx)     # a private copy: blocks are shared between polynomials
                 idx[:, start:end, :] = np.sort(idx[:, start:end, :], axis=1)
             start = end
-    rows = np.ascontiguousarray(idx.transpose(2, 0, 1))            # [L, T, d]
-    bits = max(int(rows.max()).bit_length(), 1) if rows.size else 1
+    uniform = coef.shape[1] == 1 and bool(np.all(coef == coef[0, 0]))
     if d * bits <= 62:
-        key = np.zeros((lanes, t), np.int64)
+        key = np.zeros((t, lanes), np.int64)
         for s in range(d):
-            key = (key << bits) | rows[:, :, s]
-        order = np.argsort(key, axis=1, kind="stable")
-        rows = np.take_along_axis(rows, order[:, :, None], axis=1).reshape(lanes * t, d)
-        c = np.take_along_axis(np.ascontiguousarray(coef.T), order, axis=1).reshape(-1)
-    else:
-        flat = rows.reshape(lanes * t, d)
+            key <<= bits
+            key |= idx[:, s, :]
+        order = np.argsort(key, axis=0)
+        key = np.take_along_axis(key, order, axis=0).T.ravel()
+        if uniform:
+            c = np.full(t * lanes, coef[0, 0], np.int64)
+        else:
+            c = np.take_along_axis(np.broadcast_to(coef, (t, lanes)), order, axis=0).T.ravel()
+    else:   # wide keys: sort rows (lane, i0, i1, ...) and compare them as raw bytes
+        rows = np.ascontiguousarray(idx.transpose(2, 0, 1)).reshape(lanes * t, d)
         lane_of = np.repeat(np.arange(lanes), t)
-        order = np.lexsort([flat[:, s] for s in reversed(range(d))] + [lane_of])
-        rows, c = flat[order], np.ascontiguousarray(coef.T).reshape(-1)[order]
+        order = np.lexsort([rows[:, s] for s in reversed(range(d))] + [lane_of])
+        key = np.ascontiguousarray(rows[order]).view(f"V{8 * d}").ravel()
+        c = np.ascontiguousarray(np.broadcast_to(coef, (t, lanes)).T).ravel()[order]
     lane = np.repeat(np.arange(lanes), t)
     if len(lane) == 0:
-        return lane, rows, c
-    same = (lane[1:] == lane[:-1]) & np.all(rows[1:] == rows[:-1], axis=1)
-    starts = np.flatnonzero(np.concatenate([[True], ~same]))
-    if len(starts) != len(lane):
+        return lane, key, c
+    same = (lane[1:] == lane[:-1]) & (key[1:] == key[:-1])
+    if same.any():
+        starts = np.flatnonzero(np.concatenate([[True], ~same]))
         c = np.add.reduceat(c, starts)
-        lane, rows = lane[starts], rows[starts]
+        lane, key = lane[starts], key[starts]
     keep = c != 0
-    return lane[keep], rows[keep], c[keep]
+    if not keep.all():
+        lane, key, c = lane[keep], key[keep], c[keep]
+    return lane, key, c
 
 
 def _lane_mismatch(la, ia, ca, lb, ib, cb, lanes: int) -> np.ndarray:
     bad = np.bincount(la, minlength=lanes) != np.bincount(lb, minlength=lanes)
     if not bad.any():
-        rows_differ = (la != lb) | np.any(ia != ib, axis=1) | (ca != cb)
+        rows_differ = (la != lb) | (ia != ib) | (ca != cb)
         bad[la[rows_differ]] = True
         bad[lb[rows_differ]] = True
     else:   # term counts differ somewhere: compare the other lanes one by one
