@@ -244,7 +244,7 @@ def _intern_guard(text: str):
     return node
 
 
-_ADDR = re.compile(r"\[\s*([%\w$]+)\s*(?:([+-])\s*(-?\w+))?\s*\]")
+_ADDR = re.compile(r"\[\s*(%?[\w$]+(?:\.[xyzw])?)\s*(?:([+-])\s*(-?\w+))?\s*\]")
 
 
 def _simple_operand(text: str):
