@@ -92,9 +92,9 @@ FORMATS: dict[str, Format] = {
         Format("tf32", 8, 10, 127, NanStyle.IEEE, 32, 0x7FFFFFFF, pad=13),
         Format("e4m3", 4, 3, 7, NanStyle.FN, 8, 0x7F),
         Format("e5m2", 5, 2, 15, NanStyle.IEEE, 8, 0x7F),
-        Format("e3m2", 3, 2, 3, NanStyle.NONE, 8, None),
-        Format("e2m3", 2, 3, 1, NanStyle.NONE, 8, None),
-        Format("e2m1", 2, 1, 1, NanStyle.NONE, 8, None),
+        Format("e3m2", 3, 2, 3, NanStyle.NONE, 6, None),
+        Format("e2m3", 2, 3, 1, NanStyle.NONE, 6, None),
+        Format("e2m1", 2, 1, 1, NanStyle.NONE, 4, None),
     )
 }
 F64, F32, F16, BF16, TF32 = (FORMATS[n] for n in ("f64", "f32", "f16", "bf16", "tf32"))

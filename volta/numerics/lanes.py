@@ -20,7 +20,7 @@ from volta.numerics import convert as _convert
 from volta.numerics import scalar as _scalar
 from volta.numerics.formats import Format, NanStyle, Rnd, as_rnd, get_format
 
-_WORD_DTYPES = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+_WORD_DTYPES = {4: np.uint8, 6: np.uint8, 8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 _FAST = frozenset({"f32", "f16", "bf16"})  # target formats with ≤ 24-bit significands
 
 

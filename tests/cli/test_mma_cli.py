@@ -1,0 +1,77 @@
+"""`volta mma`: single dot products, batch files, and one-line usage errors with exit code 2."""
+from __future__ import annotations
+
+import pytest
+
+from volta.cli import run
+
+
+def test_single_dot_product(capsys):
+    rc = run(["mma", "--arch", "hopper", "--in", "bf16", "--acc", "f32", "--a", "3f80,3f80,3980",
+              "--b", "3f80,bf80,3900"])
+    assert rc == 0
+    word, value = capsys.readouterr().out.split()
+    assert word == "33000000" and float(value) == 2.0 ** -25
+
+
+def test_single_with_accumulator_and_arch_alias(capsys):
+    assert run(["mma", "--arch", "sm_80", "--in", "f16", "--a", "3c00", "--b", "3c00", "--c", "bf7fffff"]) == 0
+    assert capsys.readouterr().out.split()[0] == "33800000"
+
+
+def test_f16_accumulator(capsys):
+    assert run(["mma", "--arch", "volta", "--in", "f16", "--acc", "f16", "--a", "3c00,3c00", "--b", "3c00,3c00",
+                "--c", "3c00"]) == 0
+    assert capsys.readouterr().out.split() == ["4200", "3.0"]
+
+
+def test_batch(tmp_path, capsys):
+    path = tmp_path / "dots.txt"
+    path.write_text("# comment\n3f80,3f80,3980 ; 3f80,bf80,3900 ; 0\n\n3800 ; b800 ; 3f800000\n"
+                    "3fc0,3fc0,3980;3fc0,bfc0,3900;00000000\n")
+    assert run(["mma", "--arch", "ampere", "--in", "bf16", "--batch", str(path)]) == 0
+    assert capsys.readouterr().out.split() == ["00000000", "3f800000", "00000000"]
+    assert run(["mma", "--arch", "hopper", "--in", "bf16", "--batch", str(path)]) == 0
+    assert capsys.readouterr().out.split() == ["33000000", "3f800000", "33000000"]
+
+
+def test_batch_tf32_words(tmp_path, capsys):
+    path = tmp_path / "tf32.txt"
+    path.write_text("3f801fff ; 3f800000 ; 0\n")
+    assert run(["mma", "--arch", "hopper", "--in", "tf32", "--batch", str(path)]) == 0
+    assert capsys.readouterr().out.split() == ["3f800000"]
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--arch", "pascal", "--in", "bf16", "--a", "0", "--b", "0"], "unknown architecture"),
+    (["--arch", "hopper", "--in", "bf17", "--a", "0", "--b", "0"], "unknown format"),
+    (["--arch", "ampere", "--in", "e4m3", "--a", "0", "--b", "0"], "no tensor-core model"),
+    (["--arch", "hopper", "--in", "bf16", "--a", "3g80", "--b", "0"], "not a hex word"),
+    (["--arch", "hopper", "--in", "bf16", "--a", "13f80", "--b", "0"], "does not fit"),
+    (["--arch", "hopper", "--in", "bf16", "--a", "0,0", "--b", "0"], "has 2 words"),
+    (["--arch", "hopper", "--in", "bf16", "--a", "0", "--b", "0", "--c", "1ffffffff"], "does not fit"),
+    (["--arch", "hopper", "--in", "bf16"], "--a and --b"),
+])
+def test_bad_input_is_a_usage_error(argv, needle, capsys):
+    assert run(["mma", *argv]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("body,needle", [
+    ("3f80 ; 3f80\n", ":1: expected"),
+    ("3f80 ; 3f80 ; 0\nzz ; 3f80 ; 0\n", ":2: a: 'zz' is not a hex word"),
+    ("3f80,3f80 ; 3f80 ; 0\n", ":1: a has 2 words"),
+    ("3f80 ; 3f80 ; 0,0\n", ":1:"),
+    ("3f80 ; 1ffff ; 0\n", ":1: b: '1ffff' does not fit"),
+])
+def test_bad_batch_lines(tmp_path, capsys, body, needle):
+    path = tmp_path / "bad.txt"
+    path.write_text(body)
+    assert run(["mma", "--arch", "hopper", "--in", "bf16", "--batch", str(path)]) == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_missing_batch_file(capsys):
+    assert run(["mma", "--arch", "hopper", "--in", "bf16", "--batch", "/nonexistent/x.txt"]) == 2
+    assert "cannot read batch file" in capsys.readouterr().err
