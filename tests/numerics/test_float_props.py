@@ -58,7 +58,7 @@ def _rn_reference(op: str, a: int, b: int, fmt: str) -> int:
 
 @pytest.mark.parametrize("fmt", ["f32", "f16", "bf16"])
 @pytest.mark.parametrize("op", ["add", "mul"])
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(data=st.data())
 def test_rn_matches_numpy(fmt, op, data):
     a, b = data.draw(words(fmt)), data.draw(words(fmt))
@@ -91,7 +91,7 @@ def _check_direction(word: int, v: Fraction, fmt: str, rnd: Rnd):
 
 @pytest.mark.parametrize("fmt", ["f32", "f16", "bf16"])
 @pytest.mark.parametrize("rnd", list(Rnd))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(data=st.data())
 def test_fma_all_modes_against_fractions(fmt, rnd, data):
     a, b, c = (data.draw(words(fmt)) for _ in range(3))
@@ -120,7 +120,7 @@ def test_lanes_equal_scalar(fmt, rnd, ftz, data):
 
 
 @pytest.mark.parametrize("rnd", list(Rnd))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(a=words("f32"), b=words("f32"))
 def test_f32_add_directed_against_fractions(rnd, a, b):
     va, vb = decode(a, "f32"), decode(b, "f32")
@@ -131,7 +131,7 @@ def test_f32_add_directed_against_fractions(rnd, a, b):
 
 
 @pytest.mark.parametrize("dst", ["f16", "bf16"])
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(w=words("f32"))
 def test_cvt_rn_f32_to_half_matches_numpy(dst, w):
     x = _np_value(w, "f32")
@@ -141,7 +141,7 @@ def test_cvt_rn_f32_to_half_matches_numpy(dst, w):
 
 
 @pytest.mark.parametrize("src", ["f16", "bf16"])
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(data=st.data())
 def test_cvt_half_to_f32_exact(src, data):
     w = data.draw(words(src))
@@ -165,7 +165,7 @@ def test_decode_every_word_matches_ml_dtypes(fmt, dt):
             assert float(v) == ref and math.copysign(1, float(v)) == math.copysign(1, ref)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(w=words("f32"), fmt=st.sampled_from(["e4m3", "e5m2", "e3m2", "e2m3", "e2m1"]))
 def test_cvt_rn_satfinite_to_small_formats_matches_ml_dtypes(w, fmt):
     x = _np_value(w, "f32")
