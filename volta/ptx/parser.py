@@ -61,6 +61,9 @@ def _number(text: str):
     return _int(text)
 
 
+_NUM = re.compile(r"0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|-?[0-9]+\.[0-9]*([eE][+-]?[0-9]+)?"
+                  r"|-?[0-9]+[eE][+-]?[0-9]+|-?(0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)U?")
+_OCTAL = re.compile(r"(?<![\w.])-?0[0-7]")
 _LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)\s+(\d+)\s*(.*)$")
 
 
@@ -179,7 +182,21 @@ class _ToAst(Transformer):
         return ast.VarDecl(tuple(str(a) for a in attrs), tuple(names), init, line, col)
 
     def init_nums(self, tok):
-        return tuple(_number(t) for t in tok[1:-1].replace(",", " ").split())
+        items = tok[1:-1].split(",")
+        if len(items) == 1 and not items[0].strip():
+            return ()
+        if not _OCTAL.search(tok):
+            try:
+                return tuple(map(int, items))  # plain decimal byte tables: the megabyte case
+            except ValueError:
+                pass
+        values = []
+        for item in items:
+            item = item.strip()
+            if not _NUM.fullmatch(item):
+                raise _error_at(tok, f"malformed number `{item[:40]}` in initializer")
+            values.append(_number(item))
+        return tuple(values)
 
     def init_list(self, *items):
         return ("list", tuple(_plain(i) for i in items if i is not None))
@@ -443,11 +460,17 @@ def _assemble(children, filename: str) -> ast.Module:
         word, _, value = str(child).partition(" ")
         value = value.strip()
         if word == ".version":
+            if not re.fullmatch(r"\d+\.\d+", value):
+                raise _header_error(child, filename, "`.version` takes MAJOR.MINOR, e.g. `.version 8.0`")
             version = value
         elif word == ".target":
             target = tuple(t.strip() for t in value.split(","))
+            if not all(re.fullmatch(r"[\w]+", t) for t in target):
+                raise _header_error(child, filename, "`.target` takes a comma list of names, e.g. `sm_80, debug`")
         elif word == ".address_size":
-            address_size = _int(value)
+            if value not in ("32", "64"):
+                raise _header_error(child, filename, "`.address_size` is 32 or 64")
+            address_size = int(value)
         elif child.type == "FILE":
             m = re.match(r'\.file\s+(\d+)\s+"([^"]*)"', str(child))
             if m:
@@ -455,6 +478,10 @@ def _assemble(children, filename: str) -> ast.Module:
         elif child.type == "SECTION":
             sections.append(str(child))
     return ast.Module(filename, version, target, address_size, tuple(items), files, tuple(sections))
+
+
+def _header_error(tok, filename: str, message: str) -> PtxSyntaxError:
+    return PtxSyntaxError(f"{message}, not `{' '.join(str(tok).split())}`", Span(filename, tok.line, tok.column))
 
 
 _EXPECT_NAMES = {
