@@ -135,7 +135,7 @@ class _ToAst(Transformer):
         m = _LOC.match(tok.rstrip())
         if not m:
             raise _error_at(tok, "malformed .loc directive (expected `.loc FILE LINE COL`)")
-        return ast.Loc(int(m[1]), int(m[2]), int(m[3]), m[4].strip())
+        return ast.Loc(int(m[1]), int(m[2]), int(m[3]), m[4].split("//", 1)[0].strip())
 
     def pragma(self, tok):
         return ast.Pragma(str(tok))
