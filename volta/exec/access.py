@@ -1,0 +1,183 @@
+"""Memory accesses of one instruction over its lanes: address → region, bounds, races, bytes.
+
+Addresses of a state space map to (region, offset); a generic address is first sorted into the
+shared, local, param or global window. Out-of-bounds and misaligned lanes are reported and then
+masked off, so one bad lane does not stop the analysis of the others.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from volta.exec import findings as F
+from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED, KERNEL_PARAM_BASE
+from volta.ir.program import RegRef, VarRef
+from volta.ptx import ast
+
+_VIEW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def addresses(m, op, operand: ast.Address, lanes):
+    """Byte addresses of an address operand, checked to be data-independent."""
+    base = operand.base
+    if isinstance(base, ast.Imm):
+        addr = np.full(lanes.size, base.value, np.uint64)
+    else:
+        addr, flags = m.read(base, lanes)
+        m.require_concrete(op, flags, lanes, "address")
+    return addr + np.uint64(operand.offset & ((1 << 64) - 1))
+
+
+def resolve(m, op, space, addr, lanes, size, write):
+    """Group lanes by (space, region): yields (region, lane positions, offsets)."""
+    if space is None or space == ".generic":
+        win = addr >> np.uint64(56)
+        groups = [(".global", win == 0), (".shared", win == 1), (".local", win == 2), (".param", win == 4)]
+        # generic kernel-param and local windows
+        out = []
+        for sp, sel in groups:
+            if sel.any():
+                a = addr[sel]
+                if sp == ".shared":
+                    a = a - np.uint64(GENERIC_SHARED)
+                elif sp == ".local":
+                    a = a - np.uint64(GENERIC_LOCAL)
+                out.extend(resolve(m, op, sp, a, lanes[sel], size, write) if True else [])
+        return out
+    space = space.split("::")[0]
+    if space == ".param":
+        return _resolve_param(m, op, addr, lanes, size)
+    mem = m.memory
+    rids, offs = mem.locate(space, addr)
+    results = []
+    valid_rid = (rids > 0) & (rids < len(mem.regions))
+    for rid in np.unique(rids):
+        sel = rids == rid
+        region = mem.regions[int(rid)] if 0 < rid < len(mem.regions) else None
+        if region is None or region.space.split("::")[0] != space.replace(".const", ".const"):
+            if region is None or not (space == ".global" and region.space == ".const"):
+                k = int(np.nonzero(sel)[0][0])
+                m.report(F.OUT_OF_BOUNDS, f"{'write' if write else 'read'} of {size} bytes at address "
+                         f"{int(addr[k]):#x} in {space[1:]} memory, which is in no buffer or variable",
+                         op, [lanes[k]], address=int(addr[k]))
+                continue
+        o = offs[sel]
+        lz = lanes[sel]
+        bad = (o < 0) | (o + size > region.size)
+        if bad.any():
+            k = int(np.nonzero(bad)[0][0])
+            m.report(F.OUT_OF_BOUNDS, f"{'write' if write else 'read'} of {size} bytes past the end of "
+                     f"`{region.name}`", op, [lz[k]], buffer=region.name, offset=int(o[k]), bounds=region.size,
+                     address=int(addr[sel][k]))
+            o, lz = o[~bad], lz[~bad]
+        align = min(size, 16)
+        mis = (o % align) != 0
+        if mis.any():
+            k = int(np.nonzero(mis)[0][0])
+            m.report(F.MISALIGNED, f"{size}-byte access at an address not aligned to {align} bytes", op, [lz[k]],
+                     buffer=region.name, offset=int(o[k]))
+            o, lz = o[~mis], lz[~mis]
+        if lz.size:
+            results.append((region, lz, o))
+    return results
+
+
+def _resolve_param(m, op, addr, lanes, size):
+    """Kernel parameters (read-only, shared by all) and per-thread call parameters."""
+    out = []
+    kp = addr >= np.uint64(KERNEL_PARAM_BASE)
+    if kp.any():
+        out.append(("kernel-param", lanes[kp], (addr[kp] - np.uint64(KERNEL_PARAM_BASE)).astype(np.int64)))
+    if (~kp).any():
+        out.extend(resolve(m, op, ".local_param", addr[~kp], lanes[~kp], size, False)
+                   if False else _param_regions(m, op, addr[~kp], lanes[~kp], size))
+    return out
+
+
+def _param_regions(m, op, addr, lanes, size):
+    rids, offs = m.memory.locate(".param", addr)
+    out = []
+    for rid in np.unique(rids):
+        sel = rids == rid
+        region = m.memory.regions[int(rid)] if 0 < rid < len(m.memory.regions) else None
+        if region is None:
+            m.report(F.OUT_OF_BOUNDS, "parameter access outside any parameter", op, [lanes[sel][0]])
+            continue
+        out.append((region, lanes[sel], offs[sel]))
+    return out
+
+
+def row_index(region, lanes, m):
+    """Which copy of a region each lane sees: one per CTA for shared, per thread for local/param."""
+    if region.copies == 1:
+        return np.zeros(lanes.size, np.int64)
+    if region.space == ".shared":
+        return m.cta[lanes]
+    return lanes
+
+
+def load(m, region, lanes, offs, size):
+    """Bytes → uint64 bits (little endian) for each lane; and flags for never-written bytes."""
+    rows = row_index(region, lanes, m)
+    flat = region.data.reshape(-1)
+    stride = region.data.shape[1]
+    start = rows * stride + offs
+    if size in _VIEW and (start % size == 0).all():
+        bits = flat.view(_VIEW[size])[start // size].astype(np.uint64)
+    else:
+        idx = start[:, None] + np.arange(size)
+        raw = flat[idx]
+        bits = np.zeros(lanes.size, np.uint64)
+        for k in range(min(size, 8)):
+            bits |= raw[:, k].astype(np.uint64) << np.uint64(8 * k)
+    undef = None
+    if region.written is not None:
+        w = region.written.reshape(-1)
+        ok = w[start] if size == 1 else w[start[:, None] + np.arange(size)].all(axis=1)
+        if not ok.all():
+            undef = np.where(ok, 0, 2).astype(np.uint8)
+    return bits, undef
+
+
+def store(m, region, lanes, offs, size, bits):
+    rows = row_index(region, lanes, m)
+    flat = region.data.reshape(-1)
+    stride = region.data.shape[1]
+    start = rows * stride + offs
+    if size in _VIEW and (start % size == 0).all():
+        flat.view(_VIEW[size])[start // size] = bits.astype(_VIEW[size])
+    else:
+        for k in range(size):
+            flat[start + k] = ((bits >> np.uint64(8 * k)) & np.uint64(0xFF)).astype(np.uint8)
+    if region.written is not None:
+        w = region.written.reshape(-1)
+        for k in range(size):
+            w[start + k] = True
+
+
+def track(m, op, region, lanes, offs, size, write, atomic=False):
+    """Race bookkeeping for one access batch (global and shared regions only)."""
+    shadow = region.shadow
+    if shadow is None or not m.check_races:
+        return
+    g = shadow.g
+    if size < g or (offs % g != 0).any():
+        shadow.refine(1)
+        g = 1
+    rows = row_index(region, lanes, m)
+    stride = region.data.shape[1]
+    per = max(1, size // g)
+    gidx = ((rows * stride + offs) // g)[:, None] + np.arange(per)
+    gidx = gidx.reshape(-1)
+    rep = lambda a: np.repeat(a, per)  # noqa: E731
+    tid = rep(lanes)
+    cta = rep(m.cta[lanes])
+    gen = m.gen[cta]
+    warp = rep(m.gwarp[lanes])
+    wgen = m.wgen[warp]
+    for c in shadow.access(gidx, tid, cta, gen, warp, wgen, op.index, write, atomic):
+        byte = (c.granule * g) % stride
+        prior = m.prog.ops[c.prior_pc]
+        kinds = ("write" if c.prior_write else "read", "write" if c.write else "read")
+        m.report(F.RACE, f"{kinds[0]}-{kinds[1]} race on `{region.name}` between threads with no barrier "
+                 f"between them", prior, [c.prior_tid, c.tid], second=op, buffer=region.name, offset=byte,
+                 bounds=region.size)

@@ -1,0 +1,431 @@
+"""Instructions that touch more than registers: control flow, memory, barriers, warp collectives.
+
+One handler per opcode, in `DISPATCH`; pure register arithmetic lives in `volta.semantics.compute`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from volta.errors import Unsupported
+from volta.exec import access as A
+from volta.exec import findings as F
+from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED
+from volta.ir.program import RegRef, type_size
+from volta.ptx import ast
+from volta.semantics import compute as C
+from volta.semantics.bits import U64, mask, width
+
+DISPATCH = {}
+
+
+def handles(*names):
+    def register(fn):
+        for n in names:
+            DISPATCH[n] = fn
+        return fn
+    return register
+
+
+def _advance(m, lanes):
+    m.pc[lanes] += 1
+    from volta.exec.machine import RUN
+
+    m.status[lanes] = RUN
+
+
+def _merge(*flags):
+    out = None
+    for f in flags:
+        if f is not None:
+            out = f if out is None else out | f
+    return out
+
+
+# ---- control flow ----------------------------------------------------------------------------
+
+@handles("bra")
+def _bra(m, op, lanes):
+    m.pc[lanes] = op.operands[0][1]
+
+
+@handles("exit", "ret")
+def _exit(m, op, lanes):
+    from volta.exec.machine import EXIT
+
+    m.status[lanes] = EXIT
+    m.exit_nbar = getattr(m, "exit_nbar", {})
+
+
+@handles("trap", "brkpt")
+def _trap(m, op, lanes):
+    raise Unsupported(f"`{op.d.inst.opcode}` executed by {lanes.size} threads (the kernel aborts)", op.span)
+
+
+@handles("brx")
+def _brx(m, op, lanes):
+    raise Unsupported("indirect branch `brx.idx` is not modelled", op.span)
+
+
+@handles("membar", "fence", "nanosleep", "prefetch", "prefetchu", "pmevent", "griddepcontrol", "applypriority",
+         "discard", "createpolicy")
+def _nop(m, op, lanes):
+    _advance(m, lanes)
+
+
+# ---- comparisons and moves ---------------------------------------------------------------------
+
+@handles("setp")
+def _setp(m, op, lanes):
+    t = op.d.types[-1]
+    dst = op.operands[0]
+    a, fa = m.read(op.operands[1], lanes, t)
+    b, fb = m.read(op.operands[2], lanes, t)
+    c, fc = (m.read(op.operands[3], lanes, ".pred") if len(op.operands) > 3 else (None, None))
+    p = C.compare(op.d, a, b)
+    flags = _merge(fa, fb, fc)
+    if isinstance(dst, ast.Pair):
+        q = C.combine(op.d, ~p, c)
+        p = C.combine(op.d, p, c)
+        m.write(dst.first, lanes, p.astype(np.uint64), flags)
+        m.write(dst.second, lanes, q.astype(np.uint64), flags)
+    else:
+        m.write(dst, lanes, C.combine(op.d, p, c).astype(np.uint64), flags)
+    _advance(m, lanes)
+
+
+@handles("set")
+def _set(m, op, lanes):
+    t = op.d.types[-1]
+    a, fa = m.read(op.operands[1], lanes, t)
+    b, fb = m.read(op.operands[2], lanes, t)
+    c, fc = (m.read(op.operands[3], lanes, ".pred") if len(op.operands) > 3 else (None, None))
+    p = C.combine(op.d, C.compare(op.d, a, b), c)
+    dt = op.d.types[0]
+    if dt == ".f32":
+        r = np.where(p, U64(0x3F800000), U64(0))
+    else:
+        r = np.where(p, U64((1 << width(dt)) - 1), U64(0))
+    m.write(op.operands[0], lanes, r, _merge(fa, fb, fc))
+    _advance(m, lanes)
+
+
+@handles("mov")
+def _mov(m, op, lanes):
+    dst, src = op.operands
+    t = op.d.types[-1] if op.d.types else ".b64"
+    if isinstance(src, ast.Vector):  # pack
+        ew = width(t) // len(src.elems)
+        bits, flags = np.zeros(lanes.size, np.uint64), None
+        for k, e in enumerate(src.elems):
+            v, f = m.read(e, lanes, f".b{ew}")
+            bits |= mask(v, ew) << U64(k * ew)
+            flags = _merge(flags, f)
+        m.write(dst, lanes, bits, flags)
+    elif isinstance(dst, ast.Vector):  # unpack
+        v, f = m.read(src, lanes, t)
+        ew = width(t) // len(dst.elems)
+        for k, e in enumerate(dst.elems):
+            m.write(e, lanes, mask(v >> U64(k * ew), ew), f)
+    else:
+        v, f = m.read(src, lanes, t)
+        m.write(dst, lanes, mask(v, width(t)), f)
+    _advance(m, lanes)
+
+
+@handles("cvta")
+def _cvta(m, op, lanes):
+    v, f = m.read(op.operands[1], lanes)
+    m.require_concrete(op, f, lanes, "address")
+    space = op.d.space.split("::")[0] if op.d.space else ".global"
+    window = {".shared": GENERIC_SHARED, ".local": GENERIC_LOCAL, ".param": GENERIC_PARAM}.get(space, 0)
+    if op.d.has(".to"):
+        r = v - U64(window) if window else v
+    else:
+        r = v + U64(window)
+    m.write(op.operands[0], lanes, r, f)
+    _advance(m, lanes)
+
+
+@handles("activemask")
+def _activemask(m, op, lanes):
+    bits = np.zeros(lanes.size, np.uint64)
+    warps = m.gwarp[lanes]
+    for w in np.unique(warps):
+        sel = warps == w
+        bits[sel] = np.bitwise_or.reduce(U64(1) << m.laneid[lanes[sel]].astype(np.uint64))
+    m.write(op.operands[0], lanes, bits)
+    _advance(m, lanes)
+
+
+# ---- memory ------------------------------------------------------------------------------
+
+def _elements(op):
+    """(element type, element size, number of elements) of a ld/st/atom."""
+    t = op.d.types[-1] if op.d.types else ".b32"
+    return t, type_size(t), op.d.vec
+
+
+@handles("ld", "ldu")
+def _ld(m, op, lanes):
+    dst, src = op.operands[0], op.operands[1]
+    t, es, n = _elements(op)
+    addr = A.addresses(m, op, src, lanes)
+    regs = dst.elems if isinstance(dst, ast.Vector) else (dst,)
+    for region, lz, offs in A.resolve(m, op, op.d.space, addr, lanes, es * n, False):
+        if region == "kernel-param":
+            for k, r in enumerate(regs):
+                _kernel_param(m, op, r, lz, offs + k * es, es, t)
+            continue
+        pos = np.searchsorted(lanes, lz)
+        if region.space in (".global", ".shared"):
+            A.track(m, op, region, lz, offs, es * n, write=False)
+        for k, r in enumerate(regs):
+            bits, undef = A.load(m, region, lz, offs + k * es, es)
+            data = _data_flag(m, region, lz, offs + k * es, es)
+            flags = _merge(undef, data)
+            if t.startswith(".s") and es < 8 and isinstance(r, RegRef) and width(r.type) > 8 * es:
+                bits = C.from_int(C.as_int(bits, 8 * es).astype(np.int64), width(r.type))
+            m.write(r, lz, bits, flags)
+        del pos
+    _advance(m, lanes)
+
+
+def _data_flag(m, region, lanes, offs, size):
+    """Values from global buffers, and anything stored in memory from data, are tensor data."""
+    if region.space == ".global":
+        return np.ones(lanes.size, np.uint8)
+    if region.space == ".const":
+        return None
+    return m.memory_flags(region, lanes, offs, size)
+
+
+def _kernel_param(m, op, reg, lanes, offs, es, t):
+    names = [p[0] for p in m.prog.params]
+    index = (offs // 16).astype(np.int64)
+    within = offs % 16
+    out = np.zeros(lanes.size, np.uint64)
+    flags = None
+    for i in np.unique(index):
+        if not 0 <= i < len(names):
+            raise Unsupported("read outside the kernel parameters", op.span)
+        bits, symbolic = m.param_values[names[int(i)]]
+        sel = index == i
+        out[sel] = (U64(bits) >> (within[sel].astype(np.uint64) * U64(8))) & U64((1 << (8 * min(es, 8))) - 1)
+        if symbolic:
+            flags = np.where(sel, 1, 0).astype(np.uint8) if flags is None else flags | sel.astype(np.uint8)
+    m.write(reg, lanes, out, flags)
+
+
+@handles("st")
+def _st(m, op, lanes):
+    dst, src = op.operands[0], op.operands[1]
+    t, es, n = _elements(op)
+    addr = A.addresses(m, op, dst, lanes)
+    regs = src.elems if isinstance(src, ast.Vector) else (src,)
+    all_vals = [m.read(r, lanes, t) for r in regs]
+    for region, lz, offs in A.resolve(m, op, op.d.space, addr, lanes, es * n, True):
+        if region == "kernel-param":
+            raise Unsupported("store to a kernel parameter", op.span)
+        pos = np.searchsorted(lanes, lz)
+        if region.space in (".global", ".shared"):
+            A.track(m, op, region, lz, offs, es * n, write=True)
+        for k, (v, f) in enumerate(all_vals):
+            bits = v[pos]
+            flags = f[pos] if f is not None else None
+            if region.space == ".global" and flags is not None and (flags & 2).any():
+                j = int(np.nonzero(flags & 2)[0][0])
+                m.report(F.UNINITIALIZED, "a value read from never-written shared/local memory is stored to "
+                         f"global buffer `{region.name}`", op, [lz[j]], buffer=region.name)
+            A.store(m, region, lz, offs + k * es, es, bits)
+            m.set_memory_flags(region, lz, offs + k * es, es, flags)
+    _advance(m, lanes)
+
+
+@handles("atom", "red")
+def _atom(m, op, lanes):
+    if op.op == "atom":
+        dst, addr_op, srcs = op.operands[0], op.operands[1], op.operands[2:]
+    else:
+        dst, addr_op, srcs = None, op.operands[0], op.operands[1:]
+    t, es, n = _elements(op)
+    addr = A.addresses(m, op, addr_op, lanes)
+    vals = [m.read(s, lanes, t) for s in srcs]
+    kind = next((w for w in (".add", ".min", ".max", ".and", ".or", ".xor", ".exch", ".cas", ".inc", ".dec")
+                 if w in op.d.mods), None)
+    for region, lz, offs in A.resolve(m, op, op.d.space, addr, lanes, es, True):
+        pos = np.searchsorted(lanes, lz)
+        A.track(m, op, region, lz, offs, es, write=True, atomic=True)
+        # serialize lanes in order: each sees the previous ones' updates
+        olds = np.zeros(lz.size, np.uint64)
+        old_flags = np.zeros(lz.size, np.uint8)
+        for j in range(lz.size):
+            one = lz[j:j + 1]
+            o = offs[j:j + 1]
+            old, undef = A.load(m, region, one, o, es)
+            olds[j] = old[0]
+            args = [v[pos[j:j + 1]] for v, _ in vals]
+            new = _atomic_value(op, kind, t, old, args)
+            A.store(m, region, one, o, es, new)
+        flags = _merge(*(f[pos] if f is not None else None for _, f in vals))
+        m.set_memory_flags(region, lz, offs, es, _merge(flags, np.ones(lz.size, np.uint8)) if region.space == ".global" else flags)
+        if dst is not None:
+            m.write(dst, lz, olds, _merge(flags, _data_flag(m, region, lz, offs, es), old_flags))
+    _advance(m, lanes)
+
+
+def _atomic_value(op, kind, t, old, args):
+    d = op.d
+    if kind == ".add":
+        return C.TABLE["add"](d, old, args[0])
+    if kind == ".min":
+        return C.TABLE["min"](d, old, args[0])
+    if kind == ".max":
+        return C.TABLE["max"](d, old, args[0])
+    if kind in (".and", ".or", ".xor"):
+        return {".and": old & args[0], ".or": old | args[0], ".xor": old ^ args[0]}[kind]
+    if kind == ".exch":
+        return args[0]
+    if kind == ".cas":
+        return np.where(old == args[0], args[1], old)
+    if kind == ".inc":
+        return np.where(old >= args[0], U64(0), old + U64(1))
+    if kind == ".dec":
+        return np.where((old == 0) | (old > args[0]), args[0], old - U64(1))
+    raise Unsupported(f"atomic operation in `{op.d.inst.opcode}` is not modelled", op.span)
+
+
+# ---- barriers ----------------------------------------------------------------------------
+
+@handles("bar", "barrier")
+def _bar(m, op, lanes):
+    from volta.exec.machine import BAR
+
+    if op.d.has(".warp"):
+        m.warp_sync(op, lanes)
+        return
+    if op.d.has(".arrive"):
+        _advance(m, lanes)  # arrive without waiting (producer side)
+        return
+    m.status[lanes] = BAR
+
+
+# ---- warp collectives ------------------------------------------------------------------------
+
+@handles("shfl")
+def _shfl(m, op, lanes):
+    ops = op.operands
+    dst = ops[0]
+    a, fa = m.read(ops[1], lanes, ".b32")
+    b, fb = m.read(ops[2], lanes, ".b32")
+    c, fc = m.read(ops[3], lanes, ".b32")
+    mk, fm = m.read(ops[4], lanes, ".b32") if len(ops) > 4 else (np.full(lanes.size, 0xFFFFFFFF, np.uint64), None)
+    for f, what in ((fb, "source lane"), (fc, "clamp operand"), (fm, "member mask")):
+        m.require_concrete(op, f, lanes, what)
+    ready = m.collective_ready(op, lanes, mk)
+    if ready is None:
+        return
+    lanes, sel = ready
+    a, b, c = a[sel], b[sel], c[sel]
+    fa = fa[sel] if fa is not None else None
+    lid = m.laneid[lanes].astype(np.int64)
+    bval = (b & U64(31)).astype(np.int64)
+    clamp = (c & U64(31)).astype(np.int64)
+    segmask = ((c >> U64(8)) & U64(31)).astype(np.int64)
+    max_lane = (lid & segmask) | (clamp & ~segmask)
+    min_lane = lid & segmask
+    mode = next(w for w in (".up", ".down", ".bfly", ".idx") if w in op.d.mods)
+    if mode == ".up":
+        j = lid - bval
+        ok = j >= max_lane
+    elif mode == ".down":
+        j = lid + bval
+        ok = j <= max_lane
+    elif mode == ".bfly":
+        j = lid ^ bval
+        ok = j <= max_lane
+    else:
+        j = min_lane | (bval & ~segmask)
+        ok = j <= max_lane
+    j = np.where(ok, j, lid)
+    # source lane j of the same warp: its global lane index
+    src_global = lanes - lid + j
+    value_of = {int(g): k for k, g in enumerate(lanes)}
+    idx = np.array([value_of.get(int(g), -1) for g in src_global]) if lanes.size < 64 else None
+    if idx is None:
+        lookup = np.full(m.L, -1, np.int64)
+        lookup[lanes] = np.arange(lanes.size)
+        idx = lookup[np.clip(src_global, 0, m.L - 1)]
+    inactive = idx < 0
+    if inactive.any():
+        k = int(np.nonzero(inactive)[0][0])
+        m.report(F.UNINITIALIZED, "shfl.sync reads from a lane that is not taking part (undefined value)",
+                 op, [lanes[k]])
+    idx = np.where(inactive, np.arange(lanes.size), idx)
+    result = a[idx]
+    flags = fa[idx] if fa is not None else None
+    d = dst.first if isinstance(dst, ast.Pair) else dst
+    m.write(d, lanes, result, flags)
+    if isinstance(dst, ast.Pair):
+        m.write(dst.second, lanes, ok.astype(np.uint64))
+    _advance(m, lanes)
+
+
+@handles("vote")
+def _vote(m, op, lanes):
+    ops = op.operands
+    p, fp = m.read(ops[1], lanes, ".pred")
+    mk, fm = m.read(ops[2], lanes, ".b32") if len(ops) > 2 else (np.full(lanes.size, 0xFFFFFFFF, np.uint64), None)
+    m.require_concrete(op, fp, lanes, "vote predicate")
+    ready = m.collective_ready(op, lanes, mk)
+    if ready is None:
+        return
+    lanes, sel = ready
+    p = p[sel] != 0
+    warps = m.gwarp[lanes]
+    out = np.zeros(lanes.size, np.uint64)
+    for w in np.unique(warps):
+        s = warps == w
+        ballot = np.bitwise_or.reduce(np.where(p[s], U64(1) << m.laneid[lanes[s]].astype(np.uint64), U64(0)))
+        if op.d.has(".ballot"):
+            out[s] = ballot
+        elif op.d.has(".all"):
+            out[s] = int(p[s].all())
+        elif op.d.has(".any"):
+            out[s] = int(p[s].any())
+        else:  # .uni
+            out[s] = int(p[s].all() or not p[s].any())
+    m.write(ops[0], lanes, out)
+    _advance(m, lanes)
+
+
+@handles("redux")
+def _redux(m, op, lanes):
+    ops = op.operands
+    v, fv = m.read(ops[1], lanes, op.d.types[-1])
+    mk, _ = m.read(ops[2], lanes, ".b32")
+    ready = m.collective_ready(op, lanes, mk)
+    if ready is None:
+        return
+    lanes, sel = ready
+    v = v[sel]
+    t = op.d.types[-1]
+    warps = m.gwarp[lanes]
+    out = np.zeros(lanes.size, np.uint64)
+    for w in np.unique(warps):
+        s = warps == w
+        vals = C.as_int(v[s], 32).astype(np.int64) if t == ".s32" else v[s].astype(np.int64)
+        if op.d.has(".add"):
+            r = vals.sum()
+        elif op.d.has(".min"):
+            r = vals.min()
+        elif op.d.has(".max"):
+            r = vals.max()
+        elif op.d.has(".and"):
+            r = np.bitwise_and.reduce(vals)
+        elif op.d.has(".or"):
+            r = np.bitwise_or.reduce(vals)
+        else:
+            r = np.bitwise_xor.reduce(vals)
+        out[s] = int(r) & 0xFFFFFFFF
+    m.write(ops[0], lanes, out, fv[sel] if fv is not None else None)
+    _advance(m, lanes)

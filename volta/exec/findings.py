@@ -1,0 +1,79 @@
+"""Findings the executor reports: values, not exceptions, so one run can report several.
+
+`Finding.key` is what de-duplicates: the first finding of each kind per instruction pair.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+RACE = "race"
+DEADLOCK = "deadlock"
+OUT_OF_BOUNDS = "out-of-bounds"
+MISALIGNED = "misaligned"
+UNINITIALIZED = "uninitialized-read"
+DIV_BY_ZERO = "division-by-zero"
+
+KINDS = (RACE, DEADLOCK, OUT_OF_BOUNDS, MISALIGNED, UNINITIALIZED, DIV_BY_ZERO)
+
+
+@dataclass(frozen=True)
+class ThreadId:
+    block: tuple
+    thread: tuple
+
+    def __str__(self) -> str:
+        return f"block ({', '.join(map(str, self.block))}) thread ({', '.join(map(str, self.thread))})"
+
+
+@dataclass(frozen=True)
+class Site:
+    """An instruction: PTX file:line:col, its text, and the CUDA line when `.loc` gave one."""
+
+    ptx: str
+    line: int
+    col: int
+    text: str
+    cuda: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.ptx}:{self.line}:{self.col}"
+        return f"{where} `{self.text}`" + (f" ({self.cuda})" if self.cuda else "")
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    message: str
+    threads: tuple = ()  # ThreadId, one or two
+    sites: tuple = ()  # Site per thread (same order)
+    buffer: str | None = None
+    offset: int | None = None  # byte offset into the buffer
+    address: int | None = None
+    bounds: int | None = None  # buffer size in bytes
+    details: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def key(self) -> tuple:
+        return (self.kind, tuple((s.ptx, s.line, s.col) for s in self.sites))
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["threads"] = [{"block": list(t.block), "thread": list(t.thread)} for t in self.threads]
+        return data
+
+    def __str__(self) -> str:
+        lines = [f"{self.kind.upper()}: {self.message}"]
+        for t, s in zip(self.threads, self.sites):
+            lines.append(f"  {t} at {s}")
+        for s in self.sites[len(self.threads):]:
+            lines.append(f"  at {s}")
+        if self.buffer is not None:
+            where = f"  buffer `{self.buffer}`"
+            if self.offset is not None:
+                where += f" byte offset {self.offset}"
+            if self.bounds is not None:
+                where += f" (size {self.bounds} bytes)"
+            if self.address is not None:
+                where += f", address {self.address:#x}"
+            lines.append(where)
+        return "\n".join(lines)

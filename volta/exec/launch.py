@@ -1,0 +1,214 @@
+"""Launch specifications: `--grid 8x1 --block 128 --args x,y,1024 --buffer x=f32[1024]:in`, or a manifest.
+
+`--args` mirrors `kernel<<<grid, block>>>(x, y, 1024)`: one entry per kernel parameter, naming a
+declared buffer, a declared symbol, or giving a scalar literal. Everything is checked against the
+kernel's parameters here, so a mistake is a one-line usage error rather than a wrong answer.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from volta.errors import UsageError
+
+DTYPES = {
+    "f32": (np.float32, 4), "f64": (np.float64, 8), "f16": (np.float16, 2), "bf16": (np.uint16, 2),
+    "s8": (np.int8, 1), "u8": (np.uint8, 1), "s16": (np.int16, 2), "u16": (np.uint16, 2),
+    "s32": (np.int32, 4), "u32": (np.uint32, 4), "s64": (np.int64, 8), "u64": (np.uint64, 8),
+    "e4m3": (np.uint8, 1), "e5m2": (np.uint8, 1), "tf32": (np.uint32, 4),
+}
+ROLES = ("in", "out", "inout")
+
+
+@dataclass(frozen=True)
+class Buffer:
+    name: str
+    dtype: str
+    count: int
+    role: str = "inout"
+
+    @property
+    def itemsize(self) -> int:
+        return DTYPES[self.dtype][1]
+
+    @property
+    def nbytes(self) -> int:
+        return self.count * self.itemsize
+
+
+@dataclass(frozen=True)
+class Dim3:
+    x: int
+    y: int = 1
+    z: int = 1
+
+    @property
+    def count(self) -> int:
+        return self.x * self.y * self.z
+
+    def __str__(self) -> str:
+        return f"{self.x}x{self.y}x{self.z}" if self.z > 1 else (f"{self.x}x{self.y}" if self.y > 1 else str(self.x))
+
+
+@dataclass(frozen=True)
+class KernelLaunch:
+    """One kernel's launch: which entry, grid, block, and its argument list (raw strings)."""
+
+    ptx: Path
+    kernel: str | None
+    grid: Dim3
+    block: Dim3
+    args: tuple
+    shared_dynamic: int = 0
+
+
+@dataclass
+class LaunchSpec:
+    launches: dict  # role ('kernel', 'ref', 'opt') -> KernelLaunch
+    buffers: dict  # name -> Buffer
+    symbols: dict = field(default_factory=dict)  # name -> float type (symbolic scalars)
+    expect: dict = field(default_factory=dict)
+    source: str | None = None  # manifest path
+
+
+def parse_dim3(text: str, what: str) -> Dim3:
+    m = re.fullmatch(r"\s*(\d+)(?:\s*[x,]\s*(\d+))?(?:\s*[x,]\s*(\d+))?\s*", str(text))
+    if not m:
+        raise UsageError(f"bad {what} `{text}`: expected X, XxY or XxYxZ with positive integers (e.g. 8x4)")
+    dims = [int(g) if g else 1 for g in m.groups()]
+    if min(dims) < 1:
+        raise UsageError(f"bad {what} `{text}`: every dimension must be at least 1")
+    if what == "block" and dims[0] * dims[1] * dims[2] > 1024:
+        raise UsageError(f"block `{text}` has {dims[0] * dims[1] * dims[2]} threads; CUDA allows at most 1024")
+    return Dim3(*dims)
+
+
+def parse_buffer(text: str) -> Buffer:
+    """`name=dtype[count]` with an optional `:role` (in, out, inout)."""
+    m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*=\s*([a-z0-9]+)\s*\[\s*(\d+)\s*\]\s*(?::\s*(\w+))?\s*", text)
+    if not m:
+        raise UsageError(f"bad --buffer `{text}`: expected NAME=DTYPE[COUNT] or NAME=DTYPE[COUNT]:ROLE, e.g. x=f32[1024]:in")
+    name, dtype, count, role = m[1], m[2], int(m[3]), m[4] or "inout"
+    if dtype not in DTYPES:
+        raise UsageError(f"bad --buffer `{text}`: unknown dtype `{dtype}` (known: {', '.join(DTYPES)})")
+    if role not in ROLES:
+        raise UsageError(f"bad --buffer `{text}`: role must be one of {', '.join(ROLES)}")
+    if count == 0:
+        raise UsageError(f"bad --buffer `{text}`: a buffer needs at least one element")
+    return Buffer(name, dtype, count, role)
+
+
+def parse_args_list(text: str) -> tuple:
+    return tuple(a.strip() for a in str(text).split(",")) if str(text).strip() else ()
+
+
+def from_options(ptx, kernel, grid, block, args, buffers, named_args=(), shared_dynamic=0, symbols=()) -> LaunchSpec:
+    if grid is None or block is None:
+        raise UsageError("--grid and --block are required (or give a manifest.toml)")
+    bufs = {}
+    for b in buffers:
+        buf = parse_buffer(b)
+        if buf.name in bufs:
+            raise UsageError(f"buffer `{buf.name}` is declared twice")
+        bufs[buf.name] = buf
+    arg_list = parse_args_list(args) if args is not None else ()
+    named = {}
+    for item in named_args:
+        name, eq, value = item.partition("=")
+        if not eq:
+            raise UsageError(f"bad --arg `{item}`: expected PARAM=VALUE")
+        named[name.strip()] = value.strip()
+    launch = KernelLaunch(Path(ptx), kernel, parse_dim3(grid, "grid"), parse_dim3(block, "block"),
+                          arg_list + (("__named__", tuple(named.items())),) if named else arg_list, shared_dynamic)
+    syms = dict(_parse_symbol(s) for s in symbols)
+    return LaunchSpec({"kernel": launch}, bufs, syms)
+
+
+def _parse_symbol(text: str):
+    name, eq, t = text.partition("=")
+    if not eq or t.strip() not in ("f32", "f64", "f16", "bf16"):
+        raise UsageError(f"bad --symbol `{text}`: expected NAME=f32 (or f64, f16, bf16)")
+    return name.strip(), t.strip()
+
+
+def load_manifest(path: str | Path) -> LaunchSpec:
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise UsageError(f"no such manifest: {path}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise UsageError(f"{path}: malformed TOML: {err}") from None
+    launches = {}
+    for role in ("kernel", "ref", "opt"):
+        table = data.get(role)
+        if table is None:
+            continue
+        try:
+            launches[role] = KernelLaunch(
+                path.parent / table["ptx"], table.get("name"), parse_dim3(table["grid"], "grid"),
+                parse_dim3(table["block"], "block"), tuple(str(a) for a in table.get("args", ())),
+                int(table.get("shared_dynamic", 0)),
+            )
+        except KeyError as err:
+            raise UsageError(f"{path}: [{role}] lacks the key {err}") from None
+    if not launches:
+        raise UsageError(f"{path}: a manifest needs a [kernel] table or [ref] and [opt] tables")
+    bufs = {}
+    for name, text in data.get("buffers", {}).items():
+        bufs[name] = parse_buffer(f"{name}={text}")
+    syms = {k: v for k, v in data.get("symbols", {}).items()}
+    return LaunchSpec(launches, bufs, syms, data.get("expect", {}), str(path))
+
+
+def bind_args(launch: KernelLaunch, params: list, buffers: dict, symbols: dict) -> list:
+    """Match `--args` to the kernel's parameters: [('buffer', Buffer) | ('scalar', int|float) | ('symbol', name)]."""
+    args = list(launch.args)
+    named = {}
+    if args and isinstance(args[-1], tuple) and args[-1][0] == "__named__":
+        named = dict(args.pop()[1])
+    names = [p[0] for p in params]
+    for key in named:
+        if key not in names:
+            raise UsageError(f"--arg {key}=…: the kernel has no parameter `{key}` (parameters: {', '.join(names)})")
+    if not args and named:
+        args = [named.get(n) for n in names]
+    elif named:
+        args = args + [None] * (len(names) - len(args))
+        for i, n in enumerate(names):
+            if n in named:
+                args[i] = named[n]
+    if len(args) != len(params):
+        raise UsageError(
+            f"kernel `{launch.kernel or ''}` takes {len(params)} parameters ({', '.join(names)}) "
+            f"but --args gives {len(args)}"
+        )
+    bound = []
+    for (pname, ptype, _), value in zip(params, args):
+        if value is None:
+            raise UsageError(f"no value for parameter `{pname}`: give it in --args or with --arg {pname}=V")
+        if value in buffers:
+            if ptype not in (".u64", ".b64", ".s64"):
+                raise UsageError(f"parameter `{pname}` has type {ptype} but --args passes buffer `{value}` to it")
+            bound.append(("buffer", buffers[value]))
+        elif value in symbols:
+            bound.append(("symbol", value))
+        else:
+            try:
+                number = int(value, 0)
+            except ValueError:
+                try:
+                    number = float(value)
+                except ValueError:
+                    raise UsageError(
+                        f"--args entry `{value}` for parameter `{pname}` is neither a declared buffer, "
+                        f"a --symbol, nor a number"
+                    ) from None
+            if ptype in (".u64", ".b64") and isinstance(number, int) and number != 0 and "ptr" in pname.lower():
+                raise UsageError(f"parameter `{pname}` looks like a pointer: pass a --buffer name")
+            bound.append(("scalar", number))
+    return bound

@@ -1,0 +1,459 @@
+"""The SIMT executor: every thread of every CTA of the launch as one vector of lanes.
+
+Each step takes the lanes at the smallest program counter and executes that instruction once for
+all of them with numpy (no per-thread Python loop). Lanes block at `bar.sync` until their CTA
+arrives and at warp collectives until the members of their warp arrive; when nothing can run and
+someone still waits, that is a deadlock. Registers are uint64 lane arrays of bits, with a parallel
+flags array: DATA marks values derived from tensor data (a branch or address that depends on one
+leaves the structured class) and UNDEF marks values read from never-written shared/local memory.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from volta.errors import Unsupported, UsageError
+from volta.exec import findings as F
+from volta.exec.launch import Buffer, KernelLaunch, bind_args
+from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED, KERNEL_PARAM_BASE, Memory
+from volta.exec.race import Shadow
+from volta.ir.program import Program, RegRef, SpecialRef, VarRef, type_size
+from volta.ptx import ast
+from volta.semantics import compute as C
+from volta.semantics.bits import U64, mask, width
+
+RUN, BAR, WARP, EXIT = 0, 1, 2, 3
+DATA, UNDEF = np.uint8(1), np.uint8(2)
+WARP_COLLECTIVES = {"shfl", "vote", "match", "redux", "ldmatrix", "mma", "wmma", "bar.warp", "activemask", "elect"}
+MAX_STEPS = 2_000_000
+
+
+class _MachineServices:
+    """Findings, memory flags, barriers and collectives: the bookkeeping around instructions."""
+
+    def report(self, kind, message, op, threads, second=None, **where):
+        sites = [_site(op)] + ([_site(second)] if second is not None else [])
+        key = (kind, tuple((s.line, s.col) for s in sites))
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        tids = tuple(self.thread_id(int(t)) for t in threads)
+        if len(sites) == 1 and len(tids) == 2:
+            sites = sites * 2
+        self.findings.append(F.Finding(kind, message, tids, tuple(sites), **where))
+
+    def thread_id(self, lane: int) -> F.ThreadId:
+        return F.ThreadId(tuple(int(c[lane]) for c in self.ctaid), tuple(int(c[lane]) for c in self.tid))
+
+    # memory flags: which stored bytes came from tensor data (or are undefined)
+    def memory_flags(self, region, lanes, offs, size):
+        from volta.exec.access import row_index
+
+        if getattr(region, "flags", None) is None:
+            return None
+        rows = row_index(region, lanes, self)
+        out = np.zeros(lanes.size, np.uint8)
+        for k in range(size):
+            out |= region.flags[rows, offs + k]
+        return out
+
+    def set_memory_flags(self, region, lanes, offs, size, flags):
+        from volta.exec.access import row_index
+
+        if region.space == ".global":
+            return
+        if getattr(region, "flags", None) is None:
+            if flags is None or not flags.any():
+                return
+            region.flags = np.zeros(region.data.shape, np.uint8)
+        rows = row_index(region, lanes, self)
+        for k in range(size):
+            region.flags[rows, offs + k] = flags if flags is not None else 0
+
+    # warp collectives: lanes named in the member mask must all arrive
+    def collective_ready(self, op, lanes, member_mask):
+        """Lanes that can execute now (and their positions), blocking the others in WARP state."""
+        warps = self.gwarp[lanes]
+        ready = np.ones(lanes.size, bool)
+        for w in np.unique(warps):
+            sel = warps == w
+            want = int(np.bitwise_or.reduce(member_mask[sel]))
+            present = int(np.bitwise_or.reduce(U64(1) << self.laneid[lanes[sel]].astype(np.uint64)))
+            if want & ~present & 0xFFFFFFFF:
+                ready[sel] = False
+        waiting = lanes[~ready]
+        self.status[waiting] = WARP
+        if not ready.any():
+            return None
+        return lanes[ready], np.nonzero(ready)[0]
+
+    def warp_sync(self, op, lanes):
+        mk, f = self.read(op.operands[0], lanes, ".b32") if op.operands else (np.full(lanes.size, 0xFFFFFFFF, np.uint64), None)
+        self.require_concrete(op, f, lanes, "member mask")
+        ready = self.collective_ready(op, lanes, mk)
+        if ready is None:
+            return
+        lanes, _ = ready
+        self.wgen[np.unique(self.gwarp[lanes])] += 1
+        self.pc[lanes] += 1
+        self.status[lanes] = RUN
+
+    # CTA barriers
+    def _release_barriers(self) -> bool:
+        """Release every CTA whose live threads all wait at one barrier; report divergence."""
+        released = False
+        blocked = self.status == BAR
+        for cta in np.unique(self.cta[blocked]):
+            in_cta = self.cta == cta
+            live = in_cta & (self.status != EXIT)
+            waiting = in_cta & blocked
+            if (live & ~waiting).any():
+                continue  # someone is at a warp collective: that is reported as a deadlock below
+            pcs = np.unique(self.pc[waiting])
+            if pcs.size > 1:
+                continue
+            op = self.prog.ops[int(pcs[0])]
+            lanes = np.nonzero(waiting)[0]
+            count = self._barrier_count(op, lanes)
+            if count is not None and lanes.size < count:
+                continue
+            exited = np.nonzero(in_cta & (self.status == EXIT))[0]
+            if exited.size:
+                passed = self.nbar[lanes].min()
+                skipped = exited[(self.nbar[exited] > 0) & (self.nbar[exited] <= passed)]
+                if skipped.size:
+                    self.report(F.DEADLOCK, "barrier divergence: threads wait at a barrier that other threads of "
+                                f"their CTA skip ({lanes.size} arrived, {skipped.size} exited after passing "
+                                f"{int(self.nbar[skipped[0]])} barrier(s) without reaching it)",
+                                op, [lanes[0], skipped[0]])
+            self.gen[cta] += 1
+            self.wgen[cta * self.warps_per_cta:(cta + 1) * self.warps_per_cta] += 1
+            self.nbar[lanes] += 1
+            self.pc[lanes] += 1
+            self.status[lanes] = RUN
+            released = True
+        return released
+
+    def _barrier_count(self, op, lanes):
+        if len(op.operands) >= 2 and not op.d.has(".red"):
+            v, _ = self.read(op.operands[1], lanes[:1])
+            return int(v[0])
+        return None
+
+    def _report_deadlock(self, waiting):
+        first = int(waiting[0])
+        op = self.prog.ops[int(self.pc[first])]
+        others = np.nonzero((self.cta == self.cta[first]) & (self.pc != self.pc[first]) & (self.status != EXIT))[0]
+        if others.size:
+            other_op = self.prog.ops[int(self.pc[others[0]])]
+            self.report(F.DEADLOCK, f"threads wait at `{op.d.inst.opcode}` while others of the same CTA wait "
+                        f"at a different barrier or collective: they can never all arrive", op,
+                        [first, int(others[0])], second=other_op)
+        else:
+            exited = np.nonzero((self.gwarp == self.gwarp[first]) & (self.status == EXIT))[0]
+            who = [first] + ([int(exited[0])] if exited.size else [])
+            self.report(F.DEADLOCK, f"{waiting.size} threads wait at `{op.d.inst.opcode}` for partners that "
+                        f"have exited or never reach it", op, who)
+
+
+class Machine(_MachineServices):
+    def __init__(self, prog: Program, launch: KernelLaunch, buffers: dict, symbols: dict | None = None,
+                 inputs: dict | None = None, structured: bool = True, check_races: bool = True):
+        self.prog = prog
+        self.launch = launch
+        self.structured = structured  # False for `volta run`: data may steer control flow
+        self.check_races = check_races
+        self.findings: list[F.Finding] = []
+        self._seen = set()
+        grid, block = launch.grid, launch.block
+        self.n_cta = grid.count
+        self.per_cta = block.count
+        n = self.L = self.n_cta * self.per_cta
+        lane = np.arange(n, dtype=np.int64)
+        self.cta = lane // self.per_cta
+        local = lane % self.per_cta
+        self.tid = (local % block.x, (local // block.x) % block.y, local // (block.x * block.y))
+        self.ctaid = (self.cta % grid.x, (self.cta // grid.x) % grid.y, self.cta // (grid.x * grid.y))
+        self.laneid = local % 32
+        self.warp_in_cta = local // 32
+        self.warps_per_cta = (self.per_cta + 31) // 32
+        self.gwarp = self.cta * self.warps_per_cta + self.warp_in_cta
+        self.pc = np.zeros(n, dtype=np.int64)
+        self.status = np.zeros(n, dtype=np.int8)
+        self.nbar = np.zeros(n, dtype=np.int64)  # barriers passed, per thread
+        self.gen = np.zeros(self.n_cta, dtype=np.int64)
+        self.wgen = np.zeros(self.n_cta * self.warps_per_cta, dtype=np.int64)
+        self.regs: list = [None] * len(prog.regs)
+        self.flags: list = [None] * len(prog.regs)
+        self.steps = 0
+        self.thread_instructions = 0
+        self._setup_memory(buffers, symbols or {}, inputs or {})
+
+    # ---- set-up ---------------------------------------------------------------------------
+    def _setup_memory(self, buffers, symbols, inputs):
+        mem = self.memory = Memory()
+        self.buffer_regions = {}
+        bound = bind_args(self.launch, self.prog.params, buffers, symbols)
+        pointer_params = _pointer_params(self.prog)
+        for (pname, ptype, _), (kind, value) in zip(self.prog.params, bound):
+            if kind == "scalar" and pname in pointer_params and isinstance(value, int):
+                raise UsageError(f"parameter `{pname}` is used as a pointer but --args passes the scalar {value}; "
+                                 f"pass a --buffer name")
+        for name, buf in buffers.items():
+            region = mem.add(name, ".global", buf.nbytes, role=buf.role, dtype=buf.dtype)
+            if name in inputs:
+                raw = np.ascontiguousarray(inputs[name]).view(np.uint8).reshape(-1)
+                region.data[0, : raw.size] = raw[: region.size]
+            self.buffer_regions[name] = region
+        shared_dyn = self.launch.shared_dynamic
+        for var in self.prog.variables.values():
+            if var.space == ".shared":
+                size = shared_dyn if var.dynamic else var.size
+                if var.dynamic and size == 0:
+                    size = 0
+                mem.add(var.name, ".shared", size, copies=self.n_cta, init=var.init)
+            elif var.space == ".local":
+                mem.add(var.name, ".local", var.size, copies=self.L, init=var.init)
+            elif var.space in (".global", ".const"):
+                mem.add(var.name, var.space, var.size, init=var.init, role="in")
+            elif var.space == ".param" and var.name not in dict((p[0], p) for p in self.prog.params):
+                mem.add(var.name, ".param", var.size, copies=self.L)
+        # kernel parameters: one read-only copy, values from --args
+        self.param_values = {}
+        for (pname, ptype, size), (kind, value) in zip(self.prog.params, bound):
+            if kind == "buffer":
+                bits = self.buffer_regions[value.name].base
+            elif kind == "symbol":
+                bits = 0
+            elif isinstance(value, float) or ptype.startswith(".f"):
+                bits = int(C.from_float(np.array([value]), ptype)[0])
+            else:
+                bits = int(value) & ((1 << (8 * min(size, 8))) - 1)
+            self.param_values[pname] = (bits, kind == "symbol")
+        for region in mem.regions[1:]:
+            if self.check_races and region.space in (".global", ".shared"):
+                g = 4 if region.dtype is None else min(4, max(1, type_size("." + region.dtype) if region.dtype[0] in "fsu" else 4))
+                region.shadow = Shadow(region.copies * max(region.data.shape[1], 16), g)
+
+    # ---- the scheduler ------------------------------------------------------------------
+    def run(self):
+        ops = self.prog.ops
+        n_ops = len(ops)
+        while True:
+            runnable = self.status == RUN
+            if not runnable.any():
+                if self._release_barriers():
+                    continue
+                break
+            pc = int(self.pc[runnable].min())
+            if pc >= n_ops:
+                self.status[runnable & (self.pc >= n_ops)] = EXIT
+                continue
+            lanes = np.nonzero(((self.status == RUN) | (self.status == WARP)) & (self.pc == pc))[0]
+            self.steps += 1
+            if self.steps > MAX_STEPS:
+                raise Unsupported(f"the kernel did not finish within {MAX_STEPS} steps (an unbounded loop?)",
+                                  ops[pc].span)
+            self._step(ops[pc], lanes)
+        waiting = np.nonzero((self.status == BAR) | (self.status == WARP))[0]
+        if waiting.size:
+            self._report_deadlock(waiting)
+        return self
+
+    def _step(self, op, lanes):
+        if op.guard is not None:
+            reg, negated = op.guard
+            self._require_structured(op, reg, lanes, "branch condition" if op.op == "bra" else "guard predicate")
+            g = self.regs[reg][lanes] != 0 if self.regs[reg] is not None else np.zeros(lanes.size, bool)
+            if negated:
+                g = ~g
+            if op.op in WARP_COLLECTIVES or op.op in ("bar", "barrier"):
+                pass  # predicated collectives: only lanes with a true guard take part
+            skipped = lanes[~g]
+            self.pc[skipped] += 1
+            self.status[skipped] = RUN
+            lanes = lanes[g]
+            if lanes.size == 0:
+                return
+        self.thread_instructions += lanes.size
+        handler = DISPATCH.get(op.op)
+        if handler is not None:
+            handler(self, op, lanes)
+            return
+        fn = C.TABLE.get(op.op)
+        if fn is None:
+            raise Unsupported(f"no semantics for `{op.d.inst.opcode}` yet", op.span)
+        self._compute(op, fn, lanes)
+
+    # ---- register access ---------------------------------------------------------------------
+    def read(self, operand, lanes, t=None):
+        """Bits of an operand for the given lanes (uint64), and its flags (uint8 or None)."""
+        if isinstance(operand, RegRef):
+            r = self.regs[operand.index]
+            f = self.flags[operand.index]
+            if r is None:
+                return np.zeros(lanes.size, np.uint64), np.full(lanes.size, UNDEF, np.uint8)
+            return r[lanes], (f[lanes] if f is not None else None)
+        if isinstance(operand, ast.Imm):
+            v = operand.value & ((1 << 64) - 1)
+            if t is not None and width(t) < 64:
+                v &= (1 << width(t)) - 1
+            return np.full(lanes.size, v, np.uint64), None
+        if isinstance(operand, ast.FloatImm):
+            bits = operand.bits
+            if bits is None:
+                bits = int(C.from_float(np.array([float(operand.text)]), t or ".f64")[0])
+            elif t == ".f64" and operand.width == 32:
+                bits = int(C.from_float(np.array([np.uint32(bits)]).view(np.float32).astype(np.float64), ".f64")[0])
+            elif t == ".f32" and operand.width == 64:
+                bits = int(C.from_float(np.array([np.uint64(bits)]).view(np.float64), ".f32")[0])
+            return np.full(lanes.size, bits, np.uint64), None
+        if isinstance(operand, SpecialRef):
+            return self._special(operand.name, lanes), None
+        if isinstance(operand, VarRef):
+            return np.full(lanes.size, self._var_address(operand), np.uint64), None
+        if isinstance(operand, ast.NotReg):
+            v, f = self.read(operand.reg, lanes)
+            return (v == 0).astype(np.uint64), f
+        raise Unsupported(f"operand {operand!r} cannot be read here")
+
+    def write(self, operand, lanes, bits, flags=None):
+        if isinstance(operand, ast.Sink) or operand is None:
+            return
+        if not isinstance(operand, RegRef):
+            raise Unsupported(f"cannot write to operand {operand!r}")
+        i = operand.index
+        if self.regs[i] is None:
+            self.regs[i] = np.zeros(self.L, np.uint64)
+        w = width(operand.type) if operand.type != ".pred" else 1
+        self.regs[i][lanes] = mask(bits.astype(np.uint64), w) if w < 64 else bits
+        if flags is not None and flags.any():
+            if self.flags[i] is None:
+                self.flags[i] = np.zeros(self.L, np.uint8)
+            self.flags[i][lanes] = flags
+        elif self.flags[i] is not None:
+            self.flags[i][lanes] = 0
+
+    def _special(self, name, lanes):
+        base, _, comp = name.partition(".")
+        k = "xyz".index(comp) if comp in ("x", "y", "z") else 0
+        block, grid = self.launch.block, self.launch.grid
+        if base == "%tid":
+            v = self.tid[k][lanes]
+        elif base == "%ntid":
+            v = np.full(lanes.size, (block.x, block.y, block.z)[k])
+        elif base == "%ctaid":
+            v = self.ctaid[k][lanes]
+        elif base == "%nctaid":
+            v = np.full(lanes.size, (grid.x, grid.y, grid.z)[k])
+        elif base == "%laneid":
+            v = self.laneid[lanes]
+        elif base == "%warpid":
+            v = self.warp_in_cta[lanes]
+        elif base == "%nwarpid":
+            v = np.full(lanes.size, self.warps_per_cta)
+        elif base.startswith("%lanemask_"):
+            lid = self.laneid[lanes].astype(np.uint64)
+            one = U64(1) << lid
+            v = {"%lanemask_eq": one, "%lanemask_lt": one - U64(1), "%lanemask_le": (one << U64(1)) - U64(1),
+                 "%lanemask_gt": ~((one << U64(1)) - U64(1)) & U64(0xFFFFFFFF),
+                 "%lanemask_ge": ~(one - U64(1)) & U64(0xFFFFFFFF)}[base]
+        elif base == "%dynamic_smem_size":
+            v = np.full(lanes.size, self.launch.shared_dynamic)
+        elif base in ("%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi"):
+            v = np.full(lanes.size, self.steps)
+        elif base in ("%smid", "%gridid", "%nsmid"):
+            v = np.zeros(lanes.size)
+        elif base in ("%clusterid", "%cluster_ctaid", "%cluster_ctarank"):
+            v = self.ctaid[k][lanes] if base == "%cluster_ctaid" else np.zeros(lanes.size)
+        elif base in ("%nclusterid", "%cluster_nctaid", "%cluster_nctarank"):
+            v = np.ones(lanes.size)
+        else:
+            raise Unsupported(f"special register {name} is not modelled")
+        return np.asarray(v).astype(np.uint64)
+
+    def _var_address(self, ref: VarRef) -> int:
+        if ref.name in self.param_values:
+            idx = [p[0] for p in self.prog.params].index(ref.name)
+            return KERNEL_PARAM_BASE + idx * 16
+        region = self.memory.by_name.get(ref.name)
+        if region is None:
+            raise Unsupported(f"variable `{ref.name}` has no storage")
+        return region.base
+
+    # ---- structured-class guard ----------------------------------------------------------------
+    def _require_structured(self, op, reg, lanes, what):
+        f = self.flags[reg]
+        if f is None:
+            return
+        bad = f[lanes]
+        if self.structured and (bad & DATA).any():
+            raise Unsupported(f"the {what} of `{op.d.inst.opcode}` depends on tensor data "
+                              f"(outside the structured class: control flow and addresses must depend only "
+                              f"on thread ids and sizes)", op.span)
+        if (bad & UNDEF).any():
+            k = int(np.nonzero(bad & UNDEF)[0][0])
+            self.report(F.UNINITIALIZED, f"a value read from never-written shared/local memory decides the {what}",
+                        op, [lanes[k]])
+
+    def require_concrete(self, op, flags, lanes, what):
+        """The one place where 'this must not depend on data' is decided (addresses, lanes, counts)."""
+        if flags is None:
+            return
+        if self.structured and (flags & DATA).any():
+            raise Unsupported(f"the {what} of `{op.d.inst.opcode}` depends on tensor data (outside the structured "
+                              f"class: addresses and control flow must depend only on thread ids and sizes)", op.span)
+        if (flags & UNDEF).any():
+            k = int(np.nonzero(flags & UNDEF)[0][0])
+            self.report(F.UNINITIALIZED, f"a value read from never-written shared/local memory is used as {what}",
+                        op, [lanes[k]])
+
+    # ---- generic compute -------------------------------------------------------------------
+    def _compute(self, op, fn, lanes):
+        dst, srcs = op.operands[0], op.operands[1:]
+        t = op.d.types[-1] if op.d.types else None
+        if op.op == "cvt":
+            src_t = op.d.types[-1]
+        vals, flags = [], None
+        for i, s in enumerate(srcs):
+            st = t
+            if op.op == "cvt":
+                st = src_t
+            elif op.op in ("shl", "shr", "shf", "bfe", "bfi") and i >= 1:
+                st = ".u32"
+            elif op.op == "selp" and i == 2:
+                st = ".pred"
+            v, f = self.read(s, lanes, st)
+            vals.append(v)
+            flags = f if flags is None else (flags | f if f is not None else flags)
+        result = fn(op.d, *vals)
+        self.write(dst, lanes, result, flags)
+        self.pc[lanes] += 1
+
+
+def _site(op) -> F.Site:
+    cuda = f"{op.cuda[0]}:{op.cuda[1]}" if op.cuda else None
+    text = op.d.inst.opcode
+    return F.Site(op.span.file, op.span.line, op.span.col, text, cuda)
+
+
+def _pointer_params(prog: Program) -> set:
+    """Parameters whose loaded value is converted to a global address or used as one."""
+    loaded = {}
+    for op in prog.ops:
+        if op.op == "ld" and op.d.space == ".param" and isinstance(op.operands[1], ast.Address):
+            base = op.operands[1].base
+            if isinstance(base, VarRef) and isinstance(op.operands[0], RegRef):
+                loaded[op.operands[0].index] = base.name
+    pointers = set()
+    for op in prog.ops:
+        if op.op == "cvta" and len(op.operands) == 2 and isinstance(op.operands[1], RegRef):
+            if op.operands[1].index in loaded:
+                pointers.add(loaded[op.operands[1].index])
+        for o in op.operands:
+            if isinstance(o, ast.Address) and isinstance(o.base, RegRef) and o.base.index in loaded:
+                if op.d.space != ".param":
+                    pointers.add(loaded[o.base.index])
+    return pointers
+
+
+from volta.exec.dispatch import DISPATCH  # noqa: E402  (handlers need Machine defined first)

@@ -1,0 +1,70 @@
+"""Memory of one launch: every buffer and variable is its own region with its own bounds.
+
+Regions sit far apart in each state space's address range, so an index that runs past one
+array lands in no region and is reported as out of bounds with the array's name, instead of
+silently reading its neighbour. Storage is bytes; loads/stores use typed views (aligned).
+Memory holds values and knows nothing of threads: race tracking lives in `race.py`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+REGION_SHIFT = {".global": 40, ".shared": 24, ".local": 24, ".param": 24, ".const": 40}
+GENERIC_SHARED = 1 << 56  # generic address of shared-window offset 0
+GENERIC_LOCAL = 1 << 57
+GENERIC_PARAM = 1 << 58
+KERNEL_PARAM_BASE = 1 << 59  # kernel parameters are addressable read-only in the param space
+
+
+@dataclass
+class Region:
+    rid: int
+    name: str
+    space: str  # '.global', '.shared', '.local', '.param', '.const'
+    size: int  # bytes
+    copies: int  # 1 (global/const), number of CTAs (shared), number of threads (local/param)
+    data: np.ndarray = field(repr=False, default=None)
+    written: np.ndarray = field(repr=False, default=None)  # per byte, for uninitialized reads
+    role: str = "inout"
+    dtype: str | None = None
+    shadow: object = field(repr=False, default=None)
+    flags: np.ndarray = field(repr=False, default=None)  # per byte: DATA/UNDEF of stored values
+
+    def __post_init__(self):
+        padded = max(16, (self.size + 15) // 16 * 16)
+        if self.data is None:
+            self.data = np.zeros((self.copies, padded), dtype=np.uint8)
+        if self.space in (".shared", ".local"):
+            self.written = np.zeros((self.copies, padded), dtype=bool)
+
+    @property
+    def base(self) -> int:
+        return self.rid << REGION_SHIFT[self.space]
+
+    def flat(self) -> np.ndarray:
+        return self.data.reshape(-1)
+
+
+class Memory:
+    def __init__(self):
+        self.regions: list[Region] = [None]  # rid 0 is never valid: null pointers fault
+        self.by_name: dict[str, Region] = {}
+
+    def add(self, name, space, size, copies=1, init: bytes | None = None, role="inout", dtype=None) -> Region:
+        region = Region(len(self.regions), name, space, size, copies, role=role, dtype=dtype)
+        if init:
+            region.data[:, : len(init)] = np.frombuffer(init, dtype=np.uint8)
+            if region.written is not None:
+                region.written[:, : len(init)] = True
+        self.regions.append(region)
+        self.by_name[name] = region
+        return region
+
+    def locate(self, space: str, addresses: np.ndarray):
+        """Split addresses of one state space into (region ids, offsets)."""
+        shift = REGION_SHIFT[space]
+        rids = (addresses >> np.uint64(shift)).astype(np.int64)
+        offsets = (addresses & np.uint64((1 << shift) - 1)).astype(np.int64)
+        return rids, offsets

@@ -1,0 +1,361 @@
+"""Executable form of one kernel: flat instruction list, register file layout, resolved labels.
+
+`lower(module, entry)` inlines `.func` calls (renaming callee registers and labels, mapping its
+parameters onto the caller's `.param` slots), flattens nested `{ }` scopes with lexical renaming,
+decodes every instruction once, and attaches the CUDA source line from the preceding `.loc`.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from volta.errors import PtxSyntaxError, Span, Unsupported, UsageError
+from volta.ptx import ast
+from volta.ptx.decode import Decoded, decode
+
+SPECIAL_REGS = frozenset(
+    {"%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%gridid",
+     "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt", "%clock", "%clock64",
+     "%globaltimer", "%dynamic_smem_size", "%total_smem_size", "%clusterid", "%nclusterid", "%cluster_ctaid",
+     "%cluster_nctaid", "%cluster_ctarank", "%cluster_nctarank", "%is_explicit_cluster", "%globaltimer_lo",
+     "%globaltimer_hi", "%aggr_smem_size", "%warpsz", "%envreg0"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    """One lowered instruction: decoded modifiers, operands with names resolved, and where it came from."""
+
+    index: int
+    d: Decoded
+    operands: tuple
+    guard: tuple | None  # (register index, negated)
+    span: Span
+    cuda: tuple | None  # (file path, line) from .loc
+
+    @property
+    def op(self) -> str:
+        return self.d.op
+
+    def where(self) -> str:
+        text = f"{self.span.file}:{self.span.line}"
+        if self.cuda:
+            text += f" ({self.cuda[0]}:{self.cuda[1]})"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class RegRef:
+    index: int
+    name: str
+    type: str
+
+
+@dataclass(frozen=True, slots=True)
+class SpecialRef:
+    name: str  # '%tid.x'
+
+
+@dataclass(frozen=True, slots=True)
+class VarRef:
+    """The address of a declared variable (shared/global/const/local/param symbol)."""
+
+    name: str
+    space: str
+
+
+@dataclass
+class Variable:
+    name: str
+    space: str
+    size: int  # bytes; 0 for dynamic extern shared
+    align: int
+    init: bytes | None = None
+    dynamic: bool = False
+
+
+@dataclass
+class Program:
+    name: str
+    file: str
+    params: list  # [(name, type, size)]
+    ops: list
+    labels: dict  # name -> op index
+    regs: list  # [(name, type)]
+    variables: dict  # name -> Variable (shared, global, const, local, per-thread param)
+    target: tuple = ()
+    cfg: object = field(default=None, repr=False)
+
+    def reg_index(self, name: str) -> int:
+        return self._reg_names[name]
+
+    def __post_init__(self):
+        self._reg_names = {n: i for i, (n, _) in enumerate(self.regs)}
+
+
+_TYPE_SIZES = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
+
+
+def type_size(t: str | None) -> int:
+    """Bytes of a PTX type such as `.f32`, `.b64`, `.f16x2` (pred counts as 1)."""
+    if t is None or t == ".pred":
+        return 1
+    if t.endswith("x2") and t[1] in "fb":
+        return 4
+    digits = "".join(ch for ch in t if ch.isdigit())
+    if t in (".e4m3", ".e5m2"):
+        return 1
+    if t in (".e4m3x2", ".e5m2x2"):
+        return 2
+    return _TYPE_SIZES.get(digits, 4)
+
+
+def lower(module: ast.Module, entry: str | None = None) -> Program:
+    """Build the executable program of one `.entry` (the only one when `entry` is None)."""
+    entries = [f for f in module.entries if f.body is not None]
+    if entry is None:
+        if len(entries) != 1:
+            names = ", ".join(f.name for f in entries) or "none"
+            raise UsageError(f"{module.file} has {len(entries)} kernels ({names}); choose one with --kernel")
+        kernel = entries[0]
+    else:
+        kernel = next((f for f in entries if f.name == entry), None)
+        if kernel is None:
+            names = ", ".join(f.name for f in entries) or "none"
+            raise UsageError(f"no kernel named `{entry}` in {module.file} (kernels: {names})")
+    return _Lowerer(module).run(kernel)
+
+
+class _Lowerer:
+    def __init__(self, module: ast.Module):
+        self.module = module
+        self.file = module.file
+        self.ops: list = []
+        self.pending: list = []  # (op-slot, label name) to resolve
+        self.labels: dict = {}
+        self.regs: list = []
+        self.reg_index: dict = {}
+        self.variables: dict = {}
+        self.counter = itertools.count()
+        self.cuda = None
+        for decl in module.globals:
+            self._declare_variable(decl, {})
+
+    def run(self, kernel: ast.Function) -> Program:
+        params = []
+        for p in kernel.params:
+            t = p.type or ".b64"
+            name = p.names[0].name
+            size = type_size(t) * max(1, _array_len(p.names[0].dims))
+            params.append((name, t, size))
+            self.variables[name] = Variable(name, ".param", size, p.align or type_size(t))
+        self._body(kernel.body, scope={}, call_stack=(kernel.name,), ret_label=None)
+        labels = self.labels
+        ops = []
+        for i, (inst_d, operands, guard, span, cuda) in enumerate(self.ops):
+            resolved = tuple(self._resolve_label(o, labels, span) for o in operands)
+            ops.append(Op(i, inst_d, resolved, guard, span, cuda))
+        prog = Program(kernel.name, self.file, params, ops, labels, self.regs, self.variables, self.module.target)
+        from volta.ir.cfg import build_cfg
+
+        prog.cfg = build_cfg(prog)
+        return prog
+
+    # -- declarations ------------------------------------------------------------
+    def _declare_variable(self, decl: ast.VarDecl, scope: dict, prefix: str = ""):
+        space = decl.space
+        if space == ".reg":
+            for n in decl.names:
+                names = [f"{n.name}{i}" for i in range(n.count)] if n.count is not None else [n.name]
+                for name in names:
+                    unique = prefix + name
+                    scope[name] = self._new_reg(unique, decl.type or ".b32")
+            return
+        for n in decl.names:
+            unique = prefix + n.name
+            t = decl.type or ".b8"
+            count = _array_len(n.dims)
+            size = type_size(t) * decl.vector * count
+            dynamic = bool(n.dims) and n.dims[-1] is None
+            init = _init_bytes(decl.init, t, size) if decl.init is not None else None
+            self.variables[unique] = Variable(unique, space or ".global", size, decl.align or type_size(t), init, dynamic)
+            scope[n.name] = VarRef(unique, space or ".global")
+
+    def _new_reg(self, name: str, t: str) -> RegRef:
+        if name in self.reg_index:
+            return RegRef(self.reg_index[name], name, t)
+        idx = len(self.regs)
+        self.regs.append((name, t))
+        self.reg_index[name] = idx
+        return RegRef(idx, name, t)
+
+    # -- bodies ----------------------------------------------------------------------
+    def _body(self, body, scope, call_stack, ret_label, prefix="", nested=False):
+        """Lower one `{ }` scope; registers declared in a nested scope get a unique name."""
+        # labels are function-scoped but inline asm repeats them per block: rename per block
+        block_id = next(self.counter)
+        local_labels = {s.name: f"{prefix}{s.name}#{block_id}" for s in body if isinstance(s, ast.Label)}
+        scope = {**scope, **{("label", k): v for k, v in local_labels.items()}}
+        for s in body:
+            if isinstance(s, ast.VarDecl):
+                self._declare_variable(s, scope, f"{prefix}{block_id}:" if nested and s.space == ".reg" else prefix)
+            elif isinstance(s, ast.Label):
+                self.labels[local_labels[s.name]] = len(self.ops)
+            elif isinstance(s, ast.Loc):
+                path = self.module.files.get(s.file, f"file{s.file}")
+                self.cuda = (path, s.line) if s.line else self.cuda
+            elif isinstance(s, ast.Block):
+                self._body(s.body, scope, call_stack, ret_label, prefix, nested=True)
+            elif isinstance(s, ast.Instruction):
+                self._instruction(s, scope, call_stack, ret_label, prefix)
+            # pragmas and call prototypes carry no semantics here
+
+    def _span(self, inst):
+        return Span(self.file, inst.line, inst.col)
+
+    def _instruction(self, inst, scope, call_stack, ret_label, prefix):
+        d = decode(inst, self.file)
+        if d.op == "call":
+            self._inline_call(inst, d, scope, call_stack, prefix)
+            return
+        if d.op == "ret" and ret_label is not None:
+            inst = ast.Instruction("bra.uni", (ast.Sym(ret_label),), inst.guard, inst.line, inst.col)
+            d = decode(inst, self.file)
+            operands = (("label", ret_label),)
+        else:
+            operands = tuple(self._operand(o, scope, inst) for o in inst.operands)
+        guard = None
+        if inst.guard is not None:
+            ref = self._lookup_reg(inst.guard.reg, scope, inst)
+            guard = (ref.index, inst.guard.negated)
+        self.ops.append((d, operands, guard, self._span(inst), self.cuda))
+
+    def _lookup_reg(self, name, scope, inst):
+        ref = scope.get(name)
+        if isinstance(ref, RegRef):
+            return ref
+        raise PtxSyntaxError(f"register `{name}` is not declared", self._span(inst))
+
+    def _operand(self, o, scope, inst):
+        if isinstance(o, ast.Reg):
+            ref = scope.get(o.name)
+            if isinstance(ref, RegRef):
+                return ref
+            base = o.name.split(".")[0]
+            if base in SPECIAL_REGS:
+                return SpecialRef(o.name)
+            if isinstance(ref, VarRef):
+                return ref
+            raise PtxSyntaxError(f"register `{o.name}` is not declared", self._span(inst))
+        if isinstance(o, ast.Sym):
+            label = scope.get(("label", o.name))
+            if label is not None:
+                return ("label", label)
+            ref = scope.get(o.name)
+            if isinstance(ref, (VarRef, RegRef)):
+                return ref
+            if o.name in self.variables:
+                return VarRef(o.name, self.variables[o.name].space)
+            return ("label", o.name)  # resolved (or rejected) after the whole body is seen
+        if isinstance(o, ast.Address):
+            return ast.Address(self._operand(o.base, scope, inst) if not isinstance(o.base, ast.Imm) else o.base,
+                               o.offset, o.coords)
+        if isinstance(o, ast.Vector):
+            return ast.Vector(tuple(self._operand(e, scope, inst) for e in o.elems))
+        if isinstance(o, ast.Pair):
+            return ast.Pair(self._operand(o.first, scope, inst), self._operand(o.second, scope, inst))
+        if isinstance(o, ast.NotReg):
+            return ast.NotReg(self._operand(o.reg, scope, inst))
+        if isinstance(o, ast.ParenList):
+            return ast.ParenList(tuple(self._operand(e, scope, inst) for e in o.items))
+        return o
+
+    def _resolve_label(self, o, labels, span):
+        if isinstance(o, tuple) and o and o[0] == "label":
+            if o[1] not in labels:
+                raise PtxSyntaxError(f"unknown name `{o[1].split('#')[0]}`", span)
+            return ("label", labels[o[1]])
+        return o
+
+    # -- calls -------------------------------------------------------------------------
+    def _inline_call(self, inst, d, scope, call_stack, prefix):
+        ops = list(inst.operands)
+        rets = ()
+        if ops and isinstance(ops[0], ast.ParenList):
+            rets = ops.pop(0).items
+        target = ops.pop(0) if ops else None
+        args = ops.pop(0).items if ops and isinstance(ops[0], ast.ParenList) else ()
+        if not isinstance(target, ast.Sym):
+            raise Unsupported("indirect call through a function pointer", self._span(inst))
+        callee = self.module.function(target.name)
+        if callee is None or callee.body is None:
+            raise Unsupported(f"call to external function `{target.name}` with no body in the PTX", self._span(inst))
+        if target.name in call_stack:
+            raise Unsupported(f"recursive call to `{target.name}`", self._span(inst))
+        n = next(self.counter)
+        callee_prefix = f"{target.name}@{n}:"
+        callee_scope = {}
+        for decl in self.module.globals:
+            for nm in decl.names:
+                callee_scope[nm.name] = VarRef(nm.name, decl.space or ".global")
+        # the callee's parameters are the caller's .param slots passed in
+        for formal, actual in zip(callee.params, args):
+            callee_scope[formal.names[0].name] = self._operand(actual, scope, inst)
+        for formal, actual in zip(callee.returns, rets):
+            callee_scope[formal.names[0].name] = self._operand(actual, scope, inst)
+        ret_label = f"{callee_prefix}return"
+        guard_skip = None
+        if inst.guard is not None:  # a guarded call: branch around the inlined body
+            guard_skip = f"{callee_prefix}skip"
+            ref = self._lookup_reg(inst.guard.reg, scope, inst)
+            skip = ast.Instruction("bra", (ast.Sym(guard_skip),), None, inst.line, inst.col)
+            self.ops.append((decode(skip, self.file), (("label", guard_skip),), (ref.index, not inst.guard.negated),
+                             self._span(inst), self.cuda))
+        caller_cuda = self.cuda
+        self._body(callee.body, callee_scope, call_stack + (target.name,), ret_label, callee_prefix)
+        self.cuda = caller_cuda
+        self.labels[ret_label] = len(self.ops)
+        if guard_skip:
+            self.labels[guard_skip] = len(self.ops)
+
+
+def _array_len(dims) -> int:
+    n = 1
+    for d in dims:
+        n *= d if d else 0 if d is None else 1
+    return n if dims else 1
+
+
+def _init_bytes(init, t: str, size: int) -> bytes:
+    """Flatten a numeric initializer to little-endian bytes of the declared element type."""
+    import struct
+
+    values = []
+
+    def flat(v):
+        if isinstance(v, tuple) and v and v[0] == "list":
+            for x in v[1]:
+                flat(x)
+        elif isinstance(v, tuple) and v and v[0] in ("generic", "offset"):
+            raise Unsupported("address-valued initializers are not modelled")
+        elif isinstance(v, tuple):
+            for x in v:
+                flat(x)
+        else:
+            values.append(v)
+
+    flat(init)
+    width = type_size(t)
+    out = bytearray()
+    for v in values:
+        if isinstance(v, ast.FloatImm):
+            if v.bits is not None:
+                out += v.bits.to_bytes(v.width // 8, "little")
+            else:
+                out += struct.pack("<f" if width == 4 else "<d", float(v.text))
+        elif isinstance(v, ast.Sym):
+            raise Unsupported("address-valued initializers are not modelled")
+        else:
+            out += (int(v) & ((1 << (8 * width)) - 1)).to_bytes(width, "little")
+    out = out[:size]
+    return bytes(out) + bytes(size - len(out))
