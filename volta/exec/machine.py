@@ -157,8 +157,10 @@ class _MachineServices:
 
 class Machine(_MachineServices):
     def __init__(self, prog: Program, launch: KernelLaunch, buffers: dict, symbols: dict | None = None,
-                 inputs: dict | None = None, structured: bool = True, check_races: bool = True):
+                 inputs: dict | None = None, structured: bool = True, check_races: bool = True,
+                 fp: str = "ieee"):
         self.prog = prog
+        self.fp = fp  # 'real' | 'ieee' | an architecture name ('ampere', 'hopper', …) for tensor cores
         self.launch = launch
         self.structured = structured  # False for `volta run`: data may steer control flow
         self.check_races = check_races
