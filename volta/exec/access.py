@@ -181,3 +181,53 @@ def track(m, op, region, lanes, offs, size, write, atomic=False):
         m.report(F.RACE, f"{kinds[0]}-{kinds[1]} race on `{region.name}` between threads with no barrier "
                  f"between them", prior, [c.prior_tid, c.tid], second=op, buffer=region.name, offset=byte,
                  bounds=region.size)
+
+
+def load_sym(m, op, region, lanes, offs, size, t, bits):
+    """Expressions of loaded values (symbolic mode): stored ones, input leaves, or None if concrete."""
+    from volta.errors import Unsupported
+    from volta.exec.machine import constants
+    from volta.symbolic import expr as E
+
+    rows = row_index(region, lanes, m)
+    out = np.full(lanes.size, None, dtype=object)
+    stored = region.sym[rows, offs] if region.sym is not None else out
+    written = region.kwritten[rows, offs] if region.kwritten is not None else np.zeros(lanes.size, bool)
+    for j in range(lanes.size):
+        if stored[j] is not None:
+            if region.symsize[rows[j], offs[j]] != size:
+                raise Unsupported(f"`{op.d.inst.opcode}` reads {size} bytes of a value stored with another width "
+                                  f"in `{region.name}`", op.span)
+            out[j] = stored[j]
+    todo = np.nonzero((out == None) & ~written)[0]  # noqa: E711
+    if todo.size and region.space == ".global" and region.role in ("in", "inout"):
+        itemsize = region_itemsize(region)
+        if size != itemsize:
+            raise Unsupported(f"`{op.d.inst.opcode}` reads {size}-byte pieces of the {region.dtype} buffer "
+                              f"`{region.name}`; only whole elements are modelled symbolically", op.span)
+        values = (m.input_values or {}).get(region.name)
+        for j in todo:
+            index = int(offs[j]) // itemsize
+            out[j] = E.const(values[index]) if values is not None else E.var(region.name, index)
+    return out
+
+
+def store_sym(m, region, lanes, offs, size, sym):
+    rows = row_index(region, lanes, m)
+    if region.sym is None:
+        region.sym = np.full(region.data.shape, None, dtype=object)
+        region.symsize = np.zeros(region.data.shape, np.int8)
+    if region.kwritten is None:
+        region.kwritten = np.zeros(region.data.shape, bool)
+    region.sym[rows, offs] = sym if sym is not None else None
+    region.symsize[rows, offs] = size
+    for k in range(size):
+        region.kwritten[rows, offs + k] = True
+        if k:
+            region.sym[rows, offs + k] = None
+
+
+def region_itemsize(region) -> int:
+    from volta.exec.launch import DTYPES
+
+    return DTYPES[region.dtype][1] if region.dtype in DTYPES else 1

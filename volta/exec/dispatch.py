@@ -83,14 +83,38 @@ def _setp(m, op, lanes):
     c, fc = (m.read(op.operands[3], lanes, ".pred") if len(op.operands) > 3 else (None, None))
     p = C.compare(op.d, a, b)
     flags = _merge(fa, fb, fc)
+    sym_p = sym_q = None
+    if m.symbolic and flags is not None and (flags & 1).any():
+        sym_p, sym_q = _real_setp(m, op, lanes, flags, t, c is not None)
     if isinstance(dst, ast.Pair):
         q = C.combine(op.d, ~p, c)
         p = C.combine(op.d, p, c)
-        m.write(dst.first, lanes, p.astype(np.uint64), flags)
-        m.write(dst.second, lanes, q.astype(np.uint64), flags)
+        m.write(dst.first, lanes, p.astype(np.uint64), flags, sym_p)
+        m.write(dst.second, lanes, q.astype(np.uint64), flags, sym_q)
     else:
-        m.write(dst, lanes, C.combine(op.d, p, c).astype(np.uint64), flags)
+        m.write(dst, lanes, C.combine(op.d, p, c).astype(np.uint64), flags, sym_p)
     _advance(m, lanes)
+
+
+def _real_setp(m, op, lanes, flags, t, has_c):
+    """Comparison expressions for the data lanes of a `setp` (and its negation for `p|q`)."""
+    from volta.semantics import realops
+    from volta.symbolic import expr as E
+
+    data = (flags & 1) != 0
+    dl = lanes[data]
+    a = m.read_sym(op.operands[1], dl, t)
+    b = m.read_sym(op.operands[2], dl, t)
+    c = m.read_sym(op.operands[3], dl, ".pred") if has_c else [None] * dl.size
+    ps = np.full(lanes.size, None, dtype=object)
+    qs = np.full(lanes.size, None, dtype=object)
+    for k, (x, y, z) in enumerate(zip(a, b, c)):
+        cond = realops.compare(op.d, x, y)
+        if cond is None:
+            raise Unsupported(f"`{op.d.inst.opcode}` on tensor data has no real-number meaning", op.span)
+        ps[np.nonzero(data)[0][k]] = realops.combine(op.d, cond, z)
+        qs[np.nonzero(data)[0][k]] = realops.combine(op.d, E.logical_not(cond), z)
+    return ps, qs
 
 
 @handles("set")
@@ -120,15 +144,19 @@ def _mov(m, op, lanes):
             v, f = m.read(e, lanes, f".b{ew}")
             bits |= mask(v, ew) << U64(k * ew)
             flags = _merge(flags, f)
+            if m.symbolic and f is not None and (f & 1).any():
+                raise Unsupported("packing tensor data into a wider register is not modelled symbolically", op.span)
         m.write(dst, lanes, bits, flags)
     elif isinstance(dst, ast.Vector):  # unpack
         v, f = m.read(src, lanes, t)
         ew = width(t) // len(dst.elems)
+        if m.symbolic and f is not None and (f & 1).any():
+            raise Unsupported("unpacking tensor data from a wider register is not modelled symbolically", op.span)
         for k, e in enumerate(dst.elems):
             m.write(e, lanes, mask(v >> U64(k * ew), ew), f)
     else:
         v, f = m.read(src, lanes, t)
-        m.write(dst, lanes, mask(v, width(t)), f)
+        m.write(dst, lanes, mask(v, width(t)), f, m.sym_of(src, lanes) if m.symbolic else None)
     _advance(m, lanes)
 
 
@@ -181,11 +209,15 @@ def _ld(m, op, lanes):
             A.track(m, op, region, lz, offs, es * n, write=False)
         for k, r in enumerate(regs):
             bits, undef = A.load(m, region, lz, offs + k * es, es)
-            data = _data_flag(m, region, lz, offs + k * es, es)
-            flags = _merge(undef, data)
             if t.startswith(".s") and es < 8 and isinstance(r, RegRef) and width(r.type) > 8 * es:
                 bits = C.from_int(C.as_int(bits, 8 * es).astype(np.int64), width(r.type))
-            m.write(r, lz, bits, flags)
+            if m.symbolic:
+                sym = A.load_sym(m, op, region, lz, offs + k * es, es, t, bits)
+                data = np.array([e is not None for e in sym], dtype=np.uint8)
+                m.write(r, lz, bits, _merge(undef, data), sym)
+            else:
+                data = _data_flag(m, region, lz, offs + k * es, es)
+                m.write(r, lz, bits, _merge(undef, data))
         del pos
     _advance(m, lanes)
 
@@ -204,7 +236,7 @@ def _kernel_param(m, op, reg, lanes, offs, es, t):
     index = (offs // 16).astype(np.int64)
     within = offs % 16
     out = np.zeros(lanes.size, np.uint64)
-    flags = None
+    flags = sym = None
     for i in np.unique(index):
         if not 0 <= i < len(names):
             raise Unsupported("read outside the kernel parameters", op.span)
@@ -213,7 +245,14 @@ def _kernel_param(m, op, reg, lanes, offs, es, t):
         out[sel] = (U64(bits) >> (within[sel].astype(np.uint64) * U64(8))) & U64((1 << (8 * min(es, 8))) - 1)
         if symbolic:
             flags = np.where(sel, 1, 0).astype(np.uint8) if flags is None else flags | sel.astype(np.uint8)
-    m.write(reg, lanes, out, flags)
+            if m.symbolic:
+                from volta.symbolic import expr as E
+
+                sym = np.full(lanes.size, None, dtype=object) if sym is None else sym
+                fixed = (m.input_values or {}).get("__symbols__", {})
+                pname = names[int(i)]
+                sym[sel] = E.const(fixed[pname]) if pname in fixed else E.sym(pname)
+    m.write(reg, lanes, out, flags, sym)
 
 
 @handles("st")
@@ -238,6 +277,9 @@ def _st(m, op, lanes):
                          f"global buffer `{region.name}`", op, [lz[j]], buffer=region.name)
             A.store(m, region, lz, offs + k * es, es, bits)
             m.set_memory_flags(region, lz, offs + k * es, es, flags)
+            if m.symbolic:
+                sym = m.sym_of(regs[k], lz)
+                A.store_sym(m, region, lz, offs + k * es, es, sym)
     _advance(m, lanes)
 
 
@@ -252,6 +294,9 @@ def _atom(m, op, lanes):
     vals = [m.read(s, lanes, t) for s in srcs]
     kind = next((w for w in (".add", ".min", ".max", ".and", ".or", ".xor", ".exch", ".cas", ".inc", ".dec")
                  if w in op.d.mods), None)
+    if m.symbolic:
+        raise Unsupported(f"`{op.d.inst.opcode}`: atomics are checked for races but their symbolic values are "
+                          f"not modelled yet", op.span)
     for region, lz, offs in A.resolve(m, op, op.d.space, addr, lanes, es, True):
         pos = np.searchsorted(lanes, lz)
         A.track(m, op, region, lz, offs, es, write=True, atomic=True)
@@ -364,7 +409,11 @@ def _shfl(m, op, lanes):
     result = a[idx]
     flags = fa[idx] if fa is not None else None
     d = dst.first if isinstance(dst, ast.Pair) else dst
-    m.write(d, lanes, result, flags)
+    sym = None
+    if m.symbolic:
+        s_all = m.sym_of(ops[1], lanes)
+        sym = s_all[idx] if s_all is not None else None
+    m.write(d, lanes, result, flags, sym)
     if isinstance(dst, ast.Pair):
         m.write(dst.second, lanes, ok.astype(np.uint64))
     _advance(m, lanes)

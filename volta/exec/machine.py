@@ -19,7 +19,9 @@ from volta.exec.race import Shadow
 from volta.ir.program import Program, RegRef, SpecialRef, VarRef, type_size
 from volta.ptx import ast
 from volta.semantics import compute as C
-from volta.semantics.bits import U64, mask, width
+from volta.semantics import realops
+from volta.semantics.bits import U64, as_float, as_int, is_float, mask, signed, width
+from volta.symbolic import expr as E
 
 RUN, BAR, WARP, EXIT = 0, 1, 2, 3
 DATA, UNDEF = np.uint8(1), np.uint8(2)
@@ -158,8 +160,10 @@ class _MachineServices:
 class Machine(_MachineServices):
     def __init__(self, prog: Program, launch: KernelLaunch, buffers: dict, symbols: dict | None = None,
                  inputs: dict | None = None, structured: bool = True, check_races: bool = True,
-                 fp: str = "ieee"):
+                 fp: str = "ieee", symbolic: bool = False, input_values: dict | None = None):
         self.prog = prog
+        self.symbolic = symbolic  # float data as real-valued expressions (`volta check`)
+        self.input_values = input_values  # {buffer: {index: Fraction}}: replay a counterexample exactly
         self.fp = fp  # 'real' | 'ieee' | an architecture name ('ampere', 'hopper', …) for tensor cores
         self.launch = launch
         self.structured = structured  # False for `volta run`: data may steer control flow
@@ -186,6 +190,7 @@ class Machine(_MachineServices):
         self.wgen = np.zeros(self.n_cta * self.warps_per_cta, dtype=np.int64)
         self.regs: list = [None] * len(prog.regs)
         self.flags: list = [None] * len(prog.regs)
+        self.sym: list = [None] * len(prog.regs)  # object lane arrays of expressions (symbolic mode)
         self.steps = 0
         self.thread_instructions = 0
         self._setup_memory(buffers, symbols or {}, inputs or {})
@@ -318,9 +323,11 @@ class Machine(_MachineServices):
             return (v == 0).astype(np.uint64), f
         raise Unsupported(f"operand {operand!r} cannot be read here")
 
-    def write(self, operand, lanes, bits, flags=None):
+    def write(self, operand, lanes, bits, flags=None, sym=None):
         if isinstance(operand, ast.Sink) or operand is None:
             return
+        if self.symbolic and isinstance(operand, RegRef):
+            self._write_sym(operand.index, lanes, sym)
         if not isinstance(operand, RegRef):
             raise Unsupported(f"cannot write to operand {operand!r}")
         i = operand.index
@@ -334,6 +341,36 @@ class Machine(_MachineServices):
             self.flags[i][lanes] = flags
         elif self.flags[i] is not None:
             self.flags[i][lanes] = 0
+
+    def _write_sym(self, i, lanes, sym):
+        if sym is None:
+            if self.sym[i] is not None:
+                self.sym[i][lanes] = None
+            return
+        if self.sym[i] is None:
+            self.sym[i] = np.full(self.L, None, dtype=object)
+        self.sym[i][lanes] = sym
+
+    def sym_of(self, operand, lanes):
+        """Raw expressions of a register for the lanes (None where concrete), or None."""
+        if isinstance(operand, RegRef) and self.sym[operand.index] is not None:
+            return self.sym[operand.index][lanes]
+        if isinstance(operand, ast.NotReg):
+            s = self.sym_of(operand.reg, lanes)
+            return None if s is None else np.array([None if e is None else E.logical_not(e) for e in s], dtype=object)
+        return None
+
+    def read_sym(self, operand, lanes, t):
+        """Expressions for an operand: its symbolic value, or its concrete bits read as type t."""
+        raw = self.sym_of(operand, lanes)
+        bits, _ = self.read(operand, lanes, t)
+        if isinstance(operand, RegRef) and operand.type == ".pred" or t == ".pred":
+            consts = [E.boolean(bool(b)) for b in bits]
+        else:
+            consts = constants(bits, t)
+        if raw is None:
+            return np.array(consts, dtype=object)
+        return np.array([r if r is not None else c for r, c in zip(raw, consts)], dtype=object)
 
     def _special(self, name, lanes):
         base, _, comp = name.partition(".")
@@ -428,8 +465,60 @@ class Machine(_MachineServices):
             vals.append(v)
             flags = f if flags is None else (flags | f if f is not None else flags)
         result = fn(op.d, *vals)
-        self.write(dst, lanes, result, flags)
+        sym = None
+        if self.symbolic and flags is not None and (flags & DATA).any():
+            sym = self._real_compute(op, lanes, srcs, flags, t)
+        self.write(dst, lanes, result, flags, sym)
         self.pc[lanes] += 1
+
+    def _real_compute(self, op, lanes, srcs, flags, t):
+        """The expression each data lane computes (`--fp real`); None for concrete lanes."""
+        d = op.d
+        data = (flags & DATA) != 0
+        dl = lanes[data]
+        out = np.full(lanes.size, None, dtype=object)
+        if d.op == "selp":
+            a = self.read_sym(srcs[0], dl, t)
+            b = self.read_sym(srcs[1], dl, t)
+            c = self.read_sym(srcs[2], dl, ".pred")
+            out[data] = [E.select(ci, ai, bi) for ai, bi, ci in zip(a, b, c)]
+            return out
+        if d.op == "cvt":
+            dst_t, src_t = d.types[0], d.types[-1]
+            if is_float(dst_t) and is_float(src_t) and d.rounding not in (".rni", ".rzi", ".rmi", ".rpi"):
+                out[data] = self.read_sym(srcs[0], dl, src_t)
+                return out
+            if not is_float(dst_t) and not is_float(src_t):
+                out[data] = self.read_sym(srcs[0], dl, src_t)  # integer widening of integer data
+                return out
+            raise Unsupported(f"`{d.inst.opcode}` converts tensor data between floats and integers; "
+                              f"over the reals that needs rounding to an integer, which is not modelled", op.span)
+        if d.op == "mov" or (t is not None and (is_float(t) or d.op in ("add", "sub", "mul", "mad", "min", "max", "neg", "abs"))):
+            if d.op in ("mul", "mad") and not is_float(t) and (d.has(".hi") or d.has(".wide") and False):
+                raise Unsupported(f"`{d.inst.opcode}` on integer data is not modelled symbolically", op.span)
+            args = [self.read_sym(s, dl, t) for s in srcs]
+            fn = realops.TABLE.get(d.op)
+            if fn is not None:
+                out[data] = [realops.apply(d, list(a)) for a in zip(*args)]
+                return out
+        raise Unsupported(f"`{d.inst.opcode}` on tensor data has no real-number semantics here "
+                          f"(bit manipulation of float data is outside what `volta check` decides)", op.span)
+
+
+def constants(bits, t):
+    """Concrete lane bits as exact real constants of type t (NaN/inf have no real value)."""
+    if t is not None and is_float(t) and t not in (".f16x2", ".bf16x2"):
+        values = as_float(bits, t)
+        out = []
+        for v in values:
+            if not np.isfinite(v):
+                raise Unsupported(f"a concrete {t} value {v} (not a real number) meets symbolic data")
+            out.append(E.const(float(v)))
+        return out
+    w = width(t) if t else 64
+    if t is not None and signed(t):
+        return [E.const(int(v)) for v in as_int(bits, w)]
+    return [E.const(int(v)) for v in mask(bits, w)]
 
 
 def _site(op) -> F.Site:

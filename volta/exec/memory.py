@@ -31,6 +31,9 @@ class Region:
     dtype: str | None = None
     shadow: object = field(repr=False, default=None)
     flags: np.ndarray = field(repr=False, default=None)  # per byte: DATA/UNDEF of stored values
+    sym: np.ndarray = field(repr=False, default=None)  # symbolic mode: expression stored at each offset
+    symsize: np.ndarray = field(repr=False, default=None)
+    kwritten: np.ndarray = field(repr=False, default=None)  # symbolic mode: bytes the kernel wrote
 
     def __post_init__(self):
         padded = max(16, (self.size + 15) // 16 * 16)

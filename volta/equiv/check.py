@@ -1,0 +1,224 @@
+"""`volta check`: are two kernels' outputs equal for every input, over the reals?
+
+Both kernels run once, symbolically, over their whole grids (one schedule suffices for race-free
+structured kernels). Each output element of each `out`/`inout` buffer is compared: identical
+hash-consed expressions, then equal normal forms, then Z3 on the residue. A difference is only
+reported with a counterexample that re-executing both kernels on concrete exact inputs confirms.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from volta.errors import Unsupported, UsageError
+from volta.exec.access import region_itemsize
+from volta.exec.launch import LaunchSpec
+from volta.exec.machine import Machine, constants
+from volta.ir.program import lower
+from volta.ptx.parser import parse_file
+from volta.symbolic import expr as E
+from volta.symbolic.evaluate import EvalError, evaluate
+from volta.symbolic.normal import Normalizer
+from volta.symbolic.verdict import Proved, Refuted, Unknown
+
+UNTOUCHED = "untouched"
+
+
+@dataclass
+class Counterexample:
+    inputs: dict  # buffer/symbol -> {index: Fraction}
+    buffer: str
+    index: int
+    ref_value: object  # Fraction, or UNTOUCHED
+    opt_value: object
+    ref_threads: str = ""
+    opt_threads: str = ""
+
+
+@dataclass
+class CheckReport:
+    verdict: str  # equivalent | not-equivalent | findings | unsupported | unknown
+    findings: dict = field(default_factory=dict)  # role -> [Finding]
+    counterexample: Counterexample | None = None
+    unknown: list = field(default_factory=list)  # (buffer, index, reason)
+    unsupported: object = None
+    compared: int = 0
+    proved_by: dict = field(default_factory=dict)  # 'identical' | 'normal-form' | 'z3' -> count
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        return {"equivalent": 0, "not-equivalent": 1, "findings": 1}.get(self.verdict, 3)
+
+
+def execute(spec: LaunchSpec, role: str, input_values=None) -> Machine:
+    launch = spec.launches[role]
+    prog = lower(parse_file(launch.ptx), launch.kernel)
+    symbols = {k: v for k, v in spec.symbols.items()}
+    return Machine(prog, launch, spec.buffers, symbols, symbolic=True, input_values=input_values,
+                   check_races=input_values is None).run()
+
+
+def outputs(m: Machine, spec: LaunchSpec) -> dict:
+    """Per out/inout buffer: one entry per element, an expression or UNTOUCHED."""
+    result = {}
+    for name, buf in spec.buffers.items():
+        if buf.role not in ("out", "inout"):
+            continue
+        region = m.buffer_regions[name]
+        size = region_itemsize(region)
+        t = _element_type(buf.dtype)
+        elements = []
+        for i in range(buf.count):
+            off = i * size
+            written = region.kwritten is not None and region.kwritten[0, off]
+            if not written:
+                elements.append(E.var(name, i) if buf.role == "inout" and m.input_values is None
+                                else _input_value(m, name, i, buf.role))
+                continue
+            stored = region.sym[0, off] if region.sym is not None else None
+            if stored is not None:
+                elements.append(stored)
+            else:
+                bits = region.data[0, off:off + size].copy().view({1: np.uint8, 2: np.uint16, 4: np.uint32,
+                                                                   8: np.uint64}[size]).astype(np.uint64)
+                elements.append(constants(bits, t)[0])
+        result[name] = elements
+    return result
+
+
+def _input_value(m, name, i, role):
+    if role == "inout" and m.input_values is not None and name in m.input_values:
+        return E.const(m.input_values[name][i])
+    return UNTOUCHED
+
+
+def _element_type(dtype: str) -> str:
+    return {"f32": ".f32", "f64": ".f64", "f16": ".f16", "bf16": ".bf16", "s32": ".s32", "u32": ".u32",
+            "s64": ".s64", "u64": ".u64", "s8": ".s8", "u8": ".u8", "s16": ".s16", "u16": ".u16"}.get(dtype, ".b32")
+
+
+def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = None, progress=None) -> CheckReport:
+    if "ref" not in spec.launches or "opt" not in spec.launches:
+        raise UsageError("volta check needs two kernels: REF.ptx OPT.ptx, or a manifest with [ref] and [opt]")
+    for name, buf in spec.buffers.items():
+        if buf.role not in ("in", "out", "inout"):
+            raise UsageError(f"buffer `{name}` needs a role (:in, :out or :inout) for volta check")
+    if not any(b.role in ("out", "inout") for b in spec.buffers.values()):
+        raise UsageError("volta check needs at least one :out or :inout buffer to compare")
+    report = CheckReport("equivalent")
+    machines = {}
+    start = time.perf_counter()
+    for role in ("ref", "opt"):
+        try:
+            machines[role] = execute(spec, role)
+        except Unsupported as err:
+            report.verdict, report.unsupported = "unsupported", (role, err)
+            return report
+        report.findings[role] = machines[role].findings
+    report.stats["execute_seconds"] = time.perf_counter() - start
+    report.stats["thread_instructions"] = sum(m.thread_instructions for m in machines.values())
+    if any(report.findings.values()):
+        report.verdict = "findings"
+        return report
+    start = time.perf_counter()
+    outs = {role: outputs(m, spec) for role, m in machines.items()}
+    norm = Normalizer()
+    smt_dir = Path(emit_smt) if emit_smt else None
+    if smt_dir:
+        smt_dir.mkdir(parents=True, exist_ok=True)
+    for name in outs["ref"]:
+        for i, (a, b) in enumerate(zip(outs["ref"][name], outs["opt"][name])):
+            report.compared += 1
+            verdict = _compare(a, b, norm, timeout_ms, smt_dir, name, i)
+            if isinstance(verdict, Proved):
+                report.proved_by[verdict.how] = report.proved_by.get(verdict.how, 0) + 1
+                continue
+            if isinstance(verdict, Unknown):
+                report.unknown.append((name, i, verdict.reason))
+                continue
+            cex = _confirm(spec, verdict, name, i, a, b)
+            if cex is not None:
+                report.verdict, report.counterexample = "not-equivalent", cex
+                report.stats["decide_seconds"] = time.perf_counter() - start
+                return report
+            report.unknown.append((name, i, "a candidate counterexample did not replay"))
+    report.stats["decide_seconds"] = time.perf_counter() - start
+    if report.unknown:
+        report.verdict = "unknown"
+    return report
+
+
+def _compare(a, b, norm, timeout_ms, smt_dir, name, i):
+    from volta.symbolic import z3bridge
+
+    if a is b:
+        return Proved("identical")
+    if a is UNTOUCHED or b is UNTOUCHED:
+        return Refuted({}, confirmed=True)
+    if smt_dir is not None:
+        z3bridge.emit_smt(a, b, smt_dir / f"{name}_{i}.smt2", norm)
+    return z3bridge.decide_equal(a, b, timeout_ms, norm)
+
+
+def _confirm(spec, verdict: Refuted, name, i, a, b) -> Counterexample | None:
+    """Re-execute both kernels on the candidate input with exact arithmetic; keep it only if they differ."""
+    inputs = _full_inputs(spec, verdict.model, a, b)
+    values = {}
+    for role in ("ref", "opt"):
+        m = execute(spec, role, input_values=inputs)
+        element = outputs(m, spec)[name][i]
+        values[role] = _exact(element)
+    if values["ref"] is None or values["opt"] is None or values["ref"] == values["opt"]:
+        return None
+    return Counterexample(inputs, name, i, values["ref"], values["opt"])
+
+
+def _exact(element):
+    if element is UNTOUCHED:
+        return UNTOUCHED
+    try:
+        return evaluate(element, {})
+    except EvalError:
+        return None
+
+
+def _full_inputs(spec, model, a, b) -> dict:
+    """Every input element gets a value: the model's, else a small default (1, to keep divisions defined)."""
+    inputs = {}
+    for name, buf in spec.buffers.items():
+        if buf.role in ("in", "inout"):
+            inputs[name] = {k: Fraction(1) for k in range(buf.count)}
+    inputs["__symbols__"] = {s: Fraction(1) for s in spec.symbols}
+    for leaf, value in (model or {}).items():
+        if leaf.op == E.VAR:
+            buffer, index = leaf.data
+            inputs.setdefault(buffer, {})[index] = Fraction(value)
+        elif leaf.op == E.SYM:
+            inputs["__symbols__"][leaf.data] = Fraction(value)
+    return inputs
+
+
+def save_inputs(cex: Counterexample, path: str | Path) -> None:
+    data = {k: {str(i): str(v) for i, v in vals.items()} for k, vals in cex.inputs.items()}
+    Path(path).write_text(json.dumps({"inputs": data, "buffer": cex.buffer, "index": cex.index}, indent=1))
+
+
+def replay(spec: LaunchSpec, path: str | Path) -> dict:
+    """Run both kernels on the inputs in a counterexample file; return the element's two exact values."""
+    try:
+        data = json.loads(Path(path).read_text())
+        inputs = {k: {int(i): Fraction(v) for i, v in vals.items()} for k, vals in data["inputs"].items()}
+        name, index = data["buffer"], int(data["index"])
+    except (OSError, ValueError, KeyError) as err:
+        raise UsageError(f"cannot read counterexample file {path}: {err}") from None
+    values = {}
+    for role in ("ref", "opt"):
+        m = execute(spec, role, input_values=inputs)
+        values[role] = _exact(outputs(m, spec)[name][index])
+    return {"buffer": name, "index": index, **values}
