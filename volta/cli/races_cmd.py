@@ -1,0 +1,97 @@
+"""`volta races`: run a launch over the whole grid; report races, deadlocks, out-of-bounds and uninitialized reads.
+
+    volta races kernel.ptx --kernel NAME --grid 8x1 --block 128 --args x,y,1024 \\
+        --buffer x=f32[1024] --buffer y=f32[1024] [--arg NAME=V] [--shared-dynamic BYTES]
+    volta races examples/<case>/manifest.toml          # a pair manifest analyzes ref and opt
+
+Results go to stdout (text, `--json` per volta/report/SCHEMA.md, or `--sarif`); `--junit FILE` also
+writes JUnit XML; progress goes to stderr. Exit: 0 clean, 1 findings, 2 usage or parse error,
+3 unsupported (outside the structured class). This module only turns options into a launch spec,
+calls `volta.exec.races`, and prints what `volta.report` formats.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from volta.errors import UsageError
+from volta.exec.launch import from_options, load_manifest
+from volta.exec.races import analyze, roles, RacesResult
+from volta.report import render
+from volta.report.text import DEFAULT_MAX_FINDINGS
+
+LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", "shared_dynamic")
+
+
+@click.command("races")
+@click.argument("target", type=click.Path(dir_okay=False))
+@click.option("--kernel", "kernel", metavar="NAME", help="The .entry to run (needed when the file has several).")
+@click.option("--grid", metavar="X[xY[xZ]]", help="Grid dimensions, e.g. 8 or 8x4.")
+@click.option("--block", metavar="X[xY[xZ]]", help="Block dimensions, e.g. 128 or 16x16.")
+@click.option("--args", metavar="A,B,...", help="One entry per kernel parameter: a buffer name, a number or a symbol.")
+@click.option("--buffer", multiple=True, metavar="NAME=DTYPE[N][:ROLE]", help="Declare a global buffer (repeatable).")
+@click.option("--arg", multiple=True, metavar="PARAM=VALUE", help="Give one parameter by name (repeatable).")
+@click.option("--symbol", multiple=True, metavar="NAME=f32", help="A scalar kept symbolic (repeatable).")
+@click.option("--shared-dynamic", type=click.IntRange(min=0), default=None, metavar="BYTES",
+              help="Dynamic shared memory per CTA in bytes.")
+@click.option("--role", type=click.Choice(["kernel", "ref", "opt"]), default=None,
+              help="With a manifest: analyze only this launch (default: all of them).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (schema: volta/report/SCHEMA.md).")
+@click.option("--sarif", "as_sarif", is_flag=True, help="Print SARIF 2.1.0 for code scanning.")
+@click.option("--junit", "junit_file", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+              help="Also write JUnit XML to FILE.")
+@click.option("--max-findings", type=click.IntRange(min=0), default=DEFAULT_MAX_FINDINGS, show_default=True,
+              help="Findings shown per kernel in text output (0: all).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynamic, role,
+            as_json, as_sarif, junit_file, max_findings, quiet) -> int:
+    """Find races, deadlocks, out-of-bounds accesses and uninitialized reads in one launch of a PTX kernel.
+
+    TARGET is a .ptx file (give --grid, --block, --args and --buffer) or a manifest.toml.
+    """
+    if as_json and as_sarif:
+        raise UsageError("choose one of --json and --sarif")
+    path = Path(target)
+    if not path.exists():
+        raise UsageError(f"no such file: {target}")
+    given = {"kernel": kernel, "grid": grid, "block": block, "args": args, "buffer": buffer, "arg": arg,
+             "symbol": symbol, "shared_dynamic": shared_dynamic}
+    if path.suffix == ".toml":
+        extra = [name for name in LAUNCH_OPTIONS if given[name]]
+        if extra:
+            raise UsageError(f"{target} is a manifest: it gives the launch, so drop "
+                             + ", ".join("--" + e.replace("_", "-") for e in extra))
+        spec = load_manifest(path)
+        chosen = roles(spec)
+        if role is not None:
+            if role not in spec.launches:
+                raise UsageError(f"{target} has no [{role}] launch (it has: {', '.join(chosen)})")
+            chosen = [role]
+    else:
+        if role not in (None, "kernel"):
+            raise UsageError("--role applies to manifests; a PTX file gives one kernel")
+        spec = from_options(path, kernel, grid, block, args, buffer, named_args=arg,
+                            shared_dynamic=shared_dynamic or 0, symbols=symbol)
+        spec.source = str(path)
+        chosen = ["kernel"]
+
+    progress = None if quiet else (lambda line: click.echo(f"volta races: {line}", err=True))
+    result = RacesResult([analyze(spec, r, progress) for r in chosen], spec.source)
+    if not quiet:
+        for r in result.reports:
+            click.echo(f"volta races: {r.kernel}: {r.thread_instructions:,} thread-instructions, "
+                       f"{r.steps:,} steps in {r.seconds:.2f} s", err=True)
+
+    if junit_file:
+        try:
+            Path(junit_file).write_text(render(result, "junit"))
+        except OSError as err:
+            raise UsageError(f"cannot write --junit {junit_file}: {err.strerror or err}") from None
+    if as_json:
+        click.echo(render(result, "json"))
+    elif as_sarif:
+        click.echo(render(result, "sarif"))
+    else:
+        click.echo(render(result, "text", max_findings=max_findings))
+    return result.exit_code

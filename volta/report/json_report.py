@@ -1,0 +1,80 @@
+"""`volta races --json`: one JSON object per invocation; every field is documented in SCHEMA.md."""
+from __future__ import annotations
+
+import json
+
+import volta
+from volta.report.common import accesses, counts, kernel_verdict, split_cuda
+
+SCHEMA = "volta.races/1"
+
+
+def format(result) -> str:
+    return json.dumps(to_dict(result), indent=2)
+
+
+def to_dict(result) -> dict:
+    return {
+        "schema": SCHEMA,
+        "tool": {"name": "volta", "version": getattr(volta, "__version__", "0")},
+        "source": result.source,
+        "verdict": result.verdict,
+        "exit_code": result.exit_code,
+        "kernels": [kernel_dict(r) for r in result.reports],
+    }
+
+
+def kernel_dict(r) -> dict:
+    return {
+        "kernel": r.kernel,
+        "role": r.role,
+        "ptx": r.ptx,
+        "grid": r.grid,
+        "block": r.block,
+        "threads": r.threads,
+        "verdict": r.verdict,
+        "verdict_text": kernel_verdict(r),
+        "exit_code": r.exit_code,
+        "stats": {"thread_instructions": r.thread_instructions, "steps": r.steps,
+                  "seconds": round(r.seconds, 6)},
+        "counts": counts(r),
+        "unsupported": _error(r.error),
+        "findings": [finding_dict(f) for f in r.findings],
+    }
+
+
+def finding_dict(f) -> dict:
+    return {
+        "kind": f.kind,
+        "message": f.message,
+        "accesses": [_access(t, s) for t, s in accesses(f)],
+        "buffer": f.buffer,
+        "offset": _int(f.offset),
+        "address": _int(f.address),
+        "bounds": _int(f.bounds),
+    }
+
+
+def _access(tid, site) -> dict:
+    out = {"block": list(map(int, tid.block)) if tid else None,
+           "thread": list(map(int, tid.thread)) if tid else None,
+           "instruction": None, "ptx": None, "cuda": None}
+    if site is not None:
+        out["instruction"] = site.text
+        out["ptx"] = {"file": site.ptx, "line": site.line, "col": site.col}
+        file, line = split_cuda(site.cuda)
+        if file is not None:
+            out["cuda"] = {"file": file, "line": line}
+    return out
+
+
+def _error(err):
+    if err is None:
+        return None
+    span = err.span
+    return {"message": err.message, "file": span.file if span else None,
+            "line": span.line if span else None, "col": span.col if span else None}
+
+
+def _int(v):
+    return None if v is None else int(v)
