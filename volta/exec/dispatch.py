@@ -250,8 +250,7 @@ def _kernel_param(m, op, reg, lanes, offs, es, t):
 
                 sym = np.full(lanes.size, None, dtype=object) if sym is None else sym
                 fixed = (m.input_values or {}).get("__symbols__", {})
-                pname = names[int(i)]
-                sym[sel] = E.const(fixed[pname]) if pname in fixed else E.sym(pname)
+                sym[sel] = E.const(fixed[symbolic]) if symbolic in fixed else E.sym(symbolic)
     m.write(reg, lanes, out, flags, sym)
 
 

@@ -235,7 +235,7 @@ class Machine(_MachineServices):
                 bits = int(C.from_float(np.array([value]), ptype)[0])
             else:
                 bits = int(value) & ((1 << (8 * min(size, 8))) - 1)
-            self.param_values[pname] = (bits, kind == "symbol")
+            self.param_values[pname] = (bits, value if kind == "symbol" else None)
         for region in mem.regions[1:]:
             if self.check_races and region.space in (".global", ".shared"):
                 g = 4 if region.dtype is None else min(4, max(1, type_size("." + region.dtype) if region.dtype[0] in "fsu" else 4))
@@ -481,7 +481,7 @@ class Machine(_MachineServices):
             a = self.read_sym(srcs[0], dl, t)
             b = self.read_sym(srcs[1], dl, t)
             c = self.read_sym(srcs[2], dl, ".pred")
-            out[data] = [E.select(ci, ai, bi) for ai, bi, ci in zip(a, b, c)]
+            out[data] = [_select(ci, ai, bi, op) for ai, bi, ci in zip(a, b, c)]
             return out
         if d.op == "cvt":
             dst_t, src_t = d.types[0], d.types[-1]
@@ -499,10 +499,23 @@ class Machine(_MachineServices):
             args = [self.read_sym(s, dl, t) for s in srcs]
             fn = realops.TABLE.get(d.op)
             if fn is not None:
-                out[data] = [realops.apply(d, list(a)) for a in zip(*args)]
+                values = [realops.apply(d, list(a)) for a in zip(*args)]
+                if any(v is None for v in values):
+                    raise Unsupported(f"`{d.inst.opcode}` on an infinite value has no exact real meaning", op.span)
+                out[data] = values
                 return out
         raise Unsupported(f"`{d.inst.opcode}` on tensor data has no real-number semantics here "
                           f"(bit manipulation of float data is outside what `volta check` decides)", op.span)
+
+
+def _select(c, a, b, op):
+    if c is E.TRUE:
+        return a
+    if c is E.FALSE:
+        return b
+    if isinstance(a, realops.Infinity) or isinstance(b, realops.Infinity):
+        raise Unsupported("a data-dependent choice involving an infinite value is not modelled", op.span)
+    return E.select(c, a, b)
 
 
 def constants(bits, t):
@@ -511,9 +524,12 @@ def constants(bits, t):
         values = as_float(bits, t)
         out = []
         for v in values:
-            if not np.isfinite(v):
-                raise Unsupported(f"a concrete {t} value {v} (not a real number) meets symbolic data")
-            out.append(E.const(float(v)))
+            if np.isinf(v):
+                out.append(realops.infinity(1 if v > 0 else -1))
+            elif np.isnan(v):
+                raise Unsupported(f"a concrete {t} NaN (not a real number) meets symbolic data")
+            else:
+                out.append(E.const(float(v)))
         return out
     w = width(t) if t else 64
     if t is not None and signed(t):
