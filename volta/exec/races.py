@@ -102,6 +102,7 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None) -> RaceReport
         if progress is not None:
             progress(f"{report.kernel}: executing {report.threads} threads "
                      f"(grid {report.grid}, block {report.block})")
+        launch = dataclasses.replace(launch, kernel=prog.name)  # so usage errors name the kernel
         machine = Machine(prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True)
         machine.run()
     except Unsupported as err:
