@@ -69,3 +69,12 @@ def display_path(path: str | None) -> str | None:
     except ValueError:
         return path
     return path if rel.startswith("..") else rel
+
+
+def access_roles(f) -> list:
+    """'write'/'read' labels for a race's two accesses when the message says `write-read race`."""
+    n = max(len(f.threads), len(f.sites))
+    first = f.message.split(" ", 1)[0]
+    if f.kind == "race" and first.endswith(("-read", "-write")) and first.count("-") == 1 and n == 2:
+        return first.split("-")
+    return [""] * n

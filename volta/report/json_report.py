@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 import volta
-from volta.report.common import accesses, counts, kernel_verdict, split_cuda
+from volta.report.common import access_roles, accesses, counts, kernel_verdict, split_cuda
 
 SCHEMA = "volta.races/1"
 
@@ -47,7 +47,7 @@ def finding_dict(f) -> dict:
     return {
         "kind": f.kind,
         "message": f.message,
-        "accesses": [_access(t, s) for t, s in accesses(f)],
+        "accesses": [_access(t, s, a) for (t, s), a in zip(accesses(f), access_roles(f))],
         "buffer": f.buffer,
         "offset": _int(f.offset),
         "address": _int(f.address),
@@ -55,8 +55,8 @@ def finding_dict(f) -> dict:
     }
 
 
-def _access(tid, site) -> dict:
-    out = {"block": list(map(int, tid.block)) if tid else None,
+def _access(tid, site, access) -> dict:
+    out = {"access": access or None, "block": list(map(int, tid.block)) if tid else None,
            "thread": list(map(int, tid.thread)) if tid else None,
            "instruction": None, "ptx": None, "cuda": None}
     if site is not None:

@@ -9,7 +9,7 @@
 """
 from __future__ import annotations
 
-from volta.report.common import accesses, counts, display_path, kernel_verdict
+from volta.report.common import access_roles, accesses, counts, display_path, kernel_verdict
 
 DEFAULT_MAX_FINDINGS = 20
 
@@ -60,7 +60,7 @@ def _verdict_line(r) -> str:
 
 def finding_text(f) -> str:
     lines = [f"{f.kind.upper()}: {f.message}"]
-    roles = _access_roles(f)
+    roles = access_roles(f)
     for (tid, site), role in zip(accesses(f), roles):
         parts = [f"{role:<6}"] if role else []
         if tid is not None:
@@ -85,11 +85,3 @@ def finding_text(f) -> str:
         lines.append("  " + ": ".join(where))
     return "\n".join(lines)
 
-
-def _access_roles(f) -> list:
-    """'write'/'read' labels for a race's two accesses when the message says `write-read race`."""
-    n = max(len(f.threads), len(f.sites))
-    first = f.message.split(" ", 1)[0]
-    if f.kind == "race" and first.endswith(("-read", "-write")) and first.count("-") == 1 and n == 2:
-        return first.split("-")
-    return [""] * n
