@@ -133,17 +133,25 @@ def _issue(m, op, lanes):
         if size == 0:
             ok[sel] = True
             continue
-        for region, lz, offs in A.resolve(m, op, ".global", src_addr[sel], lanes[sel], size, False):
-            pos = np.array([pos_of[int(x)] for x in lz])
-            if region == "kernel-param":
-                raise Unsupported("cp.async from kernel parameters", op.span)
-            if region.space == ".global":
-                A.track(m, op, region, lz, offs, size, write=False)
-            rows = A.row_index(region, lz, m)
-            flat = region.data.reshape(-1)
-            start = rows * region.data.shape[1] + offs
-            data[pos[:, None], np.arange(size)[None, :]] = flat[start[:, None] + np.arange(size)]
-            ok[pos] = True
+        # power-of-two pieces (12 = 8 + 4), so each piece has its natural alignment
+        got = np.zeros(lanes.size, np.int64)
+        at = 0
+        for piece in (16, 8, 4, 2, 1):
+            if not size & piece:
+                continue
+            for region, lz, offs in A.resolve(m, op, ".global", src_addr[sel] + np.uint64(at), lanes[sel], piece,
+                                              False):
+                pos = np.array([pos_of[int(x)] for x in lz])
+                if region == "kernel-param":
+                    raise Unsupported("cp.async from kernel parameters", op.span)
+                A.track(m, op, region, lz, offs, piece, write=False)
+                rows = A.row_index(region, lz, m)
+                flat = region.data.reshape(-1)
+                start = rows * region.data.shape[1] + offs
+                data[pos[:, None], at + np.arange(piece)[None, :]] = flat[start[:, None] + np.arange(piece)]
+                got[pos] += piece
+            at += piece
+        ok[got == size] = True
     # 2. the shared destination: bounds now, a write by the issuing thread from now until its wait
     for region, lz, offs in A.resolve(m, op, dst_space, dst_addr, lanes, cp, True):
         if region == "kernel-param" or region.space != ".shared":
