@@ -125,7 +125,6 @@ def _issue(m, op, lanes):
     src_addr = A.addresses(m, op, src, lanes)
     data = np.zeros((lanes.size, cp), np.uint8)
     ok = np.zeros(lanes.size, bool)
-    pos_of = {int(x): k for k, x in enumerate(lanes)}
     # 1. the global source, read now (only src-size bytes)
     for size in np.unique(src_size):
         size = int(size)
@@ -141,7 +140,7 @@ def _issue(m, op, lanes):
                 continue
             for region, lz, offs in A.resolve(m, op, ".global", src_addr[sel] + np.uint64(at), lanes[sel], piece,
                                               False):
-                pos = np.array([pos_of[int(x)] for x in lz])
+                pos = np.searchsorted(lanes, lz)
                 if region == "kernel-param":
                     raise Unsupported("cp.async from kernel parameters", op.span)
                 A.track(m, op, region, lz, offs, piece, write=False)
@@ -156,7 +155,7 @@ def _issue(m, op, lanes):
     for region, lz, offs in A.resolve(m, op, dst_space, dst_addr, lanes, cp, True):
         if region == "kernel-param" or region.space != ".shared":
             raise Unsupported(f"`{op.d.inst.opcode}`: the destination must be shared memory", op.span)
-        pos = np.array([pos_of[int(x)] for x in lz])
+        pos = np.searchsorted(lanes, lz)
         keep = ok[pos]
         lz, offs, pos = lz[keep], offs[keep], pos[keep]
         if not lz.size:
