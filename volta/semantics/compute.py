@@ -1,20 +1,40 @@
 """Semantics of the register-to-register instructions: one handler per opcode family, in a table.
 
-A handler takes the decoded instruction and its source operands as uint64 lane arrays of bits
-and returns the destination bits (a tuple for instructions with two destinations). PTX ISA §9.7.1
-(integer), §9.7.3 (float), §9.7.4 (comparison), §9.7.8 (logic/shift), §9.7.9.21 (cvt).
-Floats are IEEE through numpy; f32 NaN results are the canonical 0x7fffffff.
-A missing handler is `Unsupported`, never a silent default.
+A handler takes the decoded instruction and its source operands as uint64 lane arrays of bits and returns the
+destination bits (a tuple for instructions with two destinations). PTX ISA §9.7.1 (integer), §9.7.3 (float),
+§9.7.4 (comparison), §9.7.8 (logic/shift), §9.7.9.21 (cvt).
+
+Floats are bit-exact: every float instruction rounds once, with its rounding modifier (`.rn` where PTX gives
+none), `.ftz` flushing subnormal operands and results to zeros of the same sign, `.sat` clamping to [+0, 1]
+with NaN → +0, and NaN results the canonical NaN (0x7fffffff for f32). The reference is `volta.numerics`
+(exact arithmetic); this module calls its lane functions, and keeps numpy's own float32/float64 arithmetic only
+where IEEE 754 makes it provably the same operation: f32/f64 add, sub, mul, div, sqrt with round-to-nearest-even
+(numpy never sets FTZ/DAZ; `.ftz`, `.sat` and NaN canonicalization are applied around it), and f32 fma as an
+exact float64 product plus a round-to-odd sum rounded once to float32 (Boldo & Melquiond 2008).
+`.approx` instructions use the numerics package's documented choice (RN of the float64 libm value): numpy
+computes it, and lanes whose value lies within 2^-30 (relative) of a rounding boundary, or whose operand or
+result is special, are recomputed by `volta.numerics.approx` one by one.
+
+Integer ops are exact for every width, with 64-bit products and quotients in uint64 arithmetic (no float
+detours, no object arrays). A missing handler is `Unsupported`, never a silent default.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from volta.semantics.bits import (
+from volta.errors import Unsupported
+from volta.numerics import approx as _approx
+from volta.numerics import lanes as NL
+from volta.numerics.formats import FORMATS, Rnd
+from volta.semantics.bits import (  # noqa: F401  (re-exported: dispatch/machine use C.from_float etc.)
     MASKS, U64, as_float, as_int, as_uint, from_float, from_int, is_float, mask, signed, width,
 )
 
 TABLE = {}
+
+# Called as ON_DIV_BY_ZERO(d, lane_mask) when an integer `div`/`rem` divides by zero (PTX: the result is
+# unspecified). The executor may install a reporter; the value computed meanwhile is NVIDIA's (all ones / a).
+ON_DIV_BY_ZERO = None
 
 
 def handles(*names):
@@ -29,114 +49,241 @@ def _t(d):
     return d.types[-1] if d.types else ".b32"
 
 
-def _fl(d, bits, t=None):
-    return as_float(bits, t or _t(d))
+# ==== float plumbing ===========================================================================
+
+_FMT = {".f32": "f32", ".f64": "f64", ".f16": "f16", ".bf16": "bf16", ".tf32": "tf32", ".e4m3": "e4m3",
+        ".e5m2": "e5m2", ".e2m1": "e2m1", ".e2m3": "e2m3", ".e3m2": "e3m2"}
+_PACKED = {".f16x2": "f16", ".bf16x2": "bf16", ".e4m3x2": "e4m3", ".e5m2x2": "e5m2"}
+_VIEWABLE = frozenset({"f64", "f32", "f16", "bf16"})  # exact float64 views exist
+_RND = {".rn": Rnd.RN, ".rz": Rnd.RZ, ".rm": Rnd.RM, ".rp": Rnd.RP, ".rna": Rnd.RNA}
+_F32_EXP, _F32_SIGN, _F32_NAN = np.uint32(0x7F800000), np.uint32(0x80000000), np.uint32(0x7FFFFFFF)
 
 
-def _out_f(d, values, t=None):
+def _fmt_of(d, t=None):
     t = t or _t(d)
-    if d.has(".sat"):
-        values = np.where(np.isnan(values), 0, np.clip(values, 0, 1))
-    if d.has(".ftz") and t == ".f32":
-        tiny = np.abs(values) < np.float32(1.1754944e-38)
-        values = np.where(tiny & (values != 0), np.copysign(np.float32(0), values), values)
-    bits = from_float(values, t)
-    if t == ".f32":
-        bits = np.where(np.isnan(values), U64(0x7FFFFFFF), bits)
-    return bits
+    try:
+        return _FMT[t]
+    except KeyError:
+        raise Unsupported(f"`{d.inst.opcode}`: no float semantics for type {t}") from None
 
 
-def _ftz_in(d, x):
-    if d.has(".ftz") and x.dtype == np.float32:
-        tiny = np.abs(x) < np.float32(1.1754944e-38)
-        return np.where(tiny, np.copysign(np.float32(0), x), x)
-    return x
+def _rnd(d):
+    """The instruction's float rounding; PTX: add/sub/mul/fma/mad without a modifier round to nearest even."""
+    if d.rounding == ".rs":
+        raise Unsupported(f"`{d.inst.opcode}`: stochastic rounding (.rs) is not modelled")
+    return _RND.get(d.rounding, Rnd.RN)
 
 
-def _pairwise(d, fn, *srcs):
-    """f16x2 / bf16x2: apply fn to the low and high halves."""
-    base = ".f16" if d.type == ".f16x2" else ".bf16"
-    halves = []
-    for shift in (0, 16):
-        args = [_ftz_in(d, as_float((s >> U64(shift)) & U64(0xFFFF), base).astype(np.float32)) for s in srcs]
-        halves.append(from_float(fn(*args), base) & U64(0xFFFF))
-    return halves[0] | (halves[1] << U64(16))
+def _words(bits, fmt):
+    return bits.astype(NL.word_dtype(fmt))
 
 
-def _float_op(fn):
+def _u64(words):
+    return np.asarray(words).astype(np.uint64)
+
+
+def _halves(fn, d, fmt, *srcs):
+    """f16x2/bf16x2: apply fn(d, fmt, *16-bit words) to the low and the high halves independently."""
+    lo = _u64(fn(d, fmt, *(s & U64(0xFFFF) for s in srcs))) & U64(0xFFFF)
+    hi = _u64(fn(d, fmt, *((s >> U64(16)) & U64(0xFFFF) for s in srcs))) & U64(0xFFFF)
+    return lo | (hi << U64(16))
+
+
+def _float(fn):
+    """Route a float handler over its format, splitting packed x2 types into halves."""
     def handler(d, *srcs):
         t = _t(d)
-        if t in (".f16x2", ".bf16x2"):
-            return _pairwise(d, fn, *srcs)
-        xs = [_ftz_in(d, _fl(d, s)) for s in srcs]
-        with np.errstate(all="ignore"):
-            return _out_f(d, fn(*xs))
+        if t in _PACKED:
+            return _halves(fn, d, _PACKED[t], *srcs)
+        return _u64(fn(d, _fmt_of(d, t), *srcs))
+    handler.__name__ = fn.__name__
     return handler
 
 
-def _fma(a, b, c):
-    if a.dtype == np.float32:  # exact product in f64, one more rounding: numerics owns the exact version
-        return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float32)
-    return a * b + c
+def _f32_in(bits, ftz):
+    w = bits.astype(np.uint32)
+    if ftz:
+        w = np.where((w & _F32_EXP) == 0, w & _F32_SIGN, w)
+    return w.view(np.float32)
 
 
-# ---- add, sub, mul, mad, div, min, max, abs, neg ---------------------------------------------
+def _f32_out(r, ftz=False, sat=False):
+    """float32 results (already correctly rounded) → words with .sat, .ftz and the canonical NaN."""
+    r = np.asarray(r, dtype=np.float32)
+    if sat:
+        with np.errstate(invalid="ignore"):
+            r = np.where(r > 0, np.minimum(r, np.float32(1)), np.float32(0)).astype(np.float32)
+    w = r.view(np.uint32)
+    if ftz:
+        w = np.where((w & _F32_EXP) == 0, w & _F32_SIGN, w)
+    return np.where(np.isnan(r), _F32_NAN, w)
+
+
+def _f64_out(r):
+    r = np.asarray(r, dtype=np.float64)
+    return np.where(np.isnan(r), U64(0x7FFFFFFFFFFFFFFF), r.view(np.uint64))
+
+
+_NATIVE = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
+_LANES = {"add": NL.add, "sub": NL.sub, "mul": NL.mul, "div": NL.div}
+
+
+def _binary(kind, d, fmt, a, b):
+    """add/sub/mul/div.{rnd}{.ftz}{.sat} in one format: native where IEEE makes numpy the same op."""
+    rnd, ftz, sat = _rnd(d), d.has(".ftz"), d.has(".sat")
+    if rnd is Rnd.RN and fmt == "f32":
+        with np.errstate(all="ignore"):
+            return _f32_out(_NATIVE[kind](_f32_in(a, ftz), _f32_in(b, ftz)), ftz, sat)
+    if rnd is Rnd.RN and fmt == "f64" and not (ftz or sat):
+        with np.errstate(all="ignore"):
+            return _f64_out(_NATIVE[kind](a.view(np.float64), b.view(np.float64)))
+    return _LANES[kind](_words(a, fmt), _words(b, fmt), fmt, rnd, ftz=ftz, sat=sat)
+
+
+def fma32_rn(a, b, c):
+    """fma.rn.f32 on float32 arrays (no ftz/sat): exact f64 product, round-to-odd sum, one rounding to f32."""
+    with np.errstate(all="ignore"):
+        p = a.astype(np.float64) * b.astype(np.float64)
+        z = c.astype(np.float64)
+        s = p + z
+        bp = s - p
+        err = (p - (s - bp)) + (z - bp)
+        err = np.where(np.isfinite(s), err, 0.0)
+        bits = s.view(np.uint64)
+        fix = (err != 0) & ((bits & U64(1)) == 0)
+        if fix.any():
+            step = np.where(np.signbit(err) == np.signbit(s), U64(1), U64(0xFFFFFFFFFFFFFFFF))
+            s = np.where(fix, bits + step, bits).view(np.float64)
+        return s.astype(np.float32)
+
+
+def _fma_fmt(d, fmt, a, b, c):
+    rnd, ftz, sat = _rnd(d), d.has(".ftz"), d.has(".sat")
+    if fmt == "f32" and rnd is Rnd.RN:
+        return _f32_out(fma32_rn(_f32_in(a, ftz), _f32_in(b, ftz), _f32_in(c, ftz)), ftz, sat)
+    return NL.fma(_words(a, fmt), _words(b, fmt), _words(c, fmt), fmt, rnd, ftz=ftz, sat=sat)
+
+
+# ---- .approx: RN(float64 libm value), vectorized with an exact per-lane fallback near boundaries --------
+
+def _inv(x):
+    return 1.0 / x
+
+
+_NP_FUNCS = {"ex2": np.exp2, "lg2": np.log2, "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
+             "rsqrt": lambda x: 1.0 / np.sqrt(x), "rcp": _inv, "sqrt": np.sqrt,
+             "div": np.divide, "div.full": np.divide}
+_EXACT_IN_F64 = frozenset({"rcp", "sqrt", "div", "div.full", "rsqrt"})  # IEEE ops, identical to Python's
+_MARGIN = 2.0 ** -30
+
+
+def approx(op, d, fmt, *words):
+    """`op.approx{.ftz}{.sat}` in the numerics package's documented choice (see `volta.numerics.approx`)."""
+    ftz, sat = d.has(".ftz"), d.has(".sat")
+    words = [_words(w, fmt) for w in words]
+    if fmt not in _VIEWABLE:
+        return NL.approx(op, *words, fmt=fmt, ftz=ftz, sat=sat)
+    xs = [NL.to_f64(NL.flush(w, fmt) if ftz else w, fmt) for w in words]
+    with np.errstate(all="ignore"):
+        y = _NP_FUNCS[op](*xs)
+        if fmt == "f64" and op in _EXACT_IN_F64 and op != "rsqrt":
+            out = _f64_out(y)
+            if ftz:
+                out = NL.flush(out, "f64")
+            return out
+        if fmt == "f64":
+            return NL.approx(op, *words, fmt=fmt, ftz=ftz, sat=sat)
+        r = NL.round_f64(y, fmt, Rnd.RN, ftz=ftz, sat=sat)
+        slack = np.abs(y) * _MARGIN
+        lo = NL.round_f64(y - slack, fmt, Rnd.RN, ftz=ftz, sat=sat)
+        hi = NL.round_f64(y + slack, fmt, Rnd.RN, ftz=ftz, sat=sat)
+        special = ~np.isfinite(y) | (y == 0) | (lo != r) | (hi != r)
+        for x in xs:
+            special |= ~np.isfinite(x) | (x == 0)
+            if op in ("sin", "cos"):
+                special |= np.abs(x) > 1e4
+    if op in _EXACT_IN_F64 and op != "rsqrt":
+        special &= ~np.isfinite(y) | (y == 0)  # one IEEE f64 op then one rounding: only specials need care
+    if special.any():
+        idx = np.nonzero(special)[0]
+        r = r.copy()
+        for i in idx:
+            r[i] = _approx.approx(op, *(int(w[i]) for w in words), fmt=fmt, ftz=ftz, sat=sat)
+    return r
+
+
+# ==== add, sub, mul, mad, fma, div, min, max, abs, neg =========================================
 
 @handles("add", "sub")
 def _add_sub(d, a, b):
     t = _t(d)
     if is_float(t):
-        return _float_op(np.add if d.op == "add" else np.subtract)(d, a, b)
+        return _float(lambda d, fmt, x, y: _binary(d.op, d, fmt, x, y))(d, a, b)
     w = width(t)
-    r = a + b if d.op == "add" else a - b
     if d.has(".sat") and t == ".s32":
-        x = as_int(a, 32).astype(np.int64)
-        y = as_int(b, 32).astype(np.int64)
+        x, y = as_int(a, 32).astype(np.int64), as_int(b, 32).astype(np.int64)
         v = np.clip(x + y if d.op == "add" else x - y, -(1 << 31), (1 << 31) - 1)
         return from_int(v, 32)
-    return mask(r, w)
+    if d.has(".cc"):
+        raise Unsupported(f"`{d.inst.opcode}`: carry flags (.cc) are not modelled")
+    return mask(a + b if d.op == "add" else a - b, w)
 
 
-def _mul_parts(d, a, b):
+_M32 = U64(0xFFFFFFFF)
+
+
+def _mulhi_u64(x, y):
+    """High 64 bits of the 128-bit product of two uint64 arrays (schoolbook on 32-bit halves)."""
+    xl, xh, yl, yh = x & _M32, x >> U64(32), y & _M32, y >> U64(32)
+    ll, lh, hl, hh = xl * yl, xl * yh, xh * yl, xh * yh
+    mid = (ll >> U64(32)) + (lh & _M32) + (hl & _M32)
+    return hh + (lh >> U64(32)) + (hl >> U64(32)) + (mid >> U64(32))
+
+
+def _product(d, a, b):
+    """Integer mul.{lo,hi,wide}: the destination bits (width w, or 2w for .wide)."""
     t = _t(d)
     w = width(t)
+    if w == 64:
+        if d.has(".wide"):
+            raise Unsupported(f"`{d.inst.opcode}`: mul.wide takes 16- or 32-bit operands")
+        if not d.has(".hi"):
+            return a * b  # low 64 bits are the same for signed and unsigned
+        hi = _mulhi_u64(a, b)
+        if signed(t):  # signed high part: subtract the other operand for each negative one (mod 2^64)
+            hi = hi - np.where(as_int(a, 64) < 0, b, U64(0)) - np.where(as_int(b, 64) < 0, a, U64(0))
+        return hi
     if signed(t):
-        x, y = as_int(a, w).astype(object if w == 64 else np.int64), as_int(b, w).astype(object if w == 64 else np.int64)
-    else:
-        x, y = as_uint(a, w).astype(object if w == 64 else np.uint64), as_uint(b, w).astype(object if w == 64 else np.uint64)
-    return x * y, w
-
-
-def _product_bits(d, a, b):
-    full, w = _mul_parts(d, a, b)
+        full = as_int(a, w).astype(np.int64) * as_int(b, w).astype(np.int64)
+        if d.has(".wide"):
+            return from_int(full, 2 * w)
+        return from_int(full >> w if d.has(".hi") else full, w)
+    full = mask(a, w) * mask(b, w)
     if d.has(".wide"):
-        return _to_bits(full, 2 * w)
-    if d.has(".hi"):
-        return _to_bits(full >> w if full.dtype == object else (full.astype(np.int64) >> w if signed(_t(d)) else full >> U64(w)), w)
-    return _to_bits(full, w)
-
-
-def _to_bits(values, w):
-    if values.dtype == object:
-        m = (1 << w) - 1
-        return np.array([int(v) & m for v in values], dtype=np.uint64)
-    return from_int(values, w) if values.dtype.kind == "i" else mask(values.astype(np.uint64), w)
+        return mask(full, 2 * w)
+    return mask(full >> U64(w) if d.has(".hi") else full, w)
 
 
 @handles("mul")
 def _mul(d, a, b):
     if is_float(_t(d)):
-        return _float_op(np.multiply)(d, a, b)
-    return _product_bits(d, a, b)
+        return _float(lambda d, fmt, x, y: _binary("mul", d, fmt, x, y))(d, a, b)
+    return _product(d, a, b)
 
 
 @handles("mad")
 def _mad(d, a, b, c):
     t = _t(d)
-    if is_float(t):
-        return _float_op(_fma)(d, a, b, c)
-    p = _product_bits(d, a, b)
-    return mask(p + c, 2 * width(t) if d.has(".wide") else width(t))
+    if is_float(t):  # mad.f32/f64 is fma (PTX: mad.rnd.f32 is identical to fma.rnd.f32; sm_20+)
+        return _float(_fma_fmt)(d, a, b, c)
+    if d.has(".cc"):
+        raise Unsupported(f"`{d.inst.opcode}`: carry flags (.cc) are not modelled")
+    w = 2 * width(t) if d.has(".wide") else width(t)
+    p = _product(d, a, b)
+    if d.has(".sat") and t == ".s32" and d.has(".hi"):
+        v = as_int(p, 32).astype(np.int64) + as_int(c, 32).astype(np.int64)
+        return from_int(np.clip(v, -(1 << 31), (1 << 31) - 1), 32)
+    return mask(p + c, w)
 
 
 @handles("mul24", "mad24")
@@ -151,73 +298,125 @@ def _mul24(d, a, b, c=None):
     return r if c is None else mask(r + c, 32)
 
 
+@handles("sad")
+def _sad(d, a, b, c):
+    t = _t(d)
+    w = width(t)
+    if signed(t):
+        x, y = as_int(a, w), as_int(b, w)
+        lt = x < y
+    else:
+        x, y = mask(a, w), mask(b, w)
+        lt = x < y
+    diff = np.where(lt, mask(b - a, w), mask(a - b, w))
+    return mask(c + diff, w)
+
+
 @handles("fma")
-def _fma_h(d, a, b, c):
-    return _float_op(_fma)(d, a, b, c)
+def _fma(d, a, b, c):
+    return _float(_fma_fmt)(d, a, b, c)
+
+
+def _magnitude(bits, w, neg):
+    return np.where(neg, mask(~bits + U64(1), w), mask(bits, w))
+
+
+def _zero_divisor(d, y):
+    zero = y == 0
+    if ON_DIV_BY_ZERO is not None and zero.any():
+        ON_DIV_BY_ZERO(d, zero)
+    return zero
 
 
 @handles("div")
 def _div(d, a, b):
     t = _t(d)
     if is_float(t):
-        return _float_op(np.divide)(d, a, b)
+        if d.has(".approx", ".full"):
+            op = "div.full" if d.has(".full") else "div"
+            return _float(lambda d, fmt, x, y: approx(op, d, fmt, x, y))(d, a, b)
+        return _float(lambda d, fmt, x, y: _binary("div", d, fmt, x, y))(d, a, b)
     w = width(t)
+    y = mask(b, w)
+    zero = _zero_divisor(d, y)
     if signed(t):
-        x, y = as_int(a, w).astype(np.int64), as_int(b, w).astype(np.int64)
-        safe = np.where(y == 0, 1, y)
-        q = np.abs(x) // np.abs(safe) * np.sign(x) * np.sign(safe)
-        return from_int(np.where(y == 0, -1, q), w)
-    x, y = as_uint(a, w), as_uint(b, w)
-    return mask(np.where(y == 0, ~np.zeros_like(x), x // np.where(y == 0, 1, y)).astype(np.uint64), w)
+        nx, ny = as_int(a, w) < 0, as_int(b, w) < 0
+        q = _magnitude(a, w, nx) // np.where(zero, U64(1), _magnitude(b, w, ny))
+        q = mask(np.where(nx != ny, ~q + U64(1), q), w)
+    else:
+        q = mask(a, w) // np.where(zero, U64(1), y)
+    return np.where(zero, MASKS[w], q)
 
 
 @handles("rem")
 def _rem(d, a, b):
     t = _t(d)
     w = width(t)
+    y = mask(b, w)
+    zero = _zero_divisor(d, y)
     if signed(t):
-        x, y = as_int(a, w).astype(np.int64), as_int(b, w).astype(np.int64)
-        safe = np.where(y == 0, 1, y)
-        r = np.fmod(x, safe)
-        return from_int(np.where(y == 0, x, r), w)
-    x, y = as_uint(a, w), as_uint(b, w)
-    return mask(np.where(y == 0, x, x % np.where(y == 0, 1, y)).astype(np.uint64), w)
+        nx, ny = as_int(a, w) < 0, as_int(b, w) < 0
+        r = _magnitude(a, w, nx) % np.where(zero, U64(1), _magnitude(b, w, ny))
+        r = mask(np.where(nx, ~r + U64(1), r), w)  # the remainder has the dividend's sign
+    else:
+        r = mask(a, w) % np.where(zero, U64(1), y)
+    return np.where(zero, mask(a, w), r)
 
 
-def _minmax(d, a, b, pick):
-    t = _t(d)
-    if is_float(t):
-        def fn(x, y):
-            r = pick(x, y) if not d.has(".NaN") else (np.maximum(x, y) if pick is np.fmax else np.minimum(x, y))
-            # -0 < +0 for min/max
-            zero = (x == 0) & (y == 0)
-            signed_pick = np.where(pick is np.fmin, np.signbit(x) | np.signbit(y), np.signbit(x) & np.signbit(y))
-            return np.where(zero, np.copysign(np.zeros_like(x), np.where(signed_pick, -1, 1)), r)
-        return _float_op(fn)(d, a, b)
-    w = width(t)
-    conv = (lambda v: as_int(v, w)) if signed(t) else (lambda v: as_uint(v, w))
-    base = np.minimum if pick is np.fmin else np.maximum
-    r = base(conv(a), conv(b))
-    return from_int(r, w) if signed(t) else mask(r.astype(np.uint64), w)
+def _minmax_fmt(pick_max):
+    def fn(d, fmt, a, b):
+        ftz, nan = d.has(".ftz"), d.has(".NaN")
+        if d.has(".xorsign", ".abs", ".relu"):
+            raise Unsupported(f"`{d.inst.opcode}`: .xorsign/.abs/.relu min/max are not modelled")
+        if fmt not in _VIEWABLE:
+            return (NL.fmax if pick_max else NL.fmin)(_words(a, fmt), _words(b, fmt), fmt, ftz=ftz, nan=nan)
+        wa, wb = _words(a, fmt), _words(b, fmt)
+        if ftz:
+            wa, wb = NL.flush(wa, fmt), NL.flush(wb, fmt)
+        x, y = NL.to_f64(wa, fmt), NL.to_f64(wb, fmt)
+        na, nb = np.isnan(x), np.isnan(y)
+        # -0 < +0: among equal values the one with the sign bit is the smaller
+        sx, sy = np.signbit(x), np.signbit(y)
+        with np.errstate(invalid="ignore"):
+            x_smaller = (x < y) | ((x == y) & sx & ~sy)
+        take_a = ~x_smaller if pick_max else x_smaller
+        take_a = np.where(na, False, np.where(nb, True, take_a))
+        r = np.where(take_a, wa, wb)
+        bad = (na & nb) | ((na | nb) if nan else False)
+        return np.where(bad, r.dtype.type(FORMATS[fmt].canonical_nan), r)
+    return fn
 
 
 @handles("min")
 def _min(d, a, b, c=None):
-    return _minmax(d, a, b, np.fmin)
+    return _minmax(d, a, b, False)
 
 
 @handles("max")
 def _max(d, a, b, c=None):
-    return _minmax(d, a, b, np.fmax)
+    return _minmax(d, a, b, True)
+
+
+def _minmax(d, a, b, pick_max):
+    t = _t(d)
+    if is_float(t):
+        return _float(_minmax_fmt(pick_max))(d, a, b)
+    w = width(t)
+    if d.has(".relu"):
+        raise Unsupported(f"`{d.inst.opcode}`: .relu integer min/max is not modelled")
+    x, y = (as_int(a, w), as_int(b, w)) if signed(t) else (mask(a, w), mask(b, w))
+    take_a = (x > y) if pick_max else (x < y)
+    return mask(np.where(take_a, a, b), w)
 
 
 @handles("abs", "neg")
 def _abs_neg(d, a):
     t = _t(d)
     if is_float(t):
-        w = width(t) if t not in (".f16x2", ".bf16x2") else 32
-        sign = U64(1 << (w - 1)) if t not in (".f16x2", ".bf16x2") else U64(0x80008000)
-        return (a & ~sign) & MASKS[w] if d.op == "abs" else (a ^ sign) & MASKS[w]
+        def fn(d, fmt, x):
+            wx = _words(x, fmt)
+            return (NL.fabs if d.op == "abs" else NL.fneg)(wx, fmt, ftz=d.has(".ftz"))
+        return _float(fn)(d, a)
     w = width(t)
     x = as_int(a, w).astype(np.int64)
     return from_int(np.abs(x) if d.op == "abs" else -x, w)
@@ -225,29 +424,69 @@ def _abs_neg(d, a):
 
 @handles("copysign")
 def _copysign(d, a, b):
+    """copysign d, a, b: the sign of a with the magnitude of b (PTX order, the reverse of C's)."""
     w = width(_t(d))
     sign = U64(1 << (w - 1))
-    return (b & ~sign) | (a & sign)
+    return mask((b & ~sign) | (a & sign), w)
 
 
-# ---- transcendental approximations (not bit-specified: computed in f64, rounded once) -------
+# ---- sqrt, rcp, and the .approx family ----------------------------------------------------------
 
-def _unary(fn):
-    return lambda d, a: _float_op(fn)(d, a)
-
-
-with np.errstate(all="ignore"):
-    TABLE["sqrt"] = _unary(np.sqrt)
-    TABLE["rsqrt"] = _unary(lambda x: (1.0 / np.sqrt(x.astype(np.float64))).astype(x.dtype))
-    TABLE["rcp"] = _unary(lambda x: (1.0 / x.astype(np.float64)).astype(x.dtype))
-    TABLE["ex2"] = _unary(lambda x: np.exp2(x.astype(np.float64)).astype(x.dtype))
-    TABLE["lg2"] = _unary(lambda x: np.log2(x.astype(np.float64)).astype(x.dtype))
-    TABLE["sin"] = _unary(lambda x: np.sin(x.astype(np.float64)).astype(x.dtype))
-    TABLE["cos"] = _unary(lambda x: np.cos(x.astype(np.float64)).astype(x.dtype))
-    TABLE["tanh"] = _unary(lambda x: np.tanh(x.astype(np.float64)).astype(x.dtype))
+def _sqrt_fmt(d, fmt, a):
+    rnd, ftz = _rnd(d), d.has(".ftz")
+    if rnd is Rnd.RN and fmt == "f32":
+        with np.errstate(all="ignore"):
+            return _f32_out(np.sqrt(_f32_in(a, ftz)), ftz)
+    if rnd is Rnd.RN and fmt == "f64" and not ftz:
+        with np.errstate(all="ignore"):
+            return _f64_out(np.sqrt(a.view(np.float64)))
+    return NL.sqrt(_words(a, fmt), fmt, rnd, ftz=ftz)
 
 
-# ---- logic and shifts ------------------------------------------------------------------------
+def _rcp_fmt(d, fmt, a):
+    rnd, ftz = _rnd(d), d.has(".ftz")
+    if rnd is Rnd.RN and fmt == "f32":
+        with np.errstate(all="ignore"):
+            return _f32_out(np.float32(1) / _f32_in(a, ftz), ftz)
+    if rnd is Rnd.RN and fmt == "f64" and not ftz:
+        with np.errstate(all="ignore"):
+            return _f64_out(1.0 / a.view(np.float64))
+    return NL.rcp(_words(a, fmt), fmt, rnd, ftz=ftz)
+
+
+def _maybe_approx(name, exact_fn):
+    def handler(d, a):
+        if d.has(".approx") or exact_fn is None:
+            return _float(lambda d, fmt, x: approx(name, d, fmt, x))(d, a)
+        if d.rounding is None:
+            raise Unsupported(f"`{d.inst.opcode}` needs .approx or a rounding modifier")
+        return _float(exact_fn)(d, a)
+    return handler
+
+
+TABLE["sqrt"] = _maybe_approx("sqrt", _sqrt_fmt)
+TABLE["rcp"] = _maybe_approx("rcp", _rcp_fmt)
+for _name in ("rsqrt", "ex2", "lg2", "sin", "cos", "tanh"):
+    TABLE[_name] = _maybe_approx(_name, None)
+
+
+@handles("testp")
+def _testp(d, a):
+    fmt = _fmt_of(d)
+    f = FORMATS[fmt]
+    w = _words(a, fmt).astype(np.uint64)
+    exp = (w >> U64(f.man_bits + f.pad)) & U64((1 << f.exp_bits) - 1)
+    man = w & U64((1 << (f.man_bits + f.pad)) - 1)
+    top = U64((1 << f.exp_bits) - 1)
+    nan, inf = (exp == top) & (man != 0), (exp == top) & (man == 0)
+    kind = next(m for m in (".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal")
+                if d.has(m))
+    r = {".finite": ~(nan | inf), ".infinite": inf, ".number": ~nan, ".notanumber": nan,
+         ".normal": (exp != 0) & (exp != top), ".subnormal": (exp == 0) & (man != 0)}[kind]
+    return r.astype(np.uint64)
+
+
+# ==== logic and shifts =========================================================================
 
 @handles("and", "or", "xor")
 def _logic(d, a, b):
@@ -267,24 +506,26 @@ def _cnot(d, a):
 
 @handles("shl")
 def _shl(d, a, b):
+    """shl: shift amounts above the width are clamped to it (PTX §9.7.8.7): `shl.b32 x, 40` = 0."""
     w = width(_t(d))
-    n = np.minimum(as_uint(b, 32).astype(np.uint64), U64(w))
-    return np.where(n >= w, U64(0), mask(a << np.minimum(n, U64(63)), w))
+    n = as_uint(b, 32).astype(np.uint64)
+    return np.where(n >= U64(w), U64(0), mask(a << np.minimum(n, U64(63)), w))
 
 
 @handles("shr")
 def _shr(d, a, b):
+    """shr: clamped amounts; `.s` types fill with the sign bit (arithmetic shift)."""
     t = _t(d)
     w = width(t)
     n = np.minimum(as_uint(b, 32).astype(np.int64), w)
     if signed(t):
-        x = as_int(a, w).astype(np.int64)
-        return from_int(x >> np.minimum(n, 63), w)
+        return from_int(as_int(a, w).astype(np.int64) >> np.minimum(n, 63), w)
     return np.where(n >= w, U64(0), mask(a, w) >> np.minimum(n, 63).astype(np.uint64))
 
 
 @handles("shf")
 def _shf(d, a, b, c):
+    """shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: funnel shift of the 64-bit b:a by c (mod 32 or clamped to 32)."""
     n = as_uint(c, 32).astype(np.uint64)
     n = np.minimum(n, U64(32)) if d.has(".clamp") else n & U64(31)
     wide = (mask(b, 32) << U64(32)) | mask(a, 32)
@@ -295,92 +536,155 @@ def _shf(d, a, b, c):
 
 @handles("lop3")
 def _lop3(d, a, b, c, lut):
-    lut = lut.astype(np.uint64)
+    """lop3.b32 d, a, b, c, immLut: bit i of d is immLut[(a_i << 2) | (b_i << 1) | c_i] (0xF0, 0xCC, 0xAA)."""
+    lut = lut & U64(0xFF)
+    values = np.unique(lut)
     out = np.zeros_like(a)
-    for bit in range(32):
-        idx = (((a >> U64(bit)) & U64(1)) << U64(2)) | (((b >> U64(bit)) & U64(1)) << U64(1)) | ((c >> U64(bit)) & U64(1))
-        out |= ((lut >> idx) & U64(1)) << U64(bit)
-    return out
+    for value in values:
+        v = int(value)
+        acc = np.zeros_like(a)
+        for idx in range(8):
+            if v >> idx & 1:
+                acc |= (a if idx & 4 else ~a) & (b if idx & 2 else ~b) & (c if idx & 1 else ~c)
+        out = acc if values.size == 1 else np.where(lut == value, acc, out)
+    return mask(out, 32)
+
+
+def _popcount64(x):
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(x).astype(np.uint64)
+    x = x - ((x >> U64(1)) & U64(0x5555555555555555))
+    x = (x & U64(0x3333333333333333)) + ((x >> U64(2)) & U64(0x3333333333333333))
+    x = (x + (x >> U64(4))) & U64(0x0F0F0F0F0F0F0F0F)
+    return (x * U64(0x0101010101010101)) >> U64(56)
+
+
+def _bit_length(x):
+    """Number of significant bits of each uint64 (0 for 0)."""
+    n = np.zeros(x.shape, np.uint64)
+    for s in (32, 16, 8, 4, 2, 1):
+        hi = (x >> U64(s)) != 0
+        n += np.where(hi, U64(s), U64(0))
+        x = np.where(hi, x >> U64(s), x)
+    return n + (x != 0).astype(np.uint64)
 
 
 @handles("popc")
 def _popc(d, a):
-    x = mask(a, width(_t(d)))
-    count = np.zeros_like(x)
-    for bit in range(width(_t(d))):
-        count += (x >> U64(bit)) & U64(1)
-    return count
+    return _popcount64(mask(a, width(_t(d))))
 
 
 @handles("clz")
 def _clz(d, a):
     w = width(_t(d))
-    x = mask(a, w)
-    n = np.full(x.shape, w, dtype=np.uint64)
-    for bit in range(w):
-        n = np.where(((x >> U64(bit)) & U64(1)) == 1, U64(w - 1 - bit), n)
-    return n
+    return U64(w) - _bit_length(mask(a, w))
 
 
 @handles("brev")
 def _brev(d, a):
     w = width(_t(d))
-    out = np.zeros_like(a)
-    for bit in range(w):
-        out |= ((a >> U64(bit)) & U64(1)) << U64(w - 1 - bit)
-    return out
+    x = mask(a, w)
+    for s, m in ((1, 0x5555555555555555), (2, 0x3333333333333333), (4, 0x0F0F0F0F0F0F0F0F),
+                 (8, 0x00FF00FF00FF00FF), (16, 0x0000FFFF0000FFFF), (32, 0x00000000FFFFFFFF)):
+        x = ((x >> U64(s)) & U64(m)) | ((x & U64(m)) << U64(s))
+    return x >> U64(64 - w) if w < 64 else x
 
 
 @handles("bfind")
 def _bfind(d, a):
+    """bfind: position of the most significant non-sign bit; 0xffffffff when there is none."""
     t = _t(d)
     w = width(t)
-    x = as_int(a, w).astype(np.int64) if signed(t) else None
-    v = mask(a, w) if not signed(t) else from_int(np.where(x < 0, ~x, x), w)
-    pos = np.full(a.shape, 0xFFFFFFFF, dtype=np.uint64)
-    for bit in range(w):
-        pos = np.where(((v >> U64(bit)) & U64(1)) == 1, U64(bit if not d.has(".shiftamt") else w - 1 - bit), pos)
-    return pos
+    v = mask(a, w)
+    if signed(t):
+        v = np.where(as_int(a, w) < 0, mask(~a, w), v)
+    n = _bit_length(v)
+    pos = n - U64(1)
+    if d.has(".shiftamt"):
+        pos = U64(w - 1) - pos
+    return np.where(n == 0, U64(0xFFFFFFFF), pos)
+
+
+def _lowmask(k):
+    k = k.astype(np.uint64)
+    return np.where(k >= U64(64), U64(0xFFFFFFFFFFFFFFFF), (U64(1) << np.minimum(k, U64(63))) - U64(1))
 
 
 @handles("bfe")
 def _bfe(d, a, b, c):
+    """bfe: d[i] = (i < len && pos+i <= msb) ? a[pos+i] : sbit, sbit = a[min(pos+len-1, msb)] for .s types."""
     t = _t(d)
     w = width(t)
-    pos = as_uint(b, 32).astype(np.int64) & 0xFF
-    ln = as_uint(c, 32).astype(np.int64) & 0xFF
+    pos = as_uint(b, 32).astype(np.uint64) & U64(0xFF)
+    ln = as_uint(c, 32).astype(np.uint64) & U64(0xFF)
     x = mask(a, w)
-    out = np.zeros_like(x)
-    for i in range(w):
-        src = pos + i
-        inside = i < ln
-        bitval = np.where(src < w, (x >> np.minimum(src, w - 1).astype(np.uint64)) & U64(1), U64(0))
-        if signed(t):
-            sbit = np.minimum(pos + ln - 1, w - 1)
-            signv = np.where(ln == 0, U64(0), (x >> sbit.astype(np.uint64)) & U64(1))
-            bitval = np.where(inside & (src < w), bitval, signv)
-            out |= np.where(inside | True, bitval, U64(0)) << U64(i)
-        else:
-            out |= np.where(inside, bitval, U64(0)) << U64(i)
-    return mask(out, w)
+    room = np.where(pos >= U64(w), U64(0), U64(w) - np.minimum(pos, U64(w)))
+    k = np.minimum(ln, room)
+    field = np.where(pos >= U64(w), U64(0), x >> np.minimum(pos, U64(63))) & _lowmask(k)
+    if signed(t):
+        top = np.minimum(pos + ln - U64(1), U64(w - 1))
+        sbit = np.where(ln == 0, U64(0), (x >> np.minimum(top, U64(63))) & U64(1))
+        field = np.where(sbit == 1, field | ~_lowmask(k), field)
+    return mask(field, w)
 
 
 @handles("bfi")
 def _bfi(d, a, b, c, e):
+    """bfi: b with len bits of a inserted at pos (bits past the msb are dropped)."""
     w = width(_t(d))
     pos = as_uint(c, 32).astype(np.uint64) & U64(0xFF)
     ln = as_uint(e, 32).astype(np.uint64) & U64(0xFF)
-    field = np.where(ln >= 64, ~U64(0), (U64(1) << np.minimum(ln, U64(63))) - U64(1))
-    fm = mask(field << np.minimum(pos, U64(63)), w)
-    fm = np.where(pos >= w, U64(0), fm)
-    return mask((b & ~fm) | ((a << np.minimum(pos, U64(63))) & fm), w)
+    sh = np.minimum(pos, U64(63))
+    fm = np.where(pos >= U64(w), U64(0), mask(_lowmask(ln) << sh, w))
+    return mask((b & ~fm) | ((a << sh) & fm), w)
+
+
+@handles("bmsk")
+def _bmsk(d, a, b):
+    pos = as_uint(a, 32).astype(np.uint64)
+    ln = as_uint(b, 32).astype(np.uint64)
+    if d.has(".wrap"):
+        pos, ln = pos & U64(31), ln & U64(31)
+    else:
+        pos, ln = np.minimum(pos, U64(32)), np.minimum(ln, U64(32))
+    return np.where(pos >= U64(32), U64(0), mask(_lowmask(ln) << np.minimum(pos, U64(63)), 32))
+
+
+@handles("szext")
+def _szext(d, a, b):
+    n = as_uint(b, 32).astype(np.uint64)
+    n = n & U64(31) if d.has(".wrap") else np.minimum(n, U64(32))
+    x = mask(a, 32) & _lowmask(n)
+    if signed(_t(d)):
+        sbit = np.where(n == 0, U64(0), (x >> np.maximum(n, U64(1)) - U64(1)) & U64(1))
+        x = np.where(sbit == 1, x | ~_lowmask(n), x)
+    return mask(x, 32)
+
+
+# prmt modes other than the default: byte selectors (d.b0, d.b1, d.b2, d.b3) for c[1:0] = 0..3 (PTX "prmt")
+_PRMT_MODES = {
+    ".f4e": ((0, 1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5), (3, 4, 5, 6)),
+    ".b4e": ((0, 7, 6, 5), (1, 0, 7, 6), (2, 1, 0, 7), (3, 2, 1, 0)),
+    ".rc8": ((0, 0, 0, 0), (1, 1, 1, 1), (2, 2, 2, 2), (3, 3, 3, 3)),
+    ".ecl": ((0, 1, 2, 3), (1, 1, 2, 3), (2, 2, 2, 3), (3, 3, 3, 3)),
+    ".ecr": ((0, 0, 0, 0), (0, 1, 1, 1), (0, 1, 2, 2), (0, 1, 2, 3)),
+    ".rc16": ((0, 1, 0, 1), (2, 3, 2, 3), (0, 1, 0, 1), (2, 3, 2, 3)),
+}
 
 
 @handles("prmt")
 def _prmt(d, a, b, c):
+    """prmt.b32 d, a, b, c: bytes {b, a} numbered 7..0; each selector nibble picks a byte, bit 3 replicates its sign."""
     bytes_ = (mask(b, 32) << U64(32)) | mask(a, 32)
     sel = as_uint(c, 32).astype(np.uint64)
     out = np.zeros_like(a)
+    mode = next((m for m in _PRMT_MODES if d.has(m)), None)
+    if mode is not None:
+        table = np.array(_PRMT_MODES[mode], dtype=np.uint64)
+        pick = table[(sel & U64(3)).astype(np.int64)]
+        for i in range(4):
+            out |= ((bytes_ >> (pick[:, i] * U64(8))) & U64(0xFF)) << U64(8 * i)
+        return out
     for i in range(4):
         s = (sel >> U64(4 * i)) & U64(0xF)
         byte = (bytes_ >> ((s & U64(7)) * U64(8))) & U64(0xFF)
@@ -392,17 +696,19 @@ def _prmt(d, a, b, c):
 @handles("dp4a")
 def _dp4a(d, a, b, c):
     ta, tb = d.types[0], d.types[1]
-    acc = as_int(c, 32).astype(np.int64) if signed(ta) or signed(tb) else as_uint(c, 32).astype(np.int64)
+    acc = as_int(c, 32).astype(np.int64) if (signed(ta) or signed(tb)) else as_uint(c, 32).astype(np.int64)
     for i in range(4):
         x = ((a >> U64(8 * i)) & U64(0xFF)).astype(np.int64)
         y = ((b >> U64(8 * i)) & U64(0xFF)).astype(np.int64)
-        x = np.where(signed(ta) & (x > 127), x - 256, x) if signed(ta) else x
-        y = np.where(y > 127, y - 256, y) if signed(tb) else y
+        if signed(ta):
+            x = np.where(x > 127, x - 256, x)
+        if signed(tb):
+            y = np.where(y > 127, y - 256, y)
         acc = acc + x * y
     return from_int(acc, 32)
 
 
-# ---- comparison and selection ----------------------------------------------------------------
+# ==== comparison and selection =================================================================
 
 _CMP = {
     ".eq": np.equal, ".ne": np.not_equal, ".lt": np.less, ".le": np.less_equal, ".gt": np.greater,
@@ -411,19 +717,28 @@ _CMP = {
 
 
 def compare(d, a, b):
-    """The boolean lane array of a `setp`/`set` comparison (ordered/unordered floats per §9.7.4)."""
+    """The boolean lane array of a `setp`/`set` comparison: float ordered compares (incl. `ne`) are false on
+    NaN, the `u` forms true, `num`/`nan` test for NaN, ±0 compare equal (PTX §9.7.4.1)."""
     t = _t(d)
     cmp = d.cmp
     if is_float(t):
-        x, y = _ftz_in(d, _fl(d, a)), _ftz_in(d, _fl(d, b))
+        if t in _PACKED:
+            raise Unsupported(f"`{d.inst.opcode}`: packed setp/set (two predicates) is not modelled")
+        fmt = _fmt_of(d, t)
+        wa, wb = _words(a, fmt), _words(b, fmt)
+        if fmt not in _VIEWABLE:
+            return NL.setp(cmp.lstrip("."), wa, wb, fmt, ftz=d.has(".ftz"))
+        if d.has(".ftz"):
+            wa, wb = NL.flush(wa, fmt), NL.flush(wb, fmt)
+        x, y = NL.to_f64(wa, fmt), NL.to_f64(wb, fmt)
         nan = np.isnan(x) | np.isnan(y)
         if cmp == ".num":
             return ~nan
         if cmp == ".nan":
             return nan
-        if cmp.endswith("u") and cmp not in (".lo", ".ls"):
-            return _CMP["." + cmp[1:-1]](x, y) | nan
         with np.errstate(invalid="ignore"):
+            if cmp.endswith("u"):
+                return _CMP["." + cmp[1:-1]](x, y) | nan
             return _CMP[cmp](x, y) & ~nan
     w = width(t)
     if signed(t):
@@ -445,54 +760,142 @@ def _selp(d, a, b, c):
 
 @handles("slct")
 def _slct(d, a, b, c):
+    """slct.dtype.{s32,f32} d, a, b, c: d = (c >= 0) ? a : b (-0 counts as 0; a NaN c selects b)."""
     t = d.types[-1]
-    neg = (as_float(c, ".f32") < 0) if t == ".f32" else (as_int(c, 32) < 0)
-    return np.where(neg, b, a)
+    if t == ".f32":
+        with np.errstate(invalid="ignore"):
+            take_a = _f32_in(c, d.has(".ftz")) >= 0
+    else:
+        take_a = as_int(c, 32) >= 0
+    return np.where(take_a, a, b)
 
 
-# ---- moves and conversions --------------------------------------------------------------------
+# ==== moves and conversions ====================================================================
 
 @handles("mov")
 def _mov(d, a):
     return mask(a, width(_t(d)) if d.types else 64)
 
 
+_INT_RND = {".rni": np.rint, ".rzi": np.trunc, ".rmi": np.floor, ".rpi": np.ceil}
+
+
+def _relu(words, fmt):
+    f = FORMATS[fmt]
+    w = np.asarray(words)
+    neg = (w & w.dtype.type(f.sign_bit)) != 0
+    nan = np.isnan(NL.to_f64(w, fmt)) if fmt in _VIEWABLE else np.zeros(w.shape, bool)
+    return np.where(neg & ~nan, w.dtype.type(0), w)
+
+
+def _f2f(d, a, src, dst):
+    """Float → float in one rounding (or to an integral value with .rni/.rzi/.rmi/.rpi)."""
+    ftz, sat, satfinite = d.has(".ftz"), d.has(".sat"), d.has(".satfinite")
+    wa = _words(a, src)
+    if d.rounding in _INT_RND:
+        if src not in _VIEWABLE or dst not in _VIEWABLE:
+            raise Unsupported(f"`{d.inst.opcode}`: integral rounding between these formats is not modelled")
+        x = NL.to_f64(NL.flush(wa, src) if ftz else wa, src)
+        out = NL.round_f64(_INT_RND[d.rounding](x), dst, Rnd.RN, ftz=ftz, sat=sat)
+    elif src in _VIEWABLE and dst in ("f32", "f16", "bf16", "tf32") and not satfinite:
+        x = NL.to_f64(NL.flush(wa, src) if ftz else wa, src)
+        out = NL.round_f64(x, dst, _rnd(d), ftz=ftz, sat=sat)
+    elif src in _VIEWABLE and dst == "f64" and not satfinite:
+        x = NL.to_f64(NL.flush(wa, src) if ftz else wa, src)  # widening: exact
+        if sat:
+            with np.errstate(invalid="ignore"):
+                x = np.where(x > 0, np.minimum(x, 1.0), 0.0)
+        out = _f64_out(x)
+    else:
+        out = NL.cvt_f2f(wa, src, dst, _rnd(d), ftz=ftz, sat=sat, satfinite=satfinite)
+    if d.has(".relu"):
+        out = _relu(out, dst)
+    return _u64(out)
+
+
+def _f2i(d, a, src, dst_t):
+    """Float → int: round as the modifier says, NaN → 0, saturate to the type's range (PTX: by default)."""
+    ftz = d.has(".ftz")
+    wa = _words(a, src)
+    w = width(dst_t)
+    if src not in _VIEWABLE:
+        vals = NL.cvt_f2i(wa, src, dst_t[1:], (d.rounding or ".rzi").lstrip("."), ftz=ftz)
+        return from_int(vals, w) if vals.dtype.kind == "i" else mask(vals.astype(np.uint64), w)
+    x = NL.to_f64(NL.flush(wa, src) if ftz else wa, src)
+    with np.errstate(invalid="ignore"):
+        r = _INT_RND.get(d.rounding, np.trunc)(x)
+        nan = np.isnan(r)
+        r = np.where(nan, 0.0, r)
+        if signed(dst_t):
+            lo, hi = -(1 << (w - 1)), (1 << (w - 1)) - 1
+            big, small = r >= 2.0 ** (w - 1), r < -(2.0 ** (w - 1))
+            v = np.where(big | small, 0.0, r).astype(np.int64)
+            v = np.where(big, hi, np.where(small, lo, v))
+            return from_int(v, w)
+        big, small = r >= 2.0 ** w, r < 0
+        v = np.where(big | small, 0.0, r).astype(np.uint64)
+        return np.where(big, MASKS[w], np.where(small, U64(0), v))
+
+
+def _i2f(d, a, src_t, dst):
+    sw = width(src_t)
+    rnd, sat = _rnd(d), d.has(".sat")
+    v = as_int(a, sw).astype(np.int64) if signed(src_t) else mask(a, sw)
+    if dst in _VIEWABLE:
+        small = np.abs(v.astype(np.float64)) < 2.0 ** 53 if sw == 64 else np.ones(v.shape, bool)
+        x = v.astype(np.float64)
+        if dst == "f64":
+            with np.errstate(invalid="ignore"):
+                out = _f64_out(np.where(x > 0, np.minimum(x, 1.0), 0.0) if sat else x)
+        else:
+            out = NL.round_f64(x, dst, rnd, sat=sat).astype(np.uint64)
+        if not small.all():
+            idx = np.nonzero(~small)[0]
+            out = out.astype(np.uint64)
+            out[idx] = _u64(NL.cvt_i2f(mask(a[idx], sw), src_t[1:].replace("b", "u"), dst, rnd, sat=sat))
+        return _u64(out)
+    return _u64(NL.cvt_i2f(mask(a, sw), src_t[1:].replace("b", "u"), dst, rnd, sat=sat))
+
+
+def _i2i(d, a, src_t, dst_t):
+    sw, dw = width(src_t), width(dst_t)
+    if signed(src_t):
+        v = as_int(a, sw).astype(np.int64)
+        if not d.has(".sat"):
+            return from_int(v, dw)
+        lo = -(1 << (dw - 1)) if signed(dst_t) else 0
+        hi = (1 << (dw - 1)) - 1 if signed(dst_t) else min((1 << dw) - 1, (1 << 63) - 1)
+        return from_int(np.clip(v, lo, hi), dw)
+    v = mask(a, sw)
+    if not d.has(".sat"):
+        return mask(v, dw)
+    hi = (1 << (dw - 1)) - 1 if signed(dst_t) else (1 << dw) - 1
+    return np.minimum(v, U64(hi))
+
+
 def convert(d, a):
-    """`cvt.dtype.atype`: float rounding/saturation, integer extension/truncation (§9.7.9.21)."""
-    dst, src = d.types[0], d.types[-1]
-    if is_float(src) and is_float(dst):
-        x = as_float(a, src)
-        if d.rounding in (".rni", ".rzi", ".rmi", ".rpi"):
-            x = {".rni": np.rint, ".rzi": np.trunc, ".rmi": np.floor, ".rpi": np.ceil}[d.rounding](x)
-        with np.errstate(all="ignore"):
-            return _out_f(d, x, dst)
-    if is_float(src):  # float -> int: round, saturate, NaN -> 0
-        x = as_float(a, src).astype(np.float64)
-        rnd = {".rni": np.rint, ".rzi": np.trunc, ".rmi": np.floor, ".rpi": np.ceil}.get(d.rounding, np.trunc)
-        w = width(dst)
-        lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if signed(dst) else (0, (1 << w) - 1)
-        with np.errstate(invalid="ignore"):
-            r = np.where(np.isnan(x), 0, np.clip(rnd(x), lo, hi))
-        if w == 64 and not signed(dst):
-            return np.array([int(v) for v in r], dtype=np.uint64)
-        return from_int(r.astype(np.int64), w) if w < 64 or signed(dst) else r.astype(np.uint64)
-    sw = width(src)
-    v = as_int(a, sw).astype(np.int64) if signed(src) else as_uint(a, sw).astype(np.uint64)
-    if is_float(dst):
-        with np.errstate(all="ignore"):
-            return _out_f(d, v.astype(np.float64), dst)
-    dw = width(dst)
-    if d.has(".sat"):
-        lo, hi = (-(1 << (dw - 1)), (1 << (dw - 1)) - 1) if signed(dst) else (0, (1 << dw) - 1)
-        return from_int(np.clip(v.astype(np.int64) if v.dtype.kind == "i" else np.minimum(v, U64(hi)).astype(np.int64), lo, hi), dw)
-    return from_int(v, dw) if v.dtype.kind == "i" else mask(v, dw)
+    """`cvt.dtype.atype` (§9.7.9.21): float rounding/saturation, float→int saturating with NaN → 0,
+    int→float rounded once, integer sign extension/truncation with optional .sat."""
+    dst_t, src_t = d.types[0], d.types[-1]
+    if is_float(src_t) and is_float(dst_t):
+        return _f2f(d, a, _fmt_of(d, src_t), _fmt_of(d, dst_t))
+    if is_float(src_t):
+        return _f2i(d, a, _fmt_of(d, src_t), dst_t)
+    if is_float(dst_t):
+        return _i2f(d, a, src_t, _fmt_of(d, dst_t))
+    return _i2i(d, a, src_t, dst_t)
 
 
 @handles("cvt")
 def _cvt(d, a, b=None):
-    if b is not None and d.types and d.types[0] in (".f16x2", ".bf16x2"):
-        half = ".f16" if d.types[0] == ".f16x2" else ".bf16"
-        lo = from_float(as_float(b, ".f32"), half) & U64(0xFFFF)
-        hi = from_float(as_float(a, ".f32"), half) & U64(0xFFFF)
-        return lo | (hi << U64(16))
+    dst_t = d.types[0] if d.types else None
+    if dst_t in _PACKED:
+        if b is None:
+            raise Unsupported(f"`{d.inst.opcode}`: packed conversion with one source is not modelled")
+        half = _PACKED[dst_t]
+        src = _fmt_of(d, d.types[-1])
+        hw = FORMATS[half].width
+        lo = _f2f(d, b, src, half) & U64((1 << hw) - 1)  # cvt.rn.f16x2.f32 d, a, b: a → upper half
+        hi = _f2f(d, a, src, half) & U64((1 << hw) - 1)
+        return lo | (hi << U64(hw))
     return convert(d, a)
