@@ -1,0 +1,265 @@
+"""Concrete replay (`volta run`): load inputs, infer buffers, run the executor with data steering control flow,
+collect outputs and findings, save them.
+
+The same `Machine` and semantics tables as every other command run the kernel (no second interpreter), with
+`structured=False`: since every input is a concrete number, data-dependent branches and addresses (gathers,
+embedding lookups, top-k) are just executed, and races, deadlocks and out-of-bounds accesses are reported for
+this input.
+
+Buffers: an `--args` entry that is not a number names a buffer. Its dtype and size come from `--buffer` when
+given, else from the array of the same name in the inputs (.npz). bf16/fp8 buffers take raw words
+(uint16/uint8) or ml_dtypes arrays; outputs come back in the dtype the input had (raw words otherwise).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from volta.errors import UsageError
+from volta.exec.launch import DTYPES, Buffer, KernelLaunch, LaunchSpec, parse_args_list
+
+FP_CHOICES = ("real", "ieee", "volta", "ampere", "ada", "hopper", "blackwell")
+_RAW = {"bf16": np.uint16, "e4m3": np.uint8, "e5m2": np.uint8, "tf32": np.uint32}
+_ML_NAMES = {"bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+_NUMPY_NAMES = {
+    "float32": "f32", "float64": "f64", "float16": "f16", "int8": "s8", "uint8": "u8", "int16": "s16",
+    "uint16": "u16", "int32": "s32", "uint32": "u32", "int64": "s64", "uint64": "u64",
+}
+
+
+@dataclass
+class RunResult:
+    launch: KernelLaunch
+    buffers: dict  # name -> Buffer
+    inputs: dict  # name -> array given to the kernel
+    outputs: dict  # name -> array after the run (every buffer)
+    findings: list
+    thread_instructions: int
+    seconds: float
+    fp: str
+    generated_inputs: bool = False
+    notes: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+
+# ---- arrays and dtypes ---------------------------------------------------------------------------
+
+def _ml_dtypes():
+    try:
+        import ml_dtypes
+    except ImportError:  # optional: raw words work without it
+        return None
+    return ml_dtypes
+
+
+def dtype_name(arr: np.ndarray) -> str | None:
+    """Volta's dtype name for a numpy / ml_dtypes array, or None if it has none."""
+    name = arr.dtype.name
+    return _ML_NAMES.get(name) or _NUMPY_NAMES.get(name)
+
+
+def _compatible(arr: np.ndarray, dtype: str) -> bool:
+    have = dtype_name(arr)
+    if have == dtype:
+        return True
+    raw = _RAW.get(dtype)
+    return raw is not None and arr.dtype == np.dtype(raw)  # bf16/fp8/tf32 as raw words
+
+
+def load_npz(path) -> dict:
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    except FileNotFoundError:
+        raise UsageError(f"no such inputs file: {path}") from None
+    except (ValueError, OSError) as err:
+        raise UsageError(f"{path}: not a readable .npz archive ({err})") from None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        int(text, 0)
+        return True
+    except ValueError:
+        try:
+            float(text)
+            return True
+        except ValueError:
+            return False
+
+
+def buffer_arg_names(launch: KernelLaunch) -> list:
+    """The `--args`/`--arg` values that name buffers (anything that is not a number)."""
+    names = []
+    for a in launch.args:
+        if isinstance(a, tuple) and a and a[0] == "__named__":
+            names += [v for _, v in a[1] if not _is_number(v)]
+        elif not _is_number(a):
+            names.append(a)
+    return list(dict.fromkeys(names))
+
+
+def infer_buffers(launch: KernelLaunch, declared: dict, inputs: dict, symbols=()) -> dict:
+    """Every buffer the launch names: declared ones checked against their input arrays, others inferred."""
+    buffers = dict(declared)
+    for name in buffer_arg_names(launch):
+        if name in buffers or name in symbols:
+            continue
+        arr = inputs.get(name)
+        if arr is None:
+            known = ", ".join(sorted(inputs)) or "none"
+            raise UsageError(f"buffer `{name}` (from --args) has no array of that name in the inputs "
+                             f"(arrays: {known}) and no --buffer {name}=DTYPE[COUNT]")
+        dt = dtype_name(arr)
+        if dt is None:
+            raise UsageError(f"input array `{name}` has dtype {arr.dtype}, which no PTX type matches "
+                             f"(use float32/float16/float64, (u)int8..64, or bf16/fp8 as uint16/uint8 words "
+                             f"with --buffer {name}=bf16[{arr.size}])")
+        if arr.size == 0:
+            raise UsageError(f"input array `{name}` is empty")
+        buffers[name] = Buffer(name, dt, int(arr.size), "inout")
+    for name, buf in buffers.items():
+        arr = inputs.get(name)
+        if arr is None:
+            continue
+        if not _compatible(arr, buf.dtype):
+            raise UsageError(f"input array `{name}` has dtype {arr.dtype} but buffer `{name}` is {buf.dtype} "
+                             f"(expected {np.dtype(DTYPES[buf.dtype][0]).name}"
+                             + (" raw words or the ml_dtypes type" if buf.dtype in _RAW else "") + ")")
+        if arr.size != buf.count:
+            raise UsageError(f"input array `{name}` has {arr.size} elements but buffer `{name}` is "
+                             f"{buf.dtype}[{buf.count}]")
+    return buffers
+
+
+def random_inputs(buffers: dict, seed: int = 0) -> dict:
+    """Deterministic inputs for every buffer the kernel reads (roles in/inout): normal floats, small ints."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for name in sorted(buffers):
+        buf = buffers[name]
+        if buf.role == "out":
+            continue
+        n, dt = buf.count, buf.dtype
+        if dt in ("f32", "f64", "f16"):
+            out[name] = rng.standard_normal(n).astype(DTYPES[dt][0])
+        elif dt in ("bf16", "e4m3", "e5m2", "tf32"):
+            from volta.numerics import lanes
+
+            fmt = dt
+            words = lanes.round_f64(rng.standard_normal(n), fmt)
+            out[name] = words.astype(_RAW[dt])
+        else:
+            out[name] = rng.integers(0, 64, n).astype(DTYPES[dt][0])
+    return out
+
+
+def _as_float64(arr: np.ndarray, dtype: str) -> np.ndarray:
+    if dtype in ("bf16", "e4m3", "e5m2", "tf32") and dtype_name(arr) not in ("bf16", "e4m3", "e5m2"):
+        from volta.numerics.formats import decode
+
+        if dtype == "bf16":
+            return (arr.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+        if dtype == "tf32":
+            return arr.astype(np.uint32).view(np.float32).astype(np.float64)
+        return np.array([float(decode(int(w), dtype)) for w in arr.reshape(-1)]).reshape(arr.shape)
+    return arr.astype(np.float64)
+
+
+def summarize(arr: np.ndarray, dtype: str) -> dict:
+    vals = _as_float64(arr, dtype)
+    finite = vals[np.isfinite(vals)]
+    stats = {"dtype": dtype, "shape": list(arr.shape), "nan": int(np.isnan(vals).sum()),
+             "inf": int(np.isinf(vals).sum())}
+    if finite.size:
+        stats.update(min=float(finite.min()), max=float(finite.max()), mean=float(finite.mean()))
+    else:
+        stats.update(min=None, max=None, mean=None)
+    return stats
+
+
+# ---- running ----------------------------------------------------------------------------------
+
+def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", check_races: bool = True,
+               generated: bool = False) -> RunResult:
+    """Parse, lower and execute one launch of `spec` on `inputs` (arrays by buffer name)."""
+    from volta.exec.machine import Machine
+    from volta.ir.program import lower
+    from volta.ptx.parser import parse_file
+
+    if fp not in FP_CHOICES:
+        raise UsageError(f"unknown --fp `{fp}` (choose from {', '.join(FP_CHOICES)})")
+    launch = spec.launches[role]
+    buffers = infer_buffers(launch, spec.buffers, inputs, spec.symbols)
+    if not Path(launch.ptx).exists():
+        raise UsageError(f"no such PTX file: {launch.ptx}")
+    prog = lower(parse_file(launch.ptx), launch.kernel)
+    kernel_inputs = {}
+    for name, buf in buffers.items():
+        arr = inputs.get(name)
+        if arr is not None:
+            kernel_inputs[name] = np.ascontiguousarray(arr).reshape(-1)
+    start = time.perf_counter()
+    m = Machine(prog, launch, buffers, spec.symbols, inputs=kernel_inputs, structured=False,
+                check_races=check_races, fp=fp)
+    m.run()
+    seconds = time.perf_counter() - start
+    outputs = {}
+    for name, buf in buffers.items():
+        region = m.buffer_regions[name]
+        raw = np.array(region.data[0, : buf.nbytes], dtype=np.uint8)
+        arr = raw.view(DTYPES[buf.dtype][0])
+        given = inputs.get(name)
+        if given is not None:
+            arr = arr.view(given.dtype).reshape(given.shape)  # same dtype (ml_dtypes too) and shape as given
+        outputs[name] = arr
+    notes = []
+    if fp == "real":
+        notes.append("--fp real: a concrete run rounds every scalar instruction as IEEE (real numbers have no "
+                     "finite concrete form); `real` matters to `volta check`")
+    return RunResult(launch, buffers, inputs, outputs, list(m.findings), int(m.thread_instructions), seconds,
+                     fp, generated, notes)
+
+
+def save_npz(path, result: RunResult) -> None:
+    arrays = {}
+    for name, arr in result.outputs.items():
+        arrays[name] = _savable(arr)
+    if result.generated_inputs:
+        for name, arr in result.inputs.items():
+            arrays[f"input.{name}"] = _savable(arr)
+    np.savez(path, **arrays)
+
+
+def _savable(arr: np.ndarray) -> np.ndarray:
+    """ml_dtypes arrays are stored as their raw words (np.load cannot rebuild those dtypes)."""
+    if arr.dtype.name in _ML_NAMES:
+        return arr.view({2: np.uint16, 1: np.uint8}[arr.dtype.itemsize])
+    return arr
+
+
+def spec_from_manifest(path, role: str | None = None):
+    from volta.exec.launch import load_manifest
+
+    spec = load_manifest(path)
+    if role is None:
+        role = "kernel" if "kernel" in spec.launches else "ref"
+    if role not in spec.launches:
+        raise UsageError(f"{path} has no [{role}] table (it has: {', '.join(spec.launches)})")
+    return spec, role
+
+
+def spec_from_options(ptx, kernel, grid, block, args, buffers, named_args, shared_dynamic) -> LaunchSpec:
+    from volta.exec.launch import from_options
+
+    if args is None and not named_args:
+        raise UsageError("--args is required: one entry per kernel parameter, e.g. --args x,y,1024")
+    parse_args_list(args or "")
+    return from_options(ptx, kernel, grid, block, args, buffers, named_args, shared_dynamic)
