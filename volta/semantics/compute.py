@@ -131,6 +131,8 @@ _LANES = {"add": NL.add, "sub": NL.sub, "mul": NL.mul, "div": NL.div}
 def _binary(kind, d, fmt, a, b):
     """add/sub/mul/div.{rnd}{.ftz}{.sat} in one format: native where IEEE makes numpy the same op."""
     rnd, ftz, sat = _rnd(d), d.has(".ftz"), d.has(".sat")
+    if d.op in ("atom", "red"):  # PTX: atom/red .add.f32 round to nearest even and flush subnormals
+        rnd, ftz, sat = Rnd.RN, fmt == "f32", False
     if rnd is Rnd.RN and fmt == "f32":
         with np.errstate(all="ignore"):
             return _f32_out(_NATIVE[kind](_f32_in(a, ftz), _f32_in(b, ftz)), ftz, sat)
@@ -217,16 +219,17 @@ def approx(op, d, fmt, *words):
 @handles("add", "sub")
 def _add_sub(d, a, b):
     t = _t(d)
+    kind = "sub" if d.op == "sub" else "add"  # atom/red .add call this handler with their own d
     if is_float(t):
-        return _float(lambda d, fmt, x, y: _binary(d.op, d, fmt, x, y))(d, a, b)
+        return _float(lambda d, fmt, x, y: _binary(kind, d, fmt, x, y))(d, a, b)
     w = width(t)
     if d.has(".sat") and t == ".s32":
         x, y = as_int(a, 32).astype(np.int64), as_int(b, 32).astype(np.int64)
-        v = np.clip(x + y if d.op == "add" else x - y, -(1 << 31), (1 << 31) - 1)
+        v = np.clip(x + y if kind == "add" else x - y, -(1 << 31), (1 << 31) - 1)
         return from_int(v, 32)
     if d.has(".cc"):
         raise Unsupported(f"`{d.inst.opcode}`: carry flags (.cc) are not modelled")
-    return mask(a + b if d.op == "add" else a - b, w)
+    return mask(a + b if kind == "add" else a - b, w)
 
 
 _M32 = U64(0xFFFFFFFF)
@@ -789,25 +792,30 @@ def _relu(words, fmt):
 
 
 def _f2f(d, a, src, dst):
-    """Float → float in one rounding (or to an integral value with .rni/.rzi/.rmi/.rpi)."""
-    ftz, sat, satfinite = d.has(".ftz"), d.has(".sat"), d.has(".satfinite")
+    """Float → float in one rounding (or to an integral value with .rni/.rzi/.rmi/.rpi).
+
+    `.ftz` on cvt flushes .f32 subnormals only (PTX "cvt": it applies to .f32 sources and destinations; an f16
+    subnormal widened to f32 is a normal f32 number and stays)."""
+    sat, satfinite = d.has(".sat"), d.has(".satfinite")
+    ftz_in, ftz = d.has(".ftz") and src == "f32", d.has(".ftz") and dst == "f32"
     wa = _words(a, src)
     if d.rounding in _INT_RND:
         if src not in _VIEWABLE or dst not in _VIEWABLE:
             raise Unsupported(f"`{d.inst.opcode}`: integral rounding between these formats is not modelled")
-        x = NL.to_f64(NL.flush(wa, src) if ftz else wa, src)
+        x = NL.to_f64(NL.flush(wa, src) if ftz_in else wa, src)
         out = NL.round_f64(_INT_RND[d.rounding](x), dst, Rnd.RN, ftz=ftz, sat=sat)
     elif src in _VIEWABLE and dst in ("f32", "f16", "bf16", "tf32") and not satfinite:
-        x = NL.to_f64(NL.flush(wa, src) if ftz else wa, src)
+        x = NL.to_f64(NL.flush(wa, src) if ftz_in else wa, src)
         out = NL.round_f64(x, dst, _rnd(d), ftz=ftz, sat=sat)
     elif src in _VIEWABLE and dst == "f64" and not satfinite:
-        x = NL.to_f64(NL.flush(wa, src) if ftz else wa, src)  # widening: exact
+        x = NL.to_f64(NL.flush(wa, src) if ftz_in else wa, src)  # widening: exact
         if sat:
             with np.errstate(invalid="ignore"):
                 x = np.where(x > 0, np.minimum(x, 1.0), 0.0)
         out = _f64_out(x)
     else:
-        out = NL.cvt_f2f(wa, src, dst, _rnd(d), ftz=ftz, sat=sat, satfinite=satfinite)
+        out = NL.cvt_f2f(NL.flush(wa, src) if ftz_in else wa, src, dst, _rnd(d), ftz=ftz, sat=sat,
+                         satfinite=satfinite)
     if d.has(".relu"):
         out = _relu(out, dst)
     return _u64(out)
@@ -815,7 +823,7 @@ def _f2f(d, a, src, dst):
 
 def _f2i(d, a, src, dst_t):
     """Float → int: round as the modifier says, NaN → 0, saturate to the type's range (PTX: by default)."""
-    ftz = d.has(".ftz")
+    ftz = d.has(".ftz") and src == "f32"
     wa = _words(a, src)
     w = width(dst_t)
     if src not in _VIEWABLE:
