@@ -48,16 +48,20 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
     """Run TARGET (a .ptx file, or a manifest.toml) on concrete inputs; report outputs and findings."""
     loaded = replay.load_npz(inputs) if inputs else {}
     generated = False
+    scalars = {}
     if target.endswith(".toml"):
         spec, role = replay.spec_from_manifest(target, kernel)
+        scalars = {n: v for n, _, v in (a.partition("=") for a in named_args) if n in spec.symbols}
+        named_args = tuple(a for a in named_args if a.partition("=")[0] not in spec.symbols)
         _override(spec, role, grid, block, args, named_args, buffers, shared_dynamic)
         if not inputs:
-            loaded = replay.random_inputs(spec.buffers, seed)
+            loaded = replay.random_inputs(spec.buffers, seed, spec.symbols)
             generated = True
     else:
         spec = replay.spec_from_options(target, kernel, grid, block, args, buffers, named_args, shared_dynamic or 0)
         role = "kernel"
-    result = replay.run_launch(spec, role, loaded, fp=fp, check_races=not no_races, generated=generated)
+    result = replay.run_launch(spec, role, loaded, fp=fp, check_races=not no_races, generated=generated,
+                               scalars=scalars)
     if out_path:
         replay.save_npz(out_path, result)
     if as_json:

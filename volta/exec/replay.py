@@ -69,7 +69,10 @@ def _compatible(arr: np.ndarray, dtype: str) -> bool:
     if have == dtype:
         return True
     raw = _RAW.get(dtype)
-    return raw is not None and arr.dtype == np.dtype(raw)  # bf16/fp8/tf32 as raw words
+    if raw is None:
+        return False
+    # bf16/fp8/tf32 as raw words; an ml_dtypes array saved with np.savez comes back as void of the same size
+    return arr.dtype == np.dtype(raw) or (arr.dtype.kind == "V" and arr.dtype.itemsize == np.dtype(raw).itemsize)
 
 
 def load_npz(path) -> dict:
@@ -120,8 +123,8 @@ def infer_buffers(launch: KernelLaunch, declared: dict, inputs: dict, symbols=()
         dt = dtype_name(arr)
         if dt is None:
             raise UsageError(f"input array `{name}` has dtype {arr.dtype}, which no PTX type matches "
-                             f"(use float32/float16/float64, (u)int8..64, or bf16/fp8 as uint16/uint8 words "
-                             f"with --buffer {name}=bf16[{arr.size}])")
+                             f"(use float32/float16/float64, (u)int8..64, or bf16/fp8 as uint16/uint8 words or "
+                             f"ml_dtypes arrays with --buffer {name}=bf16[{arr.size}])")
         if arr.size == 0:
             raise UsageError(f"input array `{name}` is empty")
         buffers[name] = Buffer(name, dt, int(arr.size), "inout")
@@ -139,10 +142,13 @@ def infer_buffers(launch: KernelLaunch, declared: dict, inputs: dict, symbols=()
     return buffers
 
 
-def random_inputs(buffers: dict, seed: int = 0) -> dict:
-    """Deterministic inputs for every buffer the kernel reads (roles in/inout): normal floats, small ints."""
+def random_inputs(buffers: dict, seed: int = 0, symbols: dict | None = None) -> dict:
+    """Deterministic inputs for every buffer the kernel reads (roles in/inout): normal floats, small ints;
+    one-element arrays for symbolic scalars."""
     rng = np.random.default_rng(seed)
     out = {}
+    for name in sorted(symbols or {}):
+        out[name] = rng.standard_normal(1).astype(DTYPES.get(symbols[name], (np.float32,))[0])
     for name in sorted(buffers):
         buf = buffers[name]
         if buf.role == "out":
@@ -165,6 +171,8 @@ def _as_float64(arr: np.ndarray, dtype: str) -> np.ndarray:
     if dtype in ("bf16", "e4m3", "e5m2", "tf32") and dtype_name(arr) not in ("bf16", "e4m3", "e5m2"):
         from volta.numerics.formats import decode
 
+        if arr.dtype.kind == "V":
+            arr = _savable(arr)
         if dtype == "bf16":
             return (arr.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
         if dtype == "tf32":
@@ -188,7 +196,7 @@ def summarize(arr: np.ndarray, dtype: str) -> dict:
 # ---- running ----------------------------------------------------------------------------------
 
 def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", check_races: bool = True,
-               generated: bool = False) -> RunResult:
+               generated: bool = False, scalars: dict | None = None) -> RunResult:
     """Parse, lower and execute one launch of `spec` on `inputs` (arrays by buffer name)."""
     from volta.exec.machine import Machine
     from volta.ir.program import lower
@@ -196,8 +204,8 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
 
     if fp not in FP_CHOICES:
         raise UsageError(f"unknown --fp `{fp}` (choose from {', '.join(FP_CHOICES)})")
-    launch = spec.launches[role]
-    buffers = infer_buffers(launch, spec.buffers, inputs, spec.symbols)
+    launch = _concrete_symbols(spec, role, inputs, scalars or {})
+    buffers = infer_buffers(launch, spec.buffers, inputs)
     if not Path(launch.ptx).exists():
         raise UsageError(f"no such PTX file: {launch.ptx}")
     prog = lower(parse_file(launch.ptx), launch.kernel)
@@ -207,7 +215,7 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
         if arr is not None:
             kernel_inputs[name] = np.ascontiguousarray(arr).reshape(-1)
     start = time.perf_counter()
-    m = Machine(prog, launch, buffers, spec.symbols, inputs=kernel_inputs, structured=False,
+    m = Machine(prog, launch, buffers, {}, inputs=kernel_inputs, structured=False,
                 check_races=check_races, fp=fp)
     m.run()
     seconds = time.perf_counter() - start
@@ -228,6 +236,25 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
                      fp, generated, notes)
 
 
+def _concrete_symbols(spec: LaunchSpec, role: str, inputs: dict, scalars: dict) -> KernelLaunch:
+    """A concrete run gives every symbolic scalar (manifest [symbols]) a number: --arg NAME=V, else a
+    one-element array NAME in the inputs (generated inputs include one)."""
+    import dataclasses
+
+    launch = spec.launches[role]
+    values = {}
+    for name in spec.symbols:
+        if name in scalars:
+            values[name] = str(scalars[name])
+        elif name in inputs and np.asarray(inputs[name]).size == 1:
+            values[name] = repr(float(np.asarray(inputs[name]).reshape(-1)[0]))
+        elif name in launch.args:
+            raise UsageError(f"scalar `{name}` needs a value for a concrete run: --arg {name}=V or a one-element "
+                             f"array `{name}` in --inputs")
+    args = tuple(values.get(a, a) if isinstance(a, str) else a for a in launch.args)
+    return dataclasses.replace(launch, args=args)
+
+
 def save_npz(path, result: RunResult) -> None:
     arrays = {}
     for name, arr in result.outputs.items():
@@ -240,8 +267,8 @@ def save_npz(path, result: RunResult) -> None:
 
 def _savable(arr: np.ndarray) -> np.ndarray:
     """ml_dtypes arrays are stored as their raw words (np.load cannot rebuild those dtypes)."""
-    if arr.dtype.name in _ML_NAMES:
-        return arr.view({2: np.uint16, 1: np.uint8}[arr.dtype.itemsize])
+    if arr.dtype.name in _ML_NAMES or arr.dtype.kind == "V":
+        return arr.view({2: np.uint16, 1: np.uint8, 4: np.uint32}[arr.dtype.itemsize])
     return arr
 
 
