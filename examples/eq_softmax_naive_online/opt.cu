@@ -12,16 +12,16 @@ extern "C" __global__ void softmax_online(const float* __restrict__ x, float* __
     for (int c = lane; c < cols; c += 32) {
         float v = xr[c];
         float m_new = fmaxf(m, v);
-        d = d * expf(m - m_new) + expf(v - m_new);
+        d = d * __expf(m - m_new) + __expf(v - m_new);
         m = m_new;
     }
     for (int off = 16; off > 0; off >>= 1) {
         float m_o = __shfl_xor_sync(0xffffffffu, m, off);
         float d_o = __shfl_xor_sync(0xffffffffu, d, off);
         float m_new = fmaxf(m, m_o);
-        d = d * expf(m - m_new) + d_o * expf(m_o - m_new);
+        d = d * __expf(m - m_new) + d_o * __expf(m_o - m_new);
         m = m_new;
     }
     float inv = 1.0f / d;
-    for (int c = lane; c < cols; c += 32) yr[c] = expf(xr[c] - m) * inv;
+    for (int c = lane; c < cols; c += 32) yr[c] = __expf(xr[c] - m) * inv;
 }

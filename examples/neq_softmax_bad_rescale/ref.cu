@@ -13,9 +13,9 @@ extern "C" __global__ void softmax_naive(const float* __restrict__ x, float* __r
     for (int off = 16; off > 0; off >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
 
     float s = 0.0f;
-    for (int c = lane; c < cols; c += 32) s += expf(xr[c] - m);
+    for (int c = lane; c < cols; c += 32) s += __expf(xr[c] - m);
     for (int off = 16; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off);
 
     float inv = 1.0f / s;
-    for (int c = lane; c < cols; c += 32) yr[c] = expf(xr[c] - m) * inv;
+    for (int c = lane; c < cols; c += 32) yr[c] = __expf(xr[c] - m) * inv;
 }
