@@ -127,6 +127,8 @@ class _MachineServices:
                                 f"their CTA skip ({lanes.size} arrived, {skipped.size} exited after passing "
                                 f"{int(self.nbar[skipped[0]])} barrier(s) without reaching it)",
                                 op, [lanes[0], skipped[0]])
+            if op.d.has(".red"):
+                self._barrier_reduce(op, lanes)
             self.gen[cta] += 1
             self.wgen[cta * self.warps_per_cta:(cta + 1) * self.warps_per_cta] += 1
             self.nbar[lanes] += 1
@@ -134,6 +136,20 @@ class _MachineServices:
             self.status[lanes] = RUN
             released = True
         return released
+
+    def _barrier_reduce(self, op, lanes):
+        """`bar.red.{popc,and,or}`: every arriving thread gets the CTA-wide reduction of its predicate."""
+        dst, pred = op.operands[0], op.operands[-1]
+        p, flags = self.read(pred, lanes, ".pred")
+        self.require_concrete(op, flags, lanes, "barrier reduction predicate")
+        p = p != 0
+        if op.d.has(".popc"):
+            value = np.full(lanes.size, int(p.sum()), np.uint64)
+        elif op.d.boolop == ".and" or op.d.has(".and"):
+            value = np.full(lanes.size, int(p.all()), np.uint64)
+        else:
+            value = np.full(lanes.size, int(p.any()), np.uint64)
+        self.write(dst, lanes, value)
 
     def _barrier_count(self, op, lanes):
         if len(op.operands) >= 2 and not op.d.has(".red"):
