@@ -510,7 +510,7 @@ class Machine(_MachineServices):
             raise Unsupported(f"`{d.inst.opcode}` converts tensor data between floats and integers; "
                               f"over the reals that needs rounding to an integer, which is not modelled", op.span)
         if d.op == "mov" or (t is not None and (is_float(t) or d.op in ("add", "sub", "mul", "mad", "min", "max", "neg", "abs"))):
-            if d.op in ("mul", "mad") and not is_float(t) and (d.has(".hi") or d.has(".wide") and False):
+            if d.op in ("mul", "mad") and not is_float(t) and d.has(".hi"):
                 raise Unsupported(f"`{d.inst.opcode}` on integer data is not modelled symbolically", op.span)
             args = [self.read_sym(s, dl, t) for s in srcs]
             fn = realops.TABLE.get(d.op)
