@@ -184,3 +184,15 @@ DONE:
         assert code == 0, capsys.readouterr()
         words = np.load(out)["p"]
         assert words.view(ml.bfloat16).astype(np.float32).tolist() == [2.0, 4.0, -7.0]
+
+
+def test_fp_real_computes_exactly_and_rounds_once(tmp_path):
+    """--fp real: the GEMM in exact arithmetic, each output rounded once (the float64 reference rounded)."""
+    out = tmp_path / "out.npz"
+    assert run(["run", "examples/gemm_naive/manifest.toml", "--fp", "real", "--out", str(out)]) == 0
+    data = np.load(out)
+    a, b = data["input.A"].astype(np.float64), data["input.B"].astype(np.float64)
+    n = int(round(a.size ** 0.5))
+    expect = (a.reshape(n, n) @ b.reshape(n, n)).reshape(-1)
+    # float64 products of f32 inputs are exact; their sum of 32 terms is within a few ulp of f64
+    assert np.allclose(data["C"].astype(np.float64), expect.astype(np.float32), rtol=1e-6, atol=1e-6)

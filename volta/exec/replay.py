@@ -215,8 +215,10 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
         if arr is not None:
             kernel_inputs[name] = np.ascontiguousarray(arr).reshape(-1)
     start = time.perf_counter()
-    m = Machine(prog, launch, buffers, {}, inputs=kernel_inputs, structured=False,
-                check_races=check_races, fp=fp)
+    exact = fp == "real"
+    m = Machine(prog, launch, buffers, {}, inputs=kernel_inputs, structured=exact,
+                check_races=check_races, fp=fp, symbolic=exact,
+                input_values=_exact_inputs(buffers, kernel_inputs) if exact else None)
     m.run()
     seconds = time.perf_counter() - start
     outputs = {}
@@ -224,16 +226,51 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
         region = m.buffer_regions[name]
         raw = np.array(region.data[0, : buf.nbytes], dtype=np.uint8)
         arr = raw.view(DTYPES[buf.dtype][0])
+        if exact:
+            arr = _exact_outputs(region, buf, arr)
         given = inputs.get(name)
         if given is not None:
             arr = arr.view(given.dtype).reshape(given.shape)  # same dtype (ml_dtypes too) and shape as given
         outputs[name] = arr
     notes = []
     if fp == "real":
-        notes.append("--fp real: a concrete run rounds every scalar instruction as IEEE (real numbers have no "
-                     "finite concrete form); `real` matters to `volta check`")
+        notes.append("--fp real: every instruction computed in exact rational arithmetic; each output element "
+                     "is rounded once, to nearest, into its buffer's dtype")
     return RunResult(launch, buffers, inputs, outputs, list(m.findings), int(m.thread_instructions), seconds,
                      fp, generated, notes)
+
+
+def _exact_inputs(buffers: dict, arrays: dict) -> dict:
+    """Input arrays as exact rationals (every binary float is one), for `--fp real`."""
+    from fractions import Fraction
+
+    values = {}
+    for name, arr in arrays.items():
+        as64 = _as_float64(arr, buffers[name].dtype) if buffers[name].dtype[0] in "fb" else arr
+        values[name] = {i: Fraction(float(v)) if as64.dtype.kind == "f" else Fraction(int(v))
+                        for i, v in enumerate(as64.reshape(-1))}
+    return values
+
+
+def _exact_outputs(region, buf, arr: np.ndarray) -> np.ndarray:
+    """Replace elements the kernel computed exactly by their value rounded once to the dtype."""
+    from volta.errors import Unsupported
+    from volta.symbolic.evaluate import EvalError, evaluate
+
+    if region.sym is None:
+        return arr
+    out = arr.astype(np.float64) if arr.dtype.kind == "f" else arr.copy()
+    size = DTYPES[buf.dtype][1]
+    for i in range(buf.count):
+        expr = region.sym[0, i * size]
+        if expr is None:
+            continue
+        try:
+            out[i] = float(evaluate(expr, {}))
+        except (EvalError, TypeError, AttributeError) as err:
+            raise Unsupported(f"--fp real: element {i} of `{buf.name}` has no exact rational value "
+                              f"({type(err).__name__}: {err})") from None
+    return out.astype(arr.dtype) if buf.dtype in ("f32", "f64", "f16") else arr
 
 
 def _concrete_symbols(spec: LaunchSpec, role: str, inputs: dict, scalars: dict) -> KernelLaunch:
