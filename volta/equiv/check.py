@@ -17,6 +17,7 @@ import numpy as np
 
 from volta.errors import Unsupported, UsageError
 from volta.exec.access import region_itemsize
+from volta.exec.findings import Site
 from volta.exec.launch import LaunchSpec
 from volta.exec.machine import Machine, constants
 from volta.ir.program import lower
@@ -24,7 +25,7 @@ from volta.ptx.parser import parse_file
 from volta.symbolic import expr as E
 from volta.symbolic.evaluate import EvalError, evaluate
 from volta.symbolic.normal import Normalizer, equal, normalize
-from volta.symbolic.search import random_search
+from volta.symbolic.search import inputs_of, random_search
 from volta.symbolic.verdict import Proved, Refuted, Unknown
 
 UNTOUCHED = "untouched"
@@ -38,8 +39,10 @@ class Counterexample:
     index: int
     ref_value: object  # Fraction, or UNTOUCHED
     opt_value: object
-    ref_threads: str = ""
+    ref_threads: str = ""  # "block (..) thread (..) at file:line:col `st...`": the last writer of the element
     opt_threads: str = ""
+    depends: dict = field(default_factory=dict)  # buffer -> sorted indices the element reads; '__symbols__' -> names
+    writers: dict = field(default_factory=dict)  # role -> (ThreadId, Site) of the store that wrote the element
 
 
 @dataclass
@@ -52,6 +55,7 @@ class CheckReport:
     compared: int = 0
     proved_by: dict = field(default_factory=dict)  # 'identical' | 'normal-form' | 'z3' -> count
     stats: dict = field(default_factory=dict)
+    kernels: dict = field(default_factory=dict)  # role -> .entry name that ran
 
     @property
     def exit_code(self) -> int:
@@ -117,8 +121,12 @@ def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = Non
     machines = {}
     start = time.perf_counter()
     for role in ("ref", "opt"):
+        report.kernels[role] = spec.launches[role].kernel or ""
+        if progress is not None:
+            progress(f"executing {role} {report.kernels[role] or spec.launches[role].ptx} symbolically")
         try:
             machines[role] = execute(spec, role)
+            report.kernels[role] = machines[role].prog.name
         except Unsupported as err:
             report.verdict, report.unsupported = "unsupported", (role, err)
             return report
@@ -129,6 +137,8 @@ def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = Non
         report.verdict = "findings"
         return report
     start = time.perf_counter()
+    if progress is not None:
+        progress("comparing outputs")
     outs = {role: outputs(m, spec) for role, m in machines.items()}
     norm = Normalizer()
     smt_dir = Path(emit_smt) if emit_smt else None
@@ -146,7 +156,7 @@ def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = Non
                 if len(report.unknown) >= MAX_UNKNOWN:
                     break
                 continue
-            cex = _confirm(spec, verdict, name, i, a, b)
+            cex = _confirm(spec, verdict, name, i, a, b, machines)
             if cex is not None:
                 report.verdict, report.counterexample = "not-equivalent", cex
                 report.stats["decide_seconds"] = time.perf_counter() - start
@@ -177,7 +187,7 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i):
     return z3bridge.decide_equal(a, b, timeout_ms, norm)
 
 
-def _confirm(spec, verdict: Refuted, name, i, a, b) -> Counterexample | None:
+def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None) -> Counterexample | None:
     """Re-execute both kernels on the candidate input with exact arithmetic; keep it only if they differ."""
     inputs = _full_inputs(spec, verdict.model, a, b)
     values = {}
@@ -187,7 +197,44 @@ def _confirm(spec, verdict: Refuted, name, i, a, b) -> Counterexample | None:
         values[role] = _exact(element)
     if values["ref"] is None or values["opt"] is None or values["ref"] == values["opt"]:
         return None
-    return Counterexample(inputs, name, i, values["ref"], values["opt"])
+    cex = Counterexample(inputs, name, i, values["ref"], values["opt"], depends=dependencies(a, b))
+    for role, m in (machines or {}).items():
+        writer = last_writer(m, spec, name, i)
+        if writer is not None:
+            cex.writers[role] = writer
+            tid, site = writer
+            text = f"{tid} at {site.ptx}:{site.line}:{site.col} `{site.text}`"
+            setattr(cex, f"{role}_threads", text)
+    return cex
+
+
+def dependencies(*elements) -> dict:
+    """The input elements and symbols the given output expressions read: buffer -> sorted indices."""
+    deps: dict = {}
+    roots = [e for e in elements if isinstance(e, E.Expr)]
+    for leaf in inputs_of(*roots) if roots else ():
+        if leaf.op == E.VAR:
+            deps.setdefault(leaf.data[0], set()).add(int(leaf.data[1]))
+        elif leaf.op == E.SYM:
+            deps.setdefault("__symbols__", set()).add(leaf.data)
+    return {k: sorted(v) for k, v in deps.items()}
+
+
+def last_writer(m: Machine, spec: LaunchSpec, name: str, index: int):
+    """(ThreadId, Site) of the last store to buffer[index], from the race shadow; None if unknown."""
+    region = m.buffer_regions.get(name)
+    shadow = getattr(region, "shadow", None)
+    if shadow is None:
+        return None
+    granule = (index * region_itemsize(region)) // shadow.g
+    if granule >= shadow.n:
+        return None
+    lane, pc = int(shadow.w_tid[granule]), int(shadow.w_pc[granule])
+    if lane < 0 or pc < 0 or pc >= len(m.prog.ops):
+        return None
+    op = m.prog.ops[pc]
+    cuda = f"{op.cuda[0]}:{op.cuda[1]}" if getattr(op, "cuda", None) else None
+    return m.thread_id(lane), Site(op.span.file, op.span.line, op.span.col, op.d.inst.opcode, cuda)
 
 
 def _exact(element):
@@ -224,7 +271,8 @@ def replay(spec: LaunchSpec, path: str | Path) -> dict:
     """Run both kernels on the inputs in a counterexample file; return the element's two exact values."""
     try:
         data = json.loads(Path(path).read_text())
-        inputs = {k: {int(i): Fraction(v) for i, v in vals.items()} for k, vals in data["inputs"].items()}
+        inputs = {k: {(i if k == "__symbols__" else int(i)): Fraction(v) for i, v in vals.items()}
+                  for k, vals in data["inputs"].items()}
         name, index = data["buffer"], int(data["index"])
     except (OSError, ValueError, KeyError) as err:
         raise UsageError(f"cannot read counterexample file {path}: {err}") from None

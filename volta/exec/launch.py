@@ -212,3 +212,40 @@ def bind_args(launch: KernelLaunch, params: list, buffers: dict, symbols: dict) 
                 raise UsageError(f"parameter `{pname}` looks like a pointer: pass a --buffer name")
             bound.append(("scalar", number))
     return bound
+
+
+def pair_from_options(ref_ptx, opt_ptx, buffers, *, grid=None, block=None, args=None, kernel=None,
+                      ref=None, opt=None, shared_dynamic=0, symbols=()) -> LaunchSpec:
+    """The two launches of `volta check REF.ptx OPT.ptx`: shared options, each overridable per role.
+
+    `ref`/`opt` are dicts with optional keys `kernel`, `grid`, `block`, `args` overriding the shared
+    values for that kernel (`--ref-grid` over `--grid`, …). Buffers and symbols are shared.
+    """
+    base = {"kernel": kernel, "grid": grid, "block": block, "args": args}
+    launches = {}
+    for role, ptx, over in (("ref", ref_ptx, ref or {}), ("opt", opt_ptx, opt or {})):
+        opts = {k: over.get(k) if over.get(k) is not None else v for k, v in base.items()}
+        for key in ("grid", "block"):
+            if opts[key] is None:
+                raise UsageError(f"no {key} for the {role} kernel: give --{key} (shared) or --{role}-{key}, "
+                                 f"or a manifest.toml")
+        launches[role] = KernelLaunch(Path(ptx), opts["kernel"], parse_dim3(opts["grid"], "grid"),
+                                      parse_dim3(opts["block"], "block"),
+                                      parse_args_list(opts["args"]) if opts["args"] is not None else (),
+                                      shared_dynamic)
+    bufs = {}
+    for b in buffers:
+        buf = parse_buffer(b)
+        if ":" not in b:
+            raise UsageError(f"--buffer `{b}` needs a role for volta check: append :in, :out or :inout "
+                             f"(e.g. {buf.name}={buf.dtype}[{buf.count}]:in)")
+        if buf.name in bufs:
+            raise UsageError(f"buffer `{buf.name}` is declared twice")
+        bufs[buf.name] = buf
+    syms = {}
+    for s in symbols:
+        name, t = _parse_symbol(s)
+        if name in bufs:
+            raise UsageError(f"--symbol `{name}` has the name of a buffer; pick another name")
+        syms[name] = t
+    return LaunchSpec(launches, bufs, syms)

@@ -1,12 +1,13 @@
-"""Presentation of `volta races` results: a registry of `format(result) -> str`, one module per format.
+"""Presentation of results: a registry of `format(result) -> str`, one module per format.
 
-No analysis happens here: every formatter reads a `volta.exec.races.RacesResult` and returns text.
-`text` is for people, `json` follows SCHEMA.md, `sarif` is SARIF 2.1.0 for code scanning, `junit`
-is JUnit XML for test dashboards (one testcase per kernel, one failure per finding).
+No analysis happens here. `volta races` results (`volta.exec.races.RacesResult`) use the modules
+`text`, `json_report` (SCHEMA.md), `sarif` (SARIF 2.1.0) and `junit` (JUnit XML: one testcase per
+kernel, one failure per finding). `volta check` results (`check_report.CheckResult`, and
+`ReplayResult` for `--replay`) use `check_report`, which reuses the races formatters for findings.
 """
 from __future__ import annotations
 
-from volta.report import json_report, junit, sarif, text
+from volta.report import check_report, json_report, junit, sarif, text
 
 FORMATS = {
     "text": text.format,
@@ -18,4 +19,8 @@ FORMATS = {
 
 def render(result, fmt: str = "text", **options) -> str:
     """Format `result` with the named formatter (options go to formatters that take them)."""
+    if isinstance(result, check_report.CheckResult):
+        return check_report.FORMATS[fmt](result, **options)
+    if isinstance(result, check_report.ReplayResult):
+        return check_report.REPLAY_FORMATS[fmt](result, **options)
     return FORMATS[fmt](result, **options)

@@ -1,0 +1,160 @@
+"""`volta check`: prove two kernels' outputs equal for every input (over the reals), or show an input where not.
+
+    volta check ref.ptx opt.ptx --grid 4x4 --block 16x16 --args A,B,C,64,64,64 \\
+        --buffer A=f32[4096]:in --buffer B=f32[4096]:in --buffer C=f32[4096]:out
+    volta check examples/<pair>/manifest.toml
+    volta check ... --replay counterexample.json      # re-execute both kernels on a saved input
+
+Buffers are declared once, with a role, and shared by both kernels; `--ref-*`/`--opt-*` override the
+shared `--kernel`, `--grid`, `--block`, `--args` for one kernel. Results go to stdout (text, `--json`
+per volta/report/SCHEMA.md, or `--sarif`), `--junit FILE` also writes JUnit XML, progress goes to
+stderr. Exit: 0 equivalent, 1 not equivalent or findings (race, deadlock, out of bounds…), 2 usage
+or parse error, 3 unsupported or unknown. This module only turns options into a launch spec,
+calls `volta.equiv.check`, and prints what `volta.report` formats.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from volta.errors import UsageError
+from volta.exec.launch import load_manifest, pair_from_options
+from volta.report import render
+from volta.report.check_report import CheckResult, ReplayResult
+
+DEFAULT_CEX_FILE = "counterexample.json"
+PER_ROLE = ("kernel", "grid", "block", "args")
+
+
+def _launch_options(f):
+    for name in reversed(PER_ROLE):
+        meta = {"kernel": "NAME", "grid": "X[xY[xZ]]", "block": "X[xY[xZ]]", "args": "A,B,..."}[name]
+        for role in ("opt", "ref"):
+            f = click.option(f"--{role}-{name}", f"{role}_{name}", metavar=meta,
+                             help=f"{name.capitalize()} for the {role} kernel only (overrides --{name}).")(f)
+    f = click.option("--args", metavar="A,B,...",
+                     help="One entry per kernel parameter: a buffer name, a number or a --symbol.")(f)
+    f = click.option("--block", metavar="X[xY[xZ]]", help="Block dimensions for both kernels, e.g. 16x16.")(f)
+    f = click.option("--grid", metavar="X[xY[xZ]]", help="Grid dimensions for both kernels, e.g. 4x4.")(f)
+    f = click.option("--kernel", metavar="NAME", help="The .entry to run in both files (when they have several).")(f)
+    return f
+
+
+@click.command("check")
+@click.argument("targets", nargs=-1, type=click.Path(dir_okay=False))
+@_launch_options
+@click.option("--buffer", multiple=True, metavar="NAME=DTYPE[N]:ROLE",
+              help="A global buffer shared by both kernels; ROLE is in, out or inout (repeatable).")
+@click.option("--symbol", multiple=True, metavar="NAME=f32", help="A float scalar kept symbolic (repeatable).")
+@click.option("--shared-dynamic", type=click.IntRange(min=0), default=None, metavar="BYTES",
+              help="Dynamic shared memory per CTA in bytes.")
+@click.option("--timeout-ms", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="Solver time limit per output element.")
+@click.option("--emit-smt", "emit_smt", type=click.Path(file_okay=False), metavar="DIR",
+              help="Write each solver obligation (elements not identical) as SMT-LIB2 into DIR.")
+@click.option("--save-counterexample", "save_cex", type=click.Path(dir_okay=False), metavar="FILE",
+              help=f"Where to save a counterexample (default when NOT EQUIVALENT: {DEFAULT_CEX_FILE}).")
+@click.option("--replay", "replay_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Re-execute both kernels on a saved counterexample and print both values (exit 1 if they differ).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (schema: volta/report/SCHEMA.md).")
+@click.option("--sarif", "as_sarif", is_flag=True, help="Print SARIF 2.1.0 for code scanning.")
+@click.option("--junit", "junit_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Also write JUnit XML to FILE.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
+            as_json, as_sarif, junit_file, quiet, **launch) -> int:
+    """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
+
+    TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
+    or one manifest.toml with [ref], [opt] and [buffers] tables.
+    """
+    if as_json and as_sarif:
+        raise UsageError("choose one of --json and --sarif")
+    spec, argv = _spec(targets, launch, buffer, symbol, shared_dynamic)
+    progress = None if quiet else (lambda line: click.echo(f"volta check: {line}", err=True))
+
+    if replay_file is not None:
+        if as_sarif or junit_file:
+            raise UsageError("--replay prints text or --json; drop --sarif/--junit")
+        from volta.equiv.check import replay
+
+        if not Path(replay_file).exists():
+            raise UsageError(f"no such counterexample file: {replay_file}")
+        values = replay(spec, replay_file)
+        rep = ReplayResult(values["buffer"], values["index"], values["ref"], values["opt"], replay_file)
+        click.echo(render(rep, "json" if as_json else "text"))
+        return rep.exit_code
+
+    from volta.equiv.check import check, save_inputs
+
+    start = time.perf_counter()
+    report = check(spec, timeout_ms=timeout_ms, emit_smt=emit_smt, progress=progress)
+    cex_file = None
+    if report.counterexample is not None:
+        cex_file = save_cex or DEFAULT_CEX_FILE
+        try:
+            save_inputs(report.counterexample, cex_file)
+        except OSError as err:
+            raise UsageError(f"cannot write the counterexample to {cex_file}: {err.strerror or err}") from None
+    result = CheckResult(report, spec, argv, cex_file)
+    if progress is not None:
+        ti = report.stats.get("thread_instructions", 0)
+        progress(f"{ti:,} thread-instructions, {report.compared:,} elements compared "
+                 f"in {time.perf_counter() - start:.2f} s")
+        if emit_smt:
+            n = len(list(Path(emit_smt).glob("*.smt2")))
+            progress(f"{n} SMT-LIB2 obligation(s) in {emit_smt}")
+
+    if junit_file:
+        try:
+            Path(junit_file).write_text(render(result, "junit"))
+        except OSError as err:
+            raise UsageError(f"cannot write --junit {junit_file}: {err.strerror or err}") from None
+    click.echo(render(result, "json" if as_json else "sarif" if as_sarif else "text"))
+    return result.exit_code
+
+
+def _spec(targets, launch: dict, buffer, symbol, shared_dynamic):
+    """(LaunchSpec, argv that re-creates it) from the positional targets and launch options."""
+    paths = [Path(t) for t in targets]
+    for p in paths:
+        if not p.exists():
+            raise UsageError(f"no such file: {p}")
+    if len(paths) == 1 and paths[0].suffix == ".toml":
+        given = [k for k, v in launch.items() if v] + [k for k, v in (("buffer", buffer), ("symbol", symbol),
+                                                                      ("shared_dynamic", shared_dynamic)) if v]
+        if given:
+            raise UsageError(f"{paths[0]} is a manifest: it gives both launches, so drop "
+                             + ", ".join("--" + g.replace("_", "-") for g in given))
+        spec = load_manifest(paths[0])
+        missing = [r for r in ("ref", "opt") if r not in spec.launches]
+        if missing:
+            raise UsageError(f"{paths[0]} has no [{'] and ['.join(missing)}] table: volta check compares the "
+                             f"[ref] and [opt] kernels of a pair manifest (use volta races for one kernel)")
+        return spec, [str(paths[0])]
+    if len(paths) != 2 or any(p.suffix == ".toml" for p in paths):
+        raise UsageError(f"volta check takes two PTX files (REF.ptx OPT.ptx) or one manifest.toml; "
+                         f"got {len(paths)} file(s)" + (f": {', '.join(map(str, paths))}" if paths else ""))
+    if not buffer:
+        raise UsageError("declare the buffers both kernels share: --buffer NAME=DTYPE[N]:ROLE "
+                         "(ROLE in, out or inout), e.g. --buffer x=f32[1024]:in --buffer y=f32[1024]:out")
+    per_role = {role: {k: launch[f"{role}_{k}"] for k in PER_ROLE} for role in ("ref", "opt")}
+    spec = pair_from_options(paths[0], paths[1], buffer, grid=launch["grid"], block=launch["block"],
+                             args=launch["args"], kernel=launch["kernel"], ref=per_role["ref"],
+                             opt=per_role["opt"], shared_dynamic=shared_dynamic or 0, symbols=symbol)
+    argv = [str(paths[0]), str(paths[1])]
+    for key in ("kernel", "grid", "block", "args"):
+        if launch[key] is not None:
+            argv += [f"--{key}", launch[key]]
+        for role in ("ref", "opt"):
+            if launch[f"{role}_{key}"] is not None:
+                argv += [f"--{role}-{key}", launch[f"{role}_{key}"]]
+    for b in buffer:
+        argv += ["--buffer", b]
+    for s in symbol:
+        argv += ["--symbol", s]
+    if shared_dynamic:
+        argv += ["--shared-dynamic", str(shared_dynamic)]
+    return spec, argv

@@ -1,0 +1,350 @@
+"""Presentation of `volta check` results: text, JSON (`volta.check/1`, SCHEMA.md), SARIF 2.1.0, JUnit XML.
+
+No analysis happens here. A `CheckResult` wraps the library's `CheckReport` with what only the
+command line knows (the launch spec, where the counterexample was saved, the replay command).
+Findings of either kernel are formatted by the `volta races` formatters (a `RaceReport` per
+kernel), so a race looks the same under `volta races` and `volta check`.
+
+    NOT EQUIVALENT: C[0] differs: ref = -11, opt = -17
+      ref gemm_naive (ref.sm80.ptx): grid 2x2, block 16x16; C[0] last written by block (0, 0, 0) thread (0, 0, 0) …
+      opt gemm_tiled_swapped (opt.sm80.ptx): grid 2x2, block 16x16; …
+      inputs (the 64 elements C[0] depends on; every other input element is 1):
+        A[0] = 1  A[1] = -2 …
+      counterexample saved to counterexample.json
+      replay: volta check examples/neq_gemm_swapped/manifest.toml --replay counterexample.json
+"""
+from __future__ import annotations
+
+import json
+import shlex
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import volta
+from volta.exec.races import RaceReport, RacesResult
+from volta.report import json_report, sarif
+from volta.report import text as races_text
+from volta.report.common import display_path, split_cuda
+
+SCHEMA = "volta.check/1"
+MAX_INPUTS_SHOWN = 24
+
+VERDICT_TEXT = {"equivalent": "EQUIVALENT", "not-equivalent": "NOT EQUIVALENT", "unsupported": "UNSUPPORTED",
+                "unknown": "UNKNOWN"}
+HOW = {"identical": "identical expressions", "normal-form": "equal normal forms", "z3": "z3 (unsat)"}
+
+
+@dataclass
+class CheckResult:
+    report: object  # volta.equiv.check.CheckReport
+    spec: object  # volta.exec.launch.LaunchSpec
+    command: list = field(default_factory=list)  # argv of this check, without --replay/--save-counterexample
+    cex_file: str | None = None  # where the counterexample was saved
+
+    @property
+    def exit_code(self) -> int:
+        return self.report.exit_code
+
+    @property
+    def replay_command(self) -> str | None:
+        if self.cex_file is None:
+            return None
+        return shlex.join(["volta", "check", *self.command, "--replay", self.cex_file])
+
+
+@dataclass
+class ReplayResult:
+    """`volta check --replay FILE`: both kernels' exact values of the saved element."""
+
+    buffer: str
+    index: int
+    ref: object  # Fraction | 'untouched' | None (undefined)
+    opt: object
+    file: str
+
+    @property
+    def differ(self) -> bool:
+        return self.ref != self.opt
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.differ else 0
+
+
+def value_text(v) -> str:
+    if v is None:
+        return "undefined"
+    if isinstance(v, Fraction):
+        return str(v) if v.denominator == 1 else f"{v} (≈ {float(v):.9g})"
+    return str(v)
+
+
+def verdict_text(result: CheckResult) -> str:
+    r = result.report
+    if r.verdict == "findings":
+        kinds = []
+        for role in ("ref", "opt"):
+            for f in r.findings.get(role, ()):
+                name = f.kind.upper().replace("-", " ")
+                if name not in kinds:
+                    kinds.append(name)
+        return ", ".join(kinds) or "FINDINGS"
+    return VERDICT_TEXT[r.verdict]
+
+
+def race_reports(result: CheckResult) -> list:
+    """One `RaceReport` per kernel, so the races formatters can show the check's findings."""
+    r, spec = result.report, result.spec
+    out = []
+    for role in ("ref", "opt"):
+        launch = spec.launches[role]
+        findings = list(r.findings.get(role, ()))
+        error = r.unsupported[1] if r.unsupported and r.unsupported[0] == role else None
+        verdict = "findings" if findings else "unsupported" if error is not None else "clean"
+        out.append(RaceReport(kernel=r.kernels.get(role) or launch.kernel or "", role=role, ptx=str(launch.ptx),
+                              grid=str(launch.grid), block=str(launch.block),
+                              threads=launch.grid.count * launch.block.count, verdict=verdict,
+                              findings=findings, error=error))
+    return out
+
+
+def shown_inputs(cex) -> dict:
+    """The input values that matter: those the differing element depends on (all, if none is known)."""
+    deps = cex.depends or {}
+    out = {}
+    for name, values in cex.inputs.items():
+        keep = deps.get(name)
+        if keep is None:
+            continue
+        out[name] = {i: values[i] for i in keep if i in values}
+    return out
+
+
+# ---- text ----------------------------------------------------------------------------------------
+def format_text(result: CheckResult) -> str:
+    r = result.report
+    lines = [f"{verdict_text(result)}: {_summary(result)}"]
+    if r.verdict == "equivalent":
+        how = ", ".join(f"{n:,} by {HOW.get(k, k)}" for k, n in r.proved_by.items())
+        lines.append(f"  {r.compared:,} output elements compared: {how or 'none'}")
+        lines += _kernel_lines(result)
+    elif r.verdict == "not-equivalent":
+        lines += _counterexample_lines(result)
+    elif r.verdict == "findings":
+        blocks = [races_text._kernel(rr, races_text.DEFAULT_MAX_FINDINGS) for rr in race_reports(result)]
+        lines.append("\n\n".join("  " + b.replace("\n", "\n  ") for b in blocks))
+    elif r.verdict == "unsupported":
+        role, err = r.unsupported
+        lines.append(f"  {role} kernel: {err.message}")
+        if err.span is not None:
+            lines.append(f"  at {display_path(err.span.file)}:{err.span.line}:{err.span.col}: "
+                         f"{_source_line(err.span)}")
+        lines.append("  nothing is claimed about equivalence")
+    elif r.verdict == "unknown":
+        lines.append(f"  {len(r.unknown)} element(s) undecided (nothing is claimed); "
+                     f"{sum(r.proved_by.values()):,} of {r.compared:,} compared were proved equal")
+        for buffer, index, reason in r.unknown:
+            lines.append(f"  {buffer}[{index}]: {reason}")
+        lines.append("  a longer --timeout-ms may decide them")
+    return "\n".join(lines)
+
+
+def _summary(result: CheckResult) -> str:
+    r = result.report
+    names = " vs ".join(r.kernels.get(role) or "?" for role in ("ref", "opt"))
+    if r.verdict == "equivalent":
+        return f"{names}: every output element equal for every input (over the reals)"
+    if r.verdict == "not-equivalent":
+        c = r.counterexample
+        return f"{c.buffer}[{c.index}] differs: ref = {value_text(c.ref_value)}, opt = {value_text(c.opt_value)}"
+    if r.verdict == "findings":
+        return f"{names}: a kernel has findings, so its output is not one function of its inputs"
+    if r.verdict == "unsupported":
+        return f"{names}: the {r.unsupported[0]} kernel left the structured class"
+    return f"{names}: could not decide {len(r.unknown)} element(s)"
+
+
+def _kernel_lines(result: CheckResult, writers: dict | None = None, element: str = "") -> list:
+    lines = []
+    for role in ("ref", "opt"):
+        launch = result.spec.launches[role]
+        line = (f"  {role} {result.report.kernels.get(role) or launch.kernel or '?'} "
+                f"({display_path(str(launch.ptx))}): grid {launch.grid}, block {launch.block}")
+        writer = (writers or {}).get(role)
+        if writer is not None:
+            tid, site = writer
+            line += (f"; {element} last written by {tid}  {site.text}  "
+                     f"{display_path(site.ptx)}:{site.line}:{site.col}")
+            if site.cuda:
+                line += f"  {display_path(site.cuda)}"
+        lines.append(line)
+    return lines
+
+
+def _counterexample_lines(result: CheckResult) -> list:
+    c = result.report.counterexample
+    element = f"{c.buffer}[{c.index}]"
+    lines = _kernel_lines(result, c.writers, element)
+    shown = shown_inputs(c)
+    n = sum(len(v) for k, v in shown.items() if k != "__symbols__")
+    lines.append(f"  inputs ({n} element{'s' if n != 1 else ''} {element} depends on; "
+                 f"every other input element is 1):")
+    items = [f"{name}[{i}] = {v}" for name, vals in shown.items() if name != "__symbols__" for i, v in vals.items()]
+    for i in range(0, min(len(items), MAX_INPUTS_SHOWN), 6):
+        lines.append("    " + "  ".join(items[i:min(i + 6, MAX_INPUTS_SHOWN)]))
+    if len(items) > MAX_INPUTS_SHOWN:
+        lines.append(f"    ... and {len(items) - MAX_INPUTS_SHOWN} more"
+                     + (f" (all in {result.cex_file})" if result.cex_file else ""))
+    symbols = shown.get("__symbols__", {})
+    if symbols:
+        lines.append("  symbols: " + "  ".join(f"{k} = {v}" for k, v in symbols.items()))
+    lines.append("  both values computed by executing each kernel on these inputs in exact rational arithmetic")
+    if result.cex_file:
+        lines.append(f"  counterexample saved to {result.cex_file}")
+        lines.append(f"  replay: {result.replay_command}")
+    return lines
+
+
+def _source_line(span) -> str:
+    try:
+        with open(span.file) as fh:
+            for n, line in enumerate(fh, 1):
+                if n == span.line:
+                    return line.strip()
+    except OSError:
+        pass
+    return ""
+
+
+def format_replay_text(rep: ReplayResult) -> str:
+    status = "DIFFER" if rep.differ else "EQUAL"
+    return (f"{status}: {rep.buffer}[{rep.index}] replayed from {rep.file}: "
+            f"ref = {value_text(rep.ref)}, opt = {value_text(rep.opt)}")
+
+
+# ---- JSON ----------------------------------------------------------------------------------------
+def to_dict(result: CheckResult) -> dict:
+    r = result.report
+    c = r.counterexample
+    return {
+        "schema": SCHEMA,
+        "tool": {"name": "volta", "version": getattr(volta, "__version__", "0")},
+        "source": result.spec.source,
+        "verdict": r.verdict,
+        "verdict_text": verdict_text(result),
+        "exit_code": r.exit_code,
+        "kernels": [{"role": rr.role, "kernel": rr.kernel, "ptx": rr.ptx, "grid": rr.grid, "block": rr.block,
+                     "threads": rr.threads} for rr in race_reports(result)],
+        "compared": r.compared,
+        "proved_by": dict(r.proved_by),
+        "stats": {k: (round(v, 6) if isinstance(v, float) else v) for k, v in r.stats.items()},
+        "counterexample": None if c is None else {
+            "buffer": c.buffer, "index": c.index,
+            "ref_value": _json_value(c.ref_value), "opt_value": _json_value(c.opt_value),
+            "inputs": {k: {str(i): str(v) for i, v in vals.items()} for k, vals in shown_inputs(c).items()},
+            "default_input": "1",
+            "writers": {role: _writer(w) for role, w in c.writers.items()},
+            "file": result.cex_file, "replay_command": result.replay_command,
+        },
+        "findings": {role: [json_report.finding_dict(f) for f in fs] for role, fs in r.findings.items()},
+        "unsupported": None if r.unsupported is None else {"role": r.unsupported[0],
+                                                             **json_report._error(r.unsupported[1])},
+        "unknown": [{"buffer": b, "index": i, "reason": why} for b, i, why in r.unknown],
+    }
+
+
+def _json_value(v):
+    return None if v is None else str(v)
+
+
+def _writer(w) -> dict:
+    tid, site = w
+    file, line = split_cuda(site.cuda)
+    return {"block": list(tid.block), "thread": list(tid.thread), "instruction": site.text,
+            "ptx": {"file": site.ptx, "line": site.line, "col": site.col},
+            "cuda": {"file": file, "line": line} if file else None}
+
+
+def format_json(result: CheckResult) -> str:
+    return json.dumps(to_dict(result), indent=2)
+
+
+def format_replay_json(rep: ReplayResult) -> str:
+    return json.dumps({"schema": SCHEMA + "+replay", "file": rep.file, "buffer": rep.buffer, "index": rep.index,
+                       "ref_value": _json_value(rep.ref), "opt_value": _json_value(rep.opt),
+                       "differ": rep.differ, "exit_code": rep.exit_code}, indent=2)
+
+
+# ---- SARIF ---------------------------------------------------------------------------------------
+CHECK_RULES = {
+    "not-equivalent": "Two kernels compute different outputs for some input (confirmed by exact replay).",
+    "unknown": "The decision procedure gave up on some output elements; nothing is claimed about them.",
+}
+
+
+def format_sarif(result: CheckResult) -> str:
+    r = result.report
+    doc = sarif.to_dict(RacesResult(race_reports(result), result.spec.source))
+    run = doc["runs"][0]
+    run["invocations"][0]["exitCode"] = r.exit_code
+    rules, results = run["tool"]["driver"]["rules"], run["results"]
+    if r.verdict in CHECK_RULES:
+        rules.append({"id": r.verdict, "name": verdict_text(result).title().replace(" ", ""),
+                      "shortDescription": {"text": verdict_text(result).capitalize()},
+                      "fullDescription": {"text": CHECK_RULES[r.verdict]},
+                      "defaultConfiguration": {"level": "error" if r.verdict == "not-equivalent" else "note"}})
+        text = format_text(result).splitlines()[0]
+        opt = result.spec.launches["opt"]
+        c = r.counterexample
+        writer = c.writers.get("opt") if c is not None else None
+        loc = (sarif._location(writer[1].ptx, writer[1].line, writer[1].col) if writer
+               else sarif._location(str(opt.ptx), None))
+        results.append({"ruleId": r.verdict, "ruleIndex": len(rules) - 1,
+                        "level": "error" if r.verdict == "not-equivalent" else "note",
+                        "message": {"text": text + (f"; replay: {result.replay_command}" if c and result.cex_file
+                                                    else "")},
+                        "locations": [loc],
+                        "properties": {"buffer": c.buffer, "index": c.index,
+                                       "ref_value": _json_value(c.ref_value),
+                                       "opt_value": _json_value(c.opt_value)} if c else
+                        {"unknown": [f"{b}[{i}]: {why}" for b, i, why in r.unknown]}})
+    return json.dumps(doc, indent=2)
+
+
+# ---- JUnit ---------------------------------------------------------------------------------------
+def format_junit(result: CheckResult) -> str:
+    r = result.report
+    seconds = sum(v for k, v in r.stats.items() if k.endswith("_seconds"))
+    failed = r.verdict in ("not-equivalent", "findings")
+    errored = r.verdict in ("unsupported", "unknown")
+    suites = ET.Element("testsuites", name="volta check", tests="1", failures=str(int(failed)),
+                        errors=str(int(errored)), time=f"{seconds:.3f}")
+    suite = ET.SubElement(suites, "testsuite", name="volta check", tests="1", failures=str(int(failed)),
+                          errors=str(int(errored)), skipped="0", time=f"{seconds:.3f}")
+    ref, opt = (r.kernels.get(role) or result.spec.launches[role].kernel or "?" for role in ("ref", "opt"))
+    classname = display_path(result.spec.source or str(result.spec.launches["opt"].ptx)) or "volta"
+    case = ET.SubElement(suite, "testcase", classname=classname, name=f"{ref} == {opt}", time=f"{seconds:.3f}")
+    props = ET.SubElement(case, "properties")
+    for key, value in (("verdict", r.verdict), ("compared", r.compared),
+                       *((f"proved_by_{k}", v) for k, v in r.proved_by.items())):
+        ET.SubElement(props, "property", name=key, value=str(value))
+    body = format_text(result)
+    first = body.splitlines()[0]
+    if r.verdict == "findings":
+        for rr in race_reports(result):
+            for f in rr.findings:
+                fail = ET.SubElement(case, "failure", type=f.kind, message=f"{rr.role}: {f.message}")
+                fail.text = races_text.finding_text(f)
+    elif failed:
+        fail = ET.SubElement(case, "failure", type=r.verdict, message=first)
+        fail.text = body
+    elif errored:
+        err = ET.SubElement(case, "error", type=r.verdict, message=first)
+        err.text = body
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+FORMATS = {"text": format_text, "json": format_json, "sarif": format_sarif, "junit": format_junit}
+REPLAY_FORMATS = {"text": format_replay_text, "json": format_replay_json}
