@@ -27,10 +27,14 @@ def handles(*names):
 
 
 def _advance(m, lanes):
-    m.pc[lanes] += 1
     from volta.exec.machine import RUN
 
-    m.status[lanes] = RUN
+    if lanes is m.all_lanes:
+        m.pc += 1
+        m.status[:] = RUN
+    else:
+        m.pc[lanes] += 1
+        m.status[lanes] = RUN
 
 
 def _merge(*flags):

@@ -27,6 +27,8 @@ RUN, BAR, WARP, EXIT = 0, 1, 2, 3
 DATA, UNDEF = np.uint8(1), np.uint8(2)
 WARP_COLLECTIVES = {"shfl", "vote", "match", "redux", "ldmatrix", "mma", "wmma", "bar.warp", "activemask", "elect"}
 MAX_STEPS = 2_000_000
+# Handlers that move every lane to the next instruction and never block, exit or branch.
+STRAIGHT = frozenset({"ld", "ldu", "st", "setp", "set", "mov", "cvta", "atom", "red", "membar", "fence"})
 
 
 class _MachineServices:
@@ -48,28 +50,36 @@ class _MachineServices:
 
     # memory flags: which stored bytes came from tensor data (or are undefined)
     def memory_flags(self, region, lanes, offs, size):
-        from volta.exec.access import row_index
-
         if getattr(region, "flags", None) is None:
             return None
-        rows = row_index(region, lanes, self)
-        out = np.zeros(lanes.size, np.uint8)
-        for k in range(size):
-            out |= region.flags[rows, offs + k]
+        start = _flat_start(region, lanes, offs, self)
+        flat = region.flags.reshape(-1)
+        if size in _SPREAD and (start % size == 0).all():
+            word = flat.view(_WORD[size])[start // size]
+            out = word.astype(np.uint64)
+            for k in range(1, size):
+                out |= word.astype(np.uint64) >> np.uint64(8 * k)
+            return (out & np.uint64(0xFF)).astype(np.uint8)
+        out = flat[start]
+        for k in range(1, size):
+            out = out | flat[start + k]
         return out
 
     def set_memory_flags(self, region, lanes, offs, size, flags):
-        from volta.exec.access import row_index
-
         if region.space == ".global":
             return
         if getattr(region, "flags", None) is None:
             if flags is None or not flags.any():
                 return
             region.flags = np.zeros(region.data.shape, np.uint8)
-        rows = row_index(region, lanes, self)
+        start = _flat_start(region, lanes, offs, self)
+        flat = region.flags.reshape(-1)
+        if size in _SPREAD and (start % size == 0).all():
+            view = flat.view(_WORD[size])
+            view[start // size] = flags.astype(_WORD[size]) * _SPREAD[size] if flags is not None else 0
+            return
         for k in range(size):
-            region.flags[rows, offs + k] = flags if flags is not None else 0
+            flat[start + k] = flags if flags is not None else 0
 
     # warp collectives: lanes named in the member mask must all arrive
     def collective_ready(self, op, lanes, member_mask):
@@ -199,6 +209,7 @@ class Machine(_MachineServices):
         self.warp_in_cta = local // 32
         self.warps_per_cta = (self.per_cta + 31) // 32
         self.gwarp = self.cta * self.warps_per_cta + self.warp_in_cta
+        self.all_lanes = lane  # the lane array used whenever every thread takes part (fast paths test `is`)
         self.pc = np.zeros(n, dtype=np.int64)
         self.status = np.zeros(n, dtype=np.int8)
         self.nbar = np.zeros(n, dtype=np.int64)  # barriers passed, per thread
@@ -261,26 +272,44 @@ class Machine(_MachineServices):
     def run(self):
         ops = self.prog.ops
         n_ops = len(ops)
+        every = self.all_lanes
+        fast_pc = -1  # set while every lane is converged and running: the next step needs no search
         while True:
-            runnable = self.status == RUN
-            if not runnable.any():
-                if self._release_barriers():
+            if 0 <= fast_pc < n_ops:
+                pc, lanes = fast_pc, every
+            else:
+                runnable = self.status == RUN
+                if not runnable.any():
+                    if self._release_barriers():
+                        continue
+                    break
+                pc = int(self.pc[runnable].min())
+                if pc >= n_ops:
+                    self.status[runnable & (self.pc >= n_ops)] = EXIT
                     continue
-                break
-            pc = int(self.pc[runnable].min())
-            if pc >= n_ops:
-                self.status[runnable & (self.pc >= n_ops)] = EXIT
-                continue
-            lanes = np.nonzero(((self.status == RUN) | (self.status == WARP)) & (self.pc == pc))[0]
+                lanes = np.nonzero(((self.status == RUN) | (self.status == WARP)) & (self.pc == pc))[0]
+                if lanes.size == self.L:
+                    lanes = every
+            fast_pc = -1
             self.steps += 1
             if self.steps > MAX_STEPS:
                 raise Unsupported(f"the kernel did not finish within {MAX_STEPS} steps (an unbounded loop?)",
                                   ops[pc].span)
-            self._step(ops[pc], lanes)
+            op = ops[pc]
+            self._step(op, lanes)
+            if lanes is every and op.guard is None and (op.op in STRAIGHT or op.op in C.TABLE and op.op not in DISPATCH):
+                fast_pc = pc + 1
         waiting = np.nonzero((self.status == BAR) | (self.status == WARP))[0]
         if waiting.size:
             self._report_deadlock(waiting)
         return self
+
+    def advance(self, lanes):
+        """Move lanes to the next instruction (a whole-array add when every lane is there)."""
+        if lanes is self.all_lanes:
+            self.pc += 1
+        else:
+            self.pc[lanes] += 1
 
     def _step(self, op, lanes):
         if op.guard is not None:
@@ -315,6 +344,8 @@ class Machine(_MachineServices):
             f = self.flags[operand.index]
             if r is None:
                 return np.zeros(lanes.size, np.uint64), np.full(lanes.size, UNDEF, np.uint8)
+            if lanes is self.all_lanes:
+                return r.copy(), (f.copy() if f is not None else None)
             return r[lanes], (f[lanes] if f is not None else None)
         if isinstance(operand, ast.Imm):
             v = operand.value & ((1 << 64) - 1)
@@ -350,13 +381,17 @@ class Machine(_MachineServices):
         if self.regs[i] is None:
             self.regs[i] = np.zeros(self.L, np.uint64)
         w = width(operand.type) if operand.type != ".pred" else 1
-        self.regs[i][lanes] = mask(bits.astype(np.uint64), w) if w < 64 else bits
+        at = slice(None) if lanes is self.all_lanes else lanes
+        self.regs[i][at] = mask(bits.astype(np.uint64), w) if w < 64 else bits
         if flags is not None and flags.any():
             if self.flags[i] is None:
                 self.flags[i] = np.zeros(self.L, np.uint8)
-            self.flags[i][lanes] = flags
+            self.flags[i][at] = flags
         elif self.flags[i] is not None:
-            self.flags[i][lanes] = 0
+            if lanes is self.all_lanes:
+                self.flags[i] = None
+            else:
+                self.flags[i][lanes] = 0
 
     def _write_sym(self, i, lanes, sym):
         if sym is None:
@@ -485,7 +520,7 @@ class Machine(_MachineServices):
         if self.symbolic and flags is not None and (flags & DATA).any():
             sym = self._real_compute(op, lanes, srcs, flags, t)
         self.write(dst, lanes, result, flags, sym)
-        self.pc[lanes] += 1
+        self.advance(lanes)
 
     def _real_compute(self, op, lanes, srcs, flags, t):
         """The expression each data lane computes (`--fp real`); None for concrete lanes."""
@@ -551,6 +586,16 @@ def constants(bits, t):
     if t is not None and signed(t):
         return [E.const(int(v)) for v in as_int(bits, w)]
     return [E.const(int(v)) for v in mask(bits, w)]
+
+
+_WORD = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_SPREAD = {n: _WORD[n](int("01" * n, 16)) for n in _WORD}  # a flag byte repeated over an n-byte word
+
+
+def _flat_start(region, lanes, offs, m):
+    from volta.exec.access import row_index
+
+    return row_index(region, lanes, m) * region.data.shape[1] + offs
 
 
 def _site(op) -> F.Site:

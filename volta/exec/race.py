@@ -37,6 +37,8 @@ class Shadow:
         for name in FIELDS_W + FIELDS_R:
             dtype = bool if name in ("w_atomic", "r_mthread", "r_mcta") else np.int64
             setattr(self, name, np.full(self.n, -1 if dtype is np.int64 else False, dtype=dtype))
+        self.scratch = np.zeros(self.n, np.int64)  # duplicate detection within one batch (scatter, re-read)
+        self._arange = np.arange(0, dtype=np.int64)
 
     def refine(self, granule: int) -> None:
         """Switch to a finer granule (a sub-word access appeared): each entry repeats."""
@@ -44,19 +46,20 @@ class Shadow:
         for name in FIELDS_W + FIELDS_R:
             setattr(self, name, np.repeat(getattr(self, name), factor))
         self.g, self.n = granule, self.n * factor
+        self.scratch = np.zeros(self.n, np.int64)
 
     def access(self, gidx, tid, cta, gen, warp, wgen, pc: int, write: bool, atomic: bool) -> list[Conflict]:
         """Check a batch of granule accesses against history and record them. Arrays are per access."""
         conflicts = []
         # 1. lanes of this very instruction against each other (distinct threads, same interval)
-        if write:
-            order = np.argsort(gidx, kind="stable")
-            sorted_g = gidx[order]
-            dup = np.nonzero(sorted_g[1:] == sorted_g[:-1])[0]
-            if dup.size and not atomic:
-                same = dup[tid[order][dup] != tid[order][dup + 1]]
-                if same.size:
-                    a, b = order[same[0]], order[same[0] + 1]
+        if write and gidx.size > 1 and not atomic:
+            pos = self._positions(gidx.size)
+            self.scratch[gidx] = pos
+            loser = self.scratch[gidx] != pos  # a granule another lane of this instruction also writes
+            if loser.any():
+                first = gidx[loser].min()
+                a, b = np.nonzero(gidx == first)[0][:2]
+                if tid[a] != tid[b]:
                     conflicts.append(Conflict(int(gidx[a]), pc, int(tid[a]), pc, int(tid[b]), True, True))
         # 2. against the last write
         w_tid = self.w_tid[gidx]
@@ -106,15 +109,20 @@ class Shadow:
             for name, value in zip(("r_tid", "r_cta", "r_gen", "r_warp", "r_wgen", "r_pc"),
                                    (tid, cta, gen, warp, wgen, pc)):
                 getattr(self, name)[f] = value[fresh] if isinstance(value, np.ndarray) else value
-        # several lanes of this instruction reading one granule
+        # several lanes of this instruction reading one granule: scatter positions, and see who lost
         if gidx.size > 1:
-            uniq, first, counts = np.unique(gidx, return_index=True, return_counts=True)
-            multi = counts > 1
-            if multi.any():
-                self.r_mthread[uniq[multi]] = True
-                order = np.argsort(gidx, kind="stable")
-                c_sorted = cta[order] if isinstance(cta, np.ndarray) else np.full(gidx.size, cta)
-                starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-                cmin = np.minimum.reduceat(c_sorted, starts)
-                cmax = np.maximum.reduceat(c_sorted, starts)
-                self.r_mcta[uniq[cmin != cmax]] = True
+            pos = self._positions(gidx.size)
+            self.scratch[gidx] = pos
+            loser = self.scratch[gidx] != pos
+            if loser.any():
+                self.r_mthread[gidx[loser]] = True
+                if isinstance(cta, np.ndarray):
+                    self.scratch[gidx] = cta
+                    other = self.scratch[gidx] != cta
+                    if other.any():
+                        self.r_mcta[gidx[other]] = True
+
+    def _positions(self, n: int) -> np.ndarray:
+        if self._arange.size < n:
+            self._arange = np.arange(max(n, 2 * self._arange.size), dtype=np.int64)
+        return self._arange[:n]
