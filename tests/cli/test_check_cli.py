@@ -1,0 +1,208 @@
+"""`volta check` end to end: every eq_/neq_ pair manifest, the option form, replays, formats, usage errors.
+
+Expected verdicts come from each manifest's `[expect] check`. A NOT EQUIVALENT must come with a
+saved counterexample whose `--replay` re-executes both kernels and reproduces two different values.
+"""
+from __future__ import annotations
+
+import json
+import tomllib
+import xml.etree.ElementTree as ET
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from volta.cli import run
+
+EX = Path(__file__).resolve().parents[2] / "examples"
+PAIRS = sorted(p.parent.name for p in EX.glob("eq_*/manifest.toml")) + sorted(
+    p.parent.name for p in EX.glob("neq_*/manifest.toml"))
+
+SAXPY = EX / "neq_saxpy_last_sign"
+SAXPY_OPTIONS = ["--grid", "4", "--block", "128", "--args", "alpha,x,y,out,512", "--buffer", "x=f32[512]:in",
+                 "--buffer", "y=f32[512]:in", "--buffer", "out=f32[512]:out", "--symbol", "alpha=f32"]
+VADD = EX / "vector_add" / "kernel.sm80.ptx"
+VADD_BUG = EX / "bug_vector_add_offbyone" / "kernel.sm80.ptx"
+VADD_OPTIONS = ["--grid", "4", "--block", "128", "--args", "x,y,out,500", "--buffer", "x=f32[500]:in",
+                "--buffer", "y=f32[500]:in", "--buffer", "out=f32[500]:out"]
+
+
+def _expect(case: str) -> str:
+    return tomllib.loads((EX / case / "manifest.toml").read_text())["expect"]["check"]
+
+
+def _json(capsys, argv):
+    code = run(argv)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, json.loads(out)
+
+
+def _usage_error(capsys, argv, needle):
+    code = run(argv)
+    out, err = capsys.readouterr()
+    assert code == 2, (out, err)
+    assert out == ""
+    assert "Traceback" not in err
+    message = err.strip()
+    assert "\n\n" not in message and message.count("\n") <= 1, message  # one paragraph
+    assert needle in message, message
+    return message
+
+
+# ---- every pair in examples/ -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", PAIRS)
+def test_example_pair(case, capsys, tmp_path):
+    manifest = str(EX / case / "manifest.toml")
+    cex = tmp_path / "cex.json"
+    code, data = _json(capsys, ["check", manifest, "-q", "--json", "--save-counterexample", str(cex)])
+    expected = _expect(case)
+    assert data["schema"] == "volta.check/1"
+    assert data["verdict"] == expected, data
+    if expected == "equivalent":
+        assert code == 0 and data["counterexample"] is None and not cex.exists()
+        assert sum(data["proved_by"].values()) == data["compared"] > 0
+        return
+    assert code == 1
+    c = data["counterexample"]
+    assert c["ref_value"] != c["opt_value"]
+    assert c["file"] == str(cex) and cex.exists()
+    assert c["replay_command"].startswith("volta check ") and c["replay_command"].endswith(f"--replay {cex}")
+    assert c["inputs"], "the input values the element depends on"
+    assert set(c["writers"]) == {"ref", "opt"}
+    # the replay re-executes both kernels on the saved input and reproduces both values
+    code, replay = _json(capsys, ["check", manifest, "-q", "--json", "--replay", str(cex)])
+    assert code == 1 and replay["differ"] is True
+    assert (replay["buffer"], replay["index"]) == (c["buffer"], c["index"])
+    assert Fraction(replay["ref_value"]) == Fraction(c["ref_value"])
+    assert Fraction(replay["opt_value"]) == Fraction(c["opt_value"])
+    assert Fraction(replay["ref_value"]) != Fraction(replay["opt_value"])
+
+
+# ---- the option form, text report, replay command line ----------------------------------------------
+
+def test_option_form_text_and_replay(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    argv = ["check", str(SAXPY / "ref.sm80.ptx"), str(SAXPY / "opt.sm80.ptx"), "--ref-kernel", "saxpy",
+            "--opt-kernel", "saxpy_neg_last", *SAXPY_OPTIONS]
+    code = run(argv)
+    out, err = capsys.readouterr()
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == "NOT EQUIVALENT: out[511] differs: ref = 2, opt = 0"
+    assert "inputs (2 elements out[511] depends on; every other input element is 1):" in out
+    assert "x[511] = 1  y[511] = 1" in out and "symbols: alpha = 1" in out
+    assert "last written by block (3, 0, 0) thread (127, 0, 0)" in out
+    assert "counterexample saved to counterexample.json" in out  # the default file, in the working directory
+    assert (tmp_path / "counterexample.json").exists()
+    replay_line = next(line for line in lines if line.strip().startswith("replay: "))
+    assert "--ref-kernel saxpy --opt-kernel saxpy_neg_last" in replay_line
+    assert replay_line.endswith("--replay counterexample.json")
+    assert "volta check:" in err  # progress on stderr
+    # the printed command line replays (shlex-split, minus the leading `volta`)
+    import shlex
+    replay_argv = shlex.split(replay_line.split("replay: ", 1)[1])[1:]
+    code = run(replay_argv + ["-q"])
+    out, _ = capsys.readouterr()
+    assert code == 1
+    assert out.strip() == "DIFFER: out[511] replayed from counterexample.json: ref = 2, opt = 0"
+
+
+def test_option_form_equivalent_with_shared_options(capsys):
+    ptx = str(EX / "eq_reduce_seq_tree" / "ref.sm80.ptx")
+    opt = str(EX / "eq_reduce_seq_tree" / "opt.sm80.ptx")
+    code = run(["check", ptx, opt, "--grid", "4", "--ref-block", "32", "--opt-block", "256", "--args",
+                "x,partial,1000", "--buffer", "x=s32[1024]:in", "--buffer", "partial=s32[4]:out", "-q"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert out.startswith("EQUIVALENT: reduce_seq_s32 vs reduce_tree_s32")
+    assert "4 output elements compared: 4 by equal normal forms" in out
+
+
+def test_sarif_and_junit(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code = run(["check", str(SAXPY / "manifest.toml"), "-q", "--sarif", "--junit", "out.xml"])
+    out, _ = capsys.readouterr()
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["version"] == "2.1.0"
+    result = doc["runs"][0]["results"][0]
+    assert result["ruleId"] == "not-equivalent" and result["level"] == "error"
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 70
+    assert doc["runs"][0]["invocations"][0]["exitCode"] == 1
+    suite = ET.parse(tmp_path / "out.xml").getroot().find("testsuite")
+    case = suite.find("testcase")
+    assert case.get("name") == "saxpy == saxpy_neg_last"
+    assert case.find("failure").get("type") == "not-equivalent"
+
+
+def test_findings_before_comparison(capsys):
+    """An out-of-bounds kernel has no single output: the finding is the answer (exit 1)."""
+    code = run(["check", str(VADD), str(VADD_BUG), *VADD_OPTIONS, "-q"])
+    out, _ = capsys.readouterr()
+    assert code == 1
+    assert out.startswith("OUT OF BOUNDS: vector_add vs vector_add_offbyone")
+    assert "verdict: CLEAN" in out and "verdict: OUT OF BOUNDS" in out
+    code, data = _json(capsys, ["check", str(VADD), str(VADD_BUG), *VADD_OPTIONS, "-q", "--json"])
+    assert code == 1 and data["verdict"] == "findings"
+    assert data["findings"]["ref"] == [] and data["findings"]["opt"][0]["kind"] == "out-of-bounds"
+
+
+def test_unsupported_names_the_instruction(capsys):
+    gather = EX / "embedding_gather" / "kernel.sm80.ptx"
+    argv = ["check", str(gather), str(gather), "--grid", "2", "--block", "32x8", "--args",
+            "idx,table,out,16,50", "--buffer", "idx=s32[16]:in", "--buffer", "table=f32[1600]:in",
+            "--buffer", "out=f32[512]:out", "-q"]
+    code = run(argv)
+    out, _ = capsys.readouterr()
+    assert code == 3
+    assert out.startswith("UNSUPPORTED:")
+    assert "kernel.sm80.ptx:" in out and "nothing is claimed" in out
+
+
+def test_emit_smt_only_for_elements_not_identical(capsys, tmp_path):
+    smt = tmp_path / "smt"
+    code = run(["check", str(SAXPY / "manifest.toml"), "-q", "--emit-smt", str(smt)])
+    capsys.readouterr()
+    assert code == 1
+    assert [p.name for p in smt.glob("*.smt2")] == ["out_511.smt2"]  # 511 identical elements need none
+
+
+# ---- usage errors: one paragraph, exit 2 -------------------------------------------------------------
+
+def test_usage_one_ptx_file(capsys):
+    _usage_error(capsys, ["check", str(SAXPY / "ref.sm80.ptx"), *SAXPY_OPTIONS], "two PTX files")
+
+
+def test_usage_missing_role(capsys):
+    argv = ["check", str(SAXPY / "ref.sm80.ptx"), str(SAXPY / "opt.sm80.ptx"), *SAXPY_OPTIONS]
+    argv[argv.index("x=f32[512]:in")] = "x=f32[512]"
+    _usage_error(capsys, argv, "needs a role")
+
+
+def test_usage_bad_symbol(capsys):
+    argv = ["check", str(SAXPY / "ref.sm80.ptx"), str(SAXPY / "opt.sm80.ptx"), *SAXPY_OPTIONS]
+    argv[argv.index("alpha=f32")] = "alpha=int"
+    _usage_error(capsys, argv, "bad --symbol `alpha=int`")
+
+
+def test_usage_manifest_with_launch_options(capsys):
+    _usage_error(capsys, ["check", str(SAXPY / "manifest.toml"), "--grid", "3"], "drop --grid")
+
+
+def test_usage_single_kernel_manifest(capsys):
+    _usage_error(capsys, ["check", str(EX / "vector_add" / "manifest.toml")], "[ref] and [opt]")
+
+
+def test_usage_missing_grid_for_one_role(capsys):
+    argv = ["check", str(VADD), str(VADD), "--ref-grid", "4", "--block", "128", "--args", "x,y,out,500",
+            *VADD_OPTIONS[6:]]
+    _usage_error(capsys, argv, "no grid for the opt kernel")
+
+
+def test_usage_unreadable_replay_file(capsys, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    _usage_error(capsys, ["check", str(SAXPY / "manifest.toml"), "--replay", str(bad)], "cannot read")
