@@ -136,8 +136,8 @@ def make_inputs(spec: LaunchSpec, generator: str, seed: int) -> tuple[dict, dict
     inputs, scalars = {}, {}
     for name in sorted(spec.symbols):
         t = spec.symbols[name].lstrip(".")
-        v = float(rng.uniform(0.5, 2.0))
-        scalars[name] = float(_decode(_encode(np.array([v]), t if t in FLOATS else "f32"), t if t in FLOATS else "f32")[0])
+        t = t if t in FLOATS else "f32"
+        scalars[name] = float(_decode(_encode(rng.uniform(0.5, 2.0, 1), t), t)[0])
     for name in sorted(spec.buffers):
         buf = spec.buffers[name]
         if buf.role == "out":

@@ -107,7 +107,7 @@ class TracingMachine(Machine):
         name = op.op
         if active.size == 0 or name in CONTROL:
             return super()._step(op, lanes)
-        index = self.prog.ops.index(op) if not hasattr(self, "_op_index") else self._op_index[id(op)]
+        index = self._op_index[id(op)]
         if name in ("ld", "ldu"):
             pre = self._pre_ld(op, active)
             super()._step(op, lanes)
