@@ -35,10 +35,11 @@ def _derive(*args):
 
 
 @pytest.mark.parametrize("arch", ["ampere", "hopper", "volta", "ada", "blackwell"])
-def test_model_inference_recovers_table(arch):
-    res = _derive("--model", arch, "--json")
-    assert res.returncode == 0, res.stdout + res.stderr
-    out = json.loads(res.stdout)
+def test_model_inference_recovers_table(arch, capsys):
+    rc = derive.main(["--model", arch, "--json"])
+    text = capsys.readouterr().out
+    assert rc == 0, text
+    out = json.loads(text)
     assert out["match"] and out["arch"] == arch
     want = NUMERICS_MD[arch]
     assert {tuple(k.split("-")) for k in out["results"]} == set(want)
@@ -60,21 +61,47 @@ def test_table_in_derive_matches_numerics_md_and_model_params():
             assert p.rounding == (Rnd.RZ if rnd == "RZ" else Rnd.RN)
 
 
-def test_wrong_row_is_reported():
+def test_volta_mma_command_end_to_end():
+    """The same inference through the `volta mma --batch` command itself (a process per batch)."""
+    res = _derive("--model", "ampere", "--via-cli", "--formats", "bf16-f32,f16-f16", "--json")
+    assert res.returncode == 0, res.stdout + res.stderr
+    got = json.loads(res.stdout)["results"]
+    assert (got["bf16-f32"]["G"], got["bf16-f32"]["F"], got["bf16-f32"]["E_floor"]) == (8, 24, -132)
+    assert (got["f16-f16"]["E_floor"], got["f16-f16"]["rounding"]) == (-20, "RNE")
+
+
+def test_compare_gemm_counts_differing_words(tmp_path, capsys):
+    """compare_gemm.py's comparison half (--gpu-out), fed Hopper-model words as the 'GPU' output."""
+    import numpy as np
+
+    import compare_gemm
+    from volta.numerics.mma_vec import mma
+
+    A, B = compare_gemm.random_tile(0)
+    a = A.view(np.uint16).reshape(compare_gemm.M, compare_gemm.K)
+    b = B.view(np.uint16).reshape(compare_gemm.K, compare_gemm.N)
+    C = mma(a, b, np.zeros((compare_gemm.M, compare_gemm.N), np.uint32), "hopper", "f16", "f32")
+    np.savez(tmp_path / "tile0.npz", A=A, B=B, C=C.reshape(-1).view(np.float32))
+    assert compare_gemm.main(["--arch", "hopper", "--tiles", "1", "--gpu-out", str(tmp_path)]) == 0
+    assert "tile 0: 0 of 1024 words differ" in capsys.readouterr().out
+    assert compare_gemm.main(["--arch", "ampere", "--tiles", "1", "--gpu-out", str(tmp_path)]) == 1
+    assert "total: 0 " not in capsys.readouterr().out
+
+
+def test_wrong_row_is_reported(capsys):
     """Ampere's behaviour compared with Hopper's row: a mismatch, exit 1 (the logic discriminates)."""
-    res = _derive("--model", "ampere", "--arch", "hopper", "--formats", "bf16-f32")
-    assert res.returncode == 1, res.stdout + res.stderr
-    assert "MISMATCH" in res.stdout
+    assert derive.main(["--model", "ampere", "--arch", "hopper", "--formats", "bf16-f32"]) == 1
+    assert "MISMATCH" in capsys.readouterr().out
 
 
-def test_saved_outputs_round_trip(tmp_path):
+def test_saved_outputs_round_trip(tmp_path, capsys):
     """--save then --saved (how GPU results are re-read) gives the same inference."""
-    assert _derive("--model", "hopper", "--formats", "bf16-f32", "--save", str(tmp_path)).returncode == 0
+    assert derive.main(["--model", "hopper", "--formats", "bf16-f32", "--save", str(tmp_path)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bf16-f32.1.batch", "bf16-f32.1.out",
                                                           "bf16-f32.2.batch", "bf16-f32.2.out"]
-    res = _derive("--saved", str(tmp_path), "--arch", "hopper", "--formats", "bf16-f32", "--json")
-    assert res.returncode == 0, res.stderr
-    assert json.loads(res.stdout)["results"]["bf16-f32"]["G"] == 16
+    capsys.readouterr()
+    assert derive.main(["--saved", str(tmp_path), "--arch", "hopper", "--formats", "bf16-f32", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"]["bf16-f32"]["G"] == 16
 
 
 def test_probe_lines_pad_to_whole_instructions():
