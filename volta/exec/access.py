@@ -186,30 +186,44 @@ def track(m, op, region, lanes, offs, size, write, atomic=False):
 def load_sym(m, op, region, lanes, offs, size, t, bits):
     """Expressions of loaded values (symbolic mode): stored ones, input leaves, or None if concrete."""
     from volta.errors import Unsupported
-    from volta.exec.machine import constants
-    from volta.symbolic import expr as E
 
     rows = row_index(region, lanes, m)
     out = np.full(lanes.size, None, dtype=object)
-    stored = region.sym[rows, offs] if region.sym is not None else out
-    written = region.kwritten[rows, offs] if region.kwritten is not None else np.zeros(lanes.size, bool)
-    for j in range(lanes.size):
-        if stored[j] is not None:
-            if region.symsize[rows[j], offs[j]] != size:
+    if region.sym is not None:
+        stored = region.sym[rows, offs]
+        have = stored != None  # noqa: E711  (elementwise over an object array)
+        if have.any():
+            if (region.symsize[rows[have], offs[have]] != size).any():
                 raise Unsupported(f"`{op.d.inst.opcode}` reads {size} bytes of a value stored with another width "
                                   f"in `{region.name}`", op.span)
-            out[j] = stored[j]
-    todo = np.nonzero((out == None) & ~written)[0]  # noqa: E711
+            out[have] = stored[have]
+    else:
+        have = np.zeros(lanes.size, bool)
+    written = region.kwritten[rows, offs] if region.kwritten is not None else np.zeros(lanes.size, bool)
+    todo = np.nonzero(~have & ~written)[0]
     if todo.size and region.space == ".global" and region.role in ("in", "inout"):
         itemsize = region_itemsize(region)
         if size != itemsize:
             raise Unsupported(f"`{op.d.inst.opcode}` reads {size}-byte pieces of the {region.dtype} buffer "
                               f"`{region.name}`; only whole elements are modelled symbolically", op.span)
-        values = (m.input_values or {}).get(region.name)
-        for j in todo:
-            index = int(offs[j]) // itemsize
-            out[j] = E.const(values[index]) if values is not None else E.var(region.name, index)
+        out[todo] = _input_leaves(m, region, itemsize)[offs[todo] // itemsize]
     return out
+
+
+def _input_leaves(m, region, itemsize):
+    """One expression per element of an input buffer (a variable, or a replayed constant), built once."""
+    if region.leaves is None:
+        from volta.symbolic import expr as E
+
+        values = (m.input_values or {}).get(region.name)
+        count = -(-region.size // itemsize)
+        leaves = np.empty(count, dtype=object)
+        if values is not None:
+            leaves[:] = [E.const(values[i]) for i in range(count)]
+        else:
+            leaves[:] = [E.var(region.name, i) for i in range(count)]
+        region.leaves = leaves
+    return region.leaves
 
 
 def store_sym(m, region, lanes, offs, size, sym):
@@ -221,10 +235,11 @@ def store_sym(m, region, lanes, offs, size, sym):
         region.kwritten = np.zeros(region.data.shape, bool)
     region.sym[rows, offs] = sym if sym is not None else None
     region.symsize[rows, offs] = size
-    for k in range(size):
-        region.kwritten[rows, offs + k] = True
-        if k:
-            region.sym[rows, offs + k] = None
+    stride = region.data.shape[1]
+    within = ((rows * stride + offs)[:, None] + np.arange(size)).reshape(-1)
+    region.kwritten.reshape(-1)[within] = True
+    if size > 1:
+        region.sym.reshape(-1)[((rows * stride + offs)[:, None] + np.arange(1, size)).reshape(-1)] = None
 
 
 def region_itemsize(region) -> int:

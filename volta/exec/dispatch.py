@@ -217,7 +217,7 @@ def _ld(m, op, lanes):
                 bits = C.from_int(C.as_int(bits, 8 * es).astype(np.int64), width(r.type))
             if m.symbolic:
                 sym = A.load_sym(m, op, region, lz, offs + k * es, es, t, bits)
-                data = np.array([e is not None for e in sym], dtype=np.uint8)
+                data = (sym != None).astype(np.uint8)  # noqa: E711
                 m.write(r, lz, bits, _merge(undef, data), sym)
             else:
                 data = _data_flag(m, region, lz, offs + k * es, es)

@@ -414,14 +414,22 @@ class Machine(_MachineServices):
     def read_sym(self, operand, lanes, t):
         """Expressions for an operand: its symbolic value, or its concrete bits read as type t."""
         raw = self.sym_of(operand, lanes)
-        bits, _ = self.read(operand, lanes, t)
-        if isinstance(operand, RegRef) and operand.type == ".pred" or t == ".pred":
-            consts = [E.boolean(bool(b)) for b in bits]
-        else:
-            consts = constants(bits, t)
+        pred = isinstance(operand, RegRef) and operand.type == ".pred" or t == ".pred"
         if raw is None:
-            return np.array(consts, dtype=object)
-        return np.array([r if r is not None else c for r, c in zip(raw, consts)], dtype=object)
+            out, need = np.empty(lanes.size, dtype=object), None
+        else:
+            out = raw.copy()
+            need = np.nonzero(raw == None)[0]  # noqa: E711  (elementwise over an object array)
+            if need.size == 0:
+                return out
+        at = lanes if need is None else lanes[need]
+        bits, _ = self.read(operand, at, t)
+        consts = booleans(bits) if pred else constants(bits, t)
+        if need is None:
+            out[:] = consts
+        else:
+            out[need] = consts
+        return out
 
     def _special(self, name, lanes):
         base, _, comp = name.partition(".")
@@ -550,13 +558,23 @@ class Machine(_MachineServices):
             args = [self.read_sym(s, dl, t) for s in srcs]
             fn = realops.TABLE.get(d.op)
             if fn is not None:
-                values = [realops.apply(d, list(a)) for a in zip(*args)]
-                if any(v is None for v in values):
+                if d.has(".sat") or any(_has_infinity(a) for a in args):
+                    values = np.frompyfunc(lambda *a: realops.apply(d, a), len(args), 1)(*args)
+                else:  # the common case: one expression constructor over the lanes
+                    values = np.frompyfunc(lambda *a: fn(d, *a), len(args), 1)(*args)
+                if (values == None).any():  # noqa: E711
                     raise Unsupported(f"`{d.inst.opcode}` on an infinite value has no exact real meaning", op.span)
                 out[data] = values
                 return out
         raise Unsupported(f"`{d.inst.opcode}` on tensor data has no real-number semantics here "
                           f"(bit manipulation of float data is outside what `volta check` decides)", op.span)
+
+
+_IS_INFINITY = np.frompyfunc(lambda x: type(x) is realops.Infinity, 1, 1)
+
+
+def _has_infinity(values) -> bool:
+    return bool(_IS_INFINITY(values).any())
 
 
 def _select(c, a, b, op):
@@ -570,22 +588,37 @@ def _select(c, a, b, op):
 
 
 def constants(bits, t):
-    """Concrete lane bits as exact real constants of type t (NaN/inf have no real value)."""
+    """Concrete lane bits as exact real constants of type t (NaN/inf have no real value): an object array.
+
+    Each distinct bit pattern is converted once (lanes mostly share a few values)."""
+    bits = np.asarray(bits)
+    unique, inverse = np.unique(bits, return_inverse=True)
     if t is not None and is_float(t) and t not in (".f16x2", ".bf16x2"):
-        values = as_float(bits, t)
-        out = []
+        values = as_float(unique, t)
+        made = []
         for v in values:
             if np.isinf(v):
-                out.append(realops.infinity(1 if v > 0 else -1))
+                made.append(realops.infinity(1 if v > 0 else -1))
             elif np.isnan(v):
                 raise Unsupported(f"a concrete {t} NaN (not a real number) meets symbolic data")
             else:
-                out.append(E.const(float(v)))
-        return out
-    w = width(t) if t else 64
-    if t is not None and signed(t):
-        return [E.const(int(v)) for v in as_int(bits, w)]
-    return [E.const(int(v)) for v in mask(bits, w)]
+                made.append(E.const(float(v)))
+    else:
+        w = width(t) if t else 64
+        ints = as_int(unique, w) if t is not None and signed(t) else mask(unique, w)
+        made = [E.const(int(v)) for v in ints]
+    return _objects(made)[inverse.reshape(-1)]
+
+
+def booleans(bits):
+    """Predicate lane bits as TRUE/FALSE expressions."""
+    return np.where(np.asarray(bits) != 0, E.TRUE, E.FALSE).astype(object)
+
+
+def _objects(items) -> np.ndarray:
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
 
 
 _WORD = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}

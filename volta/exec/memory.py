@@ -34,6 +34,7 @@ class Region:
     sym: np.ndarray = field(repr=False, default=None)  # symbolic mode: expression stored at each offset
     symsize: np.ndarray = field(repr=False, default=None)
     kwritten: np.ndarray = field(repr=False, default=None)  # symbolic mode: bytes the kernel wrote
+    leaves: np.ndarray = field(repr=False, default=None)  # symbolic mode: input element expressions
 
     def __post_init__(self):
         padded = max(16, (self.size + 15) // 16 * 16)
