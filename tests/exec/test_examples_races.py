@@ -31,9 +31,6 @@ LINE_MISMATCH = {
     "bug_reduce_uninit": "the uninitialized-read finding is reported where the value reaches an output "
                          "(out[blockIdx.x] = sdata[0], line 20), not at the read of the never-written slot "
                          "(sdata[tid + s], line 15); the finding does not carry the read's site",
-    "bug_gemm_cpasync_stale": "the race is found, but the cp.async write sits in inlined helpers: its .loc is "
-                              "line 18 (cp_async16) `inlined_at` 28 (load_stage) `inlined_at` 51 (the call the "
-                              "manifest names); lowering keeps only the innermost line, not the inlined_at chain",
 }
 
 
@@ -48,8 +45,7 @@ def _cuda_lines(findings) -> set:
     lines = set()
     for f in findings:
         for s in f.sites:
-            if s.cuda:
-                lines.add(int(s.cuda.rpartition(":")[2]))
+            lines.update(s.cuda_lines)  # any frame of an inlined_at chain
     return lines
 
 

@@ -33,7 +33,8 @@ class Site:
     line: int
     col: int
     text: str
-    cuda: str | None = None
+    cuda: str | None = None  # `kernel.cu:18`, or `kernel.cu:18 (inlined at kernel.cu:28, kernel.cu:51)`
+    cuda_lines: tuple = ()  # every CUDA line of that chain, innermost first
 
     def __str__(self) -> str:
         where = f"{self.ptx}:{self.line}:{self.col}"

@@ -16,7 +16,7 @@ from volta.exec import findings as F
 from volta.exec.launch import Buffer, KernelLaunch, bind_args
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED, KERNEL_PARAM_BASE, Memory
 from volta.exec.race import Shadow
-from volta.ir.program import Program, RegRef, SpecialRef, VarRef, type_size
+from volta.ir.program import Program, RegRef, SpecialRef, VarRef, cuda_frames, cuda_text, type_size
 from volta.ptx import ast
 from volta.semantics import compute as C
 from volta.semantics import realops
@@ -632,9 +632,9 @@ def _flat_start(region, lanes, offs, m):
 
 
 def _site(op) -> F.Site:
-    cuda = f"{op.cuda[0]}:{op.cuda[1]}" if op.cuda else None
     text = op.d.inst.opcode
-    return F.Site(op.span.file, op.span.line, op.span.col, text, cuda)
+    return F.Site(op.span.file, op.span.line, op.span.col, text, cuda_text(op),
+                  tuple(line for _, line in cuda_frames(op)))
 
 
 def _pointer_params(prog: Program) -> set:

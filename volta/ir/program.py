@@ -7,6 +7,7 @@ decodes every instruction once, and attaches the CUDA source line from the prece
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field
 
 from volta.errors import PtxSyntaxError, Span, Unsupported, UsageError
@@ -32,6 +33,7 @@ class Op:
     guard: tuple | None  # (register index, negated)
     span: Span
     cuda: tuple | None  # (file path, line) from .loc
+    inlined: tuple = ()  # ((file path, line), …): the call sites this line was inlined into, innermost first
 
     @property
     def op(self) -> str:
@@ -40,7 +42,7 @@ class Op:
     def where(self) -> str:
         text = f"{self.span.file}:{self.span.line}"
         if self.cuda:
-            text += f" ({self.cuda[0]}:{self.cuda[1]})"
+            text += f" ({cuda_text(self)})"
         return text
 
 
@@ -93,6 +95,25 @@ class Program:
         self._reg_names = {n: i for i, (n, _) in enumerate(self.regs)}
 
 
+_INLINED_AT = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
+
+
+def cuda_frames(op) -> tuple:
+    """Every CUDA (file, line) of an instruction, innermost first: its .loc, then the inlined_at call sites."""
+    return ((op.cuda,) + tuple(op.inlined)) if op.cuda else ()
+
+
+def cuda_text(op) -> str | None:
+    """`kernel.cu:18 (inlined at kernel.cu:28, kernel.cu:51)`, or None without .loc."""
+    frames = cuda_frames(op)
+    if not frames:
+        return None
+    head = f"{frames[0][0]}:{frames[0][1]}"
+    if len(frames) == 1:
+        return head
+    return head + " (inlined at " + ", ".join(f"{f}:{n}" for f, n in frames[1:]) + ")"
+
+
 _TYPE_SIZES = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
 
 
@@ -137,7 +158,8 @@ class _Lowerer:
         self.reg_index: dict = {}
         self.variables: dict = {}
         self.counter = itertools.count()
-        self.cuda = None
+        self.cuda = None  # ((file path, line), inlined_at chain) of the last .loc with a line
+        self.loc_chains = {}  # (file, line, col) of a .loc -> its inlined_at chain
         for decl in module.globals:
             self._declare_variable(decl, {})
 
@@ -154,7 +176,8 @@ class _Lowerer:
         ops = []
         for i, (inst_d, operands, guard, span, cuda) in enumerate(self.ops):
             resolved = tuple(self._resolve_label(o, labels, span) for o in operands)
-            ops.append(Op(i, inst_d, resolved, guard, span, cuda))
+            where, inlined = cuda if cuda is not None else (None, ())
+            ops.append(Op(i, inst_d, resolved, guard, span, where, inlined))
         prog = Program(kernel.name, self.file, params, ops, labels, self.regs, self.variables, self.module.target)
         from volta.ir.cfg import build_cfg
 
@@ -202,13 +225,23 @@ class _Lowerer:
             elif isinstance(s, ast.Label):
                 self.labels[local_labels[s.name]] = len(self.ops)
             elif isinstance(s, ast.Loc):
-                path = self.module.files.get(s.file, f"file{s.file}")
-                self.cuda = (path, s.line) if s.line else self.cuda
+                self._loc(s)
             elif isinstance(s, ast.Block):
                 self._body(s.body, scope, call_stack, ret_label, prefix, nested=True)
             elif isinstance(s, ast.Instruction):
                 self._instruction(s, scope, call_stack, ret_label, prefix)
             # pragmas and call prototypes carry no semantics here
+
+    def _loc(self, loc: ast.Loc):
+        """Follow `inlined_at F L C` to the caller: its own chain is that of the latest .loc at F L C."""
+        chain = ()
+        m = _INLINED_AT.search(loc.rest or "")
+        if m:
+            f, line, col = (int(g) for g in m.groups())
+            chain = ((self.module.files.get(f, f"file{f}"), line),) + self.loc_chains.get((f, line, col), ())
+        self.loc_chains[(loc.file, loc.line, loc.col)] = chain
+        if loc.line:
+            self.cuda = ((self.module.files.get(loc.file, f"file{loc.file}"), loc.line), chain)
 
     def _span(self, inst):
         return Span(self.file, inst.line, inst.col)
