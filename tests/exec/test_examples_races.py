@@ -26,11 +26,6 @@ PENDING = {
 # The finding is right but names a different CUDA line than the manifest's `defect_line` (see the reasons);
 # strict, so the suite says so as soon as the executor reports the line the manifest names.
 LINE_MISMATCH = {
-    "bug_vector_add_offbyone": "the out-of-bounds access is x[i]/y[i]/out[i] on line 7; line 6 is the guard "
-                               "(i <= n) that lets it happen, which the access-site finding does not name",
-    "bug_reduce_uninit": "the uninitialized-read finding is reported where the value reaches an output "
-                         "(out[blockIdx.x] = sdata[0], line 20), not at the read of the never-written slot "
-                         "(sdata[tid + s], line 15); the finding does not carry the read's site",
 }
 
 

@@ -66,8 +66,8 @@ def resolve(m, op, space, addr, lanes, size, write):
         if bad.any():
             k = int(np.nonzero(bad)[0][0])
             m.report(F.OUT_OF_BOUNDS, f"{'write' if write else 'read'} of {size} bytes past the end of "
-                     f"`{region.name}`", op, [lz[k]], buffer=region.name, offset=int(o[k]), bounds=region.size,
-                     address=int(addr[sel][k]))
+                     f"`{region.name}`", op, [lz[k]], related=m.admitting_branch(lz[k]), buffer=region.name,
+                     offset=int(o[k]), bounds=region.size, address=int(addr[sel][k]))
             o, lz = o[~bad], lz[~bad]
         align = min(size, 16)
         mis = (o % align) != 0

@@ -213,6 +213,7 @@ def _ld(m, op, lanes):
             A.track(m, op, region, lz, offs, es * n, write=False)
         for k, r in enumerate(regs):
             bits, undef = A.load(m, region, lz, offs + k * es, es)
+            m.note_undefined_read(op, lz, undef)
             if t.startswith(".s") and es < 8 and isinstance(r, RegRef) and width(r.type) > 8 * es:
                 bits = C.from_int(C.as_int(bits, 8 * es).astype(np.int64), width(r.type))
             if m.symbolic:
@@ -276,8 +277,8 @@ def _st(m, op, lanes):
             flags = f[pos] if f is not None else None
             if region.space == ".global" and flags is not None and (flags & 2).any():
                 j = int(np.nonzero(flags & 2)[0][0])
-                m.report(F.UNINITIALIZED, "a value read from never-written shared/local memory is stored to "
-                         f"global buffer `{region.name}`", op, [lz[j]], buffer=region.name)
+                m.uninitialized("a value read from never-written shared/local memory is stored to "
+                                f"global buffer `{region.name}`", op, lz[j], buffer=region.name)
             A.store(m, region, lz, offs + k * es, es, bits)
             m.set_memory_flags(region, lz, offs + k * es, es, flags)
             if m.symbolic:

@@ -34,7 +34,10 @@ STRAIGHT = frozenset({"ld", "ldu", "st", "setp", "set", "mov", "cvta", "atom", "
 class _MachineServices:
     """Findings, memory flags, barriers and collectives: the bookkeeping around instructions."""
 
-    def report(self, kind, message, op, threads, second=None, **where):
+    def report(self, kind, message, op, threads, second=None, related=None, **where):
+        """One finding per kind and instruction pair. `second` is the other thread's instruction; `related`
+        an instruction that explains the finding (the read of an uninitialized value, the branch that
+        admitted an out-of-bounds lane), shown after the sites but not part of the de-duplication key."""
         sites = [_site(op)] + ([_site(second)] if second is not None else [])
         key = (kind, tuple((s.line, s.col) for s in sites))
         if key in self._seen:
@@ -43,7 +46,28 @@ class _MachineServices:
         tids = tuple(self.thread_id(int(t)) for t in threads)
         if len(sites) == 1 and len(tids) == 2:
             sites = sites * 2
+        if related is not None:
+            rel_op, rel_lane = related
+            sites.append(_site(rel_op))
+            if rel_lane is not None and len(tids) == len(sites) - 1:
+                tids += (self.thread_id(int(rel_lane)),)
         self.findings.append(F.Finding(kind, message, tids, tuple(sites), **where))
+
+    def uninitialized(self, message, op, lane, **where):
+        """An undefined value reached an output, branch or address: name its first read as well."""
+        origin = self.undef_origin
+        if origin is not None:
+            message += f" (first read of never-written memory: `{origin[0].d.inst.opcode}`)"
+        self.report(F.UNINITIALIZED, message, op, [lane], related=origin, **where)
+
+    def note_undefined_read(self, op, lanes, undef):
+        if self.undef_origin is None and undef is not None and undef.any():
+            self.undef_origin = (op, int(lanes[int(np.nonzero(undef)[0][0])]))
+
+    def admitting_branch(self, lane):
+        """The last conditional branch the lane executed (taken or not), as a related site, or None."""
+        pc = int(self.last_branch[int(lane)])
+        return (self.prog.ops[pc], None) if pc >= 0 else None
 
     def thread_id(self, lane: int) -> F.ThreadId:
         return F.ThreadId(tuple(int(c[lane]) for c in self.ctaid), tuple(int(c[lane]) for c in self.tid))
@@ -219,6 +243,8 @@ class Machine(_MachineServices):
         self.flags: list = [None] * len(prog.regs)
         self.sym: list = [None] * len(prog.regs)  # object lane arrays of expressions (symbolic mode)
         self.steps = 0
+        self.undef_origin = None  # (op, lane) of the first read of never-written shared/local memory
+        self.last_branch = np.full(n, -1, np.int64)  # per lane: pc of the last conditional branch executed
         self.thread_instructions = 0
         self._setup_memory(buffers, symbols or {}, inputs or {})
 
@@ -315,6 +341,8 @@ class Machine(_MachineServices):
         if op.guard is not None:
             reg, negated = op.guard
             self._require_structured(op, reg, lanes, "branch condition" if op.op == "bra" else "guard predicate")
+            if op.op == "bra":
+                self.last_branch[lanes] = op.index
             g = self.regs[reg][lanes] != 0 if self.regs[reg] is not None else np.zeros(lanes.size, bool)
             if negated:
                 g = ~g
@@ -490,8 +518,8 @@ class Machine(_MachineServices):
                               f"on thread ids and sizes)", op.span)
         if (bad & UNDEF).any():
             k = int(np.nonzero(bad & UNDEF)[0][0])
-            self.report(F.UNINITIALIZED, f"a value read from never-written shared/local memory decides the {what}",
-                        op, [lanes[k]])
+            self.uninitialized(f"a value read from never-written shared/local memory decides the {what}",
+                               op, lanes[k])
 
     def require_concrete(self, op, flags, lanes, what):
         """The one place where 'this must not depend on data' is decided (addresses, lanes, counts)."""
@@ -502,8 +530,8 @@ class Machine(_MachineServices):
                               f"class: addresses and control flow must depend only on thread ids and sizes)", op.span)
         if (flags & UNDEF).any():
             k = int(np.nonzero(flags & UNDEF)[0][0])
-            self.report(F.UNINITIALIZED, f"a value read from never-written shared/local memory is used as {what}",
-                        op, [lanes[k]])
+            self.uninitialized(f"a value read from never-written shared/local memory is used as {what}",
+                               op, lanes[k])
 
     # ---- generic compute -------------------------------------------------------------------
     def _compute(self, op, fn, lanes):
@@ -523,12 +551,28 @@ class Machine(_MachineServices):
             v, f = self.read(s, lanes, st)
             vals.append(v)
             flags = f if flags is None else (flags | f if f is not None else flags)
-        result = fn(op.d, *vals)
+        if op.op in ("div", "rem"):
+            result = self._dividing(op, lanes, fn, vals)
+        else:
+            result = fn(op.d, *vals)
         sym = None
         if self.symbolic and flags is not None and (flags & DATA).any():
             sym = self._real_compute(op, lanes, srcs, flags, t)
         self.write(dst, lanes, result, flags, sym)
         self.advance(lanes)
+
+    def _dividing(self, op, lanes, fn, vals):
+        """Integer `div`/`rem`: a zero divisor is a finding naming the thread (PTX: the result is unspecified)."""
+        def report(d, zero):
+            k = int(np.nonzero(zero)[0][0])
+            self.report(F.DIV_BY_ZERO, f"`{op.d.inst.opcode}` divides by zero in {int(np.count_nonzero(zero))} "
+                        f"thread(s): the result is unspecified", op, [lanes[k]])
+
+        previous, C.ON_DIV_BY_ZERO = C.ON_DIV_BY_ZERO, report
+        try:
+            return fn(op.d, *vals)
+        finally:
+            C.ON_DIV_BY_ZERO = previous
 
     def _real_compute(self, op, lanes, srcs, flags, t):
         """The expression each data lane computes (`--fp real`); None for concrete lanes."""
