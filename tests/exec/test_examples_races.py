@@ -19,7 +19,6 @@ CASES = sorted(p.parent.name for p in EXAMPLES.glob("*/manifest.toml"))
 
 # Semantics being written now (tensor cores, cp.async, wgmma, mbarrier): these start passing when it lands.
 PENDING = {
-    "tma_bulk_copy": "mbarrier / cp.async.bulk semantics are being written",
     "wgmma_m64n8k16": "wgmma semantics are being written",
 }
 

@@ -482,4 +482,4 @@ def _redux(m, op, lanes):
         out[s] = int(r) & 0xFFFFFFFF
     m.write(ops[0], lanes, out, fv[sel] if fv is not None else None)
     _advance(m, lanes)
-from volta.exec import asynccopy, tensor  # noqa: E402,F401  (register their handlers)
+from volta.exec import asynccopy, hopper, tensor  # noqa: E402,F401  (register their handlers)

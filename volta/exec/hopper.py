@@ -1,0 +1,172 @@
+"""Hopper asynchronous transactions: `mbarrier` objects and `cp.async.bulk` global→shared copies
+(PTX ISA §9.7.13.15 mbarrier, §9.7.9.25 cp.async.bulk).
+
+An mbarrier lives in shared memory; here its state is kept beside memory, keyed by (region, copy,
+offset): the expected arrival count, the arrivals still pending, the transaction bytes still pending,
+and the current phase. A phase completes when no arrival and no transaction byte is pending; then the
+phase flips and the pending count is reset. `try_wait.parity P` / `test_wait` answer whether the phase
+of parity P has completed; a waiting loop spins in the kernel itself (the scheduler runs the lowest pc
+first, so a producer earlier in the program gets to arrive).
+
+A bulk copy is performed when issued, byte for byte, and counts its bytes as completed transactions on
+its mbarrier. Limitation: the copy's shared-memory write is not entered in the race shadow (the order it
+gets from the mbarrier wait is not modelled as a synchronization edge); its global read is.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from volta.errors import Unsupported
+from volta.exec import access as A
+from volta.exec.dispatch import DISPATCH, _advance, handles
+from volta.ptx import ast
+
+
+@dataclass
+class MBarrier:
+    count: int
+    pending: int
+    tx: int = 0
+    phase: int = 0  # number of completed phases
+
+    def settle(self):
+        if self.pending <= 0 and self.tx <= 0:
+            self.phase += 1
+            self.pending, self.tx = self.count, 0
+
+
+def _barriers(m) -> dict:
+    return m.__dict__.setdefault("mbarriers", {})
+
+
+def _locate(m, op, operand, lanes):
+    """Per lane: the mbarrier key (region id, copy, offset), in lane order ([] for lanes that faulted)."""
+    addr = A.addresses(m, op, operand, lanes)
+    space = op.d.space or ".shared"
+    if not space.startswith(".shared"):
+        space = ".shared" if space is None else space
+    keys = {}
+    for region, lz, offs in A.resolve(m, op, ".shared", addr, lanes, 8, False):
+        rows = A.row_index(region, lz, m)
+        for lane, row, off in zip(lz, rows, offs):
+            keys[int(lane)] = (region.rid, int(row), int(off))
+    return keys
+
+
+def _value(m, op, operand, lanes, what):
+    v, f = m.read(operand, lanes, ".u32")
+    m.require_concrete(op, f, lanes, what)
+    return v.astype(np.int64)
+
+
+def _get(m, op, key):
+    bar = _barriers(m).get(key)
+    if bar is None:
+        raise Unsupported(f"`{op.d.inst.opcode}` on an mbarrier that was never initialized", op.span)
+    return bar
+
+
+@handles("mbarrier")
+def _mbarrier(m, op, lanes):
+    d = op.d
+    ops = op.operands
+    if d.has(".init"):
+        keys = _locate(m, op, ops[0], lanes)
+        counts = _value(m, op, ops[1], lanes, "arrival count")
+        for j, lane in enumerate(lanes):
+            if int(lane) in keys:
+                _barriers(m)[keys[int(lane)]] = MBarrier(int(counts[j]), int(counts[j]))
+    elif d.has(".inval"):
+        for key in _locate(m, op, ops[0], lanes).values():
+            _barriers(m).pop(key, None)
+    elif d.has(".arrive", ".arrive_drop", ".expect_tx", ".complete_tx"):
+        keys = _locate(m, op, ops[1], lanes)
+        extra = _value(m, op, ops[2], lanes, "count") if len(ops) > 2 else None
+        state = np.zeros(lanes.size, np.uint64)
+        for j, lane in enumerate(lanes):
+            key = keys.get(int(lane))
+            if key is None:
+                continue
+            bar = _get(m, op, key)
+            state[j] = bar.phase
+            if d.has(".expect_tx"):
+                bar.tx += int(extra[j])
+                arrivals = 1 if d.has(".arrive") else 0
+            elif d.has(".complete_tx"):
+                bar.tx -= int(extra[j])
+                arrivals = 0
+            else:
+                arrivals = int(extra[j]) if extra is not None else 1
+            if d.has(".arrive_drop"):
+                bar.count -= arrivals
+            bar.pending -= arrivals
+            bar.settle()
+        m.write(ops[0], lanes, state)
+    elif d.has(".try_wait", ".test_wait"):
+        keys = _locate(m, op, ops[1], lanes)
+        want = _value(m, op, ops[2], lanes, "phase parity" if d.has(".parity") else "state")
+        done = np.zeros(lanes.size, np.uint64)
+        for j, lane in enumerate(lanes):
+            key = keys.get(int(lane))
+            if key is None:
+                continue
+            bar = _get(m, op, key)
+            if d.has(".parity"):
+                done[j] = (bar.phase & 1) != (int(want[j]) & 1)
+            else:
+                done[j] = bar.phase > int(want[j])
+        m.write(ops[0], lanes, done)
+    elif d.has(".pending_count"):
+        raise Unsupported(f"`{d.inst.opcode}` is not modelled", op.span)
+    else:
+        raise Unsupported(f"`{d.inst.opcode}` is not modelled", op.span)
+    _advance(m, lanes)
+
+
+_CP_ASYNC = DISPATCH["cp"]
+
+
+@handles("cp")
+def _cp(m, op, lanes):
+    d = op.d
+    if not d.has(".bulk") or d.has(".tensor"):
+        return _CP_ASYNC(m, op, lanes)
+    if d.has(".commit_group", ".wait_group", ".wait_group.read"):
+        _advance(m, lanes)  # bulk copies are performed when issued
+        return
+    if not (d.has(".mbarrier::complete_tx::bytes") and op.d.space and op.d.space.startswith(".shared")):
+        raise Unsupported(f"`{d.inst.opcode}`: only global→shared bulk copies completed through an mbarrier "
+                          f"are modelled", op.span)
+    dst, src, size_op, bar_op = op.operands[:4]
+    size = _value(m, op, size_op, lanes, "copy size")
+    dst_addr = A.addresses(m, op, dst, lanes)
+    src_addr = A.addresses(m, op, src, lanes)
+    keys = _locate(m, op, bar_op, lanes)
+    for j, lane in enumerate(lanes):
+        n = int(size[j])
+        one = lanes[j:j + 1]
+        if n % 16:
+            raise Unsupported(f"`{d.inst.opcode}`: the size must be a multiple of 16", op.span)
+        got = A.resolve(m, op, ".global", src_addr[j:j + 1], one, n, False)
+        put = A.resolve(m, op, ".shared", dst_addr[j:j + 1], one, n, True)
+        if got and put:
+            (sreg, _, soff), (dreg, _, doff) = got[0], put[0]
+            A.track(m, op, sreg, one, soff, n, write=False)
+            for k in range(0, n, 4):
+                bits, _ = A.load(m, sreg, one, soff + k, 4)
+                A.store(m, dreg, one, doff + k, 4, bits)
+                m.set_memory_flags(dreg, one, doff + k, 4, np.ones(1, np.uint8))
+                if m.symbolic:
+                    sym = A.load_sym(m, op, sreg, one, soff + k, 4, ".b32", bits)
+                    A.store_sym(m, dreg, one, doff + k, 4, sym)
+        key = keys.get(int(lane))
+        if key is not None:
+            bar = _get(m, op, key)
+            bar.tx -= n
+            bar.settle()
+    _advance(m, lanes)
+
+
+del ast
