@@ -21,7 +21,6 @@ import numpy as np
 from volta.errors import Unsupported
 from volta.exec import access as A
 from volta.exec.dispatch import DISPATCH, _advance, handles
-from volta.ptx import ast
 
 
 @dataclass
@@ -44,9 +43,6 @@ def _barriers(m) -> dict:
 def _locate(m, op, operand, lanes):
     """Per lane: the mbarrier key (region id, copy, offset), in lane order ([] for lanes that faulted)."""
     addr = A.addresses(m, op, operand, lanes)
-    space = op.d.space or ".shared"
-    if not space.startswith(".shared"):
-        space = ".shared" if space is None else space
     keys = {}
     for region, lz, offs in A.resolve(m, op, ".shared", addr, lanes, 8, False):
         rows = A.row_index(region, lz, m)
@@ -118,8 +114,6 @@ def _mbarrier(m, op, lanes):
             else:
                 done[j] = bar.phase > int(want[j])
         m.write(ops[0], lanes, done)
-    elif d.has(".pending_count"):
-        raise Unsupported(f"`{d.inst.opcode}` is not modelled", op.span)
     else:
         raise Unsupported(f"`{d.inst.opcode}` is not modelled", op.span)
     _advance(m, lanes)
@@ -168,5 +162,3 @@ def _cp(m, op, lanes):
             bar.settle()
     _advance(m, lanes)
 
-
-del ast
