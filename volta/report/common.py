@@ -38,10 +38,10 @@ def kernel_verdict(report) -> str:
 
 
 def split_cuda(cuda: str | None):
-    """`"file.cu:17"` -> ("file.cu", 17); None -> (None, None)."""
+    """`"file.cu:17"` (or `"file.cu:17 (inlined at …)"`: the innermost frame) -> ("file.cu", 17)."""
     if not cuda:
         return None, None
-    file, _, line = cuda.rpartition(":")
+    file, _, line = cuda.split(" (inlined at ", 1)[0].rpartition(":")
     try:
         return file, int(line)
     except ValueError:
