@@ -164,7 +164,8 @@ def test_unsupported_names_the_instruction(capsys):
 
 def test_emit_smt_only_for_elements_not_identical(capsys, tmp_path):
     smt = tmp_path / "smt"
-    code = run(["check", str(SAXPY / "manifest.toml"), "-q", "--emit-smt", str(smt)])
+    code = run(["check", str(SAXPY / "manifest.toml"), "-q", "--emit-smt", str(smt),
+                "--save-counterexample", str(tmp_path / "cex.json")])
     capsys.readouterr()
     assert code == 1
     assert [p.name for p in smt.glob("*.smt2")] == ["out_511.smt2"]  # 511 identical elements need none
