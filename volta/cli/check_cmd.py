@@ -62,9 +62,15 @@ def _launch_options(f):
 @click.option("--sarif", "as_sarif", is_flag=True, help="Print SARIF 2.1.0 for code scanning.")
 @click.option("--junit", "junit_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write JUnit XML to FILE.")
+@click.option("--fp", default="real", show_default=True, metavar="real|ieee|ARCH",
+              help="real: prove equivalence over the reals. ieee, volta, ampere, ada, hopper, blackwell: compare "
+                   "the bits both kernels produce on random and adversarial inputs, and say where they part.")
+@click.option("--trials", type=click.IntRange(min=1), default=4, show_default=True,
+              help="With a bit-exact --fp: input sets per generator.")
+@click.option("--seed", type=int, default=0, show_default=True, help="With a bit-exact --fp: random seed.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
-            as_json, as_sarif, junit_file, quiet, **launch) -> int:
+            as_json, as_sarif, junit_file, quiet, fp, trials, seed, **launch) -> int:
     """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
 
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
@@ -86,6 +92,9 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         rep = ReplayResult(values["buffer"], values["index"], values["ref"], values["opt"], replay_file)
         click.echo(render(rep, "json" if as_json else "text"))
         return rep.exit_code
+
+    if fp != "real":
+        return _bits(spec, fp, trials, seed, as_json, as_sarif or junit_file or emit_smt or save_cex)
 
     from volta.equiv.check import check, save_inputs
 
@@ -113,6 +122,32 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         except OSError as err:
             raise UsageError(f"cannot write --junit {junit_file}: {err.strerror or err}") from None
     click.echo(render(result, "json" if as_json else "sarif" if as_sarif else "text"))
+    return result.exit_code
+
+
+FP_MODES = ("ieee", "volta", "ampere", "ada", "hopper", "blackwell")
+
+
+def _bits(spec, fp, trials, seed, as_json, unsupported_option) -> int:
+    """`--fp ieee|ARCH`: bit-level comparison plus the HEAL-style diagnosis of the worst element."""
+    from volta.equiv.bits import compare_bits
+    from volta.equiv.diverge import diverge
+    from volta.errors import VoltaError
+    from volta.report.bits_report import FORMATS, BitsResult
+
+    if fp not in FP_MODES:
+        raise UsageError(f"unknown --fp `{fp}`: choose real, {', '.join(FP_MODES)}")
+    if unsupported_option:
+        raise UsageError("--sarif, --junit, --emit-smt and --save-counterexample apply to --fp real; "
+                         "a bit-exact comparison prints text or --json")
+    report = compare_bits(spec, fp=fp, trials=trials, seed=seed)
+    result = BitsResult(report)
+    if report.witness is not None:
+        try:
+            result.divergence = diverge(spec, fp, witness=report.witness)
+        except VoltaError as err:
+            result.divergence_error = str(err)
+    click.echo(FORMATS["json" if as_json else "text"](result))
     return result.exit_code
 
 
