@@ -199,6 +199,20 @@ def load_sym(m, op, region, lanes, offs, size, t, bits):
             out[have] = stored[have]
     else:
         have = np.zeros(lanes.size, bool)
+    refs = getattr(region, "lsref", None)
+    if refs is not None:
+        ref = refs[rows, offs]
+        live = (ref >= 0) & ~have
+        if live.any():
+            if (region.symsize[rows[live], offs[live]] != size).any():
+                raise Unsupported(f"`{op.d.inst.opcode}` reads {size} bytes of a value stored with another width "
+                                  f"in `{region.name}`", op.span)
+            at = np.flatnonzero(live)
+            row = region.lsrow[rows[at], offs[at]]
+            for r in np.unique(ref[at]):
+                sel = ref[at] == r
+                out[at[sel]] = region.lslist[int(r)].exprs()[row[sel]]
+            have = have | live
     written = region.kwritten[rows, offs] if region.kwritten is not None else np.zeros(lanes.size, bool)
     todo = np.nonzero(~have & ~written)[0]
     if todo.size and region.space == ".global" and region.role in ("in", "inout"):
@@ -240,6 +254,77 @@ def store_sym(m, region, lanes, offs, size, sym):
     region.kwritten.reshape(-1)[within] = True
     if size > 1:
         region.sym.reshape(-1)[((rows * stride + offs)[:, None] + np.arange(1, size)).reshape(-1)] = None
+    if getattr(region, "lsref", None) is not None:
+        region.lsref.reshape(-1)[within] = -1
+
+
+def store_lsym(m, region, lanes, offs, size, ls):
+    """Store a LaneSym (covering some of `lanes`; the others store concrete bits) as compact per-element
+    references (value, row) instead of expressions."""
+    store_sym(m, region, lanes, offs, size, None)
+    if ls is None:
+        return
+    found, pos = ls.positions(lanes)
+    if not found.any():
+        return
+    if getattr(region, "lsref", None) is None:
+        region.lsref = np.full(region.data.shape, -1, np.int32)
+        region.lsrow = np.zeros(region.data.shape, np.int64)
+        region.lslist = []
+    rows = row_index(region, lanes[found], m)
+    o = offs[found]
+    region.lsref[rows, o] = len(region.lslist)
+    region.lsrow[rows, o] = pos
+    region.lslist.append(ls)
+
+
+def load_lsym(m, op, region, lanes, offs, size):
+    """Loaded values as one LaneSym covering every lane (input leaves or stored LaneSym rows), or None:
+    the general path (`load_sym`) then decides."""
+    from volta.exec import lanesym
+    from volta.exec.lanesym import LaneSym
+    from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
+
+    if region == "kernel-param" or lanes.size == 0:
+        return None
+    rows = row_index(region, lanes, m)
+    if region.sym is not None and (region.sym[rows, offs] != None).any():  # noqa: E711
+        return None
+    refs = getattr(region, "lsref", None)
+    if refs is not None:
+        ref = refs[rows, offs]
+        if (ref >= 0).any():
+            if not (ref >= 0).all() or (region.symsize[rows, offs] != size).any():
+                return None
+            row = region.lsrow[rows, offs]
+            ids = np.unique(ref)
+            if ids.size == 1:
+                return LaneSym(lanes, region.lslist[int(ids[0])].poly.take(row))
+            parts, buffer, index = [], None, np.empty(lanes.size, np.int64)
+            for r in ids:
+                sel = ref == r
+                poly = region.lslist[int(r)].poly
+                parts.append(LaneSym(lanes[sel], poly.take(row[sel])))
+                leaf = poly.leaf_parts()
+                if leaf is not None and buffer in (None, leaf[0]):
+                    buffer = leaf[0]
+                    index[sel] = leaf[1][row[sel]]
+                else:
+                    buffer = False
+            if buffer:
+                return LaneSym(lanes, LanePoly.leaf(buffer, index))
+            try:
+                return lanesym.merge(parts)
+            except CoefficientOverflow:
+                return None
+    if region.kwritten is not None and region.kwritten[rows, offs].any():
+        return None
+    if region.space == ".global" and region.role in ("in", "inout") and m.input_values is None:
+        itemsize = region_itemsize(region)
+        if size != itemsize or (offs % itemsize != 0).any():
+            return None
+        return LaneSym(lanes, LanePoly.leaf(region.name, offs // itemsize))
+    return None
 
 
 def region_itemsize(region) -> int:

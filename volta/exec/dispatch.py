@@ -9,6 +9,7 @@ import numpy as np
 from volta.errors import Unsupported
 from volta.exec import access as A
 from volta.exec import findings as F
+from volta.exec.lanesym import LaneSym
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED
 from volta.ir.program import RegRef, type_size
 from volta.ptx import ast
@@ -160,7 +161,11 @@ def _mov(m, op, lanes):
             m.write(e, lanes, mask(v >> U64(k * ew), ew), f)
     else:
         v, f = m.read(src, lanes, t)
-        m.write(dst, lanes, mask(v, width(t)), f, m.sym_of(src, lanes) if m.symbolic else None)
+        if m.symbolic and isinstance(src, RegRef) and isinstance(m.sym[src.index], LaneSym):
+            sym = m.lane_sym(src, lanes)
+        else:
+            sym = m.sym_of(src, lanes) if m.symbolic else None
+        m.write(dst, lanes, mask(v, width(t)), f, sym)
     _advance(m, lanes)
 
 
@@ -216,7 +221,10 @@ def _ld(m, op, lanes):
             m.note_undefined_read(op, lz, undef)
             if t.startswith(".s") and es < 8 and isinstance(r, RegRef) and width(r.type) > 8 * es:
                 bits = C.from_int(C.as_int(bits, 8 * es).astype(np.int64), width(r.type))
-            if m.symbolic:
+            fast = A.load_lsym(m, op, region, lz, offs + k * es, es) if m.lane_structured else None
+            if fast is not None:
+                m.write(r, lz, bits, _merge(undef, np.ones(lz.size, np.uint8)), fast)
+            elif m.symbolic:
                 sym = A.load_sym(m, op, region, lz, offs + k * es, es, t, bits)
                 data = (sym != None).astype(np.uint8)  # noqa: E711
                 m.write(r, lz, bits, _merge(undef, data), sym)
@@ -281,7 +289,9 @@ def _st(m, op, lanes):
                                 f"global buffer `{region.name}`", op, lz[j], buffer=region.name)
             A.store(m, region, lz, offs + k * es, es, bits)
             m.set_memory_flags(region, lz, offs + k * es, es, flags)
-            if m.symbolic:
+            if m.symbolic and isinstance(regs[k], RegRef) and isinstance(m.sym[regs[k].index], LaneSym):
+                A.store_lsym(m, region, lz, offs + k * es, es, m.lane_sym(regs[k], lz))
+            elif m.symbolic:
                 sym = m.sym_of(regs[k], lz)
                 A.store_sym(m, region, lz, offs + k * es, es, sym)
     _advance(m, lanes)

@@ -22,6 +22,10 @@ from volta.semantics import compute as C
 from volta.semantics import realops
 from volta.semantics.bits import U64, as_float, as_int, is_float, mask, signed, width
 from volta.symbolic import expr as E
+from volta.exec import lanesym
+from volta.exec.lanesym import LaneSym
+from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
+from fractions import Fraction
 
 RUN, BAR, WARP, EXIT = 0, 1, 2, 3
 DATA, UNDEF = np.uint8(1), np.uint8(2)
@@ -210,8 +214,12 @@ class _MachineServices:
 class Machine(_MachineServices):
     def __init__(self, prog: Program, launch: KernelLaunch, buffers: dict, symbols: dict | None = None,
                  inputs: dict | None = None, structured: bool = True, check_races: bool = True,
-                 fp: str = "ieee", symbolic: bool = False, input_values: dict | None = None):
+                 fp: str = "ieee", symbolic: bool = False, input_values: dict | None = None,
+                 lane_structured: bool = False):
         self.prog = prog
+        # polynomial data as LaneSym (one numpy-structured value per register), see volta/exec/lanesym.py
+        self.lane_structured = bool(lane_structured and symbolic and input_values is None)
+        self.lane_fallbacks: dict = {}  # opcode -> count of data instructions that took the per-lane path
         self.symbolic = symbolic  # float data as real-valued expressions (`volta check`)
         self.input_values = input_values  # {buffer: {index: Fraction}}: replay a counterexample exactly
         self.fp = fp  # 'real' | 'ieee' | an architecture name ('ampere', 'hopper', …) for tensor cores
@@ -422,18 +430,84 @@ class Machine(_MachineServices):
                 self.flags[i][lanes] = 0
 
     def _write_sym(self, i, lanes, sym):
-        if sym is None:
-            if self.sym[i] is not None:
-                self.sym[i][lanes] = None
+        cur = self.sym[i]
+        if isinstance(sym, LaneSym):  # covers a subset of `lanes`; the others become concrete
+            if cur is None:
+                self.sym[i] = sym
+                return
+            if isinstance(cur, LaneSym):
+                rest = cur.without(lanes)
+                if rest is None:
+                    self.sym[i] = sym
+                    return
+                try:
+                    self.sym[i] = lanesym.merge([rest, sym])
+                    return
+                except CoefficientOverflow:
+                    cur = self._materialize(i)
+            others = np.ones(self.L, bool)
+            others[lanes] = False
+            if not (cur[others] != None).any():  # noqa: E711
+                self.sym[i] = sym
+                return
+            cur[lanes] = None
+            cur[sym.lanes] = sym.exprs()
             return
-        if self.sym[i] is None:
-            self.sym[i] = np.full(self.L, None, dtype=object)
-        self.sym[i][lanes] = sym
+        if isinstance(cur, LaneSym):
+            if sym is None:
+                self.sym[i] = cur.without(lanes)
+                return
+            cur = self._materialize(i)
+        if sym is None:
+            if cur is not None:
+                cur[lanes] = None
+            return
+        if cur is None:
+            self.sym[i] = cur = np.full(self.L, None, dtype=object)
+        cur[lanes] = sym
+
+    def _materialize(self, i):
+        """Turn register i's LaneSym into the per-lane object array (the general path)."""
+        cur = self.sym[i]
+        if isinstance(cur, LaneSym):
+            arr = np.full(self.L, None, dtype=object)
+            arr[cur.lanes] = cur.exprs()
+            self.sym[i] = cur = arr
+        return cur
+
+    def lane_sym(self, operand, lanes):
+        """The LaneSym of a register restricted to the lanes it covers among `lanes`, or None."""
+        if isinstance(operand, RegRef) and isinstance(self.sym[operand.index], LaneSym):
+            return self.sym[operand.index].restrict(lanes)[1]
+        return None
+
+    def lane_value(self, operand, lanes, t):
+        """The operand on `lanes` as a LanePoly (symbolic or concrete constants), or None when some
+        lane holds a per-lane expression or a value with no rational meaning (inf/NaN)."""
+        cur = self.sym[operand.index] if isinstance(operand, RegRef) else None
+        if isinstance(operand, ast.NotReg):
+            return None
+        if cur is None:
+            return _lane_constants(self, operand, lanes, t)
+        if isinstance(cur, LaneSym):
+            found, part = cur.restrict(lanes)
+            if found.all():
+                return part.poly
+            rest = lanes[~found]
+            consts = _lane_constants(self, operand, rest, t)
+            if consts is None:
+                return None
+            if part is None:
+                return consts
+            return lanesym.merge([part, LaneSym(rest, consts)]).poly
+        if (cur[lanes] != None).any():  # noqa: E711
+            return None
+        return _lane_constants(self, operand, lanes, t)
 
     def sym_of(self, operand, lanes):
         """Raw expressions of a register for the lanes (None where concrete), or None."""
         if isinstance(operand, RegRef) and self.sym[operand.index] is not None:
-            return self.sym[operand.index][lanes]
+            return self._materialize(operand.index)[lanes]
         if isinstance(operand, ast.NotReg):
             s = self.sym_of(operand.reg, lanes)
             return None if s is None else np.array([None if e is None else E.logical_not(e) for e in s], dtype=object)
@@ -579,6 +653,11 @@ class Machine(_MachineServices):
         d = op.d
         data = (flags & DATA) != 0
         dl = lanes[data]
+        if self.lane_structured:
+            fast = self._lane_compute(op, dl, srcs, t)
+            if fast is not None:
+                return fast
+            self.lane_fallbacks[d.op] = self.lane_fallbacks.get(d.op, 0) + 1
         out = np.full(lanes.size, None, dtype=object)
         if d.op == "selp":
             a = self.read_sym(srcs[0], dl, t)
@@ -612,6 +691,68 @@ class Machine(_MachineServices):
                 return out
         raise Unsupported(f"`{d.inst.opcode}` on tensor data has no real-number semantics here "
                           f"(bit manipulation of float data is outside what `volta check` decides)", op.span)
+
+    def _lane_compute(self, op, dl, srcs, t):
+        """add/sub/mul/fma/mad/neg (and float-to-float cvt) over polynomial operands as one LaneSym;
+        None sends the instruction to the per-lane path."""
+        d = op.d
+        kind = d.op
+        if kind == "cvt":
+            if not (d.types[0] in _LANE_TYPES and d.types[-1] in _LANE_TYPES) or d.rounding in (
+                    ".rni", ".rzi", ".rmi", ".rpi") or d.has(".sat"):
+                return None
+            t = d.types[-1]
+        elif kind not in _LANE_OPS or t not in _LANE_TYPES or d.has(".sat") or len(srcs) != _LANE_OPS[kind]:
+            return None
+        if dl.size == 0:
+            return None
+        try:
+            args = []
+            for s in srcs:
+                v = self.lane_value(s, dl, t)
+                if v is None:
+                    return None
+                args.append(v)
+            if kind == "add":
+                poly = args[0] + args[1]
+            elif kind == "sub":
+                poly = args[0] - args[1]
+            elif kind == "mul":
+                poly = args[0] * args[1]
+            elif kind in ("fma", "mad"):
+                poly = args[0] * args[1] + args[2]
+            elif kind == "neg":
+                poly = -args[0]
+            else:  # cvt between float types, mov
+                poly = args[0]
+            if poly.term_count() > lanesym.MAX_TERMS:
+                return None
+        except CoefficientOverflow:
+            return None
+        return LaneSym(dl, poly)
+
+
+_LANE_OPS = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "mad": 3, "neg": 1, "mov": 1}
+_LANE_TYPES = frozenset({".f32", ".f64"})
+
+
+def _lane_constants(m, operand, lanes, t):
+    """Concrete operand bits on `lanes` as per-lane rational constants (None for inf/NaN)."""
+    bits, _ = m.read(operand, lanes, t)
+    unique, inverse = np.unique(bits, return_inverse=True)
+    values = as_float(unique, t)
+    if not np.isfinite(values).all():
+        return None
+    if unique.size == 1:
+        return LanePoly.constant(Fraction(float(values[0])), lanes.size)
+    try:
+        uniq = LanePoly.lane_constants([Fraction(float(v)) for v in values])
+    except CoefficientOverflow:
+        return None
+    if not uniq.groups:
+        return LanePoly.constant(0, lanes.size)
+    (idx, coef), = uniq.groups[()]
+    return LanePoly(lanes.size, {(): [(idx, coef[:, inverse.reshape(-1)])]}, uniq.den)
 
 
 _IS_INFINITY = np.frompyfunc(lambda x: type(x) is realops.Infinity, 1, 1)

@@ -53,6 +53,84 @@ class LanePoly:
         coef = np.full((1, 1), v.numerator, np.int64)
         return LanePoly(lanes, {(): [(np.zeros((1, 0, 1), np.int64), coef)]}, v.denominator)
 
+    @staticmethod
+    def lane_constants(values) -> LanePoly:
+        """A (possibly different) rational constant in every lane; CoefficientOverflow if the common
+        denominator or a numerator leaves int64."""
+        fr = [Fraction(v) for v in values]
+        lanes = len(fr)
+        if all(v == 0 for v in fr):
+            return LanePoly(lanes, {})
+        den = 1
+        for v in set(fr):
+            den = lcm(den, v.denominator)
+            if den >= _LIMIT:
+                raise CoefficientOverflow("lane constant denominators exceed int64")
+        nums = [v.numerator * (den // v.denominator) for v in fr]
+        if any(abs(x) >= _LIMIT for x in nums):
+            raise CoefficientOverflow("lane constant exceeds int64")
+        coef = np.array(nums, np.int64).reshape(1, lanes)
+        return LanePoly(lanes, {(): [(np.zeros((1, 0, 1), np.int64), coef)]}, den)
+
+    def take(self, positions: np.ndarray) -> LanePoly:
+        """The polynomials of the given lanes (positions into this family), as a new family."""
+        positions = np.asarray(positions, np.int64)
+        groups = {}
+        for shape in self.groups:
+            i, c = self._block(shape)
+            groups[shape] = [(i[:, :, positions] if i.shape[2] > 1 else i,
+                              c[:, positions] if c.shape[1] > 1 else c)]
+        return LanePoly(len(positions), groups, self.den)
+
+    def scatter(self, positions: np.ndarray, total: int) -> LanePoly:
+        """This family placed at `positions` of a `total`-lane family, zero in the other lanes."""
+        positions = np.asarray(positions, np.int64)
+        groups = {}
+        for shape in self.groups:
+            i, c = self._block(shape)
+            idx = np.zeros((i.shape[0], i.shape[1], total), np.int64)
+            idx[:, :, positions] = i
+            coef = np.zeros((c.shape[0], total), np.int64)
+            coef[:, positions] = c
+            groups[shape] = [(idx, coef)]
+        return LanePoly(total, groups, self.den)
+
+    def compact(self) -> LanePoly:
+        """The same polynomials with zero-coefficient terms squeezed out (terms per shape = the most
+        nonzero terms any lane has)."""
+        groups = {}
+        for shape in self.groups:
+            i, c = self._block(shape)
+            t, d = i.shape[0], i.shape[1]
+            c = np.broadcast_to(c, (t, self.lanes))
+            nz = c != 0
+            keep = int(nz.sum(axis=0).max()) if t else 0
+            if keep == 0:
+                continue
+            if keep == t:
+                groups[shape] = [(i, np.ascontiguousarray(c) if c.shape[1] > 1 else c)]
+                continue
+            order = np.argsort(~nz, axis=0, kind="stable")[:keep]
+            coef = np.take_along_axis(c, order, axis=0)
+            idx = np.take_along_axis(np.broadcast_to(i, (t, d, self.lanes)), order[:, None, :], axis=0)
+            groups[shape] = [(idx, coef)]
+        return LanePoly(self.lanes, groups, self.den)
+
+    def term_count(self) -> int:
+        return sum(sum(i.shape[0] for i, _ in blocks) for blocks in self.groups.values())
+
+    def leaf_parts(self):
+        """(buffer, index per lane) when every lane is exactly one input element, else None."""
+        if self.den != 1 or len(self.groups) != 1:
+            return None
+        (shape,) = self.groups
+        if len(shape) != 1:
+            return None
+        i, c = self._block(shape)
+        if i.shape[0] != 1 or not bool(np.all(c == 1)):
+            return None
+        return shape[0], np.broadcast_to(i[0, 0], (self.lanes,))
+
     def _rescaled(self, den: int) -> dict:
         factor = den // self.den
         if factor == 1:

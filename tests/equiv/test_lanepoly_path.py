@@ -1,0 +1,243 @@
+"""Differential safety net for the lane-structured symbolic path (`Machine(lane_structured=True)`).
+
+Every example pair is checked with the fast path on and off (same verdict; for equivalent pairs the
+per-element expressions of both paths have equal normal forms on a sample of elements), and random
+hand-written FMA-chain kernels (leaves, per-lane constants, partial masks, shared-memory round trips,
+divisions and max that force the per-lane path) produce equal output polynomials both ways.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from volta.equiv import check as CK
+from volta.exec.launch import Buffer, Dim3, KernelLaunch, LaunchSpec, load_manifest
+from volta.symbolic.normal import Normalizer, equal, normalize
+
+EX = Path(__file__).resolve().parents[2] / "examples"
+PAIRS = sorted(p.parent.name for p in EX.glob("eq_*/manifest.toml")) + sorted(
+    p.parent.name for p in EX.glob("neq_*/manifest.toml"))
+
+
+def _check(spec, lane: bool, monkeypatch):
+    monkeypatch.setattr(CK, "LANE_STRUCTURED", lane)
+    return CK.check(spec)
+
+
+def _same_elements(spec, sample: int | None = 24, seed: int = 0):
+    norm = Normalizer()
+    rng = random.Random(seed)
+    for role in ("ref", "opt"):
+        fast = CK.outputs(CK.execute(spec, role, lane_structured=True), spec)
+        slow = CK.outputs(CK.execute(spec, role, lane_structured=False), spec)
+        for name in slow:
+            idx = list(range(len(slow[name])))
+            if sample is not None and len(idx) > sample:
+                idx = rng.sample(idx, sample)
+            for i in idx:
+                a, b = fast[name][i], slow[name][i]
+                if a is b:
+                    continue
+                assert a is not CK.UNTOUCHED and b is not CK.UNTOUCHED, (role, name, i)
+                assert equal(normalize(a, norm), normalize(b, norm)), (role, name, i, a, b)
+
+
+@pytest.mark.parametrize("case", PAIRS)
+def test_example_pair_both_paths(case, monkeypatch):
+    spec = load_manifest(EX / case / "manifest.toml")
+    fast = _check(spec, True, monkeypatch)
+    slow = _check(spec, False, monkeypatch)
+    assert fast.verdict == slow.verdict == spec.expect.get("check", slow.verdict)
+    assert fast.compared == slow.compared
+    if fast.counterexample is not None:
+        assert (fast.counterexample.buffer, fast.counterexample.index) == (
+            slow.counterexample.buffer, slow.counterexample.index)
+    if slow.verdict == "equivalent":
+        _same_elements(spec)
+
+
+# ---- random FMA-chain kernels ------------------------------------------------------------------------
+
+T = 32   # threads (one CTA)
+K = 4    # extra input elements per buffer, read at tid + k
+NF = 8   # float registers
+NOUT = 3
+
+HEADER = """.version 7.0
+.target sm_80
+.address_size 64
+
+.visible .entry chain(.param .u64 pa, .param .u64 pb, .param .u64 pout)
+{
+\t.reg .pred %p<4>;
+\t.reg .f32 %f<16>;
+\t.reg .b32 %r<12>;
+\t.reg .b64 %rd<16>;
+\t.shared .align 4 .f32 sh[64];
+\tld.param.u64 %rd1, [pa];
+\tld.param.u64 %rd2, [pb];
+\tld.param.u64 %rd3, [pout];
+\tcvta.to.global.u64 %rd1, %rd1;
+\tcvta.to.global.u64 %rd2, %rd2;
+\tcvta.to.global.u64 %rd3, %rd3;
+\tmov.u32 %r1, %tid.x;
+\tmul.wide.u32 %rd4, %r1, 4;
+\tadd.s64 %rd5, %rd1, %rd4;
+\tadd.s64 %rd6, %rd2, %rd4;
+\tadd.s64 %rd7, %rd3, %rd4;
+\tcvt.rn.f32.u32 %f15, %r1;
+\tsetp.lt.u32 %p1, %r1, 5;
+\tsetp.ge.u32 %p2, %r1, 20;
+\tmov.u32 %r2, sh;
+\tshl.b32 %r3, %r1, 2;
+\tadd.u32 %r4, %r2, %r3;
+\tsub.u32 %r5, 31, %r1;
+\tshl.b32 %r6, %r5, 2;
+\tadd.u32 %r7, %r2, %r6;
+"""
+
+CONSTS = ["0f3F800000", "0f3F000000", "0fC0000000", "0f40400000", "0f00000000", "0f3E800000"]
+
+
+def _reg(rng):
+    return f"%f{rng.randrange(NF)}"
+
+
+def _src(rng):
+    r = rng.random()
+    if r < 0.12:
+        return rng.choice(CONSTS)
+    if r < 0.2:
+        return "%f15"   # a different constant in every lane
+    return _reg(rng)
+
+
+def _program(rng, n_ops: int, slow_ops: bool) -> list[str]:
+    lines = []
+    for k in range(NF):   # every register starts as a leaf or a constant
+        if k % 3 == 2:
+            lines.append(f"mov.f32 %f{k}, {rng.choice(CONSTS)};")
+        else:
+            lines.append(f"ld.global.f32 %f{k}, [%rd{5 + k % 2}+{4 * rng.randrange(K)}];")
+    for _ in range(n_ops):
+        guard = rng.choice(["", "", "", "@%p1 ", "@!%p1 ", "@%p2 "])
+        kind = rng.random()
+        d = _reg(rng)
+        if kind < 0.35:
+            lines.append(f"{guard}fma.rn.f32 {d}, {_src(rng)}, {_src(rng)}, {_src(rng)};")
+        elif kind < 0.45:
+            lines.append(f"{guard}add.f32 {d}, {_src(rng)}, {_src(rng)};")
+        elif kind < 0.52:
+            lines.append(f"{guard}sub.f32 {d}, {_src(rng)}, {_src(rng)};")
+        elif kind < 0.62:
+            lines.append(f"{guard}mul.f32 {d}, {_src(rng)}, {_src(rng)};")
+        elif kind < 0.67:
+            lines.append(f"{guard}neg.f32 {d}, {_reg(rng)};")
+        elif kind < 0.72:
+            lines.append(f"{guard}mov.f32 {d}, {_reg(rng)};")
+        elif kind < 0.77:
+            lines.append(f"{guard}ld.global.f32 {d}, [%rd{rng.choice([5, 6])}+{4 * rng.randrange(K)}];")
+        elif kind < 0.87:   # a shared-memory round trip to another thread
+            lines += ["bar.sync 0;", f"st.shared.f32 [%r4], {_reg(rng)};", "bar.sync 0;",
+                      f"ld.shared.f32 {d}, [%r{rng.choice([4, 7])}];"]
+        elif kind < 0.92:
+            lines.append(f"{guard}mad.rn.f32 {d}, {_src(rng)}, {_src(rng)}, {_src(rng)};")
+        elif slow_ops and kind < 0.96:
+            lines.append(f"{guard}div.rn.f32 {d}, {_reg(rng)}, {rng.choice(['0f40000000', '0f40400000'])};")
+        elif slow_ops:
+            lines.append(f"{guard}max.f32 {d}, {_reg(rng)}, {_reg(rng)};")
+    for j in range(NOUT):
+        lines.append(f"st.global.f32 [%rd7+{4 * T * j}], %f{rng.randrange(NF)};")
+    return lines
+
+
+def _spec(tmp_path: Path, name: str, ref: list[str], opt: list[str]) -> LaunchSpec:
+    launches = {}
+    for role, body in (("ref", ref), ("opt", opt)):
+        path = tmp_path / f"{name}_{role}.ptx"
+        path.write_text(HEADER + "".join(f"\t{line}\n" for line in body) + "\tret;\n}\n")
+        launches[role] = KernelLaunch(path, "chain", Dim3(1), Dim3(T), ("A", "B", "OUT"))
+    bufs = {"A": Buffer("A", "f32", T + K, "in"), "B": Buffer("B", "f32", T + K, "in"),
+            "OUT": Buffer("OUT", "f32", T * NOUT, "out")}
+    return LaunchSpec(launches, bufs, source=name)
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_random_chain_same_polynomials(seed, tmp_path):
+    rng = random.Random(seed)
+    body = _program(rng, 40, slow_ops=seed % 4 == 3)
+    spec = _spec(tmp_path, f"chain{seed}", body, body)
+    _same_elements(spec, sample=None)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_chain_same_verdict(seed, tmp_path, monkeypatch):
+    rng = random.Random(1000 + seed)
+    body = _program(rng, 30, slow_ops=seed % 3 == 2)
+    other = list(body)
+    if seed % 2:   # a mutation (usually not equivalent): one arithmetic source operand becomes 0.5
+        arith = [k for k in range(NF, len(other) - NOUT) if other[k].split()[-4 if "fma" in other[k] else -3:]
+                 and any(w in other[k] for w in ("fma.rn", "add.f32", "mul.f32", "sub.f32"))]
+        k = rng.choice(arith)
+        head, _, last = other[k].rpartition(", ")
+        other[k] = f"{head}, 0f3F000000;"
+    spec = _spec(tmp_path, f"pair{seed}", body, other)
+    fast = _check(spec, True, monkeypatch)
+    slow = _check(spec, False, monkeypatch)
+    assert fast.verdict == slow.verdict, (fast.verdict, slow.verdict, fast.unsupported, slow.unsupported)
+    if fast.counterexample is not None:
+        assert (fast.counterexample.buffer, fast.counterexample.index) == (
+            slow.counterexample.buffer, slow.counterexample.index)
+    if seed % 2 == 0:
+        assert fast.verdict == "equivalent"
+
+
+def test_fast_path_is_taken_for_gemm():
+    """The GEMM accumulation runs lane-structured: no data instruction of the pair falls back."""
+    spec = load_manifest(EX / "eq_gemm_naive_tiled" / "manifest.toml")
+    for role in ("ref", "opt"):
+        m = CK.execute(spec, role, lane_structured=True)
+        assert m.lane_fallbacks == {}, (role, m.lane_fallbacks)
+        region = m.buffer_regions["C"]
+        assert getattr(region, "lsref", None) is not None and (region.lsref[0] >= 0).any()
+
+
+def test_lanepoly_take_scatter_compact():
+    from volta.symbolic.lanepoly import LanePoly
+
+    a = LanePoly.leaf("A", np.array([0, 1, 2, 3]))
+    b = LanePoly.leaf("B", np.array([3, 2, 1, 0]))
+    p = a * b + a.scale(3) - LanePoly.lane_constants([1, 2, 0, 0.5])
+    pos = np.array([2, 0])
+    assert [str(e) for e in p.take(pos).to_exprs()] == [str(e) for e in p.to_exprs([2, 0])]
+    s = p.take(pos).scatter(np.array([1, 3]), 5)
+    assert s.compact().equals(s)
+    assert s.differing_lanes(LanePoly.constant(0, 5)).tolist() == [1, 3]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_bulk_comparison_matches_normal_forms(seed, tmp_path):
+    """`_bulk_equal` (canonical lane polynomials) agrees with per-element normal forms on every element."""
+    rng = random.Random(2000 + seed)
+    body = _program(rng, 30, slow_ops=False)
+    other = list(body)
+    for _ in range(2):
+        arith = [k for k in range(NF, len(other) - NOUT) if any(w in other[k] for w in ("fma.rn", "add.f32", "mul.f32"))]
+        k = rng.choice(arith)
+        head, _, _ = other[k].rpartition(", ")
+        other[k] = f"{head}, 0f3F000000;"
+    spec = _spec(tmp_path, f"bulk{seed}", body, other)
+    rows = {role: CK.outputs(CK.execute(spec, role, lane_structured=True), spec, rows=True) for role in ("ref", "opt")}
+    slow = {role: CK.outputs(CK.execute(spec, role, lane_structured=False), spec) for role in ("ref", "opt")}
+    norm = Normalizer()
+    for name in rows["ref"]:
+        proved = CK._bulk_equal(rows["ref"][name], rows["opt"][name])
+        for i, ok in enumerate(proved):
+            same = equal(normalize(slow["ref"][name][i], norm), normalize(slow["opt"][name][i], norm))
+            if ok:
+                assert same, (name, i)
+            elif isinstance(rows["ref"][name][i], CK.PolyRow) and isinstance(rows["opt"][name][i], CK.PolyRow):
+                assert not same, (name, i)

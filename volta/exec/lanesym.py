@@ -1,0 +1,90 @@
+"""Lane-structured symbolic register values (`Machine(lane_structured=True)`).
+
+A `LaneSym` is the symbolic value of a register (or of stored memory elements) in a sorted set of
+machine lanes, every one of them a polynomial over input elements with rational coefficients: a
+`LanePoly` whose lane k is machine lane `lanes[k]`. Add/sub/mul/fma on such values are numpy
+operations over the lanes (DESIGN.md "Speed"); anything else converts them to per-lane
+hash-consed expressions (`exprs`) and continues on the general path, which stays the reference.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
+
+MAX_TERMS = 1 << 16   # per-lane term budget of one value: beyond it, fall back to expressions
+
+
+class LaneSym:
+    __slots__ = ("lanes", "poly", "_exprs")
+
+    def __init__(self, lanes: np.ndarray, poly: LanePoly):
+        lanes = np.asarray(lanes, np.int64)
+        assert poly.lanes == lanes.size, "lane count and polynomial width differ"
+        if lanes.size > 1 and not bool(np.all(lanes[1:] > lanes[:-1])):
+            order = np.argsort(lanes, kind="stable")
+            lanes, poly = lanes[order], poly.take(order)
+            if lanes.size > 1 and not bool(np.all(lanes[1:] > lanes[:-1])):
+                raise ValueError("a lane appears twice")
+        self.lanes, self.poly, self._exprs = lanes, poly, None
+
+    def exprs(self) -> np.ndarray:
+        """Per-lane expressions (object array aligned with `lanes`), built once."""
+        if self._exprs is None:
+            out = np.empty(self.lanes.size, dtype=object)
+            out[:] = self.poly.to_exprs()
+            self._exprs = out
+        return self._exprs
+
+    def positions(self, lanes: np.ndarray):
+        """(found mask over `lanes`, positions into self.lanes of the found ones)."""
+        pos = np.searchsorted(self.lanes, lanes)
+        pos_c = np.minimum(pos, max(self.lanes.size - 1, 0))
+        found = (pos < self.lanes.size) & (self.lanes[pos_c] == lanes) if self.lanes.size else \
+            np.zeros(lanes.size, bool)
+        return found, pos_c[found]
+
+    def restrict(self, lanes: np.ndarray):
+        """This value on the given lanes that it covers: (found mask over lanes, LaneSym) or (mask, None)."""
+        if lanes.size == self.lanes.size and np.array_equal(lanes, self.lanes):
+            return np.ones(lanes.size, bool), self
+        found, pos = self.positions(lanes)
+        if not found.any():
+            return found, None
+        return found, LaneSym(lanes[found], self.poly.take(pos))
+
+    def without(self, lanes: np.ndarray):
+        """This value on its lanes not in `lanes` (None if none remain)."""
+        keep = ~np.isin(self.lanes, lanes, assume_unique=True)
+        if keep.all():
+            return self
+        if not keep.any():
+            return None
+        return LaneSym(self.lanes[keep], self.poly.take(np.flatnonzero(keep)))
+
+
+def merge(parts: list[LaneSym]) -> LaneSym:
+    """One value from parts on disjoint lane sets (zero-padded, then compacted)."""
+    parts = [p for p in parts if p is not None]
+    if len(parts) == 1:
+        return parts[0]
+    lanes = np.concatenate([p.lanes for p in parts])
+    order = np.argsort(lanes, kind="stable")
+    lanes = lanes[order]
+    if lanes.size > 1 and not bool(np.all(lanes[1:] > lanes[:-1])):
+        raise ValueError("merged lane sets overlap")
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(order.size)
+    total, at, poly = lanes.size, 0, None
+    for p in parts:
+        placed = p.poly.scatter(inverse[at:at + p.lanes.size], total)
+        at += p.lanes.size
+        poly = placed if poly is None else poly + placed
+    poly = poly.compact()
+    if poly.term_count() > MAX_TERMS:
+        raise CoefficientOverflow("too many terms")
+    return LaneSym(lanes, poly)
+
+
+def leaves(buffer: str, lanes: np.ndarray, index: np.ndarray) -> LaneSym:
+    return LaneSym(lanes, LanePoly.leaf(buffer, index))
