@@ -31,6 +31,10 @@ RUN, BAR, WARP, EXIT = 0, 1, 2, 3
 DATA, UNDEF = np.uint8(1), np.uint8(2)
 WARP_COLLECTIVES = {"shfl", "vote", "match", "redux", "ldmatrix", "mma", "wmma", "bar.warp", "activemask", "elect"}
 MAX_STEPS = 2_000_000
+# Data movement and arithmetic whose handlers keep bits but no expressions: over the reals they
+# would silently compute with placeholder values, so `volta check` refuses them.
+NOT_REAL = frozenset({"cp", "ldmatrix", "stmatrix", "movmatrix", "mma", "wmma", "wgmma", "redux", "match",
+                      "mbarrier", "tcgen05", "dp4a", "dp2a", "atom", "red", "tex", "tld4", "suld", "sust"})
 # Handlers that move every lane to the next instruction and never block, exit or branch.
 STRAIGHT = frozenset({"ld", "ldu", "st", "setp", "set", "mov", "cvta", "atom", "red", "membar", "fence"})
 
@@ -363,6 +367,9 @@ class Machine(_MachineServices):
             if lanes.size == 0:
                 return
         self.thread_instructions += lanes.size
+        if self.symbolic and op.op in NOT_REAL:
+            raise Unsupported(f"`{op.d.inst.opcode}` moves or computes tensor data outside the real-number "
+                              f"model of volta check (use `volta check --fp ieee|ARCH` to compare bits)", op.span)
         handler = DISPATCH.get(op.op)
         if handler is not None:
             handler(self, op, lanes)
