@@ -168,7 +168,7 @@ def _spec(tmp_path: Path, name: str, ref: list[str], opt: list[str]) -> LaunchSp
 @pytest.mark.parametrize("seed", range(16))
 def test_random_chain_same_polynomials(seed, tmp_path):
     rng = random.Random(seed)
-    body = _program(rng, 40, slow_ops=seed % 4 == 3)
+    body = _program(rng, 26, slow_ops=seed % 4 == 3)
     spec = _spec(tmp_path, f"chain{seed}", body, body)
     _same_elements(spec, sample=None)
 

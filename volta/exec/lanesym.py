@@ -13,6 +13,7 @@ import numpy as np
 from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
 
 MAX_TERMS = 1 << 16   # per-lane term budget of one value: beyond it, fall back to expressions
+MAX_BOUND = 1 << 60   # bound on sum |coef| per lane: like terms merged in int64 can never overflow
 
 
 class LaneSym:
@@ -55,6 +56,10 @@ class LaneSym:
 
     def without(self, lanes: np.ndarray):
         """This value on its lanes not in `lanes` (None if none remain)."""
+        if lanes.size >= self.lanes.size and lanes.size and lanes[0] <= self.lanes[0] and \
+                lanes[-1] >= self.lanes[-1] and lanes.size == lanes[-1] - lanes[0] + 1 and \
+                bool(np.all(np.diff(lanes) == 1)):
+            return None   # a contiguous run of lanes that spans all of ours
         keep = ~np.isin(self.lanes, lanes, assume_unique=True)
         if keep.all():
             return self
@@ -81,8 +86,8 @@ def merge(parts: list[LaneSym]) -> LaneSym:
         at += p.lanes.size
         poly = placed if poly is None else poly + placed
     poly = poly.compact()
-    if poly.term_count() > MAX_TERMS:
-        raise CoefficientOverflow("too many terms")
+    if poly.term_count() > MAX_TERMS or poly.bound >= MAX_BOUND:
+        raise CoefficientOverflow("too many terms or too large coefficients")
     return LaneSym(lanes, poly)
 
 

@@ -732,8 +732,8 @@ class Machine(_MachineServices):
                 poly = -args[0]
             else:  # cvt between float types, mov
                 poly = args[0]
-            if poly.term_count() > lanesym.MAX_TERMS:
-                return None
+            if poly.term_count() > lanesym.MAX_TERMS or poly.bound >= lanesym.MAX_BOUND:
+                return None   # too big, or coefficient sums could leave int64: the per-lane path
         except CoefficientOverflow:
             return None
         return LaneSym(dl, poly)
@@ -759,7 +759,7 @@ def _lane_constants(m, operand, lanes, t):
     if not uniq.groups:
         return LanePoly.constant(0, lanes.size)
     (idx, coef), = uniq.groups[()]
-    return LanePoly(lanes.size, {(): [(idx, coef[:, inverse.reshape(-1)])]}, uniq.den)
+    return LanePoly(lanes.size, {(): [(idx, coef[:, inverse.reshape(-1)])]}, uniq.den, uniq.bound)
 
 
 _IS_INFINITY = np.frompyfunc(lambda x: type(x) is realops.Infinity, 1, 1)

@@ -32,11 +32,15 @@ def _check(x: np.ndarray, factor: int = 1) -> None:
 class LanePoly:
     """(1/den) · sum over shapes and terms of coef[t, lane] · prod_s shape[s][idx[t, s, lane]]."""
 
-    __slots__ = ("lanes", "groups", "den")
+    __slots__ = ("lanes", "groups", "den", "bound")
 
     def __init__(self, lanes: int, groups: dict[tuple, list[tuple[np.ndarray, np.ndarray]]],
-                 den: int = 1):
+                 den: int = 1, bound: int | None = None):
         self.lanes, self.groups, self.den = lanes, groups, den
+        if bound is None:   # an upper bound on sum |coef| over the terms of any one lane (a Python int)
+            bound = sum(int(np.abs(c).max()) * c.shape[0] for blocks in groups.values() for _, c in blocks
+                        if c.size)
+        self.bound = bound
 
     # ------------------------------------------------------------ construction
     @staticmethod
@@ -80,7 +84,7 @@ class LanePoly:
             i, c = self._block(shape)
             groups[shape] = [(i[:, :, positions] if i.shape[2] > 1 else i,
                               c[:, positions] if c.shape[1] > 1 else c)]
-        return LanePoly(len(positions), groups, self.den)
+        return LanePoly(len(positions), groups, self.den, self.bound)
 
     def scatter(self, positions: np.ndarray, total: int) -> LanePoly:
         """This family placed at `positions` of a `total`-lane family, zero in the other lanes."""
@@ -93,7 +97,7 @@ class LanePoly:
             coef = np.zeros((c.shape[0], total), np.int64)
             coef[:, positions] = c
             groups[shape] = [(idx, coef)]
-        return LanePoly(total, groups, self.den)
+        return LanePoly(total, groups, self.den, self.bound)
 
     def compact(self) -> LanePoly:
         """The same polynomials with zero-coefficient terms squeezed out (terms per shape = the most
@@ -114,7 +118,7 @@ class LanePoly:
             coef = np.take_along_axis(c, order, axis=0)
             idx = np.take_along_axis(np.broadcast_to(i, (t, d, self.lanes)), order[:, None, :], axis=0)
             groups[shape] = [(idx, coef)]
-        return LanePoly(self.lanes, groups, self.den)
+        return LanePoly(self.lanes, groups, self.den, self.bound)
 
     def term_count(self) -> int:
         return sum(sum(i.shape[0] for i, _ in blocks) for blocks in self.groups.values())
@@ -149,7 +153,8 @@ class LanePoly:
         groups = {shape: list(blocks) for shape, blocks in a.items()}
         for shape, blocks in b.items():
             groups.setdefault(shape, []).extend(blocks)
-        return LanePoly(self.lanes, groups, den)
+        return LanePoly(self.lanes, groups, den,
+                        self.bound * (den // self.den) + other.bound * (den // other.den))
 
     def scale(self, value) -> LanePoly:
         v = Fraction(value)
@@ -160,7 +165,7 @@ class LanePoly:
             for _, c in blocks:
                 _check(c, v.numerator)
             groups[shape] = [(i, c * v.numerator) for i, c in blocks]
-        return LanePoly(self.lanes, groups, self.den * v.denominator)
+        return LanePoly(self.lanes, groups, self.den * v.denominator, self.bound * abs(v.numerator))
 
     def __neg__(self) -> LanePoly:
         return self.scale(-1)
@@ -188,7 +193,7 @@ class LanePoly:
                 perm = sorted(range(len(names)), key=lambda k: names[k])
                 shape = tuple(names[k] for k in perm)
                 groups.setdefault(shape, []).append((idx[:, perm, :], coef))
-        return LanePoly(self.lanes, groups, self.den * other.den)
+        return LanePoly(self.lanes, groups, self.den * other.den, self.bound * other.bound)
 
     __rmul__ = __mul__
 
