@@ -241,3 +241,31 @@ def test_bulk_comparison_matches_normal_forms(seed, tmp_path):
                 assert same, (name, i)
             elif isinstance(rows["ref"][name][i], CK.PolyRow) and isinstance(rows["opt"][name][i], CK.PolyRow):
                 assert not same, (name, i)
+
+
+def test_large_coefficients_fall_back(tmp_path):
+    """Coefficients or denominators that would leave int64 send the instruction to the per-lane path."""
+    body = ["ld.global.f32 %f0, [%rd5];", "ld.global.f32 %f1, [%rd6+4];", "mov.f32 %f2, %f15;"]
+    body += ["mul.f32 %f0, %f0, 0f40400000;", "fma.rn.f32 %f0, %f0, %f1, %f1;"] * 42   # coefficients 3^k
+    body += ["mul.f32 %f2, %f1, 0f0D800000;", "add.f32 %f2, %f2, %f1;"]                # 2^-100 + 1
+    body += ["st.global.f32 [%rd7], %f0;", f"st.global.f32 [%rd7+{4 * T}], %f2;",
+             f"st.global.f32 [%rd7+{8 * T}], %f1;"]
+    spec = _spec(tmp_path, "big", body, body)
+    m = CK.execute(spec, "ref", lane_structured=True)
+    assert m.lane_fallbacks.get("add") and (m.lane_fallbacks.get("mul") or m.lane_fallbacks.get("fma"))
+    _same_elements(spec, sample=None)
+
+
+def test_normalizer_never_mutates_a_returned_normal_form():
+    """Regression: normalizing b = a + x2 after a (same Normalizer) consumed a's sum in place, so the
+    normal form already returned for a became a + x2 and `equal` proved x0 + x1 = x0 + x1 + x2."""
+    from volta.symbolic import expr as E
+
+    x = [E.var("x", i) for i in range(3)]
+    a = E.add(x[0], x[1])
+    b = E.add(a, x[2])
+    norm = Normalizer()
+    na = normalize(a, norm)
+    nb = normalize(b, norm)
+    assert not equal(na, nb)
+    assert CK._compare(a, b, Normalizer(), 1000, None, "out", 0).__class__.__name__ != "Proved"

@@ -279,8 +279,9 @@ def store_lsym(m, region, lanes, offs, size, ls):
 
 
 def load_lsym(m, op, region, lanes, offs, size):
-    """Loaded values as one LaneSym covering every lane (input leaves or stored LaneSym rows), or None:
-    the general path (`load_sym`) then decides."""
+    """Loaded values as one LaneSym (input leaves or stored LaneSym rows) covering the lanes that read
+    symbolic data (the others read concrete bits, exactly as `load_sym` would), or None: the general
+    path (`load_sym`) then decides."""
     from volta.exec import lanesym
     from volta.exec.lanesym import LaneSym
     from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
@@ -293,27 +294,34 @@ def load_lsym(m, op, region, lanes, offs, size):
     refs = getattr(region, "lsref", None)
     if refs is not None:
         ref = refs[rows, offs]
-        if (ref >= 0).any():
-            if not (ref >= 0).all() or (region.symsize[rows, offs] != size).any():
+        has = ref >= 0
+        if has.any():
+            if (region.symsize[rows[has], offs[has]] != size).any():
                 return None
+            if not has.all():   # the other lanes read what the general path reads as concrete bits
+                other = ~has
+                if region.space == ".global" and region.role in ("in", "inout") and \
+                        not region.kwritten[rows[other], offs[other]].all():
+                    return None   # unwritten input elements are leaves there: let the general path mix them
+                lanes, ref, rows, offs = lanes[has], ref[has], rows[has], offs[has]
             row = region.lsrow[rows, offs]
             ids = np.unique(ref)
-            if ids.size == 1:
-                return LaneSym(lanes, region.lslist[int(ids[0])].poly.take(row))
-            parts, buffer, index = [], None, np.empty(lanes.size, np.int64)
-            for r in ids:
-                sel = ref == r
-                poly = region.lslist[int(r)].poly
-                parts.append(LaneSym(lanes[sel], poly.take(row[sel])))
-                leaf = poly.leaf_parts()
-                if leaf is not None and buffer in (None, leaf[0]):
-                    buffer = leaf[0]
-                    index[sel] = leaf[1][row[sel]]
-                else:
-                    buffer = False
-            if buffer:
-                return LaneSym(lanes, LanePoly.leaf(buffer, index))
             try:
+                if ids.size == 1:
+                    return LaneSym(lanes, region.lslist[int(ids[0])].poly.take(row))
+                parts, buffer, index = [], None, np.empty(lanes.size, np.int64)
+                for r in ids:
+                    sel = ref == r
+                    poly = region.lslist[int(r)].poly
+                    parts.append(LaneSym(lanes[sel], poly.take(row[sel])))
+                    leaf = poly.leaf_parts()
+                    if leaf is not None and buffer in (None, leaf[0]):
+                        buffer = leaf[0]
+                        index[sel] = leaf[1][row[sel]]
+                    else:
+                        buffer = False
+                if buffer:
+                    parts = [LaneSym(lanes, LanePoly.leaf(buffer, index))]
                 return lanesym.merge(parts)
             except CoefficientOverflow:
                 return None

@@ -223,7 +223,7 @@ def _ld(m, op, lanes):
                 bits = C.from_int(C.as_int(bits, 8 * es).astype(np.int64), width(r.type))
             fast = A.load_lsym(m, op, region, lz, offs + k * es, es) if m.lane_structured else None
             if fast is not None:
-                m.write(r, lz, bits, _merge(undef, np.ones(lz.size, np.uint8)), fast)
+                m.write(r, lz, bits, _merge(undef, fast.positions(lz)[0].astype(np.uint8)), fast)
             elif m.symbolic:
                 sym = A.load_sym(m, op, region, lz, offs + k * es, es, t, bits)
                 data = (sym != None).astype(np.uint8)  # noqa: E711

@@ -746,6 +746,13 @@ _LANE_TYPES = frozenset({".f32", ".f64"})
 def _lane_constants(m, operand, lanes, t):
     """Concrete operand bits on `lanes` as per-lane rational constants (None for inf/NaN)."""
     bits, _ = m.read(operand, lanes, t)
+    return lane_bits_constants(bits, t)
+
+
+def lane_bits_constants(bits, t):
+    """Float bits of type t (.f32/.f64) as a LanePoly of per-lane constants; None for inf/NaN or
+    constants whose common denominator leaves int64."""
+    lanes = np.asarray(bits)
     unique, inverse = np.unique(bits, return_inverse=True)
     values = as_float(unique, t)
     if not np.isfinite(values).all():

@@ -309,7 +309,10 @@ class Normalizer:
         for node in order:
             for child in node.args:
                 parents[child] = get(child, 0) + 1
-        owned = {n for n, k in parents.items() if k == 1 and n.op is _ADD}
+        # Only sums first built in this call may be consumed in place: a node normalized by an earlier
+        # call (its NormalForm already returned to a caller) must never be mutated.
+        fresh = set(order)
+        owned = {n for n, k in parents.items() if k == 1 and n.op is _ADD and n in fresh}
         boolean, memo, step = E.BOOLEAN, self.memo, self._step
         for node in order:
             if node.op in boolean:
