@@ -65,6 +65,7 @@ T = 32   # threads (one CTA)
 K = 4    # extra input elements per buffer, read at tid + k
 NF = 8   # float registers
 NOUT = 3
+CTAS = 2  # output stride: register j of global thread g goes to OUT[T*CTAS*j + g]
 
 HEADER = """.version 7.0
 .target sm_80
@@ -84,7 +85,9 @@ HEADER = """.version 7.0
 \tcvta.to.global.u64 %rd2, %rd2;
 \tcvta.to.global.u64 %rd3, %rd3;
 \tmov.u32 %r1, %tid.x;
-\tmul.wide.u32 %rd4, %r1, 4;
+\tmov.u32 %r8, %ctaid.x;
+\tmad.lo.u32 %r9, %r8, 32, %r1;
+\tmul.wide.u32 %rd4, %r9, 4;
 \tadd.s64 %rd5, %rd1, %rd4;
 \tadd.s64 %rd6, %rd2, %rd4;
 \tadd.s64 %rd7, %rd3, %rd4;
@@ -150,18 +153,19 @@ def _program(rng, n_ops: int, slow_ops: bool) -> list[str]:
         elif slow_ops:
             lines.append(f"{guard}max.f32 {d}, {_reg(rng)}, {_reg(rng)};")
     for j in range(NOUT):
-        lines.append(f"st.global.f32 [%rd7+{4 * T * j}], %f{rng.randrange(NF)};")
+        lines.append(f"st.global.f32 [%rd7+{4 * T * CTAS * j}], %f{rng.randrange(NF)};")
     return lines
 
 
-def _spec(tmp_path: Path, name: str, ref: list[str], opt: list[str]) -> LaunchSpec:
+def _spec(tmp_path: Path, name: str, ref: list[str], opt: list[str], ctas: int = 1) -> LaunchSpec:
+    assert ctas <= CTAS
     launches = {}
     for role, body in (("ref", ref), ("opt", opt)):
         path = tmp_path / f"{name}_{role}.ptx"
         path.write_text(HEADER + "".join(f"\t{line}\n" for line in body) + "\tret;\n}\n")
-        launches[role] = KernelLaunch(path, "chain", Dim3(1), Dim3(T), ("A", "B", "OUT"))
-    bufs = {"A": Buffer("A", "f32", T + K, "in"), "B": Buffer("B", "f32", T + K, "in"),
-            "OUT": Buffer("OUT", "f32", T * NOUT, "out")}
+        launches[role] = KernelLaunch(path, "chain", Dim3(ctas), Dim3(T), ("A", "B", "OUT"))
+    bufs = {"A": Buffer("A", "f32", T * ctas + K, "in"), "B": Buffer("B", "f32", T * ctas + K, "in"),
+            "OUT": Buffer("OUT", "f32", T * CTAS * NOUT, "out")}
     return LaunchSpec(launches, bufs, source=name)
 
 
@@ -169,7 +173,7 @@ def _spec(tmp_path: Path, name: str, ref: list[str], opt: list[str]) -> LaunchSp
 def test_random_chain_same_polynomials(seed, tmp_path):
     rng = random.Random(seed)
     body = _program(rng, 26, slow_ops=seed % 4 == 3)
-    spec = _spec(tmp_path, f"chain{seed}", body, body)
+    spec = _spec(tmp_path, f"chain{seed}", body, body, ctas=1 + seed % 2)
     _same_elements(spec, sample=None)
 
 
@@ -184,7 +188,7 @@ def test_random_chain_same_verdict(seed, tmp_path, monkeypatch):
         k = rng.choice(arith)
         head, _, last = other[k].rpartition(", ")
         other[k] = f"{head}, 0f3F000000;"
-    spec = _spec(tmp_path, f"pair{seed}", body, other)
+    spec = _spec(tmp_path, f"pair{seed}", body, other, ctas=1 + seed // 6)
     fast = _check(spec, True, monkeypatch)
     slow = _check(spec, False, monkeypatch)
     assert fast.verdict == slow.verdict, (fast.verdict, slow.verdict, fast.unsupported, slow.unsupported)
@@ -229,7 +233,7 @@ def test_bulk_comparison_matches_normal_forms(seed, tmp_path):
         k = rng.choice(arith)
         head, _, _ = other[k].rpartition(", ")
         other[k] = f"{head}, 0f3F000000;"
-    spec = _spec(tmp_path, f"bulk{seed}", body, other)
+    spec = _spec(tmp_path, f"bulk{seed}", body, other, ctas=CTAS)
     rows = {role: CK.outputs(CK.execute(spec, role, lane_structured=True), spec, rows=True) for role in ("ref", "opt")}
     slow = {role: CK.outputs(CK.execute(spec, role, lane_structured=False), spec) for role in ("ref", "opt")}
     norm = Normalizer()
