@@ -417,6 +417,8 @@ class Machine(_MachineServices):
         if isinstance(operand, ast.Sink) or operand is None:
             return
         if self.symbolic and isinstance(operand, RegRef):
+            if flags is not None:
+                self._require_expressions(lanes, flags, sym)
             self._write_sym(operand.index, lanes, sym)
         if not isinstance(operand, RegRef):
             raise Unsupported(f"cannot write to operand {operand!r}")
@@ -435,6 +437,22 @@ class Machine(_MachineServices):
                 self.flags[i] = None
             else:
                 self.flags[i][lanes] = 0
+
+    def _require_expressions(self, lanes, flags, sym):
+        """Safety net for `volta check`: a data lane written without an expression would later be
+        read back as a concrete placeholder; refuse instead of computing with it."""
+        data = (np.asarray(flags) & DATA) != 0
+        if not data.any():
+            return
+        if sym is None:
+            covered = False
+        elif isinstance(sym, LaneSym):
+            covered = bool(np.isin(lanes[data], sym.lanes).all())
+        else:
+            covered = not any(e is None for e in np.asarray(sym, dtype=object)[data])
+        if not covered:
+            raise Unsupported("an instruction produced tensor data without a real-number value "
+                              "(its semantics over the reals are not modelled)")
 
     def _write_sym(self, i, lanes, sym):
         cur = self.sym[i]
