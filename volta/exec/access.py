@@ -32,7 +32,6 @@ def resolve(m, op, space, addr, lanes, size, write):
     if space is None or space == ".generic":
         win = addr >> np.uint64(56)
         groups = [(".global", win == 0), (".shared", win == 1), (".local", win == 2), (".param", win == 4)]
-        # generic kernel-param and local windows
         out = []
         for sp, sel in groups:
             if sel.any():
@@ -41,7 +40,7 @@ def resolve(m, op, space, addr, lanes, size, write):
                     a = a - np.uint64(GENERIC_SHARED)
                 elif sp == ".local":
                     a = a - np.uint64(GENERIC_LOCAL)
-                out.extend(resolve(m, op, sp, a, lanes[sel], size, write) if True else [])
+                out.extend(resolve(m, op, sp, a, lanes[sel], size, write))
         return out
     space = space.split("::")[0]
     if space == ".param":
@@ -49,12 +48,11 @@ def resolve(m, op, space, addr, lanes, size, write):
     mem = m.memory
     rids, offs = mem.locate(space, addr)
     results = []
-    valid_rid = (rids > 0) & (rids < len(mem.regions))
     for rid in np.unique(rids):
         sel = rids == rid
         region = mem.regions[int(rid)] if 0 < rid < len(mem.regions) else None
-        if region is None or region.space.split("::")[0] != space.replace(".const", ".const"):
-            if region is None or not (space == ".global" and region.space == ".const"):
+        if region is None or region.space.split("::")[0] != space:
+            if region is None or not (space == ".global" and region.space == ".const"):  # const via generic
                 k = int(np.nonzero(sel)[0][0])
                 m.report(F.OUT_OF_BOUNDS, f"{'write' if write else 'read'} of {size} bytes at address "
                          f"{int(addr[k]):#x} in {space[1:]} memory, which is in no buffer or variable",
@@ -88,8 +86,7 @@ def _resolve_param(m, op, addr, lanes, size):
     if kp.any():
         out.append(("kernel-param", lanes[kp], (addr[kp] - np.uint64(KERNEL_PARAM_BASE)).astype(np.int64)))
     if (~kp).any():
-        out.extend(resolve(m, op, ".local_param", addr[~kp], lanes[~kp], size, False)
-                   if False else _param_regions(m, op, addr[~kp], lanes[~kp], size))
+        out.extend(_param_regions(m, op, addr[~kp], lanes[~kp], size))
     return out
 
 

@@ -58,7 +58,6 @@ def _exit(m, op, lanes):
     from volta.exec.machine import EXIT
 
     m.status[lanes] = EXIT
-    m.exit_nbar = getattr(m, "exit_nbar", {})
 
 
 @handles("trap", "brkpt")
@@ -213,7 +212,6 @@ def _ld(m, op, lanes):
             for k, r in enumerate(regs):
                 _kernel_param(m, op, r, lz, offs + k * es, es, t)
             continue
-        pos = np.searchsorted(lanes, lz)
         if region.space in (".global", ".shared"):
             A.track(m, op, region, lz, offs, es * n, write=False)
         for k, r in enumerate(regs):
@@ -231,7 +229,6 @@ def _ld(m, op, lanes):
             else:
                 data = _data_flag(m, region, lz, offs + k * es, es)
                 m.write(r, lz, bits, _merge(undef, data))
-        del pos
     _advance(m, lanes)
 
 
