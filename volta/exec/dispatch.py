@@ -60,6 +60,41 @@ def _exit(m, op, lanes):
     m.status[lanes] = EXIT
 
 
+@handles("call")
+def _extern_call(m, op, lanes):
+    """A function with no body in the PTX: an uninterpreted function of its arguments (equal
+    arguments give equal results). Over the reals that is `f(args)`; a concrete run cannot know it."""
+    fn, rets, args = op.operands
+    if not m.symbolic and not m.structured:
+        raise Unsupported(f"`{fn.name}` has no body in the PTX: a concrete run cannot compute it", op.span)
+    values, flags = [], None
+    for ref, t in zip(args, fn.param_types):
+        region = m.memory.by_name[ref.name]
+        size = type_size(t)
+        offs = np.zeros(lanes.size, np.int64)
+        bits, undef = A.load(m, region, lanes, offs, size)
+        flags = _merge(flags, undef, m.memory_flags(region, lanes, offs, size))
+        if m.symbolic:
+            values.append(A.load_sym(m, op, region, lanes, offs, size, t, bits))
+            from volta.exec.machine import constants
+
+            consts = constants(bits, t)
+            values[-1] = np.array([e if e is not None else c for e, c in zip(values[-1], consts)], dtype=object)
+    for ref, t in zip(rets, fn.return_types):
+        region = m.memory.by_name[ref.name]
+        size = type_size(t)
+        offs = np.zeros(lanes.size, np.int64)
+        A.store(m, region, lanes, offs, size, np.zeros(lanes.size, np.uint64))
+        m.set_memory_flags(region, lanes, offs, size, _merge(flags, np.ones(lanes.size, np.uint8)))
+        if m.symbolic:
+            from volta.symbolic import expr as E
+
+            results = np.empty(lanes.size, dtype=object)
+            results[:] = [E.call(fn.name, *a) for a in zip(*values)] if values else [E.call(fn.name)] * lanes.size
+            A.store_sym(m, region, lanes, offs, size, results)
+    _advance(m, lanes)
+
+
 @handles("trap", "brkpt")
 def _trap(m, op, lanes):
     raise Unsupported(f"`{op.d.inst.opcode}` executed by {lanes.size} threads (the kernel aborts)", op.span)

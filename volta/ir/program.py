@@ -66,6 +66,15 @@ class VarRef:
     space: str
 
 
+@dataclass(frozen=True, slots=True)
+class ExternCall:
+    """A `.func` declared without a body (e.g. `__symexpf`): its parameter and return types."""
+
+    name: str
+    param_types: tuple
+    return_types: tuple
+
+
 @dataclass
 class Variable:
     name: str
@@ -321,8 +330,20 @@ class _Lowerer:
         if not isinstance(target, ast.Sym):
             raise Unsupported("indirect call through a function pointer", self._span(inst))
         callee = self.module.function(target.name)
-        if callee is None or callee.body is None:
-            raise Unsupported(f"call to external function `{target.name}` with no body in the PTX", self._span(inst))
+        if callee is None:
+            raise Unsupported(f"call to undeclared function `{target.name}`", self._span(inst))
+        if callee.body is None:  # an external function: kept as a call, uninterpreted downstream
+            types = tuple(p.type or ".b32" for p in callee.params)
+            ret_types = tuple(p.type or ".b32" for p in callee.returns)
+            operands = (ExternCall(target.name, types, ret_types),
+                        tuple(self._operand(r, scope, inst) for r in rets),
+                        tuple(self._operand(a, scope, inst) for a in args))
+            guard = None
+            if inst.guard is not None:
+                ref = self._lookup_reg(inst.guard.reg, scope, inst)
+                guard = (ref.index, inst.guard.negated)
+            self.ops.append((d, operands, guard, self._span(inst), self.cuda))
+            return
         if target.name in call_stack:
             raise Unsupported(f"recursive call to `{target.name}`", self._span(inst))
         n = next(self.counter)

@@ -1,0 +1,31 @@
+"""Calls to device functions with no body in the PTX are uninterpreted: equal arguments, equal results."""
+from pathlib import Path
+
+from volta.cli import run
+
+PTX = str(Path(__file__).parent / "data" / "extern_call.ptx")
+LAUNCH = ["--grid", "2", "--block", "64", "--args", "x,y,100", "--buffer", "x=f32[100]:in",
+          "--buffer", "y=f32[100]:out", "-q"]
+
+
+def test_same_uninterpreted_calls_are_equivalent(capsys):
+    assert run(["check", PTX, PTX, "--ref-kernel", "ref", "--opt-kernel", "opt", *LAUNCH]) == 0
+    assert capsys.readouterr().out.startswith("EQUIVALENT")
+
+
+def test_different_arguments_are_never_called_equivalent(capsys):
+    # f(x[i]) + f(x[n-1-i]) differs from 2 f(x[i]) for some f; without an interpretation of f the
+    # difference cannot be replayed exactly, so nothing is claimed either way
+    code = run(["check", PTX, PTX, "--ref-kernel", "ref", "--opt-kernel", "bad", *LAUNCH])
+    out = capsys.readouterr().out
+    assert code in (1, 3) and not out.startswith("EQUIVALENT")
+
+
+def test_races_treats_the_result_as_data(capsys):
+    assert run(["races", PTX, "--kernel", "opt", *LAUNCH]) == 0
+
+
+def test_a_concrete_run_refuses_to_guess_the_value(capsys, tmp_path):
+    code = run(["run", PTX, "--kernel", "ref", "--grid", "2", "--block", "64", "--args", "x,y,100",
+                "--buffer", "x=f32[100]", "--buffer", "y=f32[100]"])
+    assert code == 3
