@@ -29,3 +29,21 @@ def test_a_concrete_run_refuses_to_guess_the_value(capsys, tmp_path):
     code = run(["run", PTX, "--kernel", "ref", "--grid", "2", "--block", "64", "--args", "x,y,100",
                 "--buffer", "x=f32[100]", "--buffer", "y=f32[100]"])
     assert code == 3
+
+
+EXP = str(Path(__file__).parent / "data" / "extern_exp.ptx")
+EXP_LAUNCH = ["--ref-kernel", "ref", "--opt-kernel", "opt", "--grid", "1", "--block", "32", "--args", "x,y,32",
+              "--buffer", "x=f32[32]:in", "--buffer", "y=f32[32]:out", "-q"]
+
+
+def test_define_fn_gives_exp_its_meaning(capsys):
+    """myexp(x)·myexp(x) = myexp(2x) holds for exp, not for an arbitrary function."""
+    assert run(["check", EXP, EXP, *EXP_LAUNCH]) == 3  # uninterpreted: undecided, nothing claimed
+    capsys.readouterr()
+    assert run(["check", EXP, EXP, *EXP_LAUNCH, "--define-fn", "myexp=exp"]) == 0
+    assert capsys.readouterr().out.startswith("EQUIVALENT")
+
+
+def test_define_fn_rejects_unknown_meanings(capsys):
+    assert run(["check", EXP, EXP, *EXP_LAUNCH, "--define-fn", "myexp=cosh"]) == 2
+    assert "bad --define-fn" in capsys.readouterr().err

@@ -20,7 +20,7 @@ from pathlib import Path
 import click
 
 from volta.errors import UsageError
-from volta.exec.launch import load_manifest, pair_from_options
+from volta.exec.launch import load_manifest, pair_from_options, parse_define_fn
 from volta.report import render
 from volta.report.check_report import CheckResult, ReplayResult
 
@@ -68,9 +68,11 @@ def _launch_options(f):
 @click.option("--trials", type=click.IntRange(min=1), default=4, show_default=True,
               help="With a bit-exact --fp: input sets per generator.")
 @click.option("--seed", type=int, default=0, show_default=True, help="With a bit-exact --fp: random seed.")
+@click.option("--define-fn", "define_fn", multiple=True, metavar="NAME=exp|exp2|log|sqrt|rsqrt|tanh",
+              help="Give an external function with no body its exact real meaning (else: uninterpreted).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
-            as_json, as_sarif, junit_file, quiet, fp, trials, seed, **launch) -> int:
+            as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, **launch) -> int:
     """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
 
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
@@ -79,6 +81,9 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     if as_json and as_sarif:
         raise UsageError("choose one of --json and --sarif")
     spec, argv = _spec(targets, launch, buffer, symbol, shared_dynamic)
+    spec.functions = dict(parse_define_fn(f) for f in define_fn)
+    for name, meaning in spec.functions.items():
+        argv += ["--define-fn", f"{name}={meaning}"]
     progress = None if quiet else (lambda line: click.echo(f"volta check: {line}", err=True))
 
     if replay_file is not None:

@@ -71,7 +71,8 @@ def execute(spec: LaunchSpec, role: str, input_values=None, lane_structured: boo
     symbols = {k: v for k, v in spec.symbols.items()}
     lane = LANE_STRUCTURED if lane_structured is None else lane_structured
     return Machine(prog, launch, spec.buffers, symbols, symbolic=True, input_values=input_values,
-                   check_races=input_values is None, lane_structured=lane and input_values is None).run()
+                   check_races=input_values is None, lane_structured=lane and input_values is None,
+                   functions=spec.functions).run()
 
 
 class PolyRow:

@@ -90,9 +90,24 @@ def _extern_call(m, op, lanes):
             from volta.symbolic import expr as E
 
             results = np.empty(lanes.size, dtype=object)
-            results[:] = [E.call(fn.name, *a) for a in zip(*values)] if values else [E.call(fn.name)] * lanes.size
+            meaning = m.functions.get(fn.name)
+            apply = (lambda *a: E.call(fn.name, *a)) if meaning is None else _meaning(meaning, fn, op)
+            results[:] = [apply(*a) for a in zip(*values)] if values else [apply()] * lanes.size
             A.store_sym(m, region, lanes, offs, size, results)
     _advance(m, lanes)
+
+
+def _meaning(meaning, fn, op):
+    """The exact real function `--define-fn` names. e enters as 2^(x·L) with L = log2(e) a positive
+    symbol: identities proved for every L > 0 hold for the real one, and base-2 normal forms stay exact."""
+    from volta.symbolic import expr as E
+
+    if len(fn.param_types) != 1:
+        raise Unsupported(f"--define-fn gives `{fn.name}` a one-argument meaning, but it takes "
+                          f"{len(fn.param_types)} arguments", op.span)
+    log2e = E.sym("log2(e)")
+    return {"exp2": E.exp2, "sqrt": E.sqrt, "rsqrt": E.rsqrt, "tanh": E.tanh,
+            "exp": lambda x: E.exp2(E.mul(x, log2e)), "log": lambda x: E.div(E.lg2(x), log2e)}[meaning]
 
 
 @handles("trap", "brkpt")

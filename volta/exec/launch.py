@@ -73,6 +73,7 @@ class LaunchSpec:
     symbols: dict = field(default_factory=dict)  # name -> float type (symbolic scalars)
     expect: dict = field(default_factory=dict)
     source: str | None = None  # manifest path
+    functions: dict = field(default_factory=dict)  # external function name -> real meaning (--define-fn)
 
 
 def parse_dim3(text: str, what: str) -> Dim3:
@@ -249,3 +250,15 @@ def pair_from_options(ref_ptx, opt_ptx, buffers, *, grid=None, block=None, args=
             raise UsageError(f"--symbol `{name}` has the name of a buffer; pick another name")
         syms[name] = t
     return LaunchSpec(launches, bufs, syms)
+
+
+FUNCTION_MEANINGS = ("exp", "exp2", "log", "sqrt", "rsqrt", "tanh")
+
+
+def parse_define_fn(text: str) -> tuple:
+    """`NAME=exp|exp2|log|sqrt|rsqrt|tanh` for `--define-fn`."""
+    name, eq, meaning = text.partition("=")
+    if not eq or not name.strip() or meaning.strip() not in FUNCTION_MEANINGS:
+        raise UsageError(f"bad --define-fn `{text}`: expected NAME=MEANING with MEANING one of "
+                         f"{', '.join(FUNCTION_MEANINGS)}")
+    return name.strip(), meaning.strip()

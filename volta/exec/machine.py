@@ -219,6 +219,7 @@ class Machine(_MachineServices):
     def __init__(self, prog: Program, launch: KernelLaunch, buffers: dict, symbols: dict | None = None,
                  inputs: dict | None = None, structured: bool = True, check_races: bool = True,
                  fp: str = "ieee", symbolic: bool = False, input_values: dict | None = None,
+                 functions: dict | None = None,
                  lane_structured: bool = False):
         self.prog = prog
         # polynomial data as LaneSym (one numpy-structured value per register), see volta/exec/lanesym.py
@@ -226,6 +227,7 @@ class Machine(_MachineServices):
         self.lane_fallbacks: dict = {}  # opcode -> count of data instructions that took the per-lane path
         self.symbolic = symbolic  # float data as real-valued expressions (`volta check`)
         self.input_values = input_values  # {buffer: {index: Fraction}}: replay a counterexample exactly
+        self.functions = functions or {}  # external function -> real meaning ('exp', 'sqrt', …)
         self.fp = fp  # 'real' | 'ieee' | an architecture name ('ampere', 'hopper', …) for tensor cores
         self.launch = launch
         self.structured = structured  # False for `volta run`: data may steer control flow
