@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from volta.exec import findings as F
-from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED, KERNEL_PARAM_BASE
-from volta.ir.program import RegRef, VarRef
+from volta.exec.memory import GENERIC_LOCAL, GENERIC_SHARED, KERNEL_PARAM_BASE
 from volta.ptx import ast
 
 _VIEW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}

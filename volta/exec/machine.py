@@ -13,22 +13,21 @@ import numpy as np
 
 from volta.errors import Unsupported, UsageError
 from volta.exec import findings as F
-from volta.exec.launch import Buffer, KernelLaunch, bind_args
-from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED, KERNEL_PARAM_BASE, Memory
+from volta.exec.launch import KernelLaunch, bind_args
+from volta.exec.memory import KERNEL_PARAM_BASE, Memory
 from volta.exec.race import Shadow
-from volta.ir.program import Program, RegRef, SpecialRef, VarRef, cuda_frames, cuda_text, type_size
+from volta.ir.program import Program, RegRef, SpecialRef, VarRef, type_size
 from volta.ptx import ast
 from volta.semantics import compute as C
 from volta.semantics import realops
 from volta.semantics.bits import U64, as_float, as_int, is_float, mask, signed, width
 from volta.symbolic import expr as E
 from volta.exec import lanesym
+from volta.exec.services import BAR, DATA, EXIT, RUN, UNDEF, WARP, MachineServices  # noqa: F401 (re-exported)
 from volta.exec.lanesym import LaneSym
 from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
 from fractions import Fraction
 
-RUN, BAR, WARP, EXIT = 0, 1, 2, 3
-DATA, UNDEF = np.uint8(1), np.uint8(2)
 WARP_COLLECTIVES = {"shfl", "vote", "match", "redux", "ldmatrix", "mma", "wmma", "bar.warp", "activemask", "elect"}
 MAX_STEPS = 2_000_000
 # Data movement and arithmetic whose handlers keep bits but no expressions: over the reals they
@@ -39,183 +38,7 @@ NOT_REAL = frozenset({"cp", "ldmatrix", "stmatrix", "movmatrix", "mma", "wmma", 
 STRAIGHT = frozenset({"ld", "ldu", "st", "setp", "set", "mov", "cvta", "atom", "red", "membar", "fence"})
 
 
-class _MachineServices:
-    """Findings, memory flags, barriers and collectives: the bookkeeping around instructions."""
-
-    def report(self, kind, message, op, threads, second=None, related=None, **where):
-        """One finding per kind and instruction pair. `second` is the other thread's instruction; `related`
-        an instruction that explains the finding (the read of an uninitialized value, the branch that
-        admitted an out-of-bounds lane), shown after the sites but not part of the de-duplication key."""
-        sites = [_site(op)] + ([_site(second)] if second is not None else [])
-        key = (kind, tuple((s.line, s.col) for s in sites))
-        if key in self._seen:
-            return
-        self._seen.add(key)
-        tids = tuple(self.thread_id(int(t)) for t in threads)
-        if len(sites) == 1 and len(tids) == 2:
-            sites = sites * 2
-        if related is not None:
-            rel_op, rel_lane = related
-            sites.append(_site(rel_op))
-            if rel_lane is not None and len(tids) == len(sites) - 1:
-                tids += (self.thread_id(int(rel_lane)),)
-        self.findings.append(F.Finding(kind, message, tids, tuple(sites), **where))
-
-    def uninitialized(self, message, op, lane, **where):
-        """An undefined value reached an output, branch or address: name its first read as well."""
-        origin = self.undef_origin
-        if origin is not None:
-            message += f" (first read of never-written memory: `{origin[0].d.inst.opcode}`)"
-        self.report(F.UNINITIALIZED, message, op, [lane], related=origin, **where)
-
-    def note_undefined_read(self, op, lanes, undef):
-        if self.undef_origin is None and undef is not None and undef.any():
-            self.undef_origin = (op, int(lanes[int(np.nonzero(undef)[0][0])]))
-
-    def admitting_branch(self, lane):
-        """The last conditional branch the lane executed (taken or not), as a related site, or None."""
-        pc = int(self.last_branch[int(lane)])
-        return (self.prog.ops[pc], None) if pc >= 0 else None
-
-    def thread_id(self, lane: int) -> F.ThreadId:
-        return F.ThreadId(tuple(int(c[lane]) for c in self.ctaid), tuple(int(c[lane]) for c in self.tid))
-
-    # memory flags: which stored bytes came from tensor data (or are undefined)
-    def memory_flags(self, region, lanes, offs, size):
-        if getattr(region, "flags", None) is None:
-            return None
-        start = _flat_start(region, lanes, offs, self)
-        flat = region.flags.reshape(-1)
-        if size in _SPREAD and (start % size == 0).all():
-            word = flat.view(_WORD[size])[start // size]
-            out = word.astype(np.uint64)
-            for k in range(1, size):
-                out |= word.astype(np.uint64) >> np.uint64(8 * k)
-            return (out & np.uint64(0xFF)).astype(np.uint8)
-        out = flat[start]
-        for k in range(1, size):
-            out = out | flat[start + k]
-        return out
-
-    def set_memory_flags(self, region, lanes, offs, size, flags):
-        if region.space == ".global":
-            return
-        if getattr(region, "flags", None) is None:
-            if flags is None or not flags.any():
-                return
-            region.flags = np.zeros(region.data.shape, np.uint8)
-        start = _flat_start(region, lanes, offs, self)
-        flat = region.flags.reshape(-1)
-        if size in _SPREAD and (start % size == 0).all():
-            view = flat.view(_WORD[size])
-            view[start // size] = flags.astype(_WORD[size]) * _SPREAD[size] if flags is not None else 0
-            return
-        for k in range(size):
-            flat[start + k] = flags if flags is not None else 0
-
-    # warp collectives: lanes named in the member mask must all arrive
-    def collective_ready(self, op, lanes, member_mask):
-        """Lanes that can execute now (and their positions), blocking the others in WARP state."""
-        warps = self.gwarp[lanes]
-        ready = np.ones(lanes.size, bool)
-        for w in np.unique(warps):
-            sel = warps == w
-            want = int(np.bitwise_or.reduce(member_mask[sel]))
-            present = int(np.bitwise_or.reduce(U64(1) << self.laneid[lanes[sel]].astype(np.uint64)))
-            if want & ~present & 0xFFFFFFFF:
-                ready[sel] = False
-        waiting = lanes[~ready]
-        self.status[waiting] = WARP
-        if not ready.any():
-            return None
-        return lanes[ready], np.nonzero(ready)[0]
-
-    def warp_sync(self, op, lanes):
-        mk, f = self.read(op.operands[0], lanes, ".b32") if op.operands else (np.full(lanes.size, 0xFFFFFFFF, np.uint64), None)
-        self.require_concrete(op, f, lanes, "member mask")
-        ready = self.collective_ready(op, lanes, mk)
-        if ready is None:
-            return
-        lanes, _ = ready
-        self.wgen[np.unique(self.gwarp[lanes])] += 1
-        self.pc[lanes] += 1
-        self.status[lanes] = RUN
-
-    # CTA barriers
-    def _release_barriers(self) -> bool:
-        """Release every CTA whose live threads all wait at one barrier; report divergence."""
-        released = False
-        blocked = self.status == BAR
-        for cta in np.unique(self.cta[blocked]):
-            in_cta = self.cta == cta
-            live = in_cta & (self.status != EXIT)
-            waiting = in_cta & blocked
-            if (live & ~waiting).any():
-                continue  # someone is at a warp collective: that is reported as a deadlock below
-            pcs = np.unique(self.pc[waiting])
-            if pcs.size > 1:
-                continue
-            op = self.prog.ops[int(pcs[0])]
-            lanes = np.nonzero(waiting)[0]
-            count = self._barrier_count(op, lanes)
-            if count is not None and lanes.size < count:
-                continue
-            exited = np.nonzero(in_cta & (self.status == EXIT))[0]
-            if exited.size:
-                passed = self.nbar[lanes].min()
-                skipped = exited[(self.nbar[exited] > 0) & (self.nbar[exited] <= passed)]
-                if skipped.size:
-                    self.report(F.DEADLOCK, "barrier divergence: threads wait at a barrier that other threads of "
-                                f"their CTA skip ({lanes.size} arrived, {skipped.size} exited after passing "
-                                f"{int(self.nbar[skipped[0]])} barrier(s) without reaching it)",
-                                op, [lanes[0], skipped[0]])
-            if op.d.has(".red"):
-                self._barrier_reduce(op, lanes)
-            self.gen[cta] += 1
-            self.wgen[cta * self.warps_per_cta:(cta + 1) * self.warps_per_cta] += 1
-            self.nbar[lanes] += 1
-            self.pc[lanes] += 1
-            self.status[lanes] = RUN
-            released = True
-        return released
-
-    def _barrier_reduce(self, op, lanes):
-        """`bar.red.{popc,and,or}`: every arriving thread gets the CTA-wide reduction of its predicate."""
-        dst, pred = op.operands[0], op.operands[-1]
-        p, flags = self.read(pred, lanes, ".pred")
-        self.require_concrete(op, flags, lanes, "barrier reduction predicate")
-        p = p != 0
-        if op.d.has(".popc"):
-            value = np.full(lanes.size, int(p.sum()), np.uint64)
-        elif op.d.boolop == ".and" or op.d.has(".and"):
-            value = np.full(lanes.size, int(p.all()), np.uint64)
-        else:
-            value = np.full(lanes.size, int(p.any()), np.uint64)
-        self.write(dst, lanes, value)
-
-    def _barrier_count(self, op, lanes):
-        if len(op.operands) >= 2 and not op.d.has(".red"):
-            v, _ = self.read(op.operands[1], lanes[:1])
-            return int(v[0])
-        return None
-
-    def _report_deadlock(self, waiting):
-        first = int(waiting[0])
-        op = self.prog.ops[int(self.pc[first])]
-        others = np.nonzero((self.cta == self.cta[first]) & (self.pc != self.pc[first]) & (self.status != EXIT))[0]
-        if others.size:
-            other_op = self.prog.ops[int(self.pc[others[0]])]
-            self.report(F.DEADLOCK, f"threads wait at `{op.d.inst.opcode}` while others of the same CTA wait "
-                        f"at a different barrier or collective: they can never all arrive", op,
-                        [first, int(others[0])], second=other_op)
-        else:
-            exited = np.nonzero((self.gwarp == self.gwarp[first]) & (self.status == EXIT))[0]
-            who = [first] + ([int(exited[0])] if exited.size else [])
-            self.report(F.DEADLOCK, f"{waiting.size} threads wait at `{op.d.inst.opcode}` for partners that "
-                        f"have exited or never reach it", op, who)
-
-
-class Machine(_MachineServices):
+class Machine(MachineServices):
     def __init__(self, prog: Program, launch: KernelLaunch, buffers: dict, symbols: dict | None = None,
                  inputs: dict | None = None, structured: bool = True, check_races: bool = True,
                  fp: str = "ieee", symbolic: bool = False, input_values: dict | None = None,
@@ -838,22 +661,6 @@ def _objects(items) -> np.ndarray:
     out = np.empty(len(items), dtype=object)
     out[:] = items
     return out
-
-
-_WORD = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-_SPREAD = {n: _WORD[n](int("01" * n, 16)) for n in _WORD}  # a flag byte repeated over an n-byte word
-
-
-def _flat_start(region, lanes, offs, m):
-    from volta.exec.access import row_index
-
-    return row_index(region, lanes, m) * region.data.shape[1] + offs
-
-
-def _site(op) -> F.Site:
-    text = op.d.inst.opcode
-    return F.Site(op.span.file, op.span.line, op.span.col, text, cuda_text(op),
-                  tuple(line for _, line in cuda_frames(op)))
 
 
 def _pointer_params(prog: Program) -> set:
