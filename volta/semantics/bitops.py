@@ -1,0 +1,232 @@
+"""Logic, shifts, bit fields, byte permutes and dp4a (PTX ISA §9.7.1, §9.7.8): exact for every width.
+
+Handlers register into `volta.semantics.compute.TABLE`, which imports this module last.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from volta.semantics.bits import U64, as_int, as_uint, from_int, mask, signed, width
+from volta.semantics.compute import _t, handles
+
+
+# ==== logic and shifts =========================================================================
+
+@handles("and", "or", "xor")
+def _logic(d, a, b):
+    fn = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[d.op]
+    return mask(fn(a, b), width(_t(d)))
+
+
+@handles("not")
+def _not(d, a):
+    return mask(~a, width(_t(d)))
+
+
+@handles("cnot")
+def _cnot(d, a):
+    return np.where(mask(a, width(_t(d))) == 0, U64(1), U64(0))
+
+
+@handles("shl")
+def _shl(d, a, b):
+    """shl: shift amounts above the width are clamped to it (PTX §9.7.8.7): `shl.b32 x, 40` = 0."""
+    w = width(_t(d))
+    n = as_uint(b, 32).astype(np.uint64)
+    return np.where(n >= U64(w), U64(0), mask(a << np.minimum(n, U64(63)), w))
+
+
+@handles("shr")
+def _shr(d, a, b):
+    """shr: clamped amounts; `.s` types fill with the sign bit (arithmetic shift)."""
+    t = _t(d)
+    w = width(t)
+    n = np.minimum(as_uint(b, 32).astype(np.int64), w)
+    if signed(t):
+        return from_int(as_int(a, w).astype(np.int64) >> np.minimum(n, 63), w)
+    return np.where(n >= w, U64(0), mask(a, w) >> np.minimum(n, 63).astype(np.uint64))
+
+
+@handles("shf")
+def _shf(d, a, b, c):
+    """shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: funnel shift of the 64-bit b:a by c (mod 32 or clamped to 32)."""
+    n = as_uint(c, 32).astype(np.uint64)
+    n = np.minimum(n, U64(32)) if d.has(".clamp") else n & U64(31)
+    wide = (mask(b, 32) << U64(32)) | mask(a, 32)
+    if d.has(".l"):
+        return mask((wide << n) >> U64(32), 32)
+    return mask(wide >> n, 32)
+
+
+@handles("lop3")
+def _lop3(d, a, b, c, lut):
+    """lop3.b32 d, a, b, c, immLut: bit i of d is immLut[(a_i << 2) | (b_i << 1) | c_i] (0xF0, 0xCC, 0xAA)."""
+    lut = lut & U64(0xFF)
+    values = np.unique(lut)
+    out = np.zeros_like(a)
+    for value in values:
+        v = int(value)
+        acc = np.zeros_like(a)
+        for idx in range(8):
+            if v >> idx & 1:
+                acc |= (a if idx & 4 else ~a) & (b if idx & 2 else ~b) & (c if idx & 1 else ~c)
+        out = acc if values.size == 1 else np.where(lut == value, acc, out)
+    return mask(out, 32)
+
+
+def _popcount64(x):
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(x).astype(np.uint64)
+    x = x - ((x >> U64(1)) & U64(0x5555555555555555))
+    x = (x & U64(0x3333333333333333)) + ((x >> U64(2)) & U64(0x3333333333333333))
+    x = (x + (x >> U64(4))) & U64(0x0F0F0F0F0F0F0F0F)
+    return (x * U64(0x0101010101010101)) >> U64(56)
+
+
+def _bit_length(x):
+    """Number of significant bits of each uint64 (0 for 0)."""
+    n = np.zeros(x.shape, np.uint64)
+    for s in (32, 16, 8, 4, 2, 1):
+        hi = (x >> U64(s)) != 0
+        n += np.where(hi, U64(s), U64(0))
+        x = np.where(hi, x >> U64(s), x)
+    return n + (x != 0).astype(np.uint64)
+
+
+@handles("popc")
+def _popc(d, a):
+    return _popcount64(mask(a, width(_t(d))))
+
+
+@handles("clz")
+def _clz(d, a):
+    w = width(_t(d))
+    return U64(w) - _bit_length(mask(a, w))
+
+
+@handles("brev")
+def _brev(d, a):
+    w = width(_t(d))
+    x = mask(a, w)
+    for s, m in ((1, 0x5555555555555555), (2, 0x3333333333333333), (4, 0x0F0F0F0F0F0F0F0F),
+                 (8, 0x00FF00FF00FF00FF), (16, 0x0000FFFF0000FFFF), (32, 0x00000000FFFFFFFF)):
+        x = ((x >> U64(s)) & U64(m)) | ((x & U64(m)) << U64(s))
+    return x >> U64(64 - w) if w < 64 else x
+
+
+@handles("bfind")
+def _bfind(d, a):
+    """bfind: position of the most significant non-sign bit; 0xffffffff when there is none."""
+    t = _t(d)
+    w = width(t)
+    v = mask(a, w)
+    if signed(t):
+        v = np.where(as_int(a, w) < 0, mask(~a, w), v)
+    n = _bit_length(v)
+    pos = n - U64(1)
+    if d.has(".shiftamt"):
+        pos = U64(w - 1) - pos
+    return np.where(n == 0, U64(0xFFFFFFFF), pos)
+
+
+def _lowmask(k):
+    k = k.astype(np.uint64)
+    return np.where(k >= U64(64), U64(0xFFFFFFFFFFFFFFFF), (U64(1) << np.minimum(k, U64(63))) - U64(1))
+
+
+@handles("bfe")
+def _bfe(d, a, b, c):
+    """bfe: d[i] = (i < len && pos+i <= msb) ? a[pos+i] : sbit, sbit = a[min(pos+len-1, msb)] for .s types."""
+    t = _t(d)
+    w = width(t)
+    pos = as_uint(b, 32).astype(np.uint64) & U64(0xFF)
+    ln = as_uint(c, 32).astype(np.uint64) & U64(0xFF)
+    x = mask(a, w)
+    room = np.where(pos >= U64(w), U64(0), U64(w) - np.minimum(pos, U64(w)))
+    k = np.minimum(ln, room)
+    field = np.where(pos >= U64(w), U64(0), x >> np.minimum(pos, U64(63))) & _lowmask(k)
+    if signed(t):
+        top = np.minimum(pos + ln - U64(1), U64(w - 1))
+        sbit = np.where(ln == 0, U64(0), (x >> np.minimum(top, U64(63))) & U64(1))
+        field = np.where(sbit == 1, field | ~_lowmask(k), field)
+    return mask(field, w)
+
+
+@handles("bfi")
+def _bfi(d, a, b, c, e):
+    """bfi: b with len bits of a inserted at pos (bits past the msb are dropped)."""
+    w = width(_t(d))
+    pos = as_uint(c, 32).astype(np.uint64) & U64(0xFF)
+    ln = as_uint(e, 32).astype(np.uint64) & U64(0xFF)
+    sh = np.minimum(pos, U64(63))
+    fm = np.where(pos >= U64(w), U64(0), mask(_lowmask(ln) << sh, w))
+    return mask((b & ~fm) | ((a << sh) & fm), w)
+
+
+@handles("bmsk")
+def _bmsk(d, a, b):
+    pos = as_uint(a, 32).astype(np.uint64)
+    ln = as_uint(b, 32).astype(np.uint64)
+    if d.has(".wrap"):
+        pos, ln = pos & U64(31), ln & U64(31)
+    else:
+        pos, ln = np.minimum(pos, U64(32)), np.minimum(ln, U64(32))
+    return np.where(pos >= U64(32), U64(0), mask(_lowmask(ln) << np.minimum(pos, U64(63)), 32))
+
+
+@handles("szext")
+def _szext(d, a, b):
+    n = as_uint(b, 32).astype(np.uint64)
+    n = n & U64(31) if d.has(".wrap") else np.minimum(n, U64(32))
+    x = mask(a, 32) & _lowmask(n)
+    if signed(_t(d)):
+        sbit = np.where(n == 0, U64(0), (x >> np.maximum(n, U64(1)) - U64(1)) & U64(1))
+        x = np.where(sbit == 1, x | ~_lowmask(n), x)
+    return mask(x, 32)
+
+
+# prmt modes other than the default: byte selectors (d.b0, d.b1, d.b2, d.b3) for c[1:0] = 0..3 (PTX "prmt")
+_PRMT_MODES = {
+    ".f4e": ((0, 1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5), (3, 4, 5, 6)),
+    ".b4e": ((0, 7, 6, 5), (1, 0, 7, 6), (2, 1, 0, 7), (3, 2, 1, 0)),
+    ".rc8": ((0, 0, 0, 0), (1, 1, 1, 1), (2, 2, 2, 2), (3, 3, 3, 3)),
+    ".ecl": ((0, 1, 2, 3), (1, 1, 2, 3), (2, 2, 2, 3), (3, 3, 3, 3)),
+    ".ecr": ((0, 0, 0, 0), (0, 1, 1, 1), (0, 1, 2, 2), (0, 1, 2, 3)),
+    ".rc16": ((0, 1, 0, 1), (2, 3, 2, 3), (0, 1, 0, 1), (2, 3, 2, 3)),
+}
+
+
+@handles("prmt")
+def _prmt(d, a, b, c):
+    """prmt.b32 d, a, b, c: bytes {b, a} numbered 7..0; each selector nibble picks a byte, bit 3 replicates its sign."""
+    bytes_ = (mask(b, 32) << U64(32)) | mask(a, 32)
+    sel = as_uint(c, 32).astype(np.uint64)
+    out = np.zeros_like(a)
+    mode = next((m for m in _PRMT_MODES if d.has(m)), None)
+    if mode is not None:
+        table = np.array(_PRMT_MODES[mode], dtype=np.uint64)
+        pick = table[(sel & U64(3)).astype(np.int64)]
+        for i in range(4):
+            out |= ((bytes_ >> (pick[:, i] * U64(8))) & U64(0xFF)) << U64(8 * i)
+        return out
+    for i in range(4):
+        s = (sel >> U64(4 * i)) & U64(0xF)
+        byte = (bytes_ >> ((s & U64(7)) * U64(8))) & U64(0xFF)
+        sign = np.where((byte & U64(0x80)) != 0, U64(0xFF), U64(0))
+        out |= np.where((s & U64(8)) != 0, sign, byte) << U64(8 * i)
+    return out
+
+
+@handles("dp4a")
+def _dp4a(d, a, b, c):
+    ta, tb = d.types[0], d.types[1]
+    acc = as_int(c, 32).astype(np.int64) if (signed(ta) or signed(tb)) else as_uint(c, 32).astype(np.int64)
+    for i in range(4):
+        x = ((a >> U64(8 * i)) & U64(0xFF)).astype(np.int64)
+        y = ((b >> U64(8 * i)) & U64(0xFF)).astype(np.int64)
+        if signed(ta):
+            x = np.where(x > 127, x - 256, x)
+        if signed(tb):
+            y = np.where(y > 127, y - 256, y)
+        acc = acc + x * y
+    return from_int(acc, 32)
