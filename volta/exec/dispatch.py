@@ -508,6 +508,44 @@ def _vote(m, op, lanes):
     _advance(m, lanes)
 
 
+@handles("match")
+def _match(m, op, lanes):
+    """`match.any.sync`: the member lanes holding the same value; `match.all.sync`: the member mask
+    if all members agree (predicate true), else 0 (PTX ISA §9.7.13.5)."""
+    ops = op.operands
+    t = op.d.types[-1] if op.d.types else ".b32"
+    v, fv = m.read(ops[1], lanes, t)
+    mk, fm = m.read(ops[2], lanes, ".b32")
+    m.require_concrete(op, fv, lanes, "matched value")
+    m.require_concrete(op, fm, lanes, "member mask")
+    ready = m.collective_ready(op, lanes, mk)
+    if ready is None:
+        return
+    lanes, sel = ready
+    v, mk = v[sel], mk[sel]
+    warps = m.gwarp[lanes]
+    bit = U64(1) << m.laneid[lanes].astype(np.uint64)
+    out = np.zeros(lanes.size, np.uint64)
+    agree = np.zeros(lanes.size, bool)
+    for w in np.unique(warps):
+        s = np.nonzero(warps == w)[0]
+        members = s[(mk[s] & bit[s]) != 0]
+        if op.d.has(".all"):
+            same = np.unique(v[members]).size <= 1
+            out[s] = np.where(same, mk[s], U64(0))
+            agree[s] = same
+        else:
+            for k in s:
+                out[k] = np.bitwise_or.reduce(np.where(v[members] == v[k], bit[members], U64(0)))
+    dst = ops[0]
+    if isinstance(dst, ast.Pair):
+        m.write(dst.first, lanes, out)
+        m.write(dst.second, lanes, agree.astype(np.uint64))
+    else:
+        m.write(dst, lanes, out)
+    _advance(m, lanes)
+
+
 @handles("redux")
 def _redux(m, op, lanes):
     ops = op.operands
