@@ -46,7 +46,7 @@ def _cuda_lines(findings) -> set:
 def _describe(report) -> str:
     if report.error is not None:
         return f"{report.verdict}: {report.error}"
-    return f"{report.verdict}: " + "; ".join(str(f).splitlines()[0] for f in report.findings[:5])
+    return f"{report.verdict}: " + "; ".join(f"{f.kind}: {f.message}" for f in report.findings[:5])
 
 
 @pytest.mark.parametrize("case", [_param(c) for c in CASES])

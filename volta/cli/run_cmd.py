@@ -25,6 +25,7 @@ import click
 
 from volta.errors import UsageError
 from volta.exec import replay
+from volta.report.text import finding_text
 
 
 @click.command("run")
@@ -123,7 +124,7 @@ def _text(result, out_path, seed) -> str:
         lines.append(f"note: {note}")
     if result.findings:
         lines.append(f"{len(result.findings)} finding(s) for this input:")
-        lines.extend(str(f) for f in result.findings)
+        lines.extend(finding_text(f) for f in result.findings)
     else:
         lines.append("no races, deadlocks or out-of-bounds accesses for this input")
     if out_path:

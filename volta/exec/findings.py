@@ -61,20 +61,3 @@ class Finding:
         data = asdict(self)
         data["threads"] = [{"block": list(t.block), "thread": list(t.thread)} for t in self.threads]
         return data
-
-    def __str__(self) -> str:
-        lines = [f"{self.kind.upper()}: {self.message}"]
-        for t, s in zip(self.threads, self.sites):
-            lines.append(f"  {t} at {s}")
-        for s in self.sites[len(self.threads):]:
-            lines.append(f"  at {s}")
-        if self.buffer is not None:
-            where = f"  buffer `{self.buffer}`"
-            if self.offset is not None:
-                where += f" byte offset {self.offset}"
-            if self.bounds is not None:
-                where += f" (size {self.bounds} bytes)"
-            if self.address is not None:
-                where += f", address {self.address:#x}"
-            lines.append(where)
-        return "\n".join(lines)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from volta.report.text import finding_text
+
 
 @dataclass
 class BitsResult:
@@ -48,7 +50,7 @@ def format_text(result: BitsResult) -> str:
         lines.append(f"where the bits part: not diagnosed ({result.divergence_error})")
     for role, findings in r.findings.items():
         for f in findings:
-            lines.append(f"{role}: {f}")
+            lines.append(f"{role}: {finding_text(f)}")
     return "\n".join(lines)
 
 
