@@ -355,9 +355,6 @@ def _atom(m, op, lanes):
     vals = [m.read(s, lanes, t) for s in srcs]
     kind = next((w for w in (".add", ".min", ".max", ".and", ".or", ".xor", ".exch", ".cas", ".inc", ".dec")
                  if w in op.d.mods), None)
-    if m.symbolic:
-        raise Unsupported(f"`{op.d.inst.opcode}`: atomics are checked for races but their symbolic values are "
-                          f"not modelled yet", op.span)
     for region, lz, offs in A.resolve(m, op, op.d.space, addr, lanes, es, True):
         pos = np.searchsorted(lanes, lz)
         A.track(m, op, region, lz, offs, es, write=True, atomic=True)
