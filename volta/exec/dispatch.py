@@ -269,17 +269,24 @@ def _ld(m, op, lanes):
             m.note_undefined_read(op, lz, undef)
             if t.startswith(".s") and es < 8 and isinstance(r, RegRef) and width(r.type) > 8 * es:
                 bits = C.from_int(C.as_int(bits, 8 * es).astype(np.int64), width(r.type))
+            # taint stored with the value (UNDEF of a register stored to shared/local memory) comes back
+            carried = _data_flag(m, region, lz, offs + k * es, es)
             fast = A.load_lsym(m, op, region, lz, offs + k * es, es) if m.lane_structured else None
             if fast is not None:
-                m.write(r, lz, bits, _merge(undef, fast.positions(lz)[0].astype(np.uint8)), fast)
+                data = fast.positions(lz)[0].astype(np.uint8)
+                m.write(r, lz, bits, _merge(undef, data, _undef_only(carried)), fast)
             elif m.symbolic:
                 sym = A.load_sym(m, op, region, lz, offs + k * es, es, t, bits)
                 data = (sym != None).astype(np.uint8)  # noqa: E711
-                m.write(r, lz, bits, _merge(undef, data), sym)
+                m.write(r, lz, bits, _merge(undef, data, _undef_only(carried)), sym)
             else:
-                data = _data_flag(m, region, lz, offs + k * es, es)
-                m.write(r, lz, bits, _merge(undef, data))
+                m.write(r, lz, bits, _merge(undef, carried))
     _advance(m, lanes)
+
+
+def _undef_only(flags):
+    """Over the reals DATA follows the expressions; only the UNDEF taint travels in the flags."""
+    return None if flags is None else flags & np.uint8(2)
 
 
 def _data_flag(m, region, lanes, offs, size):
