@@ -3,7 +3,7 @@
 Regions sit far apart in each state space's address range, so an index that runs past one
 array lands in no region and is reported as out of bounds with the array's name, instead of
 silently reading its neighbour. Storage is bytes; loads/stores use typed views (aligned).
-Memory holds values and knows nothing of threads: race tracking lives in `race.py`.
+Memory holds values and knows nothing of threads: race tracking lives in `shadow.py`.
 """
 from __future__ import annotations
 
