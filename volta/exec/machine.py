@@ -15,7 +15,7 @@ from volta.errors import Unsupported, UsageError
 from volta.exec import findings as F
 from volta.exec.launch import KernelLaunch, bind_args
 from volta.exec.memory import KERNEL_PARAM_BASE, Memory
-from volta.exec.race import Shadow
+from volta.exec.shadow import Shadow
 from volta.ir.program import Program, RegRef, SpecialRef, VarRef, type_size
 from volta.ptx import ast
 from volta.semantics import compute as C
