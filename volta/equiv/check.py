@@ -348,7 +348,7 @@ def _exact(element):
         return UNTOUCHED
     try:
         return evaluate(element, {})
-    except EvalError:
+    except (EvalError, KeyError):  # KeyError: a leaf with no exact value (log2(e) of --define-fn exp)
         return None
 
 

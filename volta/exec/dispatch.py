@@ -78,7 +78,10 @@ def _extern_call(m, op, lanes):
             values.append(A.load_sym(m, op, region, lanes, offs, size, t, bits))
             from volta.exec.machine import constants
 
-            consts = constants(bits, t)
+            # a defined meaning (exp, sqrt, …) takes a float: nvcc passes a float as `.param .b32`, so a
+            # concrete argument is read as the float of that width, never as the integer of its bits
+            ct = {".b32": ".f32", ".b64": ".f64"}.get(t, t) if fn.name in m.functions else t
+            consts = constants(bits, ct)
             values[-1] = np.array([e if e is not None else c for e, c in zip(values[-1], consts)], dtype=object)
     for ref, t in zip(rets, fn.return_types):
         region = m.memory.by_name[ref.name]
@@ -106,8 +109,20 @@ def _meaning(meaning, fn, op):
         raise Unsupported(f"--define-fn gives `{fn.name}` a one-argument meaning, but it takes "
                           f"{len(fn.param_types)} arguments", op.span)
     log2e = E.sym("log2(e)")
-    return {"exp2": E.exp2, "sqrt": E.sqrt, "rsqrt": E.rsqrt, "tanh": E.tanh,
-            "exp": lambda x: E.exp2(E.mul(x, log2e)), "log": lambda x: E.div(E.lg2(x), log2e)}[meaning]
+    exact = {"exp2": E.exp2, "sqrt": E.sqrt, "rsqrt": E.rsqrt, "tanh": E.tanh,
+             "exp": lambda x: E.exp2(E.mul(x, log2e)), "log": lambda x: E.div(E.lg2(x), log2e)}[meaning]
+
+    def apply(x):
+        from volta.semantics.realops import Infinity
+
+        if isinstance(x, Infinity):  # the extended reals: exp(-inf) = 2^-inf = 0; nothing else is exact here
+            if x.sign < 0 and meaning in ("exp", "exp2"):
+                return E.const(0)
+            raise Unsupported(f"`{fn.name}` (--define-fn {fn.name}={meaning}) applied to {x!r} has no exact "
+                              f"real value in volta check", op.span)
+        return exact(x)
+
+    return apply
 
 
 @handles("trap", "brkpt")
