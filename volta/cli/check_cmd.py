@@ -20,7 +20,8 @@ from pathlib import Path
 import click
 
 from volta.errors import UsageError
-from volta.exec.launch import load_manifest, pair_from_options, parse_define_fn
+from volta.cli.cuda_options import cuda_options
+from volta.exec.launch import compile_sources, load_manifest, pair_from_options, parse_define_fn
 from volta.report import render
 from volta.report.check_report import CheckResult, ReplayResult
 
@@ -71,16 +72,19 @@ def _launch_options(f):
 @click.option("--define-fn", "define_fn", multiple=True, metavar="NAME=exp|exp2|log|sqrt|rsqrt|tanh",
               help="Give an external function with no body its exact real meaning (else: uninterpreted).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+@cuda_options
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
-            as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, **launch) -> int:
+            as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag, **launch) -> int:
     """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
 
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
-    or one manifest.toml with [ref], [opt] and [buffers] tables.
+    or one manifest.toml with [ref], [opt] and [buffers] tables. A .cu file is compiled with nvcc first.
     """
     if as_json and as_sarif:
         raise UsageError("choose one of --json and --sarif")
     spec, argv = _spec(targets, launch, buffer, symbol, shared_dynamic)
+    compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
+    argv += (["--arch", arch] if arch else []) + [f"--nvcc-flag={f}" for f in nvcc_flag]
     spec.functions = dict(parse_define_fn(f) for f in define_fn)
     for name, meaning in spec.functions.items():
         argv += ["--define-fn", f"{name}={meaning}"]
@@ -175,7 +179,7 @@ def _spec(targets, launch: dict, buffer, symbol, shared_dynamic):
                              f"[ref] and [opt] kernels of a pair manifest (use volta races for one kernel)")
         return spec, [str(paths[0])]
     if len(paths) != 2 or any(p.suffix == ".toml" for p in paths):
-        raise UsageError(f"volta check takes two PTX files (REF.ptx OPT.ptx) or one manifest.toml; "
+        raise UsageError(f"volta check takes two kernel files (REF.ptx OPT.ptx, or .cu) or one manifest.toml; "
                          f"got {len(paths)} file(s)" + (f": {', '.join(map(str, paths))}" if paths else ""))
     if not buffer:
         raise UsageError("declare the buffers both kernels share: --buffer NAME=DTYPE[N]:ROLE "

@@ -16,7 +16,8 @@ from pathlib import Path
 import click
 
 from volta.errors import UsageError
-from volta.exec.launch import from_options, load_manifest
+from volta.cli.cuda_options import cuda_options
+from volta.exec.launch import compile_sources, from_options, load_manifest
 from volta.exec.races import analyze, roles, RacesResult
 from volta.report import render
 from volta.report.text import DEFAULT_MAX_FINDINGS
@@ -44,11 +45,13 @@ LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", 
 @click.option("--max-findings", type=click.IntRange(min=0), default=DEFAULT_MAX_FINDINGS, show_default=True,
               help="Findings shown per kernel in text output (0: all).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+@cuda_options
 def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynamic, role,
-            as_json, as_sarif, junit_file, max_findings, quiet) -> int:
+            as_json, as_sarif, junit_file, max_findings, quiet, arch, nvcc_flag) -> int:
     """Find races, deadlocks, out-of-bounds accesses and uninitialized reads in one launch of a PTX kernel.
 
-    TARGET is a .ptx file (give --grid, --block, --args and --buffer) or a manifest.toml.
+    TARGET is a .ptx file (give --grid, --block, --args and --buffer) or a manifest.toml; a .cu file
+    is compiled with nvcc first.
     """
     if as_json and as_sarif:
         raise UsageError("choose one of --json and --sarif")
@@ -76,6 +79,7 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
         spec.source = str(path)
         chosen = ["kernel"]
 
+    compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
     progress = None if quiet else (lambda line: click.echo(f"volta races: {line}", err=True))
     result = RacesResult([analyze(spec, r, progress) for r in chosen], spec.source)
     if not quiet:

@@ -1,12 +1,15 @@
 """`volta run`: replay a kernel on the CPU, bit for bit, on concrete inputs.
 
     volta run kernel.ptx --grid 8 --block 128 --args x,y,1024 --inputs in.npz --out out.npz --fp hopper
-    volta run examples/gemm_naive/manifest.toml [--inputs in.npz] [--seed 0] [--out out.npz]
+    volta run examples/gemm_naive/manifest.toml [--inputs in.npz|random[:SEED]|zeros] [--seed 0] [--out out.npz]
+    volta run kernel.cu --arch sm_80 --grid 8 --block 128 --args x,y,1024 --buffer x=f32[1024]:in ...
 
 Buffers named in `--args` take dtype and size from the arrays of the same name in `--inputs` (or from
 `--buffer NAME=DTYPE[COUNT]`, for outputs or to override); every buffer's final contents go to `--out` under
-its name. With a manifest and no `--inputs`, inputs are drawn deterministically from `--seed` and saved in
-`--out` too, as `input.NAME`. Each instruction rounds as its PTX says; `mma`/`wmma`/`wgmma` use the `--fp`
+its name. Without `--inputs` (or with `--inputs random[:SEED]`), every declared buffer the kernel reads (role
+in/inout) is drawn deterministically from `--seed` (default 0); `--inputs zeros` starts them at zero; `out`
+buffers always start zeroed. Generated inputs are saved in `--out` too, as `input.NAME`, and stderr always
+says which inputs were used. A `.cu` TARGET is compiled with nvcc first (`--arch`, `--nvcc-flag`). Each instruction rounds as its PTX says; `mma`/`wmma`/`wgmma` use the `--fp`
 architecture's tensor-core model. Data may steer branches and addresses. Races, deadlocks and out-of-bounds
 accesses are reported for this input in the same form as `volta races`.
 
@@ -23,9 +26,11 @@ import json
 
 import click
 
+from volta.cli.cuda_options import cuda_options
 from volta.errors import UsageError
 from volta.exec import replay
-from volta.report.text import finding_text
+from volta.exec.launch import compile_sources
+from volta.report import run_report
 
 
 @click.command("run")
@@ -36,39 +41,39 @@ from volta.report.text import finding_text
 @click.option("--args", "args", default=None, help="Kernel arguments in order: buffer names and numbers.")
 @click.option("--arg", "named_args", multiple=True, help="One parameter by name: NAME=VALUE (repeatable).")
 @click.option("--buffer", "buffers", multiple=True, help="NAME=DTYPE[COUNT][:ROLE] (outputs, or to override).")
-@click.option("--inputs", type=click.Path(exists=True, dir_okay=False), default=None, help="Input arrays (.npz).")
+@click.option("--inputs", default=None, metavar="FILE.npz|random[:SEED]|zeros",
+              help="Input arrays (.npz), or generated: random (default, from --seed) or zeros.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None, help="Write every buffer here (.npz).")
 @click.option("--shared-dynamic", type=int, default=None, help="Dynamic shared memory bytes.")
 @click.option("--fp", type=click.Choice(replay.FP_CHOICES), default="ieee", show_default=True,
               help="Float semantics: IEEE scalars plus this architecture's tensor-core model.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for generated inputs (manifest, no --inputs).")
+@click.option("--seed", type=int, default=None, help="Seed for random inputs (default 0).")
 @click.option("--no-races", is_flag=True, help="Skip race detection (faster).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@cuda_options
 def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_path, shared_dynamic, fp, seed,
-            no_races, as_json) -> int:
+            no_races, as_json, arch, nvcc_flag) -> int:
     """Run TARGET (a .ptx file, or a manifest.toml) on concrete inputs; report outputs and findings."""
-    loaded = replay.load_npz(inputs) if inputs else {}
-    generated = False
     scalars = {}
     if target.endswith(".toml"):
         spec, role = replay.spec_from_manifest(target, kernel)
         scalars = {n: v for n, _, v in (a.partition("=") for a in named_args) if n in spec.symbols}
         named_args = tuple(a for a in named_args if a.partition("=")[0] not in spec.symbols)
         _override(spec, role, grid, block, args, named_args, buffers, shared_dynamic)
-        if not inputs:
-            loaded = replay.random_inputs(spec.buffers, seed, spec.symbols)
-            generated = True
     else:
         spec = replay.spec_from_options(target, kernel, grid, block, args, buffers, named_args, shared_dynamic or 0)
         role = "kernel"
+    compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
+    loaded, described, generated, seed = replay.choose_inputs(spec, inputs, seed)
+    click.echo(f"volta run: inputs: {described}", err=True)
     result = replay.run_launch(spec, role, loaded, fp=fp, check_races=not no_races, generated=generated,
                                scalars=scalars)
     if out_path:
         replay.save_npz(out_path, result)
     if as_json:
-        click.echo(json.dumps(_json(result, out_path, seed if generated else None), indent=2))
+        click.echo(json.dumps(run_report.to_json(result, out_path, seed), indent=2))
     else:
-        click.echo(_text(result, out_path, seed if generated else None))
+        click.echo(run_report.format_text(result, out_path, seed))
     return 1 if result.findings else 0
 
 
@@ -101,47 +106,3 @@ def _override(spec, role, grid, block, args, named_args, buffers, shared_dynamic
     for text in buffers:
         buf = parse_buffer(text)
         spec.buffers[buf.name] = buf
-
-
-def _text(result, out_path, seed) -> str:
-    L = result.launch
-    lines = [f"ran {L.kernel or L.ptx.name} ({L.ptx}) grid {L.grid} block {L.block}, --fp {result.fp}: "
-             f"{result.thread_instructions} thread-instructions in {result.seconds:.2f} s"]
-    if seed is not None:
-        lines.append(f"inputs: generated from --seed {seed}" + (f" (saved in {out_path} as input.NAME)" if out_path else ""))
-    for name, buf in result.buffers.items():
-        if buf.role == "in":
-            continue
-        s = replay.summarize(result.outputs[name], buf.dtype)
-        shape = "x".join(map(str, s["shape"]))
-        if s["min"] is None:
-            stats = "no finite values"
-        else:
-            stats = f"min {s['min']:.6g} max {s['max']:.6g} mean {s['mean']:.6g}"
-        extra = "".join(f", {s[k]} {k}" for k in ("nan", "inf") if s[k])
-        lines.append(f"  {name}: {buf.dtype}[{shape}] {stats}{extra}")
-    for note in result.notes:
-        lines.append(f"note: {note}")
-    if result.findings:
-        lines.append(f"{len(result.findings)} finding(s) for this input:")
-        lines.extend(finding_text(f) for f in result.findings)
-    else:
-        lines.append("no races, deadlocks or out-of-bounds accesses for this input")
-    if out_path:
-        lines.append(f"wrote {out_path}")
-    return "\n".join(lines)
-
-
-def _json(result, out_path, seed) -> dict:
-    L = result.launch
-    bufs = {}
-    for name, buf in result.buffers.items():
-        s = replay.summarize(result.outputs[name], buf.dtype)
-        s["role"] = buf.role
-        bufs[name] = s
-    return {
-        "kernel": L.kernel, "ptx": str(L.ptx), "grid": str(L.grid), "block": str(L.block), "fp": result.fp,
-        "seed": seed, "buffers": bufs, "findings": [f.to_json() for f in result.findings],
-        "thread_instructions": result.thread_instructions, "seconds": result.seconds, "out": out_path,
-        "notes": result.notes,
-    }

@@ -262,3 +262,25 @@ def parse_define_fn(text: str) -> tuple:
         raise UsageError(f"bad --define-fn `{text}`: expected NAME=MEANING with MEANING one of "
                          f"{', '.join(FUNCTION_MEANINGS)}")
     return name.strip(), meaning.strip()
+
+
+def compile_sources(spec: LaunchSpec, arch: str | None = None, nvcc_flags=()) -> LaunchSpec:
+    """Every launch whose file is CUDA source (`.cu`) gets the PTX nvcc makes of it (`volta.cuda`, cached).
+
+    The one place `.cu` inputs become PTX, for the command line, manifests and the Python API alike.
+    `arch`/`nvcc_flags` without any `.cu` launch are a usage error: they would silently do nothing.
+    """
+    import dataclasses
+
+    from volta import cuda
+
+    sources = [r for r, launch in spec.launches.items() if cuda.is_cuda_source(launch.ptx)]
+    if not sources:
+        if arch is not None or nvcc_flags:
+            raise UsageError("--arch and --nvcc-flag apply to .cu inputs, and no input is a .cu file: drop them")
+        return spec
+    for role in sources:
+        launch = spec.launches[role]
+        ptx = cuda.compile_to_ptx(launch.ptx, arch or cuda.DEFAULT_ARCH, tuple(nvcc_flags))
+        spec.launches[role] = dataclasses.replace(launch, ptx=ptx)
+    return spec

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -327,3 +328,49 @@ def spec_from_options(ptx, kernel, grid, block, args, buffers, named_args, share
         raise UsageError("--args is required: one entry per kernel parameter, e.g. --args x,y,1024")
     parse_args_list(args or "")
     return from_options(ptx, kernel, grid, block, args, buffers, named_args, shared_dynamic)
+
+
+class ChosenInputs(NamedTuple):
+    arrays: dict  # buffer/symbol name -> array
+    description: str  # one line: which inputs, for stderr
+    generated: bool  # made here (saved in --out as input.NAME), not given
+    seed: int | None  # the seed of random inputs, else None
+
+
+def choose_inputs(spec: LaunchSpec, inputs=None, seed: int | None = None) -> ChosenInputs:
+    """The arrays a run starts from, a one-line description of them, whether they were generated, the seed.
+
+    `inputs` is a dict of arrays, a path to an .npz, `"zeros"`, `"random"` or `"random:SEED"`; None means
+    random from `seed` (default 0). Nothing is silent: the description says which inputs were used.
+    Buffers with role `out` start zeroed in every mode.
+    """
+    if isinstance(inputs, dict):
+        if seed is not None:
+            raise UsageError("--seed applies to generated inputs; drop it when giving the input arrays")
+        return ChosenInputs(dict(inputs), f"given arrays ({', '.join(sorted(inputs)) or 'none'})", False, None)
+    mode = "random" if inputs is None else str(inputs)
+    if mode == "zeros" or mode == "random" or mode.startswith("random:"):
+        readable = [n for n in sorted(spec.buffers) if spec.buffers[n].role != "out"]
+        names = ", ".join(readable + sorted(spec.symbols)) or "no input buffers"
+        if mode == "zeros":
+            if seed is not None:
+                raise UsageError("--seed applies to random inputs, not --inputs zeros: drop one")
+            arrays = {n: np.zeros(spec.buffers[n].count, DTYPES[spec.buffers[n].dtype][0]) for n in readable}
+            arrays.update({n: np.zeros(1, DTYPES.get(t, (np.float32,))[0]) for n, t in spec.symbols.items()})
+            return ChosenInputs(arrays, f"zeros for {names}", True, None)
+        if mode.startswith("random:"):
+            text = mode.partition(":")[2]
+            try:
+                given = int(text)
+            except ValueError:
+                raise UsageError(f"bad --inputs `{mode}`: expected random:SEED with an integer SEED") from None
+            if seed is not None and seed != given:
+                raise UsageError(f"--inputs {mode} and --seed {seed} disagree: give the seed once")
+            seed = given
+        seed = 0 if seed is None else seed
+        return ChosenInputs(random_inputs(spec.buffers, seed, spec.symbols),
+                            f"random from seed {seed} for {names} (--inputs FILE.npz gives your own)", True, seed)
+    if seed is not None:
+        raise UsageError("--seed applies to generated inputs (--inputs random[:SEED]); drop it with an .npz file")
+    arrays = load_npz(mode)
+    return ChosenInputs(arrays, f"from {mode} ({', '.join(sorted(arrays)) or 'no arrays'})", False, None)

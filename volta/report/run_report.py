@@ -1,0 +1,53 @@
+"""Presentation of `volta run` results (`volta.exec.replay.RunResult`): text and the JSON object.
+
+No analysis happens here; the command line and the Python API (`volta.run(...).report()`) both
+format with these, so a run reads the same either way.
+"""
+from __future__ import annotations
+
+from volta.exec import replay
+from volta.report.text import finding_text
+
+
+def format_text(result, out_path: str | None = None, seed: int | None = None) -> str:
+    L = result.launch
+    lines = [f"ran {L.kernel or L.ptx.name} ({L.ptx}) grid {L.grid} block {L.block}, --fp {result.fp}: "
+             f"{result.thread_instructions} thread-instructions in {result.seconds:.2f} s"]
+    if seed is not None:
+        lines.append(f"inputs: generated from --seed {seed}" + (f" (saved in {out_path} as input.NAME)" if out_path else ""))
+    for name, buf in result.buffers.items():
+        if buf.role == "in":
+            continue
+        s = replay.summarize(result.outputs[name], buf.dtype)
+        shape = "x".join(map(str, s["shape"]))
+        if s["min"] is None:
+            stats = "no finite values"
+        else:
+            stats = f"min {s['min']:.6g} max {s['max']:.6g} mean {s['mean']:.6g}"
+        extra = "".join(f", {s[k]} {k}" for k in ("nan", "inf") if s[k])
+        lines.append(f"  {name}: {buf.dtype}[{shape}] {stats}{extra}")
+    for note in result.notes:
+        lines.append(f"note: {note}")
+    if result.findings:
+        lines.append(f"{len(result.findings)} finding(s) for this input:")
+        lines.extend(finding_text(f) for f in result.findings)
+    else:
+        lines.append("no races, deadlocks or out-of-bounds accesses for this input")
+    if out_path:
+        lines.append(f"wrote {out_path}")
+    return "\n".join(lines)
+
+
+def to_json(result, out_path: str | None = None, seed: int | None = None) -> dict:
+    L = result.launch
+    bufs = {}
+    for name, buf in result.buffers.items():
+        s = replay.summarize(result.outputs[name], buf.dtype)
+        s["role"] = buf.role
+        bufs[name] = s
+    return {
+        "kernel": L.kernel, "ptx": str(L.ptx), "grid": str(L.grid), "block": str(L.block), "fp": result.fp,
+        "seed": seed, "buffers": bufs, "findings": [f.to_json() for f in result.findings],
+        "thread_instructions": result.thread_instructions, "seconds": result.seconds, "out": out_path,
+        "notes": result.notes,
+    }
