@@ -53,6 +53,16 @@ def resolve(m, op, space, addr, lanes, size, write):
         if region is None or region.space.split("::")[0] != space:
             if region is None or not (space == ".global" and region.space == ".const"):  # const via generic
                 k = int(np.nonzero(sel)[0][0])
+                nulls = getattr(m, "null_params", ())
+                if rid == 0 and space == ".global" and nulls:
+                    pos = [p[0] for p in m.prog.params]
+                    which = (f"parameter `{nulls[0]}` (argument {pos.index(nulls[0]) + 1})" if len(nulls) == 1 else
+                             "a null pointer parameter (" + ", ".join(f"`{p}`" for p in nulls) + " are 0)")
+                    m.report(F.OUT_OF_BOUNDS, f"NULL POINTER dereference of {which}: "
+                             f"{'write' if write else 'read'} of {size} bytes at address {int(addr[k]):#x} "
+                             f"(--args passes 0 for it)", op, [lanes[k]], related=m.admitting_branch(lanes[k]),
+                             address=int(addr[k]))
+                    continue
                 m.report(F.OUT_OF_BOUNDS, f"{'write' if write else 'read'} of {size} bytes at address "
                          f"{int(addr[k]):#x} in {space[1:]} memory, which is in no buffer or variable",
                          op, [lanes[k]], address=int(addr[k]))

@@ -211,8 +211,28 @@ def bind_args(launch: KernelLaunch, params: list, buffers: dict, symbols: dict) 
                     ) from None
             if ptype in (".u64", ".b64") and isinstance(number, int) and number != 0 and "ptr" in pname.lower():
                 raise UsageError(f"parameter `{pname}` looks like a pointer: pass a --buffer name")
-            bound.append(("scalar", number))
+            bound.append(("scalar", _fit_scalar(pname, ptype, value, number)))
     return bound
+
+
+def _fit_scalar(pname: str, ptype: str, text: str, number):
+    """A numeric --args entry checked against its parameter's PTX type: an integer parameter takes an
+    integer that fits its width (signed or unsigned)."""
+    if ptype.startswith(".f"):
+        return float(number) if ptype in (".f16", ".f32", ".f64") else number
+    bits = {".u8": 8, ".s8": 8, ".b8": 8, ".u16": 16, ".s16": 16, ".b16": 16, ".u32": 32, ".s32": 32,
+            ".b32": 32, ".u64": 64, ".s64": 64, ".b64": 64}.get(ptype)
+    if bits is None:
+        raise UsageError(f"parameter `{pname}` has type {ptype}, which takes no number from --args")
+    if isinstance(number, float):
+        if not number.is_integer():
+            raise UsageError(f"--args entry `{text}` for parameter `{pname}` is not an integer, but `{pname}` "
+                             f"has the integer type {ptype}")
+        number = int(number)
+    if not -(1 << (bits - 1)) <= number < (1 << bits):
+        raise UsageError(f"--args entry `{text}` for parameter `{pname}` does not fit its type {ptype} "
+                         f"({bits} bits)")
+    return number
 
 
 def pair_from_options(ref_ptx, opt_ptx, buffers, *, grid=None, block=None, args=None, kernel=None,

@@ -91,8 +91,11 @@ class Machine(MachineServices):
         self.buffer_regions = {}
         bound = bind_args(self.launch, self.prog.params, buffers, symbols)
         pointer_params = _pointer_params(self.prog)
+        self.null_params = []  # pointer parameters passed 0: null pointers (dereferencing one is a finding)
         for (pname, ptype, _), (kind, value) in zip(self.prog.params, bound):
-            if kind == "scalar" and pname in pointer_params and isinstance(value, int):
+            if kind == "scalar" and pname in pointer_params and value == 0:
+                self.null_params.append(pname)
+            elif kind == "scalar" and pname in pointer_params and isinstance(value, int):
                 raise UsageError(f"parameter `{pname}` is used as a pointer but --args passes the scalar {value}; "
                                  f"pass a --buffer name")
         for name, buf in buffers.items():
