@@ -160,11 +160,15 @@ def store(m, region, lanes, offs, size, bits):
             w[start + k] = True
 
 
-def track(m, op, region, lanes, offs, size, write, atomic=False):
-    """Race bookkeeping for one access batch (global and shared regions only)."""
+def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=False):
+    """Race bookkeeping for one access batch (global and shared regions only).
+
+    With `warp_uniform` (plain stores) returns pairs of positions into `lanes` of threads of one warp
+    that write the same bytes in this instruction: not a race, provided they store equal values."""
+    none = np.zeros((0, 2), np.int64)
     shadow = region.shadow
     if shadow is None or not m.check_races:
-        return
+        return none
     g = shadow.g
     if size < g or (offs % g != 0).any():
         shadow.refine(1)
@@ -180,13 +184,15 @@ def track(m, op, region, lanes, offs, size, write, atomic=False):
     gen = m.gen[cta]
     warp = rep(m.gwarp[lanes])
     wgen = m.wgen[warp]
-    for c in shadow.access(gidx, tid, cta, gen, warp, wgen, op.index, write, atomic):
+    conflicts, same_warp = shadow.access(gidx, tid, cta, gen, warp, wgen, op.index, write, atomic, warp_uniform)
+    for c in conflicts:
         byte = (c.granule * g) % stride
         prior = m.prog.ops[c.prior_pc]
         kinds = ("write" if c.prior_write else "read", "write" if c.write else "read")
         m.report(F.RACE, f"{kinds[0]}-{kinds[1]} race on `{region.name}` between threads with no barrier "
                  f"between them", prior, [c.prior_tid, c.tid], second=op, buffer=region.name, offset=byte,
                  bounds=region.size)
+    return np.unique(same_warp // per, axis=0) if same_warp.size else none
 
 
 def load_sym(m, op, region, lanes, offs, size, t, bits):

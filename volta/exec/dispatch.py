@@ -11,6 +11,7 @@ from volta.exec import access as A
 from volta.exec import findings as F
 from volta.exec.lanesym import LaneSym
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED
+from volta.exec.services import DATA
 from volta.ir.program import RegRef, type_size
 from volta.ptx import ast
 from volta.semantics import compute as C
@@ -347,11 +348,13 @@ def _st(m, op, lanes):
         if region == "kernel-param":
             raise Unsupported("store to a kernel parameter", op.span)
         pos = np.searchsorted(lanes, lz)
-        if region.space in (".global", ".shared"):
-            A.track(m, op, region, lz, offs, es * n, write=True)
+        same_warp = A.track(m, op, region, lz, offs, es * n, write=True, warp_uniform=True) \
+            if region.space in (".global", ".shared") else None
         for k, (v, f) in enumerate(all_vals):
             bits = v[pos]
             flags = f[pos] if f is not None else None
+            if same_warp is not None and same_warp.size:
+                _same_warp_values(m, op, region, lz, offs + k * es, same_warp, bits, flags, regs[k], t)
             if region.space == ".global" and flags is not None and (flags & 2).any():
                 j = int(np.nonzero(flags & 2)[0][0])
                 m.uninitialized("a value read from never-written shared/local memory is stored to "
@@ -364,6 +367,72 @@ def _st(m, op, lanes):
                 sym = m.sym_of(regs[k], lz)
                 A.store_sym(m, region, lz, offs + k * es, es, sym)
     _advance(m, lanes)
+
+
+def _same_warp_values(m, op, region, lz, offs, pairs, bits, flags, reg, t):
+    """Threads (a, b) of one warp store to the same address in one instruction: one write lands,
+    so this is defined only if the values are equal. Concrete values compare by bits; tensor data
+    by expressions (`volta check`, or the symbolic re-run of `volta races` the machine asks for)."""
+    a, b = pairs[:, 0], pairs[:, 1]
+    data = (flags & DATA) != 0 if flags is not None else np.zeros(lz.size, bool)
+    symbolic_pair = (data[a] | data[b]) & m.structured
+    differ = ~symbolic_pair & (bits[a] != bits[b])
+    if differ.any():
+        k = int(np.argmax(differ))
+        _nondeterministic(m, op, region, lz[a[k]], lz[b[k]], offs[a[k]],
+                          "" if m.structured else " (on these inputs)")
+    if not symbolic_pair.any():
+        return
+    if not m.symbolic:
+        m.unproved_stores.append(op)   # decided by re-running symbolically (volta.exec.races)
+        return
+    a, b = a[symbolic_pair], b[symbolic_pair]
+    ea, eb = _exprs_at(m, reg, lz[a], t), _exprs_at(m, reg, lz[b], t)
+    from volta.symbolic.normal import Normalizer, equal_exprs
+    from volta.symbolic.search import random_search
+
+    if m.normalizer is None:
+        m.normalizer = Normalizer()
+    decided = set()
+    for k, (x, y) in enumerate(zip(ea, eb)):
+        if x is y or (id(x), id(y)) in decided:
+            continue
+        if equal_exprs(x, y, m.normalizer):
+            decided.add((id(x), id(y)))
+            continue
+        witness = random_search(x, y, tries=60)
+        if witness is None:
+            raise Unsupported(f"threads of one warp store tensor data to the same address of `{region.name}` in "
+                              f"one instruction, and whether the values are always equal was not decided", op.span)
+        _nondeterministic(m, op, region, lz[a[k]], lz[b[k]], offs[a[k]], " (for some inputs)")
+        return
+
+
+def _nondeterministic(m, op, region, lane_a, lane_b, off, when):
+    es = _elements(op)[1]
+    m.report(F.NONDETERMINISTIC, f"nondeterministic write: lanes {int(m.laneid[lane_a])} and {int(m.laneid[lane_b])} "
+             f"of warp {int(m.warp_in_cta[lane_a])} store different values to `{region.name}`[{int(off) // es}] in "
+             f"one instruction{when}; which write lands is unspecified", op, [lane_a, lane_b],
+             buffer=region.name, offset=int(off), bounds=region.size)
+
+
+def _exprs_at(m, reg, lanes, t):
+    """Expressions of a stored register on a few lanes (LaneSym rows are built only for those lanes)."""
+    from volta.exec.machine import constants
+
+    cur = m.sym[reg.index] if isinstance(reg, RegRef) else None
+    if isinstance(cur, LaneSym):
+        bits, _ = m.read(reg, lanes, t)
+        out = constants(bits, t)
+        found, part = cur.restrict(np.unique(lanes))
+        if part is not None:
+            where = {int(lane): k for k, lane in enumerate(part.lanes)}
+            exprs = part.exprs()
+            for i, lane in enumerate(lanes):
+                if int(lane) in where:
+                    out[i] = exprs[where[int(lane)]]
+        return out
+    return m.read_sym(reg, lanes, t)
 
 
 @handles("atom", "red")

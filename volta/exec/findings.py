@@ -12,8 +12,9 @@ OUT_OF_BOUNDS = "out-of-bounds"
 MISALIGNED = "misaligned"
 UNINITIALIZED = "uninitialized-read"
 DIV_BY_ZERO = "division-by-zero"
+NONDETERMINISTIC = "nondeterministic-write"  # threads of one warp store different values to one address at once
 
-KINDS = (RACE, DEADLOCK, OUT_OF_BOUNDS, MISALIGNED, UNINITIALIZED, DIV_BY_ZERO)
+KINDS = (RACE, DEADLOCK, OUT_OF_BOUNDS, MISALIGNED, UNINITIALIZED, DIV_BY_ZERO, NONDETERMINISTIC)
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,8 @@ class Machine(MachineServices):
         self.undef_origin = None  # (op, lane) of the first read of never-written shared/local memory
         self.last_branch = np.full(n, -1, np.int64)  # per lane: pc of the last conditional branch executed
         self.thread_instructions = 0
+        self.unproved_stores: list = []  # same-warp stores of data to one address whose values need expressions
+        self.normalizer = None  # shared by the value comparisons of those stores (symbolic mode)
         self._setup_memory(buffers, symbols or {}, inputs or {})
 
     # ---- set-up ---------------------------------------------------------------------------

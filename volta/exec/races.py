@@ -105,18 +105,40 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None) -> RaceReport
         launch = dataclasses.replace(launch, kernel=prog.name)  # so usage errors name the kernel
         machine = Machine(prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True)
         machine.run()
+        extra = _same_warp_store_values(machine, prog, launch, spec) if machine.unproved_stores else []
     except Unsupported as err:
         report.verdict = UNSUPPORTED
         report.error = err
+        extra = []
     report.seconds = time.perf_counter() - start
     if machine is not None:
         report.thread_instructions = machine.thread_instructions
         report.steps = machine.steps
         # findings made before the run left the structured class are real defects, so they decide
-        report.findings = [_with_address(f, machine) for f in machine.findings]
+        report.findings = [_with_address(f, machine) for f in machine.findings + extra]
         if report.findings:
             report.verdict = FINDINGS
     return report
+
+
+def _same_warp_store_values(machine, prog, launch, spec) -> list:
+    """Threads of one warp stored tensor data to one address in one instruction (Triton's reductions
+    do, after a butterfly shuffle): defined only if the values are always equal. Bits of a concrete
+    run cannot show that, so run again over the reals and compare expressions; the findings of that
+    run that the first did not make are the nondeterministic writes."""
+    from volta.exec.machine import Machine
+
+    try:
+        again = Machine(prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True,
+                        symbolic=True, lane_structured=True, functions=spec.functions)
+        again.run()
+    except Unsupported as err:
+        op = machine.unproved_stores[0]
+        raise Unsupported(f"threads of one warp store tensor data to the same address in one instruction "
+                          f"(`{op.d.inst.opcode}`); showing the values equal needs the real-number model, "
+                          f"which stopped: {err.message}", op.span) from None
+    seen = {f.key for f in machine.findings}
+    return [f for f in again.findings if f.key not in seen]
 
 
 def analyze_all(spec: LaunchSpec, progress=None) -> RacesResult:

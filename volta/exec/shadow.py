@@ -48,19 +48,30 @@ class Shadow:
         self.g, self.n = granule, self.n * factor
         self.scratch = np.zeros(self.n, np.int64)
 
-    def access(self, gidx, tid, cta, gen, warp, wgen, pc: int, write: bool, atomic: bool) -> list[Conflict]:
-        """Check a batch of granule accesses against history and record them. Arrays are per access."""
+    def access(self, gidx, tid, cta, gen, warp, wgen, pc: int, write: bool, atomic: bool,
+               warp_uniform: bool = False) -> tuple[list[Conflict], np.ndarray]:
+        """Check a batch of granule accesses against history and record them. Arrays are per access.
+
+        Returns the conflicts, and the pairs of positions (k, j) of the batch where two threads of one
+        warp write one granule in this one instruction. With `warp_uniform` (a plain `st`) those pairs
+        are not races: CUDA lets one of the writes land, so the caller must show the values equal."""
         conflicts = []
+        same_warp = np.zeros((0, 2), np.int64)
         # 1. lanes of this very instruction against each other (distinct threads, same interval)
         if write and gidx.size > 1 and not atomic:
             pos = self._positions(gidx.size)
             self.scratch[gidx] = pos
-            loser = self.scratch[gidx] != pos  # a granule another lane of this instruction also writes
-            if loser.any():
-                first = gidx[loser].min()
-                a, b = np.nonzero(gidx == first)[0][:2]
-                if tid[a] != tid[b]:
+            loser = np.flatnonzero(self.scratch[gidx] != pos)  # a granule another lane also writes
+            if loser.size:
+                winner = self.scratch[gidx[loser]]
+                other = tid[loser] != tid[winner]
+                one_warp = other & (warp[loser] == warp[winner]) if warp_uniform else np.zeros(loser.size, bool)
+                racing = other & ~one_warp
+                if racing.any():
+                    k = int(np.argmax(racing))
+                    a, b = int(winner[k]), int(loser[k])
                     conflicts.append(Conflict(int(gidx[a]), pc, int(tid[a]), pc, int(tid[b]), True, True))
+                same_warp = np.stack([loser[one_warp], winner[one_warp]], axis=1)
         # 2. against the last write
         w_tid = self.w_tid[gidx]
         hit = (w_tid >= 0) & self._concurrent(w_tid, self.w_cta[gidx], self.w_gen[gidx], self.w_warp[gidx],
@@ -89,7 +100,7 @@ class Shadow:
             self.r_mcta[gidx] = False
         else:
             self._record_reads(gidx, tid, cta, gen, warp, wgen, pc)
-        return conflicts
+        return conflicts, same_warp
 
     @staticmethod
     def _concurrent(p_tid, p_cta, p_gen, p_warp, p_wgen, tid, cta, gen, warp, wgen):

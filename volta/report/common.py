@@ -7,7 +7,7 @@ from itertools import zip_longest
 VERDICT_NAMES = {
     "race": "RACE", "deadlock": "DEADLOCK", "out-of-bounds": "OUT OF BOUNDS",
     "uninitialized-read": "UNINITIALIZED READ", "misaligned": "MISALIGNED ACCESS",
-    "division-by-zero": "DIVISION BY ZERO",
+    "division-by-zero": "DIVISION BY ZERO", "nondeterministic-write": "NONDETERMINISTIC WRITE",
 }
 
 RULE_DESCRIPTIONS = {
@@ -19,6 +19,8 @@ RULE_DESCRIPTIONS = {
                           "a branch or an address.",
     "misaligned": "An access whose address is not a multiple of its size.",
     "division-by-zero": "An integer division or remainder by zero.",
+    "nondeterministic-write": "Threads of one warp store different values to the same address in one "
+                              "instruction: one of the writes lands, and which one is unspecified.",
     "unsupported": "The kernel left the structured class Volta decides (a data-dependent branch or "
                    "address, or an instruction without semantics); nothing is claimed past that point.",
 }
