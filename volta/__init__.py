@@ -1,3 +1,34 @@
-"""Volta: a formal checker for GPU kernels written in PTX."""
+"""Volta: a formal checker for GPU kernels written in PTX.
+
+The Python API (`volta.api`, loaded on first use so that `import volta` stays cheap):
+
+    volta.check(ref, opt, launch)  # equivalence over the reals (or fp="hopper": the bits), as `volta check`
+    volta.races(kernel, launch)    # races, deadlocks, out-of-bounds, uninitialized reads, as `volta races`
+    volta.run(kernel, launch)      # CPU replay on concrete inputs, as `volta run`
+    volta.mma(arch, in_fmt, a, b)  # one tensor-core dot product, bit for bit, as `volta mma`
+    volta.Launch(grid, block, args=[...]), volta.Buffer(name, dtype, count, role)
+
+Kernels are .ptx or .cu paths (nvcc), PTX text, or a manifest.toml. Each call returns a result with
+`verdict`, `exit_code`, `findings`, `timings` and `report(fmt)`; bad input raises `volta.UsageError`.
+"""
 
 __version__ = "0.1.0"
+
+_API = ("Buffer", "Launch", "CheckResult", "RacesResult", "RunResult", "MmaResult", "check", "races", "run", "mma",
+        "VoltaError", "UsageError", "Unsupported")
+__all__ = ["__version__", *_API]
+
+
+def __getattr__(name: str):
+    """Load `volta.api` on first use of a public name: `volta parse` and `import volta` never import z3."""
+    if name in _API:
+        from volta import api
+
+        value = getattr(api, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'volta' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_API))

@@ -139,9 +139,7 @@ FP_MODES = ("ieee", "volta", "ampere", "ada", "hopper", "blackwell")
 
 def _bits(spec, fp, trials, seed, as_json, unsupported_option) -> int:
     """`--fp ieee|ARCH`: bit-level comparison plus the HEAL-style diagnosis of the worst element."""
-    from volta.equiv.bits import compare_bits
-    from volta.equiv.diverge import diverge
-    from volta.errors import VoltaError
+    from volta.equiv.bits import check_bits
     from volta.report.bits_report import FORMATS, BitsResult
 
     if fp not in FP_MODES:
@@ -149,13 +147,7 @@ def _bits(spec, fp, trials, seed, as_json, unsupported_option) -> int:
     if unsupported_option:
         raise UsageError("--sarif, --junit, --emit-smt and --save-counterexample apply to --fp real; "
                          "a bit-exact comparison prints text or --json")
-    report = compare_bits(spec, fp=fp, trials=trials, seed=seed)
-    result = BitsResult(report)
-    if report.witness is not None:
-        try:
-            result.divergence = diverge(spec, fp, witness=report.witness)
-        except VoltaError as err:
-            result.divergence_error = str(err)
+    result = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed))
     click.echo(FORMATS["json" if as_json else "text"](result))
     return result.exit_code
 

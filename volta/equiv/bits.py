@@ -273,3 +273,25 @@ def _tally(spec, res, outs, gen, trial, s, inputs, scalars):
             ra, rb = _decode(a[i:i + 1], dtype)[0], _decode(b[i:i + 1], dtype)[0]
             res.witness = Witness(gen, trial, s, name, i, int(a[i]), int(b[i]), float(ra), float(rb),
                                   float(ulps[i]), float(rel[i]), inputs, scalars)
+
+
+FP_MODES = ("ieee", "volta", "ampere", "ada", "hopper", "blackwell")
+
+
+def check_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 0):
+    """What `volta check --fp ieee|ARCH` decides: the bitwise comparison, and for its worst element where
+    the two kernels' bits first part. Returns (BitsReport, Divergence | None, why the diagnosis failed | None);
+    the CLI and `volta.check` both call this."""
+    from volta.equiv.diverge import diverge
+    from volta.errors import VoltaError
+
+    if fp not in FP_MODES:
+        raise UsageError(f"unknown --fp `{fp}`: choose real, {', '.join(FP_MODES)}")
+    report = compare_bits(spec, fp=fp, trials=trials, seed=seed)
+    divergence, error = None, None
+    if report.witness is not None:
+        try:
+            divergence = diverge(spec, fp, witness=report.witness)
+        except VoltaError as err:
+            error = str(err)
+    return report, divergence, error

@@ -1,0 +1,489 @@
+"""The Python API: `volta.check`, `volta.races`, `volta.run`, `volta.mma`, with `volta.Launch`/`volta.Buffer`.
+
+Each function means exactly what the command of the same name means: it builds the same
+`LaunchSpec` with the same constructors (`volta.exec.launch`), calls the same library function
+(`volta.equiv.check.check`, `volta.equiv.bits.check_bits`, `volta.exec.races.analyze`,
+`volta.exec.replay.run_launch`, `volta.numerics.mma_vec.mma_batch`) and formats with the same
+`volta.report` modules. So a verdict here is the verdict the CLI prints, with the same exit code.
+
+    import volta
+    x, y = volta.Buffer("x", "f32", 1024, "in"), volta.Buffer("y", "f32", 1024, "out")
+    launch = volta.Launch(grid=4, block=256, args=[x, y, 1024])
+    r = volta.check("ref.ptx", "opt.cu", launch)          # PTX paths, .cu paths (nvcc) or PTX text
+    r.verdict, r.exit_code, r.counterexample, r.timings
+    print(r.report())                                       # the text `volta check` prints ("json", "sarif", "junit")
+    volta.check("examples/eq_gemm_naive_tiled/manifest.toml")   # or a manifest
+
+Bad input raises `volta.UsageError` (a `VoltaError`, the CLI's exit 2) with the CLI's one-paragraph
+message; a kernel outside the decided class is a verdict (`unsupported`, exit code 3), not an exception.
+Nothing is written to disk unless asked (`save_counterexample=`, `out=`), except PTX text given
+inline and nvcc's output, which are cached under `~/.cache/volta/`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence, Union
+
+from volta.errors import Unsupported, UsageError, VoltaError
+
+__all__ = ["Buffer", "Launch", "CheckResult", "RacesResult", "RunResult", "MmaResult",
+           "check", "races", "run", "mma", "VoltaError", "UsageError", "Unsupported"]
+
+Source = Union[str, "os.PathLike[str]"]  # a .ptx or .cu path, a manifest.toml path, or PTX text
+Dim = Union[int, Sequence[int], str]  # 8, (16, 16), "16x16"
+Arg = Union["Buffer", str, int, float]  # a Buffer (or its name), a symbol name, or a number
+
+
+# ---- describing a launch --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Buffer:
+    """A global buffer: `Buffer("x", "f32", 1024, "in")`. dtype is a Volta name (f32, bf16, s32, …) or a
+    numpy dtype; role is in, out or inout. `volta.check` needs the role (it decides what is compared);
+    `races`/`run` take a missing role as inout, as the CLI does."""
+
+    name: str
+    dtype: Any = "f32"
+    count: int = 1
+    role: str | None = None
+
+    def option(self) -> str:
+        """The `--buffer` text of this buffer, which the launch constructors parse and validate."""
+        text = f"{self.name}={_dtype_name(self.dtype)}[{int(self.count)}]"
+        return text + (f":{self.role}" if self.role is not None else "")
+
+
+@dataclass
+class Launch:
+    """One launch: `Launch(grid=(4, 4), block=(16, 16), args=[A, B, C, 64], kernel="gemm")`.
+
+    `args` mirrors `kernel<<<grid, block>>>(...)`: one entry per parameter, a `Buffer` (declared by
+    being passed), the name of a buffer in `buffers` or of a symbol in `symbols`, or a number.
+    `symbols` maps float scalars kept symbolic to their type (`{"alpha": "f32"}`); `functions` gives
+    external functions their exact meaning (`{"expf_impl": "exp"}`, the CLI's --define-fn)."""
+
+    grid: Dim
+    block: Dim
+    args: Sequence[Arg] = ()
+    buffers: Sequence[Buffer] = ()
+    kernel: str | None = None
+    symbols: Mapping[str, str] = field(default_factory=dict)
+    shared_dynamic: int = 0
+    functions: Mapping[str, str] = field(default_factory=dict)
+
+    def all_buffers(self) -> list[Buffer]:
+        """`buffers` plus every Buffer passed in `args`, once each (a name declared twice differently is an error)."""
+        seen: dict[str, Buffer] = {}
+        for b in list(self.buffers) + [a for a in self.args if isinstance(a, Buffer)]:
+            if b.name in seen and seen[b.name] != b:
+                raise UsageError(f"buffer `{b.name}` is declared twice, differently: {seen[b.name]} and {b}")
+            seen[b.name] = b
+        return list(seen.values())
+
+    def options(self) -> dict:
+        """The CLI's option strings for this launch (grid, block, args, kernel)."""
+        return {"grid": _dim_text(self.grid, "grid"), "block": _dim_text(self.block, "block"),
+                "args": ",".join(_arg_text(a) for a in self.args), "kernel": self.kernel}
+
+
+def _dtype_name(dtype) -> str:
+    if isinstance(dtype, str):
+        return dtype
+    import numpy as np
+
+    from volta.exec.replay import dtype_name
+
+    try:
+        name = dtype_name(np.empty(0, dtype=dtype))
+    except TypeError:
+        name = None
+    if name is None:
+        raise UsageError(f"dtype {dtype!r} has no PTX type: use a Volta name (f32, f16, bf16, s32, …) or a numpy "
+                         f"float/int dtype")
+    return name
+
+
+def _dim_text(d: Dim, what: str) -> str:
+    if isinstance(d, bool):
+        raise UsageError(f"bad {what} {d!r}: expected an int, a tuple of up to three ints, or 'XxYxZ'")
+    if isinstance(d, int):
+        return str(d)
+    if isinstance(d, str):
+        return d
+    try:
+        dims = [int(v) for v in d]
+    except (TypeError, ValueError):
+        raise UsageError(f"bad {what} {d!r}: expected an int, a tuple of up to three ints, or 'XxYxZ'") from None
+    if not 1 <= len(dims) <= 3:
+        raise UsageError(f"bad {what} {d!r}: a {what} has one to three dimensions")
+    return "x".join(map(str, dims))
+
+
+def _arg_text(a: Arg) -> str:
+    if isinstance(a, Buffer):
+        return a.name
+    if isinstance(a, bool):
+        raise UsageError(f"kernel argument {a!r}: pass an int (0 or 1), not a bool")
+    if isinstance(a, (int, float)):
+        return repr(a)
+    if isinstance(a, str):
+        if "," in a:
+            raise UsageError(f"kernel argument {a!r}: one entry per parameter (use a list, not a comma string)")
+        return a.strip()
+    raise UsageError(f"kernel argument {a!r}: expected a Buffer, a buffer or symbol name, or a number")
+
+
+# ---- kernel sources -------------------------------------------------------------------------------
+
+def _is_ptx_text(src: Source) -> bool:
+    return isinstance(src, str) and ("\n" in src or ".entry" in src or ".version" in src)
+
+
+def kernel_path(src: Source) -> Path:
+    """A path for a kernel given as a path or as PTX text (stored once under ~/.cache/volta/ptx/ by content hash,
+    since every run reads its PTX from a file and reports name file:line:col)."""
+    if _is_ptx_text(src):
+        text = str(src)
+        base = Path(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")) / "volta" / "ptx"
+        path = base / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.ptx"
+        if not path.is_file():
+            base.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(text)
+            os.replace(tmp, path)
+        return path
+    path = Path(src)
+    if not path.exists():
+        raise UsageError(f"no such file: {path} (give a .ptx or .cu path, a manifest.toml, or PTX text)")
+    return path
+
+
+def _is_manifest(src) -> bool:
+    return not _is_ptx_text(src) and Path(src).suffix == ".toml"
+
+
+def _manifest(src: Source, launch, what: str):
+    from volta.exec.launch import load_manifest
+
+    if launch is not None:
+        raise UsageError(f"{src} is a manifest: it gives the launch, so drop the Launch argument to volta.{what}")
+    return load_manifest(kernel_path(src))
+
+
+# ---- results --------------------------------------------------------------------------------------
+
+@dataclass
+class Result:
+    """What every API call returns: the verdict and exit code the CLI would give, the findings, timings in
+    seconds, and `report(fmt)` for the text (or JSON, SARIF, JUnit) the CLI would print. `raw` is the
+    library's own result object."""
+
+    verdict: str
+    exit_code: int
+    findings: list = field(default_factory=list)  # volta.exec.findings.Finding
+    timings: dict = field(default_factory=dict)
+    raw: Any = None
+
+    @property
+    def ok(self) -> bool:
+        """True for exit code 0: equivalent, clean, bit-identical."""
+        return self.exit_code == 0
+
+    def report(self, fmt: str = "text") -> str:  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+
+@dataclass
+class CheckResult(Result):
+    """`volta.check`: verdict equivalent | not-equivalent | findings | unsupported | unknown (real mode), or
+    bit-identical | bits-differ | unsupported (a bit-exact `fp`)."""
+
+    counterexample: Any = None  # volta.equiv.check.Counterexample (real mode, not-equivalent)
+    findings_by_role: dict = field(default_factory=dict)  # 'ref' | 'opt' -> [Finding]
+    _presented: Any = None
+
+    def report(self, fmt: str = "text") -> str:
+        """text, json, sarif or junit (real mode); text or json (bit-exact mode)."""
+        from volta.report import render
+        from volta.report.bits_report import FORMATS as BITS_FORMATS, BitsResult
+
+        if isinstance(self._presented, BitsResult):
+            if fmt not in BITS_FORMATS:
+                raise UsageError(f"a bit-exact check reports as {' or '.join(BITS_FORMATS)}, not {fmt}")
+            return BITS_FORMATS[fmt](self._presented)
+        _check_fmt(fmt, ("text", "json", "sarif", "junit"))
+        return render(self._presented, fmt)
+
+
+@dataclass
+class RacesResult(Result):
+    """`volta.races`: verdict clean | findings | unsupported, one `RaceReport` per kernel in `kernels`."""
+
+    kernels: list = field(default_factory=list)  # volta.exec.races.RaceReport
+
+    def report(self, fmt: str = "text", max_findings: int = 20) -> str:
+        """text (at most `max_findings` per kernel; 0: all), json, sarif or junit."""
+        from volta.report import render
+
+        _check_fmt(fmt, ("text", "json", "sarif", "junit"))
+        return render(self.raw, fmt, max_findings=max_findings) if fmt == "text" else render(self.raw, fmt)
+
+
+@dataclass
+class RunResult(Result):
+    """`volta.run`: verdict clean | findings | unsupported; `outputs` holds every buffer after the run."""
+
+    outputs: dict = field(default_factory=dict)  # name -> numpy array
+    inputs: dict = field(default_factory=dict)  # name -> the array the kernel started from
+    inputs_used: str = ""  # which inputs: "random from seed 0 for x, y", "zeros for …", "from in.npz (…)"
+    seed: int | None = None
+    error: Unsupported | None = None
+    out: str | None = None
+
+    def report(self, fmt: str = "text") -> str:
+        """text or json, as `volta run` prints them."""
+        from volta.report import run_report
+
+        _check_fmt(fmt, ("text", "json"))
+        if self.error is not None:
+            return str(self.error) if fmt == "text" else json.dumps({"verdict": self.verdict, "error": str(self.error)})
+        if fmt == "json":
+            return json.dumps(run_report.to_json(self.raw, self.out, self.seed), indent=2)
+        return run_report.format_text(self.raw, self.out, self.seed)
+
+
+@dataclass
+class MmaResult(Result):
+    """`volta.mma`: the accumulator word(s) a tensor core of `arch` produces, bit for bit."""
+
+    word: int | None = None  # one dot product
+    words: Any = None  # numpy int64 array, one per row, for a batch
+    value: float | None = None
+    acc: str = "f32"
+
+    def report(self, fmt: str = "text") -> str:
+        from volta.numerics.formats import FORMATS
+
+        _check_fmt(fmt, ("text", "json"))
+        width = FORMATS[self.acc].width // 4
+        if fmt == "json":
+            words = [self.word] if self.words is None else [int(w) for w in self.words]
+            return json.dumps({"words": [f"{w:0{width}x}" for w in words], "value": self.value})
+        if self.words is not None:
+            return "\n".join(f"{int(w):0{width}x}" for w in self.words)
+        return f"{self.word:0{width}x} {_value_text(self.value)}"
+
+
+def _value_text(v) -> str:
+    import math
+
+    return "nan" if v is not None and math.isnan(v) else repr(v)
+
+
+def _check_fmt(fmt: str, allowed: tuple) -> None:
+    if fmt not in allowed:
+        raise UsageError(f"unknown report format `{fmt}`: choose {', '.join(allowed)}")
+
+
+# ---- the four calls -------------------------------------------------------------------------------
+
+def check(ref: Source, opt: Source | None = None, launch: Launch | None = None, *,
+          opt_launch: Launch | None = None, fp: str = "real", timeout_ms: int = 10_000, trials: int = 4,
+          seed: int = 0, arch: str | None = None, nvcc_flags: Sequence[str] = (),
+          save_counterexample: str | os.PathLike | None = None, emit_smt: str | os.PathLike | None = None,
+          progress: Callable[[str], None] | None = None) -> CheckResult:
+    """Prove `ref` and `opt` equivalent over the reals (`fp="real"`), or compare their bits (`fp="ieee"`,
+    `"ampere"`, `"hopper"`, …) — `volta check`. Give two kernels and a `Launch` (`opt_launch` when the
+    optimized kernel launches differently; buffers and symbols are shared), or one manifest.toml path."""
+    from volta.exec.launch import compile_sources, pair_from_options
+
+    if opt is None:
+        if not _is_manifest(ref):
+            raise UsageError("volta.check takes two kernels and a Launch, or one manifest.toml path")
+        spec = _manifest(ref, launch, "check")
+        missing = [r for r in ("ref", "opt") if r not in spec.launches]
+        if missing:
+            raise UsageError(f"{ref} has no [{'] and ['.join(missing)}] table: volta.check compares the [ref] and "
+                             f"[opt] kernels of a pair manifest (use volta.races for one kernel)")
+        command = [str(ref)]
+    else:
+        if launch is None:
+            raise UsageError("volta.check(ref, opt, launch): describe the launch with volta.Launch(grid, block, args)")
+        buffers = launch.all_buffers() + (opt_launch.all_buffers() if opt_launch else [])
+        buffers = list({b.name: b for b in buffers}.values())
+        base = launch.options()
+        other = opt_launch.options() if opt_launch is not None else {}
+        ref_path, opt_path = kernel_path(ref), kernel_path(opt)
+        symbols = {**launch.symbols, **(opt_launch.symbols if opt_launch else {})}
+        spec = pair_from_options(ref_path, opt_path, [b.option() for b in buffers], grid=base["grid"],
+                                 block=base["block"], args=base["args"], kernel=base["kernel"], ref={},
+                                 opt={k: v for k, v in other.items() if v not in (None, "")},
+                                 shared_dynamic=launch.shared_dynamic,
+                                 symbols=[f"{n}={t}" for n, t in symbols.items()])
+        spec.functions = dict(launch.functions)
+        command = [str(ref_path), str(opt_path)] + [f"--{k}={v}" for k, v in base.items() if v is not None]
+        command += [f"--opt-{k}={v}" for k, v in other.items() if v not in (None, "")]
+        command += [f"--buffer={b.option()}" for b in buffers] + [f"--symbol={n}={t}" for n, t in symbols.items()]
+        command += [f"--define-fn={n}={m}" for n, m in spec.functions.items()]
+    compile_sources(spec, arch, tuple(nvcc_flags))
+    command += (["--arch", arch] if arch else []) + [f"--nvcc-flag={f}" for f in nvcc_flags]
+
+    start = time.perf_counter()
+    if fp != "real":
+        from volta.equiv.bits import check_bits
+        from volta.report.bits_report import BitsResult
+
+        presented = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed))
+        bits = presented.report
+        return CheckResult(bits.verdict, presented.exit_code, _flat(bits.findings),
+                           {"total": time.perf_counter() - start, "execute": bits.seconds}, bits,
+                           findings_by_role=dict(bits.findings), _presented=presented)
+
+    from volta.equiv.check import check as check_pair, save_inputs
+    from volta.report.check_report import CheckResult as Presented
+
+    report = check_pair(spec, timeout_ms=timeout_ms, emit_smt=str(emit_smt) if emit_smt else None,
+                        progress=progress)
+    cex_file = None
+    if report.counterexample is not None and save_counterexample is not None:
+        cex_file = str(save_counterexample)
+        try:
+            save_inputs(report.counterexample, cex_file)
+        except OSError as err:
+            raise UsageError(f"cannot write the counterexample to {cex_file}: {err.strerror or err}") from None
+    timings = {"total": time.perf_counter() - start}
+    for key in ("execute_seconds", "decide_seconds"):
+        if key in report.stats:
+            timings[key.removesuffix("_seconds")] = report.stats[key]
+    return CheckResult(report.verdict, report.exit_code, _flat(report.findings), timings, report,
+                       counterexample=report.counterexample, findings_by_role=dict(report.findings),
+                       _presented=Presented(report, spec, command, cex_file))
+
+
+def races(kernel: Source, launch: Launch | None = None, *, role: str | None = None, arch: str | None = None,
+          nvcc_flags: Sequence[str] = (), progress: Callable[[str], None] | None = None) -> RacesResult:
+    """Find races, deadlocks, out-of-bounds accesses and uninitialized reads in one launch — `volta races`.
+    Give a kernel (path or PTX text) and a `Launch`, or a manifest.toml path (every launch in it, or `role`)."""
+    from volta.exec.launch import compile_sources, from_options
+    from volta.exec.races import RacesResult as Raw, analyze, roles
+
+    if _is_manifest(kernel):
+        spec = _manifest(kernel, launch, "races")
+        chosen = roles(spec)
+        if role is not None:
+            if role not in spec.launches:
+                raise UsageError(f"{kernel} has no [{role}] launch (it has: {', '.join(chosen)})")
+            chosen = [role]
+    else:
+        if launch is None:
+            raise UsageError("volta.races(kernel, launch): describe the launch with volta.Launch(grid, block, args)")
+        if role not in (None, "kernel"):
+            raise UsageError("role applies to manifests; a kernel file gives one kernel")
+        path = kernel_path(kernel)
+        o = launch.options()
+        spec = from_options(path, o["kernel"], o["grid"], o["block"], o["args"],
+                            [b.option() for b in launch.all_buffers()], shared_dynamic=launch.shared_dynamic,
+                            symbols=[f"{n}={t}" for n, t in launch.symbols.items()])
+        spec.source = str(path)
+        chosen = ["kernel"]
+    compile_sources(spec, arch, tuple(nvcc_flags))
+    raw = Raw([analyze(spec, r, progress) for r in chosen], spec.source)
+    findings = [f for r in raw.reports for f in r.findings]
+    timings = {r.role: r.seconds for r in raw.reports}
+    timings["total"] = sum(r.seconds for r in raw.reports)
+    return RacesResult(raw.verdict, raw.exit_code, findings, timings, raw, kernels=list(raw.reports))
+
+
+def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, Any] | str | None = None,
+        seed: int | None = None, fp: str = "ieee", role: str | None = None, check_races: bool = True,
+        out: str | os.PathLike | None = None, arch: str | None = None,
+        nvcc_flags: Sequence[str] = ()) -> RunResult:
+    """Replay one launch on the CPU, bit for bit, on concrete inputs — `volta run`. `inputs` is a dict of
+    arrays, an .npz path, "zeros", "random" or "random:SEED"; by default random from `seed` (0), as the CLI.
+    `result.inputs_used` says which were used; `out` writes every buffer to an .npz."""
+    from volta.exec import replay
+    from volta.exec.launch import compile_sources
+
+    if _is_manifest(kernel):
+        if launch is not None:
+            raise UsageError(f"{kernel} is a manifest: it gives the launch, so drop the Launch argument to volta.run")
+        spec, role = replay.spec_from_manifest(kernel_path(kernel), role)
+    else:
+        if launch is None:
+            raise UsageError("volta.run(kernel, launch): describe the launch with volta.Launch(grid, block, args)")
+        o = launch.options()
+        spec = replay.spec_from_options(kernel_path(kernel), o["kernel"], o["grid"], o["block"], o["args"],
+                                        [b.option() for b in launch.all_buffers()], (), launch.shared_dynamic)
+        role = "kernel"
+    compile_sources(spec, arch, tuple(nvcc_flags))
+    arrays, described, generated, used_seed = replay.choose_inputs(
+        spec, dict(inputs) if isinstance(inputs, Mapping) else (str(inputs) if inputs is not None else None), seed)
+    start = time.perf_counter()
+    try:
+        raw = replay.run_launch(spec, role, arrays, fp=fp, check_races=check_races, generated=generated)
+    except Unsupported as err:
+        return RunResult("unsupported", err.exit_code, [], {"total": time.perf_counter() - start}, None,
+                         inputs=arrays, inputs_used=described, seed=used_seed, error=err)
+    if out is not None:
+        replay.save_npz(str(out), raw)
+    verdict = "findings" if raw.findings else "clean"
+    return RunResult(verdict, 1 if raw.findings else 0, list(raw.findings),
+                     {"total": time.perf_counter() - start, "run": raw.seconds}, raw, outputs=dict(raw.outputs),
+                     inputs=dict(raw.inputs), inputs_used=described, seed=used_seed,
+                     out=str(out) if out is not None else None)
+
+
+def mma(arch: str, in_fmt: str, a, b, c=0, acc: str = "f32") -> MmaResult:
+    """d = c + Σ a[k]·b[k] as a tensor core of `arch` computes it, bit for bit — `volta mma`. Words are ints
+    (or hex strings) in the input/accumulator formats; 2-D `a`/`b` (rows × K) with 1-D `c` evaluate a batch."""
+    import numpy as np
+
+    from volta.numerics.formats import FORMATS, decode
+    from volta.numerics.mma_model import params_for
+    from volta.numerics.mma_vec import mma_batch
+
+    for name in (in_fmt, acc):
+        if name not in FORMATS:
+            raise UsageError(f"unknown format {name!r} (known: {', '.join(FORMATS)})")
+    params_for(arch, in_fmt, acc)  # validates the architecture/format pair, as `volta mma` does
+    A, B = _words(a, "a", FORMATS[in_fmt].width), _words(b, "b", FORMATS[in_fmt].width)
+    single = A.ndim == 1
+    A, B = np.atleast_2d(A), np.atleast_2d(B)
+    C = np.atleast_1d(_words(c, "c", FORMATS[acc].width))
+    if A.shape != B.shape or C.shape != (A.shape[0],):
+        raise UsageError(f"a is {A.shape}, b {B.shape}, c {C.shape}: a and b need the same shape, c one word per row")
+    start = time.perf_counter()
+    d = np.asarray(mma_batch(A, B, C, arch, in_fmt, acc), dtype=np.int64)
+    timings = {"total": time.perf_counter() - start}
+    if single:
+        word = int(d[0])
+        v = decode(word, acc)
+        return MmaResult("ok", 0, [], timings, d, word=word, value=float(v), acc=acc)
+    return MmaResult("ok", 0, [], timings, d, words=d, acc=acc)
+
+
+def _words(x, what: str, width: int):
+    import numpy as np
+
+    def one(w):
+        if isinstance(w, str):
+            try:
+                w = int(w, 16)
+            except ValueError:
+                raise UsageError(f"{what}: {w!r} is not a hex word") from None
+        w = int(w)
+        if w < 0 or w >> width:
+            raise UsageError(f"{what}: {w:#x} does not fit in {width} bits")
+        return w
+
+    arr = np.asarray(x, dtype=object)
+    return np.vectorize(one, otypes=[np.int64])(arr) if arr.size else arr.astype(np.int64)
+
+
+def _flat(by_role: dict) -> list:
+    return [f for role in ("kernel", "ref", "opt") for f in by_role.get(role, ())]
