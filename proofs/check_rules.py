@@ -95,9 +95,55 @@ def spot_check(rule: Rule, rng: random.Random) -> tuple[int, str | None]:
     return checked, None
 
 
+def check_exponent_field() -> tuple[bool, str]:
+    """The bit facts behind full-precision expf (volta/semantics/realops.py `exponent_field`), exhaustively:
+    (1) every f32 in [2^23, 2^24) is an integer, so each integer there is exactly one f32;
+    (2) for every integer v there, with base = 2^23 + 512·floor((v − 2^23)/512) and v − base in [1, 254],
+        the f32 with bits `bits(v) << 23 (mod 2^32)` is exactly 2^(v − base − 127);
+    (3) exponent_field_base(lo, hi) only returns that base, for lo and hi alike, with both in range;
+    (4) libdevice's constants: fma.rm(t, 252, 0f4B400001) for t in [0, 1] lies in [12582913, 12583165],
+        whose base is 12582912, so n = v + 0fCB40007F = v − 12583039 and 2^n is built exactly."""
+    import numpy as np
+    from volta.semantics.realops import exponent_field_base
+    lo_all, hi_all = 1 << 23, 1 << 24
+    f = np.arange(lo_all, hi_all, dtype=np.int64).astype(np.float32)
+    if not (np.all(f.astype(np.int64) == np.arange(lo_all, hi_all))
+            and np.nextafter(np.float32(lo_all), np.float32(np.inf)) == lo_all + 1
+            and np.nextafter(np.float32(hi_all), np.float32(0)) == hi_all - 1):
+        return False, "f32 spacing in [2^23, 2^24) is not 1"
+    v = np.arange(lo_all, hi_all, dtype=np.int64)
+    bits = f.view(np.uint32).astype(np.uint64)
+    shifted = ((bits << np.uint64(23)) & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.float32).astype(np.float64)
+    base = lo_all + 512 * ((v - lo_all) // 512)
+    k = v - base
+    ok = (k >= 1) & (k <= 254)
+    want = np.ldexp(1.0, (k - 127).astype(np.int32))   # 2^(v - base - 127), exact in float64
+    if not np.array_equal(shifted[ok], want[ok]):
+        return False, "bits(v) << 23 is not 2^(v - base - 127) somewhere in the normal range"
+    rng = random.Random(7)
+    for _ in range(20000):
+        lo = rng.randrange(lo_all - 600, hi_all + 600)
+        hi = lo + rng.randrange(0, 600)
+        b = exponent_field_base(Fraction(lo), Fraction(hi))
+        if b is None:
+            continue
+        for x in (lo, hi):
+            if not (lo_all <= x < hi_all and lo_all + 512 * ((x - lo_all) // 512) == b and 1 <= x - b <= 254):
+                return False, f"exponent_field_base({lo}, {hi}) = {b} is wrong for {x}"
+    magic = int(np.array([0x4B400001], np.uint32).view(np.float32)[0])
+    minus_bias = float(np.array([0xCB40007F], np.uint32).view(np.float32)[0])
+    if not (magic == 12582913 and minus_bias == -12583039 and exponent_field_base(
+            Fraction(magic), Fraction(magic + 252)) == 12582912):
+        return False, "libdevice constants do not give base 12582912"
+    return True, f"{int(ok.sum()):,} exponent-field values checked exhaustively"
+
+
 def main() -> int:
     rng = random.Random(20240601)
     failures = 0
+    good, note = check_exponent_field()
+    failures += not good
+    print(f"{'ok  ' if good else 'FAIL'} {'exponent-field':18} bits  {'exhaustive':15} {note}")
     for rule in RULES:
         proof = prove_rule(rule)
         checked, bad = spot_check(rule, rng)
@@ -105,7 +151,7 @@ def main() -> int:
         failures += not ok
         note = bad or f"{checked} spot checks agree"
         print(f"{'ok  ' if ok else 'FAIL'} {rule.name:18} {rule.kind:5} {proof:15} {note}")
-    print(f"{len(RULES) - failures}/{len(RULES)} rules proved and spot-checked")
+    print(f"{len(RULES) + 1 - failures}/{len(RULES) + 1} rules and bit facts proved and spot-checked")
     return 1 if failures else 0
 
 

@@ -56,6 +56,7 @@ class CheckReport:
     proved_by: dict = field(default_factory=dict)  # 'identical' | 'normal-form' | 'z3' -> count
     stats: dict = field(default_factory=dict)
     kernels: dict = field(default_factory=dict)  # role -> .entry name that ran
+    notes: list = field(default_factory=list)  # what the real semantics relied on (e.g. expf's 2^n bit idiom)
 
     @property
     def exit_code(self) -> int:
@@ -160,6 +161,7 @@ def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = Non
             report.verdict, report.unsupported = "unsupported", (role, err)
             return report
         report.findings[role] = machines[role].findings
+        report.notes += [f"{role}: {n}" for n in getattr(machines[role], "real_notes", ())]
     report.stats["execute_seconds"] = time.perf_counter() - start
     report.stats["thread_instructions"] = sum(m.thread_instructions for m in machines.values())
     if any(report.findings.values()):

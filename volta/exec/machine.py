@@ -523,10 +523,31 @@ class Machine(MachineServices):
         if d.op == "cvt":
             dst_t, src_t = d.types[0], d.types[-1]
             if is_float(dst_t) and is_float(src_t) and d.rounding not in (".rni", ".rzi", ".rmi", ".rpi"):
-                out[data] = self.read_sym(srcs[0], dl, src_t)
+                vals = self.read_sym(srcs[0], dl, src_t)
+                if d.has(".sat"):  # cvt.sat clamps to [0, 1]
+                    vals = np.frompyfunc(lambda v: realops.apply(d, (v,)) if isinstance(v, realops.Infinity)
+                                         else realops._clamp01(d, v), 1, 1)(vals)
+                    if (vals == None).any():  # noqa: E711
+                        raise Unsupported(f"`{d.inst.opcode}` on an infinite value has no exact real meaning", op.span)
+                out[data] = vals
                 return out
             if not is_float(dst_t) and not is_float(src_t):
                 out[data] = self.read_sym(srcs[0], dl, src_t)  # integer widening of integer data
+        if d.op == "shl" and _exponent_field_idiom(self.prog, op):
+            # full-precision expf: `bits(v) << 23` is the f32 2^(v - base - 127) (realops.exponent_field)
+            vals = [realops.exponent_field(v) for v in self.read_sym(srcs[0], dl, ".f32")]
+            if any(v is None for v in vals):
+                raise Unsupported(f"`{d.inst.opcode}` builds a float in the exponent field, but the bounds of the "
+                                  f"shifted value do not prove it is an integer f32 whose exponent field lands in "
+                                  f"the normal range [1, 254]", op.span)
+            note = (f"{op.span.file}:{op.span.line}: `{d.inst.opcode}` (full-precision expf) read as 2^n; checked "
+                    f"by interval bounds: the shifted f32 is an integer in [2^23, 2^24) whose exponent field lands "
+                    f"in the normal range [1, 254]; over the reals n is unrounded (it cancels in 2^(x*c-n)*2^n)")
+            notes = self.__dict__.setdefault("real_notes", [])
+            if note not in notes:
+                notes.append(note)
+            out[data] = vals
+            return out
                 return out
             raise Unsupported(f"`{d.inst.opcode}` converts tensor data between floats and integers; "
                               f"over the reals that needs rounding to an integer, which is not modelled", op.span)
@@ -631,6 +652,56 @@ def _select(c, a, b, op):
         return b
     if isinstance(a, realops.Infinity) or isinstance(b, realops.Infinity):
         raise Unsupported("a data-dependent choice involving an infinite value is not modelled", op.span)
+_IDIOMS: dict = {}
+
+
+def _exponent_field_idiom(prog, op) -> bool:
+    """`shl.b32 r, s, 23` where s is only ever written by `mov.b32 s, f` from an .f32 register and r is
+    only ever read by `mov.b32 g, r` into an .f32 register: the bits being shifted are a float's, and the
+    result is used only as a float (libdevice expf). Static, over the whole program; cached."""
+    hit = _IDIOMS.get(id(op))
+    if hit is not None and hit[0] is op:
+        return hit[1]
+    ok = (op.d.types == (".b32",) and len(op.operands) == 3 and isinstance(op.operands[0], RegRef)
+          and isinstance(op.operands[1], RegRef) and isinstance(op.operands[2], ast.Imm)
+          and op.operands[2].value == 23)
+    if ok:
+        dst, src = op.operands[0].index, op.operands[1].index
+
+        def regs(o):
+            if isinstance(o, RegRef):
+                return {o.index}
+            if isinstance(o, ast.Vector):
+                return {e.index for e in o.elems if isinstance(e, RegRef)}
+            return set()
+
+        for other in prog.ops:
+            if not other.operands:
+                continue
+            head, rest = other.operands[0], other.operands[1:]
+            written = regs(head) if other.op not in ("st", "red") else set()
+            read = set().union(*(regs(x) for x in rest)) if rest else set()
+            if other.op in ("st", "red"):
+                read |= regs(head)
+            if isinstance(head, ast.Address) and isinstance(head.base, RegRef):
+                read.add(head.base.index)
+            for x in rest:
+                if isinstance(x, ast.Address) and isinstance(x.base, RegRef):
+                    read.add(x.base.index)
+            float_mov = (other.op == "mov" and other.d.types == (".b32",) and len(other.operands) == 2
+                         and isinstance(head, RegRef) and isinstance(rest[0], RegRef))
+            if other is op:
+                continue
+            if src in written and not (float_mov and rest[0].type == ".f32"):
+                ok = False
+            if dst in written or (dst in read and not (float_mov and head.type == ".f32")):
+                ok = False
+            if not ok:
+                break
+    _IDIOMS[id(op)] = (op, ok)   # the op is kept alive, so its id is not reused
+    return ok
+
+
     return E.select(c, a, b)
 
 

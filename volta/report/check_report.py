@@ -147,6 +147,8 @@ def format_text(result: CheckResult) -> str:
         for buffer, index, reason in r.unknown:
             lines.append(f"  {buffer}[{index}]: {reason}")
         lines.append("  a longer --timeout-ms may decide them")
+    if r.verdict in ("equivalent", "not-equivalent", "unknown"):
+        lines += [f"  note: {n}" for n in getattr(r, "notes", ())]
     return "\n".join(lines)
 
 
@@ -251,6 +253,7 @@ def to_dict(result: CheckResult) -> dict:
         "unsupported": None if r.unsupported is None else {"role": r.unsupported[0],
                                                              **json_report._error(r.unsupported[1])},
         "unknown": [{"buffer": b, "index": i, "reason": why} for b, i, why in r.unknown],
+        "notes": list(getattr(r, "notes", ())),
     }
 
 

@@ -108,6 +108,16 @@ def _extended(d, args):
         other = b if isinstance(a, Infinity) else a
         if other.op == E.CONST and other.data != 0:
             return infinity(inf[0].sign * (1 if other.data > 0 else -1))
+    if op in ("fma", "mad") and len(inf) == 2 and isinstance(args[2], Infinity):
+        # ±inf·c + (same-signed inf) with c a nonzero constant: libdevice expf(-inf) reduces -inf this way
+        a, b, c = args
+        factor, other = (a, b) if isinstance(a, Infinity) else (b, a)
+        if isinstance(other, E.Expr) and other.op == E.CONST and other.data != 0:
+            sign = factor.sign * (1 if other.data > 0 else -1)
+            if sign == c.sign:
+                return infinity(sign)
+    if op == "cvt" and d.has(".sat") and len(args) == 1:
+        return E.ZERO if inf[0].sign < 0 else E.ONE   # saturation clamps ±inf to 0 / 1
     if op == "ex2" and inf[0].sign < 0:
         return E.ZERO
     if op == "mov":
@@ -146,3 +156,78 @@ def combine(d, cond, other):
     if d.boolop is None or other is None:
         return cond
     return {".and": E.logical_and, ".or": E.logical_or}.get(d.boolop, lambda a, b: None)(cond, other)
+
+
+# ---------------------------------------------------------------- full-precision expf: 2^n from bits
+#
+# libdevice's expf (nvcc without --use_fast_math) is, for sm_80 and sm_90 alike:
+#     t = sat(x·0f3BBB989D + 0.5)                 cvt.sat.f32.f32: t ∈ [0, 1]
+#     v = fma.rm(t, 252, 0f4B400001)              v ∈ [12582913, 12583165]
+#     n = v + 0fCB40007F                          n = v − 12583039 ∈ [−126, 126]
+#     f = x·0f3FB8AA3B − n + x·0f32A57060         (log2 e split into hi + lo)
+#     s = bits(v) << 23  read as f32              2^n, built in the exponent field
+#     expf(x) = 2^f · s                           over the reals: 2^(x·(hi+lo))
+# Every f32 in [2^23, 2^24) is an integer, and such a v has bits 0x4B000000 + (v − 2^23), so
+# `bits(v) << 23` (mod 2^32) is the f32 with biased exponent (v − 2^23) mod 512 and zero mantissa:
+# exactly 2^(v − base − 127) with base = 2^23 + 512·j, provided v − base lies in [1, 254] (the
+# normal range; 0 would give +0, 255 infinity, beyond that the sign bit). That condition is
+# CHECKED here by interval bounds on v's expression (the .sat clamp bounds it); when the bounds
+# do not prove it, the instruction is Unsupported, never assumed. Over the reals v is taken
+# unrounded, like every other rounding in this mode; it cancels: 2^(x·c − n)·2^n = 2^(x·c)
+# (rules `exp2-mul-fold` and `expf-idiom`, proofs/check_rules.py; the bit fact is checked there
+# exhaustively by `check_exponent_field`).
+
+F32_INT_LO, F32_INT_HI = 1 << 23, 1 << 24   # every f32 in [2^23, 2^24) is an integer
+
+
+def bounds(e):
+    """Certain real bounds (lo, hi) of an expression (None for unbounded); sound, not tight."""
+    from fractions import Fraction
+    memo = {}
+    for n in E.postorder(e):
+        op = n.op
+        if op is E.CONST:
+            r = (n.data, n.data)
+        elif op in (E.ADD, E.MUL, E.MAX, E.MIN) and len(n.args) == 2:
+            (a0, a1), (b0, b1) = memo[n.args[0]], memo[n.args[1]]
+            if op is E.ADD:
+                r = (None if a0 is None or b0 is None else a0 + b0,
+                     None if a1 is None or b1 is None else a1 + b1)
+            elif op is E.MUL:
+                if None in (a0, a1, b0, b1):
+                    r = (None, None)
+                else:
+                    ps = [a0 * b0, a0 * b1, a1 * b0, a1 * b1]
+                    r = (min(ps), max(ps))
+            elif op is E.MAX:   # max(a, b) >= each lower bound; <= the larger upper bound
+                lo = a0 if b0 is None else b0 if a0 is None else max(a0, b0)
+                r = (lo, None if a1 is None or b1 is None else max(a1, b1))
+            else:
+                hi = a1 if b1 is None else b1 if a1 is None else min(a1, b1)
+                r = (None if a0 is None or b0 is None else min(a0, b0), hi)
+        elif op is E.EXP2:
+            r = (Fraction(0), None)
+        else:
+            r = (None, None)
+        memo[n] = r
+    return memo[e]
+
+
+def exponent_field_base(lo, hi):
+    """The base with `bits(v) << 23` = 2^(v − base − 127) for every integer f32 v in [lo, hi], or None."""
+    if lo is None or hi is None or lo < F32_INT_LO or hi >= F32_INT_HI:
+        return None
+    base = F32_INT_LO + 512 * ((int(lo) - F32_INT_LO) // 512)
+    if lo - base >= 1 and hi - base <= 254:
+        return base
+    return None
+
+
+def exponent_field(v):
+    """The real value of the f32 whose bits are `bits(v) << 23`, v an f32 expression: 2^(v − base − 127).
+    None when the bounds of v do not prove the normal-exponent-range condition."""
+    lo, hi = bounds(v)
+    base = exponent_field_base(lo, hi)
+    if base is None:
+        return None
+    return E.exp2(E.sub(v, E.const(base + 127)))

@@ -190,6 +190,10 @@ def mul(a, b) -> Expr:
             return a
         if b.data == 0:
             return b
+    elif a.op is EXP2 and b.op is EXP2:
+        # rule exp2-mul-fold: 2^a·2^b = 2^(a+b). Full-precision expf is 2^(x·c − n)·2^n; folded, its
+        # exponent evaluates exactly to x·c (n cancels), so exact replay can confirm a difference.
+        return exp2(add(a.args[0], b.args[0]))
     if a.id > b.id:
         a, b = b, a
     return _make(MUL, (a, b))

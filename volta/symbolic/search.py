@@ -53,6 +53,24 @@ def exp2_scales(*roots: Expr) -> list[Fraction]:
     outputs evaluate exactly and a difference can be confirmed rather than guessed.
     """
     scales = []
+    from volta.symbolic.normal import Normalizer
+    norm = Normalizer()
+    for root in roots:   # first: the coefficients of the variables in each normalized exponent
+        for node in E.postorder(root):
+            if node.op != E.EXP2:
+                continue
+            try:
+                nf = norm(node.args[0])
+            except Exception:  # noqa: BLE001  (a heuristic only: an odd exponent just gives no scale)
+                continue
+            if nf.den is not None:
+                continue
+            for (factors, e), c in nf.num.items():
+                if e == 0 and len(factors) == 1 and factors[0][1] == 1 and c not in (0, 1, -1):
+                    if E.NODES[factors[0][0]].op in (E.VAR, E.SYM):
+                        scale = 1 / abs(Fraction(c))
+                        if scale not in scales:
+                            scales.append(scale)
     for root in roots:
         for node in E.postorder(root):
             if node.op != E.EXP2:
