@@ -73,8 +73,12 @@ def _launch_options(f):
               help="Give an external function with no body its exact real meaning (else: uninterpreted).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 @cuda_options
+@click.option("--allow-exit-before-barrier", is_flag=True,
+              help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
+                   "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
-            as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag, **launch) -> int:
+            as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag,
+            allow_exit_before_barrier, **launch) -> int:
     """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
 
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
@@ -91,6 +95,8 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     progress = None if quiet else (lambda line: click.echo(f"volta check: {line}", err=True))
 
     if replay_file is not None:
+    spec.allow_exit_before_barrier = allow_exit_before_barrier
+    argv += ["--allow-exit-before-barrier"] if allow_exit_before_barrier else []
         if as_sarif or junit_file:
             raise UsageError("--replay prints text or --json; drop --sarif/--junit")
         from volta.equiv.check import replay

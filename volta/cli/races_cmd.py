@@ -45,9 +45,12 @@ LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", 
 @click.option("--max-findings", type=click.IntRange(min=0), default=DEFAULT_MAX_FINDINGS, show_default=True,
               help="Findings shown per kernel in text output (0: all).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+@click.option("--allow-exit-before-barrier", is_flag=True,
+              help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
+                   "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
 @cuda_options
 def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynamic, role,
-            as_json, as_sarif, junit_file, max_findings, quiet, arch, nvcc_flag) -> int:
+            as_json, as_sarif, junit_file, max_findings, quiet, arch, nvcc_flag, allow_exit_before_barrier) -> int:
     """Find races, deadlocks, out-of-bounds accesses and uninitialized reads in one launch of a PTX kernel.
 
     TARGET is a .ptx file (give --grid, --block, --args and --buffer) or a manifest.toml; a .cu file
@@ -82,6 +85,7 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
     progress = None if quiet else (lambda line: click.echo(f"volta races: {line}", err=True))
     result = RacesResult([analyze(spec, r, progress) for r in chosen], spec.source)
+    spec.allow_exit_before_barrier = allow_exit_before_barrier
     if not quiet:
         for r in result.reports:
             click.echo(f"volta races: {r.kernel}: {r.thread_instructions:,} thread-instructions, "

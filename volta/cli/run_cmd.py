@@ -51,8 +51,12 @@ from volta.report import run_report
 @click.option("--no-races", is_flag=True, help="Skip race detection (faster).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @cuda_options
+@click.option("--allow-exit-before-barrier", is_flag=True,
+              help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
+                   "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress line on stderr for long runs.")
 def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_path, shared_dynamic, fp, seed,
-            no_races, as_json, arch, nvcc_flag) -> int:
+            no_races, as_json, arch, nvcc_flag, allow_exit_before_barrier=False, quiet=False) -> int:
     """Run TARGET (a .ptx file, or a manifest.toml) on concrete inputs; report outputs and findings."""
     scalars = {}
     if target.endswith(".toml"):
@@ -66,6 +70,7 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
     loaded, described, generated, seed = replay.choose_inputs(spec, inputs, seed)
     click.echo(f"volta run: inputs: {described}", err=True)
+    spec.allow_exit_before_barrier = allow_exit_before_barrier
     result = replay.run_launch(spec, role, loaded, fp=fp, check_races=not no_races, generated=generated,
                                scalars=scalars)
     if out_path:

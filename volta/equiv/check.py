@@ -73,7 +73,7 @@ def execute(spec: LaunchSpec, role: str, input_values=None, lane_structured: boo
     lane = LANE_STRUCTURED if lane_structured is None else lane_structured
     return Machine(prog, launch, spec.buffers, symbols, symbolic=True, input_values=input_values,
                    check_races=input_values is None, lane_structured=lane and input_values is None,
-                   functions=spec.functions).run()
+                   functions=spec.functions, allow_exit_before_barrier=spec.allow_exit_before_barrier).run()
 
 
 class PolyRow:

@@ -74,6 +74,7 @@ class LaunchSpec:
     expect: dict = field(default_factory=dict)
     source: str | None = None  # manifest path
     functions: dict = field(default_factory=dict)  # external function name -> real meaning (--define-fn)
+    allow_exit_before_barrier: bool = False  # exited threads count as arrived at later barriers (sm_70+ hardware)
 
 
 def parse_dim3(text: str, what: str) -> Dim3:

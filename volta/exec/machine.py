@@ -43,7 +43,7 @@ class Machine(MachineServices):
                  inputs: dict | None = None, structured: bool = True, check_races: bool = True,
                  fp: str = "ieee", symbolic: bool = False, input_values: dict | None = None,
                  functions: dict | None = None,
-                 lane_structured: bool = False):
+                 lane_structured: bool = False, allow_exit_before_barrier: bool = False):
         self.prog = prog
         # polynomial data as LaneSym (one numpy-structured value per register), see volta/exec/lanesym.py
         self.lane_structured = bool(lane_structured and symbolic and input_values is None)
@@ -56,6 +56,7 @@ class Machine(MachineServices):
         self.structured = structured  # False for `volta run`: data may steer control flow
         self.check_races = check_races
         self.findings: list[F.Finding] = []
+        self.allow_exit_before_barrier = allow_exit_before_barrier  # exited threads count as arrived (sm_70+)
         self._seen = set()
         grid, block = launch.grid, launch.block
         self.n_cta = grid.count

@@ -103,7 +103,8 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None) -> RaceReport
             progress(f"{report.kernel}: executing {report.threads} threads "
                      f"(grid {report.grid}, block {report.block})")
         launch = dataclasses.replace(launch, kernel=prog.name)  # so usage errors name the kernel
-        machine = Machine(prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True)
+        machine = Machine(prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True,
+                          allow_exit_before_barrier=spec.allow_exit_before_barrier)
         machine.run()
         extra = _same_warp_store_values(machine, prog, launch, spec) if machine.unproved_stores else []
     except Unsupported as err:
@@ -130,7 +131,8 @@ def _same_warp_store_values(machine, prog, launch, spec) -> list:
 
     try:
         again = Machine(prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True,
-                        symbolic=True, lane_structured=True, functions=spec.functions)
+                        symbolic=True, lane_structured=True, functions=spec.functions,
+                        allow_exit_before_barrier=spec.allow_exit_before_barrier)
         again.run()
     except Unsupported as err:
         op = machine.unproved_stores[0]

@@ -219,7 +219,8 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
     exact = fp == "real"
     m = Machine(prog, launch, buffers, {}, inputs=kernel_inputs, structured=exact,
                 check_races=check_races, fp=fp, symbolic=exact,
-                input_values=_exact_inputs(buffers, kernel_inputs) if exact else None)
+                input_values=_exact_inputs(buffers, kernel_inputs) if exact else None,
+                allow_exit_before_barrier=spec.allow_exit_before_barrier)
     m.run()
     seconds = time.perf_counter() - start
     outputs = {}

@@ -139,13 +139,7 @@ class MachineServices:
                 continue
             exited = np.nonzero(in_cta & (self.status == EXIT))[0]
             if exited.size:
-                passed = self.nbar[lanes].min()
-                skipped = exited[(self.nbar[exited] > 0) & (self.nbar[exited] <= passed)]
-                if skipped.size:
-                    self.report(F.DEADLOCK, "barrier divergence: threads wait at a barrier that other threads of "
-                                f"their CTA skip ({lanes.size} arrived, {skipped.size} exited after passing "
-                                f"{int(self.nbar[skipped[0]])} barrier(s) without reaching it)",
-                                op, [lanes[0], skipped[0]])
+                self._exited_before_barrier(op, lanes, exited, count)
             if op.d.has(".red"):
                 self._barrier_reduce(op, lanes)
             self.gen[cta] += 1
@@ -155,6 +149,25 @@ class MachineServices:
             self.status[lanes] = RUN
             released = True
         return released
+
+    def _exited_before_barrier(self, op, lanes, exited, count):
+        """Threads of the CTA exited without reaching the barrier the others wait at. CUDA makes that
+        undefined (`__syncthreads()` must be reached by every thread of the block or by none); since
+        Volta the hardware counts exited threads as arrived, which `if (i >= n) return;` relies on.
+        Reported unless `allow_exit_before_barrier`; then only threads that passed earlier barriers
+        and left mid-sequence are (a barrier inside a divergent branch)."""
+        passed = self.nbar[lanes].min()
+        skipped = exited[self.nbar[exited] <= passed]
+        if self.allow_exit_before_barrier or count is not None:
+            skipped = skipped[self.nbar[skipped] > 0]
+        if not skipped.size:
+            return
+        block = ", ".join(str(int(c[lanes[0]])) for c in self.ctaid)
+        self.report(F.DEADLOCK, f"barrier divergence: {_thread_set(self, skipped)} of block ({block}) exit without "
+                    f"reaching the barrier that {_thread_set(self, lanes)} wait at (undefined behaviour in CUDA: "
+                    f"a __syncthreads() must be reached by all threads of the block or by none; GPUs since Volta "
+                    f"count exited threads as arrived, which --allow-exit-before-barrier accepts)",
+                    op, [lanes[0], skipped[0]])
 
     def _barrier_reduce(self, op, lanes):
         """`bar.red.{popc,and,or}`: every arriving thread gets the CTA-wide reduction of its predicate."""
@@ -190,6 +203,17 @@ class MachineServices:
             who = [first] + ([int(exited[0])] if exited.size else [])
             self.report(F.DEADLOCK, f"{waiting.size} threads wait at `{op.d.inst.opcode}` for partners that "
                         f"have exited or never reach it", op, who)
+
+
+def _thread_set(m, lanes) -> str:
+    """`threads 32..63`, `thread 5`, or `40 threads (3, 7, 9, …)` by linear thread index in the CTA."""
+    local = np.sort(lanes % m.per_cta)
+    if local.size == 1:
+        return f"thread {int(local[0])}"
+    if int(local[-1] - local[0]) + 1 == local.size:
+        return f"threads {int(local[0])}..{int(local[-1])}"
+    shown = ", ".join(str(int(t)) for t in local[:3])
+    return f"{local.size} threads ({shown}, …)"
 
 
 _WORD = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
