@@ -5,10 +5,18 @@ Fasi et al.): exact products, groups of G in increasing k with the accumulator a
 truncation toward zero to a multiple of 2**(Emax-F), an exact integer sum, one rounding. The PTX ISA leaves all
 of this unspecified ("mma", "wmma", "wgmma"); this module is the one place the choice is written down.
 Everything here is Python ints, deliberately slow and obvious; `mma_vec` must agree with it bit for bit.
+
+The structure of one instruction is part of the row too (`MmaParams.inst_k`, `c_after`, `split_mod`/`k_split`,
+`operand_fmt`), and `schedule` turns it into the list of groups both models walk, so no architecture is
+special-cased in code. Rows that come from GPU-measured dot products rather than the characterization papers
+(issue 13; /work/shared/specs/numerics.md, "Findings from GPU-measured dot products") are marked below; their
+exponent floors, inf/NaN and subnormal behaviour are not pinned by those data, only by the discriminating
+vectors in tests/numerics/test_mma_rows.py, which a lent GPU settles with examples/probes/check_vectors.py.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from volta.errors import UsageError
 from volta.numerics.formats import F16, F32, FORMATS, Format, Rnd, round_ratio, unpack
@@ -32,9 +40,29 @@ class MmaParams:
     group: int  # G: products per group
     frac_bits: int  # F: fraction bits kept below the group's largest exponent
     e_floor: int | None  # Emax never goes below this (None: no floor observed)
-    rounding: Rnd  # output rounding: RZ for f32 accumulators, RN for f16
+    rounding: Rnd  # each group's rounding to the accumulator format: RZ for f32 accumulators, RN for f16
     cut14: bool = False  # fp8 on Ada/Hopper: accumulator and result cut to 14 significant bits
     ieee_fma: bool = False  # f64: a chain of ordinary IEEE fused multiply-adds
+    # -- the structure of one instruction; the defaults are numerics.md steps 2-6 (c joins the first group,
+    #    groups of `group` products in increasing k, one chain over all of K) --
+    inst_k: int | None = None  # K of one instruction: the structure below repeats per instruction and the
+    #                            instructions chain through the accumulator (None: one chain over all of K)
+    c_after: Rnd | None = None  # None: c joins the first group. Otherwise each instruction sums its products
+    #                             from a +0 accumulator and then d = c + sum in one IEEE addition rounded so
+    split_mod: int = 1  # with k_split: an instruction's k (counted from its first) is split by k % split_mod...
+    k_split: tuple[tuple[int, ...], ...] = ((0,),)  # ...into passes (pass i: k % split_mod in k_split[i]), each
+    #                     a chain of groups in increasing k, run one after the other on the same accumulator
+    operand_fmt: str | None = None  # inputs converted exactly to this format before the products (f16 HMMAs)
+
+    def __post_init__(self):
+        if self.rounding is Rnd.RNA or self.c_after is Rnd.RNA:
+            raise ValueError("tensor-core rounding is RN, RZ, RP or RM")
+        if sorted(i for part in self.k_split for i in part) != list(range(self.split_mod)):
+            raise ValueError(f"k_split {self.k_split} does not partition k mod {self.split_mod}")
+        if (self.c_after is not None or self.split_mod > 1) and self.inst_k is None:
+            raise ValueError("c_after and k_split need inst_k (they are per instruction)")
+        if self.inst_k is not None and self.inst_k % self.split_mod:
+            raise ValueError("inst_k must be a multiple of split_mod")
 
 
 def _row(g, f, floor, rnd=Rnd.RZ, cut14=False):
@@ -46,22 +74,46 @@ _AMPERE = {
     ("f16", "f16"): _row(8, 24, -20, Rnd.RN), ("tf32", "f32"): _row(4, 24, -132),
     ("f64", "f64"): MmaParams(1, 52, None, Rnd.RN, ieee_fma=True),
 }
+# fp8 `mma` m16n8k32 -> f32 (numerics.md): Ada natively, group 16, 13 extra bits, 14-bit cut.
 _FP8_ADA = _row(16, 13, None, cut14=True)
+# Ada fp8 -> f16 (issue 13, GPU-measured): native like the f32 row, c (f16) joins the first group, but each group's
+# aligned sum is rounded straight to f16 with RNE (no 14-bit cut, no f32 intermediate). E_floor not pinned by
+# the data; every fp8 product is a multiple of 2**-32, so with F = 13 no floor >= -19 could show at all.
+_FP8_ADA_F16 = _row(16, 13, None, Rnd.RN)
 _FP8_HOPPER = _row(32, 13, None, cut14=True)
+_HOPPER_F16_F16 = _row(16, 25, -21, Rnd.RN)
+_HOPPER_TF32 = _row(8, 25, -133)
+# Hopper and Blackwell fp8 `mma.sync` -> f16 (issue 13, GPU-measured): executed as two f16 HMMAs, the first over the
+# k with k % 4 in {0, 1}, the second over k % 4 in {2, 3}, each with the Hopper f16 -> f16 parameters (group 16, 25
+# extra bits, floor -21, RNE) on one f16 accumulator starting at +0 (the second HMMA continues from the first's
+# result: our reading of "two HMMAs"), then d = RNE_f16(c + that). Inputs are first converted to f16 (exact),
+# so subnormal fp8 inputs align as normal f16 numbers. The floor -21 cannot show with fp8 inputs (products are
+# multiples of 2**-32 >= 2**(-21-25)).
+_FP8_F16_SPLIT = MmaParams(16, 25, -21, Rnd.RN, inst_k=32, c_after=Rnd.RN, split_mod=4, k_split=((0, 1), (2, 3)),
+                           operand_fmt="f16")
+# Blackwell fp8 -> f32 (issue 13, GPU-measured; replaces "group 32, c inside, RZ"): per instruction (k32) the
+# products are summed as two chained groups of 16 from +0 (25 extra bits, truncation, RZ to f32), then
+# d = RNE_f32(c + sum). E_floor -133 (the f16 rows') is not observable with fp8 inputs.
+_FP8_BLACKWELL = MmaParams(16, 25, -133, Rnd.RZ, inst_k=32, c_after=Rnd.RN)
 _HOPPER = {
     ("f16", "f32"): _row(16, 25, -133), ("bf16", "f32"): _row(16, 25, -133),
-    ("f16", "f16"): _row(16, 25, -21, Rnd.RN), ("tf32", "f32"): _row(8, 25, -133),
+    ("f16", "f16"): _HOPPER_F16_F16, ("tf32", "f32"): _HOPPER_TF32,
     ("e4m3", "f32"): _FP8_HOPPER, ("e5m2", "f32"): _FP8_HOPPER,
+    ("e4m3", "f16"): _FP8_F16_SPLIT, ("e5m2", "f16"): _FP8_F16_SPLIT,
     ("f64", "f64"): MmaParams(1, 52, None, Rnd.RN, ieee_fma=True),
 }
 PARAMS: dict[str, dict[tuple[str, str], MmaParams]] = {
     "volta": {("f16", "f32"): _row(4, 23, None), ("f16", "f16"): _row(4, 23, -19, Rnd.RN)},
     "ampere": _AMPERE,
-    "ada": {**_AMPERE, ("e4m3", "f32"): _FP8_ADA, ("e5m2", "f32"): _FP8_ADA},
+    "ada": {**_AMPERE, ("e4m3", "f32"): _FP8_ADA, ("e5m2", "f32"): _FP8_ADA,
+            ("e4m3", "f16"): _FP8_ADA_F16, ("e5m2", "f16"): _FP8_ADA_F16},
     "hopper": _HOPPER,
     "blackwell": {
         ("f16", "f32"): _row(16, 25, -133), ("bf16", "f32"): _row(16, 25, -133),
-        ("e4m3", "f32"): _row(32, 25, -133), ("e5m2", "f32"): _row(32, 25, -133),
+        # B200 f16 -> f16 and tf32 -> f32 (issue 13, GPU-measured): the Hopper rows
+        ("f16", "f16"): _HOPPER_F16_F16, ("tf32", "f32"): _HOPPER_TF32,
+        ("e4m3", "f32"): _FP8_BLACKWELL, ("e5m2", "f32"): _FP8_BLACKWELL,
+        ("e4m3", "f16"): _FP8_F16_SPLIT, ("e5m2", "f16"): _FP8_F16_SPLIT,
     },
 }
 
@@ -168,9 +220,42 @@ def _fma_chain(a: list[int], b: list[int], c: int, fmt: Format) -> int:
     return c
 
 
-def mma_dot(a: list[int], b: list[int], c: int, arch: str, in_fmt: str, acc_fmt: str) -> int:
-    """d = c + Σ a[k]·b[k] on one tensor core, bit for bit, as exact integer arithmetic (the oracle)."""
-    p = params_for(arch, in_fmt, acc_fmt)
+@lru_cache(maxsize=512)
+def schedule(K: int, p: MmaParams) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """The row's structure as indices: per instruction, its groups of k in the order they are added.
+
+    One instruction covers `p.inst_k` consecutive k (all of K when None; the last one is zero-padded, which adds
+    nothing); inside it each pass of `p.k_split` is a chain of groups of `p.group` in increasing k. A pass or an
+    instruction without products still has one (empty) group, in which the accumulator alone is rounded.
+    Both the oracle and `mma_vec` walk this; nothing else encodes the order.
+    """
+    block = p.inst_k or max(K, 1)
+    out = []
+    for k0 in range(0, max(K, 1), block):
+        ks = range(k0, min(k0 + block, K))
+        groups = []
+        for part in p.k_split:
+            sel = [k for k in ks if (k - k0) % p.split_mod in part]
+            groups.extend(tuple(sel[g:g + p.group]) for g in range(0, max(len(sel), 1), p.group))
+        out.append(tuple(groups))
+    return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def convert_word(word: int, src: str, dst: str) -> int:
+    """An input word converted exactly to another format (fp8 -> f16 for the HMMA rows); NaN -> canonical NaN."""
+    from volta.numerics.scalar import read, write
+
+    s, d = FORMATS[src], FORMATS[dst]
+    return write(read(word, s), d, Rnd.RN)
+
+
+def mma_dot(a: list[int], b: list[int], c: int, arch: str, in_fmt: str, acc_fmt: str, *,
+            params: MmaParams | None = None) -> int:
+    """d = c + Σ a[k]·b[k] on one tensor core, bit for bit, as exact integer arithmetic (the oracle).
+
+    `params` replaces the table row (for experiments and tests); `arch` is then not consulted."""
+    p = params or params_for(arch, in_fmt, acc_fmt)
     fmt, afmt = FORMATS[in_fmt], FORMATS[acc_fmt]
     if len(a) != len(b):
         raise UsageError(f"a has {len(a)} words but b has {len(b)}")
@@ -178,21 +263,32 @@ def mma_dot(a: list[int], b: list[int], c: int, arch: str, in_fmt: str, acc_fmt:
         return _fma_chain(list(a), list(b), c, fmt)
     if in_fmt == "tf32":
         a, b = [tf32_truncate(w) for w in a], [tf32_truncate(w) for w in b]
+    if p.operand_fmt is not None:
+        a = [convert_word(w, in_fmt, p.operand_fmt) for w in a]
+        b = [convert_word(w, in_fmt, p.operand_fmt) for w in b]
+        fmt = FORMATS[p.operand_fmt]
     acc = c
-    for k0 in range(0, max(len(a), 1), p.group):
-        if p.cut14:
-            acc = cut14(acc)
-        acc = _group(acc, a[k0:k0 + p.group], b[k0:k0 + p.group], fmt, afmt, p)
+    for groups in schedule(len(a), p):
+        run = 0 if p.c_after is not None else acc
+        for ks in groups:
+            if p.cut14:
+                run = cut14(run)
+            run = _group(run, [a[k] for k in ks], [b[k] for k in ks], fmt, afmt, p)
+        if p.c_after is not None:
+            from volta.numerics.scalar import add
+
+            run = add(acc, run, afmt, p.c_after)
+        acc = run
     return acc
 
 
 def mma_tile(a: list[list[int]], b: list[list[int]], c: list[list[int]], arch: str, in_fmt: str,
-             acc_fmt: str) -> list[list[int]]:
+             acc_fmt: str, *, params: MmaParams | None = None) -> list[list[int]]:
     """D = C + A·B for A (M×K), B (K×N), C (M×N) word lists, element by element with `mma_dot`."""
     cols = list(zip(*b))
-    return [[mma_dot(row, list(col), c[i][j], arch, in_fmt, acc_fmt) for j, col in enumerate(cols)]
+    return [[mma_dot(row, list(col), c[i][j], arch, in_fmt, acc_fmt, params=params) for j, col in enumerate(cols)]
             for i, row in enumerate(a)]
 
 
 __all__ = ["ARCHS", "MmaParams", "PARAMS", "arch_name", "params_for", "mma_dot", "mma_tile", "cut14",
-           "tf32_truncate", "F16", "F32"]
+           "tf32_truncate", "schedule", "convert_word", "F16", "F32"]

@@ -5,6 +5,8 @@ f64; scaling by a power of two is exact; each truncated term is an integer below
 33 of them, so the group sum stays below 2**53. Alignment exponents are int16 arrays; the group maximum is two
 int16 ufuncs per product, the truncation three f64 ufuncs. Work is blocked over rows so the working set stays
 in L2. Specials (inf, NaN) take a separate, slower path that runs only when a tile contains any.
+The order of groups (instructions, split-k passes, c joining the first group or added after) comes from
+`mma_model.schedule`, the same function the oracle walks; rounding is the row's `MmaParams.rounding`.
 """
 from __future__ import annotations
 
@@ -16,8 +18,8 @@ from functools import lru_cache
 import numpy as np
 
 from volta.errors import UsageError
-from volta.numerics.formats import FORMATS, Format, NanStyle
-from volta.numerics.mma_model import CUT14_MASK, MmaParams, mma_dot, params_for
+from volta.numerics.formats import FORMATS, Format, NanStyle, Rnd
+from volta.numerics.mma_model import CUT14_MASK, MmaParams, convert_word, mma_dot, params_for, schedule
 
 ZERO_EXP = -16000  # alignment exponent of a zero operand: never the maximum, and two of them fit in int16
 NO_FLOOR = -900  # stands in for "no E_floor": below every real exponent, and 2**(F+900) is a finite f64
@@ -95,19 +97,52 @@ def _acc_exp(val: np.ndarray, fmt: Format) -> np.ndarray:
 
 
 def _round_acc(res: np.ndarray, acc: Format, p: MmaParams) -> np.ndarray:
-    """Round exact f64 group sums to accumulator words: RZ (overflow to inf) for f32, RNE for f16."""
-    if acc.name == "f16":
-        return res.astype(np.float16).view(np.uint16)
+    """Round exact f64 group sums to accumulator words with `p.rounding`; |x| >= 2**(emax+1) becomes ±inf.
+
+    numpy's casts f64 -> f32 / f16 are correctly rounded to nearest-even; the directed modes step the word one
+    place from that (sign-magnitude words: word - 1 is one step toward zero, + 1 one away), exactly
+    `formats.round_ratio(..., overflow_to_inf=True)` of the oracle."""
+    fl = np.float16 if acc.name == "f16" else np.float32
     with np.errstate(over="ignore"):
-        r32 = res.astype(np.float32)
-    words = r32.view(np.uint32)
-    words -= (np.abs(r32.astype(np.float64)) > np.abs(res)).astype(np.uint32)  # RN → RZ: one step toward 0
-    over = np.abs(res) >= 2.0 ** 128
+        r = res.astype(fl)
+    words = r.view(_word_dtype(acc))
+    rnd = p.rounding
+    if rnd is not Rnd.RN:
+        rv = r.astype(np.float64)
+        if rnd is Rnd.RZ:
+            words -= (np.abs(rv) > np.abs(res)).astype(words.dtype)  # RN → RZ: one step toward 0
+        else:
+            wrong = rv < res if rnd is Rnd.RP else rv > res
+            away = (rv >= 0) == (rnd is Rnd.RP)  # RP moves positive words away from 0, negative ones toward
+            words += np.where(wrong & away, 1, 0).astype(words.dtype)
+            words -= np.where(wrong & ~away, 1, 0).astype(words.dtype)
+    over = np.abs(res) >= 2.0 ** (acc.emax + 1)
     if over.any():
-        words[over] = np.where(res[over] < 0, 0xFF800000, 0x7F800000).astype(np.uint32)
+        words[over] = np.where(res[over] < 0, acc.sign_bit | acc.inf_word, acc.inf_word).astype(words.dtype)
     if p.cut14:
         finite = (words & 0x7F800000) != 0x7F800000
         words &= np.where(finite, CUT14_MASK, 0xFFFFFFFF).astype(np.uint32)
+    return words
+
+
+def _add_words(x: np.ndarray, y: np.ndarray, acc: Format, rnd: Rnd) -> np.ndarray:
+    """x + y on accumulator words as one IEEE addition rounded with `rnd` (the `c_after` step)."""
+    if rnd is not Rnd.RN:  # no row uses a directed c_after today: the exact scalar add, element by element
+        from volta.numerics.scalar import add
+
+        flat = [add(int(u), int(v), acc, rnd) for u, v in zip(x.reshape(-1).tolist(), y.reshape(-1).tolist())]
+        return np.array(flat, dtype=_word_dtype(acc)).reshape(x.shape)
+    fl = np.float16 if acc.name == "f16" else np.float32
+    xv, yv = x.astype(_word_dtype(acc)).view(fl), y.astype(_word_dtype(acc)).view(fl)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if acc.name == "f16":  # exact in f64, then one rounding
+            s = (xv.astype(np.float64) + yv.astype(np.float64)).astype(np.float16)
+        else:
+            s = xv + yv  # IEEE f32 addition, round to nearest even
+    words = s.view(_word_dtype(acc)).copy()
+    nan = np.isnan(s)
+    if nan.any():
+        words[nan] = acc.canonical_nan
     return words
 
 
@@ -125,47 +160,68 @@ def _acc_decode(words: np.ndarray, acc: Format) -> tuple[np.ndarray, np.ndarray,
 
 
 def _chain(a: Operand, b: Operand, c_words: np.ndarray, acc: Format, p: MmaParams) -> np.ndarray:
-    """Run all groups over k for one block; a.val[k] and b.val[k] broadcast to c_words' shape."""
+    """Run all groups of `schedule(K, p)` for one block; a.val[k] and b.val[k] broadcast to c_words' shape."""
     shape = c_words.shape
     K = a.val.shape[0]
     words = c_words.astype(_word_dtype(acc))
-    tmp = np.empty(shape)
-    s = np.empty(shape)
-    emax = np.empty(shape, dtype=np.int16)
-    tmp_e = np.empty(shape, dtype=np.int16)
-    floor = p.e_floor if p.e_floor is not None else NO_FLOOR
+    work = (np.empty(shape), np.empty(shape), np.empty(shape, dtype=np.int16), np.empty(shape, dtype=np.int16))
     specials = a.special or b.special
-    for k0 in range(0, max(K, 1), p.group):
-        if p.cut14:
-            finite = (words & 0x7F800000) != 0x7F800000
-            words = words & np.where(finite, CUT14_MASK, 0xFFFFFFFF).astype(np.uint32)
-        c_val, c_exp, c_full = _acc_decode(words, acc)
-        ks = range(k0, min(k0 + p.group, K))
-        np.maximum(c_exp, floor, out=emax)
-        for k in ks:
-            np.add(a.exp[k], b.exp[k], out=tmp_e)
-            np.maximum(emax, tmp_e, out=emax)
-        scale = np.ldexp(1.0, p.frac_bits - emax.astype(np.int32))
-        np.multiply(c_val, scale, out=s)
-        np.trunc(s, out=s)
-        for k in ks:
-            np.multiply(a.val[k], scale, out=tmp)
-            np.multiply(tmp, b.val[k], out=tmp)
-            np.trunc(tmp, out=tmp)
-            np.add(s, tmp, out=s)
-        np.divide(s, scale, out=s)
-        s += 0.0  # a zero result is +0
-        words = _round_acc(s, acc, p)
-        if specials or not np.all(np.isfinite(c_full)):
-            spec = np.where(np.isfinite(c_full), 0.0, c_full)
-            with np.errstate(invalid="ignore"):
-                for k in ks:
-                    t = a.full[k] * b.full[k]
-                    spec += np.where(np.isfinite(t), 0.0, t)
-            inf = np.isinf(spec)
-            words[inf] = np.where(spec[inf] < 0, acc.sign_bit | acc.inf_word, acc.inf_word)
-            words[np.isnan(spec)] = acc.canonical_nan
+    for groups in schedule(K, p):
+        run = np.zeros(shape, _word_dtype(acc)) if p.c_after is not None else words
+        for ks in groups:
+            run = _group(a, b, run, ks, acc, p, work, specials)
+        words = _add_words(words, run, acc, p.c_after) if p.c_after is not None else run
     return words
+
+
+def _group(a: Operand, b: Operand, words: np.ndarray, ks, acc: Format, p: MmaParams, work, specials: bool):
+    """One group: the accumulator words plus the products k in `ks`, aligned, truncated, summed, rounded once."""
+    tmp, s, emax, tmp_e = work
+    floor = p.e_floor if p.e_floor is not None else NO_FLOOR
+    if p.cut14:
+        finite = (words & 0x7F800000) != 0x7F800000
+        words = words & np.where(finite, CUT14_MASK, 0xFFFFFFFF).astype(np.uint32)
+    c_val, c_exp, c_full = _acc_decode(words, acc)
+    np.maximum(c_exp, floor, out=emax)
+    for k in ks:
+        np.add(a.exp[k], b.exp[k], out=tmp_e)
+        np.maximum(emax, tmp_e, out=emax)
+    scale = np.ldexp(1.0, p.frac_bits - emax.astype(np.int32))
+    np.multiply(c_val, scale, out=s)
+    np.trunc(s, out=s)
+    for k in ks:
+        np.multiply(a.val[k], scale, out=tmp)
+        np.multiply(tmp, b.val[k], out=tmp)
+        np.trunc(tmp, out=tmp)
+        np.add(s, tmp, out=s)
+    np.divide(s, scale, out=s)
+    s += 0.0  # a zero result is +0
+    out = _round_acc(s, acc, p)
+    if specials or not np.all(np.isfinite(c_full)):
+        spec = np.where(np.isfinite(c_full), 0.0, c_full)
+        with np.errstate(invalid="ignore"):
+            for k in ks:
+                t = a.full[k] * b.full[k]
+                spec += np.where(np.isfinite(t), 0.0, t)
+        inf = np.isinf(spec)
+        out[inf] = np.where(spec[inf] < 0, acc.sign_bit | acc.inf_word, acc.inf_word)
+        out[np.isnan(spec)] = acc.canonical_nan
+    return out
+
+
+@lru_cache(maxsize=None)
+def _convert_table(src: str, dst: str) -> np.ndarray:
+    return np.array([convert_word(w, src, dst) for w in range(1 << FORMATS[src].width)], dtype=np.int64)
+
+
+def _operands(A, B, in_fmt: str, p: MmaParams):
+    """Input words and their format after the row's exact operand conversion (fp8 -> f16 for the HMMA rows)."""
+    if p.operand_fmt is None:
+        return A, B, FORMATS[in_fmt]
+    fmt = FORMATS[in_fmt]
+    table = _convert_table(in_fmt, p.operand_fmt)
+    A, B = check_words(A, fmt, "A"), check_words(B, fmt, "B")
+    return table[A], table[B], FORMATS[p.operand_fmt]
 
 
 def _formats(in_fmt: str, acc_fmt: str) -> tuple[Format, Format]:
@@ -198,13 +254,15 @@ def _run_blocks(job, starts, workers: int | None) -> None:
         list(pool.map(guarded, starts))
 
 
-def mma(A_words, B_words, C_words, arch: str, in_fmt: str, acc_fmt: str, *, workers: int | None = None) -> np.ndarray:
+def mma(A_words, B_words, C_words, arch: str, in_fmt: str, acc_fmt: str, *, workers: int | None = None,
+        params: MmaParams | None = None) -> np.ndarray:
     """D = C + A·B with the tensor-core model: A (M×K), B (K×N) input words, C (M×N) accumulator words.
 
     Returns D as uint32 (f32), uint16 (f16) or uint64 (f64) words; bit-identical to `mma_model.mma_dot`
     applied to every element. A kernel that loops mma over K with one accumulator is one call over all K.
+    `params` replaces the table row, as in `mma_dot`.
     """
-    p = params_for(arch, in_fmt, acc_fmt)
+    p = params or params_for(arch, in_fmt, acc_fmt)
     fmt, acc = _formats(in_fmt, acc_fmt)
     A, B = np.asarray(A_words), np.asarray(B_words)
     C = check_words(C_words, acc, "C")
@@ -216,6 +274,7 @@ def mma(A_words, B_words, C_words, arch: str, in_fmt: str, acc_fmt: str, *, work
     if p.ieee_fma:
         return _fma_fallback(np.broadcast_to(A[:, None, :], (M, N, K)), np.broadcast_to(B.T[None], (M, N, K)),
                              C, arch, in_fmt, acc_fmt)
+    A, B, fmt = _operands(A, B, in_fmt, p)
     a = decode_operand(np.ascontiguousarray(A.T)[:, :, None], fmt, "A")  # (K, M, 1)
     b = decode_operand(B[:, None, :], fmt, "B")  # (K, 1, N)
     out = np.empty((M, N), dtype=_word_dtype(acc))
@@ -230,9 +289,9 @@ def mma(A_words, B_words, C_words, arch: str, in_fmt: str, acc_fmt: str, *, work
 
 
 def mma_batch(A_words, B_words, C_words, arch: str, in_fmt: str, acc_fmt: str, *,
-              workers: int | None = None) -> np.ndarray:
+              workers: int | None = None, params: MmaParams | None = None) -> np.ndarray:
     """Independent dot products: row i of D is C[i] + A[i]·B[i] for A, B (L×K) and C (L,)."""
-    p = params_for(arch, in_fmt, acc_fmt)
+    p = params or params_for(arch, in_fmt, acc_fmt)
     fmt, acc = _formats(in_fmt, acc_fmt)
     A, B = np.asarray(A_words), np.asarray(B_words)
     C = check_words(C_words, acc, "C")
@@ -240,6 +299,7 @@ def mma_batch(A_words, B_words, C_words, arch: str, in_fmt: str, acc_fmt: str, *
         raise UsageError(f"mma_batch: shapes {A.shape}, {B.shape}, {C.shape} do not match")
     if p.ieee_fma:
         return _fma_fallback(A, B, C, arch, in_fmt, acc_fmt)
+    A, B, fmt = _operands(A, B, in_fmt, p)
     a = decode_operand(np.ascontiguousarray(A.T), fmt, "A")  # (K, L)
     b = decode_operand(np.ascontiguousarray(B.T), fmt, "B")
     out = np.empty(C.shape, dtype=_word_dtype(acc))
