@@ -37,7 +37,7 @@ def assert_equivalent(ref, opt=None, launch=None, **options):
 
     result = api.check(ref, opt, launch, **options)
     if result.exit_code != 0:
-        what = f"{ref} and {opt}" if opt is not None else str(ref)
+        what = f"{ref} and {opt}" if opt is not None else f"the [ref] and [opt] kernels of {ref}"
         raise KernelCheckFailed(f"volta check: {what} are not proved equivalent "
                                 f"(verdict {result.verdict}, exit {result.exit_code})\n{result.report()}", result)
     return result
