@@ -449,6 +449,7 @@ def _atom(m, op, lanes):
     for region, lz, offs in A.resolve(m, op, op.d.space, addr, lanes, es, True):
         pos = np.searchsorted(lanes, lz)
         A.track(m, op, region, lz, offs, es, write=True, atomic=True)
+        held = _data_flag(m, region, lz, offs, es)  # taint of what memory holds before this instruction
         # serialize lanes in order: each sees the previous ones' updates
         olds = np.zeros(lz.size, np.uint64)
         old_flags = np.zeros(lz.size, np.uint8)
@@ -457,14 +458,30 @@ def _atom(m, op, lanes):
             o = offs[j:j + 1]
             old, undef = A.load(m, region, one, o, es)
             olds[j] = old[0]
+            if undef is not None:
+                old_flags[j] = undef[0]
             args = [v[pos[j:j + 1]] for v, _ in vals]
             new = _atomic_value(op, kind, t, old, args)
             A.store(m, region, one, o, es, new)
+        m.note_undefined_read(op, lz, old_flags)
         flags = _merge(*(f[pos] if f is not None else None for _, f in vals))
-        m.set_memory_flags(region, lz, offs, es, _merge(flags, np.ones(lz.size, np.uint8)) if region.space == ".global" else flags)
+        old_taint = _merge(held, old_flags)   # an atomicAdd to a never-zeroed shared slot stays undefined
+        # lanes updating one address in turn: the final value, and what later lanes read, carry all their taint
+        same = np.unique(A.row_index(region, lz, m) * region.data.shape[1] + offs, return_inverse=True)[1].reshape(-1)
+        m.set_memory_flags(region, lz, offs, es, _taint_per_address(same, flags if kind == ".exch" else
+                                                                    _merge(flags, old_taint)))
         if dst is not None:
-            m.write(dst, lz, olds, _merge(flags, _data_flag(m, region, lz, offs, es), old_flags))
+            m.write(dst, lz, olds, _taint_per_address(same, _merge(flags, old_taint)))
     _advance(m, lanes)
+
+
+def _taint_per_address(same, flags):
+    """OR of `flags` over the lanes with equal `same` index, for each lane (None stays None)."""
+    if flags is None:
+        return None
+    acc = np.zeros(same.size, np.uint8)
+    np.bitwise_or.at(acc, same, flags)
+    return acc[same]
 
 
 def _atomic_value(op, kind, t, old, args):
@@ -663,6 +680,12 @@ def _redux(m, op, lanes):
         else:
             r = np.bitwise_xor.reduce(vals)
         out[s] = int(r) & 0xFFFFFFFF
-    m.write(ops[0], lanes, out, fv[sel] if fv is not None else None)
+    flags = None
+    if fv is not None:  # every member's result depends on every member's value
+        fv, flags = fv[sel], np.zeros(lanes.size, np.uint8)
+        for w in np.unique(warps):
+            s = warps == w
+            flags[s] = np.bitwise_or.reduce(fv[s])
+    m.write(ops[0], lanes, out, flags)
     _advance(m, lanes)
 from volta.exec import asynccopy, hopper, tensor  # noqa: E402,F401  (register their handlers)
