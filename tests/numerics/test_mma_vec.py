@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from volta.errors import UsageError
 from volta.numerics.formats import FORMATS
-from volta.numerics.mma_model import PARAMS, mma_dot, mma_tile
+from volta.numerics.formats import Rnd
+from volta.numerics.mma_model import PARAMS, MmaParams, mma_dot, mma_tile
 from volta.numerics.mma_vec import mma, mma_batch
 
 ROWS = [(arch, i, a) for arch, rows in PARAMS.items() for (i, a) in rows if i != "f64"]
@@ -45,6 +46,37 @@ def test_vectorized_equals_oracle(arch, in_fmt, acc_fmt, seed, specials):
     want = np.array(mma_tile(A.tolist(), B.tolist(), C.tolist(), arch, in_fmt, acc_fmt))
     assert (mma(A, B, C, arch, in_fmt, acc_fmt) == want).all()
     batch = mma_batch(np.repeat(A, N, axis=0), np.tile(B.T, (M, 1)), C.ravel(), arch, in_fmt, acc_fmt)
+    assert (batch.reshape(M, N) == want).all()
+
+
+# Rows that no architecture uses, so that every structure parameter is exercised in both models: directed
+# roundings (f32 and f16 accumulators), a directed c_after (the scalar fallback), a split with three passes,
+# cut14 with c after, and an operand conversion to bf16.
+VARIANTS = [
+    ("f16", "f16", MmaParams(16, 25, -21, Rnd.RZ)),
+    ("f16", "f16", MmaParams(8, 24, -20, Rnd.RP)),
+    ("bf16", "f32", MmaParams(16, 25, -133, Rnd.RN)),
+    ("bf16", "f32", MmaParams(8, 24, None, Rnd.RM)),
+    ("e4m3", "f32", MmaParams(16, 25, -133, Rnd.RZ, inst_k=32, c_after=Rnd.RZ)),
+    ("e5m2", "f16", MmaParams(8, 25, -21, Rnd.RN, inst_k=32, c_after=Rnd.RP, split_mod=4,
+                              k_split=((3,), (0, 2), (1,)), operand_fmt="f16")),
+    ("e4m3", "f32", MmaParams(16, 13, None, Rnd.RZ, cut14=True, inst_k=32, c_after=Rnd.RN)),
+    ("e4m3", "f32", MmaParams(4, 25, -133, Rnd.RZ, operand_fmt="bf16")),
+]
+
+
+@pytest.mark.parametrize("in_fmt,acc_fmt,p", VARIANTS, ids=[f"v{i}-{v[0]}-{v[1]}" for i, v in enumerate(VARIANTS)])
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), specials=st.booleans())
+def test_vectorized_equals_oracle_param_variants(in_fmt, acc_fmt, p, seed, specials):
+    rng = np.random.default_rng(seed)
+    M, N, K = 2, 3, int(rng.integers(1, 70))
+    A = _words(rng, in_fmt, (M, K), specials)
+    B = _words(rng, in_fmt, (K, N), specials)
+    C = _words(rng, acc_fmt, (M, N), specials)
+    want = np.array(mma_tile(A.tolist(), B.tolist(), C.tolist(), "hopper", in_fmt, acc_fmt, params=p))
+    assert (mma(A, B, C, "hopper", in_fmt, acc_fmt, params=p) == want).all()
+    batch = mma_batch(np.repeat(A, N, axis=0), np.tile(B.T, (M, 1)), C.ravel(), "hopper", in_fmt, acc_fmt, params=p)
     assert (batch.reshape(M, N) == want).all()
 
 

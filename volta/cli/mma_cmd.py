@@ -103,7 +103,8 @@ def run_one(a: list[int], b: list[int], c: int, arch: str, in_fmt: str, acc_fmt:
 @click.command(name="mma")
 @click.option("--arch", required=True, help="volta, ampere, ada, hopper, blackwell (or sm_XX)")
 @click.option("--in", "in_fmt", required=True, help="input format: f16, bf16, tf32, e4m3, e5m2, f64")
-@click.option("--acc", "acc_fmt", default="f32", show_default=True, help="accumulator format: f32, f16, f64")
+@click.option("--acc", "--out", "acc_fmt", default="f32", show_default=True,
+              help="accumulator (= output) format: f32, f16, f64")
 @click.option("--a", "a_words", help="comma-separated hex words of A's row")
 @click.option("--b", "b_words", help="comma-separated hex words of B's column")
 @click.option("--c", "c_word", default="0", show_default=True, help="hex accumulator word")
