@@ -146,10 +146,12 @@ def _is_ptx_text(src: Source) -> bool:
 
 def kernel_path(src: Source) -> Path:
     """A path for a kernel given as a path or as PTX text (stored once under ~/.cache/volta/ptx/ by content hash,
-    since every run reads its PTX from a file and reports name file:line:col)."""
+    since every run reads its PTX from a file and reports name file:line:col; $VOLTA_CACHE_DIR/ptx when set)."""
     if _is_ptx_text(src):
         text = str(src)
-        base = Path(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")) / "volta" / "ptx"
+        from volta.cuda import cache_root
+
+        base = cache_root() / "ptx"
         path = base / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.ptx"
         if not path.is_file():
             base.mkdir(parents=True, exist_ok=True)

@@ -4,7 +4,7 @@ Volta checks PTX; a `.cu` given to `volta check`, `volta races`, `volta run` (or
 a manifest's `ptx = "kernel.cu"`) is compiled here with `nvcc -ptx -lineinfo -arch=ARCH [FLAGS] FILE`
 (`-lineinfo` always, so findings name CUDA lines). The PTX is cached under
 `$XDG_CACHE_HOME/volta/cuda/` (default `~/.cache/volta/cuda/`) by a hash of the source text, the
-arch, the flags and the nvcc binary, so a second run does not call nvcc. Headers the source includes
+arch, the flags and the nvcc binary, so a second run does not call nvcc (`$VOLTA_CACHE_DIR/cuda/` when set). Headers the source includes
 are not part of the key: touch the `.cu` (or pass `--nvcc-flag` once more) after changing only a header.
 
 This module does one job, compiling; `volta.exec.launch.compile_sources` is where launches use it.
@@ -59,9 +59,14 @@ def check_arch(arch: str) -> str:
     return arch
 
 
+def cache_root() -> Path:
+    """Volta's cache directory, as the parser's: $VOLTA_CACHE_DIR, else $XDG_CACHE_HOME/volta, else ~/.cache/volta."""
+    return Path(os.environ.get("VOLTA_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "volta"))
+
+
 def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-    return Path(base) / "volta" / "cuda"
+    return cache_root() / "cuda"
 
 
 def compile_to_ptx(source: str | os.PathLike, arch: str = DEFAULT_ARCH, flags: tuple[str, ...] | list[str] = ()) -> Path:

@@ -22,7 +22,7 @@ needs_nvcc = pytest.mark.skipif(cuda.find_nvcc() is None, reason="nvcc (the CUDA
 @pytest.fixture(autouse=True)
 def _own_cache(tmp_path, monkeypatch):
     """A fresh cache per test, so a test sees nvcc run (or not) for itself."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("VOLTA_CACHE_DIR", str(tmp_path / "cache"))
 
 
 @needs_nvcc
@@ -135,3 +135,9 @@ def test_bad_arch_is_usage_error(monkeypatch, capsys):
     monkeypatch.setattr(cuda, "find_nvcc", lambda: "/bin/true")
     code = run(["races", str(DATA / "scale.cu"), *SCALE, "--args", "x,y,2.0,100", "--arch", "ampere"])
     assert code == 2 and "bad --arch `ampere`" in capsys.readouterr().err
+
+
+def test_parse_says_cu_is_not_ptx(capsys):
+    assert run(["parse", str(DATA / "scale.cu")]) == 2
+    err = capsys.readouterr().err
+    assert "is CUDA source and volta parse reads PTX" in err and "nvcc -ptx -lineinfo" in err

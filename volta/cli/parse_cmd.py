@@ -26,7 +26,7 @@ import json
 
 import click
 
-from volta.errors import VoltaError
+from volta.errors import UsageError, VoltaError
 from volta.ptx.decode import decode_module
 from volta.ptx.parser import parse_file
 from volta.ptx.summary import KernelSummary, summarize
@@ -41,6 +41,9 @@ def command(files: tuple[str, ...], as_json: bool, no_cache: bool) -> int:
     reports, failed = [], False
     for path in files:
         try:
+            if path.endswith(".cu"):
+                raise UsageError(f"{path} is CUDA source and volta parse reads PTX: give the PTX "
+                                 f"(nvcc -ptx -lineinfo {path}); volta check, races and run compile .cu files themselves")
             module = parse_file(path, use_cache=not no_cache)
             decode_module(module)
             kernels = summarize(module)
