@@ -1,7 +1,7 @@
 """The tensor-core rows of issue 13, pinned by hand-derived discriminating vectors.
 
-Rows (volta/numerics/mma_model.py, docs/numerics.md): Blackwell fp8 -> f32 (two chained groups of 16, then
-d = RNE_f32(c + sum)); Hopper and Blackwell fp8 -> f16 (two f16 HMMAs over k % 4 in {0,1} and {2,3}, then
+Rows (volta/numerics/mma_model.py, docs/numerics.md): Blackwell fp8 -> f32 (two chained groups of 16 — the k
+with k % 4 in {0,1}, then {2,3} — then d = RNE_f32(c + sum)); Hopper and Blackwell fp8 -> f16 (two f16 HMMAs over k % 4 in {0,1} and {2,3}, then
 RNE_f16(c + ...)); Ada fp8 -> f16 (native, group 16, F = 13, c in the first group, RNE f16); Blackwell f16 -> f16
 and tf32 -> f32 (the Hopper rows). The rows come from GPU-measured random dot products (see the issue); these
 vectors are the cases where the row and the plausible alternatives give different words. Each expected word is
@@ -40,6 +40,7 @@ ALT_G16_C_FIRST_RNE = P(16, 25, -133, Rnd.RN)
 ALT_G32_C_AFTER = P(32, 25, -133, Rnd.RZ, inst_k=32, c_after=Rnd.RN)
 ALT_EXACT_C_AFTER = P(32, 60, None, Rnd.RZ, inst_k=32, c_after=Rnd.RN)  # exact sum, RZ to f32, + c (RNE)
 ALT_RNE_GROUPS_C_AFTER = P(16, 25, -133, Rnd.RN, inst_k=32, c_after=Rnd.RN)
+ALT_KORDER_C_AFTER = P(16, 25, -133, Rnd.RZ, inst_k=32, c_after=Rnd.RN)  # the issue's words read as k0..15, k16..31
 ALT_HALVES = P(16, 25, -21, Rnd.RN, inst_k=32, c_after=Rnd.RN, operand_fmt="f16")  # k < 16, then k >= 16
 ALT_ONE_G32 = P(32, 25, -21, Rnd.RN, inst_k=32, c_after=Rnd.RN, operand_fmt="f16")
 ALT_MOD4_C_FIRST = P(16, 25, -21, Rnd.RN, inst_k=32, split_mod=4, k_split=((0, 1), (2, 3)), operand_fmt="f16")
@@ -54,7 +55,8 @@ ALT_TF32_G16 = P(16, 25, -133, Rnd.RZ)
 
 # (case, archs, in, acc, c, [(k, a, b)], K, expected word, {alternative: (word, params or None)})
 VECTORS = [
-    # ---- Blackwell e4m3/e5m2 -> f32: groups of 16 from +0 (F = 25, RZ), then d = RNE_f32(c + sum) ----
+    # ---- Blackwell e4m3/e5m2 -> f32: two HMMA groups of 16 (k % 4 in {0,1}, then {2,3}) from +0 (F = 25, RZ),
+    #      then d = RNE_f32(c + sum) ----
     # B1: c = 128 (ulp 2^-16), one product 3·2^-9 · 2^-9 = 3·2^-18 = 0.75 ulp. c after, RNE: 128 + 0.75 ulp rounds
     # up to 128 + ulp = 43000001. c inside the group (quantum 2^(7-25) = 2^-18 keeps the product) with RZ: 43000000.
     ("B1 final add is RNE", BW8, "e4m3", "f32", "43000000", [(0, "03", "01")], 32, "43000001",
@@ -67,20 +69,29 @@ VECTORS = [
      "45800001", {"c first, RNE": ("45800000", ALT_G16_C_FIRST_RNE), "c in group, RZ": ("45800000", ALT_G32_C_IN_RZ)}),
     ("B2' (e5m2) c after", BW8, "e5m2", "f32", "45800000", [(0, "24", "24"), (1, "18", "18")], 32, "45800001",
      {"c first, RNE": ("45800000", ALT_G16_C_FIRST_RNE)}),
-    # B3: 2^8·2^8 - 2^8·2^8 + 2^-9·2^-9 in one group: Emax 16, quantum 2^-9 drops 2^-18: 0. The "exact sum,
-    # RZ to f32, then + c" variant the issue calls equivalent on the data keeps it: 2^-18 = 36800000.
+    # B3: 2^8·2^8 (k0) - 2^8·2^8 (k1) + 2^-9·2^-9 (k4), all three in the first HMMA (k % 4 in {0, 1}): Emax 16,
+    # quantum 2^-9 drops 2^-18: 0. The "exact sum, RZ to f32, then + c" variant the issue calls equivalent on its
+    # data keeps it: 2^-18 = 36800000.
     ("B3 25 extra bits, not an exact sum", BW8, "e4m3", "f32", "00000000",
-     [(0, "78", "78"), (1, "78", "f8"), (2, "01", "01")], 32, "00000000",
+     [(0, "78", "78"), (1, "78", "f8"), (4, "01", "01")], 32, "00000000",
      {"exact sum then + c": ("36800000", ALT_EXACT_C_AFTER)}),
-    # B4: the cancelling pair at k0, k1 and 2^-18 at k16. Two groups of 16: group 1 = 0, group 2 = 2^-18 exactly:
-    # 36800000. One group of 32 (the old row): quantum 2^-9 drops it: 0.
-    ("B4 two groups of 16, not one of 32", BW8, "e4m3", "f32", "00000000",
-     [(0, "78", "78"), (1, "78", "f8"), (16, "01", "01")], 32, "36800000",
-     {"one group of 32 (old row)": ("00000000", ALT_G32_C_IN_RZ), "one group of 32, c after": ("00000000",
-                                                                                                ALT_G32_C_AFTER)}),
-    ("B4' (e5m2) two groups of 16", BW8, "e5m2", "f32", "00000000",
-     [(0, "5c", "5c"), (1, "5c", "dc"), (16, "18", "18")], 32, "36800000",
-     {"one group of 32 (old row)": ("00000000", ALT_G32_C_IN_RZ)}),
+    # B4a: the cancelling pair at k0, k1 and 2^-18 at k2 (k % 4 = 2: the second group). Group 1 = 0, group 2 =
+    # 2^-18 exactly: 36800000. One group of 32 (the old row), or groups of 16 in k order (k0..15, k16..31): the
+    # quantum 2^-9 of the pair's group drops it: 0.
+    ("B4a two groups split by k % 4 (small term at k2)", BW8, "e4m3", "f32", "00000000",
+     [(0, "78", "78"), (1, "78", "f8"), (2, "01", "01")], 32, "36800000",
+     {"one group of 32 (old row)": ("00000000", ALT_G32_C_IN_RZ),
+      "one group of 32, c after": ("00000000", ALT_G32_C_AFTER),
+      "groups of 16 in k order, c after": ("00000000", ALT_KORDER_C_AFTER)}),
+    # B4b: the same small term at k16 (k % 4 = 0): in the pair's group, dropped: 0. Groups in k order put k16 in
+    # group 2 alone: 36800000.
+    ("B4b two groups split by k % 4 (small term at k16)", BW8, "e4m3", "f32", "00000000",
+     [(0, "78", "78"), (1, "78", "f8"), (16, "01", "01")], 32, "00000000",
+     {"groups of 16 in k order, c after": ("36800000", ALT_KORDER_C_AFTER)}),
+    ("B4a' (e5m2) small term at k2", BW8, "e5m2", "f32", "00000000",
+     [(0, "5c", "5c"), (1, "5c", "dc"), (2, "18", "18")], 32, "36800000",
+     {"one group of 32 (old row)": ("00000000", ALT_G32_C_IN_RZ),
+      "groups of 16 in k order, c after": ("00000000", ALT_KORDER_C_AFTER)}),
     # B5: c = 0, 2^16 + 3·2^-9 (0.75 ulp of 2^16 in f32; quantum 2^(16-25) = 2^-9 keeps it). Groups round RZ:
     # 47800000; the final RNE add of c = 0 changes nothing. RNE inside the groups would give 47800001.
     ("B5 groups truncate (RZ)", BW8, "e4m3", "f32", "00000000", [(0, "78", "78"), (1, "03", "38")], 32, "47800000",
@@ -223,15 +234,29 @@ def test_blackwell_fp8_chains_instructions_through_c():
     assert _both(a, b, 0x43000000, "blackwell", "e4m3", "f32", dataclasses.replace(p, inst_k=64)) == 0x43000001
 
 
+PROBE_FILE = Path(__file__).resolve().parents[2] / "examples" / "probes" / "issue13_vectors.json"
+PROBE_ABOUT = ("Discriminating single dot products for the tensor-core rows of issue 13 (Blackwell fp8->f32, Hopper/"
+               "Blackwell fp8->f16, Ada fp8->f16, Blackwell f16->f16 and tf32->f32). Words are hex of the input format; "
+               "c and expect are words of the accumulator format (acc). 'expect' is the model's word for every "
+               "architecture in 'archs'; 'alternatives' are the words the plausible alternative models give. "
+               "Hand-derived: the derivations are the comments of tests/numerics/test_mma_rows.py, which checks this "
+               "file against its table (regenerate with `python tests/numerics/test_mma_rows.py`). Run on a GPU with "
+               "examples/probes/check_vectors.py.")
+
+
+def probe_file_data() -> dict:
+    out = []
+    for case, archs, fi, fa, c, pairs, K, want, alts in VECTORS:
+        a, b = _words(pairs, K)
+        w = len(pairs[0][1])
+        out.append({"case": case, "archs": list(archs), "in": fi, "acc": fa, "c": c,
+                    "a": [f"{x:0{w}x}" for x in a], "b": [f"{x:0{w}x}" for x in b],
+                    "expect": want, "alternatives": {k: v[0] for k, v in alts.items()}})
+    return {"about": PROBE_ABOUT, "vectors": out}
+
+
 def test_probe_file_matches():
-    path = Path(__file__).resolve().parents[2] / "examples" / "probes" / "issue13_vectors.json"
-    data = json.loads(path.read_text())
-    want = [{"case": case, "archs": list(archs), "in": fi, "acc": fa, "c": c,
-             "a": [f"{w:0{len(pairs[0][1])}x}" for w in _words(pairs, K)[0]] if pairs else [],
-             "b": [f"{w:0{len(pairs[0][1])}x}" for w in _words(pairs, K)[1]] if pairs else [],
-             "expect": want, "alternatives": {k: v[0] for k, v in alts.items()}}
-            for case, archs, fi, fa, c, pairs, K, want, alts in VECTORS]
-    assert data["vectors"] == want
+    assert json.loads(PROBE_FILE.read_text()) == probe_file_data()
 
 
 # ---- the rounding parameter is honoured by both models -------------------------------------------------------
@@ -293,3 +318,8 @@ def test_bad_structure_is_rejected():
         P(16, 25, -21, Rnd.RN, inst_k=32, split_mod=4, k_split=((0, 1), (2,)))  # not a partition
     with pytest.raises(ValueError):
         P(16, 25, -21, Rnd.RNA)
+
+
+if __name__ == "__main__":  # rewrite the probe file from VECTORS
+    PROBE_FILE.write_text(json.dumps(probe_file_data(), indent=1) + "\n")
+    print(f"wrote {len(VECTORS)} vectors to {PROBE_FILE}")
