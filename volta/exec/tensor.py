@@ -8,7 +8,10 @@ section it follows (PTX ISA 9.x, §9.7.14 "Warp Level Matrix Multiply-Accumulate
 
 Numerics of `mma`/`wmma` (see /work/shared/specs/numerics.md):
 - `fp` an architecture name (ampere, ada, hopper, …): the bit-exact tensor-core model of
-  `volta.numerics.mma_vec` (`mma_batch`, one dot product per output element, chained over K).
+  `volta.numerics.mma_vec` (`mma_batch`, one dot product per output element, chained over K). The row is
+  picked by (input, accumulator) type: fp8 m16n8k32 `.f16.e4m3.e4m3.f16` / `.f32.e4m3.e4m3.f32` (and e5m2) get
+  the fp8 rows of `mma_model.PARAMS` (Ada native; Hopper/Blackwell `.f16` and Blackwell `.f32` as two f16 HMMAs
+  plus an add of C, per instruction: each mma.sync here is one instruction of K = 32).
 - `fp` 'ieee' or 'real': the documented default here is *exact products, summed in float64 in increasing
   k starting from C, rounded once to nearest-even into the accumulator format* (f32 or f16). Products of
   f16/bf16/tf32/fp8 inputs are exact in f64; the f64 sum is exact whenever the terms of one output span
