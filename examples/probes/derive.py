@@ -40,7 +40,9 @@ TABLE = {
     "ada": _AMPERE,
     "hopper": {("f16", "f32"): (16, 25, -133, "RZ"), ("bf16", "f32"): (16, 25, -133, "RZ"),
                ("f16", "f16"): (16, 25, -21, "RNE"), ("tf32", "f32"): (8, 25, -133, "RZ")},
-    "blackwell": {("f16", "f32"): (16, 25, -133, "RZ"), ("bf16", "f32"): (16, 25, -133, "RZ")},
+    "blackwell": {("f16", "f32"): (16, 25, -133, "RZ"), ("bf16", "f32"): (16, 25, -133, "RZ"),
+                  # B200 f16 -> f16 and tf32 -> f32: the Hopper rows (issue 13, from GPU-measured dot products)
+                  ("f16", "f16"): (16, 25, -21, "RNE"), ("tf32", "f32"): (8, 25, -133, "RZ")},
 }
 ALIASES = {"sm_70": "volta", "sm_80": "ampere", "sm_86": "ampere", "sm_89": "ada", "sm_90": "hopper",
            "sm_90a": "hopper", "sm_100": "blackwell", "sm_120": "blackwell"}

@@ -75,3 +75,18 @@ def test_bad_batch_lines(tmp_path, capsys, body, needle):
 def test_missing_batch_file(capsys):
     assert run(["mma", "--arch", "hopper", "--in", "bf16", "--batch", "/nonexistent/x.txt"]) == 2
     assert "cannot read batch file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("arch,in_fmt,out,a,b,c,want", [
+    # the issue-13 rows (derivations in tests/numerics/test_mma_rows.py): H1, A3, B1, W1
+    ("hopper", "e4m3", "f16", "70,70,08", "70,f0,08", "0", "0c00"),
+    ("sm_100", "e4m3", "f16", "70,70,08", "70,f0,08", "0", "0c00"),
+    ("sm_89", "e4m3", "f16", "30,18", "38,38", "6400", "6400"),
+    ("blackwell", "e4m3", "f32", "03", "01", "43000000", "43000001"),
+    ("blackwell", "e5m2", "f32", "5c,5c,18", "5c,dc,18", "0", "36800000"),
+    ("blackwell", "f16", "f16", "5800,5800,1000", "5800,d800,3c00", "0", "1000"),
+    ("blackwell", "tf32", "f32", "3f800000,3f800000,39800000", "3f800000,bf800000,39000000", "0", "33000000"),
+])
+def test_issue13_rows_with_out_option(arch, in_fmt, out, a, b, c, want, capsys):
+    assert run(["mma", "--arch", arch, "--in", in_fmt, "--out", out, "--a", a, "--b", b, "--c", c]) == 0
+    assert capsys.readouterr().out.split()[0] == want
