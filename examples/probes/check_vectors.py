@@ -108,7 +108,7 @@ def main(argv=None) -> int:
         note = "ok" if r["ok"] else "MISMATCH"
         if r["matches_alternatives"]:
             note += f"  (= alternative: {'; '.join(r['matches_alternatives'])})"
-        print(f"{r['in']}->{r['acc']:<4} {r['case']:<52} got {r['got']:>8} want {r['expect']:>8}  {note}")
+        print(f"{r['in']}->{r['acc']:<4} {r['case']:<62} got {r['got']:>8} want {r['expect']:>8}  {note}")
     print("all words are the model's" if ok_all else "some words differ from the model")
     return 0 if ok_all else 1
 
