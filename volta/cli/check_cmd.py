@@ -177,7 +177,7 @@ def _spec(targets, launch: dict, buffer, symbol, shared_dynamic):
                              f"[ref] and [opt] kernels of a pair manifest (use volta races for one kernel)")
         return spec, [str(paths[0])]
     if len(paths) != 2 or any(p.suffix == ".toml" for p in paths):
-        raise UsageError(f"volta check takes two kernel files (REF.ptx OPT.ptx, or .cu) or one manifest.toml; "
+        raise UsageError(f"volta check takes two PTX files (REF.ptx OPT.ptx, or .cu sources) or one manifest.toml; "
                          f"got {len(paths)} file(s)" + (f": {', '.join(map(str, paths))}" if paths else ""))
     if not buffer:
         raise UsageError("declare the buffers both kernels share: --buffer NAME=DTYPE[N]:ROLE "
