@@ -314,6 +314,8 @@ def check(ref: Source, opt: Source | None = None, launch: Launch | None = None, 
                              f"[opt] kernels of a pair manifest (use volta.races for one kernel)")
         command = [str(ref)]
     else:
+        if _is_manifest(ref) or _is_manifest(opt):
+            raise UsageError("volta.check takes two kernels and a Launch, or one manifest.toml alone (it holds both)")
         if launch is None:
             raise UsageError("volta.check(ref, opt, launch): describe the launch with volta.Launch(grid, block, args)")
         buffers = launch.all_buffers() + (opt_launch.all_buffers() if opt_launch else [])

@@ -116,6 +116,8 @@ def test_mma_matches_cli(capsys):
     (lambda: volta.Launch(1, 1, ["a,b"]).options(), "one entry per parameter"),
     (lambda: volta.check("no-such.ptx", "b.ptx", volta.Launch(1, 1)), "no such file"),
     (lambda: volta.check(str(EX / "vector_add" / "manifest.toml")), "no [ref] and [opt]"),
+    (lambda: volta.check(str(EX / "eq_gemm_naive_tiled" / "manifest.toml"), str(EX / "vector_add" / "kernel.sm80.ptx"),
+                         volta.Launch(1, 1)), "one manifest.toml alone"),
     (lambda: volta.races(str(EX / "vector_add" / "manifest.toml"), volta.Launch(1, 1)), "is a manifest"),
     (lambda: volta.mma("hopper", "bf16", [0x1FFFF], [0]), "does not fit"),
     (lambda: volta.run(str(EX / "vector_add" / "manifest.toml"), inputs="random:1", seed=2), "disagree"),
