@@ -92,11 +92,11 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     spec.functions = dict(parse_define_fn(f) for f in define_fn)
     for name, meaning in spec.functions.items():
         argv += ["--define-fn", f"{name}={meaning}"]
+    spec.allow_exit_before_barrier = allow_exit_before_barrier
+    argv += ["--allow-exit-before-barrier"] if allow_exit_before_barrier else []
     progress = None if quiet else (lambda line: click.echo(f"volta check: {line}", err=True))
 
     if replay_file is not None:
-    spec.allow_exit_before_barrier = allow_exit_before_barrier
-    argv += ["--allow-exit-before-barrier"] if allow_exit_before_barrier else []
         if as_sarif or junit_file:
             raise UsageError("--replay prints text or --json; drop --sarif/--junit")
         from volta.equiv.check import replay
