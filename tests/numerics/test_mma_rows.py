@@ -332,5 +332,7 @@ def test_bad_structure_is_rejected():
 
 
 if __name__ == "__main__":  # rewrite the probe file from VECTORS
-    PROBE_FILE.write_text(json.dumps(probe_file_data(), indent=1) + "\n")
+    data = probe_file_data()  # one vector per line
+    PROBE_FILE.write_text('{"about": ' + json.dumps(data["about"]) + ',\n "vectors": [\n  '
+                          + ",\n  ".join(json.dumps(v) for v in data["vectors"]) + "\n ]\n}\n")
     print(f"wrote {len(VECTORS)} vectors to {PROBE_FILE}")
