@@ -55,8 +55,8 @@ class Machine(MachineServices):
         self.launch = launch
         self.structured = structured  # False for `volta run`: data may steer control flow
         self.check_races = check_races
-        self.findings: list[F.Finding] = []
         self.allow_exit_before_barrier = allow_exit_before_barrier  # exited threads count as arrived (sm_70+)
+        self.findings: list[F.Finding] = []
         self._seen = set()
         grid, block = launch.grid, launch.block
         self.n_cta = grid.count
@@ -521,19 +521,6 @@ class Machine(MachineServices):
             c = self.read_sym(srcs[2], dl, ".pred")
             out[data] = [_select(ci, ai, bi, op) for ai, bi, ci in zip(a, b, c)]
             return out
-        if d.op == "cvt":
-            dst_t, src_t = d.types[0], d.types[-1]
-            if is_float(dst_t) and is_float(src_t) and d.rounding not in (".rni", ".rzi", ".rmi", ".rpi"):
-                vals = self.read_sym(srcs[0], dl, src_t)
-                if d.has(".sat"):  # cvt.sat clamps to [0, 1]
-                    vals = np.frompyfunc(lambda v: realops.apply(d, (v,)) if isinstance(v, realops.Infinity)
-                                         else realops._clamp01(d, v), 1, 1)(vals)
-                    if (vals == None).any():  # noqa: E711
-                        raise Unsupported(f"`{d.inst.opcode}` on an infinite value has no exact real meaning", op.span)
-                out[data] = vals
-                return out
-            if not is_float(dst_t) and not is_float(src_t):
-                out[data] = self.read_sym(srcs[0], dl, src_t)  # integer widening of integer data
         if d.op == "shl" and _exponent_field_idiom(self.prog, op):
             # full-precision expf: `bits(v) << 23` is the f32 2^(v - base - 127) (realops.exponent_field)
             vals = [realops.exponent_field(v) for v in self.read_sym(srcs[0], dl, ".f32")]
@@ -549,6 +536,19 @@ class Machine(MachineServices):
                 notes.append(note)
             out[data] = vals
             return out
+        if d.op == "cvt":
+            dst_t, src_t = d.types[0], d.types[-1]
+            if is_float(dst_t) and is_float(src_t) and d.rounding not in (".rni", ".rzi", ".rmi", ".rpi"):
+                vals = self.read_sym(srcs[0], dl, src_t)
+                if d.has(".sat"):  # cvt.sat clamps to [0, 1]
+                    vals = np.frompyfunc(lambda v: realops.apply(d, (v,)) if isinstance(v, realops.Infinity)
+                                         else realops._clamp01(d, v), 1, 1)(vals)
+                    if (vals == None).any():  # noqa: E711
+                        raise Unsupported(f"`{d.inst.opcode}` on an infinite value has no exact real meaning", op.span)
+                out[data] = vals
+                return out
+            if not is_float(dst_t) and not is_float(src_t):
+                out[data] = self.read_sym(srcs[0], dl, src_t)  # integer widening of integer data
                 return out
             raise Unsupported(f"`{d.inst.opcode}` converts tensor data between floats and integers; "
                               f"over the reals that needs rounding to an integer, which is not modelled", op.span)
@@ -646,13 +646,6 @@ def _has_infinity(values) -> bool:
     return bool(_IS_INFINITY(values).any())
 
 
-def _select(c, a, b, op):
-    if c is E.TRUE:
-        return a
-    if c is E.FALSE:
-        return b
-    if isinstance(a, realops.Infinity) or isinstance(b, realops.Infinity):
-        raise Unsupported("a data-dependent choice involving an infinite value is not modelled", op.span)
 _IDIOMS: dict = {}
 
 
@@ -703,6 +696,13 @@ def _exponent_field_idiom(prog, op) -> bool:
     return ok
 
 
+def _select(c, a, b, op):
+    if c is E.TRUE:
+        return a
+    if c is E.FALSE:
+        return b
+    if isinstance(a, realops.Infinity) or isinstance(b, realops.Infinity):
+        raise Unsupported("a data-dependent choice involving an infinite value is not modelled", op.span)
     return E.select(c, a, b)
 
 
