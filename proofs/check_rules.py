@@ -18,20 +18,22 @@ import sympy
 
 from volta.symbolic import expr as E
 from volta.symbolic.evaluate import EvalError, evaluate
-from volta.symbolic.rules import EXP, FIELD, RULES, Rule, _raw, sides
+from volta.symbolic.rules import EXP, FIELD, RULES, Rule, _raw, assumptions, sides
 from volta.symbolic.z3bridge import prove
 from volta.symbolic.verdict import Proved
 
 SPOT_CHECKS = 200
 
 
-def _formula(lhs: E.Expr, rhs: E.Expr, where: list[E.Expr]) -> E.Expr:
+def _formula(lhs: E.Expr, rhs: E.Expr, where: list[E.Expr], assume: list[E.Expr] = ()) -> E.Expr:
     if lhs.op in E.BOOLEAN:
         body = _raw(E.AND, _raw(E.OR, _raw(E.NOT, lhs), rhs), _raw(E.OR, lhs, _raw(E.NOT, rhs)))
     else:
         body = _raw(E.EQ, lhs, rhs)
     for w in where:
         body = _raw(E.OR, _raw(E.EQ, w, E.ZERO), body)
+    for cond in assume:
+        body = _raw(E.OR, _raw(E.NOT, cond), body)
     return body
 
 
@@ -59,7 +61,7 @@ def _to_sympy(root: E.Expr):
 def prove_rule(rule: Rule) -> str:
     lhs, rhs, where = sides(rule)
     if rule.kind == FIELD:
-        verdict = prove(_formula(lhs, rhs, where), timeout_ms=20_000)
+        verdict = prove(_formula(lhs, rhs, where, assumptions(rule)), timeout_ms=20_000)
         return "proved (z3)" if isinstance(verdict, Proved) else f"NOT PROVED: {verdict}"
     assert rule.kind == EXP
     sl, sr = _to_sympy(lhs), _to_sympy(rhs)

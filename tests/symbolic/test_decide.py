@@ -29,7 +29,8 @@ def test_normal_forms_decide_without_solver():
 
 
 def test_z3_proves_max_plus_min():
-    assert decide_equal(E.maximum(a, b) + E.minimum(a, b), a + b) == Proved("z3")
+    # max/min identities are decided by case splits on argument orders before Z3 (cases.py)
+    assert decide_equal(E.maximum(a, b) + E.minimum(a, b), a + b) == Proved("case-split")
     assert decide_equal(E.sqrt(a * a), E.absolute(a)) == Proved("z3")
 
 

@@ -32,7 +32,8 @@ MAX_INPUTS_SHOWN = 24
 
 VERDICT_TEXT = {"equivalent": "EQUIVALENT", "not-equivalent": "NOT EQUIVALENT", "unsupported": "UNSUPPORTED",
                 "unknown": "UNKNOWN"}
-HOW = {"identical": "identical expressions", "normal-form": "equal normal forms", "z3": "z3 (unsat)"}
+HOW = {"identical": "identical expressions", "normal-form": "equal normal forms", "z3": "z3 (unsat)",
+       "case-split": "case splits on max/min argument orders"}
 
 
 @dataclass
@@ -146,7 +147,11 @@ def format_text(result: CheckResult) -> str:
                      f"{sum(r.proved_by.values()):,} of {r.compared:,} compared were proved equal")
         for buffer, index, reason in r.unknown:
             lines.append(f"  {buffer}[{index}]: {reason}")
-        lines.append("  a longer --timeout-ms may decide them")
+        timed_out = getattr(r, "timed_out", None)
+        if timed_out:
+            lines.append(f"  stopped: {timed_out}; a longer --timeout may decide them")
+        else:
+            lines.append("  a longer --timeout-ms may decide them")
     if r.verdict in ("equivalent", "not-equivalent", "unknown"):
         lines += [f"  note: {n}" for n in getattr(r, "notes", ())]
     return "\n".join(lines)
@@ -164,6 +169,8 @@ def _summary(result: CheckResult) -> str:
         return f"{names}: a kernel has findings, so its output is not one function of its inputs"
     if r.verdict == "unsupported":
         return f"{names}: the {r.unsupported[0]} kernel left the structured class"
+    if getattr(r, "timed_out", None) and not r.unknown:
+        return f"{names}: --timeout ran out before any element was decided"
     return f"{names}: could not decide {len(r.unknown)} element(s)"
 
 

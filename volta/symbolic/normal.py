@@ -278,6 +278,56 @@ _ADD, _MUL, _VAR, _SYM, _CONST, _DIV, _EXP2 = E.ADD, E.MUL, E.VAR, E.SYM, E.CONS
 _OPAQUE = E.ATOMS | {E.EXP2}
 
 
+# sqrt atoms by leaf id -> the normal form of their argument: sqrt(v)^2 = v (rule sqrt-square) is
+# applied to every product; valid wherever the expression is defined, since it contains sqrt(v).
+SQRT_ARGS: dict[int, NormalForm] = {}
+
+
+def _copy(nf: NormalForm) -> NormalForm:
+    return NormalForm(dict(nf.num), None if nf.den is None else dict(nf.den))
+
+
+def _reduce_radicals(nf: NormalForm) -> NormalForm:
+    """Replace sqrt(v)^(2k+r) by v^k·sqrt(v)^r in every monomial of num and den."""
+    if not SQRT_ARGS:
+        return nf
+
+    def poly(p: Poly) -> tuple[Poly, Poly | None] | None:
+        hit = False
+        for (factors, _e) in p:
+            for leaf, power in factors:
+                if power >= 2 and leaf in SQRT_ARGS:
+                    hit = True
+                    break
+            if hit:
+                break
+        if not hit:
+            return None
+        total = NormalForm({})
+        for (factors, e), c in p.items():
+            keep, extra = [], NormalForm({UNIT: 1})
+            for leaf, power in factors:
+                arg = SQRT_ARGS.get(leaf)
+                if arg is not None and power >= 2:
+                    for _ in range(power // 2):
+                        extra = nf_mul(extra, arg)
+                    power %= 2
+                if power:
+                    keep.append((leaf, power))
+            total = nf_add(total, nf_mul(NormalForm({(tuple(keep), e): c}), extra))
+        return total
+
+    num = poly(nf.num)
+    den = poly(nf.den) if nf.den is not None else None
+    if num is None and den is None:
+        return nf
+    n = num if num is not None else NormalForm(nf.num)
+    if nf.den is None:
+        return n
+    d = den if den is not None else NormalForm(nf.den)
+    return nf_div(n, d) if d.num else nf
+
+
 def _leaf_nf(node: Expr) -> NormalForm:
     return NormalForm({(((node.id, 1),), 0): 1})
 
@@ -338,13 +388,15 @@ class Normalizer:
                 return NormalForm(p_add(a.num, b.num, into=own_a))
             return nf_add(a, b)
         if op is _MUL:
-            return nf_mul(self.memo[node.args[0]], self.memo[node.args[1]])
+            nf = nf_mul(self.memo[node.args[0]], self.memo[node.args[1]])
+            return _reduce_radicals(nf) if SQRT_ARGS else nf
         if op is _VAR or op is _SYM:
             return _leaf_nf(node)
         if op is _CONST:
             return NormalForm(p_const(node.data))
         if op is _DIV:
-            return nf_div(self.memo[node.args[0]], self.memo[node.args[1]])
+            nf = nf_div(self.memo[node.args[0]], self.memo[node.args[1]])
+            return _reduce_radicals(nf) if SQRT_ARGS else nf
         if op is _EXP2:
             arg = self.memo[node.args[0]]
             if arg.den is None:
@@ -358,12 +410,53 @@ class Normalizer:
         return to_expr(self.memo[child])
 
     def _atom(self, node: Expr) -> NormalForm:
-        """Rebuild the atom over canonical arguments; it is then an opaque leaf (rule: congruence)."""
-        rebuilt = E.rebuild(node, tuple(self._arg(c) for c in node.args))
-        if rebuilt.op is node.op and rebuilt.op in _OPAQUE:
-            return _leaf_nf(rebuilt)
+        """Rebuild the atom over canonical arguments; it is then an opaque leaf (rule: congruence).
+
+        A select of a comparison between its own two arms is max/min (rules select-max-*, select-min-*,
+        select-eq, select-ne, select-not); max/min are flattened, deduplicated and sorted (max-assoc,
+        max-dedupe, max-consts and their min twins), so equal sets of arguments give the same atom."""
+        args = tuple(self._arg(c) for c in node.args)
+        op = node.op
+        if op is E.RSQRT and not (args[0].op is E.CONST and args[0].data <= 0):
+            root = E.sqrt(args[0])                  # rule rsqrt-recip: rsqrt(v) = 1/sqrt(v) (v > 0 both)
+            if root.op is E.SQRT:
+                SQRT_ARGS.setdefault(root.id, _copy(self.memo[node.args[0]]))
+                return nf_div(NormalForm({UNIT: 1}), _leaf_nf(root))
+            return nf_div(NormalForm({UNIT: 1}), Normalizer()(root))
+        if op is E.SELECT:
+            rebuilt = self._select(node, args)
+        elif op is E.MAX or op is E.MIN:
+            rebuilt = minmax(op, args)
+        else:
+            rebuilt = E.rebuild(node, args)
+        if rebuilt.op is node.op and rebuilt.op in _OPAQUE or rebuilt.op is E.MAX or rebuilt.op is E.MIN:
+            if rebuilt.op is E.SQRT:
+                SQRT_ARGS.setdefault(rebuilt.id, _copy(self.memo[node.args[0]]))
+            return _leaf_nf(rebuilt)   # (a max/min from minmax() is canonical already)
         nf = Normalizer()(rebuilt)   # folded into something else: small, normalize afresh
         return NormalForm(dict(nf.num), None if nf.den is None else dict(nf.den))
+
+    def _select(self, node: Expr, args: tuple) -> Expr:
+        cond, x, y = args
+        if node.args[1].op in E.BOOLEAN or node.args[2].op in E.BOOLEAN:
+            return E.select(cond, x, y)
+        if cond.op is E.NOT:                       # rule select-not
+            cond, x, y = cond.args[0], y, x
+            nx, ny = self.memo[node.args[2]], self.memo[node.args[1]]
+        else:
+            nx, ny = self.memo[node.args[1]], self.memo[node.args[2]]
+        if cond.op in E.COMPARISONS and (cond.args[1] is E.ZERO or cond.args[0] is E.ZERO and cond.op in (E.EQ, E.NE)):
+            d = cond.args[0] if cond.args[1] is E.ZERO else cond.args[1]   # eq/ne sort their arguments
+            x_minus_y = to_expr(nf_sub(nx, ny))
+            y_minus_x = to_expr(nf_sub(ny, nx))
+            if cond.op is E.LT or cond.op is E.LE:
+                if d is x_minus_y:                  # x < y ? x : y  (or <=)
+                    return minmax(E.MIN, (x, y))
+                if d is y_minus_x:                  # y < x ? x : y
+                    return minmax(E.MAX, (x, y))
+            elif d is x_minus_y or d is y_minus_x:
+                return y if cond.op is E.EQ else x  # x == y ? x : y is y; x != y ? x : y is x
+        return E.select(cond, x, y)
 
     def _bool(self, node: Expr) -> None:
         """Comparisons become `d < 0`, `d <= 0`, `d == 0`, `d != 0` with d the normalized difference."""
@@ -387,6 +480,39 @@ class Normalizer:
             elif node not in self.memo:
                 self(node)
         return self.bools[cond]
+
+
+def minmax_args(op: Op, node: Expr) -> list[Expr]:
+    """The arguments of a (nested) max or min chain, flattened."""
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if n.op is op:
+            stack.extend(n.args)
+        else:
+            out.append(n)
+    return out
+
+
+def minmax(op: Op, args) -> Expr:
+    """Canonical n-ary max/min over canonical arguments: flattened, constants folded to one,
+    duplicates dropped, sorted by node id, built as a left chain."""
+    flat: dict[Expr, None] = {}
+    best = None
+    for a in args:
+        for x in minmax_args(op, a):
+            if x.op is E.CONST:
+                if best is None or (x.data > best.data if op is E.MAX else x.data < best.data):
+                    best = x
+            else:
+                flat[x] = None
+    items = sorted(flat, key=lambda n: n.id)
+    if best is not None:
+        items.insert(0, best)
+    acc = items[0]
+    for x in items[1:]:
+        acc = E._make(op, (acc, x))
+    return acc
 
 
 _DEFAULT = Normalizer()

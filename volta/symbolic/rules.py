@@ -25,8 +25,9 @@ class Rule:
     lhs: str
     rhs: str
     where: tuple[str, ...] = ()   # each must be nonzero
+    assume: tuple[str, ...] = ()  # boolean conditions of the domain where both sides are defined
     kind: str = FIELD
-    used_by: str = "normal"       # 'normal' | 'z3bridge' | 'expr' (constructor folding)
+    used_by: str = "normal"       # 'normal' | 'z3bridge' | 'expr' (constructor folding) | 'cases'
 
 
 R = Rule
@@ -77,6 +78,34 @@ RULES: tuple[Rule, ...] = (
     R("max-self",       "max(a, a)",             "a",                   used_by="expr"),
     R("select-same",    "select(lt(a, b), c, c)", "c",                  used_by="expr"),
     R("abs-abs",        "abs(abs(a))",           "abs(a)",              used_by="expr"),
+    # select of a comparison between its own arms is max/min (normal.py matches the normalized
+    # comparison `lt(x - y, 0)`); max/min chains are flattened, deduplicated, constants folded, sorted
+    R("select-min-lt",  "select(lt(a - b, 0), a, b)", "min(a, b)"),
+    R("select-min-le",  "select(le(a - b, 0), a, b)", "min(a, b)"),
+    R("select-max-lt",  "select(lt(b - a, 0), a, b)", "max(a, b)"),
+    R("select-max-le",  "select(le(b - a, 0), a, b)", "max(a, b)"),
+    R("select-eq",      "select(eq(a - b, 0), a, b)", "b"),
+    R("select-eq-rev",  "select(eq(b - a, 0), a, b)", "b"),
+    R("select-ne",      "select(ne(a - b, 0), a, b)", "a"),
+    R("select-ne-rev",  "select(ne(b - a, 0), a, b)", "a"),
+    R("select-not",     "select(lnot(lt(a, b)), c, d)", "select(lt(a, b), d, c)"),
+    R("max-assoc",      "max(max(a, b), c)",     "max(a, max(b, c))"),
+    R("min-assoc",      "min(min(a, b), c)",     "min(a, min(b, c))"),
+    R("max-dedupe",     "max(max(a, b), a)",     "max(a, b)"),
+    R("min-dedupe",     "min(min(a, b), a)",     "min(a, b)"),
+    R("max-consts",     "max(max(a, 2), 3)",     "max(a, 3)"),
+    R("min-consts",     "min(min(a, 2), 3)",     "min(a, 2)"),
+    R("max-comm-min",   "min(a, b)",             "min(b, a)",           used_by="expr"),
+    # cases.py: every point orders the arguments somehow; under an order an atom is one argument
+    R("order-total",    "lor(le(a, b), le(b, a))", "true",               used_by="cases"),
+    R("max-case",       "le(b, a)",              "eq(max(a, b), a)",    used_by="cases"),
+    R("min-case",       "le(a, b)",              "eq(min(a, b), a)",    used_by="cases"),
+    R("order-forced",   "lt(a, a + 3)",          "true",                used_by="cases"),
+    # sqrt/rsqrt in the normal form: rsqrt(v) is 1/sqrt(v) (both defined iff v > 0), and
+    # sqrt(v)^2 = v wherever sqrt(v) is defined (v >= 0), so the domain is the expression's own
+    R("rsqrt-recip",    "rsqrt(a)",              "1 / sqrt(a)",         where=("sqrt(a)",), assume=("lt(0, a)",)),
+    R("sqrt-square",    "sqrt(a) * sqrt(a)",     "a",                   assume=("le(0, a)",)),
+    R("sqrt-square-odd", "sqrt(a) * sqrt(a) * sqrt(a) * b", "a * sqrt(a) * b", assume=("le(0, a)",)),
     R("sqrt-def",       "le(0, a)",              "eq(sqrt(a) * sqrt(a), a)", used_by="z3bridge"),
     R("sqrt-nonneg",    "le(0, sqrt(a * a))",    "true",                used_by="z3bridge"),
     R("rsqrt-def",      "lt(0, a)",              "eq(rsqrt(a) * rsqrt(a) * a, 1)", used_by="z3bridge"),
@@ -109,6 +138,9 @@ _CALLS: dict[str, Callable[..., E.Expr]] = {
     "gt": lambda x, y: _raw(E.LT, y, x),
     "ge": lambda x, y: _raw(E.LE, y, x),
     "eq": lambda x, y: _raw(E.EQ, x, y),
+    "lnot": lambda x: _raw(E.NOT, x),
+    "lor": lambda x, y: _raw(E.OR, x, y),
+    "land": lambda x, y: _raw(E.AND, x, y),
     "ne": lambda x, y: _raw(E.NE, x, y),
     "f": lambda x: _raw(E.CALL, x, data="f"),
 }
@@ -145,6 +177,11 @@ def build(text: str) -> E.Expr:
 def sides(rule: Rule) -> tuple[E.Expr, E.Expr, list[E.Expr]]:
     """(lhs, rhs, divisors that must be nonzero) as unfolded expressions."""
     return build(rule.lhs), build(rule.rhs), [build(w) for w in rule.where]
+
+
+def assumptions(rule: Rule) -> list[E.Expr]:
+    """The rule's domain conditions (booleans) as unfolded expressions."""
+    return [build(w) for w in rule.assume]
 
 
 def folded(raw: E.Expr) -> E.Expr:

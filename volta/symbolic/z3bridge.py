@@ -145,6 +145,10 @@ def decide_equal(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS,
     """Proved | Refuted | Unknown: normal forms first (no solver), then Z3 on the residue."""
     if a is b or equal(normalize(a, norm), normalize(b, norm)):
         return Proved("normal-form")
+    from volta.symbolic.cases import decide_by_cases
+    split = decide_by_cases(a, b, norm)   # max/min identities by case splits, before the solver
+    if split is not None:
+        return split
     from volta.symbolic.search import confirm, random_search
     found = solver_model(a, b, timeout_ms, norm)
     if isinstance(found, (Proved, Unknown)):
