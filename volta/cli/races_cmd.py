@@ -84,8 +84,8 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
 
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
     progress = None if quiet else (lambda line: click.echo(f"volta races: {line}", err=True))
-    result = RacesResult([analyze(spec, r, progress) for r in chosen], spec.source)
     spec.allow_exit_before_barrier = allow_exit_before_barrier
+    result = RacesResult([analyze(spec, r, progress) for r in chosen], spec.source)
     if not quiet:
         for r in result.reports:
             click.echo(f"volta races: {r.kernel}: {r.thread_instructions:,} thread-instructions, "
