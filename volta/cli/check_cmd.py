@@ -73,12 +73,15 @@ def _launch_options(f):
               help="Give an external function with no body its exact real meaning (else: uninterpreted).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 @cuda_options
+@click.option("--prove", is_flag=True,
+              help="With a bit-exact --fp: prove every output element has the same bits for every input "
+                   "(BIT-IDENTICAL), or show an input where they differ.")
 @click.option("--allow-exit-before-barrier", is_flag=True,
               help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
                    "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
             as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag,
-            allow_exit_before_barrier, **launch) -> int:
+            allow_exit_before_barrier, prove, **launch) -> int:
     """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
 
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
@@ -109,7 +112,9 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         return rep.exit_code
 
     if fp != "real":
-        return _bits(spec, fp, trials, seed, as_json, as_sarif or junit_file or emit_smt or save_cex)
+        return _bits(spec, fp, trials, seed, as_json, as_sarif or junit_file or emit_smt or save_cex, prove)
+    if prove:
+        raise UsageError("--prove proves bits identical: give a bit-exact --fp (ieee or an architecture)")
 
     from volta.equiv.check import check, save_inputs
 
@@ -143,16 +148,23 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
 FP_MODES = ("ieee", "volta", "ampere", "ada", "hopper", "blackwell")
 
 
-def _bits(spec, fp, trials, seed, as_json, unsupported_option) -> int:
-    """`--fp ieee|ARCH`: bit-level comparison plus the HEAL-style diagnosis of the worst element."""
+def _bits(spec, fp, trials, seed, as_json, unsupported_option, prove=False) -> int:
+    """`--fp ieee|ARCH`: bit-level comparison plus the HEAL-style diagnosis of the worst element;
+    with `--prove`, first the proof that every element is the same function of the input bits."""
     from volta.equiv.bits import check_bits
-    from volta.report.bits_report import FORMATS, BitsResult
+    from volta.report.bits_report import FORMATS, PROOF_FORMATS, BitsResult, ProofResult
 
     if fp not in FP_MODES:
         raise UsageError(f"unknown --fp `{fp}`: choose real, {', '.join(FP_MODES)}")
     if unsupported_option:
         raise UsageError("--sarif, --junit, --emit-smt and --save-counterexample apply to --fp real; "
                          "a bit-exact comparison prints text or --json")
+    if prove:
+        from volta.equiv.bitproof import prove_bits
+
+        proved = ProofResult(prove_bits(spec, fp=fp, trials=trials, seed=seed))
+        click.echo(PROOF_FORMATS["json" if as_json else "text"](proved))
+        return proved.exit_code
     result = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed))
     click.echo(FORMATS["json" if as_json else "text"](result))
     return result.exit_code

@@ -66,6 +66,9 @@ def _extern_call(m, op, lanes):
     """A function with no body in the PTX: an uninterpreted function of its arguments (equal
     arguments give equal results). Over the reals that is `f(args)`; a concrete run cannot know it."""
     fn, rets, args = op.operands
+    if getattr(m, "bit_terms", False):
+        raise Unsupported(f"`{fn.name}` has no body in the PTX: nothing says its bits are a function of "
+                          f"its arguments' bits alone", op.span)
     if not m.symbolic and not m.structured:
         raise Unsupported(f"`{fn.name}` has no body in the PTX: a concrete run cannot compute it", op.span)
     values, flags = [], None
@@ -168,6 +171,8 @@ def _setp(m, op, lanes):
 
 def _real_setp(m, op, lanes, flags, t, has_c):
     """Comparison expressions for the data lanes of a `setp` (and its negation for `p|q`)."""
+    if getattr(m, "bit_terms", False):  # volta.equiv.bitproof: the comparison as a function of bits
+        return m.setp_terms(op, lanes, flags, t, has_c)
     from volta.semantics import realops
     from volta.symbolic import expr as E
 

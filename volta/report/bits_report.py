@@ -73,3 +73,54 @@ def format_json(result: BitsResult) -> str:
 
 
 FORMATS = {"text": format_text, "json": format_json}
+
+
+@dataclass
+class ProofResult:
+    """`volta check --fp … --prove`: a volta.equiv.bitproof.BitProof."""
+    proof: object
+
+    @property
+    def exit_code(self) -> int:
+        return self.proof.exit_code
+
+
+def _proof_text(result: ProofResult) -> str:
+    p = result.proof
+    fp = p.sampled.fp if p.sampled is not None else "ieee"
+    pair = f"{p.kernels.get('ref', 'ref')} vs {p.kernels.get('opt', 'opt')}"
+    if p.verdict == "unsupported":
+        role, err = p.unsupported
+        return f"UNSUPPORTED ({role}): {err}"
+    if p.verdict == "findings":
+        lines = [f"FINDINGS: {pair}: a kernel has findings, so its bits are not one function of its inputs"]
+        lines += [f"{role}: {finding_text(f)}" for role, fs in p.findings.items() for f in fs]
+        return "\n".join(lines)
+    if p.verdict == "bit-identical":
+        return (f"BIT-IDENTICAL: {pair}: every output element has the same bits for every input (proved: all "
+                f"{p.compared:,} elements are the same function of the input bits)")
+    shown = ", ".join(f"{b}[{i}]" for b, i in p.unproved[:5]) + (", …" if len(p.unproved) > 5 else "")
+    lines = []
+    if p.verdict == "bits-differ":
+        lines.append(f"BITS DIFFER: {pair}: {p.compared - p.proved:,} of {p.compared:,} elements are not proved "
+                     f"identical, and an input shows a difference")
+        lines += format_text(BitsResult(p.sampled, p.divergence)).splitlines()[1:]
+    else:
+        lines.append(f"UNKNOWN: {pair}: {len(p.unproved):,} of {p.compared:,} elements are not proved identical "
+                     f"({shown}), and no input tried shows a difference; nothing is claimed about them")
+    lines.append(f"  proved identical: {p.proved:,} of {p.compared:,} elements")
+    return "\n".join(lines)
+
+
+def _proof_json(result: ProofResult) -> str:
+    p = result.proof
+    data = {"mode": "bits-proof", "verdict": p.verdict, "compared": p.compared, "proved": p.proved,
+            "unproved": [{"buffer": b, "index": i} for b, i in p.unproved[:100]],
+            "unproved_count": len(p.unproved), "kernels": p.kernels, "seconds": p.seconds,
+            "sampled": None if p.sampled is None else json.loads(format_json(BitsResult(p.sampled, p.divergence))),
+            "findings": {role: [f.to_json() for f in fs] for role, fs in p.findings.items()},
+            "unsupported": None if p.unsupported is None else str(p.unsupported[1])}
+    return json.dumps(data, indent=2, default=str)
+
+
+PROOF_FORMATS = {"text": _proof_text, "json": _proof_json}
