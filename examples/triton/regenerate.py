@@ -17,7 +17,8 @@ sys.path.insert(0, str(HERE))
 import kernels  # noqa: E402
 
 SIGNATURE = {"out_ptr": "*fp32", "in_ptr": "*fp32", "n_cols": "i32", "BLOCK": "constexpr"}
-BUILDS = [("rowsum_kernel", 256, 4), ("softmax_kernel", 128, 4)]  # (kernel, BLOCK, num_warps)
+# (kernel, BLOCK, num_warps): the rowsum configurations are an autotune space for `volta classes`
+BUILDS = [("rowsum_kernel", 256, w) for w in (1, 2, 4, 8)] + [("rowsum_kernel", 512, 4), ("softmax_kernel", 128, 4)]
 
 for name, block, warps in BUILDS:
     fn = getattr(kernels, name)

@@ -84,3 +84,24 @@ def test_the_identities_used_hold_in_the_bit_exact_semantics():
     import random
     assert module.check_commutative("sub.f32", random.Random(0)) > 0
     assert module.check_compare("setp.lt.f32", random.Random(0)) > 0
+
+
+@pytest.mark.parametrize("kernel, verdict", [("dot_batch_invariant", "bit-identical"),
+                                             ("dot_batch_dependent", "bits-differ")])
+def test_batch_invariance(kernel, verdict):
+    spec = pair_from_options(str(PTX), str(PTX), ["a=f32[2048]:in", "b=f32[256]:in", "out=f32[8]:out"],
+                             kernel=kernel, block="4", ref={"grid": "1", "args": "a,b,out,4"},
+                             opt={"grid": "2", "args": "a,b,out,8"})
+    proof = prove_bits(spec, trials=2, batch_invariant=True)
+    assert proof.verdict == verdict and proof.compared == 4
+    if verdict == "bits-differ":
+        assert proof.witness["ref_bits"] != proof.witness["opt_bits"]
+
+
+def test_triton_rowsum_is_batch_invariant(capsys):
+    ptx = str(EX / "triton" / "rowsum.b256.w4.sm80.ptx")
+    code = run(["check", ptx, ptx, "--block", "128", "--ref-grid", "4", "--opt-grid", "8",
+                "--args", "out,x,256,scratch,profile", "--buffer", "x=f32[2048]:in", "--buffer", "out=f32[8]:out",
+                "--buffer", "scratch=u8[64]:in", "--buffer", "profile=u8[64]:in", "--shared-dynamic", "16",
+                "--fp", "ieee", "--prove", "--batch-invariant", "-q"])
+    assert code == 0 and "BIT-IDENTICAL" in capsys.readouterr().out

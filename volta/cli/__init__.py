@@ -21,6 +21,7 @@ COMMANDS = {
     "check": "volta.cli.check_cmd",
     "run": "volta.cli.run_cmd",
     "mma": "volta.cli.mma_cmd",
+    "classes": "volta.cli.classes_cmd",
 }
 
 

@@ -76,12 +76,15 @@ def _launch_options(f):
 @click.option("--prove", is_flag=True,
               help="With a bit-exact --fp: prove every output element has the same bits for every input "
                    "(BIT-IDENTICAL), or show an input where they differ.")
+@click.option("--batch-invariant", is_flag=True,
+              help="With --prove: ref and opt are one kernel at two launch sizes; prove the elements the ref "
+                   "launch writes have the same bits in both (the batch size does not change them).")
 @click.option("--allow-exit-before-barrier", is_flag=True,
               help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
                    "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
             as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag,
-            allow_exit_before_barrier, prove, **launch) -> int:
+            allow_exit_before_barrier, prove, batch_invariant, **launch) -> int:
     """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
 
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
@@ -112,8 +115,11 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         return rep.exit_code
 
     if fp != "real":
-        return _bits(spec, fp, trials, seed, as_json, as_sarif or junit_file or emit_smt or save_cex, prove)
-    if prove:
+        if batch_invariant and not prove:
+            raise UsageError("--batch-invariant is a proof: add --prove")
+        return _bits(spec, fp, trials, seed, as_json, as_sarif or junit_file or emit_smt or save_cex, prove,
+                     batch_invariant)
+    if prove or batch_invariant:
         raise UsageError("--prove proves bits identical: give a bit-exact --fp (ieee or an architecture)")
 
     from volta.equiv.check import check, save_inputs
@@ -148,7 +154,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
 FP_MODES = ("ieee", "volta", "ampere", "ada", "hopper", "blackwell")
 
 
-def _bits(spec, fp, trials, seed, as_json, unsupported_option, prove=False) -> int:
+def _bits(spec, fp, trials, seed, as_json, unsupported_option, prove=False, batch_invariant=False) -> int:
     """`--fp ieee|ARCH`: bit-level comparison plus the HEAL-style diagnosis of the worst element;
     with `--prove`, first the proof that every element is the same function of the input bits."""
     from volta.equiv.bits import check_bits
@@ -162,7 +168,7 @@ def _bits(spec, fp, trials, seed, as_json, unsupported_option, prove=False) -> i
     if prove:
         from volta.equiv.bitproof import prove_bits
 
-        proved = ProofResult(prove_bits(spec, fp=fp, trials=trials, seed=seed))
+        proved = ProofResult(prove_bits(spec, fp=fp, trials=trials, seed=seed, batch_invariant=batch_invariant))
         click.echo(PROOF_FORMATS["json" if as_json else "text"](proved))
         return proved.exit_code
     result = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed))

@@ -162,6 +162,7 @@ class BitProof:
     unproved: list = field(default_factory=list)   # (buffer, index) not proved identical
     sampled: object = None          # volta.equiv.bits.BitsReport of the sampling search, when it ran
     divergence: object = None       # where the bits part (HEAL's diagnosis), when a witness was found
+    witness: dict | None = None     # --batch-invariant: the input and element whose bits depend on the batch
     findings: dict = field(default_factory=dict)
     unsupported: object = None      # (role, Unsupported)
     kernels: dict = field(default_factory=dict)
@@ -193,13 +194,17 @@ def element_terms(m: Machine, spec: LaunchSpec) -> dict:
             elif written:
                 elements.append(("bits", int(words[i])))
             else:
-                elements.append(("input", i) if buf.role == "inout" else ("bits", int(words[i])))
+                elements.append(("input", i) if buf.role == "inout" else ("unwritten", int(words[i])))
         result[name] = elements
     return result
 
 
-def prove_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 0) -> BitProof:
-    """BIT-IDENTICAL when every output element is the same term in both kernels; else search for a witness."""
+def prove_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 0,
+               batch_invariant: bool = False) -> BitProof:
+    """BIT-IDENTICAL when every output element is the same term in both kernels; else search for a witness.
+
+    `batch_invariant`: ref and opt are one kernel at two launch sizes (M and 2M rows); only the elements
+    the smaller launch (ref) writes are compared — the rows both compute must not depend on the batch."""
     from volta.equiv.bits import FP_MODES, check_bits
 
     if fp not in FP_MODES:
@@ -229,12 +234,19 @@ def prove_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 
         return proof
     for name, ref_elements in terms["ref"].items():
         for i, (a, b) in enumerate(zip(ref_elements, terms["opt"][name])):
+            if batch_invariant and isinstance(a, tuple) and a[0] != "bits":
+                continue   # a row only the larger launch computes
             proof.compared += 1
             if a is b or (isinstance(a, tuple) and a == b):
                 proof.proved += 1
             else:
                 proof.unproved.append((name, i))
-    if proof.unproved:
+    if batch_invariant and not proof.compared:
+        raise UsageError("--batch-invariant compares the elements the ref launch writes, and it writes none")
+    if proof.unproved and batch_invariant:
+        proof.witness = _row_witness(spec, fp, proof.unproved, trials, seed)
+        proof.verdict = "bits-differ" if proof.witness is not None else "unknown"
+    elif proof.unproved:
         sampled, divergence, _ = check_bits(spec, fp=fp, trials=trials, seed=seed)
         proof.sampled, proof.divergence = sampled, divergence
         if sampled.unsupported is not None:
@@ -245,3 +257,22 @@ def prove_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 
             proof.verdict = "unknown"
     proof.seconds = time.perf_counter() - start
     return proof
+
+
+def _row_witness(spec, fp, elements, trials, seed) -> dict | None:
+    """An input on which some of `elements` differ between the two launches (same buffers), or None."""
+    from volta.equiv.bits import GENERATORS, Runner, _seed, make_inputs, output_words
+
+    runner = Runner(spec, fp)
+    for g, gen in enumerate(GENERATORS):
+        for trial in range(trials):
+            s = _seed(seed, g, trial)
+            inputs, scalars = make_inputs(spec, gen, s)
+            words = {role: output_words(runner.run(role, {k: v.copy() for k, v in inputs.items()}, scalars), spec)
+                     for role in ("ref", "opt")}
+            for name, i in elements:
+                a, b = int(words["ref"][name][i]), int(words["opt"][name][i])
+                if a != b:
+                    return {"generator": gen, "trial": trial, "seed": s, "buffer": name, "index": i,
+                            "ref_bits": a, "opt_bits": b}
+    return None

@@ -25,7 +25,7 @@ from volta.ptx.parser import parse_file
 FLOATS = ("f64", "f32", "f16", "bf16")
 MANTISSA = {"f64": 52, "f32": 23, "f16": 10, "bf16": 7}
 MIN_EXP = {"f64": -1022, "f32": -126, "f16": -14, "bf16": -126}
-GENERATORS = ("uniform", "cancellation", "wide", "subnormal", "boundary")
+GENERATORS = ("uniform", "cancellation", "wide", "subnormal", "boundary", "signed-zero")
 
 
 @dataclass
@@ -120,6 +120,8 @@ def _values(gen: str, rng, n: int, dtype: str, target: str) -> np.ndarray:
         half = rng.choice([-1.0, 0.0, 1.0], n) * 2.0 ** -(q + 1)
         tiny = rng.choice([-1.0, 0.0, 1.0], n) * 2.0 ** -p
         return rng.choice([-1.0, 1.0], n) * (1 + k * 2.0 ** -q + half + tiny)
+    if gen == "signed-zero":  # sums of zeros keep or lose the sign: -0 + -0 = -0 but -0 + (+0) = +0
+        return rng.choice([-0.0, -0.0, -0.0, 0.0], n) if rng.random() < 0.5 else np.full(n, -0.0)
     raise UsageError(f"unknown input generator `{gen}` (choose from {', '.join(GENERATORS)})")
 
 

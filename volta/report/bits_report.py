@@ -104,7 +104,12 @@ def _proof_text(result: ProofResult) -> str:
     if p.verdict == "bits-differ":
         lines.append(f"BITS DIFFER: {pair}: {p.compared - p.proved:,} of {p.compared:,} elements are not proved "
                      f"identical, and an input shows a difference")
-        lines += format_text(BitsResult(p.sampled, p.divergence)).splitlines()[1:]
+        if p.sampled is not None:
+            lines += format_text(BitsResult(p.sampled, p.divergence)).splitlines()[1:]
+        else:
+            w = p.witness
+            lines.append(f"witness: {w['buffer']}[{w['index']}] on `{w['generator']}` inputs (trial {w['trial']}, "
+                         f"seed {w['seed']}): ref {w['ref_bits']:#x}, opt {w['opt_bits']:#x}")
     else:
         lines.append(f"UNKNOWN: {pair}: {len(p.unproved):,} of {p.compared:,} elements are not proved identical "
                      f"({shown}), and no input tried shows a difference; nothing is claimed about them")
@@ -118,6 +123,7 @@ def _proof_json(result: ProofResult) -> str:
             "unproved": [{"buffer": b, "index": i} for b, i in p.unproved[:100]],
             "unproved_count": len(p.unproved), "kernels": p.kernels, "seconds": p.seconds,
             "sampled": None if p.sampled is None else json.loads(format_json(BitsResult(p.sampled, p.divergence))),
+            "witness": p.witness,
             "findings": {role: [f.to_json() for f in fs] for role, fs in p.findings.items()},
             "unsupported": None if p.unsupported is None else str(p.unsupported[1])}
     return json.dumps(data, indent=2, default=str)

@@ -60,3 +60,15 @@ extern "C" __global__ void dot_split128(const float *a, const float *b, float *o
     int row = blockIdx.x * blockDim.x + threadIdx.x;
     out[row] = dot_chunked<128>(a, b, row);
 }
+
+// the reduction order depends on the batch size: rows beyond 4 switch the chunking (batch-variant)
+extern "C" __global__ void dot_batch_dependent(const float *a, const float *b, float *out, int rows) {
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    out[row] = rows > 4 ? dot_chunked<64>(a, b, row) : dot_chunked<128>(a, b, row);
+}
+
+// the same for every batch size
+extern "C" __global__ void dot_batch_invariant(const float *a, const float *b, float *out, int rows) {
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < rows) out[row] = dot_chunked<128>(a, b, row);
+}
