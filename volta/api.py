@@ -193,7 +193,7 @@ class Result:
 
     @property
     def ok(self) -> bool:
-        """True for exit code 0: equivalent, clean, bit-identical."""
+        """True for exit code 0: equivalent, clean, bit-identical (or, sampled, no bit difference found)."""
         return self.exit_code == 0
 
     def report(self, fmt: str = "text") -> str:  # pragma: no cover - every subclass defines it
@@ -202,8 +202,9 @@ class Result:
 
 @dataclass
 class CheckResult(Result):
-    """`volta.check`: verdict equivalent | not-equivalent | findings | unsupported | unknown (real mode), or
-    bit-identical | bits-differ | unsupported (a bit-exact `fp`)."""
+    """`volta.check`: verdict equivalent | not-equivalent | findings | unsupported | unknown (real mode);
+    no-difference-found | bits-differ | unsupported (a bit-exact `fp`, sampled); bit-identical | bits-differ |
+    unknown | findings | unsupported (a bit-exact `fp` with `prove=True`)."""
 
     counterexample: Any = None  # volta.equiv.check.Counterexample (real mode, not-equivalent)
     findings_by_role: dict = field(default_factory=dict)  # 'ref' | 'opt' -> [Finding]
@@ -212,8 +213,12 @@ class CheckResult(Result):
     def report(self, fmt: str = "text") -> str:
         """text, json, sarif or junit (real mode); text or json (bit-exact mode)."""
         from volta.report import render
-        from volta.report.bits_report import FORMATS as BITS_FORMATS, BitsResult
+        from volta.report.bits_report import FORMATS as BITS_FORMATS, PROOF_FORMATS, BitsResult, ProofResult
 
+        if isinstance(self._presented, ProofResult):
+            if fmt not in PROOF_FORMATS:
+                raise UsageError(f"a bit-identity proof reports as {' or '.join(PROOF_FORMATS)}, not {fmt}")
+            return PROOF_FORMATS[fmt](self._presented)
         if isinstance(self._presented, BitsResult):
             if fmt not in BITS_FORMATS:
                 raise UsageError(f"a bit-exact check reports as {' or '.join(BITS_FORMATS)}, not {fmt}")
@@ -296,7 +301,7 @@ def _check_fmt(fmt: str, allowed: tuple) -> None:
 
 def check(ref: Source, opt: Source | None = None, launch: Launch | None = None, *,
           opt_launch: Launch | None = None, fp: str = "real", timeout_ms: int = 10_000, trials: int = 4,
-          seed: int = 0, arch: str | None = None, nvcc_flags: Sequence[str] = (),
+          seed: int = 0, prove: bool = False, arch: str | None = None, nvcc_flags: Sequence[str] = (),
           save_counterexample: str | os.PathLike | None = None, emit_smt: str | os.PathLike | None = None,
           progress: Callable[[str], None] | None = None) -> CheckResult:
     """Prove `ref` and `opt` equivalent over the reals (`fp="real"`), or compare their bits (`fp="ieee"`,
@@ -338,6 +343,15 @@ def check(ref: Source, opt: Source | None = None, launch: Launch | None = None, 
     command += (["--arch", arch] if arch else []) + [f"--nvcc-flag={f}" for f in nvcc_flags]
 
     start = time.perf_counter()
+    if fp != "real" and prove:
+        from volta.equiv.bitproof import prove_bits
+        from volta.report.bits_report import ProofResult
+
+        proof = prove_bits(spec, fp=fp, trials=trials, seed=seed)
+        presented = ProofResult(proof)
+        return CheckResult(proof.verdict, proof.exit_code, _flat(proof.findings),
+                           {"total": time.perf_counter() - start, "execute": proof.seconds}, proof,
+                           findings_by_role=dict(proof.findings), _presented=presented)
     if fp != "real":
         from volta.equiv.bits import check_bits
         from volta.report.bits_report import BitsResult

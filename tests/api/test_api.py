@@ -50,9 +50,12 @@ def test_check_ptx_text_and_bits_mode():
     d = EX / "neq_saxpy_last_sign"
     ref_text = (d / "ref.sm80.ptx").read_text()
     r = volta.check(ref_text, d / "ref.sm80.ptx", _saxpy_launch(), fp="ampere", trials=1)
-    assert (r.verdict, r.exit_code) == ("bit-identical", 0) and r.report().startswith("BIT-IDENTICAL")
+    assert (r.verdict, r.exit_code) == ("no-difference-found", 0) and r.report().startswith("NO BIT DIFFERENCE")
     with pytest.raises(volta.UsageError, match="reports as"):
         r.report("sarif")
+    proved = volta.check(ref_text, d / "ref.sm80.ptx", _saxpy_launch(), fp="ampere", prove=True)
+    assert (proved.verdict, proved.exit_code) == ("bit-identical", 0) and proved.report().startswith("BIT-IDENTICAL")
+    assert '"mode": "bits-proof"' in proved.report("json")
 
 
 def test_check_needs_roles_as_the_cli_does():

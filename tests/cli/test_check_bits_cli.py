@@ -17,7 +17,7 @@ def test_same_summation_order_is_bit_identical_on_hopper(capsys):
                 "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0
-    assert data["verdict"] == "bit-identical" and data["differing"] == 0 and data["compared"] > 0
+    assert data["verdict"] == "no-difference-found" and data["differing"] == 0 and data["compared"] > 0
 
 
 def test_unknown_fp_mode_is_a_usage_error(capsys):

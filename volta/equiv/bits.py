@@ -80,7 +80,8 @@ class BitsReport:
     def verdict(self) -> str:
         if self.unsupported is not None:
             return "unsupported"
-        return "bit-identical" if self.identical else "bits-differ"
+        # sampled, not proved (volta.equiv.bitproof proves): no claim beyond the inputs tried
+        return "no-difference-found" if self.identical else "bits-differ"
 
     @property
     def fraction(self) -> float:

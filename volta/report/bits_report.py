@@ -1,7 +1,8 @@
 """`volta check --fp ieee|ampere|hopper|…`: bit-level comparison and where the bits first part.
 
 Presentation only: `volta.equiv.bits.BitsReport` and `volta.equiv.diverge.Divergence` in, text or
-JSON out. Exit codes: 0 bit-identical, 1 bits differ (or a kernel has findings), 3 unsupported.
+JSON out. Exit codes: 0 no difference found on the inputs tried (or, with --prove, BIT-IDENTICAL: proved),
+1 bits differ (or a kernel has findings), 3 unsupported (or, with --prove, unknown).
 """
 from __future__ import annotations
 
@@ -34,9 +35,13 @@ def format_text(result: BitsResult) -> str:
         role, err = r.unsupported
         lines.append(f"UNSUPPORTED ({role}): {err}")
         return "\n".join(lines)
-    head = "BIT-IDENTICAL" if r.identical else "BITS DIFFER"
-    lines.append(f"{head} under --fp {r.fp}: {r.differing:,} of {r.compared:,} output elements differ "
-                 f"({100 * r.fraction:.2f}%), largest difference {r.max_ulps:g} ulp, relative {r.max_relative:.3g}")
+    if r.identical:
+        lines.append(f"NO BIT DIFFERENCE FOUND under --fp {r.fp}: {r.compared:,} output elements agree on every "
+                     f"input tried (sampled, not a proof: --prove proves bit identity for every input)")
+    else:
+        lines.append(f"BITS DIFFER under --fp {r.fp}: {r.differing:,} of {r.compared:,} output elements differ "
+                     f"({100 * r.fraction:.2f}%), largest difference {r.max_ulps:g} ulp, "
+                     f"relative {r.max_relative:.3g}")
     for name, g in r.generators.items():
         lines.append(f"  {name:<13} {g.differing:>8,}/{g.elements:<8,} differ  max {g.max_ulps:g} ulp, "
                      f"relative {g.max_relative:.3g}")
