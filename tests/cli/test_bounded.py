@@ -31,3 +31,100 @@ def test_an_integer_too_wide_for_its_parameter_is_a_usage_error(capsys):
 
 def test_an_integral_float_literal_is_the_integer(capsys):
     assert run(["races", VADD, "--grid", "4", "--block", "128", "--args", "x,y,out,5e2", *VADD_BUFS, "-q"]) == 0
+
+
+# ---- memory, launch limits ------------------------------------------------------------------------
+
+def test_a_trillion_thread_launch_is_refused_before_allocating(capsys):
+    import time
+
+    start = time.perf_counter()
+    code = run(["races", VADD, "--grid", "1000000x1000", "--block", "1000", "--args", "x,y,out,500", *VADD_BUFS, "-q"])
+    elapsed = time.perf_counter() - start
+    err = one_paragraph_error(capsys, code, "needs about", "more than the limit", "--max-memory")
+    assert "1,000,000,000,000 threads" in err
+    assert elapsed < 30  # it used to grow until the OOM killer ended it; measured ~0.1 s
+
+
+def test_a_huge_buffer_is_refused_with_the_estimate(capsys):
+    bufs = ["--buffer", "x=f32[10000000000]:in", "--buffer", "y=f32[500]:in", "--buffer", "out=f32[500]:out"]
+    for cmd in (["races", VADD], ["run", VADD], ["check", VADD, VADD]):
+        code = run([*cmd, "--grid", "4", "--block", "128", "--args", "x,y,out,500", *bufs, "-q"])
+        one_paragraph_error(capsys, code, "about", "more than the limit", "GiB", "--max-memory")
+
+
+def test_max_memory_is_the_limit_named(capsys):
+    code = run(["run", VADD, "--grid", "4", "--block", "128", "--args", "x,y,out,500", *VADD_BUFS,
+                "--max-memory", "100K"])
+    one_paragraph_error(capsys, code, "limit of 100.0 KiB (--max-memory)")
+    code = run(["run", VADD, "--grid", "4", "--block", "128", "--args", "x,y,out,500", *VADD_BUFS,
+                "--max-memory", "lots"])
+    one_paragraph_error(capsys, code, "bad --max-memory")
+    assert run(["run", VADD, "--grid", "4", "--block", "128", "--args", "x,y,out,500", *VADD_BUFS,
+                "--max-memory", "1G"]) == 0
+
+
+def test_cuda_launch_limits(capsys):
+    for grid, block, needle in (("1x70000", "128", "grid y is 70000"), ("3000000000", "128", "grid x is 3000000000"),
+                                ("4", "1x1x65", "block z is 65"), ("4", "2048", "at most 1024")):
+        code = run(["races", VADD, "--grid", grid, "--block", block, "--args", "x,y,out,500", *VADD_BUFS, "-q"])
+        one_paragraph_error(capsys, code, needle)
+
+
+# ---- steps, progress, timeout ------------------------------------------------------------------------
+
+VAR = str(Path(__file__).parent / "data" / "variance.ptx")
+
+
+def var_launch(n):
+    return ["--grid", "1", "--block", "2", "--args", f"x,out,{n}", "--buffer", f"x=f32[{2 * n}]:in",
+            "--buffer", "out=f32[2]:out"]
+
+
+def test_max_steps_is_unsupported_naming_the_limit(capsys):
+    for cmd in (["races", VAR, "--kernel", "var_two_pass"], ["run", VAR, "--kernel", "var_two_pass"],
+                ["check", VAR, VAR, "--kernel", "var_two_pass"]):
+        code = run([*cmd, *var_launch(64), "--max-steps", "100", "-q"])
+        cap = capsys.readouterr()
+        assert code == 3, (cmd[0], cap.out, cap.err)
+        text = cap.out + cap.err
+        assert "--max-steps 100 steps" in text and "raise --max-steps" in text and "Traceback" not in text
+
+
+def test_a_progress_line_for_long_runs_and_none_with_q(capsys, monkeypatch):
+    from volta.exec import limits
+
+    monkeypatch.setattr(limits, "PROGRESS_SECONDS", 0.0)
+    assert run(["races", VAR, "--kernel", "var_two_pass", *var_launch(2048)]) == 0
+    err = capsys.readouterr().err
+    assert "volta races: var_two_pass: " in err and " steps, " in err and "--max-steps 2,000,000" in err
+    assert run(["races", VAR, "--kernel", "var_two_pass", *var_launch(2048), "-q"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_timeout_bounds_normalization_and_names_the_element(capsys):
+    import time
+
+    # the two-pass variance of 256 elements takes minutes to expand into a normal form
+    start = time.perf_counter()
+    code = run(["check", VAR, VAR, "--ref-kernel", "var_two_pass", "--opt-kernel", "var_one_pass", *var_launch(256),
+                "--timeout", "1", "-q"])
+    elapsed = time.perf_counter() - start
+    out = capsys.readouterr().out
+    assert code == 3 and out.startswith("UNKNOWN"), out
+    assert "out[0]: --timeout 1 s ran out" in out and "1 further element(s) were not compared" in out
+    assert elapsed < 30
+
+
+def test_timeout_during_execution_is_unknown(capsys):
+    code = run(["check", VAR, VAR, "--ref-kernel", "var_two_pass", "--opt-kernel", "var_one_pass",
+                *var_launch(20000), "--timeout", "0.3", "-q"])
+    out = capsys.readouterr().out
+    assert code == 3 and out.startswith("UNKNOWN"), out
+    assert "--timeout 0.3 s ran out" in out and "no output element was compared" in out
+
+
+def test_small_pairs_still_decide_within_a_timeout(capsys):
+    code = run(["check", VAR, VAR, "--ref-kernel", "var_two_pass", "--opt-kernel", "var_one_pass", *var_launch(8),
+                "--timeout", "60", "-q"])
+    assert code == 0 and capsys.readouterr().out.startswith("EQUIVALENT")

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import click
 
+from volta.cli.bounds import bounded
+from volta.exec import limits
 from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
 from volta.exec.launch import compile_sources, load_manifest, pair_from_options, parse_define_fn
@@ -71,8 +73,6 @@ def _launch_options(f):
 @click.option("--seed", type=int, default=0, show_default=True, help="With a bit-exact --fp: random seed.")
 @click.option("--define-fn", "define_fn", multiple=True, metavar="NAME=exp|exp2|log|sqrt|rsqrt|tanh",
               help="Give an external function with no body its exact real meaning (else: uninterpreted).")
-@click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
-@cuda_options
 @click.option("--prove", is_flag=True,
               help="With a bit-exact --fp: prove every output element has the same bits for every input "
                    "(BIT-IDENTICAL), or show an input where they differ.")
@@ -82,6 +82,9 @@ def _launch_options(f):
 @click.option("--allow-exit-before-barrier", is_flag=True,
               help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
                    "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+@cuda_options
+@bounded("check", timeout=True)
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
             as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag,
             allow_exit_before_barrier, prove, batch_invariant, **launch) -> int:
@@ -94,6 +97,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         raise UsageError("choose one of --json and --sarif")
     spec, argv = _spec(targets, launch, buffer, symbol, shared_dynamic)
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
+    limits.check_buffers(spec.buffers)  # before any input array is drawn (--max-memory)
     argv += (["--arch", arch] if arch else []) + [f"--nvcc-flag={f}" for f in nvcc_flag]
     spec.functions = dict(parse_define_fn(f) for f in define_fn)
     for name, meaning in spec.functions.items():
@@ -126,6 +130,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
 
     start = time.perf_counter()
     report = check(spec, timeout_ms=timeout_ms, emit_smt=emit_smt, progress=progress)
+    limits.disarm()  # decided (or out of time): printing the verdict is not interrupted
     cex_file = None
     if report.counterexample is not None:
         cex_file = save_cex or DEFAULT_CEX_FILE

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from volta.cli.bounds import bounded
 from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
 from volta.exec.launch import compile_sources, from_options, load_manifest
@@ -49,6 +50,7 @@ LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", 
               help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
                    "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
 @cuda_options
+@bounded("races")
 def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynamic, role,
             as_json, as_sarif, junit_file, max_findings, quiet, arch, nvcc_flag, allow_exit_before_barrier) -> int:
     """Find races, deadlocks, out-of-bounds accesses and uninitialized reads in one launch of a PTX kernel.

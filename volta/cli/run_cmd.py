@@ -27,6 +27,8 @@ import json
 import click
 
 from volta.cli.cuda_options import cuda_options
+from volta.cli.bounds import bounded
+from volta.exec import limits
 from volta.errors import UsageError
 from volta.exec import replay
 from volta.exec.launch import compile_sources
@@ -50,11 +52,12 @@ from volta.report import run_report
 @click.option("--seed", type=int, default=None, help="Seed for random inputs (default 0).")
 @click.option("--no-races", is_flag=True, help="Skip race detection (faster).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
-@cuda_options
 @click.option("--allow-exit-before-barrier", is_flag=True,
               help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
                    "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress line on stderr for long runs.")
+@cuda_options
+@bounded("run")
 def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_path, shared_dynamic, fp, seed,
             no_races, as_json, arch, nvcc_flag, allow_exit_before_barrier=False, quiet=False) -> int:
     """Run TARGET (a .ptx file, or a manifest.toml) on concrete inputs; report outputs and findings."""
@@ -68,9 +71,10 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
         spec = replay.spec_from_options(target, kernel, grid, block, args, buffers, named_args, shared_dynamic or 0)
         role = "kernel"
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
+    limits.check_buffers(spec.buffers)  # before any input array is drawn (--max-memory)
+    spec.allow_exit_before_barrier = allow_exit_before_barrier
     loaded, described, generated, seed = replay.choose_inputs(spec, inputs, seed)
     click.echo(f"volta run: inputs: {described}", err=True)
-    spec.allow_exit_before_barrier = allow_exit_before_barrier
     result = replay.run_launch(spec, role, loaded, fp=fp, check_races=not no_races, generated=generated,
                                scalars=scalars)
     if out_path:

@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from volta.errors import Unsupported, UsageError
+from volta.exec import limits
+from volta.exec.limits import Timeout
 from volta.exec.access import region_itemsize
 from volta.exec.findings import Site
 from volta.exec.launch import LaunchSpec
@@ -57,6 +59,7 @@ class CheckReport:
     stats: dict = field(default_factory=dict)
     kernels: dict = field(default_factory=dict)  # role -> .entry name that ran
     notes: list = field(default_factory=list)  # what the real semantics relied on (e.g. expf's 2^n bit idiom)
+    timed_out: str | None = None  # set when --timeout ended the check: what was running, what was left
 
     @property
     def exit_code(self) -> int:
@@ -160,6 +163,9 @@ def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = Non
         except Unsupported as err:
             report.verdict, report.unsupported = "unsupported", (role, err)
             return report
+        except Timeout as err:
+            report.verdict, report.timed_out = "unknown", f"{err.message}; no output element was compared"
+            return report
         report.findings[role] = machines[role].findings
         report.notes += [f"{role}: {n}" for n in getattr(machines[role], "real_notes", ())]
     report.stats["execute_seconds"] = time.perf_counter() - start
@@ -170,20 +176,35 @@ def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = Non
     start = time.perf_counter()
     if progress is not None:
         progress("comparing outputs")
-    outs = {role: outputs(m, spec, rows=True) for role, m in machines.items()}
+    try:
+        outs = {role: outputs(m, spec, rows=True) for role, m in machines.items()}
+    except Timeout as err:
+        report.verdict, report.timed_out = "unknown", f"{err.message} reading the outputs; no element was compared"
+        return report
+    total = sum(len(v) for v in outs["ref"].values())
     norm = Normalizer()
     smt_dir = Path(emit_smt) if emit_smt else None
     if smt_dir:
         smt_dir.mkdir(parents=True, exist_ok=True)
     for name in outs["ref"]:
-        proved = _bulk_equal(outs["ref"][name], outs["opt"][name])
+        if report.timed_out:
+            break
+        try:
+            proved = _bulk_equal(outs["ref"][name], outs["opt"][name])
+        except Timeout as err:
+            _out_of_time(report, name, 0, err, total)
+            break
         for i, (a, b) in enumerate(zip(outs["ref"][name], outs["opt"][name])):
             report.compared += 1
             if proved[i]:
                 report.proved_by["normal-form"] = report.proved_by.get("normal-form", 0) + 1
                 continue
-            a, b = _plain(a), _plain(b)
-            verdict = _compare(a, b, norm, timeout_ms, smt_dir, name, i)
+            try:
+                a, b = _plain(a), _plain(b)
+                verdict = _compare(a, b, norm, timeout_ms, smt_dir, name, i)
+            except Timeout as err:
+                _out_of_time(report, name, i, err, total)
+                break
             if isinstance(verdict, Proved):
                 report.proved_by[verdict.how] = report.proved_by.get(verdict.how, 0) + 1
                 continue
@@ -192,7 +213,11 @@ def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = Non
                 if len(report.unknown) >= MAX_UNKNOWN:
                     break
                 continue
-            cex = _confirm(spec, verdict, name, i, a, b, machines)
+            try:
+                cex = _confirm(spec, verdict, name, i, a, b, machines)
+            except Timeout as err:
+                _out_of_time(report, name, i, err, total, "confirming a candidate counterexample")
+                break
             if cex is not None:
                 report.verdict, report.counterexample = "not-equivalent", cex
                 report.stats["decide_seconds"] = time.perf_counter() - start
@@ -201,9 +226,17 @@ def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = Non
             if len(report.unknown) >= MAX_UNKNOWN:
                 break
     report.stats["decide_seconds"] = time.perf_counter() - start
-    if report.unknown:
+    if report.unknown or report.timed_out:
         report.verdict = "unknown"
     return report
+
+
+def _out_of_time(report, name, i, err, total, doing="deciding it") -> None:
+    """--timeout ran out on element name[i]: it is UNKNOWN, and so is every element not compared yet."""
+    report.unknown.append((name, i, f"{err.message} while {doing}"))
+    left = total - report.compared
+    report.timed_out = (f"{err.message} at {name}[{i}]; " + (f"{left:,} further element(s) were not compared"
+                        if left else "it was the last element"))
 
 
 def _bulk_equal(ref: list, opt: list) -> np.ndarray:
@@ -287,12 +320,35 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i):
         return Refuted({}, confirmed=True)
     if smt_dir is not None:
         z3bridge.emit_smt(a, b, smt_dir / f"{name}_{i}.smt2", norm)
+    large = _larger_than(a, b, LARGE_EXPRESSION)
+    if large:  # cheap exact evaluation first: normalizing a large expression can take minutes
+        quick = random_search(a, b, tries=60)
+        if quick is not None:
+            return quick
     if equal(normalize(a, norm), normalize(b, norm)):
         return Proved("normal-form")
-    quick = random_search(a, b, tries=60)  # cheap exact evaluation before any solver
-    if quick is not None:
-        return quick
-    return z3bridge.decide_equal(a, b, timeout_ms, norm)
+    if not large:
+        quick = random_search(a, b, tries=60)  # cheap exact evaluation before any solver
+        if quick is not None:
+            return quick
+    return z3bridge.decide_equal(a, b, limits.remaining_ms(timeout_ms), norm)
+
+
+LARGE_EXPRESSION = 200  # DAG nodes: above this, random search runs before normalization
+
+
+def _larger_than(a, b, n: int) -> bool:
+    """Whether the DAGs of a and b together have more than n distinct nodes (stops counting at n)."""
+    seen, stack = set(), [e for e in (a, b) if isinstance(e, E.Expr)]
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if len(seen) > n:
+            return True
+        stack.extend(x for x in e.args if isinstance(x, E.Expr))
+    return False
 
 
 def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None) -> Counterexample | None:

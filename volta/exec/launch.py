@@ -86,6 +86,12 @@ def parse_dim3(text: str, what: str) -> Dim3:
         raise UsageError(f"bad {what} `{text}`: every dimension must be at least 1")
     if what == "block" and dims[0] * dims[1] * dims[2] > 1024:
         raise UsageError(f"block `{text}` has {dims[0] * dims[1] * dims[2]} threads; CUDA allows at most 1024")
+    # CUDA's launch limits (compute capability 5.0 and later)
+    bounds = ((1024, 1024, 64) if what == "block" else ((1 << 31) - 1, 65535, 65535))
+    for axis, n, most in zip("xyz", dims, bounds):
+        if n > most:
+            raise UsageError(f"{what} `{text}`: {what} {axis} is {n}, but CUDA allows at most {most:,} "
+                             f"({what} dimensions x, y, z ≤ {', '.join(f'{b:,}' for b in bounds)})")
     return Dim3(*dims)
 
 

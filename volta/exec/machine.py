@@ -13,6 +13,7 @@ import numpy as np
 
 from volta.errors import Unsupported, UsageError
 from volta.exec import findings as F
+from volta.exec import limits
 from volta.exec.launch import KernelLaunch, bind_args
 from volta.exec.memory import KERNEL_PARAM_BASE, Memory
 from volta.exec.shadow import Shadow
@@ -29,7 +30,7 @@ from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
 from fractions import Fraction
 
 WARP_COLLECTIVES = {"shfl", "vote", "match", "redux", "ldmatrix", "mma", "wmma", "bar.warp", "activemask", "elect"}
-MAX_STEPS = 2_000_000
+MAX_STEPS = limits.DEFAULT_MAX_STEPS  # the default of --max-steps (volta/exec/limits.py)
 # Data movement and arithmetic whose handlers keep bits but no expressions: over the reals they
 # would silently compute with placeholder values, so `volta check` refuses them.
 NOT_REAL = frozenset({"cp", "ldmatrix", "stmatrix", "movmatrix", "mma", "wmma", "wgmma", "redux", "match",
@@ -58,6 +59,8 @@ class Machine(MachineServices):
         self.allow_exit_before_barrier = allow_exit_before_barrier  # exited threads count as arrived (sm_70+)
         self.findings: list[F.Finding] = []
         self._seen = set()
+        # refuse before allocating: threads × per-thread state + buffers + shared/local copies (--max-memory)
+        limits.check_memory(prog, launch, buffers, symbolic=symbolic, check_races=check_races)
         grid, block = launch.grid, launch.block
         self.n_cta = grid.count
         self.per_cta = block.count
@@ -143,6 +146,7 @@ class Machine(MachineServices):
         n_ops = len(ops)
         every = self.all_lanes
         fast_pc = -1  # set while every lane is converged and running: the next step needs no search
+        max_steps = limits.current().max_steps
         while True:
             if 0 <= fast_pc < n_ops:
                 pc, lanes = fast_pc, every
@@ -161,9 +165,11 @@ class Machine(MachineServices):
                     lanes = every
             fast_pc = -1
             self.steps += 1
-            if self.steps > MAX_STEPS:
-                raise Unsupported(f"the kernel did not finish within {MAX_STEPS} steps (an unbounded loop?)",
-                                  ops[pc].span)
+            if not self.steps & 4095:
+                limits.step_check(self)  # --timeout deadline, progress line
+            if self.steps > max_steps:
+                raise Unsupported(f"the kernel did not finish within --max-steps {max_steps:,} steps (an unbounded "
+                                  f"loop, or a long kernel: raise --max-steps to run longer)", ops[pc].span)
             op = ops[pc]
             self._step(op, lanes)
             if lanes is every and op.guard is None and (op.op in STRAIGHT or op.op in C.TABLE and op.op not in DISPATCH):

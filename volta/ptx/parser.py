@@ -21,7 +21,7 @@ GRAMMAR_CANDIDATES = (
     Path(__file__).resolve().parents[2] / "grammars" / "ptx.lark",
     Path(os.sys.prefix) / "share" / "volta" / "grammars" / "ptx.lark",
 )
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: WARP_SZ parses as the immediate 32
 
 
 def _grammar_path() -> Path:
@@ -118,7 +118,7 @@ class _ToAst(Transformer):
             opcode, operands = parts[1], parts[2:]
         else:
             opcode, operands = first, parts[1:]
-        ops = tuple(o for o in operands if o is not None)
+        ops = tuple(_predefined(o) for o in operands if o is not None)
         return ast.Instruction(str(opcode), ops, guard, first.line, first.column)
 
     def simple_instruction(self, tok):
@@ -276,6 +276,8 @@ def _simple_operand(text: str):
         return ast.Address(base, -offset if m[2] == "-" else offset)
     if text == "_":
         return _SINK
+    if text in PREDEFINED:
+        return PREDEFINED[text]
     if head.isdigit() or head == "-":
         if text[:2] in ("0f", "0F", "0d", "0D") or "." in text or ("e" in text.lower() and "x" not in text.lower()):
             return _float(text)
@@ -284,6 +286,20 @@ def _simple_operand(text: str):
 
 
 _SINK = ast.Sink()
+# Predefined PTX constants (PTX ISA "Predefined identifiers"): nvcc writes WARP_SZ for `warpSize`.
+PREDEFINED = {"WARP_SZ": ast.Imm(32)}
+
+
+def _predefined(o):
+    """An operand naming a predefined constant is that constant, wherever an immediate can stand
+    (a whole operand, an address offset base, a vector element)."""
+    if isinstance(o, ast.Sym):
+        return PREDEFINED.get(o.name, o)
+    if isinstance(o, ast.Address) and isinstance(o.base, ast.Sym) and o.base.name in PREDEFINED:
+        return ast.Address(PREDEFINED[o.base.name], o.offset, o.coords)
+    if isinstance(o, ast.Vector):
+        return ast.Vector(tuple(_predefined(e) for e in o.elems))
+    return o
 
 
 def _name(node) -> str:

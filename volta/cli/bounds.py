@@ -1,0 +1,40 @@
+"""`--max-memory`, `--max-steps` (and `--timeout` for `volta check`): the options that bound one command.
+
+`bounded(name, timeout=...)` adds the options to a click command and runs its body inside
+`volta.exec.limits.using(...)`, with a progress line on stderr for long runs unless `-q`.
+"""
+from __future__ import annotations
+
+import functools
+
+import click
+
+from volta.exec import limits
+
+
+def bounded(command_name: str, timeout: bool = False):
+    def decorate(f):
+        @functools.wraps(f)
+        def wrapper(*args, max_memory=None, max_steps=None, timeout_s=None, **kwargs):
+            quiet = kwargs.get("quiet", False)
+            progress = None if quiet else (lambda line: click.echo(f"volta {command_name}: {line}", err=True))
+            memory = limits.parse_memory(max_memory) if max_memory is not None else None
+            with limits.using(max_memory=memory, max_steps=max_steps, timeout=timeout_s, progress=progress):
+                return f(*args, **kwargs)
+
+        wrapper = click.option(
+            "--max-steps", type=click.IntRange(min=1), default=None, metavar="N",
+            help=f"Stop (UNSUPPORTED) after N machine steps [default: {limits.DEFAULT_MAX_STEPS:,}].")(wrapper)
+        wrapper = click.option(
+            "--max-memory", default=None, metavar="SIZE",
+            help="Refuse a launch whose estimated memory exceeds SIZE (e.g. 8G, 512M) "
+                 "[default: half of this machine's memory].")(wrapper)
+        if timeout:
+            wrapper = click.option(
+                "--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True), default=None,
+                metavar="SECONDS",
+                help="Bound the whole command (execution, normalization, search, solver): elements left "
+                     "undecided are UNKNOWN.")(wrapper)
+        return wrapper
+
+    return decorate

@@ -1,0 +1,234 @@
+"""Bounds on one command: memory, steps, wall-clock time, and the progress line of long runs.
+
+The command line sets them once per command (`with limits.using(...)`); the machine and the
+equivalence checker consult `limits.current()`. Everything here is cheap to ask: the machine asks
+every few thousand steps, so a bound costs nothing measurable on a normal run.
+
+- `--max-memory`: before a launch allocates anything, `check_memory` estimates what it will need
+  (threads × per-thread state, buffers, shared and local copies, shadow memory for races) and refuses
+  with the estimate and the limit when it cannot fit. Default: half of this machine's physical memory.
+- `--max-steps`: the machine stops with UNSUPPORTED, naming the limit, after that many steps.
+- `--timeout`: a deadline for the whole command. The machine checks it between steps; everything
+  else (normalization, random search, Python code deep in the symbolic package) is interrupted by a
+  SIGALRM timer on the main thread that raises `Timeout` there. `volta check` turns a `Timeout` into
+  UNKNOWN naming what was being decided.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import signal
+import threading
+import time
+
+from volta.errors import UsageError, VoltaError
+
+DEFAULT_MAX_STEPS = 2_000_000
+PROGRESS_SECONDS = 5.0  # a progress line at most this often
+
+
+class Timeout(VoltaError):
+    """The --timeout deadline passed; whoever catches it reports UNKNOWN (nothing is claimed)."""
+
+    exit_code = 3
+    kind = "unknown"
+
+
+@dataclasses.dataclass
+class Limits:
+    max_memory: int | None = None  # bytes; None: the default fraction of physical memory
+    max_steps: int = DEFAULT_MAX_STEPS
+    timeout: float | None = None  # seconds for the whole command
+    deadline: float | None = None  # time.monotonic() value
+    progress: object = None  # callable(line) for long runs, or None (-q)
+    start: float = dataclasses.field(default_factory=time.monotonic)
+
+    def expired(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def check_deadline(self, what: str) -> None:
+        if self.expired():
+            raise Timeout(f"--timeout {self.timeout:g} s ran out while {what}")
+
+    @property
+    def memory_limit(self) -> int:
+        return self.max_memory if self.max_memory is not None else default_max_memory()
+
+
+_CURRENT = Limits()
+
+
+def current() -> Limits:
+    return _CURRENT
+
+
+def physical_memory() -> int:
+    """Bytes of physical memory (os.sysconf, else /proc/meminfo); 16 GiB when neither says."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        pass
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 16 << 30
+
+
+def default_max_memory() -> int:
+    return physical_memory() // 2
+
+
+def parse_memory(text: str) -> int:
+    """`--max-memory 8G`, `512M`, `2.5GiB`, `1000000` (bytes)."""
+    import re
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b)?\s*", str(text), re.IGNORECASE)
+    if not m:
+        raise UsageError(f"bad --max-memory `{text}`: expected a size such as 8G, 512M or 1000000 (bytes)")
+    scale = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m[2].lower()]
+    value = int(float(m[1]) * scale)
+    if value <= 0:
+        raise UsageError(f"bad --max-memory `{text}`: it must be positive")
+    return value
+
+
+def human(n: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(n) < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} PiB"
+
+
+def _on_alarm(signum, frame):
+    lim = _CURRENT
+    if lim.deadline is not None and time.monotonic() >= lim.deadline - 0.01:
+        raise Timeout(f"--timeout {lim.timeout:g} s ran out")
+
+
+@contextlib.contextmanager
+def using(max_memory=None, max_steps=None, timeout=None, progress=None):
+    """Set the limits for one command (restored afterwards, so in-process callers and tests nest)."""
+    global _CURRENT
+    previous = _CURRENT
+    lim = Limits(max_memory=max_memory, max_steps=max_steps or DEFAULT_MAX_STEPS, timeout=timeout,
+                 progress=progress)
+    if timeout is not None:
+        lim.deadline = lim.start + timeout
+    armed = timeout is not None and threading.current_thread() is threading.main_thread()
+    old_handler = None
+    if armed:
+        old_handler = signal.signal(signal.SIGALRM, _on_alarm)
+        # repeats every 0.5 s past the deadline, in case a broad `except` somewhere swallowed one
+        signal.setitimer(signal.ITIMER_REAL, max(timeout, 0.001), 0.5)
+    _CURRENT = lim
+    try:
+        yield lim
+    finally:
+        _CURRENT = previous
+        if armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old_handler)
+
+
+def disarm() -> None:
+    """Stop the SIGALRM timer once the deciding is over (printing the verdict must not be interrupted);
+    the deadline stays for cooperative checks."""
+    if _CURRENT.deadline is not None and threading.current_thread() is threading.main_thread():
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def remaining_ms(default: int) -> int:
+    """`default`, or less when the --timeout deadline is nearer (at least 1 ms)."""
+    if _CURRENT.deadline is None:
+        return default
+    return max(1, min(default, int((_CURRENT.deadline - time.monotonic()) * 1000)))
+
+
+# ---- memory estimate --------------------------------------------------------------------------
+
+PER_THREAD = 200  # bytes of machine state per thread: pc, status, ids, barrier counts, scratch lanes
+SHADOW_PER_GRANULE = 15 * 8  # race shadow: 13 int64 fields, 2 bools, a scratch word
+
+
+def estimate(prog, launch, buffers: dict, symbolic: bool, check_races: bool) -> tuple[int, list]:
+    """(bytes, [(what, bytes)]) a Machine for this launch will need at least, before it allocates."""
+    threads = launch.grid.count * launch.block.count
+    ctas = launch.grid.count
+    per_byte = 3 + (22 if symbolic else 0)  # data, written/flags; sym pointer, kwritten, lane refs
+    reg_bytes = 9 + (8 if symbolic else 0)
+    parts = [(f"{threads:,} threads × ({PER_THREAD} bytes of state + {len(prog.regs)} registers × "
+              f"{reg_bytes} bytes)", threads * (PER_THREAD + len(prog.regs) * reg_bytes))]
+    buf = 0
+    for b in buffers.values():
+        n = b.nbytes * per_byte + (b.nbytes // max(1, min(4, b.itemsize)) * SHADOW_PER_GRANULE if check_races else 0)
+        if symbolic:
+            n += b.count * 64  # one input-element expression per element
+        buf += n
+    if buf:
+        parts.append((f"{len(buffers)} buffer(s) of {human(sum(b.nbytes for b in buffers.values()))}", buf))
+    shared = local = 0
+    for var in prog.variables.values():
+        if var.space == ".shared":
+            size = launch.shared_dynamic if var.dynamic else var.size
+            shared += size * ctas * (per_byte + (SHADOW_PER_GRANULE // 4 if check_races else 0))
+        elif var.space == ".local":
+            local += var.size * threads * per_byte
+    if shared:
+        parts.append((f"shared memory × {ctas:,} CTAs", shared))
+    if local:
+        parts.append((f"local memory × {threads:,} threads", local))
+    return sum(n for _, n in parts), parts
+
+
+def check_memory(prog, launch, buffers: dict, symbolic: bool = False, check_races: bool = True) -> None:
+    """Refuse a launch whose estimated memory exceeds --max-memory (a usage error naming both)."""
+    need, parts = estimate(prog, launch, buffers, symbolic, check_races)
+    lim = _CURRENT
+    limit = lim.memory_limit
+    if need <= limit:
+        return
+    where = ("--max-memory" if lim.max_memory is not None
+             else f"the default --max-memory, half of this machine's {human(physical_memory())}")
+    detail = "; ".join(f"{what}: {human(n)}" for what, n in parts)
+    raise UsageError(f"launch of `{prog.name}` (grid {launch.grid}, block {launch.block}) needs about "
+                     f"{human(need)} ({detail}), more than the limit of {human(limit)} ({where}): launch fewer "
+                     f"threads or smaller buffers, or raise --max-memory")
+
+
+def check_buffers(buffers: dict, what: str = "the buffers") -> None:
+    """Refuse buffers that alone exceed --max-memory, before any input array is drawn for them."""
+    total = sum(b.nbytes for b in buffers.values())
+    need = total * 4  # the array itself, its copy in the machine, flags, inputs drawn as float64
+    limit = _CURRENT.memory_limit
+    if need > limit:
+        biggest = max(buffers.values(), key=lambda b: b.nbytes)
+        where = ("--max-memory" if _CURRENT.max_memory is not None
+                 else f"the default --max-memory, half of this machine's {human(physical_memory())}")
+        raise UsageError(f"{what} need about {human(need)} ({human(total)} of data, the largest "
+                         f"`{biggest.name}` = {biggest.dtype}[{biggest.count:,}]), more than the limit of "
+                         f"{human(limit)} ({where}): use smaller buffers or raise --max-memory")
+
+
+# ---- steps and progress -------------------------------------------------------------------------
+
+def step_check(machine, every: int = 4096) -> None:
+    """Called by the machine every `every` steps: the --timeout deadline and the progress line."""
+    lim = _CURRENT
+    now = time.monotonic()
+    if lim.deadline is not None and now >= lim.deadline:
+        raise Timeout(f"--timeout {lim.timeout:g} s ran out while executing `{machine.prog.name}` "
+                      f"({machine.steps:,} steps)")
+    if lim.progress is not None:
+        last = getattr(machine, "_progress_at", None)
+        if last is None:
+            machine._progress_at = last = now
+        if now - last >= PROGRESS_SECONDS:
+            machine._progress_at = now
+            lim.progress(f"{machine.prog.name}: {machine.steps:,} steps, {machine.thread_instructions:,} "
+                         f"thread-instructions, {now - lim.start:.0f} s (--max-steps {lim.max_steps:,})")
