@@ -1,0 +1,125 @@
+"""Benchmark `volta check` on the Volta paper's GEMM shape: one CTA of 512 threads computing a 64x64 tile of
+C = A·B, every output a K-term sum, naive SGEMM against each optimized variant (and against itself).
+
+    python benchmarks/bench_volta_shapes.py --k 4096                 # every pair, buffers at 4096 x 4096
+    python benchmarks/bench_volta_shapes.py --k 512,1024 --pairs tiled,float4 --size 64
+    python benchmarks/bench_volta_shapes.py --k 1024 --pairs dbuf --profile
+
+Kernels: examples/eq_gemm64_naive_<variant>/{ref,opt}.cu (sm_80 PTX). The launch is one CTA (grid 1, block
+512) computing the tile at the origin; `--size S` declares A as S x K, B as K x S and C as S x S (M = N = S;
+default 4096, the real sizes of the paper's benchmark, of which the CTA touches 64 rows / columns), so memory
+must follow what the launch touches, not the declared size. Every pair runs in its own subprocess, so
+the peak resident memory printed (getrusage ru_maxrss of that process) is the pair's own.
+Prints per pair: verdict, seconds (execute / decide), peak MB, thread-instructions/s (end to end).
+`--profile` runs the pairs under py-spy (`py-spy record -f raw`) and prints the hottest frames.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+EX = ROOT / "examples"
+PAIRS = ["naive", "tiled", "regblock", "float4", "dbuf", "tpad"]
+
+
+def spec_for(pair: str, k: int, size: int):
+    from volta.exec.launch import Buffer, Dim3, KernelLaunch, LaunchSpec
+
+    args = ("A", "B", "C", str(size), str(size), str(k))
+    d = EX / f"eq_gemm64_naive_{'tiled' if pair == 'naive' else pair}"
+    ref = KernelLaunch(d / "ref.sm80.ptx", "sgemm64_naive", Dim3(1), Dim3(512), args)
+    if pair == "naive":   # the naive kernel against itself
+        opt = ref
+    else:
+        opt = KernelLaunch(d / "opt.sm80.ptx", f"sgemm64_{pair}", Dim3(1), Dim3(512), args)
+    bufs = {"A": Buffer("A", "f32", size * k, "in"), "B": Buffer("B", "f32", k * size, "in"),
+            "C": Buffer("C", "f32", size * size, "out")}
+    return LaunchSpec({"ref": ref, "opt": opt}, bufs, source=f"gemm64 naive vs {pair}, K={k}")
+
+
+def one(pair: str, k: int, size: int) -> dict:
+    from volta.equiv.check import check
+
+    spec = spec_for(pair, k, size)
+    start = time.perf_counter()
+    report = check(spec, timeout_ms=10_000)
+    seconds = time.perf_counter() - start
+    ti = report.stats.get("thread_instructions", 0)
+    return {"pair": pair, "k": k, "size": size, "verdict": report.verdict, "seconds": seconds,
+            "execute": report.stats.get("execute_seconds", 0.0), "decide": report.stats.get("decide_seconds", 0.0),
+            "thread_instructions": ti, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "proved_by": report.proved_by, "compared": report.compared}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--k", default="4096", help="comma-separated K values (each a multiple of 32)")
+    ap.add_argument("--pairs", default=",".join(PAIRS), help="comma-separated variants: " + ", ".join(PAIRS))
+    ap.add_argument("--size", type=int, default=4096, help="declared M = N (default 4096; at least 64)")
+    ap.add_argument("--timeout", type=int, default=900, help="seconds per pair before it is killed")
+    ap.add_argument("--profile", action="store_true", help="run each pair under py-spy and print hot frames")
+    ap.add_argument("--one", nargs=3, metavar=("PAIR", "K", "SIZE"), help=argparse.SUPPRESS)
+    opts = ap.parse_args()
+    if opts.one:
+        print(json.dumps(one(opts.one[0], int(opts.one[1]), int(opts.one[2]))))
+        return 0
+    for k in [int(x) for x in opts.k.split(",") if x]:
+        for pair in [p for p in opts.pairs.split(",") if p]:
+            cmd = [sys.executable, __file__, "--one", pair, str(k), str(opts.size)]
+            raw = None
+            if opts.profile:
+                raw = f"/tmp/volta-shapes-{pair}-{k}.txt"
+                cmd = ["py-spy", "record", "-f", "raw", "-o", raw, "-r", "50", "--", *cmd]
+            start = time.perf_counter()
+            try:
+                out = subprocess.run(cmd, capture_output=True, text=True, timeout=opts.timeout,
+                                     env={**os.environ, "PYTHONPATH": str(ROOT)})
+            except subprocess.TimeoutExpired:
+                print(f"naive vs {pair:<9} K={k:<5}: killed after {opts.timeout} s", flush=True)
+                continue
+            lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
+            if out.returncode != 0 or not lines:
+                print(f"naive vs {pair:<9} K={k:<5}: failed after {time.perf_counter() - start:.1f} s (rc "
+                      f"{out.returncode}): {out.stderr.strip().splitlines()[-1:] }", flush=True)
+                continue
+            r = json.loads(lines[-1])
+            rate = r["thread_instructions"] / r["seconds"] if r["seconds"] else 0.0
+            print(f"naive vs {pair:<9} K={k:<5} size={r['size']}: {r['verdict'].upper():<14} {r['seconds']:7.2f} s "
+                  f"(execute {r['execute']:.2f} s, decide {r['decide']:.2f} s)  peak {r['peak_mb']:7.0f} MB  "
+                  f"{r['thread_instructions']:>12,} thread-instructions  {rate / 1e6:6.2f} M/s  "
+                  f"{r['compared']} elements {r['proved_by']}", flush=True)
+            if raw:
+                _hot(raw)
+    return 0
+
+
+def _hot(path: str, top: int = 12) -> None:
+    """Own-time and inclusive-time leaders of a py-spy raw (collapsed stacks) file."""
+    own, incl, total = {}, {}, 0
+    for line in Path(path).read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        n = int(count)
+        total += n
+        frames = stack.split(";")
+        own[frames[-1]] = own.get(frames[-1], 0) + n
+        for f in set(frames):
+            incl[f] = incl.get(f, 0) + n
+    for title, table in (("own", own), ("inclusive", incl)):
+        print(f"  hottest by {title} time ({total} samples):")
+        for f, n in sorted(table.items(), key=lambda kv: -kv[1])[:top]:
+            print(f"    {100 * n / max(total, 1):5.1f}%  {f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
