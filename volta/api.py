@@ -335,6 +335,10 @@ def check(ref: Source, opt: Source | None = None, launch: Launch | None = None, 
                                  shared_dynamic=launch.shared_dynamic,
                                  symbols=[f"{n}={t}" for n, t in symbols.items()])
         spec.functions = dict(launch.functions)
+        if opt_launch is not None and opt_launch.shared_dynamic != launch.shared_dynamic:
+            from dataclasses import replace as _replace
+
+            spec.launches["opt"] = _replace(spec.launches["opt"], shared_dynamic=opt_launch.shared_dynamic)
         command = [str(ref_path), str(opt_path)] + [f"--{k}={v}" for k, v in base.items() if v is not None]
         command += [f"--opt-{k}={v}" for k, v in other.items() if v not in (None, "")]
         command += [f"--buffer={b.option()}" for b in buffers] + [f"--symbol={n}={t}" for n, t in symbols.items()]

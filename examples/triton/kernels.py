@@ -26,3 +26,68 @@ def softmax_kernel(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
     x = x - tl.max(x, axis=0)
     num = tl.exp(x)
     tl.store(out_ptr + row * n_cols + offs, num / tl.sum(num, axis=0), mask=mask)
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = x + y, the arguments of examples/vector_add/kernel.cu."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@triton.jit
+def add_kernel_offbyone(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """add_kernel with the bound check `offs <= n`: one element past the end."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs <= n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@triton.jit
+def layernorm_kernel(x_ptr, gamma_ptr, beta_ptr, y_ptr, cols, eps, BLOCK: tl.constexpr):
+    """The arguments of examples/layernorm/kernel.cu: one program per row."""
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < cols
+    x = tl.load(x_ptr + row * cols + offs, mask=mask, other=0.0)
+    mean = tl.sum(x, axis=0) / cols
+    d = tl.where(mask, x - mean, 0.0)
+    var = tl.sum(d * d, axis=0) / cols
+    rstd = 1.0 / tl.sqrt(var + eps)
+    g = tl.load(gamma_ptr + offs, mask=mask)
+    b = tl.load(beta_ptr + offs, mask=mask)
+    tl.store(y_ptr + row * cols + offs, d * rstd * g + b, mask=mask)
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """C = A @ B, row-major, the arguments of examples/gemm_naive/kernel.cu; a K loop that num_stages >= 2
+    pipelines with cp.async (fp32 inputs, input_precision="ieee": no TF32 rounding)."""
+    pm, pn = tl.program_id(0), tl.program_id(1)
+    rm = pm * BM + tl.arange(0, BM)
+    rn = pn * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :], mask=(rm[:, None] < M) & ((k + rk)[None, :] < K),
+                    other=0.0)
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :], mask=((k + rk)[:, None] < K) & (rn[None, :] < N),
+                    other=0.0)
+        acc += tl.dot(a, b, input_precision="ieee")
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
+def matmul_f16_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """C (fp32) = A (fp16) @ B (fp16) on tensor cores (mma.sync), K loop pipelined with cp.async."""
+    pm, pn = tl.program_id(0), tl.program_id(1)
+    rm = pm * BM + tl.arange(0, BM)
+    rn = pn * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)

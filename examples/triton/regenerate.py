@@ -27,3 +27,25 @@ for name, block, warps in BUILDS:
     out = HERE / f"{name.removesuffix('_kernel')}.b{block}.w{warps}.sm80.ptx"
     out.write_text(compiled.asm["ptx"])
     print(f"{out.name}: block {32 * warps}, shared {compiled.metadata.shared} bytes")
+
+# The kernels that tests/triton check through volta.triton (launch: see tests/triton/test_triton_ptx.py).
+import volta  # noqa: E402
+import volta.triton as vt  # noqa: E402
+
+B = volta.Buffer
+VA = [B("x", "f32", 500, "in"), B("y", "f32", 500, "in"), B("out", "f32", 500, "out"), 500]
+LN = [B("x", "f32", 128, "in"), B("gamma", "f32", 32, "in"), B("beta", "f32", 32, "in"), B("y", "f32", 128, "out"),
+      32, 1e-5]
+MM = [B("A", "f32", 1024, "in"), B("B", "f32", 1024, "in"), B("C", "f32", 1024, "out"), 32, 32, 32]
+MM_CE = {"BM": 16, "BN": 16, "BK": 16}
+VOLTA_BUILDS = [  # (file, kernel, args, constexprs, num_warps, num_stages)
+    ("add.b128.w4.sm80.ptx", "add_kernel", VA, {"BLOCK": 128}, 4, 3),
+    ("add_offbyone.b128.w4.sm80.ptx", "add_kernel_offbyone", VA, {"BLOCK": 128}, 4, 3),
+    ("layernorm.b32.w1.sm80.ptx", "layernorm_kernel", LN, {"BLOCK": 32}, 1, 3),
+    ("matmul.16x16x16.w4.s1.sm80.ptx", "matmul_kernel", MM, MM_CE, 4, 1),
+    ("matmul.16x16x16.w4.s2.sm80.ptx", "matmul_kernel", MM, MM_CE, 4, 2),
+]
+for file, name, args, ce, warps, stages in VOLTA_BUILDS:
+    k = vt.compile(getattr(kernels, name), args=args, constexprs=ce, num_warps=warps, num_stages=stages)
+    k.save(HERE / file)
+    print(f"{file}: block {k.block}, shared {k.shared} bytes, {k.hidden} hidden parameters")

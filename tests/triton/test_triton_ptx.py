@@ -1,0 +1,84 @@
+"""Triton kernels' committed PTX (examples/triton, made by regenerate.py): these tests need no Triton.
+
+Each launch is what volta.triton builds: block = 32 * num_warps, Triton's two hidden trailing pointers
+passed as null pointers (Triton reserved no scratch for these kernels), dynamic shared memory as compiled.
+"""
+from pathlib import Path
+
+import pytest
+
+import volta
+
+T = Path(__file__).resolve().parents[2] / "examples" / "triton"
+E = T.parent
+B = volta.Buffer
+
+
+def _va():
+    return B("x", "f32", 500, "in"), B("y", "f32", 500, "in"), B("out", "f32", 500, "out")
+
+
+def test_vector_add_equivalent_to_cuda_reference():
+    x, y, out = _va()
+    ref = volta.Launch(grid=4, block=128, args=[x, y, out, 500])
+    tri = volta.Launch(grid=4, block=128, args=[x, y, out, 500, 0, 0], kernel="add_kernel")
+    r = volta.check(E / "vector_add" / "kernel.sm80.ptx", T / "add.b128.w4.sm80.ptx", ref, opt_launch=tri)
+    assert r.verdict == "equivalent", r.report()
+
+
+def test_vector_add_offbyone_is_out_of_bounds_at_the_end_of_each_buffer():
+    x, y, out = _va()
+    r = volta.races(T / "add_offbyone.b128.w4.sm80.ptx", volta.Launch(grid=4, block=128, args=[x, y, out, 500, 0, 0]))
+    assert r.verdict == "findings"
+    assert {(f.kind, f.buffer, f.offset) for f in r.findings} == {
+        ("out-of-bounds", "x", 2000), ("out-of-bounds", "y", 2000), ("out-of-bounds", "out", 2000)}
+    # the CUDA-side location is the Triton source line (.loc from kernels.py)
+    assert any(s.cuda and "kernels.py" in s.cuda for f in r.findings for s in f.sites if s)
+
+
+def test_null_hidden_pointer_dereference_would_be_a_finding():
+    # the hidden pointers are null: passing 0 for `y` (a real pointer) makes its load a finding, not a crash
+    x, _, out = _va()
+    r = volta.races(T / "add.b128.w4.sm80.ptx", volta.Launch(grid=4, block=128, args=[x, 0, out, 500, 0, 0]))
+    assert r.verdict == "findings", r.report()
+
+
+def _mm():
+    return B("A", "f32", 1024, "in"), B("B", "f32", 1024, "in"), B("C", "f32", 1024, "out")
+
+
+def test_matmul_cp_async_pipeline_is_race_free():
+    ptx = (T / "matmul.16x16x16.w4.s2.sm80.ptx").read_text()
+    assert "cp.async.ca.shared.global" in ptx and "cp.async.wait_group" in ptx  # num_stages=2 pipelines the K loop
+    A, Bm, C = _mm()
+    r = volta.races(T / "matmul.16x16x16.w4.s2.sm80.ptx",
+                    volta.Launch(grid=(2, 2), block=128, args=[A, Bm, C, 32, 32, 32, 0, 0], shared_dynamic=2048))
+    assert r.verdict == "clean", r.report()
+
+
+def test_matmul_cp_async_is_outside_the_real_model_and_sampled_bits_agree_with_naive_gemm():
+    A, Bm, C = _mm()
+    ref = volta.Launch(grid=(2, 2), block=(16, 16), args=[A, Bm, C, 32, 32, 32])
+    tri = volta.Launch(grid=(2, 2), block=128, args=[A, Bm, C, 32, 32, 32, 0, 0], shared_dynamic=2048)
+    real = volta.check(E / "gemm_naive" / "kernel.sm80.ptx", T / "matmul.16x16x16.w4.s2.sm80.ptx", ref, opt_launch=tri)
+    assert real.verdict == "unsupported" and "cp.async" in real.report()
+    bits = volta.check(E / "gemm_naive" / "kernel.sm80.ptx", T / "matmul.16x16x16.w4.s2.sm80.ptx", ref,
+                       opt_launch=tri, fp="ieee", trials=1)
+    # same fma order over k: no difference on the inputs tried (sampled, not a proof)
+    assert bits.verdict == "no-difference-found", bits.report()
+
+
+def test_matmul_too_little_dynamic_shared_memory_is_a_finding():
+    A, Bm, C = _mm()
+    r = volta.races(T / "matmul.16x16x16.w4.s2.sm80.ptx",
+                    volta.Launch(grid=(2, 2), block=128, args=[A, Bm, C, 32, 32, 32, 0, 0], shared_dynamic=1024))
+    assert r.verdict == "findings" and any(f.kind == "out-of-bounds" for f in r.findings), r.report()
+
+
+def test_layernorm_equivalent_to_cuda_reference_over_the_reals():
+    # Triton: one warp per row, tl.sum + 1/tl.sqrt; CUDA: two warps per row, shuffles + shared memory, rsqrtf
+    x, g, b, y = B("x", "f32", 128, "in"), B("gamma", "f32", 32, "in"), B("beta", "f32", 32, "in"), B("y", "f32", 128, "out")
+    ref = volta.Launch(grid=4, block=64, args=[x, g, b, y, 32, 1e-5])
+    tri = volta.Launch(grid=4, block=32, args=[x, g, b, y, 32, 1e-5, 0, 0])
+    r = volta.check(E / "layernorm" / "kernel.sm80.ptx", T / "layernorm.b32.w1.sm80.ptx", ref, opt_launch=tri)
+    assert r.verdict == "equivalent", r.report()
