@@ -22,6 +22,7 @@ COMMANDS = {
     "run": "volta.cli.run_cmd",
     "mma": "volta.cli.mma_cmd",
     "classes": "volta.cli.classes_cmd",
+    "batch": "volta.cli.batch_cmd",
 }
 
 

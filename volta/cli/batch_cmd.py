@@ -1,0 +1,46 @@
+"""`volta batch JOBS.jsonl`: run many check/races/run jobs in parallel, one JSON result per line.
+
+    volta batch jobs.jsonl --workers 8 --out results.jsonl          # local process pool
+    volta batch jobs.jsonl --out results.jsonl --resume             # after an interruption: skip finished ids
+    volta batch jobs.jsonl --ray                                    # a local Ray instance (pip install 'volta[ray]')
+    volta batch jobs.jsonl --ray=ray://head:10001                   # a Ray cluster (volta installed on its workers)
+
+The job format and the result line are described in `volta.batch` (and README "Batch"). Each job runs in its own
+process with `--timeout` seconds and `--memory-mb` of address space; a job past its limit is `timeout` or
+`memory`, never a verdict. Results stream to stdout (or `--out`, appended with `--resume`) as the jobs finish;
+a summary table goes to stderr.
+
+Exit codes: 0 every job exited 0; 2 a job was bad input (or the jobs file is); else 1 a job found something
+(not equivalent, findings); else 3 (unsupported, unknown, timeout, memory).
+"""
+from __future__ import annotations
+
+import click
+
+from volta.batch import run_batch
+
+
+@click.command("batch")
+@click.argument("jobs", type=click.Path(exists=True, dir_okay=False))
+@click.option("--workers", "-j", type=int, default=None, help="Jobs at a time (default: the CPU count).")
+@click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
+              help="Write the JSON result lines here instead of stdout.")
+@click.option("--resume", is_flag=True, help="Append to --out, skipping job ids it already holds.")
+@click.option("--timeout", "timeout_s", type=float, default=300.0, show_default=True,
+              help="Seconds per job before its process is killed (0: no limit).")
+@click.option("--memory-mb", type=int, default=4096, show_default=True,
+              help="Address-space limit per job in MB (RLIMIT_AS; 0: no limit).")
+@click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
+              help="Run the jobs on Ray: a local instance, or --ray=ADDRESS of a cluster.")
+@click.option("-q", "--quiet", is_flag=True, help="No summary table on stderr.")
+def command(jobs, workers, out, resume, timeout_s, memory_mb, ray_address, quiet) -> int:
+    """Run the jobs in JOBS (one JSON object per line) and print one JSON result per line."""
+    import os
+
+    summary = run_batch(jobs, workers=workers or os.cpu_count() or 1, out=out, resume=resume,
+                        timeout_s=timeout_s or None, memory_mb=memory_mb or None,
+                        ray_address=None if ray_address == "local" else ray_address,
+                        use_ray=ray_address is not None)
+    if not quiet:
+        click.echo(summary.table(), err=True)
+    return summary.exit_code
