@@ -78,7 +78,7 @@ def test_out_of_bounds_and_deadlock_exit_1(capsys):
 
 
 def test_unsupported_exit_3(capsys):
-    assert run(["races", _manifest("embedding_gather"), "-q"]) == 3
+    assert run(["races", _manifest("embedding_gather"), "--structured-only", "-q"]) == 3
     out, _ = capsys.readouterr()
     assert "kernel.sm80.ptx:64:2: unsupported:" in out
     assert out.strip().splitlines()[-1].startswith("verdict: UNSUPPORTED")
@@ -120,7 +120,7 @@ def test_json_race(capsys):
 
 
 def test_json_unsupported(capsys):
-    assert run(["races", _manifest("embedding_gather"), "--json", "-q"]) == 3
+    assert run(["races", _manifest("embedding_gather"), "--structured-only", "--json", "-q"]) == 3
     data = json.loads(capsys.readouterr()[0])
     u = data["kernels"][0]["unsupported"]
     assert data["verdict"] == "unsupported" and u["line"] == 64 and "depends on tensor data" in u["message"]
@@ -148,7 +148,7 @@ def test_sarif_structure(capsys):
 
 
 def test_sarif_unsupported_and_clean(capsys):
-    assert run(["races", _manifest("embedding_gather"), "--sarif", "-q"]) == 3
+    assert run(["races", _manifest("embedding_gather"), "--structured-only", "--sarif", "-q"]) == 3
     data = json.loads(capsys.readouterr()[0])
     (res,) = data["runs"][0]["results"]
     assert res["ruleId"] == "unsupported" and res["level"] == "warning"
@@ -177,7 +177,7 @@ def test_junit_pair_and_unsupported(tmp_path, capsys):
     cases = ET.parse(target).getroot().findall("./testsuite/testcase")
     assert [c.get("name") for c in cases] == ["ref gemm_naive", "opt gemm_tiled"]
     assert not any(c.findall("failure") for c in cases)
-    assert run(["races", _manifest("embedding_gather"), "--junit", str(target), "-q"]) == 3
+    assert run(["races", _manifest("embedding_gather"), "--structured-only", "--junit", str(target), "-q"]) == 3
     (case,) = ET.parse(target).getroot().findall("./testsuite/testcase")
     assert case.find("error").get("type") == "unsupported"
     capsys.readouterr()

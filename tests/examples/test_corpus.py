@@ -13,7 +13,11 @@ CASES = sorted(p.parent for p in EXAMPLES.glob("*/manifest.toml"))
 DTYPES = {"f32", "f16", "bf16", "f64", "s32", "u32", "s64", "u64", "s8", "u8"}
 ROLES = {"in", "out", "inout"}
 # "unsupported": a correct kernel outside the structured class `volta races` decides (embedding_gather)
-VERDICTS = {"clean", "race", "deadlock", "out-of-bounds", "uninitialized-read", "unsupported"}
+VERDICTS = {"clean", "race", "deadlock", "out-of-bounds", "uninitialized-read", "unsupported",
+            # a data-dependent kernel with no finding on the concrete inputs tried (not a proof for all inputs)
+            "clean-for-inputs",
+            # every racing write stores the same value (still a race; --allow-benign-races)
+            "benign-race"}
 # "findings": a pair equal over the reals whose opt kernel has a finding (check must not say EQUIVALENT)
 CHECKS = {"equivalent", "not-equivalent", "findings"}
 BUFFER_RE = re.compile(r"^([a-z0-9]+)\[(\d+)\]:([a-z]+)$")
@@ -46,7 +50,8 @@ def _is_pair(m: dict) -> bool:
 
 def _is_defective(m: dict) -> bool:
     e = m["expect"]
-    return e["races"] not in ("clean", "unsupported") or e.get("check") in ("not-equivalent", "findings")
+    return e["races"] not in ("clean", "unsupported", "clean-for-inputs") or e.get("check") in (
+        "not-equivalent", "findings")
 
 
 def test_corpus_size():
@@ -75,6 +80,10 @@ def test_manifest(case: Path):
         assert ty in DTYPES, name
     expect = m["expect"]
     assert expect["races"] in VERDICTS
+    assert expect.get("lockstep", "clean") in VERDICTS
+    if "inputs" in expect:  # concrete inputs for a data-dependent kernel: a comma list of modes
+        for mode in expect["inputs"].split(","):
+            assert re.match(r"^(random(:\d+)?|zeros|equal|colliding)$", mode.strip()), mode
     if _is_pair(m):
         assert expect["check"] in CHECKS
     else:

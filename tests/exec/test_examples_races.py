@@ -2,8 +2,11 @@
 
 clean -> no findings; race / deadlock / out-of-bounds / uninitialized-read -> a finding of that kind,
 and, when the manifest gives `defect_line`, one of those findings points at that CUDA line (`.loc`);
-unsupported -> the run left the structured class (exit 3). For pairs the expectation is about `opt`;
-`ref` is a correct kernel and must be clean.
+unsupported -> the run left the structured class (exit 3); clean-for-inputs -> a data-dependent kernel
+ran on concrete inputs (`expect.inputs`, default random:0,zeros,equal,colliding) with no finding (exit 3:
+not a proof); benign-race -> a race where every write stores the same value. `expect.lockstep` is the
+expectation under --lockstep-warps. For pairs the expectation is about `opt`; `ref` is a correct kernel
+and must be clean.
 """
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from volta.exec.launch import load_manifest
-from volta.exec.races import CLEAN, FINDINGS, UNSUPPORTED, analyze, roles
+from volta.exec.races import CLEAN, CLEAN_FOR_INPUTS, FINDINGS, UNSUPPORTED, analyze, roles
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CASES = sorted(p.parent.name for p in EXAMPLES.glob("*/manifest.toml"))
@@ -52,15 +55,31 @@ def _describe(report) -> str:
 @pytest.mark.parametrize("case", [_param(c) for c in CASES])
 def test_example_races(case):
     spec = load_manifest(EXAMPLES / case / "manifest.toml")
+    _check(spec, spec.expect["races"], inputs=spec.expect.get("inputs"))
+
+
+LOCKSTEP = sorted(p.parent.name for p in EXAMPLES.glob("*/manifest.toml")
+                  if "lockstep" in load_manifest(p).expect)
+
+
+@pytest.mark.parametrize("case", LOCKSTEP)
+def test_example_races_lockstep(case):
+    """`expect.lockstep`: the verdict under --lockstep-warps (pre-Volta warps), next to the ITS default."""
+    spec = load_manifest(EXAMPLES / case / "manifest.toml")
+    _check(spec, spec.expect["lockstep"], inputs=spec.expect.get("inputs"), lockstep_warps=True)
+
+
+def _check(spec, want, **options):
     expect = spec.expect
-    want = expect["races"]
     for role in roles(spec):
-        report = analyze(spec, role)
+        report = analyze(spec, role, **options)
         if role == "ref":
             assert report.verdict == CLEAN, f"ref kernel of a pair: {_describe(report)}"
             continue
         if want == "clean":
             assert report.verdict == CLEAN, _describe(report)
+        elif want == "clean-for-inputs":
+            assert report.verdict == CLEAN_FOR_INPUTS and report.exit_code == 3 and report.inputs, _describe(report)
         elif want == "unsupported":
             assert report.verdict == UNSUPPORTED and report.exit_code == 3, _describe(report)
         else:

@@ -49,13 +49,14 @@ def test_text():
     assert lines[0] == ("races k (k.ptx): grid 4, block 128, 512 threads, 12,345 thread-instructions in 0.50 s")
     assert lines[2].split()[0] == "write" and "block (1, 0, 0) thread (0, 0, 0)" in lines[2] and "k.cu:12" in lines[2]
     assert lines[3].split()[0] == "read" and "thread (33, 0, 0)" in lines[3] and "k.ptx:44:2" in lines[3]
-    assert "at address 0x1000008: `tile` byte offset 8 (size 512 bytes)" in lines[4]
+    assert lines[4] == "  at `tile` byte offset 8 (size 512 bytes)"  # buffer-relative, no internal address
+    assert "0x1000008" not in out
     assert lines[-1] == "verdict: RACE, OUT OF BOUNDS (2 findings: 1 race, 1 out-of-bounds)"
 
 
 def test_text_limits_findings_and_unsupported():
     out = render(RacesResult([_report()], None), "text", max_findings=1)
-    assert "1 more finding(s) not shown" in out and "OUT-OF-BOUNDS" not in out
+    assert "1 more finding group(s) not shown" in out and "OUT-OF-BOUNDS" not in out
     out = render(RacesResult([_unsupported()], None), "text")
     assert "k.ptx:64:2: unsupported: the address" in out
     assert out.splitlines()[-1].startswith("verdict: UNSUPPORTED")
@@ -98,22 +99,33 @@ def test_sarif():
     assert ids == ["race", "out-of-bounds", "unsupported"]
     race, oob, uns = run["results"]
     assert race["ruleId"] == "race" and ids[race["ruleIndex"]] == "race"
-    assert race["locations"][0]["physicalLocation"]["region"] == {"startLine": 40, "startColumn": 2}
+    # the CUDA line is the primary location; the PTX instructions and the other CUDA line are related
+    primary = race["locations"][0]["physicalLocation"]
+    assert primary["artifactLocation"] == {"uri": "k.cu", "uriBaseId": "SRCROOT"}
+    assert primary["region"] == {"startLine": 12}
     uris = [(r["physicalLocation"]["artifactLocation"]["uri"], r["physicalLocation"]["region"]["startLine"])
             for r in race["relatedLocations"]]
-    assert uris == [("k.cu", 12), ("k.ptx", 44), ("k.cu", 15)]
+    assert uris == [("k.ptx", 40), ("k.ptx", 44), ("k.cu", 15)]
+    assert race["properties"]["count"] == 1 and "address" not in race["properties"]
+    assert oob["locations"][0]["physicalLocation"]["region"] == {"startLine": 50, "startColumn": 2}
     assert "relatedLocations" not in oob
+    assert run["originalUriBaseIds"]["SRCROOT"]["uri"].startswith("file:///")
+    assert "informationUri" not in run["tool"]["driver"] or \
+        run["tool"]["driver"]["informationUri"].endswith("/README.md")
     assert uns["level"] == "warning" and uns["locations"][0]["physicalLocation"]["region"]["startLine"] == 64
     assert run["invocations"][0]["exitCode"] == 1
 
 
 def test_junit():
     root = ET.fromstring(render(RacesResult([_report(), _unsupported()], "m.toml"), "junit").split("\n", 1)[1])
-    assert root.get("tests") == "2" and root.get("failures") == "2" and root.get("errors") == "1"
-    ok, bad = root.findall("./testsuite/testcase")
-    assert [f.get("type") for f in ok.findall("failure")] == ["race", "out-of-bounds"]
-    assert ok.find("failure").text == finding_text(RACE)
-    assert bad.find("error").get("type") == "unsupported"
+    # a testcase per kernel (2) and per finding group (2), one failure or error each
+    assert root.get("tests") == "4" and root.get("failures") == "3" and root.get("errors") == "1"
+    ok, race, oob, bad = root.findall("./testsuite/testcase")
+    assert ok.get("name") == "k" and [f.get("type") for f in ok.findall("failure")] == ["findings"]
+    assert race.get("name") == "k: RACE at k.cu:12, k.cu:15" and len(race.findall("failure")) == 1
+    assert race.find("failure").get("type") == "race" and race.find("failure").text == finding_text(RACE)
+    assert oob.get("name") == "k: OUT OF BOUNDS at k.ptx:50" and oob.find("failure").get("type") == "out-of-bounds"
+    assert bad.find("error").get("type") == "unsupported" and bad.find("failure") is None
 
 
 @pytest.mark.parametrize("module", ["volta.report", "volta.cli.races_cmd"])

@@ -6,7 +6,8 @@
 
 Results go to stdout (text, `--json` per volta/report/SCHEMA.md, or `--sarif`); `--junit FILE` also
 writes JUnit XML; progress goes to stderr. Exit: 0 clean, 1 findings, 2 usage or parse error,
-3 unsupported (outside the structured class). This module only turns options into a launch spec,
+3 unsupported (outside the structured class) or clean-for-inputs (a data-dependent kernel with no
+finding on the concrete inputs tried: not a proof for every input). This module only turns options into a launch spec,
 calls `volta.exec.races`, and prints what `volta.report` formats.
 """
 from __future__ import annotations
@@ -45,6 +46,20 @@ LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", 
               help="Also write JUnit XML to FILE.")
 @click.option("--max-findings", type=click.IntRange(min=0), default=DEFAULT_MAX_FINDINGS, show_default=True,
               help="Findings shown per kernel in text output (0: all).")
+@click.option("--inputs", "inputs", metavar="MODE[,MODE…]", default=None,
+              help="Concrete inputs for data-dependent kernels: FILE.npz, random[:SEED], zeros, equal (every "
+                   "integer input one value), colliding (integer inputs in equal pairs); a comma list. Given, "
+                   "the kernel always runs on them. Default when the all-inputs run stops for data: "
+                   "random:0,zeros,equal,colliding.")
+@click.option("--trials", type=int, default=None, metavar="N",
+              help="How many concrete input sets (random:SEED with N gives seeds SEED..SEED+N-1).")
+@click.option("--structured-only", is_flag=True,
+              help="Never fall back to concrete inputs: a data-dependent kernel is UNSUPPORTED.")
+@click.option("--lockstep-warps", is_flag=True,
+              help="Assume pre-Volta lock-step warps (threads of a warp ordered instruction by instruction); "
+                   "default: independent thread scheduling (sm_70+).")
+@click.option("--allow-benign-races", is_flag=True,
+              help="List races where every write stores the same value, but leave them out of the exit code.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 @click.option("--allow-exit-before-barrier", is_flag=True,
               help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
@@ -52,7 +67,8 @@ LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", 
 @cuda_options
 @bounded("races")
 def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynamic, role,
-            as_json, as_sarif, junit_file, max_findings, quiet, arch, nvcc_flag, allow_exit_before_barrier) -> int:
+            as_json, as_sarif, junit_file, max_findings, quiet, arch, nvcc_flag, allow_exit_before_barrier,
+            inputs=None, trials=None, structured_only=False, lockstep_warps=False, allow_benign_races=False) -> int:
     """Find races, deadlocks, out-of-bounds accesses and uninitialized reads in one launch of a PTX kernel.
 
     TARGET is a .ptx file (give --grid, --block, --args and --buffer) or a manifest.toml; a .cu file
@@ -87,7 +103,14 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
     progress = None if quiet else (lambda line: click.echo(f"volta races: {line}", err=True))
     spec.allow_exit_before_barrier = allow_exit_before_barrier
-    result = RacesResult([analyze(spec, r, progress) for r in chosen], spec.source)
+    if structured_only and (inputs is not None or trials is not None):
+        raise UsageError("--structured-only never runs on concrete inputs: drop --inputs/--trials")
+    from volta.exec.races import trial_modes
+
+    trial_modes(inputs, trials)  # bad --inputs/--trials: a usage error before any run
+    options = dict(inputs=inputs, trials=trials, concrete=not structured_only, lockstep_warps=lockstep_warps,
+                   allow_benign_races=allow_benign_races)
+    result = RacesResult([analyze(spec, r, progress, **options) for r in chosen], spec.source)
     if not quiet:
         for r in result.reports:
             click.echo(f"volta races: {r.kernel}: {r.thread_instructions:,} thread-instructions, "

@@ -160,11 +160,15 @@ def store(m, region, lanes, offs, size, bits):
             w[start + k] = True
 
 
-def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=False):
+def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=False, image=None, data=None):
     """Race bookkeeping for one access batch (global and shared regions only).
 
     With `warp_uniform` (plain stores) returns pairs of positions into `lanes` of threads of one warp
-    that write the same bytes in this instruction: not a race, provided they store equal values."""
+    that write the same bytes in this instruction: not a race, provided they store equal values.
+    A store passes `image` (the bytes each lane stores, lanes x size) and `data` (which lanes store
+    tensor data): a write-write race where every write stores the same value is a BENIGN RACE."""
+    from volta.exec import memmodel
+
     none = np.zeros((0, 2), np.int64)
     shadow = region.shadow
     if shadow is None or not m.check_races:
@@ -183,16 +187,75 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
     cta = rep(m.cta[lanes])
     gen = m.gen[cta]
     warp = rep(m.gwarp[lanes])
-    wgen = m.wgen[warp]
-    conflicts, same_warp = shadow.access(gidx, tid, cta, gen, warp, wgen, op.index, write, atomic, warp_uniform)
+    # --lockstep-warps: a warp executes in lock step, so its threads' accesses in different steps are ordered
+    wgen = m.wgen[warp] if not getattr(m, "lockstep", False) else np.full(gidx.size, m.steps, np.int64)
+    scope = memmodel.strength(op) or (memmodel.GPU if atomic else 0)
+    if scope and op.op not in ("atom", "red"):
+        scope += 10  # shadow.PLAIN: strong, but not an atomic
+    clocks = getattr(m, "clocks", None)
+    clk = clocks.own(tid) if clocks is not None else None
+    order = clocks.ordered(tid) if clocks is not None else None
+    conflicts, same_warp = shadow.access(gidx, tid, cta, gen, warp, wgen, op.index, write, atomic, warp_uniform,
+                                         scope=scope, clk=clk, order=order,
+                                         data=rep(data) if data is not None else None)
     for c in conflicts:
         byte = (c.granule * g) % stride
         prior = m.prog.ops[c.prior_pc]
         kinds = ("write" if c.prior_write else "read", "write" if c.write else "read")
-        m.report(F.RACE, f"{kinds[0]}-{kinds[1]} race on `{region.name}` between threads with no barrier "
-                 f"between them", prior, [c.prior_tid, c.tid], second=op, buffer=region.name, offset=byte,
+        kind, pair, text = F.RACE, (c.prior_tid, c.tid), "no barrier"
+        if c.prior_strong and m.gwarp[c.prior_tid] == m.gwarp[c.tid] and scope >= 10:
+            text = ("only volatile/relaxed accesses of one warp (warp-synchronous code: with independent thread "
+                    "scheduling nothing runs a warp in lock step; __syncwarp() orders it, --lockstep-warps assumes "
+                    "pre-Volta lock step)")
+        elif c.prior_strong and m.cta[c.prior_tid] != m.cta[c.tid]:
+            text = ("no synchronization whose scope covers both (.cta-scoped atomics and fences do not order "
+                    "or protect threads of different blocks)")
+        if c.prior_write and c.write and image is not None and c.positions:
+            same, pair, prior = _same_values(m, region, lanes, image, data, rows, offs, g, per, c, prior)
+            if same:
+                m.report(F.BENIGN_RACE, f"benign race on `{region.name}`: every write stores the same value "
+                         f"(still a data race in the PTX memory model; --allow-benign-races leaves it out of the "
+                         f"exit code)", prior, [c.prior_tid, c.tid], second=op, buffer=region.name, offset=byte,
+                         bounds=region.size)
+                continue
+        m.report(kind, f"{kinds[0]}-{kinds[1]} race on `{region.name}` between threads with {text} "
+                 f"between them", prior, list(pair), second=op, buffer=region.name, offset=byte,
                  bounds=region.size)
     return np.unique(same_warp // per, axis=0) if same_warp.size else none
+
+
+def stored_values_differ(m, bits_a, bits_b, data_a, data_b):
+    """(differ, undecided) for pairs of stored values: concrete values compare by bits; in the structured
+    class a value from tensor data is a placeholder, so the pair is undecided there (not equal, not
+    different). Shared by the same-warp store check and the benign-race classification."""
+    symbolic = (np.asarray(data_a, bool) | np.asarray(data_b, bool)) & m.structured
+    return ~symbolic & (np.asarray(bits_a) != np.asarray(bits_b)), symbolic
+
+
+def _same_values(m, region, lanes, image, data, rows, offs, g, per, c, prior_op):
+    """Do all racing writes of a write-write conflict store the same bytes? Also the pair to report:
+    the first pair whose values differ (or could), else the conflict's own pair."""
+    flat = region.data.reshape(-1)
+    stride = region.data.shape[1]
+    first = None
+    for k, j, prior_tid, prior_pc, prior_data in c.positions:
+        lane, piece = k // per, k % per
+        mine = image[lane, piece * g:(piece + 1) * g]
+        if j >= 0:
+            theirs = image[j // per, piece * g:(piece + 1) * g]
+            their_data = bool(data[j // per]) if data is not None else False
+        else:
+            at = int(rows[lane]) * stride + int(offs[lane]) + piece * g
+            theirs = flat[at:at + g]
+            their_data = prior_data
+        my_data = bool(data[lane]) if data is not None else False
+        differ, undecided = stored_values_differ(m, [mine.tobytes()], [theirs.tobytes()], [my_data], [their_data])
+        if differ[0] or undecided[0]:
+            first = (prior_tid, int(lanes[lane])), m.prog.ops[prior_pc]
+            break
+    if first is None:
+        return True, (c.prior_tid, c.tid), prior_op
+    return False, first[0], first[1]
 
 
 def load_sym(m, op, region, lanes, offs, size, t, bits):
@@ -213,7 +276,7 @@ def load_sym(m, op, region, lanes, offs, size, t, bits):
         have = np.zeros(lanes.size, bool)
     refs = getattr(region, "lsref", None)
     if refs is not None:
-        ref = refs[rows, offs]
+        ref = refs[rows, offs].astype(np.int64) - 1   # stored as slot + 1: 0 (untouched zero pages) is none
         live = (ref >= 0) & ~have
         if live.any():
             if (region.symsize[rows[live], offs[live]] != size).any():
@@ -253,21 +316,30 @@ def _input_leaves(m, region, itemsize):
 
 
 def store_sym(m, region, lanes, offs, size, sym):
+    """Store per-lane expressions (an object array over `lanes`, None where concrete; or None for all
+    concrete). The object array of a region is allocated only when an expression is stored: its
+    pointers would touch every page of a large buffer (memory follows what the launch touches)."""
     rows = row_index(region, lanes, m)
-    if region.sym is None:
-        region.sym = np.full(region.data.shape, None, dtype=object)
-        region.symsize = np.zeros(region.data.shape, np.int8)
+    if region.symsize is None:
+        region.symsize = np.zeros(region.data.shape, np.int8)   # zero pages: resident only where written
     if region.kwritten is None:
         region.kwritten = np.zeros(region.data.shape, bool)
-    region.sym[rows, offs] = sym if sym is not None else None
-    region.symsize[rows, offs] = size
+    if region.sym is None and sym is not None and (np.asarray(sym, dtype=object) != None).any():  # noqa: E711
+        region.sym = _object_pages(region.data.shape)
     stride = region.data.shape[1]
+    if region.sym is not None:
+        region.sym[rows, offs] = sym if sym is not None else None
+        if size > 1:
+            region.sym.reshape(-1)[((rows * stride + offs)[:, None] + np.arange(1, size)).reshape(-1)] = None
+    region.symsize[rows, offs] = size
     within = ((rows * stride + offs)[:, None] + np.arange(size)).reshape(-1)
     region.kwritten.reshape(-1)[within] = True
-    if size > 1:
-        region.sym.reshape(-1)[((rows * stride + offs)[:, None] + np.arange(1, size)).reshape(-1)] = None
     if getattr(region, "lsref", None) is not None:
-        region.lsref.reshape(-1)[within] = -1
+        region.lsref.reshape(-1)[within] = 0
+
+
+def _object_pages(shape):
+    return np.full(shape, None, dtype=object)
 
 
 def store_lsym(m, region, lanes, offs, size, ls):
@@ -280,12 +352,12 @@ def store_lsym(m, region, lanes, offs, size, ls):
     if not found.any():
         return
     if getattr(region, "lsref", None) is None:
-        region.lsref = np.full(region.data.shape, -1, np.int32)
+        region.lsref = np.zeros(region.data.shape, np.int32)   # slot + 1 (0: none): lazily zero pages
         region.lsrow = np.zeros(region.data.shape, np.int64)
         region.lslist = []
     rows = row_index(region, lanes[found], m)
     o = offs[found]
-    region.lsref[rows, o] = len(region.lslist)
+    region.lsref[rows, o] = len(region.lslist) + 1
     region.lsrow[rows, o] = pos
     region.lslist.append(ls)
 
@@ -305,7 +377,7 @@ def load_lsym(m, op, region, lanes, offs, size):
         return None
     refs = getattr(region, "lsref", None)
     if refs is not None:
-        ref = refs[rows, offs]
+        ref = refs[rows, offs].astype(np.int64) - 1   # stored as slot + 1
         has = ref >= 0
         if has.any():
             if (region.symsize[rows[has], offs[has]] != size).any():

@@ -51,7 +51,10 @@ def _merge(*flags):
 
 @handles("bra")
 def _bra(m, op, lanes):
-    m.pc[lanes] = op.operands[0][1]
+    target = op.operands[0][1]
+    m.pc[lanes] = target
+    if target <= op.index and m.may_spin:
+        m.back_edge(op, lanes)  # a loop that made no progress parks its lanes (spin-waits, volta/exec/services.py)
 
 
 @handles("exit", "ret")
@@ -139,10 +142,61 @@ def _brx(m, op, lanes):
     raise Unsupported("indirect branch `brx.idx` is not modelled", op.span)
 
 
-@handles("membar", "fence", "nanosleep", "prefetch", "prefetchu", "pmevent", "griddepcontrol", "applypriority",
+@handles("nanosleep", "prefetch", "prefetchu", "pmevent", "griddepcontrol", "applypriority",
          "discard", "createpolicy")
 def _nop(m, op, lanes):
     _advance(m, lanes)
+
+
+@handles("membar", "fence")
+def _fence(m, op, lanes):
+    """`fence.sc`/`fence.acq_rel`/`membar` order the thread's accesses for the memory model
+    (volta/exec/memmodel.py); proxy fences order nothing between threads here."""
+    from volta.exec import memmodel
+
+    if m.clocks is not None and memmodel.is_ordering_fence(op):
+        m.clocks.fence(op, lanes, memmodel.scope_of(op))
+    _advance(m, lanes)
+
+
+def _loc_keys(m, region, lanes, offs):
+    """One key per lane for the synchronizing location it touches (region, flat byte)."""
+    flat = A.row_index(region, lanes, m) * region.data.shape[1] + offs
+    return [(region.name, int(x)) for x in flat]
+
+
+def _sync_reads(m, op, region, lanes, offs):
+    """Strong loads: acquire (`ld.acquire`) joins what was published at the location; a relaxed or
+    volatile load joins it at the thread's next fence."""
+    from volta.exec import memmodel
+
+    clocks = m.clocks
+    if clocks is None or region.space not in (".global", ".shared"):
+        return
+    scope = memmodel.strength(op)
+    if not scope:
+        return
+    acquire = op.d.has(".acquire")
+    if not clocks.vc is None and not clocks.locs and not acquire:
+        return
+    for lane, key in zip(lanes, _loc_keys(m, region, lanes, offs)):
+        clocks.read(op, int(lane), key, int(m.cta[lane]), scope, acquire)
+
+
+def _sync_writes(m, op, region, lanes, offs):
+    from volta.exec import memmodel
+
+    clocks = m.clocks
+    if clocks is None or region.space not in (".global", ".shared"):
+        return
+    scope = memmodel.strength(op)
+    release = op.d.has(".release")
+    if not scope and not clocks.locs:
+        return
+    if clocks.vc is not None and not clocks.locs and not scope:
+        return
+    for lane, key in zip(lanes, _loc_keys(m, region, lanes, offs)):
+        clocks.write(op, int(lane), key, int(m.cta[lane]), scope, release, rmw=False)
 
 
 # ---- comparisons and moves ---------------------------------------------------------------------
@@ -285,6 +339,7 @@ def _ld(m, op, lanes):
             continue
         if region.space in (".global", ".shared"):
             A.track(m, op, region, lz, offs, es * n, write=False)
+            _sync_reads(m, op, region, lz, offs)
         for k, r in enumerate(regs):
             bits, undef = A.load(m, region, lz, offs + k * es, es)
             m.note_undefined_read(op, lz, undef)
@@ -313,7 +368,8 @@ def _undef_only(flags):
 def _data_flag(m, region, lanes, offs, size):
     """Values from global buffers, and anything stored in memory from data, are tensor data."""
     if region.space == ".global":
-        return np.ones(lanes.size, np.uint8)
+        # the grid-sync workspace (%envreg1:2) holds the barrier's own counter, not tensor data
+        return np.ones(lanes.size, np.uint8) if region.name != "%grid_sync_workspace" else None
     if region.space == ".const":
         return None
     return m.memory_flags(region, lanes, offs, size)
@@ -353,8 +409,20 @@ def _st(m, op, lanes):
         if region == "kernel-param":
             raise Unsupported("store to a kernel parameter", op.span)
         pos = np.searchsorted(lanes, lz)
-        same_warp = A.track(m, op, region, lz, offs, es * n, write=True, warp_uniform=True) \
+        image = data = None
+        if region.space in (".global", ".shared") and region.shadow is not None:
+            # the bytes each lane stores, and whether they come from tensor data (benign-race values)
+            image = np.concatenate([mask(v[pos], 8 * es).astype("<u8").view(np.uint8).reshape(-1, 8)[:, :es]
+                                    for v, _ in all_vals], axis=1)
+            data = np.zeros(lz.size, bool)
+            for _, f in all_vals:
+                if f is not None:
+                    data |= (f[pos] & DATA) != 0
+        if m.may_spin:
+            old = np.concatenate([A.load(m, region, lz, offs + k * es, es)[0][:, None] for k in range(n)], axis=1)
+        same_warp = A.track(m, op, region, lz, offs, es * n, write=True, warp_uniform=True, image=image, data=data) \
             if region.space in (".global", ".shared") else None
+        _sync_writes(m, op, region, lz, offs)
         for k, (v, f) in enumerate(all_vals):
             bits = v[pos]
             flags = f[pos] if f is not None else None
@@ -371,6 +439,10 @@ def _st(m, op, lanes):
             elif m.symbolic:
                 sym = m.sym_of(regs[k], lz)
                 A.store_sym(m, region, lz, offs + k * es, es, sym)
+        if m.may_spin:
+            new = np.concatenate([A.load(m, region, lz, offs + k * es, es)[0][:, None] for k in range(n)], axis=1)
+            if (new != old).any():
+                m.mem_epoch += 1  # memory changed: spinning threads may see something new
     _advance(m, lanes)
 
 
@@ -380,8 +452,7 @@ def _same_warp_values(m, op, region, lz, offs, pairs, bits, flags, reg, t):
     by expressions (`volta check`, or the symbolic re-run of `volta races` the machine asks for)."""
     a, b = pairs[:, 0], pairs[:, 1]
     data = (flags & DATA) != 0 if flags is not None else np.zeros(lz.size, bool)
-    symbolic_pair = (data[a] | data[b]) & m.structured
-    differ = ~symbolic_pair & (bits[a] != bits[b])
+    differ, symbolic_pair = A.stored_values_differ(m, bits[a], bits[b], data[a], data[b])
     if differ.any():
         k = int(np.argmax(differ))
         _nondeterministic(m, op, region, lz[a[k]], lz[b[k]], offs[a[k]],
@@ -451,9 +522,16 @@ def _atom(m, op, lanes):
     vals = [m.read(s, lanes, t) for s in srcs]
     kind = next((w for w in (".add", ".min", ".max", ".and", ".or", ".xor", ".exch", ".cas", ".inc", ".dec")
                  if w in op.d.mods), None)
+    from volta.exec import memmodel
+
+    clocks = m.clocks
+    scope = memmodel.strength(op)
+    acquire, release = op.d.has(".acquire") or op.d.has(".acq_rel"), op.d.has(".release") or op.d.has(".acq_rel")
     for region, lz, offs in A.resolve(m, op, op.d.space, addr, lanes, es, True):
         pos = np.searchsorted(lanes, lz)
         A.track(m, op, region, lz, offs, es, write=True, atomic=True)
+        if region.space not in (".global", ".shared"):
+            clocks = None
         held = _data_flag(m, region, lz, offs, es)  # taint of what memory holds before this instruction
         # serialize lanes in order: each sees the previous ones' updates
         olds = np.zeros(lz.size, np.uint64)
@@ -467,6 +545,13 @@ def _atom(m, op, lanes):
                 old_flags[j] = undef[0]
             args = [v[pos[j:j + 1]] for v, _ in vals]
             new = _atomic_value(op, kind, t, old, args)
+            if clocks is not None:
+                lane, key = int(one[0]), _loc_keys(m, region, one, o)[0]
+                if op.op == "atom":
+                    clocks.read(op, lane, key, int(m.cta[lane]), scope, acquire)
+                clocks.write(op, lane, key, int(m.cta[lane]), scope, release, rmw=True)
+            if mask(new, 8 * es)[0] != mask(old, 8 * es)[0]:
+                m.mem_epoch += 1
             A.store(m, region, one, o, es, new)
         m.note_undefined_read(op, lz, old_flags)
         flags = _merge(*(f[pos] if f is not None else None for _, f in vals))

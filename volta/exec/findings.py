@@ -13,8 +13,9 @@ MISALIGNED = "misaligned"
 UNINITIALIZED = "uninitialized-read"
 DIV_BY_ZERO = "division-by-zero"
 NONDETERMINISTIC = "nondeterministic-write"  # threads of one warp store different values to one address at once
+BENIGN_RACE = "benign-race"  # a write-write race where every write stores the same value (still a PTX data race)
 
-KINDS = (RACE, DEADLOCK, OUT_OF_BOUNDS, MISALIGNED, UNINITIALIZED, DIV_BY_ZERO, NONDETERMINISTIC)
+KINDS = (RACE, DEADLOCK, OUT_OF_BOUNDS, MISALIGNED, UNINITIALIZED, DIV_BY_ZERO, NONDETERMINISTIC, BENIGN_RACE)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from volta.semantics import realops
 from volta.semantics.bits import U64, as_float, as_int, is_float, mask, signed, width
 from volta.symbolic import expr as E
 from volta.exec import lanesym
-from volta.exec.services import BAR, DATA, EXIT, RUN, UNDEF, WARP, MachineServices  # noqa: F401 (re-exported)
+from volta.exec.services import BAR, DATA, EXIT, RUN, SPIN, UNDEF, WARP, MachineServices  # noqa: F401 (re-exported)
 from volta.exec.lanesym import LaneSym
 from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
 from fractions import Fraction
@@ -44,8 +44,10 @@ class Machine(MachineServices):
                  inputs: dict | None = None, structured: bool = True, check_races: bool = True,
                  fp: str = "ieee", symbolic: bool = False, input_values: dict | None = None,
                  functions: dict | None = None,
-                 lane_structured: bool = False, allow_exit_before_barrier: bool = False):
+                 lane_structured: bool = False, allow_exit_before_barrier: bool = False,
+                 lockstep_warps: bool = False):
         self.prog = prog
+        self.lockstep = lockstep_warps  # pre-Volta: a warp's threads execute each instruction together
         # polynomial data as LaneSym (one numpy-structured value per register), see volta/exec/lanesym.py
         self.lane_structured = bool(lane_structured and symbolic and input_values is None)
         self.lane_fallbacks: dict = {}  # opcode -> count of data instructions that took the per-lane path
@@ -89,7 +91,14 @@ class Machine(MachineServices):
         self.thread_instructions = 0
         self.unproved_stores: list = []  # same-warp stores of data to one address whose values need expressions
         self.normalizer = None  # shared by the value comparisons of those stores (symbolic mode)
+        self.mem_epoch = 0  # bumped whenever a store or atomic changes memory (wakes parked spinners)
+        self.spin_hash = self.spin_pc = self.spin_epoch = None  # per lane, allocated at the first back-edge
         self._setup_memory(buffers, symbols or {}, inputs or {})
+        from volta.exec import memmodel
+        # vector clocks for release/acquire and fences (volta/exec/memmodel.py), only where the program has them
+        self.clocks = memmodel.Clocks(self) if check_races and memmodel.needs_clocks(prog) else None
+        # loops may spin on memory (atomics, strong loads, a grid barrier): park lanes whose iteration changed nothing
+        self.may_spin = not structured or _may_spin(prog)
 
     # ---- set-up ---------------------------------------------------------------------------
     def _setup_memory(self, buffers, symbols, inputs):
@@ -135,6 +144,10 @@ class Machine(MachineServices):
             else:
                 bits = int(value) & ((1 << (8 * min(size, 8))) - 1)
             self.param_values[pname] = (bits, value if kind == "symbol" else None)
+        if _uses_envreg(self.prog):
+            # %envreg1:%envreg2 is the driver's grid-sync workspace of a cooperative launch (cg::this_grid()):
+            # the barrier nvcc emits (atom.add.release.gpu + ld.acquire.gpu spin) runs on it as written
+            mem.add("%grid_sync_workspace", ".global", 16, role="inout", dtype="u32")
         for region in mem.regions[1:]:
             if self.check_races and region.space in (".global", ".shared"):
                 g = 4 if region.dtype is None else min(4, max(1, type_size("." + region.dtype) if region.dtype[0] in "fsu" else 4))
@@ -153,7 +166,7 @@ class Machine(MachineServices):
             else:
                 runnable = self.status == RUN
                 if not runnable.any():
-                    if self._release_barriers():
+                    if self._release_barriers() or self._wake_spinners():
                         continue
                     break
                 pc = int(self.pc[runnable].min())
@@ -174,7 +187,7 @@ class Machine(MachineServices):
             self._step(op, lanes)
             if lanes is every and op.guard is None and (op.op in STRAIGHT or op.op in C.TABLE and op.op not in DISPATCH):
                 fast_pc = pc + 1
-        waiting = np.nonzero((self.status == BAR) | (self.status == WARP))[0]
+        waiting = np.nonzero((self.status == BAR) | (self.status == WARP) | (self.status == SPIN))[0]
         if waiting.size:
             self._report_deadlock(waiting)
         return self
@@ -426,12 +439,32 @@ class Machine(MachineServices):
         elif base in ("%smid", "%gridid", "%nsmid"):
             v = np.zeros(lanes.size)
         elif base in ("%clusterid", "%cluster_ctaid", "%cluster_ctarank"):
-            v = self.ctaid[k][lanes] if base == "%cluster_ctaid" else np.zeros(lanes.size)
+            v = self.ctaid[k][lanes] if base == "%clusterid" else np.zeros(lanes.size)
         elif base in ("%nclusterid", "%cluster_nctaid", "%cluster_nctarank"):
-            v = np.ones(lanes.size)
+            # clusters of one CTA: as many clusters as CTAs
+            v = np.ones(lanes.size) if base != "%nclusterid" else np.full(lanes.size, (grid.x, grid.y, grid.z)[k])
+        elif base.startswith("%envreg"):
+            # driver-set environment registers: 1 and 2 hold the grid-sync workspace address (high, low)
+            ws = self.memory.by_name.get("%grid_sync_workspace")
+            addr = ws.base if ws is not None else 0
+            v = np.full(lanes.size, {"%envreg1": addr >> 32, "%envreg2": addr & 0xFFFFFFFF}.get(base, 0))
+        elif base.startswith("%reserved_smem_offset") or base in ("%total_smem_size", "%aggr_smem_size"):
+            v = np.full(lanes.size, 0 if base.startswith("%reserved") else self._smem_total())
+        elif base in ("%pm0", "%pm1", "%pm2", "%pm3", "%pm4", "%pm5", "%pm6", "%pm7", "%pm0_64", "%pm1_64",
+                      "%pm2_64", "%pm3_64", "%pm4_64", "%pm5_64", "%pm6_64", "%pm7_64"):
+            v = np.zeros(lanes.size)  # performance monitoring counters
+        elif base == "%warpsz":
+            v = np.full(lanes.size, 32)
+        elif base == "%is_explicit_cluster":
+            v = np.zeros(lanes.size)
+        elif base == "%current_graph_exec":
+            v = np.zeros(lanes.size)
         else:
             raise Unsupported(f"special register {name} is not modelled")
         return np.asarray(v).astype(np.uint64)
+
+    def _smem_total(self) -> int:
+        return sum(r.size for r in self.memory.regions[1:] if r.space == ".shared")
 
     def _var_address(self, ref: VarRef) -> int:
         if ref.name in self.param_values:
@@ -744,6 +777,21 @@ def _objects(items) -> np.ndarray:
     out = np.empty(len(items), dtype=object)
     out[:] = items
     return out
+
+
+def _may_spin(prog: Program) -> bool:
+    for op in prog.ops:
+        if op.op == "atom" or op.op == "ld" and any(op.d.has(q) for q in (".volatile", ".relaxed", ".acquire")):
+            return True
+    return _uses_envreg(prog)
+
+
+def _uses_envreg(prog: Program) -> bool:
+    for op in prog.ops:
+        for o in op.operands:
+            if isinstance(o, SpecialRef) and o.name in ("%envreg1", "%envreg2"):
+                return True
+    return False
 
 
 def _pointer_params(prog: Program) -> set:

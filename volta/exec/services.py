@@ -12,7 +12,7 @@ from volta.exec import findings as F
 from volta.ir.program import cuda_frames, cuda_text
 from volta.semantics.bits import U64
 
-RUN, BAR, WARP, EXIT = 0, 1, 2, 3
+RUN, BAR, WARP, EXIT, SPIN = 0, 1, 2, 3, 4  # SPIN: parked in a loop that made no progress (spin-wait)
 DATA, UNDEF = np.uint8(1), np.uint8(2)
 
 
@@ -143,6 +143,8 @@ class MachineServices:
             if op.d.has(".red"):
                 self._barrier_reduce(op, lanes)
             self.gen[cta] += 1
+            if self.clocks is not None:
+                self.clocks.barrier(lanes)
             self.wgen[cta * self.warps_per_cta:(cta + 1) * self.warps_per_cta] += 1
             self.nbar[lanes] += 1
             self.pc[lanes] += 1
@@ -189,7 +191,61 @@ class MachineServices:
             return int(v[0])
         return None
 
+    # spin-waits: a loop iteration that changed nothing parks its lanes until memory changes
+    def back_edge(self, op, lanes):
+        """Lanes took a backward branch. If every register of a lane is what it was the last time it took
+        this branch, the iteration made no progress: the lane spins on memory. Park it (SPIN) so that the
+        other threads run (the fairness bound: a spinner never starves the threads it waits for); it runs
+        again once memory has changed since it parked."""
+        if self.spin_hash is None:
+            self.spin_hash = np.zeros(self.L, np.uint64)
+            self.spin_pc = np.full(self.L, -1, np.int64)
+            self.spin_epoch = np.zeros(self.L, np.int64)
+        h = np.full(lanes.size, np.uint64(0x9E3779B97F4A7C15))
+        with np.errstate(over="ignore"):
+            for i, r in enumerate(self.regs):
+                if r is not None:
+                    h = (h ^ r[lanes]) * np.uint64(0x100000001B3 + 2 * i)
+                    h ^= h >> np.uint64(29)
+        same = (self.spin_pc[lanes] == op.index) & (self.spin_hash[lanes] == h)
+        self.spin_hash[lanes] = h
+        self.spin_pc[lanes] = op.index
+        parked = lanes[same]
+        if parked.size:
+            self.status[parked] = SPIN
+            self.spin_epoch[parked] = self.mem_epoch
+
+    def _wake_spinners(self) -> bool:
+        """Nothing else can run: spinners whose memory may have changed since they parked run again."""
+        spinning = self.status == SPIN
+        if not spinning.any():
+            return False
+        wake = spinning & (self.spin_epoch < self.mem_epoch)
+        if not wake.any():
+            return False
+        self.status[wake] = RUN
+        self.spin_pc[wake] = -1  # a fresh snapshot before parking again
+        return True
+
+    def _report_spin(self, spinning):
+        first = int(spinning[0])
+        op = self.prog.ops[int(self.pc[first])]
+        loop = self.prog.ops[int(self.spin_pc[first])] if self.spin_pc[first] >= 0 else op
+        others = np.nonzero(self.status == BAR)[0]
+        tail = ""
+        if others.size:
+            tail = (f"; {others.size} other thread(s) wait at `{self.prog.ops[int(self.pc[others[0]])].d.inst.opcode}`")
+        exited = int(np.count_nonzero(self.status == EXIT))
+        self.report(F.DEADLOCK, f"spin-wait deadlock: {spinning.size} thread(s) loop at this branch without progress "
+                    f"and no other thread can change the memory they wait on ({exited} thread(s) have exited{tail}; "
+                    f"a lock never released, a flag never set, or a grid barrier some block never reaches)",
+                    loop, [first])
+
     def _report_deadlock(self, waiting):
+        spinning = waiting[self.status[waiting] == SPIN]
+        if spinning.size:
+            self._report_spin(spinning)
+            return
         first = int(waiting[0])
         op = self.prog.ops[int(self.pc[first])]
         others = np.nonzero((self.cta == self.cta[first]) & (self.pc != self.pc[first]) & (self.status != EXIT))[0]

@@ -25,7 +25,7 @@ import volta
 from volta.exec.races import RaceReport, RacesResult
 from volta.report import json_report, sarif
 from volta.report import text as races_text
-from volta.report.common import display_path, split_cuda
+from volta.report.common import demangle_text, display_path, group_findings, split_cuda, verdict_name
 
 SCHEMA = "volta.check/1"
 MAX_INPUTS_SHOWN = 24
@@ -257,6 +257,7 @@ def to_dict(result: CheckResult) -> dict:
             "file": result.cex_file, "replay_command": result.replay_command,
         },
         "findings": {role: [json_report.finding_dict(f) for f in fs] for role, fs in r.findings.items()},
+        "groups": {role: json_report.groups_list(fs) for role, fs in r.findings.items()},
         "unsupported": None if r.unsupported is None else {"role": r.unsupported[0],
                                                              **json_report._error(r.unsupported[1])},
         "unknown": [{"buffer": b, "index": i, "reason": why} for b, i, why in r.unknown],
@@ -308,13 +309,22 @@ def format_sarif(result: CheckResult) -> str:
         opt = result.spec.launches["opt"]
         c = r.counterexample
         writer = c.writers.get("opt") if c is not None else None
-        loc = (sarif._location(writer[1].ptx, writer[1].line, writer[1].col) if writer
-               else sarif._location(str(opt.ptx), None))
+        if writer:  # the CUDA line of the opt kernel's last store to the element (its PTX related)
+            loc, related = sarif.site_locations([writer[1]], ["opt kernel's last store to the element"])
+        else:
+            loc, related = sarif._location(str(opt.ptx), None), []
+        ref_writer = c.writers.get("ref") if c is not None else None
+        if ref_writer:
+            first, rest = sarif.site_locations([ref_writer[1]], ["ref kernel's last store to the element"])
+            related += [dict(first, message={"text": "ref kernel's last store to the element"})] + rest
+        for i, rel in enumerate(related, 1):
+            rel["id"] = i
         results.append({"ruleId": r.verdict, "ruleIndex": len(rules) - 1,
                         "level": "error" if r.verdict == "not-equivalent" else "note",
                         "message": {"text": text + (f"; replay: {result.replay_command}" if c and result.cex_file
                                                     else "")},
                         "locations": [loc],
+                        **({"relatedLocations": related} if related else {}),
                         "properties": {"buffer": c.buffer, "index": c.index,
                                        "ref_value": _json_value(c.ref_value),
                                        "opt_value": _json_value(c.opt_value)} if c else
@@ -341,11 +351,22 @@ def format_junit(result: CheckResult) -> str:
         ET.SubElement(props, "property", name=key, value=str(value))
     body = format_text(result)
     first = body.splitlines()[0]
-    if r.verdict == "findings":
+    tests, failures = 1, int(failed)
+    if r.verdict == "findings":  # the pair fails once; each finding group is a testcase of its own
+        fail = ET.SubElement(case, "failure", type="findings", message=first)
+        fail.text = body
         for rr in race_reports(result):
-            for f in rr.findings:
-                fail = ET.SubElement(case, "failure", type=f.kind, message=f"{rr.role}: {f.message}")
-                fail.text = races_text.finding_text(f)
+            for g in group_findings(rr.findings):
+                gcase = ET.SubElement(suite, "testcase", classname=classname,
+                                      name=f"{rr.role} {rr.kernel}: {verdict_name(g.kind)} at {g.where}", time="0.000")
+                gfail = ET.SubElement(gcase, "failure", type=g.kind,
+                                      message=f"{rr.role}: {demangle_text(g.example.message)}"
+                                              + (f" ({g.count} instances)" if g.count > 1 else ""))
+                gfail.text = races_text.group_text(g)
+                tests, failures = tests + 1, failures + 1
+        for el in (suites, suite):
+            el.set("tests", str(tests))
+            el.set("failures", str(failures))
     elif failed:
         fail = ET.SubElement(case, "failure", type=r.verdict, message=first)
         fail.text = body

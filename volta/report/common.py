@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from itertools import zip_longest
 
 VERDICT_NAMES = {
     "race": "RACE", "deadlock": "DEADLOCK", "out-of-bounds": "OUT OF BOUNDS",
     "uninitialized-read": "UNINITIALIZED READ", "misaligned": "MISALIGNED ACCESS",
     "division-by-zero": "DIVISION BY ZERO", "nondeterministic-write": "NONDETERMINISTIC WRITE",
+    "benign-race": "BENIGN RACE",
 }
 
 RULE_DESCRIPTIONS = {
@@ -21,6 +23,8 @@ RULE_DESCRIPTIONS = {
     "division-by-zero": "An integer division or remainder by zero.",
     "nondeterministic-write": "Threads of one warp store different values to the same address in one "
                               "instruction: one of the writes lands, and which one is unspecified.",
+    "benign-race": "Different threads write the same address with no ordering, but every write stores the same "
+                   "value (a data race in the PTX memory model that some suites call benign).",
     "unsupported": "The kernel left the structured class Volta decides (a data-dependent branch or "
                    "address, or an instruction without semantics); nothing is claimed past that point.",
 }
@@ -36,6 +40,8 @@ def kernel_verdict(report) -> str:
         return "CLEAN"
     if report.verdict == "unsupported":
         return "UNSUPPORTED"
+    if report.verdict == "clean-for-inputs":
+        return "NO FINDING ON THESE INPUTS"
     return ", ".join(verdict_name(k) for k in report.kinds)
 
 
@@ -80,3 +86,181 @@ def access_roles(f) -> list:
     if f.kind == "race" and first.endswith(("-read", "-write")) and first.count("-") == 1 and n == 2:
         return first.split("-")
     return [""] * n
+
+
+# ---- names, source lines and grouping (presentation of findings) ---------------------------------------------
+
+import functools
+import re
+import shutil
+import subprocess
+
+_BUILTIN = {"v": "void", "b": "bool", "c": "char", "a": "signed char", "h": "unsigned char", "s": "short",
+            "t": "unsigned short", "i": "int", "j": "unsigned int", "l": "long", "m": "unsigned long",
+            "x": "long long", "y": "unsigned long long", "f": "float", "d": "double", "DF16_": "_Float16"}
+
+
+def _source_name(s: str, i: int):
+    m = re.match(r"(\d+)", s[i:])
+    if not m:
+        return None, i
+    n = int(m[1])
+    start = i + len(m[1])
+    return s[start:start + n], start + n
+
+
+def _params(s: str):
+    """Itanium parameter types, the subset nvcc emits for kernels (builtins, P, K, R, S_/S0_ substitutions)."""
+    out, subs, i = [], [], 0
+    while i < len(s):
+        quals = []
+        while i < len(s) and s[i] in "PKR":
+            quals.append(s[i])
+            i += 1
+        m = re.match(r"S(\d*)_", s[i:])
+        if m:
+            k = int(m[1]) + 1 if m[1] else 0
+            if k >= len(subs):
+                return None
+            base = subs[k]
+            i += len(m[0])
+        else:
+            key = next((k for k in sorted(_BUILTIN, key=len, reverse=True) if s.startswith(k, i)), None)
+            if key is None:
+                name, j = _source_name(s, i)
+                if not name:
+                    return None
+                base, i = name, j
+                subs.append(base)
+            else:
+                base = _BUILTIN[key]
+                i += len(key)
+        for q in reversed(quals):
+            base = {"P": f"{base}*", "K": f"{base} const", "R": f"{base}&"}[q]
+            subs.append(base)
+        out.append(base)
+    return "" if out == ["void"] else ", ".join(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def demangle(name: str | None) -> str | None:
+    """`_ZZ18reduce_tree_nosyncE5sdata` -> `reduce_tree_nosync()::sdata` (a function-local static, the names nvcc
+    gives `__shared__` variables); other `_Z` names through c++filt when it is on PATH; anything else unchanged."""
+    if not name or not name.startswith("_Z"):
+        return name
+    m = re.fullmatch(r"_ZZ(.+)E(\d+)(\w+?)(?:_\d+)?", name)
+    if m and len(m[3]) == int(m[2]):
+        fn, rest = _source_name(m[1], 0)
+        if fn:
+            params = m[1][rest:]
+            args = "" if not params else _params(params)
+            if args is None:
+                full = _cxxfilt("_Z" + m[1])
+                return f"{full}::{m[3]}" if full else f"{fn}(…)::{m[3]}"
+            return f"{fn}({args})::{m[3]}"
+    return _cxxfilt(name) or name
+
+
+def _cxxfilt(name: str) -> str | None:
+    tool = shutil.which("c++filt")
+    if tool is None:
+        return None
+    try:
+        out = subprocess.run([tool, name], capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out if out and out != name else None
+
+
+def demangle_text(text: str | None) -> str | None:
+    """Every mangled name in a message, demangled."""
+    if not text:
+        return text
+    return re.sub(r"\b_Z\w+", lambda m: demangle(m[0]), text)
+
+
+def resolve_cuda(file: str | None, ptx: str | None) -> str | None:
+    """The CUDA file of a `.loc`: as nvcc wrote it when it exists, else the file of that name beside the PTX (nvcc
+    records absolute paths, which go stale when a tree moves), else as written."""
+    if not file:
+        return file
+    if os.path.exists(file) or not ptx:
+        return file
+    beside = os.path.join(os.path.dirname(ptx), os.path.basename(file))
+    return beside if os.path.exists(beside) else file
+
+
+def cuda_site(site):
+    """(resolved CUDA file, line) of a Site, or (None, None)."""
+    if site is None:
+        return None, None
+    file, line = split_cuda(site.cuda)
+    return resolve_cuda(file, site.ptx), line
+
+
+@functools.lru_cache(maxsize=256)
+def _lines_of(path: str):
+    try:
+        with open(path, errors="replace") as fh:
+            return tuple(fh.read().splitlines())
+    except OSError:
+        return None
+
+
+def source_excerpt(file: str | None, line: int | None, indent: str = "    ") -> list:
+    """The source line with a caret under its first character, when the file is readable; else []."""
+    if not file or not line:
+        return []
+    lines = _lines_of(file)
+    if not lines or not 1 <= line <= len(lines):
+        return []
+    text = lines[line - 1].rstrip().expandtabs(4)
+    if not text.strip():
+        return []
+    pad = len(text) - len(text.lstrip())
+    width = len(str(line))
+    return [f"{indent}{line} | {text}", f"{indent}{' ' * width} | {' ' * pad}^"]
+
+
+@dataclass
+class FindingGroup:
+    """Findings of one kind at one source site: `count` instances, `example` the first of them."""
+
+    kind: str
+    example: object  # Finding
+    members: list
+    site: tuple  # ((file, line), …) per access: the CUDA line, or the PTX line without .loc
+
+    @property
+    def count(self) -> int:
+        return len(self.members)
+
+    @property
+    def where(self) -> str:
+        seen = []
+        for file, line in self.site:
+            text = f"{display_path(file)}:{line}" if line is not None else str(display_path(file))
+            if text not in seen:
+                seen.append(text)
+        return ", ".join(seen)
+
+
+def _site_key(site) -> tuple:
+    file, line = cuda_site(site)
+    if file is not None:
+        return file, line
+    return (site.ptx, site.line) if site is not None else (None, None)
+
+
+def group_findings(findings) -> list:
+    """One group per (kind, buffer, source site of each access), in first-seen order: a missing __syncthreads()
+    unrolled over a loop gives one RACE group, not one finding per iteration."""
+    groups: dict = {}
+    for f in findings:
+        key = (f.kind, f.buffer, tuple(_site_key(s) for s in f.sites))
+        g = groups.get(key)
+        if g is None:
+            groups[key] = FindingGroup(f.kind, f, [f], key[2])
+        else:
+            g.members.append(f)
+    return list(groups.values())

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 import volta
-from volta.report.common import access_roles, accesses, counts, kernel_verdict, split_cuda
+from volta.report.common import access_roles, accesses, counts, cuda_site, demangle, group_findings, kernel_verdict
 
 SCHEMA = "volta.races/1"
 
@@ -40,6 +40,10 @@ def kernel_dict(r) -> dict:
         "counts": counts(r),
         "unsupported": _error(r.error),
         "findings": [finding_dict(f) for f in r.findings],
+        "groups": groups_list(r.findings),
+        # concrete mode (data-dependent kernels): the input sets run, and why the all-inputs run stopped
+        "inputs": list(getattr(r, "inputs", None) or []),
+        "data_dependence": _error(getattr(r, "data_dependence", None)),
     }
 
 
@@ -49,9 +53,11 @@ def finding_dict(f) -> dict:
         "message": f.message,
         "accesses": [_access(t, s, a) for (t, s), a in zip(accesses(f), access_roles(f))],
         "buffer": f.buffer,
+        "buffer_name": demangle(f.buffer),
         "offset": _int(f.offset),
         "address": _int(f.address),
         "bounds": _int(f.bounds),
+        "inputs": f.details.get("inputs"),  # concrete mode: indices into the kernel's `inputs` that show it
     }
 
 
@@ -62,7 +68,7 @@ def _access(tid, site, access) -> dict:
     if site is not None:
         out["instruction"] = site.text
         out["ptx"] = {"file": site.ptx, "line": site.line, "col": site.col}
-        file, line = split_cuda(site.cuda)
+        file, line = cuda_site(site)
         if file is not None:
             out["cuda"] = {"file": file, "line": line}
     return out
@@ -78,3 +84,13 @@ def _error(err):
 
 def _int(v):
     return None if v is None else int(v)
+
+
+def groups_list(findings) -> list:
+    """Findings grouped by (kind, buffer, source site of each access): one entry per group with its `count`, the
+    source site, an example finding, and the indices of its members in `findings`."""
+    index = {id(f): i for i, f in enumerate(findings)}
+    return [{"kind": g.kind, "count": g.count, "message": g.example.message,
+             "site": [{"file": file, "line": line} for file, line in g.site],
+             "example": finding_dict(g.example), "findings": [index[id(f)] for f in g.members]}
+            for g in group_findings(findings)]

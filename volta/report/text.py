@@ -1,15 +1,24 @@
 """Human-readable `volta races` report: a header per kernel, its findings, and a verdict line.
 
     races gemm_tiled_nosync (kernel.sm80.ptx): grid 2x2, block 16x16, 1024 threads, 161,792 thread-instructions in 0.11 s
-    RACE: write-read race on `_ZZ17gemm_tiled_nosyncE2Bs` between threads with no barrier between them
+    RACE: write-read race on `gemm_tiled_nosync()::Bs` between threads with no barrier between them
+      32 instances at kernel.cu:14, kernel.cu:17 (other threads, offsets or PTX lines); one of them:
       write  block (0, 0, 0) thread (0, 0, 0)  st.shared.f32  kernel.sm80.ptx:93:2  kernel.cu:14
       read   block (0, 0, 0) thread (0, 1, 0)  ld.shared.f32  kernel.sm80.ptx:95:2  kernel.cu:17
-      at address 0x3000000: `_ZZ17gemm_tiled_nosyncE2Bs` byte offset 0 (size 1024 bytes)
-    verdict: RACE (32 findings: 32 race)
+      at `gemm_tiled_nosync()::Bs` byte offset 0 (size 1024 bytes)
+        14 |         Bs[ty][tx] = B[(t * TILE + ty) * N + col];
+           |         ^
+    verdict: RACE (32 findings at 1 source site: 32 race)
+
+Findings are grouped by (kind, variable, source site): one group per CUDA line of each access (the PTX line
+without `.loc`), with its number of instances and the first as the example. Mangled names are demangled;
+offsets are relative to the buffer or variable; the CUDA line's text is shown when the file is readable (found
+beside the PTX when nvcc's absolute path has gone stale).
 """
 from __future__ import annotations
 
-from volta.report.common import access_roles, accesses, counts, display_path, kernel_verdict
+from volta.report.common import (access_roles, accesses, counts, cuda_site, demangle, demangle_text, display_path,
+                                 group_findings, kernel_verdict, source_excerpt)
 
 DEFAULT_MAX_FINDINGS = 20
 
@@ -24,7 +33,8 @@ def format(result, max_findings: int = DEFAULT_MAX_FINDINGS) -> str:
 
 
 def _overall(result) -> str:
-    return {"clean": "CLEAN", "findings": "FINDINGS", "unsupported": "UNSUPPORTED"}[result.verdict]
+    return {"clean": "CLEAN", "findings": "FINDINGS", "unsupported": "UNSUPPORTED",
+            "clean-for-inputs": "NO FINDING ON THESE INPUTS"}[result.verdict]
 
 
 def header(r) -> str:
@@ -35,12 +45,27 @@ def header(r) -> str:
 
 def _kernel(r, max_findings: int) -> str:
     lines = [header(r)]
-    shown = r.findings if not max_findings else r.findings[:max_findings]
-    for f in shown:
-        lines.append(finding_text(f))
-    hidden = len(r.findings) - len(shown)
+    inputs = getattr(r, "inputs", None) or []
+    if inputs:
+        why = getattr(r, "data_dependence", None)
+        lines.append("concrete mode: " + (f"the all-inputs run stopped ({' '.join(str(why).split())}), so the kernel "
+                                          f"ran on {len(inputs)} concrete input set(s):" if why is not None else
+                                          f"--inputs given: the kernel ran on {len(inputs)} concrete input set(s):"))
+        lines += [f"  inputs {k + 1}: {d}" for k, d in enumerate(inputs)]
+        for k, err in getattr(r, "trial_errors", []):
+            lines.append(f"  inputs {k + 1} stopped: {' '.join(str(err).split())}")
+    groups = group_findings(r.findings)
+    shown = groups if not max_findings else groups[:max_findings]
+    for g in shown:
+        f = g.example
+        lines.append(group_text(g))
+        on = f.details.get("inputs") if inputs else None
+        if on is not None:
+            lines.append("  on inputs " + ", ".join(str(k + 1) for k in on) + f" of {len(inputs)}")
+    hidden = len(groups) - len(shown)
     if hidden:
-        lines.append(f"... and {hidden} more finding(s) not shown (--max-findings 0 shows all, --json lists all)")
+        lines.append(f"... and {hidden} more finding group(s) not shown (--max-findings 0 shows all, --json lists "
+                     f"all)")
     if r.error is not None:
         prefix = "stopped early: " if r.findings else ""
         lines.append(prefix + " ".join(str(r.error).split()))
@@ -52,15 +77,35 @@ def _verdict_line(r) -> str:
     v = kernel_verdict(r)
     if r.verdict == "findings":
         by_kind = ", ".join(f"{n} {k}" for k, n in counts(r).items())
-        return f"{v} ({len(r.findings)} finding{'s' if len(r.findings) != 1 else ''}: {by_kind})"
+        n, sites = len(r.findings), len(group_findings(r.findings))
+        at = f" at {sites} source site{'s' if sites != 1 else ''}" if sites != n else ""
+        return f"{v} ({n} finding{'s' if n != 1 else ''}{at}: {by_kind})"
     if r.verdict == "unsupported":
         return f"{v} (outside the structured class; nothing is claimed)"
+    if r.verdict == "clean-for-inputs":
+        benign = f"; {len(r.findings)} benign race(s) allowed" if r.findings else ""
+        return (f"{v} (no finding on these {len(r.inputs)} input set(s){benign}; the verdict covers these inputs "
+                f"only, not every input)")
+    if r.findings:
+        return f"{v} (only benign races, allowed by --allow-benign-races: {len(r.findings)})"
     return f"{v} (no races, deadlocks, out-of-bounds or uninitialized reads in this launch)"
 
 
-def finding_text(f) -> str:
-    lines = [f"{f.kind.upper()}: {f.message}"]
+def group_text(g) -> str:
+    """A finding group: the example finding, with the number of instances at its source site."""
+    if g.count == 1:
+        return finding_text(g.example)
+    body = finding_text(g.example).split("\n", 1)
+    note = f"  {g.count} instances at {g.where} (other threads, offsets or PTX lines); one of them:"
+    return "\n".join([body[0], note] + body[1:])
+
+
+def finding_text(f, source: bool = True) -> str:
+    """One finding: kind and message, each access (thread, instruction, PTX and CUDA lines), where in the buffer or
+    variable (a byte offset), and the CUDA source lines with a caret when their files are readable."""
+    lines = [f"{f.kind.upper()}: {demangle_text(f.message)}"]
     roles = access_roles(f)
+    excerpts = {}
     for (tid, site), role in zip(accesses(f), roles):
         parts = [f"{role:<6}"] if role else []
         if tid is not None:
@@ -69,19 +114,22 @@ def finding_text(f) -> str:
             parts.append(site.text)
             parts.append(f"{display_path(site.ptx)}:{site.line}:{site.col}")
             if site.cuda:
-                parts.append(display_path(site.cuda))
+                file, line = cuda_site(site)
+                inlined = site.cuda.split(" (inlined at ", 1)
+                text = f"{display_path(file)}:{line}" if line is not None else site.cuda
+                parts.append(text + (f" (inlined at {inlined[1]}" if len(inlined) > 1 and line is not None else ""))
+                excerpts.setdefault((file, line), source_excerpt(file, line))
         lines.append("  " + "  ".join(parts))
-    where = []
-    if f.address is not None:
-        where.append(f"at address {f.address:#x}")
     if f.buffer is not None:
-        b = f"`{f.buffer}`"
+        b = f"  at `{demangle(f.buffer)}`"
         if f.offset is not None:
             b += f" byte offset {f.offset}"
         if f.bounds is not None:
             b += f" (size {f.bounds} bytes)"
-        where.append(b)
-    if where:
-        lines.append("  " + ": ".join(where))
+        lines.append(b)
+    elif f.address is not None:
+        lines.append(f"  at address {f.address:#x} (in no buffer or variable)")
+    if source:
+        for ex in excerpts.values():
+            lines += ex
     return "\n".join(lines)
-
