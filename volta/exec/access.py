@@ -218,6 +218,8 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
                          f"exit code)", prior, [c.prior_tid, c.tid], second=op, buffer=region.name, offset=byte,
                          bounds=region.size)
                 continue
+        if clocks is not None:
+            clocks.unordered_race(op)
         m.report(kind, f"{kinds[0]}-{kinds[1]} race on `{region.name}` between threads with {text} "
                  f"between them", prior, list(pair), second=op, buffer=region.name, offset=byte,
                  bounds=region.size)

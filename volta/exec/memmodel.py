@@ -79,8 +79,9 @@ class Clocks:
 
     def __init__(self, m):
         n = m.L
+        self.synced = False  # a release/acquire or fence happened (matters only without clocks)
         if n > MAX_THREADS:
-            self.vc = None  # refused at the first synchronization (see `_need`)
+            self.vc = None  # too many threads for vector clocks: see `unordered_race`
             self.L = n
             return
         self.L = n
@@ -93,10 +94,15 @@ class Clocks:
         self.m = m
 
     def _need(self, op):
-        if self.vc is None:
-            raise Unsupported(f"`{op.d.inst.opcode}` synchronizes threads through memory (release/acquire or a "
-                              f"fence); the race detector's vector clocks handle at most {MAX_THREADS} threads and "
-                              f"this launch has {self.L}", op.span)
+        self.synced = True
+
+    def unordered_race(self, op):
+        """A race is about to be reported, but synchronization through memory was not tracked (no clocks):
+        it might order the pair, so refuse instead of claiming the race."""
+        if self.vc is None and self.synced:
+            raise Unsupported(f"a possible race at `{op.d.inst.opcode}` after synchronization through memory "
+                              f"(release/acquire or a fence) that the race detector cannot follow in a launch of "
+                              f"{self.L} threads (vector clocks handle at most {MAX_THREADS})", op.span)
 
     # ---- what the shadow memory asks -------------------------------------------------------
     def own(self, tids):
@@ -130,10 +136,16 @@ class Clocks:
         self.vc[lanes, lanes] += 1
 
     def fence(self, op, lanes, scope):
+        """`fence.sc`/`.acq_rel` (the default) and `membar` are both halves; `fence.acquire` and
+        `fence.release` (uni-directional, PTX 8.6+) only theirs."""
         self._need(op)
-        if self.pending is not None:  # acquire patterns: strong reads before this fence
+        if self.vc is None:
+            return
+        if self.pending is not None and not op.d.has(".release"):  # acquire patterns: strong reads before it
             self.vc[lanes] = np.maximum(self.vc[lanes], self.pending[lanes])
             self.pending[lanes] = 0
+        if op.d.has(".acquire") and not op.d.has(".acq_rel"):
+            return
         self.fence_clock[lanes] = self.vc[lanes, lanes]
         self.fence_scope[lanes] = scope
         self.vc[lanes, lanes] += 1
