@@ -100,11 +100,17 @@ def test_option_form_text_and_replay(capsys, tmp_path, monkeypatch):
     assert "inputs (2 elements out[511] depends on; every other input element is 1):" in out
     assert "x[511] = 1  y[511] = 1" in out and "symbols: alpha = 1" in out
     assert "last written by block (3, 0, 0) thread (127, 0, 0)" in out
-    assert "counterexample saved to counterexample.json" in out  # the default file, in the working directory
-    assert (tmp_path / "counterexample.json").exists()
+    # nothing is written unasked; the output says how to save it
+    assert list(tmp_path.iterdir()) == [] and "saved to" not in out and "replay: " not in out
+    assert "add --save-counterexample FILE" in out
+    code = run(argv + ["--save-counterexample", "cex.json"])
+    out, err = capsys.readouterr()
+    assert code == 1 and (tmp_path / "cex.json").exists() and not (tmp_path / "counterexample.json").exists()
+    assert "counterexample saved to cex.json" in out
+    lines = out.splitlines()
     replay_line = next(line for line in lines if line.strip().startswith("replay: "))
     assert "--ref-kernel saxpy --opt-kernel saxpy_neg_last" in replay_line
-    assert replay_line.endswith("--replay counterexample.json")
+    assert replay_line.endswith("--replay cex.json")
     assert "volta check:" in err  # progress on stderr
     # the printed command line replays (shlex-split, minus the leading `volta`)
     import shlex
@@ -112,7 +118,7 @@ def test_option_form_text_and_replay(capsys, tmp_path, monkeypatch):
     code = run(replay_argv + ["-q"])
     out, _ = capsys.readouterr()
     assert code == 1
-    assert out.strip() == "DIFFER: out[511] replayed from counterexample.json: ref = 2, opt = 0"
+    assert out.strip() == "DIFFER: out[511] replayed from cex.json: ref = 2, opt = 0"
 
 
 def test_option_form_equivalent_with_shared_options(capsys):
@@ -206,6 +212,14 @@ def test_usage_missing_grid_for_one_role(capsys):
     argv = ["check", str(VADD), str(VADD), "--ref-grid", "4", "--block", "128", "--args", "x,y,out,500",
             *VADD_OPTIONS[6:]]
     _usage_error(capsys, argv, "no grid for the opt kernel")
+
+
+def test_usage_replay_file_of_another_pair(capsys, tmp_path):
+    cex = tmp_path / "cex.json"
+    assert run(["check", str(SAXPY / "manifest.toml"), "-q", "--save-counterexample", str(cex)]) == 1
+    capsys.readouterr()
+    other = EX / "eq_gemm_naive_tiled" / "manifest.toml"
+    _usage_error(capsys, ["check", str(other), "--replay", str(cex)], "saved for another pair")
 
 
 def test_usage_unreadable_replay_file(capsys, tmp_path):

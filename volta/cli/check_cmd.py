@@ -27,7 +27,6 @@ from volta.exec.launch import compile_sources, load_manifest, pair_from_options,
 from volta.report import render
 from volta.report.check_report import CheckResult, ReplayResult
 
-DEFAULT_CEX_FILE = "counterexample.json"
 PER_ROLE = ("kernel", "grid", "block", "args")
 
 
@@ -58,7 +57,8 @@ def _launch_options(f):
 @click.option("--emit-smt", "emit_smt", type=click.Path(file_okay=False), metavar="DIR",
               help="Write each solver obligation (elements not identical) as SMT-LIB2 into DIR.")
 @click.option("--save-counterexample", "save_cex", type=click.Path(dir_okay=False), metavar="FILE",
-              help=f"Where to save a counterexample (default when NOT EQUIVALENT: {DEFAULT_CEX_FILE}).")
+              help="Save a counterexample to FILE (JSON) and print the command that replays it; "
+                   "nothing is written without it.")
 @click.option("--replay", "replay_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="Re-execute both kernels on a saved counterexample and print both values (exit 1 if they differ).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema: volta/report/SCHEMA.md).")
@@ -132,8 +132,8 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     report = check(spec, timeout_ms=timeout_ms, emit_smt=emit_smt, progress=progress)
     limits.disarm()  # decided (or out of time): printing the verdict is not interrupted
     cex_file = None
-    if report.counterexample is not None:
-        cex_file = save_cex or DEFAULT_CEX_FILE
+    if report.counterexample is not None and save_cex:
+        cex_file = save_cex  # written only when asked: never into the current directory unasked
         try:
             save_inputs(report.counterexample, cex_file)
         except OSError as err:

@@ -431,6 +431,30 @@ def save_inputs(cex: Counterexample, path: str | Path) -> None:
     Path(path).write_text(json.dumps({"inputs": data, "buffer": cex.buffer, "index": cex.index}, indent=1))
 
 
+def _replay_matches(spec: LaunchSpec, path, inputs: dict, name: str, index: int) -> None:
+    """A counterexample file saved for another pair (other buffers, sizes, symbols) is a usage error."""
+    outs = [n for n, b in spec.buffers.items() if b.role in ("out", "inout")]
+    why = None
+    if name not in outs:
+        why = f"it names the output `{name}`, and this pair's outputs are {', '.join(outs) or 'none'}"
+    elif not 0 <= index < spec.buffers[name].count:
+        why = f"it names {name}[{index}], but `{name}` has {spec.buffers[name].count} elements"
+    else:
+        for key, vals in inputs.items():
+            if key == "__symbols__":
+                extra = sorted(set(vals) - set(spec.symbols))
+                if extra:
+                    why = f"it gives symbols {', '.join(extra)}, which this pair does not declare"
+            elif key not in spec.buffers:
+                why = f"it gives values for a buffer `{key}`, which this pair does not declare"
+            elif vals and not all(0 <= i < spec.buffers[key].count for i in vals):
+                why = f"its values for `{key}` do not fit {key}[{spec.buffers[key].count}]"
+            if why:
+                break
+    if why:
+        raise UsageError(f"counterexample file {path} was saved for another pair or launch: {why}")
+
+
 def replay(spec: LaunchSpec, path: str | Path) -> dict:
     """Run both kernels on the inputs in a counterexample file; return the element's two exact values."""
     try:
@@ -438,8 +462,9 @@ def replay(spec: LaunchSpec, path: str | Path) -> dict:
         inputs = {k: {(i if k == "__symbols__" else int(i)): Fraction(v) for i, v in vals.items()}
                   for k, vals in data["inputs"].items()}
         name, index = data["buffer"], int(data["index"])
-    except (OSError, ValueError, KeyError) as err:
-        raise UsageError(f"cannot read counterexample file {path}: {err}") from None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
+        raise UsageError(f"cannot read counterexample file {path}: {type(err).__name__}: {err}") from None
+    _replay_matches(spec, path, inputs, name, index)
     values = {}
     for role in ("ref", "opt"):
         m = execute(spec, role, input_values=inputs)

@@ -151,6 +151,7 @@ def load_manifest(path: str | Path) -> LaunchSpec:
         raise UsageError(f"no such manifest: {path}") from None
     except tomllib.TOMLDecodeError as err:
         raise UsageError(f"{path}: malformed TOML: {err}") from None
+    _check_manifest_keys(path, data)
     launches = {}
     for role in ("kernel", "ref", "opt"):
         table = data.get(role)
@@ -171,6 +172,50 @@ def load_manifest(path: str | Path) -> LaunchSpec:
         bufs[name] = parse_buffer(f"{name}={text}")
     syms = {k: v for k, v in data.get("symbols", {}).items()}
     return LaunchSpec(launches, bufs, syms, data.get("expect", {}), str(path))
+
+
+# The manifest schema (examples/README.md): every key a manifest may have. Anything else is a typo
+# that would otherwise be silently ignored (`shared_dynamc`, a `[buffer]` table).
+MANIFEST_TABLES = {"kernel", "ref", "opt", "buffers", "symbols", "expect"}
+MANIFEST_TOP = MANIFEST_TABLES | {"description", "arch"}
+LAUNCH_KEYS = {"ptx", "cuda", "name", "grid", "block", "args", "shared_dynamic"}
+EXPECT_KEYS = {"races", "check", "defect_line", "arch", "bits", "lockstep", "inputs"}
+EXPECT_VALUES = {
+    "races": {"clean", "race", "deadlock", "out-of-bounds", "uninitialized-read", "unsupported", "clean-for-inputs",
+              "benign-race", "nondeterministic-write", "misaligned", "division-by-zero"},
+    "check": {"equivalent", "not-equivalent", "findings", "unsupported", "unknown"},
+}
+
+
+def _did_you_mean(word: str, choices) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
+    return f" (did you mean `{close[0]}`?)" if close else ""
+
+
+def _check_manifest_keys(path: Path, data: dict) -> None:
+    def unknown(where: str, key: str, choices) -> UsageError:
+        return UsageError(f"{path}: unknown {where} `{key}`{_did_you_mean(key, choices)}; "
+                          f"known: {', '.join(sorted(choices))}")
+
+    for key, value in data.items():
+        if key not in MANIFEST_TOP:
+            raise unknown("table" if isinstance(value, dict) else "key", key, MANIFEST_TOP)
+        if key in MANIFEST_TABLES and not isinstance(value, dict):
+            raise UsageError(f"{path}: `{key}` must be a table ([{key}]), not a value")
+    for role in ("kernel", "ref", "opt"):
+        for key in data.get(role, {}):
+            if key not in LAUNCH_KEYS:
+                raise unknown(f"key in [{role}]", key, LAUNCH_KEYS)
+    expect = data.get("expect", {})
+    for key, value in expect.items():
+        if key not in EXPECT_KEYS:
+            raise unknown("key in [expect]", key, EXPECT_KEYS)
+        allowed = EXPECT_VALUES.get(key)
+        if allowed is not None and value not in allowed:
+            raise UsageError(f"{path}: [expect] {key} = {value!r} is not a verdict{_did_you_mean(str(value), allowed)}; "
+                             f"known: {', '.join(sorted(allowed))}")
 
 
 def bind_args(launch: KernelLaunch, params: list, buffers: dict, symbols: dict) -> list:

@@ -251,6 +251,9 @@ def _exact_inputs(buffers: dict, arrays: dict) -> dict:
         as64 = _as_float64(arr, buffers[name].dtype) if buffers[name].dtype[0] in "fb" else arr
         values[name] = {i: Fraction(float(v)) if as64.dtype.kind == "f" else Fraction(int(v))
                         for i, v in enumerate(as64.reshape(-1))}
+    for name, buf in buffers.items():  # a buffer with no array starts as zeros, as in a bit-exact run
+        if name not in values:
+            values[name] = dict.fromkeys(range(buf.count), Fraction(0))
     return values
 
 

@@ -10,8 +10,8 @@ kernel), so a race looks the same under `volta races` and `volta check`.
       opt gemm_tiled_swapped (opt.sm80.ptx): grid 2x2, block 16x16; …
       inputs (the 64 elements C[0] depends on; every other input element is 1):
         A[0] = 1  A[1] = -2 …
-      counterexample saved to counterexample.json
-      replay: volta check examples/neq_gemm_swapped/manifest.toml --replay counterexample.json
+      counterexample saved to cex.json              (with --save-counterexample cex.json)
+      replay: volta check examples/neq_gemm_swapped/manifest.toml --replay cex.json
 """
 from __future__ import annotations
 
@@ -143,8 +143,9 @@ def format_text(result: CheckResult) -> str:
                          f"{_source_line(err.span)}")
         lines.append("  nothing is claimed about equivalence")
     elif r.verdict == "unknown":
-        lines.append(f"  {len(r.unknown)} element(s) undecided (nothing is claimed); "
-                     f"{sum(r.proved_by.values()):,} of {r.compared:,} compared were proved equal")
+        if r.unknown or not getattr(r, "timed_out", None):
+            lines.append(f"  {len(r.unknown)} element(s) undecided (nothing is claimed); "
+                         f"{sum(r.proved_by.values()):,} of {r.compared:,} compared were proved equal")
         for buffer, index, reason in r.unknown:
             lines.append(f"  {buffer}[{index}]: {reason}")
         timed_out = getattr(r, "timed_out", None)
@@ -212,6 +213,9 @@ def _counterexample_lines(result: CheckResult) -> list:
     if result.cex_file:
         lines.append(f"  counterexample saved to {result.cex_file}")
         lines.append(f"  replay: {result.replay_command}")
+    else:
+        lines.append("  to replay it, save it: add --save-counterexample FILE (then --replay FILE re-executes both "
+                     "kernels on it)")
     return lines
 
 
