@@ -141,3 +141,15 @@ def test_run_fp_real_with_some_inputs_missing_starts_them_at_zero(tmp_path, caps
     cap = capsys.readouterr()
     assert code == 0, cap.err
     assert (np.load(out)["out"] == 1).all()
+
+
+def test_check_parses_and_binds_both_kernels_before_running_either(tmp_path, capsys):
+    bad = tmp_path / "opt.ptx"
+    bad.write_text(Path(VADD).read_text().replace("add.f32", "addd.f32"))
+    launch = ["--grid", "4", "--block", "128", "--args", "x,y,out,500", *VADD_BUFS]
+    code = run(["check", VADD, str(bad), *launch])
+    err = one_paragraph_error(capsys, code, "opt.ptx:", "unknown opcode `addd`")
+    assert "executing" not in err  # the ref kernel never ran
+    code = run(["check", VADD, VADD, *launch, "--opt-args", "x,y,out"])
+    err = one_paragraph_error(capsys, code, "takes 4 parameters")
+    assert "executing" not in err

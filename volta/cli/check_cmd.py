@@ -23,7 +23,7 @@ from volta.cli.bounds import bounded
 from volta.exec import limits
 from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
-from volta.exec.launch import compile_sources, load_manifest, pair_from_options, parse_define_fn
+from volta.exec.launch import compile_sources, load_manifest, pair_from_options, parse_define_fn, preflight
 from volta.report import render
 from volta.report.check_report import CheckResult, ReplayResult
 
@@ -98,6 +98,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     spec, argv = _spec(targets, launch, buffer, symbol, shared_dynamic)
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
     limits.check_buffers(spec.buffers)  # before any input array is drawn (--max-memory)
+    preflight(spec, ("ref", "opt"), symbolic=fp == "real")  # both PTX files, kernels, args, memory: before running
     argv += (["--arch", arch] if arch else []) + [f"--nvcc-flag={f}" for f in nvcc_flag]
     spec.functions = dict(parse_define_fn(f) for f in define_fn)
     for name, meaning in spec.functions.items():

@@ -187,6 +187,25 @@ EXPECT_VALUES = {
 }
 
 
+def preflight(spec: LaunchSpec, roles=None, symbolic: bool = False) -> None:
+    """Parse, lower and bind every launch of `spec` (and estimate its memory) before any of them runs,
+    so a parse error in the second kernel, a wrong --args or a launch too large surfaces at once,
+    not after the first kernel has executed. Parsed modules are cached: executing re-parses nothing."""
+    import dataclasses
+
+    from volta.exec import limits
+    from volta.ir.program import lower
+    from volta.ptx.parser import parse_file
+
+    for role in roles or list(spec.launches):
+        launch = spec.launches[role]
+        if not Path(launch.ptx).exists():
+            raise UsageError(f"no such PTX file: {launch.ptx}")
+        prog = lower(parse_file(launch.ptx), launch.kernel)
+        bind_args(dataclasses.replace(launch, kernel=prog.name), prog.params, spec.buffers, spec.symbols)
+        limits.check_memory(prog, launch, spec.buffers, symbolic=symbolic, check_races=True)
+
+
 def _did_you_mean(word: str, choices) -> str:
     import difflib
 
