@@ -97,3 +97,93 @@ def test_mutants_never_crash(tmp_path, capsys, monkeypatch):
             assert POSITION.match(lines[0]), f"mutant {i}: no file:line:col in {lines[0]!r}\n{text}"
         path.unlink()
     assert outcomes[2] > MUTANTS // 4  # the mutations do break things
+
+
+# ---- races / check / run on mutated PTX and mutated launch options --------------------------------
+
+VADD = EXAMPLES / "vector_add" / "kernel.sm80.ptx"
+LAUNCH = {"grid": "2", "block": "32", "args": "x,y,out,50",
+          "buffers": ["x=f32[50]:in", "y=f32[50]:in", "out=f32[50]:out"]}
+OPTION_JUNK = ["", "0", "-1", "1.5", "1e9", "65536", "2147483648", "x", "x,y", "nan", "inf", "0x10", "3x0",
+               "1x1x65", "1024x1024", "4294967296", "f32[0]", "q=f32[10]:in", "x=f99[4]", "x=f32[-1]",
+               "x=f32[10000000000]:in", "out=u8[3]:out", "y=f32[50]:weird", "x=f32[50", "=", ",,,"]
+STEPS = ["--max-steps", "20000"]
+BUDGET_S = 25.0  # wall-clock budget for this test; cases are counted and printed
+
+
+def _mutate_launch(rng: random.Random) -> dict:
+    launch = {k: (list(v) if isinstance(v, list) else v) for k, v in LAUNCH.items()}
+    for _ in range(rng.randint(1, 2)):
+        key = rng.choice(["grid", "block", "args", "buffers", "buffers", "args"])
+        if key == "buffers":
+            bufs = launch["buffers"]
+            kind = rng.randrange(3)
+            if kind == 0 and bufs:
+                bufs.pop(rng.randrange(len(bufs)))
+            elif kind == 1:
+                bufs.append(rng.choice(OPTION_JUNK))
+            elif bufs:
+                bufs[rng.randrange(len(bufs))] = rng.choice(OPTION_JUNK)
+        elif key == "args":
+            items = launch["args"].split(",")
+            items[rng.randrange(len(items))] = rng.choice(OPTION_JUNK + ["0", "x", "out", "y"])
+            if rng.random() < 0.3:
+                items.pop(rng.randrange(len(items)))
+            launch["args"] = ",".join(items)
+        else:
+            launch[key] = rng.choice(OPTION_JUNK + ["4", "2x2", "64", "1x1x1"])
+    return launch
+
+
+def _argv(cmd: str, ptx, launch: dict) -> list:
+    files = [str(ptx)] if cmd != "check" else [str(ptx), str(VADD)]
+    argv = [cmd, *files, "--grid", launch["grid"], "--block", launch["block"], "--args", launch["args"]]
+    for b in launch["buffers"]:
+        argv += ["--buffer", b]
+    argv += STEPS + ["-q"]
+    if cmd == "check":
+        argv += ["--timeout", "5"]
+    return argv
+
+
+def test_mutated_kernels_and_launches_through_races_check_run(tmp_path, capsys, monkeypatch):
+    """Mutated PTX (small kernels) and mutated launch options through `volta races`, `check` and `run`:
+    never a traceback, an exit code in {0, 1, 2, 3}, every case bounded (small launches, --max-steps,
+    --timeout). A fixed seed and a wall-clock budget keep it quick; the case counts are printed."""
+    import time
+
+    monkeypatch.setenv("VOLTA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    rng = random.Random(8)
+    base = VADD.read_text()
+    counts: dict = {}
+    start = time.perf_counter()
+    i = 0
+    while time.perf_counter() - start < BUDGET_S:
+        cmd = ("races", "run", "check")[i % 3]
+        if i % 2:  # a mutated kernel with the normal launch
+            text = mutate(base, rng)
+            ptx = tmp_path / f"m{i}.ptx"
+            ptx.write_text(text, errors="surrogateescape")
+            launch, what = LAUNCH, "ptx"
+        else:  # the normal kernel with a mutated launch
+            ptx, launch, what = VADD, _mutate_launch(rng), "launch"
+            text = None
+        argv = _argv(cmd, ptx, launch)
+        try:
+            code = run(argv)
+        except BaseException as exc:  # anything reaching here is a bug (a VoltaError is caught inside run)
+            pytest.fail(f"case {i} ({cmd}, mutated {what}) raised {type(exc).__name__}: {exc}\nargv: {argv}\n"
+                        + (f"--- text ---\n{text}" if text else ""))
+        out, err = capsys.readouterr()
+        assert code in (0, 1, 2, 3), (i, argv, code, err)
+        assert "Traceback" not in out + err, (i, argv, err)
+        if code == 2:
+            assert err.strip() and "\n\n" not in err.strip(), (i, argv, err)
+        counts[(cmd, what, code)] = counts.get((cmd, what, code), 0) + 1
+        i += 1
+    total = sum(counts.values())
+    print(f"fuzzed {total} races/check/run cases in {time.perf_counter() - start:.1f} s: "
+          + ", ".join(f"{c} {w} exit {k}: {n}" for (c, w, k), n in sorted(counts.items())))
+    assert total >= 30
+    assert any(k[2] == 2 for k in counts) and any(k[2] in (0, 1) for k in counts)
