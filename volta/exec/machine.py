@@ -436,6 +436,8 @@ class Machine(MachineServices):
             v = np.full(lanes.size, self.launch.shared_dynamic)
         elif base in ("%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi"):
             v = np.full(lanes.size, self.steps)
+        elif base == "%clock_hi":
+            v = np.full(lanes.size, self.steps >> 32)
         elif base in ("%smid", "%gridid", "%nsmid"):
             v = np.zeros(lanes.size)
         elif base in ("%clusterid", "%cluster_ctaid", "%cluster_ctarank"):

@@ -19,7 +19,7 @@ SPECIAL_REGS = frozenset(
      "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt", "%clock", "%clock64",
      "%globaltimer", "%dynamic_smem_size", "%total_smem_size", "%clusterid", "%nclusterid", "%cluster_ctaid",
      "%cluster_nctaid", "%cluster_ctarank", "%cluster_nctarank", "%is_explicit_cluster", "%globaltimer_lo",
-     "%globaltimer_hi", "%aggr_smem_size", "%warpsz", "%current_graph_exec",
+     "%globaltimer_hi", "%aggr_smem_size", "%warpsz", "%current_graph_exec", "%clock_hi",
      "%reserved_smem_offset_begin", "%reserved_smem_offset_end", "%reserved_smem_offset_cap",
      "%reserved_smem_offset_0", "%reserved_smem_offset_1"}
     | {f"%envreg{i}" for i in range(32)} | {f"%pm{i}" for i in range(8)} | {f"%pm{i}_64" for i in range(8)}
