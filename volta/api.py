@@ -229,7 +229,7 @@ class CheckResult(Result):
 
 @dataclass
 class RacesResult(Result):
-    """`volta.races`: verdict clean | findings | unsupported, one `RaceReport` per kernel in `kernels`."""
+    """`volta.races`: verdict clean | findings | unsupported | clean-for-inputs, one `RaceReport` per kernel in `kernels`."""
 
     kernels: list = field(default_factory=list)  # volta.exec.races.RaceReport
 
@@ -388,9 +388,13 @@ def check(ref: Source, opt: Source | None = None, launch: Launch | None = None, 
 
 
 def races(kernel: Source, launch: Launch | None = None, *, role: str | None = None, arch: str | None = None,
-          nvcc_flags: Sequence[str] = (), progress: Callable[[str], None] | None = None) -> RacesResult:
+          nvcc_flags: Sequence[str] = (), progress: Callable[[str], None] | None = None,
+          inputs: str | None = None, trials: int | None = None, structured_only: bool = False,
+          lockstep_warps: bool = False, allow_benign_races: bool = False) -> RacesResult:
     """Find races, deadlocks, out-of-bounds accesses and uninitialized reads in one launch — `volta races`.
-    Give a kernel (path or PTX text) and a `Launch`, or a manifest.toml path (every launch in it, or `role`)."""
+    Give a kernel (path or PTX text) and a `Launch`, or a manifest.toml path (every launch in it, or `role`).
+    `inputs`/`trials`/`structured_only`/`lockstep_warps`/`allow_benign_races` are the CLI's options of those
+    names (a data-dependent kernel runs on concrete inputs: verdict clean-for-inputs, exit 3, when nothing shows)."""
     from volta.exec.launch import compile_sources, from_options
     from volta.exec.races import RacesResult as Raw, analyze, roles
 
@@ -414,7 +418,11 @@ def races(kernel: Source, launch: Launch | None = None, *, role: str | None = No
         spec.source = str(path)
         chosen = ["kernel"]
     compile_sources(spec, arch, tuple(nvcc_flags))
-    raw = Raw([analyze(spec, r, progress) for r in chosen], spec.source)
+    if structured_only and (inputs is not None or trials is not None):
+        raise UsageError("structured_only never runs on concrete inputs: drop inputs/trials")
+    options = dict(inputs=inputs, trials=trials, concrete=not structured_only, lockstep_warps=lockstep_warps,
+                   allow_benign_races=allow_benign_races)
+    raw = Raw([analyze(spec, r, progress, **options) for r in chosen], spec.source)
     findings = [f for r in raw.reports for f in r.findings]
     timings = {r.role: r.seconds for r in raw.reports}
     timings["total"] = sum(r.seconds for r in raw.reports)

@@ -240,3 +240,16 @@ def test_allow_benign_races_exit_code(capsys):
     code, _, _ = _cli(["races", str(EXAMPLES / "bug_global_race_accum" / "manifest.toml"), "-q",
                        "--allow-benign-races"], capsys)
     assert code == 1
+
+
+def test_python_api_options():
+    import volta
+
+    r = volta.races(str(EXAMPLES / "embedding_gather" / "manifest.toml"))
+    assert r.verdict == "clean-for-inputs" and r.exit_code == 3
+    r = volta.races(str(EXAMPLES / "embedding_gather" / "manifest.toml"), structured_only=True)
+    assert r.verdict == "unsupported" and r.exit_code == 3
+    r = volta.races(str(EXAMPLES / "bug_benign_same_value" / "manifest.toml"), allow_benign_races=True)
+    assert r.verdict == "clean" and r.exit_code == 0 and r.findings[0].kind == "benign-race"
+    with pytest.raises(volta.UsageError):
+        volta.races(str(EXAMPLES / "embedding_gather" / "manifest.toml"), inputs="nope")
