@@ -52,25 +52,24 @@ def exp2_scales(*roots: Expr) -> list[Fraction]:
     Inputs that are integer multiples of 1/c make those exponents integers, so both kernels'
     outputs evaluate exactly and a difference can be confirmed rather than guessed.
     """
-    scales = []
-    from volta.symbolic.normal import Normalizer
-    norm = Normalizer()
-    for root in roots:   # first: the coefficients of the variables in each normalized exponent
+    scales: list[Fraction] = []
+    linear: dict = {}
+    done: set = set()
+    for root in roots:   # first: the coefficients of the inputs in each exponent, read as a linear form
         for node in E.postorder(root):
-            if node.op != E.EXP2:
+            if node.op != E.EXP2 or node.args[0] in done:
                 continue
-            try:
-                nf = norm(node.args[0])
-            except Exception:  # noqa: BLE001  (a heuristic only: an odd exponent just gives no scale)
-                continue
-            if nf.den is not None:
-                continue
-            for (factors, e), c in nf.num.items():
-                if e == 0 and len(factors) == 1 and factors[0][1] == 1 and c not in (0, 1, -1):
-                    if E.NODES[factors[0][0]].op in (E.VAR, E.SYM):
-                        scale = 1 / abs(Fraction(c))
-                        if scale not in scales:
-                            scales.append(scale)
+            done.add(node.args[0])
+            form = _linear_form(node.args[0], linear)
+            for leaf, c in (form or {}).items():
+                if leaf is not None and leaf.op in (E.VAR, E.SYM) and c not in (0, 1, -1):
+                    scale = 1 / abs(Fraction(c))
+                    if scale not in scales:
+                        scales.append(scale)
+            if len(scales) >= 4:
+                return scales
+    if scales:
+        return scales
     for root in roots:
         for node in E.postorder(root):
             if node.op != E.EXP2:
@@ -83,6 +82,41 @@ def exp2_scales(*roots: Expr) -> list[Fraction]:
                             if scale not in scales:
                                 scales.append(scale)
     return scales[:4]
+
+
+def _linear_form(root: Expr, memo: dict, limit: int = 64):
+    """root as {leaf or atom: coefficient, None: constant} when it is linear in its leaves and atoms
+    (through + and multiplication by constants), else None. Cheap: no normalization, memoized."""
+    for n in E.postorder(root, memo):
+        op = n.op
+        if op is E.CONST:
+            form = {None: n.data}
+        elif op is E.ADD:
+            fa, fb = memo[n.args[0]], memo[n.args[1]]
+            if fa is None or fb is None:
+                form = None
+            else:
+                form = dict(fa)
+                for k, v in fb.items():
+                    form[k] = form.get(k, 0) + v
+                if len(form) > limit:
+                    form = None
+        elif op is E.MUL:
+            fa, fb = memo[n.args[0]], memo[n.args[1]]
+            ca = fa.get(None) if fa is not None and len(fa) == 1 else None
+            cb = fb.get(None) if fb is not None and len(fb) == 1 else None
+            if ca is not None and fb is not None:
+                form = {k: v * ca for k, v in fb.items()}
+            elif cb is not None and fa is not None:
+                form = {k: v * cb for k, v in fa.items()}
+            else:
+                form = {n: 1}
+        elif op in E.BOOLEAN:
+            form = None
+        else:
+            form = {n: 1}   # a leaf, or an atom taken as one
+        memo[n] = form
+    return memo[root]
 
 
 def random_search(a: Expr, b: Expr, variables: Sequence[Expr] | None = None, tries: int = 200,
