@@ -30,7 +30,7 @@ from volta.errors import Unsupported
 
 CTA, CLUSTER, GPU, SYS = 1, 2, 3, 4
 SCOPES = {".cta": CTA, ".cluster": CLUSTER, ".gpu": GPU, ".sys": SYS}
-MAX_THREADS = 4096  # vector clocks are L x L int32: 64 MiB at this size
+MAX_THREADS = 2048  # vector clocks are L x L int32 (clocks, pending acquires, clocks at fences): 16 MiB each
 ORDERING_FENCES = ("fence", "membar")
 
 
@@ -89,6 +89,7 @@ class Clocks:
         np.fill_diagonal(self.vc, 1)
         self.pending = None
         self.fence_clock = np.zeros(n, np.int32)  # own clock at the last ordering fence (0: none yet)
+        self.fence_rows = None  # the whole clock at that fence (allocated at the first fence)
         self.fence_scope = np.zeros(n, np.int8)
         self.locs: dict = {}  # (region name, flat byte) -> {(cta_scoped, cta): clock row}
         self.m = m
@@ -146,6 +147,9 @@ class Clocks:
             self.pending[lanes] = 0
         if op.d.has(".acquire") and not op.d.has(".acq_rel"):
             return
+        if self.fence_rows is None:
+            self.fence_rows = np.zeros_like(self.vc)
+        self.fence_rows[lanes] = self.vc[lanes]
         self.fence_clock[lanes] = self.vc[lanes, lanes]
         self.fence_scope[lanes] = scope
         self.vc[lanes, lanes] += 1
@@ -181,8 +185,8 @@ class Clocks:
             row, s = self.vc[lane].copy(), scope
             self.vc[lane, lane] += 1
         elif scope and self.fence_clock[lane] > 0:
-            row, s = self.vc[lane].copy(), min(scope, int(self.fence_scope[lane]))
-            row[lane] = self.fence_clock[lane]
+            # a release pattern publishes what the thread knew at the fence (not what it acquired since)
+            row, s = self.fence_rows[lane].copy(), min(scope, int(self.fence_scope[lane]))
         pubs = self.locs.get(key)
         if not rmw or not scope:
             pubs = None  # a plain or non-RMW write: readers of it observe only its own release (if any)
