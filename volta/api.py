@@ -303,7 +303,8 @@ def check(ref: Source, opt: Source | None = None, launch: Launch | None = None, 
           opt_launch: Launch | None = None, fp: str = "real", timeout_ms: int = 10_000, trials: int = 4,
           seed: int = 0, prove: bool = False, arch: str | None = None, nvcc_flags: Sequence[str] = (),
           save_counterexample: str | os.PathLike | None = None, emit_smt: str | os.PathLike | None = None,
-          progress: Callable[[str], None] | None = None) -> CheckResult:
+          progress: Callable[[str], None] | None = None, ulp: float | None = None, rtol: float | None = None,
+          atol: float | None = None, signed_zero: str = "differ") -> CheckResult:
     """Prove `ref` and `opt` equivalent over the reals (`fp="real"`), or compare their bits (`fp="ieee"`,
     `"ampere"`, `"hopper"`, …) — `volta check`. Give two kernels and a `Launch` (`opt_launch` when the
     optimized kernel launches differently; buffers and symbols are shared), or one manifest.toml path."""
@@ -347,6 +348,12 @@ def check(ref: Source, opt: Source | None = None, launch: Launch | None = None, 
     command += (["--arch", arch] if arch else []) + [f"--nvcc-flag={f}" for f in nvcc_flags]
 
     start = time.perf_counter()
+    from volta.equiv.bits import Tolerance
+
+    tolerance = Tolerance(ulp, rtol, atol, signed_zero)  # the sampled bit comparison's --ulp/--rtol/--atol/--signed-zero
+    if tolerance.active and (fp == "real" or prove):
+        raise UsageError("ulp, rtol, atol and signed_zero relax the sampled bit comparison: give fp='ieee' (or an "
+                         "architecture) without prove=True")
     if fp != "real" and prove:
         from volta.equiv.bitproof import prove_bits
         from volta.report.bits_report import ProofResult
@@ -360,7 +367,7 @@ def check(ref: Source, opt: Source | None = None, launch: Launch | None = None, 
         from volta.equiv.bits import check_bits
         from volta.report.bits_report import BitsResult
 
-        presented = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed))
+        presented = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed, tolerance=tolerance))
         bits = presented.report
         return CheckResult(bits.verdict, presented.exit_code, _flat(bits.findings),
                            {"total": time.perf_counter() - start, "execute": bits.seconds}, bits,

@@ -153,3 +153,11 @@ def test_check_parses_and_binds_both_kernels_before_running_either(tmp_path, cap
     code = run(["check", VADD, VADD, *launch, "--opt-args", "x,y,out"])
     err = one_paragraph_error(capsys, code, "takes 4 parameters")
     assert "executing" not in err
+
+
+def test_timeout_in_a_bit_exact_check_is_unknown_in_one_line(capsys):
+    code = run(["check", VAR, VAR, "--ref-kernel", "var_two_pass", "--opt-kernel", "var_one_pass",
+                *var_launch(20000), "--fp", "ieee", "--timeout", "0.3", "-q"])
+    cap = capsys.readouterr()
+    assert code == 3 and "Traceback" not in cap.err
+    assert cap.err.strip().startswith("unknown: --timeout 0.3 s ran out") and "nothing is claimed" in cap.err

@@ -79,6 +79,14 @@ def _launch_options(f):
 @click.option("--batch-invariant", is_flag=True,
               help="With --prove: ref and opt are one kernel at two launch sizes; prove the elements the ref "
                    "launch writes have the same bits in both (the batch size does not change them).")
+@click.option("--ulp", type=click.FloatRange(min=0), default=None, metavar="N",
+              help="With a bit-exact --fp (sampled): elements at most N ULPs apart count as agreeing.")
+@click.option("--rtol", type=click.FloatRange(min=0), default=None, metavar="R",
+              help="With a bit-exact --fp (sampled): |ref - opt| <= atol + R*|ref| counts as agreeing.")
+@click.option("--atol", type=click.FloatRange(min=0), default=None, metavar="A",
+              help="With a bit-exact --fp (sampled): absolute tolerance (see --rtol).")
+@click.option("--signed-zero", type=click.Choice(["equal", "differ"]), default="differ", show_default=True,
+              help="With a bit-exact --fp (sampled): whether +0 and -0 count as the same value.")
 @click.option("--allow-exit-before-barrier", is_flag=True,
               help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
                    "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
@@ -87,7 +95,8 @@ def _launch_options(f):
 @bounded("check", timeout=True)
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
             as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag,
-            allow_exit_before_barrier, prove, batch_invariant, **launch) -> int:
+            allow_exit_before_barrier, prove, batch_invariant, ulp=None, rtol=None, atol=None,
+            signed_zero="differ", **launch) -> int:
     """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
 
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
@@ -123,9 +132,12 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         if batch_invariant and not prove:
             raise UsageError("--batch-invariant is a proof: add --prove")
         return _bits(spec, fp, trials, seed, as_json, as_sarif or junit_file or emit_smt or save_cex, prove,
-                     batch_invariant)
+                     batch_invariant, tolerance=_tolerance(ulp, rtol, atol, signed_zero, prove))
     if prove or batch_invariant:
         raise UsageError("--prove proves bits identical: give a bit-exact --fp (ieee or an architecture)")
+    if ulp is not None or rtol is not None or atol is not None or signed_zero != "differ":
+        raise UsageError("--ulp, --rtol, --atol and --signed-zero relax a bit-exact comparison: give --fp ieee or "
+                         "an architecture (over the reals, --fp real, equivalence is exact)")
 
     from volta.equiv.check import check, save_inputs
 
@@ -160,7 +172,18 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
 FP_MODES = ("ieee", "volta", "ampere", "ada", "hopper", "blackwell")
 
 
-def _bits(spec, fp, trials, seed, as_json, unsupported_option, prove=False, batch_invariant=False) -> int:
+def _tolerance(ulp, rtol, atol, signed_zero, prove):
+    from volta.equiv.bits import Tolerance
+
+    tol = Tolerance(ulp, rtol, atol, signed_zero)
+    if prove and tol.active:
+        raise UsageError("--ulp, --rtol, --atol and --signed-zero apply to the sampled comparison; --prove proves "
+                         "bit identity (drop one)")
+    return tol
+
+
+def _bits(spec, fp, trials, seed, as_json, unsupported_option, prove=False, batch_invariant=False,
+          tolerance=None) -> int:
     """`--fp ieee|ARCH`: bit-level comparison plus the HEAL-style diagnosis of the worst element;
     with `--prove`, first the proof that every element is the same function of the input bits."""
     from volta.equiv.bits import check_bits
@@ -177,7 +200,8 @@ def _bits(spec, fp, trials, seed, as_json, unsupported_option, prove=False, batc
         proved = ProofResult(prove_bits(spec, fp=fp, trials=trials, seed=seed, batch_invariant=batch_invariant))
         click.echo(PROOF_FORMATS["json" if as_json else "text"](proved))
         return proved.exit_code
-    result = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed))
+    result = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed,
+                                    **({"tolerance": tolerance} if tolerance is not None else {})))
     click.echo(FORMATS["json" if as_json else "text"](result))
     return result.exit_code
 

@@ -34,6 +34,9 @@ class Timeout(VoltaError):
     exit_code = 3
     kind = "unknown"
 
+    def __str__(self) -> str:  # when it reaches the command line unhandled (bit modes, --replay)
+        return f"{super().__str__()}; nothing is claimed (a longer --timeout may decide)"
+
 
 @dataclasses.dataclass
 class Limits:
