@@ -6,6 +6,12 @@ instruction under the chosen float model, on the same inputs: random ones and ad
 rounding (cancellation, wide magnitude ranges, subnormals, values near a rounding boundary of the output
 format). Every out/inout element is compared bitwise (a NaN equals a NaN of the same bits); differences are
 measured in ULPs of the output dtype and relatively, with one input and element that shows the largest.
+
+A `Tolerance` (`--ulp N`, `--rtol R`, `--atol A`, `--signed-zero equal|differ`) relaxes the sampled comparison:
+an element differing in its bits is *within tolerance* when it is at most N ULPs away or |ref - opt| ≤ A + R·|ref|
+(either criterion given suffices); `--signed-zero equal` counts +0 and -0 as the same value, while the default,
+`differ`, keeps them a difference that no numeric tolerance hides. The verdict is then `within-tolerance` when every difference found is within it, and
+`bits-differ` names an element beyond it; like the bitwise verdict, it covers only the inputs tried.
 """
 from __future__ import annotations
 
@@ -26,6 +32,51 @@ FLOATS = ("f64", "f32", "f16", "bf16")
 MANTISSA = {"f64": 52, "f32": 23, "f16": 10, "bf16": 7}
 MIN_EXP = {"f64": -1022, "f32": -126, "f16": -14, "bf16": -126}
 GENERATORS = ("uniform", "cancellation", "wide", "subnormal", "boundary", "signed-zero")
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How far apart two output elements may be and still count as agreeing (sampled comparison only)."""
+    ulp: float | None = None
+    rtol: float | None = None
+    atol: float | None = None
+    signed_zero: str = "differ"  # "equal": +0 == -0
+
+    def __post_init__(self):
+        for name in ("ulp", "rtol", "atol"):
+            v = getattr(self, name)
+            if v is not None and not (v >= 0 and np.isfinite(v)):
+                raise UsageError(f"--{name} {v!r}: a finite number ≥ 0")
+        if self.signed_zero not in ("equal", "differ"):
+            raise UsageError(f"--signed-zero {self.signed_zero!r}: choose equal or differ")
+
+    @property
+    def numeric(self) -> bool:
+        return any(v is not None for v in (self.ulp, self.rtol, self.atol))
+
+    @property
+    def active(self) -> bool:
+        return self.numeric or self.signed_zero == "equal"
+
+    def text(self) -> str:
+        parts = [f"{n} {getattr(self, n):g}" for n in ("ulp", "rtol", "atol") if getattr(self, n) is not None]
+        if self.signed_zero == "equal":
+            parts.append("±0 equal")
+        return ", ".join(parts) or "none"
+
+    def accepts(self, ulps: np.ndarray, a_val: np.ndarray, b_val: np.ndarray) -> np.ndarray:
+        """Which differing elements are within tolerance (ref values a_val, opt values b_val)."""
+        ok = np.zeros(ulps.shape, dtype=bool)
+        if self.ulp is not None:
+            ok |= ulps <= self.ulp
+        if self.rtol is not None or self.atol is not None:
+            with np.errstate(invalid="ignore", over="ignore"):
+                bound = (self.atol or 0.0) + (self.rtol or 0.0) * np.abs(a_val)
+                ok |= np.isfinite(a_val) & np.isfinite(b_val) & (np.abs(a_val - b_val) <= bound)
+        return ok
+
+
+NO_TOLERANCE = Tolerance()
 
 
 @dataclass
@@ -55,6 +106,8 @@ class GeneratorResult:
     max_ulps: float = 0.0
     max_relative: float = 0.0
     witness: Witness | None = None
+    beyond: int = 0  # differing elements beyond the tolerance (== differing without one)
+    signed_zero_only: int = 0  # elements whose bits differ only in the sign of zero (counted equal with ±0 equal)
 
     @property
     def fraction(self) -> float:
@@ -75,13 +128,23 @@ class BitsReport:
     unsupported: object = None  # (role, Unsupported) when a kernel could not run
     seconds: float = 0.0
     thread_instructions: int = 0
+    tolerance: Tolerance = NO_TOLERANCE
+    beyond: int = 0  # differing elements beyond the tolerance
+    signed_zero_only: int = 0
+
+    @property
+    def within_tolerance(self) -> bool:
+        """Every difference found is within a numeric tolerance (False when there is none or nothing differs)."""
+        return self.tolerance.numeric and self.differing > 0 and self.beyond == 0
 
     @property
     def verdict(self) -> str:
         if self.unsupported is not None:
             return "unsupported"
         # sampled, not proved (volta.equiv.bitproof proves): no claim beyond the inputs tried
-        return "no-difference-found" if self.identical else "bits-differ"
+        if self.identical:
+            return "no-difference-found"
+        return "within-tolerance" if self.within_tolerance else "bits-differ"
 
     @property
     def fraction(self) -> float:
@@ -215,13 +278,13 @@ def relative_difference(a: np.ndarray, b: np.ndarray, dtype: str) -> np.ndarray:
 
 
 def compare_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 8, seed: int = 0,
-                 generators=GENERATORS) -> BitsReport:
+                 generators=GENERATORS, tolerance: Tolerance = NO_TOLERANCE) -> BitsReport:
     """Run both kernels of a pair on `trials` inputs from each generator and compare every output bitwise."""
     if "ref" not in spec.launches or "opt" not in spec.launches:
         raise UsageError("a bit-exact check needs two kernels: REF.ptx OPT.ptx, or a manifest with [ref] and [opt]")
     if not any(b.role in ("out", "inout") for b in spec.buffers.values()):
         raise UsageError("a bit-exact check needs at least one :out or :inout buffer to compare")
-    report = BitsReport(fp)
+    report = BitsReport(fp, tolerance=tolerance)
     start = time.perf_counter()
     runner = Runner(spec, fp)
     for g, gen in enumerate(generators):
@@ -242,12 +305,17 @@ def compare_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 8, seed: int 
                     report.findings.setdefault(role, []).extend(m.findings)
                 outs[role] = output_words(m, spec)
             res.trials += 1
-            _tally(spec, res, outs, gen, trial, s, inputs, scalars)
+            _tally(spec, res, outs, gen, trial, s, inputs, scalars, tolerance)
         report.compared += res.elements
         report.differing += res.differing
+        report.beyond += res.beyond
+        report.signed_zero_only += res.signed_zero_only
         report.max_relative = max(report.max_relative, res.max_relative)
-        if res.witness is not None and (report.witness is None or res.max_ulps > report.max_ulps):
-            report.witness = res.witness
+        if res.witness is not None:
+            out_of, best = getattr(res, "_witness_beyond", False), getattr(report, "_witness_beyond", False)
+            if report.witness is None or (out_of and not best) or (out_of == best and
+                                                                   res.witness.ulps > report.witness.ulps):
+                report.witness, report._witness_beyond = res.witness, out_of
         report.max_ulps = max(report.max_ulps, res.max_ulps)
     report.identical = report.differing == 0
     report.seconds = time.perf_counter() - start
@@ -258,7 +326,7 @@ def _seed(seed: int, g: int, trial: int) -> int:
     return int(np.random.SeedSequence([seed, g, trial]).generate_state(1)[0])
 
 
-def _tally(spec, res, outs, gen, trial, s, inputs, scalars):
+def _tally(spec, res, outs, gen, trial, s, inputs, scalars, tolerance: Tolerance = NO_TOLERANCE):
     for name, a in outs["ref"].items():
         b = outs["opt"][name]
         dtype = spec.buffers[name].dtype
@@ -266,13 +334,33 @@ def _tally(spec, res, outs, gen, trial, s, inputs, scalars):
         diff = a != b
         if not diff.any():
             continue
+        if dtype in FLOATS:
+            av, bv = _decode(a, dtype), _decode(b, dtype)
+            zeros = diff & (av == 0) & (bv == 0)  # +0 vs -0: bits differ, values do not
+            res.signed_zero_only += int(zeros.sum())
+            if tolerance.signed_zero == "equal":
+                diff = diff & ~zeros
+                if not diff.any():
+                    continue
         res.differing += int(diff.sum())
         ulps = ulp_distance(a, b, dtype)
         rel = relative_difference(a, b, dtype)
         res.max_relative = max(res.max_relative, float(rel[diff].max()))
-        i = int(np.argmax(np.where(diff, ulps, -1)))
-        if res.witness is None or ulps[i] > res.max_ulps:
-            res.max_ulps = float(ulps[i])
+        beyond = diff
+        if tolerance.numeric and dtype in FLOATS:
+            ok = tolerance.accepts(ulps, av, bv)
+            if tolerance.signed_zero == "differ":
+                ok &= ~zeros  # ±0 differ by policy: no numeric tolerance hides them (0 ulp apart as numbers)
+            beyond = diff & ~ok
+        res.beyond += int(beyond.sum())
+        res.max_ulps = max(res.max_ulps, float(ulps[diff].max()))
+        out_of = bool(beyond.any())  # the witness: the largest difference beyond the tolerance, if any is
+        pick = beyond if out_of else diff
+        i = int(np.argmax(np.where(pick, ulps, -1)))
+        w = res.witness
+        w_out = w is not None and getattr(res, "_witness_beyond", False)
+        if w is None or (out_of and not w_out) or (out_of == w_out and ulps[i] > w.ulps):
+            res._witness_beyond = out_of
             ra, rb = _decode(a[i:i + 1], dtype)[0], _decode(b[i:i + 1], dtype)[0]
             res.witness = Witness(gen, trial, s, name, i, int(a[i]), int(b[i]), float(ra), float(rb),
                                   float(ulps[i]), float(rel[i]), inputs, scalars)
@@ -281,7 +369,8 @@ def _tally(spec, res, outs, gen, trial, s, inputs, scalars):
 FP_MODES = ("ieee", "volta", "ampere", "ada", "hopper", "blackwell")
 
 
-def check_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 0):
+def check_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 0,
+               tolerance: Tolerance = NO_TOLERANCE):
     """What `volta check --fp ieee|ARCH` decides: the bitwise comparison, and for its worst element where
     the two kernels' bits first part. Returns (BitsReport, Divergence | None, why the diagnosis failed | None);
     the CLI and `volta.check` both call this."""
@@ -290,7 +379,7 @@ def check_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 
 
     if fp not in FP_MODES:
         raise UsageError(f"unknown --fp `{fp}`: choose real, {', '.join(FP_MODES)}")
-    report = compare_bits(spec, fp=fp, trials=trials, seed=seed)
+    report = compare_bits(spec, fp=fp, trials=trials, seed=seed, tolerance=tolerance)
     divergence, error = None, None
     if report.witness is not None:
         try:

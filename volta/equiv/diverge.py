@@ -271,11 +271,13 @@ class KernelDiagnosis:
             text = f"{self.role}: exact along the whole path ({self.path} instructions)"
         elif self.first.op_index == self.worst.op_index and _count(self, self.first.op_index) == self.path_roundings:
             w = self.worst
-            text = f"{self.role}: {w.opcode} at {_where(w)} loses {w.bits_lost} bits; everything else was exact"
+            text = (f"{self.role}: {w.opcode} at {_where(w)} loses {w.bits_lost} bit{'s' if w.bits_lost != 1 else ''}; "
+                    f"everything else was exact")
         else:
             f, w = self.first, self.worst
             text = (f"{self.role}: first rounding at {f.opcode} {_where(f)} ({f.bits_lost} bit"
-                    f"{'s' if f.bits_lost != 1 else ''}); most lost at {w.opcode} {_where(w)} ({w.bits_lost} bits)")
+                    f"{'s' if f.bits_lost != 1 else ''}); most lost at {w.opcode} {_where(w)} ({w.bits_lost} bit"
+                    f"{'s' if w.bits_lost != 1 else ''})")
         if self.stops:
             text += f" [not followed: {', '.join(self.stops[:3])}]"
         return text

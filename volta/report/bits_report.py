@@ -23,7 +23,7 @@ class BitsResult:
         r = self.report
         if r.unsupported is not None:
             return 3
-        if any(r.findings.values()) or not r.identical:
+        if any(r.findings.values()) or not (r.identical or r.within_tolerance):
             return 1
         return 0
 
@@ -35,15 +35,29 @@ def format_text(result: BitsResult) -> str:
         role, err = r.unsupported
         lines.append(f"UNSUPPORTED ({role}): {err}")
         return "\n".join(lines)
+    tol = getattr(r, "tolerance", None)
+    tol_text = f" (tolerance: {tol.text()})" if tol is not None and tol.active else ""
     if r.identical:
-        lines.append(f"NO BIT DIFFERENCE FOUND under --fp {r.fp}: {r.compared:,} output elements agree on every "
-                     f"input tried (sampled, not a proof: --prove proves bit identity for every input)")
+        lines.append(f"NO BIT DIFFERENCE FOUND under --fp {r.fp}{tol_text}: {r.compared:,} output elements agree on "
+                     f"every input tried (sampled, not a proof: --prove proves bit identity for every input)")
+    elif r.within_tolerance:
+        lines.append(f"NO DIFFERENCE BEYOND TOLERANCE FOUND under --fp {r.fp}{tol_text}: {r.differing:,} of "
+                     f"{r.compared:,} output elements differ in their bits, every one within tolerance; largest "
+                     f"difference {_ulps(r.max_ulps)}, relative {r.max_relative:.3g} (sampled, not a proof)")
     else:
-        lines.append(f"BITS DIFFER under --fp {r.fp}: {r.differing:,} of {r.compared:,} output elements differ "
-                     f"({100 * r.fraction:.2f}%), largest difference {r.max_ulps:g} ulp, "
+        beyond = (f", {r.beyond:,} beyond tolerance" if tol is not None and tol.numeric else "")
+        lines.append(f"BITS DIFFER under --fp {r.fp}{tol_text}: {r.differing:,} of {r.compared:,} output elements "
+                     f"differ ({100 * r.fraction:.2f}%){beyond}, largest difference {_ulps(r.max_ulps)}, "
                      f"relative {r.max_relative:.3g}")
+    zeros = getattr(r, "signed_zero_only", 0)
+    if zeros and tol is not None and tol.signed_zero == "equal":
+        lines.append(f"  {zeros:,} element(s) differ only in the sign of zero (+0 vs -0): counted equal "
+                     f"(--signed-zero equal)")
+    elif zeros and not r.identical:
+        every = "all of them" if zeros == r.differing else f"{zeros:,} of them"
+        lines.append(f"  {every} differ only in the sign of zero (+0 vs -0); --signed-zero equal counts those equal")
     for name, g in r.generators.items():
-        lines.append(f"  {name:<13} {g.differing:>8,}/{g.elements:<8,} differ  max {g.max_ulps:g} ulp, "
+        lines.append(f"  {name:<13} {g.differing:>8,}/{g.elements:<8,} differ  max {_ulps(g.max_ulps)}, "
                      f"relative {g.max_relative:.3g}")
     w = r.witness
     if w is not None:
@@ -65,6 +79,9 @@ def format_json(result: BitsResult) -> str:
     data = {
         "mode": "bits", "fp": r.fp, "verdict": r.verdict, "compared": r.compared, "differing": r.differing,
         "fraction": r.fraction, "max_ulps": r.max_ulps, "max_relative": r.max_relative,
+        "tolerance": _tolerance_json(getattr(r, "tolerance", None)),
+        "beyond_tolerance": getattr(r, "beyond", r.differing),
+        "signed_zero_only": getattr(r, "signed_zero_only", 0),
         "generators": {n: {"elements": g.elements, "differing": g.differing, "max_ulps": g.max_ulps,
                            "max_relative": g.max_relative} for n, g in r.generators.items()},
         "witness": None if w is None else {
@@ -75,6 +92,16 @@ def format_json(result: BitsResult) -> str:
         "unsupported": None if r.unsupported is None else str(r.unsupported[1]),
     }
     return json.dumps(data, indent=2, default=str)
+
+
+def _ulps(n: float) -> str:
+    return f"{n:g} ulp" if n != 1 else "1 ulp"
+
+
+def _tolerance_json(tol):
+    if tol is None:
+        return None
+    return {"ulp": tol.ulp, "rtol": tol.rtol, "atol": tol.atol, "signed_zero": tol.signed_zero}
 
 
 FORMATS = {"text": format_text, "json": format_json}
