@@ -194,9 +194,9 @@ class MachineServices:
     # spin-waits: a loop iteration that changed nothing parks its lanes until memory changes
     def back_edge(self, op, lanes):
         """Lanes took a backward branch. If every register of a lane is what it was the last time it took
-        this branch, the iteration made no progress: the lane spins on memory. Park it (SPIN) so that the
-        other threads run (the fairness bound: a spinner never starves the threads it waits for); it runs
-        again once memory has changed since it parked."""
+        this branch, and no store or atomic changed memory since then, the iteration made no progress: the
+        lane spins on memory. Park it (SPIN) so that the other threads run (the fairness bound: a spinner
+        never starves the threads it waits for); it runs again once memory has changed since it parked."""
         if self.spin_hash is None:
             self.spin_hash = np.zeros(self.L, np.uint64)
             self.spin_pc = np.full(self.L, -1, np.int64)
@@ -207,13 +207,14 @@ class MachineServices:
                 if r is not None:
                     h = (h ^ r[lanes]) * np.uint64(0x100000001B3 + 2 * i)
                     h ^= h >> np.uint64(29)
-        same = (self.spin_pc[lanes] == op.index) & (self.spin_hash[lanes] == h)
+        same = (self.spin_pc[lanes] == op.index) & (self.spin_hash[lanes] == h) & (
+            self.spin_epoch[lanes] == self.mem_epoch)
         self.spin_hash[lanes] = h
         self.spin_pc[lanes] = op.index
+        self.spin_epoch[lanes] = self.mem_epoch  # memory as of this snapshot (and of parking)
         parked = lanes[same]
         if parked.size:
             self.status[parked] = SPIN
-            self.spin_epoch[parked] = self.mem_epoch
 
     def _wake_spinners(self) -> bool:
         """Nothing else can run: spinners whose memory may have changed since they parked run again."""
