@@ -52,6 +52,9 @@ from volta.report import run_report
 @click.option("--seed", type=int, default=None, help="Seed for random inputs (default 0).")
 @click.option("--no-races", is_flag=True, help="Skip race detection (faster).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@click.option("--sarif", "as_sarif", is_flag=True, help="Print SARIF 2.1.0 (this run's findings) instead of text.")
+@click.option("--junit", "junit_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Also write JUnit XML here (a clean run is <skipped>: one input proves nothing about others).")
 @click.option("--allow-exit-before-barrier", is_flag=True,
               help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
                    "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
@@ -59,8 +62,11 @@ from volta.report import run_report
 @cuda_options
 @bounded("run")
 def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_path, shared_dynamic, fp, seed,
-            no_races, as_json, arch, nvcc_flag, allow_exit_before_barrier=False, quiet=False) -> int:
+            no_races, as_json, arch, nvcc_flag, allow_exit_before_barrier=False, quiet=False, as_sarif=False,
+            junit_file=None) -> int:
     """Run TARGET (a .ptx file, or a manifest.toml) on concrete inputs; report outputs and findings."""
+    if as_json and as_sarif:
+        raise UsageError("choose one of --json and --sarif")
     scalars = {}
     if target.endswith(".toml"):
         spec, role = replay.spec_from_manifest(target, kernel)
@@ -79,7 +85,21 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
                                scalars=scalars)
     if out_path:
         replay.save_npz(out_path, result)
-    if as_json:
+    if as_sarif or junit_file:
+        from volta.report import junit, sarif
+
+        races = run_report.to_races(result, described)
+        if junit_file:
+            try:
+                with open(junit_file, "w") as fh:
+                    fh.write(junit.format(races))
+            except OSError as err:
+                raise UsageError(f"cannot write {junit_file}: {err.strerror or err}") from None
+    if as_sarif:
+        doc = sarif.to_dict(races)
+        doc["runs"][0]["invocations"][0]["exitCode"] = 1 if result.findings else 0
+        click.echo(json.dumps(doc, indent=2))
+    elif as_json:
         click.echo(json.dumps(run_report.to_json(result, out_path, seed), indent=2))
     else:
         click.echo(run_report.format_text(result, out_path, seed))

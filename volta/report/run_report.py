@@ -8,6 +8,8 @@ from __future__ import annotations
 from volta.exec import replay
 from volta.report.text import finding_text
 
+SCHEMA = "volta.run/1"
+
 
 def format_text(result, out_path: str | None = None, seed: int | None = None) -> str:
     L = result.launch
@@ -46,8 +48,24 @@ def to_json(result, out_path: str | None = None, seed: int | None = None) -> dic
         s["role"] = buf.role
         bufs[name] = s
     return {
+        "schema": SCHEMA, "verdict": "findings" if result.findings else "clean",
+        "exit_code": 1 if result.findings else 0,
         "kernel": L.kernel, "ptx": str(L.ptx), "grid": str(L.grid), "block": str(L.block), "fp": result.fp,
         "seed": seed, "buffers": bufs, "findings": [f.to_json() for f in result.findings],
         "thread_instructions": result.thread_instructions, "seconds": result.seconds, "out": out_path,
         "notes": result.notes,
     }
+
+
+def to_races(result, inputs_used: str = ""):
+    """The run as a `RacesResult` of one kernel, for the SARIF and JUnit formatters: its findings, or
+    `clean-for-inputs` (a replay on one input proves nothing about others)."""
+    from volta.exec.races import RaceReport, RacesResult
+
+    L = result.launch
+    report = RaceReport(kernel=L.kernel or L.ptx.name, role="kernel", ptx=str(L.ptx), grid=str(L.grid),
+                        block=str(L.block), threads=L.grid.count * L.block.count,
+                        verdict="findings" if result.findings else "clean-for-inputs", findings=list(result.findings),
+                        thread_instructions=result.thread_instructions, inputs=[inputs_used or "one input"],
+                        seconds=result.seconds)
+    return RacesResult([report], str(L.ptx))
