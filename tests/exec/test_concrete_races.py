@@ -253,3 +253,63 @@ def test_python_api_options():
     assert r.verdict == "clean" and r.exit_code == 0 and r.findings[0].kind == "benign-race"
     with pytest.raises(volta.UsageError):
         volta.races(str(EXAMPLES / "embedding_gather" / "manifest.toml"), inputs="nope")
+
+
+CHAIN = """
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry chain(.param .u64 x, .param .u64 a, .param .u64 b, .param .u64 o)
+{
+    .reg .pred %p<6>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<5>;
+    ld.param.u64 %rd1, [x];
+    ld.param.u64 %rd2, [a];
+    ld.param.u64 %rd3, [b];
+    ld.param.u64 %rd4, [o];
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %tid.x;
+    setp.ne.s32 %p1, %r2, 0;
+    @%p1 bra DONE;
+    setp.eq.s32 %p2, %r1, 0;
+    @%p2 bra B0;
+    setp.eq.s32 %p3, %r1, 1;
+    @%p3 bra B1;
+WAITB:
+    ld.acquire.gpu.global.u32 %r3, [%rd3];
+    setp.eq.s32 %p4, %r3, 0;
+    @%p4 bra WAITB;
+    ld.global.u32 %r4, [%rd1];
+    st.global.u32 [%rd4], %r4;
+    bra DONE;
+B0:
+    st.global.u32 [%rd1], 5;
+    st.release.gpu.global.u32 [%rd2], 1;
+    bra DONE;
+B1:
+    FIRST
+WAITA:
+    ld.acquire.gpu.global.u32 %r5, [%rd2];
+    setp.eq.s32 %p5, %r5, 0;
+    @%p5 bra WAITA;
+    SECOND
+    st.relaxed.gpu.global.u32 [%rd3], 1;
+DONE:
+    ret;
+}
+"""
+
+
+@pytest.mark.parametrize("first, second, race", [
+    ("", "fence.acq_rel.gpu;", False),   # block 1 acquires from block 0, then releases to block 2: transitive
+    ("fence.acq_rel.gpu;", "", True),    # its fence comes before the acquire: what it learnt later is not released
+])
+def test_release_publishes_what_the_thread_knew_at_the_fence(tmp_path, first, second, race):
+    ptx = tmp_path / "chain.ptx"
+    ptx.write_text(CHAIN.replace("FIRST", first).replace("SECOND", second))
+    spec = from_options(ptx, "chain", "3", "32", "x,a,b,o",
+                        ["x=s32[1]:out", "a=s32[1]:out", "b=s32[1]:out", "o=s32[1]:out"])
+    report = analyze(spec, inputs="zeros")
+    assert (any(f.kind == "race" and f.buffer == "x" for f in report.findings)) == race, report.findings
+    assert not any(f.kind == "deadlock" for f in report.findings)
