@@ -169,7 +169,9 @@ def estimate(prog, launch, buffers: dict, symbolic: bool, check_races: bool) -> 
               f"{reg_bytes} bytes)", threads * (PER_THREAD + len(prog.regs) * reg_bytes))]
     buf = 0
     for b in buffers.values():
-        n = b.nbytes * per_byte + (b.nbytes // max(1, min(4, b.itemsize)) * SHADOW_PER_GRANULE if check_races else 0)
+        # an input buffer is never stored to: no expression or written-byte arrays (only its leaves)
+        own = 3 if b.role == "in" else per_byte
+        n = b.nbytes * own + (b.nbytes // max(1, min(4, b.itemsize)) * SHADOW_PER_GRANULE if check_races else 0)
         if symbolic:
             n += b.count * 64  # one input-element expression per element
         buf += n
