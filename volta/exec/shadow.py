@@ -166,9 +166,13 @@ class Shadow:
         return (p_tid != tid) & ((p_cta != cta) | ((p_gen == gen) & ~warp_ordered))
 
     def _record_reads(self, gidx, tid, cta, gen, warp, wgen, pc, scope, clk):
-        self.r_weak[gidx[scope == 0]] = True
-        self.r_ctas[gidx[(scope > 0) & (scope % PLAIN < GPU)]] = True
-        np.maximum.at(self.r_wgen_max, gidx, wgen)
+        if scope.any():
+            self.r_weak[gidx[scope == 0]] = True
+            self.r_ctas[gidx[(scope > 0) & (scope % PLAIN < GPU)]] = True
+        else:
+            self.r_weak[gidx] = True
+        # duplicates in the batch come from one warp (same generation) or set r_mwarp below, so last-wins is exact
+        self.r_wgen_max[gidx] = np.maximum(self.r_wgen_max[gidx], wgen)
         r_tid = self.r_tid[gidx]
         fresh = (r_tid < 0) | ((self.r_cta[gidx] == cta) & (self.r_gen[gidx] < gen))
         other_cta = (r_tid >= 0) & (self.r_cta[gidx] != cta)
