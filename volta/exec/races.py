@@ -150,7 +150,8 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=Non
         report.thread_instructions = machine.thread_instructions
         report.steps = machine.steps
         # findings made before the run left the structured class are real defects, so they decide
-        report.findings = [_with_address(f, machine) for f in machine.findings + extra]
+        report.findings = _benign_only_where_always(
+            [_with_address(f, machine) for f in machine.findings + extra])
         if report.counted:
             report.verdict = FINDINGS
         elif report.verdict == FINDINGS or (report.findings and report.error is None):
@@ -228,6 +229,13 @@ def trial_inputs(spec: LaunchSpec, mode):
                     f"from seed 0")
 
 
+def _benign_only_where_always(findings: list) -> list:
+    """A benign race is one where every racing write stores the same value: on every input tried and at
+    every address. Where the same pair of instructions also races with different values, only the RACE stays."""
+    racing = {f.key[1] for f in findings if f.kind == F.RACE}
+    return [f for f in findings if not (f.kind == F.BENIGN_RACE and f.key[1] in racing)]
+
+
 def _concrete(report, spec, role, prog, launch, modes, start, progress, lockstep_warps, why):
     """Run the kernel on each trial's concrete inputs; merge findings, noting which inputs show each."""
     from volta.exec.machine import Machine
@@ -263,7 +271,7 @@ def _concrete(report, spec, role, prog, launch, modes, start, progress, lockstep
         except Unsupported as err:
             report.trial_errors.append((k, err))
     report.seconds = time.perf_counter() - start
-    report.findings = list(merged.values())
+    report.findings = _benign_only_where_always(list(merged.values()))
     if report.counted:
         report.verdict = FINDINGS
     elif len(report.trial_errors) == len(modes):
