@@ -44,3 +44,10 @@ def test_rsqrt_vs_one_over_sqrt_is_equivalent(capsys):
 def test_rsqrt_vs_sqrt_is_never_equivalent(capsys):
     code, out = _check(capsys, "rms_rsqrt", "rms_sqrt_wrong")
     assert code in (1, 3) and not out.startswith("EQUIVALENT"), out
+
+
+def test_saturate_is_a_clamp_not_the_identity(capsys):
+    code, out = _check(capsys, "saturate", "identity")
+    assert code == 1 and out.startswith("NOT EQUIVALENT"), out
+    code, out = _check(capsys, "saturate", "clamp01")
+    assert code == 0 and out.startswith("EQUIVALENT"), out

@@ -26,3 +26,16 @@ extern "C" __global__ void rms_sqrt_wrong(const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) { float v = x[i]; y[i] = v * sqrtf(v * v + 1e-6f); }
 }
+// cvt.sat.f32.f32 is the clamp to [0, 1] over the reals, not the identity
+extern "C" __global__ void saturate(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { y[i] = __saturatef(x[i]); }
+}
+extern "C" __global__ void identity(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { y[i] = x[i]; }
+}
+extern "C" __global__ void clamp01(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { y[i] = fminf(fmaxf(x[i], 0.0f), 1.0f); }
+}
