@@ -47,7 +47,7 @@ def resolve(m, op, space, addr, lanes, size, write):
     mem = m.memory
     rids, offs = mem.locate(space, addr)
     results = []
-    for rid in np.unique(rids):
+    for rid in (rids[:1] if rids.size and bool((rids == rids[0]).all()) else np.unique(rids)):
         sel = rids == rid
         region = mem.regions[int(rid)] if 0 < rid < len(mem.regions) else None
         if region is None or region.space.split("::")[0] != space:

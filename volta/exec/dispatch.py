@@ -348,8 +348,9 @@ def _ld(m, op, lanes):
             # taint stored with the value (UNDEF of a register stored to shared/local memory) comes back
             carried = _data_flag(m, region, lz, offs + k * es, es)
             fast = A.load_lsym(m, op, region, lz, offs + k * es, es) if m.lane_structured else None
-            if fast is not None:
-                data = fast.positions(lz)[0].astype(np.uint8)
+            if fast is not None:   # fast covers a sorted subset of lz: all of it when the sizes agree
+                data = (np.ones(lz.size, np.uint8) if fast.lanes.size == lz.size
+                        else fast.positions(lz)[0].astype(np.uint8))
                 m.write(r, lz, bits, _merge(undef, data, _undef_only(carried)), fast)
             elif m.symbolic:
                 sym = A.load_sym(m, op, region, lz, offs + k * es, es, t, bits)

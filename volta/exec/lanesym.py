@@ -56,6 +56,8 @@ class LaneSym:
 
     def without(self, lanes: np.ndarray):
         """This value on its lanes not in `lanes` (None if none remain)."""
+        if lanes is self.lanes or (lanes.size == self.lanes.size and np.array_equal(lanes, self.lanes)):
+            return None
         if lanes.size >= self.lanes.size and lanes.size and lanes[0] <= self.lanes[0] and \
                 lanes[-1] >= self.lanes[-1] and lanes.size == lanes[-1] - lanes[0] + 1 and \
                 bool(np.all(np.diff(lanes) == 1)):

@@ -297,7 +297,11 @@ class Machine(MachineServices):
         if sym is None:
             covered = False
         elif isinstance(sym, LaneSym):
-            covered = bool(np.isin(lanes[data], sym.lanes).all())
+            want = lanes[data]
+            if want.size == sym.lanes.size and (want is sym.lanes or np.array_equal(want, sym.lanes)):
+                covered = True
+            else:   # both sorted: a binary search per lane
+                covered = bool(sym.positions(want)[0].all())
         else:
             covered = not any(e is None for e in np.asarray(sym, dtype=object)[data])
         if not covered:

@@ -32,11 +32,12 @@ def _check(x: np.ndarray, factor: int = 1) -> None:
 class LanePoly:
     """(1/den) · sum over shapes and terms of coef[t, lane] · prod_s shape[s][idx[t, s, lane]]."""
 
-    __slots__ = ("lanes", "groups", "den", "bound")
+    __slots__ = ("lanes", "groups", "den", "bound", "_terms")
 
     def __init__(self, lanes: int, groups: dict[tuple, list[tuple[np.ndarray, np.ndarray]]],
-                 den: int = 1, bound: int | None = None):
+                 den: int = 1, bound: int | None = None, terms: int | None = None):
         self.lanes, self.groups, self.den = lanes, groups, den
+        self._terms = terms   # cached term_count() (blocks are never mutated, only consolidated)
         if bound is None:   # an upper bound on sum |coef| over the terms of any one lane (a Python int)
             bound = sum(int(np.abs(c).max()) * c.shape[0] for blocks in groups.values() for _, c in blocks
                         if c.size)
@@ -84,7 +85,7 @@ class LanePoly:
             i, c = self._block(shape)
             groups[shape] = [(i[:, :, positions] if i.shape[2] > 1 else i,
                               c[:, positions] if c.shape[1] > 1 else c)]
-        return LanePoly(len(positions), groups, self.den, self.bound)
+        return LanePoly(len(positions), groups, self.den, self.bound, self._terms)
 
     def scatter(self, positions: np.ndarray, total: int) -> LanePoly:
         """This family placed at `positions` of a `total`-lane family, zero in the other lanes."""
@@ -97,7 +98,7 @@ class LanePoly:
             coef = np.zeros((c.shape[0], total), np.int64)
             coef[:, positions] = c
             groups[shape] = [(idx, coef)]
-        return LanePoly(total, groups, self.den, self.bound)
+        return LanePoly(total, groups, self.den, self.bound, self._terms)
 
     def compact(self) -> LanePoly:
         """The same polynomials with zero-coefficient terms squeezed out (terms per shape = the most
@@ -121,7 +122,9 @@ class LanePoly:
         return LanePoly(self.lanes, groups, self.den, self.bound)
 
     def term_count(self) -> int:
-        return sum(sum(i.shape[0] for i, _ in blocks) for blocks in self.groups.values())
+        if self._terms is None:
+            self._terms = sum(sum(i.shape[0] for i, _ in blocks) for blocks in self.groups.values())
+        return self._terms
 
     def leaf_parts(self):
         """(buffer, index per lane) when every lane is exactly one input element, else None."""
@@ -154,7 +157,8 @@ class LanePoly:
         for shape, blocks in b.items():
             groups.setdefault(shape, []).extend(blocks)
         return LanePoly(self.lanes, groups, den,
-                        self.bound * (den // self.den) + other.bound * (den // other.den))
+                        self.bound * (den // self.den) + other.bound * (den // other.den),
+                        self.term_count() + other.term_count())
 
     def scale(self, value) -> LanePoly:
         v = Fraction(value)
@@ -165,7 +169,7 @@ class LanePoly:
             for _, c in blocks:
                 _check(c, v.numerator)
             groups[shape] = [(i, c * v.numerator) for i, c in blocks]
-        return LanePoly(self.lanes, groups, self.den * v.denominator, self.bound * abs(v.numerator))
+        return LanePoly(self.lanes, groups, self.den * v.denominator, self.bound * abs(v.numerator), self._terms)
 
     def __neg__(self) -> LanePoly:
         return self.scale(-1)
@@ -187,13 +191,21 @@ class LanePoly:
                 width = max(i1.shape[2], i2.shape[2])
                 i1 = np.broadcast_to(i1, (t1, i1.shape[1], width))
                 i2 = np.broadcast_to(i2, (t2, i2.shape[1], width))
-                idx = np.concatenate([np.repeat(i1, t2, axis=0), np.tile(i2, (t1, 1, 1))], axis=1)
+                if min(t1, t2) == 1:   # no repeat/tile copies needed: broadcasting pairs every term
+                    t = max(t1, t2)
+                    idx = np.concatenate([np.broadcast_to(i1, (t,) + i1.shape[1:]),
+                                          np.broadcast_to(i2, (t,) + i2.shape[1:])], axis=1)
+                else:
+                    idx = np.concatenate([np.repeat(i1, t2, axis=0), np.tile(i2, (t1, 1, 1))], axis=1)
                 coef = (c1[:, None, :] * c2[None, :, :]).reshape(t1 * t2, -1)
                 names = s1 + s2
                 perm = sorted(range(len(names)), key=lambda k: names[k])
                 shape = tuple(names[k] for k in perm)
-                groups.setdefault(shape, []).append((idx[:, perm, :], coef))
-        return LanePoly(self.lanes, groups, self.den * other.den, self.bound * other.bound)
+                if perm != list(range(len(names))):
+                    idx = idx[:, perm, :]
+                groups.setdefault(shape, []).append((idx, coef))
+        return LanePoly(self.lanes, groups, self.den * other.den, self.bound * other.bound,
+                        self.term_count() * other.term_count())
 
     __rmul__ = __mul__
 
