@@ -332,7 +332,12 @@ def _ld(m, op, lanes):
     t, es, n = _elements(op)
     addr = A.addresses(m, op, src, lanes)
     regs = dst.elems if isinstance(dst, ast.Vector) else (dst,)
-    for region, lz, offs in A.resolve(m, op, op.d.space, addr, lanes, es * n, False):
+    groups = A.resolve(m, op, op.d.space, addr, lanes, es * n, False)
+    faulted = _unresolved(lanes, groups)
+    if faulted.size:  # out of bounds, misaligned or null: reported once; the register reads as a plain 0
+        for r in regs:  # after, not as a second, spurious uninitialized-read finding
+            m.write(r, faulted, np.zeros(faulted.size, np.uint64))
+    for region, lz, offs in groups:
         if region == "kernel-param":
             for k, r in enumerate(regs):
                 _kernel_param(m, op, r, lz, offs + k * es, es, t)
@@ -359,6 +364,14 @@ def _ld(m, op, lanes):
             else:
                 m.write(r, lz, bits, _merge(undef, carried))
     _advance(m, lanes)
+
+
+def _unresolved(lanes, groups) -> np.ndarray:
+    """Lanes of an access that no region took (the access faulted and was reported)."""
+    taken = sum(lz.size for _, lz, _ in groups)
+    if taken == lanes.size:
+        return lanes[:0]
+    return np.setdiff1d(lanes, np.concatenate([lz for _, lz, _ in groups]) if groups else lanes[:0])
 
 
 def _undef_only(flags):
