@@ -264,45 +264,62 @@ def _vm_bytes() -> int:
     return 0
 
 
-def run_isolated(job: Job, timeout_s: float | None, memory_mb: int | None) -> dict:
-    """Run `job` in a forked child with the limits; kill it at the timeout. Used by the pool and by Ray tasks."""
+def _start(job: Job, memory_mb: int | None):
+    """Fork the child for `job` (from the calling thread, which should be the only one running Python)."""
     import multiprocessing as mp
 
     ctx = mp.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
-    start = time.perf_counter()
     proc = ctx.Process(target=_child, args=(job, memory_mb, send), daemon=True)
     proc.start()
     send.close()
-    out = None
-    try:
-        if recv.poll(timeout_s):
-            try:
-                out = recv.recv()
-            except EOFError:
-                out = None
-        elapsed = time.perf_counter() - start
-        if out is None:
-            timed_out = proc.is_alive() and timeout_s is not None and elapsed >= timeout_s * 0.999
-            if proc.is_alive():
-                proc.kill()
-            proc.join(5)
-            if timed_out:
-                out = {"status": "timeout", "verdict": "timeout", "exit_code": 3, "report": None,
-                       "error": f"killed after {timeout_s:g} s (--timeout); nothing is claimed"}
-            else:
-                code = proc.exitcode
-                why = (f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}")
-                hint = " (likely out of memory: --memory-mb)" if memory_mb else ""
-                out = {"status": "crashed", "verdict": "crashed", "exit_code": 3, "report": None,
-                       "error": f"the job's process died: {why}{hint}"}
-            out["seconds"] = round(elapsed, 4)
-    finally:
-        proc.join(5)
+    return proc, recv, time.perf_counter()
+
+
+def _finish(job: Job, proc, recv, start: float, out: dict | None, timed_out: bool, timeout_s, memory_mb) -> dict:
+    """The result line of a child that sent `out` (None: it timed out or died), after reaping it."""
+    elapsed = time.perf_counter() - start
+    if out is None:
         if proc.is_alive():
             proc.kill()
-        recv.close()
+        proc.join(5)
+        if timed_out:
+            out = {"status": "timeout", "verdict": "timeout", "exit_code": 3, "report": None,
+                   "error": f"killed after {timeout_s:g} s (--timeout); nothing is claimed"}
+        else:
+            code = proc.exitcode
+            why = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
+            hint = " (likely out of memory: --memory-mb)" if memory_mb else ""
+            out = {"status": "crashed", "verdict": "crashed", "exit_code": 3, "report": None,
+                   "error": f"the job's process died: {why}{hint}"}
+        out["seconds"] = round(elapsed, 4)
+    proc.join(5)
+    if proc.is_alive():
+        proc.kill()
+        proc.join(1)
+    recv.close()
     return {"schema": SCHEMA, "id": job.id, "command": out.pop("command", None) or job.command, **out}
+
+
+def _receive(recv):
+    try:
+        return recv.recv()
+    except (EOFError, OSError):
+        return None
+
+
+def run_isolated(job: Job, timeout_s: float | None, memory_mb: int | None) -> dict:
+    """Run `job` in a forked child with the limits; kill it at the timeout (what each Ray task does)."""
+    proc, recv, start = _start(job, memory_mb)
+    out, timed_out = None, False
+    try:
+        if recv.poll(timeout_s):
+            out = _receive(recv)
+        else:
+            timed_out = True
+    finally:
+        result = _finish(job, proc, recv, start, out, timed_out, timeout_s, memory_mb)
+    return result
 
 
 def _preload() -> None:
@@ -318,27 +335,38 @@ def _preload() -> None:
 # ---- the pool and Ray -------------------------------------------------------------------------------------
 
 def run_pool(jobs: list[Job], workers: int, timeout_s, memory_mb, on_result: Callable[[dict], None]) -> None:
-    """Run jobs `workers` at a time (threads that each supervise one forked child), calling on_result as they end."""
-    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+    """Run jobs `workers` at a time, each in a child forked from this (single) thread; wait on their pipes with
+    the nearest deadline, kill a child at its timeout, and call on_result as each job ends."""
+    from multiprocessing.connection import wait
 
     _preload()
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        pending = set()
-        it = iter(jobs)
-        for job in it:
-            pending.add(pool.submit(run_isolated, job, timeout_s, memory_mb))
-            if len(pending) >= workers:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    on_result(fut.result())
-        for fut in _as_completed(pending):
-            on_result(fut.result())
-
-
-def _as_completed(futs):
-    from concurrent.futures import as_completed
-
-    return as_completed(futs)
+    queue = list(reversed(jobs))
+    running: dict = {}  # pipe -> (job, proc, start)
+    try:
+        while queue or running:
+            while queue and len(running) < max(1, workers):
+                job = queue.pop()
+                proc, recv, start = _start(job, memory_mb)
+                running[recv] = (job, proc, start)
+            now = time.perf_counter()
+            wait_s = None
+            if timeout_s is not None:
+                wait_s = max(0.0, min(start + timeout_s for _, _, start in running.values()) - now)
+            ready = wait(list(running), timeout=wait_s)
+            for recv in ready:
+                job, proc, start = running.pop(recv)
+                on_result(_finish(job, proc, recv, start, _receive(recv), False, timeout_s, memory_mb))
+            if timeout_s is not None:
+                now = time.perf_counter()
+                for recv, (job, proc, start) in list(running.items()):
+                    if now - start >= timeout_s:
+                        del running[recv]
+                        on_result(_finish(job, proc, recv, start, None, True, timeout_s, memory_mb))
+    finally:
+        for recv, (job, proc, start) in running.items():  # interrupted (^C): leave no child behind
+            if proc.is_alive():
+                proc.kill()
+            proc.join(1)
 
 
 def run_ray(jobs: list[Job], address: str | None, timeout_s, memory_mb, on_result: Callable[[dict], None],
