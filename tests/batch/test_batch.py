@@ -146,3 +146,28 @@ def test_ray_gives_the_same_results_as_the_pool(tmp_path, local_ray):
     assert {k: (r["command"], r["verdict"], r["exit_code"]) for k, r in results.items()} == EXPECT
     assert s.exit_code == 2
     assert local_ray.is_initialized()  # a cluster the caller started is left running
+
+
+def test_killed_batch_resumes_without_repeating_or_losing_jobs(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    jobs = [{**JOBS[i % 4], "id": f"j{i}"} for i in range(8)]
+    path = _write(tmp_path, jobs)
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "volta", "batch", str(path), "--workers", "1", "--out", str(out),
+                             "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 2):
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGKILL)  # the parent and its running child, mid-batch
+    proc.wait()
+    before = {r["id"] for r in _lines(out)}
+    assert 2 <= len(before) < 8
+    s = run_batch(str(path), workers=2, out=str(out), resume=True)
+    assert s.skipped == len(before)
+    ids = [r["id"] for r in _lines(out)]
+    assert sorted(ids) == sorted(j["id"] for j in jobs)  # each job exactly once
