@@ -327,31 +327,36 @@ LARGE_EXPANSION = 50_000  # estimated terms: above this, a few random inputs are
 def _expansion(*roots) -> int:
     """An estimate of the terms normalizing would expand to: a sum adds its parts' terms, a product (and a
     ratio) multiplies them, anything else is one atom. A two-pass variance of 256 elements estimates 1.7e7
-    (minutes to normalize), a 128-wide softmax 128. Linear in the DAG; capped at 1e12."""
-    memo: dict = {}
+    (minutes to normalize), a 128-wide softmax 128. Linear in the DAG; capped at 1e12. Nodes are interned
+    for the life of the process, so estimates are kept by node id across elements (outputs share sub-DAGs:
+    a fresh walk per element made a 512-element softmax spend 70% of its time here)."""
+    memo = _EXPANSION
     for root in roots:
         if not isinstance(root, E.Expr):
             continue
         stack = [(root, False)]
         while stack:
             node, ready = stack.pop()
-            if id(node) in memo:
+            if node.id in memo:
                 continue
             kids = [x for x in node.args if isinstance(x, E.Expr)]
             if not ready:
                 stack.append((node, True))
-                stack.extend((x, False) for x in kids if id(x) not in memo)
+                stack.extend((x, False) for x in kids if x.id not in memo)
                 continue
             if node.op == E.ADD:
-                n = sum(memo[id(x)] for x in kids)
+                n = sum(memo[x.id] for x in kids)
             elif node.op in (E.MUL, E.DIV):
                 n = 1
                 for x in kids:
-                    n *= memo[id(x)]
+                    n *= memo[x.id]
             else:
                 n = 1
-            memo[id(node)] = min(n, 10 ** 12)
-    return max((memo[id(r)] for r in roots if isinstance(r, E.Expr)), default=0)
+            memo[node.id] = min(n, 10 ** 12)
+    return max((memo[r.id] for r in roots if isinstance(r, E.Expr)), default=0)
+
+
+_EXPANSION: dict = {}  # node id -> estimated terms (see _expansion)
 
 
 def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None) -> Counterexample | None:
