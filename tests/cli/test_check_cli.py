@@ -141,7 +141,11 @@ def test_sarif_and_junit(capsys, tmp_path, monkeypatch):
     assert doc["version"] == "2.1.0"
     result = doc["runs"][0]["results"][0]
     assert result["ruleId"] == "not-equivalent" and result["level"] == "error"
-    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 70
+    primary = result["locations"][0]["physicalLocation"]  # the CUDA line of opt's store; its PTX is related
+    assert primary["artifactLocation"]["uri"].endswith("opt.cu") and primary["region"]["startLine"] == 8
+    related = [r["physicalLocation"] for r in result["relatedLocations"]]
+    assert related[0]["artifactLocation"]["uri"].endswith("opt.sm80.ptx") and related[0]["region"]["startLine"] == 70
+    assert any(r["artifactLocation"]["uri"].endswith("ref.cu") for r in related)
     assert doc["runs"][0]["invocations"][0]["exitCode"] == 1
     suite = ET.parse(tmp_path / "out.xml").getroot().find("testsuite")
     case = suite.find("testcase")

@@ -57,14 +57,16 @@ def test_race_text_names_both_threads_and_lines(capsys):
     assert run(["races", _manifest("bug_gemm_tiled_nosync"), "-q", "--max-findings", "1"]) == 1
     out, _ = capsys.readouterr()
     lines = out.splitlines()
-    assert lines[1].startswith("RACE: write-read race on")
-    write, read = lines[2], lines[3]
+    assert lines[1].startswith("RACE: write-read race on `gemm_tiled_nosync()::Bs`")  # demangled
+    assert lines[2].strip().startswith("16 instances at ")  # a group: one finding per source site
+    write, read = lines[3], lines[4]
     assert write.split()[0] == "write" and "block (0, 0, 0) thread (0, 0, 0)" in write
     assert read.split()[0] == "read" and "thread (0, 1, 0)" in read
     assert "kernel.sm80.ptx:93:2" in write and "kernel.cu:14" in write
     assert "kernel.sm80.ptx:95:2" in read and "kernel.cu:17" in read
-    assert "at address 0x" in lines[4] and "byte offset 0" in lines[4]
-    assert "more finding(s) not shown" in out
+    assert lines[5] == "  at `gemm_tiled_nosync()::Bs` byte offset 0 (size 1024 bytes)"  # no internal address
+    assert "Bs[ty][tx] = B[" in lines[6] and lines[7].strip() == "|" + lines[7].split("|")[1] and "^" in lines[7]
+    assert "more finding group(s) not shown" in out
     assert lines[-1].startswith("verdict: RACE (")
 
 
@@ -129,22 +131,23 @@ def test_json_unsupported(capsys):
 def test_sarif_structure(capsys):
     assert run(["races", _manifest("bug_gemm_tiled_nosync"), "--sarif", "-q"]) == 1
     data = json.loads(capsys.readouterr()[0])
-    assert data["version"] == "2.1.0" and "sarif-2.1.0" in data["$schema"]
+    assert data["version"] == "2.1.0" and data["$schema"].endswith("sarif-schema-2.1.0.json")
     (run_,) = data["runs"]
     rules = run_["tool"]["driver"]["rules"]
     assert [r["id"] for r in rules] == ["race"]
     res = run_["results"][0]
     assert res["ruleId"] == "race" and rules[res["ruleIndex"]]["id"] == "race" and res["level"] == "error"
-    loc = res["locations"][0]["physicalLocation"]
-    assert loc["artifactLocation"]["uri"].endswith("kernel.sm80.ptx")
-    assert loc["region"] == {"startLine": 93, "startColumn": 2}
+    loc = res["locations"][0]["physicalLocation"]  # the CUDA line first, for code scanning
+    assert loc["artifactLocation"]["uri"].endswith("kernel.cu") and loc["artifactLocation"]["uriBaseId"] == "SRCROOT"
+    assert loc["region"] == {"startLine": 14}
+    assert res["properties"]["count"] == 16 and len(run_["results"]) == 2
     related = res["relatedLocations"]
     ptx_related = [r for r in related if r["physicalLocation"]["artifactLocation"]["uri"].endswith(".ptx")]
-    assert ptx_related[0]["physicalLocation"]["region"]["startLine"] == 95
-    assert "second" in ptx_related[0]["message"]["text"]
+    assert [r["physicalLocation"]["region"]["startLine"] for r in ptx_related] == [93, 95]
+    assert "second" in ptx_related[1]["message"]["text"]
     assert len({r["id"] for r in related}) == len(related)
     cuda = [r for r in related if r["physicalLocation"]["artifactLocation"]["uri"].endswith(".cu")]
-    assert {r["physicalLocation"]["region"]["startLine"] for r in cuda} == {14, 17}
+    assert {r["physicalLocation"]["region"]["startLine"] for r in cuda} == {17}
 
 
 def test_sarif_unsupported_and_clean(capsys):
@@ -164,11 +167,13 @@ def test_junit(tmp_path, capsys):
     assert "verdict:" in out  # the text report still goes to stdout
     root = ET.parse(target).getroot()
     assert root.tag == "testsuites"
-    cases = root.findall("./testsuite/testcase")
-    assert len(cases) == 1 and cases[0].get("name") == "gemm_ragged_noguard"
-    failures = cases[0].findall("failure")
-    assert {f.get("type") for f in failures} == {"out-of-bounds", "race"}
-    assert int(root.get("failures")) == len(failures)
+    cases = root.findall("./testsuite/testcase")  # the kernel, then one testcase per finding group
+    assert cases[0].get("name") == "gemm_ragged_noguard" and len(cases) > 2
+    assert [f.get("type") for f in cases[0].findall("failure")] == ["findings"]
+    assert all(len(c.findall("failure")) == 1 for c in cases)
+    assert {c.find("failure").get("type") for c in cases[1:]} == {"out-of-bounds", "race"}
+    assert all(c.get("name").startswith("gemm_ragged_noguard: ") for c in cases[1:])
+    assert int(root.get("failures")) == len(cases) == int(root.get("tests"))
 
 
 def test_junit_pair_and_unsupported(tmp_path, capsys):
