@@ -62,7 +62,8 @@ def test_seven_races_on_one_line_are_one_group_with_a_count():
     assert len(groups) == 1 and groups[0].count == 7 and groups[0].example is SEVEN[0]
     # another line, or another buffer, is another group; without .loc the PTX lines tell sites apart
     assert len(group_findings(SEVEN + [_race(300, "k.cu:20", 0)])) == 2
-    assert len(group_findings(SEVEN + [_race(67, "k.cu:12", 0, buffer="other")])) == 2
+    (g,) = group_findings(SEVEN + [_race(67, "k.cu:12", 0, buffer="other")])  # same kind and site: one group
+    assert g.count == 8 and g.buffers == ["reduce_tree_nosync()::sdata", "other"]
     assert len(group_findings([_race(67, None, 0), _race(78, None, 4)])) == 2
 
 

@@ -236,6 +236,16 @@ class FindingGroup:
         return len(self.members)
 
     @property
+    def buffers(self) -> list:
+        """The distinct buffers or variables of the members, demangled, in first-seen order."""
+        out = []
+        for f in self.members:
+            name = demangle(f.buffer) if f.buffer is not None else None
+            if name is not None and name not in out:
+                out.append(name)
+        return out
+
+    @property
     def where(self) -> str:
         seen = []
         for file, line in self.site:
@@ -253,14 +263,15 @@ def _site_key(site) -> tuple:
 
 
 def group_findings(findings) -> list:
-    """One group per (kind, buffer, source site of each access), in first-seen order: a missing __syncthreads()
-    unrolled over a loop gives one RACE group, not one finding per iteration."""
+    """One group per (kind, source site of each access), in first-seen order: a missing __syncthreads() unrolled
+    over a loop gives one RACE group, not one finding per iteration; `i <= n` guarding three loads on one line
+    gives one OUT-OF-BOUNDS group of three (its `buffers` name them)."""
     groups: dict = {}
     for f in findings:
-        key = (f.kind, f.buffer, tuple(_site_key(s) for s in f.sites))
+        key = (f.kind, tuple(_site_key(s) for s in f.sites))
         g = groups.get(key)
         if g is None:
-            groups[key] = FindingGroup(f.kind, f, [f], key[2])
+            groups[key] = FindingGroup(f.kind, f, [f], key[1])
         else:
             g.members.append(f)
     return list(groups.values())

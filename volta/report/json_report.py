@@ -87,10 +87,10 @@ def _int(v):
 
 
 def groups_list(findings) -> list:
-    """Findings grouped by (kind, buffer, source site of each access): one entry per group with its `count`, the
-    source site, an example finding, and the indices of its members in `findings`."""
+    """Findings grouped by (kind, source site of each access): one entry per group with its `count`, the source
+    site, the buffers involved, an example finding, and the indices of its members in `findings`."""
     index = {id(f): i for i, f in enumerate(findings)}
-    return [{"kind": g.kind, "count": g.count, "message": g.example.message,
+    return [{"kind": g.kind, "count": g.count, "message": g.example.message, "buffers": g.buffers,
              "site": [{"file": file, "line": line} for file, line in g.site],
              "example": finding_dict(g.example), "findings": [index[id(f)] for f in g.members]}
             for g in group_findings(findings)]

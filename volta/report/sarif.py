@@ -147,6 +147,7 @@ def _result(r, g, rule_index: int) -> dict:
             "count": g.count, "kernel": r.kernel, "role": r.role, "grid": r.grid, "block": r.block,
             "threads": [{"block": list(t.block), "thread": list(t.thread)} for t, _ in pairs if t is not None],
             "buffer": demangle(f.buffer), "buffer_symbol": f.buffer, "offset": f.offset, "bounds": f.bounds,
+            "buffers": g.buffers,
         },
     }
     if related:

@@ -10,7 +10,7 @@
            |         ^
     verdict: RACE (32 findings at 1 source site: 32 race)
 
-Findings are grouped by (kind, variable, source site): one group per CUDA line of each access (the PTX line
+Findings are grouped by (kind, source site): one group per CUDA line of each access (the PTX line
 without `.loc`), with its number of instances and the first as the example. Mangled names are demangled;
 offsets are relative to the buffer or variable; the CUDA line's text is shown when the file is readable (found
 beside the PTX when nvcc's absolute path has gone stale).
@@ -96,7 +96,9 @@ def group_text(g) -> str:
     if g.count == 1:
         return finding_text(g.example)
     body = finding_text(g.example).split("\n", 1)
-    note = f"  {g.count} instances at {g.where} (other threads, offsets or PTX lines); one of them:"
+    bufs = g.buffers
+    what = f"in {', '.join(f'`{b}`' for b in bufs)}; " if len(bufs) > 1 else ""
+    note = f"  {g.count} instances at {g.where} ({what}other threads, offsets or PTX lines); one of them:"
     return "\n".join([body[0], note] + body[1:])
 
 
