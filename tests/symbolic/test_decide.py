@@ -96,3 +96,16 @@ def test_normalizer_agrees_with_its_rules():
         if lhs.op in E.BOOLEAN or rule.name == "congruence":
             continue
         assert equal_exprs(folded(lhs), folded(rhs)), rule.name
+
+
+def test_a_constant_too_large_for_the_solver_is_unknown_not_a_crash():
+    from fractions import Fraction
+
+    from volta.symbolic import expr as E
+    from volta.symbolic.verdict import Unknown
+    from volta.symbolic.z3bridge import solver_model
+
+    x = E.var("x", 0)
+    huge = E.const(Fraction(3 ** 9000, 7))   # 14,000+ bits: Python will not even print it by default
+    found = solver_model(E.mul(x, huge), E.add(x, huge), 1_000)
+    assert isinstance(found, Unknown) and "beyond what the solver" in found.reason

@@ -46,7 +46,11 @@ class Translator:
     def _node(self, node: Expr, args: list) -> z3.ExprRef:
         op = node.op
         if op is E.CONST:
-            return z3.RealVal(f"{node.data.numerator}/{node.data.denominator}")
+            value = Fraction(node.data)
+            if max(abs(value.numerator), value.denominator).bit_length() > MAX_CONSTANT_BITS:
+                raise ConstantTooLarge(f"a constant of {value.numerator.bit_length()} bits is beyond what the "
+                                       f"solver is given")
+            return z3.RealVal(f"{value.numerator}/{value.denominator}")
         if op is E.BOOL:
             return z3.BoolVal(node.data)
         if op is E.VAR or op is E.SYM:
@@ -127,10 +131,20 @@ def _solve(assertions: list, timeout_ms: int) -> tuple[str, z3.ModelRef | None, 
     return "unknown", None, s.reason_unknown()
 
 
+MAX_CONSTANT_BITS = 4096  # beyond this a rational is not worth Z3's time (and Python refuses to print it)
+
+
+class ConstantTooLarge(Exception):
+    """A constant too large to hand to the solver: the element is UNKNOWN, never a crash."""
+
+
 def solver_model(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS,
                  norm: Normalizer | None = None) -> dict[Expr, Fraction] | Proved | Unknown:
     """A candidate model where a != b, Proved if there is none, or Unknown."""
-    t, assertions = _difference_problem(a, b, norm)
+    try:
+        t, assertions = _difference_problem(a, b, norm)
+    except ConstantTooLarge as err:
+        return Unknown(str(err))
     status, model, reason = _solve(assertions, timeout_ms)
     if status == "unsat":
         return Proved("z3")
@@ -166,7 +180,10 @@ def decide_equal(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS,
 def prove(formula: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
     """Is the boolean `formula` valid wherever its divisions are defined?"""
     t = Translator()
-    z = t(formula)
+    try:
+        z = t(formula)
+    except ConstantTooLarge as err:
+        return Unknown(str(err))
     status, model, reason = _solve([*t.facts, *t.domain(), z3.Not(z)], timeout_ms)
     if status == "unsat":
         return Proved("z3")
@@ -179,7 +196,12 @@ def prove(formula: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
 
 def emit_smt(a: Expr, b: Expr, path: str | Path, norm: Normalizer | None = None) -> Path:
     """Write `exists defined input with a != b` as SMT-LIB2; unsat means equal. Returns the path."""
-    t, assertions = _difference_problem(a, b, norm)
+    try:
+        t, assertions = _difference_problem(a, b, norm)
+    except ConstantTooLarge as err:
+        path = Path(path)
+        path.write_text(f"; not emitted: {err}\n")
+        return path
     s = z3.Solver()
     s.add(*assertions)
     logic = "QF_UFNRA" if t.functions else "QF_NRA"
