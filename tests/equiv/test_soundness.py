@@ -1,0 +1,191 @@
+"""Soundness harness for `volta check` (issue 8 §1): an EQUIVALENT must survive concrete execution.
+
+For every pair of examples/ that `volta check` proves EQUIVALENT, and for single-instruction mutants
+of their optimized kernels (volta/equiv/mutate.py): both kernels run on several random inputs and
+must agree. The oracle is concrete execution, not the decision procedure: exact rationals where
+every output is rational (the machine with input values), and, for outputs that are irrational
+(exp, sqrt), bit-level IEEE execution of both kernels compared with a relative tolerance. Both runs
+must also be free of findings (an uninitialized read that reads as zero agrees by accident). In the
+other direction, a mutant that concrete execution shows to differ must never be EQUIVALENT.
+Counts are printed at the end of the module (pytest -s) for the closing note.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import random
+import signal
+import tomllib
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from volta.equiv.check import check
+from volta.equiv.mutate import concrete_outputs, mutants
+from volta.errors import VoltaError
+from volta.exec import machine
+from volta.exec.launch import DTYPES, load_manifest
+from volta.exec.replay import run_launch
+
+EX = Path(__file__).resolve().parents[2] / "examples"
+EQUIVALENT_PAIRS = sorted(p.parent.name for p in EX.glob("eq_*/manifest.toml")
+                          if tomllib.loads(p.read_text())["expect"].get("check") == "equivalent")
+MUTANTS_PER_PAIR = 3   # evenly spread over the optimized kernel
+TRIALS = 3
+COUNTS = {"pairs proved": 0, "pairs agreeing": 0, "mutants": 0, "mutants that no longer parse": 0,
+          "mutants over budget": 0, "equivalent mutants agreeing concretely": 0,
+          "mutants shown to differ (none EQUIVALENT)": 0}
+
+
+def _inputs(spec, rng):
+    """Small integers and quarters: exact, and varied enough that comparisons and maxima differ."""
+    values = {}
+    for name, buf in spec.buffers.items():
+        if buf.role in ("in", "inout"):
+            values[name] = {k: Fraction(rng.randint(-24, 24), rng.choice((1, 4))) for k in range(buf.count)}
+    values["__symbols__"] = {s: Fraction(rng.randint(-4, 4)) for s in spec.symbols}
+    return values
+
+
+def _float_outputs(spec, role, values):
+    arrays = {}
+    for name, buf in spec.buffers.items():
+        if buf.role in ("in", "inout"):
+            arr = np.array([float(values[name][k]) for k in range(buf.count)])
+            arrays[name] = arr.astype(DTYPES[buf.dtype][0]) if buf.dtype not in ("bf16",) else arr.astype(np.float32)
+    result = run_launch(spec, role, arrays, fp="ieee", check_races=False,
+                        scalars={s: float(v) for s, v in values["__symbols__"].items()})
+    return result.outputs, result.findings
+
+
+TRANSCENDENTAL = frozenset({"ex2", "lg2", "sqrt", "rsqrt", "tanh", "sin", "cos", "call"})
+
+
+def _rational(spec) -> bool:
+    """Whether both kernels' real semantics stays rational (no exp, log, roots): then the exact oracle."""
+    from volta.ir.program import lower
+    from volta.ptx.parser import parse_file
+
+    for launch in spec.launches.values():
+        prog = lower(parse_file(launch.ptx), launch.kernel)
+        if any(op.op in TRANSCENDENTAL for op in prog.ops):
+            return False
+    return True
+
+
+def disagreement(spec, trials=TRIALS, seed=0):
+    """None when ref and opt agree on `trials` random inputs; otherwise what differs. Raises
+    VoltaError/Unsupported when the kernels cannot run concretely. Kernels with rational real semantics
+    are compared exactly; the others (exp, sqrt) by IEEE execution within rounding tolerance."""
+    rng = random.Random(seed)
+    exact_oracle = _rational(spec)
+    for _ in range(trials):
+        values = _inputs(spec, rng)
+        if exact_oracle:
+            exact = {role: concrete_outputs(spec, role, values) for role in ("ref", "opt")}
+            for name in exact["ref"]:
+                for i, (a, b) in enumerate(zip(exact["ref"][name], exact["opt"][name])):
+                    if a != b:
+                        return f"{name}[{i}]: ref = {a}, opt = {b} (exact)"
+            continue
+        (ref_out, ref_f), (opt_out, opt_f) = (_float_outputs(spec, r, values) for r in ("ref", "opt"))
+        if ref_f or opt_f:
+            return f"findings in the concrete run: {[f.kind for f in ref_f + opt_f]}"
+        for name, buf in spec.buffers.items():
+            if buf.role in ("out", "inout"):
+                a, b = np.asarray(ref_out[name], np.float64), np.asarray(opt_out[name], np.float64)
+                bad = ~np.isclose(a, b, rtol=1e-4, atol=1e-6, equal_nan=True)
+                if bad.any():
+                    i = int(np.argmax(bad))
+                    return f"{name}[{i}]: ref = {a[i]}, opt = {b[i]} (IEEE, beyond rounding)"
+    return None
+
+
+def _with_opt(spec, ptx: Path):
+    launches = dict(spec.launches)
+    launches["opt"] = dataclasses.replace(launches["opt"], ptx=ptx)
+    return dataclasses.replace(spec, launches=launches)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _print_counts():
+    yield
+    print("\nsoundness harness: " + ", ".join(f"{k} {v}" for k, v in COUNTS.items()))
+
+
+@pytest.mark.parametrize("case", EQUIVALENT_PAIRS)
+def test_equivalent_pairs_agree_concretely(case):
+    spec = load_manifest(EX / case / "manifest.toml")
+    report = check(spec)
+    assert report.verdict == "equivalent", (report.verdict, report.unsupported, report.unknown)
+    COUNTS["pairs proved"] += 1
+    assert disagreement(spec) is None
+    COUNTS["pairs agreeing"] += 1
+
+
+class _OverBudget(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _budget(seconds: int, steps: int = 300_000):
+    """Bound one mutant: a wall-clock alarm and a step cap (a mutated loop bound can run for minutes).
+    Over budget counts as undecided, which is never EQUIVALENT, so skipping it is sound."""
+    try:
+        from volta.exec import limits
+    except ImportError:
+        limits = None
+    if limits is not None:
+        with limits.using(max_steps=steps, timeout=seconds):
+            yield
+        return
+
+    def alarm(signum, frame):
+        raise _OverBudget()
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(seconds)
+    old_cap = machine.MAX_STEPS
+    machine.MAX_STEPS = steps
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+        machine.MAX_STEPS = old_cap
+
+
+@pytest.mark.parametrize("case", EQUIVALENT_PAIRS)
+def test_mutants_proved_equivalent_agree_and_differing_mutants_are_not_equivalent(case, tmp_path):
+    spec = load_manifest(EX / case / "manifest.toml")
+    text = Path(spec.launches["opt"].ptx).read_text()
+    found = mutants(text)
+    step = max(1, len(found) // MUTANTS_PER_PAIR)
+    for mutant, mutated in found[::step][:MUTANTS_PER_PAIR]:
+        ptx = tmp_path / f"m{mutant.line}.ptx"
+        ptx.write_text(mutated)
+        mspec = _with_opt(spec, ptx)
+        COUNTS["mutants"] += 1
+        try:
+            with _budget(20):
+                verdict = check(mspec, timeout_ms=2_000).verdict
+        except _OverBudget:
+            COUNTS["mutants over budget"] += 1
+            continue
+        except VoltaError as err:
+            COUNTS["mutants over budget" if err.exit_code == 3 else "mutants that no longer parse"] += 1
+            continue
+        COUNTS[f"mutants {verdict}"] = COUNTS.get(f"mutants {verdict}", 0) + 1
+        try:
+            with _budget(90):
+                differs = disagreement(mspec, trials=2)
+        except (VoltaError, ZeroDivisionError, ValueError, IndexError, _OverBudget) as err:
+            assert verdict != "equivalent", f"{case}: {mutant} proved EQUIVALENT but cannot run concretely: {err}"
+            continue
+        if verdict == "equivalent":
+            assert differs is None, f"{case}: {mutant} proved EQUIVALENT but {differs}"
+            COUNTS["equivalent mutants agreeing concretely"] += 1
+        if differs:
+            COUNTS["mutants shown to differ (none EQUIVALENT)"] += 1
