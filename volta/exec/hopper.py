@@ -130,6 +130,8 @@ def _cp(m, op, lanes):
     if d.has(".commit_group", ".wait_group", ".wait_group.read"):
         _advance(m, lanes)  # bulk copies are performed when issued
         return
+    if d.has(".bulk_group") and d.inst.opcode.startswith("cp.async.bulk.global.shared"):
+        return _bulk_store(m, op, lanes)
     if not (d.has(".mbarrier::complete_tx::bytes") and op.d.space and op.d.space.startswith(".shared")):
         raise Unsupported(f"`{d.inst.opcode}`: only global→shared bulk copies completed through an mbarrier "
                           f"are modelled", op.span)
@@ -162,3 +164,79 @@ def _cp(m, op, lanes):
             bar.settle()
     _advance(m, lanes)
 
+
+
+def _bulk_store(m, op, lanes):
+    """`cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size`: a shared→global bulk copy, performed
+    when issued (its shared read is tracked in the race shadow, so a write of the source by another thread
+    without a barrier in between is a race; a write of the source by the issuing thread between the copy
+    and its `cp.async.bulk.wait_group.read` is not detected — the copy has already read it)."""
+    d = op.d
+    dst, src, size_op = op.operands[:3]
+    size = _value(m, op, size_op, lanes, "copy size")
+    dst_addr = A.addresses(m, op, dst, lanes)
+    src_addr = A.addresses(m, op, src, lanes)
+    for j in range(lanes.size):
+        n = int(size[j])
+        one = lanes[j:j + 1]
+        if n % 16:
+            raise Unsupported(f"`{d.inst.opcode}`: the size must be a multiple of 16", op.span)
+        got = A.resolve(m, op, ".shared", src_addr[j:j + 1], one, n, False)
+        put = A.resolve(m, op, ".global", dst_addr[j:j + 1], one, n, True)
+        if got and put:
+            (sreg, _, soff), (dreg, _, doff) = got[0], put[0]
+            A.track(m, op, sreg, one, soff, n, write=False)
+            A.track(m, op, dreg, one, doff, n, write=True)
+            for k in range(0, n, 4):
+                bits, undef = A.load(m, sreg, one, soff + k, 4)
+                if undef is not None and undef.any():
+                    m.uninitialized(f"`{d.inst.opcode}` copies never-written shared memory to global buffer "
+                                    f"`{dreg.name}`", op, int(one[0]), buffer=dreg.name)
+                A.store(m, dreg, one, doff + k, 4, bits)
+                if m.symbolic:
+                    sym = A.load_sym(m, op, sreg, one, soff + k, 4, ".b32", bits)
+                    A.store_sym(m, dreg, one, doff + k, 4, sym)
+    _advance(m, lanes)
+
+
+def cluster_ctas(prog) -> int:
+    """CTAs per cluster the kernel requires (`.reqnctapercluster X, Y, Z`; 1 without it)."""
+    from volta.ptx.parser import parse_file
+
+    try:
+        module = parse_file(prog.file)
+    except Exception:  # noqa: BLE001 (PTX given another way: no directive to read)
+        return 1
+    for fn in module.items:
+        if getattr(fn, "name", None) == prog.name and hasattr(fn, "perf"):
+            for p in fn.perf:
+                if p.startswith(".reqnctapercluster"):
+                    dims = [int(x) for x in p.split(None, 1)[1].replace(",", " ").split()]
+                    n = 1
+                    for x in dims:
+                        n *= x
+                    return n
+    return 1
+
+
+@handles("mapa")
+def _mapa(m, op, lanes):
+    """`mapa{.shared::cluster}.{u32,u64} d, a, rank`: the address of `a` in the shared memory of CTA `rank` of
+    the cluster. Launches have clusters of one CTA, so rank 0 is the CTA itself (d = a); a kernel that
+    requires larger clusters (`.reqnctapercluster`) is outside the model."""
+    n = m.__dict__.get("_cluster_ctas")
+    if n is None:
+        n = m.__dict__["_cluster_ctas"] = cluster_ctas(m.prog)
+    if n != 1:
+        raise Unsupported(f"`{op.d.inst.opcode}`: the kernel requires clusters of {n} CTAs "
+                          f"(.reqnctapercluster); distributed shared memory across CTAs is not modelled", op.span)
+    t = op.d.types[-1] if op.d.types else ".u64"
+    a, fa = m.read(op.operands[1], lanes, t)
+    rank, fr = m.read(op.operands[2], lanes, ".u32")
+    m.require_concrete(op, fa, lanes, "address")
+    m.require_concrete(op, fr, lanes, "CTA rank")
+    if (rank != 0).any():
+        k = int(np.nonzero(rank != 0)[0][0])
+        raise Unsupported(f"`{op.d.inst.opcode}` maps to CTA rank {int(rank[k])} of a cluster of one CTA", op.span)
+    m.write(op.operands[0], lanes, a, fa)
+    _advance(m, lanes)

@@ -15,7 +15,7 @@ from volta.ptx import ast
 
 # ---- modifier classes ----------------------------------------------------------
 
-INT_TYPES = frozenset(f".{k}{w}" for k in "usb" for w in (8, 16, 32, 64)) | {".b128"}
+INT_TYPES = frozenset(f".{k}{w}" for k in "usb" for w in (8, 16, 32, 64)) | {".b128", ".u16x2", ".s16x2"}
 FLOAT_TYPES = frozenset(
     {".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64", ".tf32", ".e4m3", ".e5m2", ".e4m3x2", ".e5m2x2",
      ".e2m1x2", ".e2m3x2", ".e3m2x2", ".ue8m0x2", ".s4", ".u4", ".b1", ".e2m1", ".e3m2", ".e2m3", ".f32x2",
@@ -94,6 +94,12 @@ OPCODES: dict[str, Spec] = {
     "bmsk": _spec(_I, "types", "clamp wrap", (3, 3), 2),
     "dp4a": _spec(_I, "types", "", (4, 4), 2),
     "dp2a": _spec(_I, "types", "lo hi", (4, 4), 2),
+    # SIMD video instructions (§9.7.17): d, a, b, c with the default masks/selectors (nvcc emits no others)
+    **{op: _spec(_I, "types fmods", "add min max", (4, 4), 2)
+       for op in ("vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4",
+                  "vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2")},
+    "vset4": _spec(_I, "types cmp", "add", (4, 4), 2),
+    "vset2": _spec(_I, "types cmp", "add", (4, 4), 2),
     # logic and shift (§9.7.8)
     "and": _spec(_I, "types", "", (3, 3)),
     "or": _spec(_I, "types", "", (3, 3)),
@@ -134,14 +140,15 @@ OPCODES: dict[str, Spec] = {
     "isspacep": _spec(_M, "space", "", (2, 2)),
     "cp": _spec(_M, "types space cache", "async bulk tensor commit_group wait_group wait_all ca cg mbarrier "
                 "complete_tx bytes 1d 2d 3d 4d 5d tile im2col multicast cluster prefetch ignore_src "
-                "shared cta global mbarrier::complete_tx::bytes read arrive noinc reduce", (0, 6), 2),
+                "shared cta global mbarrier::complete_tx::bytes read arrive noinc reduce bulk_group", (0, 6), 2),
     "ldmatrix": _spec(_W, "types shape space", "sync aligned trans", (2, 2), 2),
     "stmatrix": _spec(_W, "types shape", "sync aligned trans", (2, 2), 3),
     "movmatrix": _spec(_W, "types shape", "sync aligned trans", (2, 2), 3),
     "shfl": _spec(_W, "types", "sync up down bfly idx", (4, 5)),
     # synchronization (§9.7.12)
     "bar": _spec(_S, "types bool", "sync arrive red popc warp cta aligned", (0, 4)),
-    "barrier": _spec(_S, "types bool", "sync arrive red popc cta aligned cluster wait", (0, 4)),
+    "barrier": _spec(_S, "types bool", "sync arrive red popc cta aligned cluster wait release relaxed acquire",
+                     (0, 4)),
     "membar": _spec(_S, "scope", "gl sys cta proxy", (0, 0)),
     "fence": _spec(_S, "scope order", "proxy async alias tensormap cp_async sync_restrict mbarrier_init "
                    "shared::cta shared::cluster global op_restrict acquire release", (0, 2)),

@@ -230,3 +230,120 @@ def _dp4a(d, a, b, c):
             y = np.where(y > 127, y - 256, y)
         acc = acc + x * y
     return from_int(acc, 32)
+
+
+# ==== SIMD video instructions (PTX ISA §9.7.17: vadd4 … vset4, vadd2 … vset2) ==================
+# `vop4.dtype.atype.btype{.sat} d, a, b, c` (secondary merge) and `vop4.dtype.atype.btype.add d, a, b, c`
+# (secondary accumulate), with the default mask (.b3210 / .h10: every element of d) and the default
+# selectors (a's elements from a, b's from b). nvcc emits no other form; explicit masks and selectors
+# are operand suffixes (`d.b0`, `a.b3210`) the grammar does not parse.
+#   Va[i], Vb[i]: element i of a and b, sign- or zero-extended by .atype / .btype
+#   t[i] = Va[i] + Vb[i] | Va[i] - Vb[i] | avg (rounds half away from zero: (s + 1) >> 1 for s ≥ 0, s >> 1 below)
+#          | |Va[i] - Vb[i]| | min | max          (vset: t[i] = Va[i] CMP Vb[i] ? 1 : 0)
+#   .sat:  t[i] clamped to the element range of .dtype (signed or unsigned)
+#   merge:      d = the elements t[i] (truncated to the element width); c is not read
+#   accumulate: d = c + Σ t[i] (32-bit wrap-around)
+
+_VOPS = {"vadd": lambda x, y: x + y, "vsub": lambda x, y: x - y,
+         "vavrg": lambda x, y: np.where(x + y >= 0, (x + y + 1) >> 1, (x + y) >> 1),
+         "vabsdiff": lambda x, y: np.abs(x - y), "vmin": np.minimum, "vmax": np.maximum}
+_VCMP = {".eq": np.equal, ".ne": np.not_equal, ".lt": np.less, ".le": np.less_equal, ".gt": np.greater,
+         ".ge": np.greater_equal}
+
+
+def _elements(x, n, ew, is_signed):
+    """The n elements of width ew of 32-bit words x, extended to int64."""
+    out = []
+    for i in range(n):
+        e = ((x >> U64(ew * i)) & U64((1 << ew) - 1)).astype(np.int64)
+        if is_signed:
+            e = np.where(e >= 1 << (ew - 1), e - (1 << ew), e)
+        out.append(e)
+    return out
+
+
+def simd_video(opcode, types, sat, accumulate, a, b, c, cmp=None):
+    """The instruction's result bits (uint64 lanes holding 32-bit words). `opcode`: 'vadd4', 'vset2', …;
+    `types`: (dtype, atype, btype) or (atype, btype) for vset."""
+    n = 4 if opcode.endswith("4") else 2
+    ew = 32 // n
+    base = opcode[:-1]
+    if base == "vset":
+        ta, tb = types[-2], types[-1]
+        td = ".u32"
+    else:
+        td, ta, tb = (types + (types[-1],) * 3)[:3] if len(types) < 3 else types[:3]
+    va = _elements(a, n, ew, signed(ta))
+    vb = _elements(b, n, ew, signed(tb))
+    if base == "vset":
+        fn = _VCMP[cmp if cmp not in (".lo", ".ls", ".hi", ".hs") else {".lo": ".lt", ".ls": ".le", ".hi": ".gt",
+                                                                         ".hs": ".ge"}[cmp]]
+        t = [fn(x, y).astype(np.int64) for x, y in zip(va, vb)]
+    else:
+        t = [_VOPS[base](x, y) for x, y in zip(va, vb)]
+    if sat and not accumulate:
+        lo, hi = (-(1 << (ew - 1)), (1 << (ew - 1)) - 1) if signed(td) else (0, (1 << ew) - 1)
+        t = [np.clip(x, lo, hi) for x in t]
+    if accumulate:
+        total = as_uint(c, 32).astype(np.int64)
+        for x in t:
+            total = total + x
+        return from_int(total, 32)
+    out = np.zeros(np.shape(a), np.uint64)
+    for i, x in enumerate(t):
+        out |= (x.astype(np.uint64) & U64((1 << ew) - 1)) << U64(ew * i)
+    return out
+
+
+def _video(d, a, b, c):
+    if d.has(".min", ".max"):
+        from volta.errors import Unsupported
+        raise Unsupported(f"`{d.inst.opcode}`: the .min/.max secondary operation of scalar video instructions "
+                          f"is not modelled")
+    return simd_video(d.op, tuple(d.types), d.has(".sat"), d.has(".add"), a, b, c, d.cmp)
+
+
+for _op in ("vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4", "vset4",
+            "vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2"):
+    handles(_op)(_video)
+
+
+# ==== packed 16-bit integers: add/sub{.sat}.{u16x2,s16x2}, min/max{.relu}.{u16x2,s16x2} (PTX 8.0) =======
+
+def _packed16(fn_name, prior):
+    def handler(d, a, b, c=None):
+        t = _t(d)
+        if t not in (".u16x2", ".s16x2"):
+            return prior(d, a, b) if c is None else prior(d, a, b, c)
+        s = t == ".s16x2"
+        xs, ys = _elements(a, 2, 16, s), _elements(b, 2, 16, s)
+        if fn_name == "add":
+            r = [x + y for x, y in zip(xs, ys)]
+        elif fn_name == "sub":
+            r = [x - y for x, y in zip(xs, ys)]
+        elif fn_name == "min":
+            r = [np.minimum(x, y) for x, y in zip(xs, ys)]
+        else:
+            r = [np.maximum(x, y) for x, y in zip(xs, ys)]
+        if d.has(".relu"):
+            r = [np.maximum(x, 0) for x in r]
+        if d.has(".sat"):
+            lo, hi = (-(1 << 15), (1 << 15) - 1) if s else (0, (1 << 16) - 1)
+            r = [np.clip(x, lo, hi) for x in r]
+        return (r[0].astype(np.uint64) & U64(0xFFFF)) | ((r[1].astype(np.uint64) & U64(0xFFFF)) << U64(16))
+    return handler
+
+
+def _install_packed16():
+    from volta.semantics.compute import TABLE
+
+    for name in ("add", "sub", "min", "max"):
+        prior = TABLE[name]
+        if getattr(prior, "packed16", False):
+            continue
+        h = _packed16(name, prior)
+        h.packed16 = True
+        TABLE[name] = h
+
+
+_install_packed16()
