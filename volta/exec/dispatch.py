@@ -487,6 +487,11 @@ def _same_warp_values(m, op, region, lz, offs, pairs, bits, flags, reg, t):
     for k, (x, y) in enumerate(zip(ea, eb)):
         if x is y or (id(x), id(y)) in decided:
             continue
+        if getattr(m, "bit_terms", False):  # volta.equiv.bitproof: equal bits are shown by equal terms only
+            raise Unsupported(f"threads of one warp store values to the same address of `{region.name}` in one "
+                              f"instruction that are not the same function of the input bits (an fma-contracted "
+                              f"butterfly does this): which lane's bits land is unspecified; `volta run --fp ieee` "
+                              f"shows it on concrete inputs", op.span)
         if equal_exprs(x, y, m.normalizer):
             decided.add((id(x), id(y)))
             continue

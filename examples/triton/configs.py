@@ -1,0 +1,46 @@
+"""Autotune spaces for `volta classes` (issue 12): Triton configurations of one kernel, compiled without a
+GPU, and a configurations manifest per kernel. `python examples/triton/configs.py` (needs triton)
+regenerates the PTX and the manifests beside it; rowsum_configs.toml's PTX comes from regenerate.py.
+"""
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import kernels  # noqa: E402
+
+import volta  # noqa: E402
+import volta.triton as vt  # noqa: E402
+
+B = volta.Buffer
+ROWS = 4
+SPACES = {
+    # kernel: (args, buffers as manifest text, [(label, constexprs, num_warps)])
+    "softmax": ([B("out", "f32", ROWS * 128, "out"), B("x", "f32", ROWS * 128, "in"), 128],
+                {"x": f"f32[{ROWS * 128}]:in", "out": f"f32[{ROWS * 128}]:out"},
+                [(f"BLOCK={b} num_warps={w}", {"BLOCK": b}, w) for b, w in ((128, 1), (128, 2), (128, 4), (256, 4))]),
+    "layernorm": ([B("x", "f32", ROWS * 64, "in"), B("gamma", "f32", 64, "in"), B("beta", "f32", 64, "in"),
+                   B("y", "f32", ROWS * 64, "out"), 64, 1e-5],
+                  {"x": f"f32[{ROWS * 64}]:in", "gamma": "f32[64]:in", "beta": "f32[64]:in",
+                   "y": f"f32[{ROWS * 64}]:out"},
+                  [(f"BLOCK={b} num_warps={w}", {"BLOCK": b}, w) for b, w in ((64, 1), (64, 2), (128, 1), (128, 4))]),
+}
+
+for name, (args, buffers, space) in SPACES.items():
+    fn = getattr(kernels, f"{name}_kernel")
+    lines = [f'description = "Triton {name} configurations over {ROWS} rows: which give identical bits?"', "",
+             "[buffers]"] + [f'{k} = "{v}"' for k, v in buffers.items()]
+    for label, constexprs, warps in space:
+        k = vt.compile(fn, args=args, constexprs=constexprs, num_warps=warps)
+        assert not any(k.scratch[:k.hidden]), "hidden scratch buffers are not written into the manifest"
+        file = f"{name}.b{constexprs['BLOCK']}.w{warps}.sm80.ptx"
+        k.save(HERE / file)
+        values = [a.name if isinstance(a, volta.Buffer) else repr(a) for a in args] + ["0"] * k.hidden
+        arg_text = ", ".join(f'"{a}"' for a in values)
+        lines += ["", "[[config]]", f'label = "{label}"', f'ptx = "{file}"', f'name = "{k.name}"',
+                  f'grid = "{ROWS}"', f'block = "{k.block}"', f"args = [{arg_text}]",
+                  f"shared_dynamic = {k.shared}"]
+        print(f"{file}: block {k.block}, shared {k.shared} bytes")
+    (HERE / f"{name}_configs.toml").write_text("\n".join(lines) + "\n")
