@@ -61,6 +61,11 @@ def test_example_pair(case, capsys, tmp_path):
     expected = _expect(case)
     assert data["schema"] == "volta.check/1"
     assert data["verdict"] == expected, data
+    m = tomllib.loads((EX / case / "manifest.toml").read_text())
+    for side in ("ref", "opt"):   # a launch sequence ([[opt.launch]]): every launch ran, in order
+        if "launch" in m[side]:
+            ran = {k["role"]: k["kernel"] for k in data["kernels"]}
+            assert ran[side] == " → ".join(t["name"] for t in m[side]["launch"]), data["kernels"]
     if expected == "equivalent":
         assert code == 0 and data["counterexample"] is None and not cex.exists()
         assert sum(data["proved_by"].values()) == data["compared"] > 0

@@ -11,7 +11,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CASES = sorted(p.parent for p in EXAMPLES.glob("*/manifest.toml"))
 
 DTYPES = {"f32", "f16", "bf16", "f64", "s32", "u32", "s64", "u64", "s8", "u8"}
-ROLES = {"in", "out", "inout"}
+ROLES = {"in", "out", "inout", "temp"}  # temp: an intermediate of a launch sequence
 # "unsupported": a correct kernel outside the structured class `volta races` decides (embedding_gather)
 VERDICTS = {"clean", "race", "deadlock", "out-of-bounds", "uninitialized-read", "unsupported",
             # a data-dependent kernel with no finding on the concrete inputs tried (not a proof for all inputs)
@@ -39,9 +39,13 @@ def _entries(ptx: Path) -> dict[str, int]:
 
 
 def _kernel_tables(m: dict) -> list[dict]:
-    if "kernel" in m:
-        return [m["kernel"]]
-    return [m["ref"], m["opt"]]
+    """Every launch table: [kernel], or [ref] and [opt], where a side may be a sequence of [[side.launch]]."""
+    sides = [m["kernel"]] if "kernel" in m else [m["ref"], m["opt"]]
+    return [t for side in sides for t in (side["launch"] if "launch" in side else [side])]
+
+
+def _sequences(m: dict) -> dict:
+    return {r: m[r]["launch"] for r in ("kernel", "ref", "opt") if r in m and "launch" in m[r]}
 
 
 def _is_pair(m: dict) -> bool:
@@ -114,6 +118,16 @@ def test_manifest(case: Path):
             entries = _entries(ptx)
             assert k["name"] in entries, f"{k['name']} not an .entry of {ptx.name}"
             assert entries[k["name"]] == len(k["args"]), f"{ptx.name}: {entries[k['name']]} params"
+    seqs = _sequences(m)
+    for role, seq in seqs.items():
+        assert isinstance(seq, list) and len(seq) >= 2, f"[[{role}.launch]]: a sequence has at least two launches"
+        assert set(m[role]) == {"launch"}, f"[{role}] holds only its [[{role}.launch]] tables"
+    temps = [n for n, spec in buffers.items() if spec.endswith(":temp")]
+    if temps:
+        assert seqs, "role temp is for the intermediates of a launch sequence"
+        # an intermediate is written by one launch and read by a later one of the same sequence
+        for name in temps:
+            assert any(sum(name in t["args"] for t in seq) >= 2 for seq in seqs.values()), name
     if "defect_line" in expect:
         src = case / _kernel_tables(m)[-1]["cuda"]
         line = src.read_text().splitlines()[expect["defect_line"] - 1]

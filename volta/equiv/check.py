@@ -21,8 +21,9 @@ from volta.exec import limits
 from volta.exec.limits import Timeout
 from volta.exec.access import region_itemsize
 from volta.exec.findings import Site
-from volta.exec.launch import LaunchSpec
+from volta.exec.launch import LaunchSpec, sequence
 from volta.exec.machine import Machine, constants
+from volta.exec.pipeline import names as pipeline_names
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
 from volta.symbolic import expr as E
@@ -71,13 +72,21 @@ LANE_STRUCTURED = True  # polynomial data as lane-structured LaneSym values (vol
 
 
 def execute(spec: LaunchSpec, role: str, input_values=None, lane_structured: bool | None = None) -> Machine:
-    launch = spec.launches[role]
-    prog = lower(parse_file(launch.ptx), launch.kernel)
+    """Run `role` symbolically: its one launch, or its launch sequence in order on the same buffers (the
+    returned machine is the last launch's, with every launch's findings; `volta.exec.pipeline`)."""
+    from volta.exec import pipeline
+
     symbols = {k: v for k, v in spec.symbols.items()}
     lane = LANE_STRUCTURED if lane_structured is None else lane_structured
-    return Machine(prog, launch, spec.buffers, symbols, symbolic=True, input_values=input_values,
-                   check_races=input_values is None, lane_structured=lane and input_values is None,
-                   functions=spec.functions, allow_exit_before_barrier=spec.allow_exit_before_barrier).run()
+    machines, carried = [], None
+    for launch in sequence(spec, role):
+        prog = lower(parse_file(launch.ptx), launch.kernel)
+        m = pipeline.machine(carried, prog, launch, spec.buffers, symbols, symbolic=True, input_values=input_values,
+                             check_races=input_values is None, lane_structured=lane and input_values is None,
+                             functions=spec.functions, allow_exit_before_barrier=spec.allow_exit_before_barrier)
+        machines.append(m.run())
+        carried = m.buffer_regions
+    return pipeline.combine(machines)
 
 
 class PolyRow:
@@ -161,20 +170,20 @@ def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = Non
     if "ref" not in spec.launches or "opt" not in spec.launches:
         raise UsageError("volta check needs two kernels: REF.ptx OPT.ptx, or a manifest with [ref] and [opt]")
     for name, buf in spec.buffers.items():
-        if buf.role not in ("in", "out", "inout"):
-            raise UsageError(f"buffer `{name}` needs a role (:in, :out or :inout) for volta check")
+        if buf.role not in ("in", "out", "inout", "temp"):
+            raise UsageError(f"buffer `{name}` needs a role (:in, :out, :inout or :temp) for volta check")
     if not any(b.role in ("out", "inout") for b in spec.buffers.values()):
         raise UsageError("volta check needs at least one :out or :inout buffer to compare")
     report = CheckReport("equivalent")
     machines = {}
     start = time.perf_counter()
     for role in ("ref", "opt"):
-        report.kernels[role] = spec.launches[role].kernel or ""
+        report.kernels[role] = " → ".join(x.kernel or str(x.ptx) for x in sequence(spec, role))
         if progress is not None:
             progress(f"executing {role} {report.kernels[role] or spec.launches[role].ptx} symbolically")
         try:
             machines[role] = execute(spec, role)
-            report.kernels[role] = machines[role].prog.name
+            report.kernels[role] = pipeline_names(machines[role])
         except Unsupported as err:
             report.verdict, report.unsupported = "unsupported", (role, err)
             return report

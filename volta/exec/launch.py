@@ -21,7 +21,7 @@ DTYPES = {
     "s32": (np.int32, 4), "u32": (np.uint32, 4), "s64": (np.int64, 8), "u64": (np.uint64, 8),
     "e4m3": (np.uint8, 1), "e5m2": (np.uint8, 1), "tf32": (np.uint32, 4),
 }
-ROLES = ("in", "out", "inout")
+ROLES = ("in", "out", "inout", "temp")  # temp: an intermediate of a launch sequence (not compared, not an input)
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,14 @@ class LaunchSpec:
     source: str | None = None  # manifest path
     functions: dict = field(default_factory=dict)  # external function name -> real meaning (--define-fn)
     allow_exit_before_barrier: bool = False  # exited threads count as arrived at later barriers (sm_70+ hardware)
+    # role -> (KernelLaunch, …): a multi-kernel pipeline ([[ref.launch]] in a manifest), run in order on the same
+    # buffers; launches[role] is then its first launch (what single-launch code paths see)
+    sequences: dict = field(default_factory=dict)
+
+
+def sequence(spec: LaunchSpec, role: str) -> tuple:
+    """The launches of `role` in order: its [[role.launch]] pipeline, or its one launch."""
+    return tuple(spec.sequences.get(role) or (spec.launches[role],))
 
 
 def parse_dim3(text: str, what: str) -> Dim3:
@@ -152,26 +160,37 @@ def load_manifest(path: str | Path) -> LaunchSpec:
     except tomllib.TOMLDecodeError as err:
         raise UsageError(f"{path}: malformed TOML: {err}") from None
     _check_manifest_keys(path, data)
-    launches = {}
+    launches, sequences = {}, {}
     for role in ("kernel", "ref", "opt"):
         table = data.get(role)
         if table is None:
             continue
-        try:
-            launches[role] = KernelLaunch(
-                path.parent / table["ptx"], table.get("name"), parse_dim3(table["grid"], "grid"),
-                parse_dim3(table["block"], "block"), tuple(str(a) for a in table.get("args", ())),
-                int(table.get("shared_dynamic", 0)),
-            )
-        except KeyError as err:
-            raise UsageError(f"{path}: [{role}] lacks the key {err}") from None
+        if "launch" in table:
+            seq = []
+            for k, item in enumerate(table["launch"]):
+                seq.append(_manifest_launch(path, item, f"[[{role}.launch]] number {k + 1}"))
+            sequences[role] = tuple(seq)
+            launches[role] = seq[0]
+            continue
+        launches[role] = _manifest_launch(path, table, f"[{role}]")
     if not launches:
         raise UsageError(f"{path}: a manifest needs a [kernel] table or [ref] and [opt] tables")
     bufs = {}
     for name, text in data.get("buffers", {}).items():
         bufs[name] = parse_buffer(f"{name}={text}")
     syms = {k: v for k, v in data.get("symbols", {}).items()}
-    return LaunchSpec(launches, bufs, syms, data.get("expect", {}), str(path))
+    return LaunchSpec(launches, bufs, syms, data.get("expect", {}), str(path), sequences=sequences)
+
+
+def _manifest_launch(path: Path, table: dict, where: str) -> KernelLaunch:
+    try:
+        return KernelLaunch(
+            path.parent / table["ptx"], table.get("name"), parse_dim3(table["grid"], "grid"),
+            parse_dim3(table["block"], "block"), tuple(str(a) for a in table.get("args", ())),
+            int(table.get("shared_dynamic", 0)),
+        )
+    except KeyError as err:
+        raise UsageError(f"{path}: {where} lacks the key {err}") from None
 
 
 # The manifest schema (examples/README.md): every key a manifest may have. Anything else is a typo
@@ -198,12 +217,12 @@ def preflight(spec: LaunchSpec, roles=None, symbolic: bool = False) -> None:
     from volta.ptx.parser import parse_file
 
     for role in roles or list(spec.launches):
-        launch = spec.launches[role]
-        if not Path(launch.ptx).exists():
-            raise UsageError(f"no such PTX file: {launch.ptx}")
-        prog = lower(parse_file(launch.ptx), launch.kernel)
-        bind_args(dataclasses.replace(launch, kernel=prog.name), prog.params, spec.buffers, spec.symbols)
-        limits.check_memory(prog, launch, spec.buffers, symbolic=symbolic, check_races=True)
+        for launch in sequence(spec, role):
+            if not Path(launch.ptx).exists():
+                raise UsageError(f"no such PTX file: {launch.ptx}")
+            prog = lower(parse_file(launch.ptx), launch.kernel)
+            bind_args(dataclasses.replace(launch, kernel=prog.name), prog.params, spec.buffers, spec.symbols)
+            limits.check_memory(prog, launch, spec.buffers, symbolic=symbolic, check_races=True)
 
 
 def _did_you_mean(word: str, choices) -> str:
@@ -224,9 +243,24 @@ def _check_manifest_keys(path: Path, data: dict) -> None:
         if key in MANIFEST_TABLES and not isinstance(value, dict):
             raise UsageError(f"{path}: `{key}` must be a table ([{key}]), not a value")
     for role in ("kernel", "ref", "opt"):
-        for key in data.get(role, {}):
+        table = data.get(role, {})
+        if "launch" in table:
+            items = table["launch"]
+            if not isinstance(items, list) or not items or not all(isinstance(t, dict) for t in items):
+                raise UsageError(f"{path}: `{role}.launch` must be an array of tables ([[{role}.launch]]), "
+                                 f"one per kernel launch, in order")
+            others = sorted(k for k in table if k != "launch")
+            if others:
+                raise UsageError(f"{path}: [{role}] has [[{role}.launch]] tables and the key `{others[0]}`: give "
+                                 f"every launch's keys inside its own [[{role}.launch]] table")
+            for k, item in enumerate(items):
+                for key in item:
+                    if key not in LAUNCH_KEYS:
+                        raise unknown(f"key in [[{role}.launch]] number {k + 1}", key, LAUNCH_KEYS)
+            continue
+        for key in table:
             if key not in LAUNCH_KEYS:
-                raise unknown(f"key in [{role}]", key, LAUNCH_KEYS)
+                raise unknown(f"key in [{role}]", key, LAUNCH_KEYS | {"launch"})
     expect = data.get("expect", {})
     for key, value in expect.items():
         if key not in EXPECT_KEYS:
@@ -365,7 +399,16 @@ def compile_sources(spec: LaunchSpec, arch: str | None = None, nvcc_flags=()) ->
 
     from volta import cuda
 
-    sources = [r for r, launch in spec.launches.items() if cuda.is_cuda_source(launch.ptx)]
+    sources = [r for r, launch in spec.launches.items()
+               if r not in spec.sequences and cuda.is_cuda_source(launch.ptx)]
+    pipelines = [r for r, seq in spec.sequences.items() if any(cuda.is_cuda_source(x.ptx) for x in seq)]
+    for role in pipelines:
+        spec.sequences[role] = tuple(
+            dataclasses.replace(x, ptx=cuda.compile_to_ptx(x.ptx, arch or cuda.DEFAULT_ARCH, tuple(nvcc_flags)))
+            if cuda.is_cuda_source(x.ptx) else x for x in spec.sequences[role])
+        spec.launches[role] = spec.sequences[role][0]
+    if not sources and pipelines:
+        return spec
     if not sources:
         if arch is not None or nvcc_flags:
             raise UsageError("--arch and --nvcc-flag apply to .cu inputs, and no input is a .cu file: drop them")

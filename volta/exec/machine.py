@@ -113,8 +113,18 @@ class Machine(MachineServices):
             elif kind == "scalar" and pname in pointer_params and isinstance(value, int):
                 raise UsageError(f"parameter `{pname}` is used as a pointer but --args passes the scalar {value}; "
                                  f"pass a --buffer name")
+        carried = getattr(self, "carried_regions", None) or {}  # a launch sequence: the previous launch's buffers
         for name, buf in buffers.items():
+            if name in carried:  # same bytes, taint and symbolic values; a fresh race shadow (launches are ordered)
+                region = carried[name]
+                region.rid, region.shadow = len(mem.regions), None
+                mem.regions.append(region)
+                mem.by_name[name] = region
+                self.buffer_regions[name] = region
+                continue
             region = mem.add(name, ".global", buf.nbytes, role=buf.role, dtype=buf.dtype)
+            if buf.role == "temp":  # an intermediate starts never-written: reading it first is an uninitialized read
+                region.written = np.zeros(region.data.shape, bool)
             if name in inputs:
                 raw = np.ascontiguousarray(inputs[name]).view(np.uint8).reshape(-1)
                 region.data[0, : raw.size] = raw[: region.size]

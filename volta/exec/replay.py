@@ -152,7 +152,7 @@ def random_inputs(buffers: dict, seed: int = 0, symbols: dict | None = None) -> 
         out[name] = rng.standard_normal(1).astype(DTYPES.get(symbols[name], (np.float32,))[0])
     for name in sorted(buffers):
         buf = buffers[name]
-        if buf.role == "out":
+        if buf.role in ("out", "temp"):
             continue
         n, dt = buf.count, buf.dtype
         if dt in ("f32", "f64", "f16"):
@@ -203,25 +203,35 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
     from volta.ir.program import lower
     from volta.ptx.parser import parse_file
 
+    from volta.exec import pipeline
+    from volta.exec.launch import sequence
+
     if fp not in FP_CHOICES:
         raise UsageError(f"unknown --fp `{fp}` (choose from {', '.join(FP_CHOICES)})")
-    launch = _concrete_symbols(spec, role, inputs, scalars or {})
-    buffers = infer_buffers(launch, spec.buffers, inputs)
-    if not Path(launch.ptx).exists():
-        raise UsageError(f"no such PTX file: {launch.ptx}")
-    prog = lower(parse_file(launch.ptx), launch.kernel)
+    steps = [_concrete_symbols(spec, role, inputs, scalars or {}, launch) for launch in sequence(spec, role)]
+    buffers = dict(spec.buffers) if len(steps) > 1 else {}
+    for launch in steps:
+        buffers.update(infer_buffers(launch, spec.buffers, inputs))
+        if not Path(launch.ptx).exists():
+            raise UsageError(f"no such PTX file: {launch.ptx}")
+    progs = [lower(parse_file(launch.ptx), launch.kernel) for launch in steps]
     kernel_inputs = {}
     for name, buf in buffers.items():
         arr = inputs.get(name)
-        if arr is not None:
+        if arr is not None and buf.role != "temp":
             kernel_inputs[name] = np.ascontiguousarray(arr).reshape(-1)
     start = time.perf_counter()
     exact = fp == "real"
-    m = Machine(prog, launch, buffers, {}, inputs=kernel_inputs, structured=exact,
-                check_races=check_races, fp=fp, symbolic=exact,
-                input_values=_exact_inputs(buffers, kernel_inputs) if exact else None,
-                allow_exit_before_barrier=spec.allow_exit_before_barrier)
-    m.run()
+    values = _exact_inputs(buffers, kernel_inputs) if exact else None
+    machines, carried = [], None
+    for prog, launch in zip(progs, steps):   # a launch sequence: in order, on the same buffers
+        m = pipeline.machine(carried, prog, launch, buffers, {}, inputs=kernel_inputs, structured=exact,
+                             check_races=check_races, fp=fp, symbolic=exact, input_values=values,
+                             allow_exit_before_barrier=spec.allow_exit_before_barrier)
+        machines.append(m.run())
+        carried = m.buffer_regions
+    m = pipeline.combine(machines)
+    launch = steps[0] if len(steps) == 1 else steps[-1]
     seconds = time.perf_counter() - start
     outputs = {}
     for name, buf in buffers.items():
@@ -278,12 +288,12 @@ def _exact_outputs(region, buf, arr: np.ndarray) -> np.ndarray:
     return out.astype(arr.dtype) if buf.dtype in ("f32", "f64", "f16") else arr
 
 
-def _concrete_symbols(spec: LaunchSpec, role: str, inputs: dict, scalars: dict) -> KernelLaunch:
+def _concrete_symbols(spec: LaunchSpec, role: str, inputs: dict, scalars: dict, launch=None) -> KernelLaunch:
     """A concrete run gives every symbolic scalar (manifest [symbols]) a number: --arg NAME=V, else a
     one-element array NAME in the inputs (generated inputs include one)."""
     import dataclasses
 
-    launch = spec.launches[role]
+    launch = spec.launches[role] if launch is None else launch
     values = {}
     for name in spec.symbols:
         if name in scalars:
@@ -354,7 +364,7 @@ def choose_inputs(spec: LaunchSpec, inputs=None, seed: int | None = None) -> Cho
         return ChosenInputs(dict(inputs), f"given arrays ({', '.join(sorted(inputs)) or 'none'})", False, None)
     mode = "random" if inputs is None else str(inputs)
     if mode == "zeros" or mode == "random" or mode.startswith("random:"):
-        readable = [n for n in sorted(spec.buffers) if spec.buffers[n].role != "out"]
+        readable = [n for n in sorted(spec.buffers) if spec.buffers[n].role not in ("out", "temp")]
         names = ", ".join(readable + sorted(spec.symbols)) or "no input buffers"
         if mode == "zeros":
             if seed is not None:
