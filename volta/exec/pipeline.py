@@ -38,3 +38,64 @@ def combine(machines: list):
 def names(m) -> str:
     """`partial_sums → reduce_partials` for a sequence's machine, the kernel name otherwise."""
     return " → ".join(getattr(m, "sequence", None) or [m.prog.name])
+
+
+def races(spec, role: str, progress=None, *, inputs=None, lockstep_warps: bool = False,
+          allow_benign_races: bool = False):
+    """`volta races` on a launch sequence: each launch over its whole grid, structured (every input), with the
+    memory the earlier launches left; one report for the sequence (kernels `k1 → k2`, every launch's findings,
+    each naming its own PTX line). A launch that leaves the structured class makes the verdict UNSUPPORTED:
+    concrete runs of sequences are `volta run`'s (it runs the sequence and reports findings for its inputs)."""
+    import dataclasses
+    import time
+
+    from volta.errors import Unsupported, UsageError
+    from volta.exec import races as R
+    from volta.exec.launch import sequence
+    from volta.ir.program import lower
+    from volta.ptx.parser import parse_file
+
+    seq = sequence(spec, role)
+    if inputs is not None:
+        raise UsageError(f"--inputs: the [{role}] side is a launch sequence, which volta races analyzes for every "
+                         f"input only; run it on concrete inputs with `volta run` (findings included)")
+    report = R.RaceReport(
+        kernel=" → ".join(x.kernel or "" for x in seq), role=role,
+        ptx=" → ".join(dict.fromkeys(str(x.ptx) for x in seq)), grid=" → ".join(str(x.grid) for x in seq),
+        block=" → ".join(str(x.block) for x in seq), threads=sum(x.grid.count * x.block.count for x in seq),
+        verdict=R.CLEAN, allow_benign=allow_benign_races)
+    start = time.perf_counter()
+    found, carried, names = [], None, []
+    for launch in seq:
+        prog = lower(parse_file(launch.ptx), launch.kernel)
+        names.append(prog.name)
+        launch = dataclasses.replace(launch, kernel=prog.name)
+        if progress is not None:
+            progress(f"{prog.name}: executing {launch.grid.count * launch.block.count} threads "
+                     f"(grid {launch.grid}, block {launch.block}), launch {len(names)} of {len(seq)}")
+        m = machine(carried, prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True,
+                    allow_exit_before_barrier=spec.allow_exit_before_barrier, lockstep_warps=lockstep_warps)
+        try:
+            m.run()
+            if m.unproved_stores:
+                op = m.unproved_stores[0]
+                raise Unsupported(f"threads of one warp store tensor data to the same address in one instruction "
+                                  f"(`{op.d.inst.opcode}`) in a launch sequence; their values are not compared "
+                                  f"here", op.span)
+        except Unsupported as err:
+            report.verdict, report.error = R.UNSUPPORTED, err
+            found += [R._with_address(f, m) for f in m.findings]
+            report.thread_instructions += m.thread_instructions
+            break
+        found += [R._with_address(f, m) for f in m.findings]
+        report.thread_instructions += m.thread_instructions
+        report.steps += m.steps
+        carried = m.buffer_regions
+    report.kernel = " → ".join(names + [x.kernel or "" for x in seq[len(names):]])
+    report.seconds = time.perf_counter() - start
+    report.findings = R._benign_only_where_always(found)
+    if report.counted:
+        report.verdict = R.FINDINGS   # findings made before a launch left the structured class are real defects
+    elif report.verdict != R.UNSUPPORTED:
+        report.verdict = R.CLEAN
+    return report
