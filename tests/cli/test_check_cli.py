@@ -235,3 +235,39 @@ def test_usage_unreadable_replay_file(capsys, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{")
     _usage_error(capsys, ["check", str(SAXPY / "manifest.toml"), "--replay", str(bad)], "cannot read")
+
+
+# ---- launch sequences on the command line (--ref-launch / --opt-launch) ---------------------------------
+
+BLOCKSUM = EX / "eq_blocksum_two_kernels"
+
+
+def _blocksum_argv(nblocks=8):
+    return ["check", "--ref-launch", f"{BLOCKSUM}/ref.sm80.ptx:sum_sequential grid=2 block=32 args=x,out,1024",
+            "--opt-launch", f"{BLOCKSUM}/opt.sm80.ptx:block_sums grid=8 block=128 args=x,partial,1024",
+            "--opt-launch", f"{BLOCKSUM}/opt.sm80.ptx:final_reduce grid=2 block=32 args=partial,out,{nblocks}",
+            "--buffer", "x=f32[1024]:in", "--buffer", "out=f32[1]:out", "--buffer", "partial=f32[8]:temp", "-q"]
+
+
+def test_launch_options_sequence_equivalent(capsys):
+    code, data = _json(capsys, _blocksum_argv() + ["--json"])
+    assert code == 0 and data["verdict"] == "equivalent"
+
+
+def test_launch_options_sequence_counterexample_replays(capsys, tmp_path):
+    cex = tmp_path / "c.json"
+    code, data = _json(capsys, _blocksum_argv(7) + ["--json", "--save-counterexample", str(cex)])
+    assert code == 1 and data["verdict"] == "not-equivalent"
+    assert "--opt-launch" in data["counterexample"]["replay_command"]
+    code, replay = _json(capsys, _blocksum_argv(7) + ["--json", "--replay", str(cex)])
+    assert code == 1 and replay["differ"] is True
+
+
+def test_usage_bad_launch_spec(capsys):
+    argv = _blocksum_argv()
+    argv[2] = argv[2].replace("grid=2", "grd=2")
+    _usage_error(capsys, argv, "did you mean `grid`")
+
+
+def test_usage_launch_spec_with_positional_files(capsys):
+    _usage_error(capsys, _blocksum_argv() + ["--grid", "4"], "drop --grid")

@@ -23,7 +23,8 @@ from volta.cli.bounds import bounded
 from volta.exec import limits
 from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
-from volta.exec.launch import compile_sources, load_manifest, pair_from_options, parse_define_fn, preflight
+from volta.exec.launch import (compile_sources, load_manifest, pair_from_options, parse_define_fn, preflight,
+                               sequences_from_options)
 from volta.report import render
 from volta.report.check_report import CheckResult, ReplayResult
 
@@ -47,8 +48,16 @@ def _launch_options(f):
 @click.command("check")
 @click.argument("targets", nargs=-1, type=click.Path(dir_okay=False))
 @_launch_options
+@click.option("--ref-launch", "ref_launch", multiple=True, metavar='"FILE[:KERNEL] grid=G block=B args=A,B"',
+              help="One launch of the reference, in order (repeatable: a multi-kernel pipeline); instead of "
+                   "REF.ptx and the launch options. Also takes shared=BYTES.")
+@click.option("--opt-launch", "opt_launch", multiple=True, metavar='"FILE[:KERNEL] grid=G block=B args=A,B"',
+              help="One launch of the optimized side, in order (repeatable), e.g. --opt-launch "
+                   '"k.ptx:partial_sums grid=8 block=256 args=x,tmp,1024" --opt-launch "k.ptx:reduce grid=1 block=32 '
+                   'args=tmp,out,8".')
 @click.option("--buffer", multiple=True, metavar="NAME=DTYPE[N]:ROLE",
-              help="A global buffer shared by both kernels; ROLE is in, out or inout (repeatable).")
+              help="A global buffer shared by both kernels; ROLE is in, out, inout or temp (an intermediate of a "
+                   "launch sequence: not compared, not an input) (repeatable).")
 @click.option("--symbol", multiple=True, metavar="NAME=f32", help="A float scalar kept symbolic (repeatable).")
 @click.option("--shared-dynamic", type=click.IntRange(min=0), default=None, metavar="BYTES",
               help="Dynamic shared memory per CTA in bytes.")
@@ -224,6 +233,26 @@ def _spec(targets, launch: dict, buffer, symbol, shared_dynamic):
             raise UsageError(f"{paths[0]} has no [{'] and ['.join(missing)}] table: volta check compares the "
                              f"[ref] and [opt] kernels of a pair manifest (use volta races for one kernel)")
         return spec, [str(paths[0])]
+    if launch.get("ref_launch") or launch.get("opt_launch"):
+        given = [k for k, v in launch.items() if v and k not in ("ref_launch", "opt_launch")]
+        if paths or given or shared_dynamic:
+            extra = [str(p) for p in paths] + ["--" + g.replace("_", "-") for g in given] + (
+                ["--shared-dynamic"] if shared_dynamic else [])
+            raise UsageError(f"--ref-launch/--opt-launch give each side's files and launches; drop {', '.join(extra)} "
+                             f"(a launch's dynamic shared memory is its shared=BYTES)")
+        if not buffer:
+            raise UsageError("declare the buffers the launches share: --buffer NAME=DTYPE[N]:ROLE "
+                             "(ROLE in, out, inout or temp)")
+        spec = sequences_from_options(launch["ref_launch"], launch["opt_launch"], buffer, symbol)
+        argv = []
+        for role in ("ref", "opt"):
+            for text in launch[f"{role}_launch"]:
+                argv += [f"--{role}-launch", text]
+        for b in buffer:
+            argv += ["--buffer", b]
+        for s in symbol:
+            argv += ["--symbol", s]
+        return spec, argv
     if len(paths) != 2 or any(p.suffix == ".toml" for p in paths):
         raise UsageError(f"volta check takes two PTX files (REF.ptx OPT.ptx, or .cu sources) or one manifest.toml; "
                          f"got {len(paths)} file(s)" + (f": {', '.join(map(str, paths))}" if paths else ""))

@@ -363,7 +363,7 @@ def pair_from_options(ref_ptx, opt_ptx, buffers, *, grid=None, block=None, args=
     for b in buffers:
         buf = parse_buffer(b)
         if ":" not in b:
-            raise UsageError(f"--buffer `{b}` needs a role for volta check: append :in, :out or :inout "
+            raise UsageError(f"--buffer `{b}` needs a role for volta check: append :in, :out, :inout or :temp "
                              f"(e.g. {buf.name}={buf.dtype}[{buf.count}]:in)")
         if buf.name in bufs:
             raise UsageError(f"buffer `{buf.name}` is declared twice")
@@ -375,6 +375,55 @@ def pair_from_options(ref_ptx, opt_ptx, buffers, *, grid=None, block=None, args=
             raise UsageError(f"--symbol `{name}` has the name of a buffer; pick another name")
         syms[name] = t
     return LaunchSpec(launches, bufs, syms)
+
+
+LAUNCH_SPEC_KEYS = ("grid", "block", "args", "shared")
+
+
+def parse_launch(text: str, option: str) -> KernelLaunch:
+    """One `--opt-launch "k1.ptx:partial_sums grid=8 block=256 args=x,tmp,1024 shared=0"`: FILE[:KERNEL] then
+    KEY=VALUE words (grid and block required; args and shared, the dynamic shared bytes, optional)."""
+    words = str(text).split()
+    example = 'e.g. "k1.ptx:partial_sums grid=8 block=256 args=x,tmp,1024"'
+    if not words:
+        raise UsageError(f"empty {option}: expected FILE[:KERNEL] grid=G block=B [args=A,B,...] [shared=BYTES], "
+                         f"{example}")
+    head = words[0]
+    path, kernel = head, None
+    if ":" in head and not head.endswith((".ptx", ".cu")):
+        path, _, kernel = head.rpartition(":")
+    keys = {}
+    for w in words[1:]:
+        key, eq, value = w.partition("=")
+        if not eq or key not in LAUNCH_SPEC_KEYS:
+            raise UsageError(f"bad {option} `{text}`: `{w}` is not KEY=VALUE with KEY one of "
+                             f"{', '.join(LAUNCH_SPEC_KEYS)}{_did_you_mean(key, LAUNCH_SPEC_KEYS)}; {example}")
+        if key in keys:
+            raise UsageError(f"bad {option} `{text}`: `{key}=` is given twice")
+        keys[key] = value
+    for key in ("grid", "block"):
+        if key not in keys:
+            raise UsageError(f"bad {option} `{text}`: no {key}= ({example})")
+    try:
+        shared = int(keys.get("shared", "0"), 0)
+    except ValueError:
+        raise UsageError(f"bad {option} `{text}`: shared= takes a number of bytes") from None
+    return KernelLaunch(Path(path), kernel or None, parse_dim3(keys["grid"], "grid"), parse_dim3(keys["block"], "block"),
+                        parse_args_list(keys.get("args", "")), shared)
+
+
+def sequences_from_options(ref_launches, opt_launches, buffers, symbols=()) -> LaunchSpec:
+    """`volta check --ref-launch SPEC … --opt-launch SPEC …`: each side one launch or a sequence, in order."""
+    if not ref_launches or not opt_launches:
+        missing = "--ref-launch" if not ref_launches else "--opt-launch"
+        raise UsageError(f"give both sides as launches: {missing} is missing (one per kernel launch, in order)")
+    spec = pair_from_options("ref.ptx", "opt.ptx", buffers, grid="1", block="1", symbols=symbols)
+    for role, texts in (("ref", ref_launches), ("opt", opt_launches)):
+        seq = tuple(parse_launch(t, f"--{role}-launch") for t in texts)
+        spec.launches[role] = seq[0]
+        if len(seq) > 1:
+            spec.sequences[role] = seq
+    return spec
 
 
 FUNCTION_MEANINGS = ("exp", "exp2", "log", "sqrt", "rsqrt", "tanh")
