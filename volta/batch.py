@@ -217,6 +217,9 @@ def _child(job: Job, memory_mb: int | None, conn) -> None:
     status = 0
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles ^C and kills us
+        import gc
+
+        gc.freeze()  # the inherited heap is never collected here: no copy-on-write of every page by the collector
         if memory_mb:
             import resource
 
