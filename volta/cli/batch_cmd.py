@@ -22,16 +22,18 @@ from volta.batch import run_batch
 
 @click.command("batch")
 @click.argument("jobs", type=click.Path(exists=True, dir_okay=False))
-@click.option("--workers", "-j", type=int, default=None, help="Jobs at a time (default: the CPU count).")
+@click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
+              help="Jobs at a time (default: the CPU count; with --ray, Ray schedules one CPU per job).")
 @click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
               help="Write the JSON result lines here instead of stdout.")
 @click.option("--resume", is_flag=True, help="Append to --out, skipping job ids it already holds.")
-@click.option("--timeout", "timeout_s", type=float, default=300.0, show_default=True,
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0), default=300.0, show_default=True,
               help="Seconds per job before its process is killed (0: no limit).")
-@click.option("--memory-mb", type=int, default=4096, show_default=True,
-              help="Address-space limit per job in MB (RLIMIT_AS; 0: no limit).")
+@click.option("--memory-mb", type=click.IntRange(min=0), default=4096, show_default=True,
+              help="Address space a job may add, in MB, to what its forked process maps (RLIMIT_AS; 0: no limit).")
 @click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
-              help="Run the jobs on Ray: a local instance, or --ray=ADDRESS of a cluster.")
+              help="Run the jobs on Ray: a local instance, or --ray=ADDRESS of a cluster (give --ray after JOBS, "
+                   "or --ray=ADDRESS, so it does not take JOBS as its address).")
 @click.option("-q", "--quiet", is_flag=True, help="No summary table on stderr.")
 def command(jobs, workers, out, resume, timeout_s, memory_mb, ray_address, quiet) -> int:
     """Run the jobs in JOBS (one JSON object per line) and print one JSON result per line."""
