@@ -321,3 +321,53 @@ def test_benign_only_if_every_input_agrees():
     report = analyze(_spec("bug_scatter_colliding"))
     assert "race" in {f.kind for f in report.findings}
     assert "benign-race" not in {f.kind for f in report.findings}
+
+
+RETRY = """
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry retry(.param .u64 f, .param .u64 d, .param .u64 o)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [f];
+    ld.param.u64 %rd2, [d];
+    ld.param.u64 %rd3, [o];
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %tid.x;
+    setp.ne.s32 %p1, %r2, 0;
+    @%p1 bra DONE;
+    setp.eq.s32 %p2, %r1, 0;
+    @%p2 bra PRODUCER;
+    mov.u32 %r5, 0;
+SPIN:
+    add.s32 %r5, %r5, 1;
+    ld.volatile.global.u32 %r3, [%rd1];
+    setp.eq.s32 %p3, %r3, 0;
+    @%p3 bra SPIN;
+    fence.sc.gpu;
+    ld.global.u32 %r4, [%rd2];
+    st.global.u32 [%rd3], %r4;
+    bra DONE;
+PRODUCER:
+    st.global.u32 [%rd2], 7;
+    fence.sc.gpu;
+    st.volatile.global.u32 [%rd1], 1;
+DONE:
+    ret;
+}
+"""
+
+
+def test_a_spinning_retry_counter_yields_to_the_producer(tmp_path):
+    """The consumer's loop changes a register every iteration (a retry counter), so it never looks stuck; it
+    sits at lower program counters than the producer, so the min-pc scheduler alone would run it forever.
+    The fairness bound makes it yield after a while: the producer runs, and the handshake completes."""
+    ptx = tmp_path / "retry.ptx"
+    ptx.write_text(RETRY)
+    spec = from_options(ptx, "retry", "2", "32", "f,d,o", ["f=s32[1]:out", "d=s32[1]:out", "o=s32[1]:out"])
+    report = analyze(spec, inputs="zeros")
+    assert report.verdict == CLEAN_FOR_INPUTS and not report.trial_errors, (report.findings, report.trial_errors)
+    assert report.steps < 5000

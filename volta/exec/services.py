@@ -13,6 +13,7 @@ from volta.ir.program import cuda_frames, cuda_text
 from volta.semantics.bits import U64
 
 RUN, BAR, WARP, EXIT, SPIN = 0, 1, 2, 3, 4  # SPIN: parked in a loop that made no progress (spin-wait)
+YIELD_AFTER = 256  # consecutive loop iterations after which a lane lets the other runnable threads go first
 DATA, UNDEF = np.uint8(1), np.uint8(2)
 
 
@@ -201,6 +202,7 @@ class MachineServices:
             self.spin_hash = np.zeros(self.L, np.uint64)
             self.spin_pc = np.full(self.L, -1, np.int64)
             self.spin_epoch = np.zeros(self.L, np.int64)
+            self.spin_count = np.zeros(self.L, np.int64)  # back-edges taken since the lane last yielded
         h = np.full(lanes.size, np.uint64(0x9E3779B97F4A7C15))
         with np.errstate(over="ignore"):
             for i, r in enumerate(self.regs):
@@ -215,6 +217,18 @@ class MachineServices:
         parked = lanes[same]
         if parked.size:
             self.status[parked] = SPIN
+        # fairness bound: a loop that keeps changing registers (a retry counter) but runs YIELD_AFTER
+        # iterations in a row while other threads could run yields to them (it runs again when nothing
+        # else can); a loop that never ends still ends at --max-steps
+        moving = lanes[~same]
+        if moving.size:
+            self.spin_count[moving] += 1
+            tired = moving[self.spin_count[moving] >= YIELD_AFTER]
+            if tired.size and np.count_nonzero(self.status == RUN) > tired.size:
+                self.status[tired] = SPIN
+                self.spin_epoch[tired] = -1   # wakes as soon as nothing else runs
+                self.spin_pc[tired] = -1
+                self.spin_count[tired] = 0
 
     def _wake_spinners(self) -> bool:
         """Nothing else can run: spinners whose memory may have changed since they parked run again."""
