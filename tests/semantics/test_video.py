@@ -206,3 +206,52 @@ def test_intrinsics_bit_exact(arch):
             if int(got[i, j]) != want:
                 bad.append((j, hex(int(a[i])), hex(int(b[i])), hex(int(got[i, j])), hex(want)))
     assert not bad, bad[:10]
+
+
+# ---- fns, dp2a, three-input and .relu integer min/max (sm_90 DPX intrinsics lower to these) -------------
+
+def fns_model(m, base, off):   # the PTX ISA pseudocode
+    if off == 0:
+        return base if (m >> base) & 1 else 0xFFFFFFFF
+    pos, count, inc = base, abs(off) - 1, 1 if off > 0 else -1
+    while 0 <= pos < 32:
+        if (m >> pos) & 1:
+            if count == 0:
+                return pos
+            count -= 1
+        pos += inc
+    return 0xFFFFFFFF
+
+
+@settings(max_examples=300, deadline=None)
+@given(m=u32, base=st.integers(0, 31), off=st.integers(-40, 40))
+def test_fns(m, base, off):
+    assert one("fns.b32", m, base, off & 0xFFFFFFFF) == fns_model(m, base, off)
+
+
+def test_fns_examples_from_the_isa():
+    assert [one("fns.b32", 0xAAAAAAAA, b, o & 0xFFFFFFFF) for b, o in ((3, 1), (3, -1), (2, 1), (2, -1))] == [3, 3, 3, 1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(hi=st.booleans(), ta=st.sampled_from(["u32", "s32"]), tb=st.sampled_from(["u32", "s32"]), a=u32, b=u32, c=u32)
+def test_dp2a(hi, ta, tb, a, b, c):
+    xs = elems(a, 2, ta == "s32")
+    ys = elems(b, 4, tb == "s32")[2:] if hi else elems(b, 4, tb == "s32")[:2]
+    want = (c + xs[0] * ys[0] + xs[1] * ys[1]) & 0xFFFFFFFF
+    assert one(f"dp2a.{'hi' if hi else 'lo'}.{ta}.{tb}", a, b, c) == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(op=st.sampled_from(["min", "max"]), t=st.sampled_from(["s32", "u32"]), relu=st.booleans(), three=st.booleans(),
+       a=u32, b=u32, c=u32)
+def test_integer_min_max_three_inputs_and_relu(op, t, relu, three, a, b, c):
+    if relu and t == "u32":
+        return
+    s = t == "s32"
+    vals = [elems(v, 1, s)[0] for v in ((a, b, c) if three else (a, b))]
+    r = (min if op == "min" else max)(vals)
+    if relu:
+        r = max(r, 0)
+    got = one(f"{op}{'.relu' if relu else ''}.{t}", *((a, b, c) if three else (a, b)))
+    assert got == r & 0xFFFFFFFF

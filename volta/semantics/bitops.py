@@ -313,7 +313,13 @@ for _op in ("vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4", "vset4",
 def _packed16(fn_name, prior):
     def handler(d, a, b, c=None):
         t = _t(d)
+        if c is not None and fn_name in ("min", "max"):   # three inputs (sm_90): min(min(a, b), c) — also for
+            return handler(d, handler(d, a, b), c)         # floats, whose NaN rule composes the same way
         if t not in (".u16x2", ".s16x2"):
+            if fn_name in ("min", "max") and d.has(".relu") and t in (".s32", ".s16", ".s64"):
+                w = width(t)
+                r = as_int(_strip_relu(prior)(d, a, b), w).astype(np.int64)
+                return from_int(np.maximum(r, 0), w)
             return prior(d, a, b) if c is None else prior(d, a, b, c)
         s = t == ".s16x2"
         xs, ys = _elements(a, 2, 16, s), _elements(b, 2, 16, s)
@@ -334,6 +340,15 @@ def _packed16(fn_name, prior):
     return handler
 
 
+def _strip_relu(prior):
+    """The plain min/max handler, called with a decoded instruction whose `.relu` it must not see."""
+    def call(d, a, b):
+        import dataclasses
+
+        return prior(dataclasses.replace(d, mods=d.mods - {".relu"}), a, b)
+    return call
+
+
 def _install_packed16():
     from volta.semantics.compute import TABLE
 
@@ -347,3 +362,54 @@ def _install_packed16():
 
 
 _install_packed16()
+
+
+# ==== fns (PTX ISA §9.7.1.x): the position of the n-th set bit of mask, counted from base ====================
+
+@handles("fns")
+def _fns(d, mask_, base, offset):
+    """fns.b32 d, mask, base, offset: offset 0 → base if mask[base] else all ones; offset > 0 → the offset-th set
+    bit at or above base; offset < 0 → the |offset|-th set bit at or below base; all ones when there is none.
+    A base above 31 is undefined (PTX) and refused."""
+    from volta.errors import Unsupported
+
+    m = mask(mask_, 32)
+    b = as_uint(base, 32).astype(np.int64)
+    off = as_int(offset, 32).astype(np.int64)
+    if (b > 31).any():
+        raise Unsupported(f"`{d.inst.opcode}` with a base above 31 (undefined in PTX)")
+    out = np.full(np.shape(m), 0xFFFFFFFF, np.uint64)
+    bits = [((m >> U64(p)) & U64(1)) == 1 for p in range(32)]
+    at_base = ((m >> b.astype(np.uint64)) & U64(1)) == 1
+    out[(off == 0) & at_base] = b[(off == 0) & at_base].astype(np.uint64)
+    up = np.zeros(np.shape(m), np.int64)
+    for p in range(32):   # upwards from base
+        counted = (p >= b) & bits[p]
+        up += counted
+        hit = (off > 0) & counted & (up == off)
+        out[hit] = U64(p)
+    down = np.zeros(np.shape(m), np.int64)
+    for p in range(31, -1, -1):   # downwards from base
+        counted = (p <= b) & bits[p]
+        down += counted
+        hit = (off < 0) & counted & (down == -off)
+        out[hit] = U64(p)
+    return out
+
+
+@handles("dp2a")
+def _dp2a(d, a, b, c):
+    """dp2a.{lo,hi}.atype.btype d, a, b, c: d = c + a.h0·b.byte(k) + a.h1·b.byte(k+1), k = 0 (.lo) or 2 (.hi);
+    halves of a and bytes of b extended by their types, the sum wrapping at 32 bits."""
+    ta, tb = d.types[0], d.types[1]
+    k = 2 if d.has(".hi") else 0
+    acc = as_uint(c, 32).astype(np.int64)
+    for i in range(2):
+        x = ((a >> U64(16 * i)) & U64(0xFFFF)).astype(np.int64)
+        y = ((b >> U64(8 * (k + i))) & U64(0xFF)).astype(np.int64)
+        if signed(ta):
+            x = np.where(x > 32767, x - 65536, x)
+        if signed(tb):
+            y = np.where(y > 127, y - 256, y)
+        acc = acc + x * y
+    return from_int(acc, 32)
