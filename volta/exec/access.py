@@ -211,7 +211,9 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
             text = ("no synchronization whose scope covers both (.cta-scoped atomics and fences do not order "
                     "or protect threads of different blocks)")
         if c.prior_write and c.write and image is not None and c.positions:
-            same, pair, prior = _same_values(m, region, lanes, image, data, rows, offs, g, per, c, prior)
+            same, pair, prior, at = _same_values(m, region, lanes, image, data, rows, offs, g, per, c, prior)
+            if at is not None:
+                byte = int(offs[at // per]) + (at % per) * g  # where the pair whose values differ met
             if same:
                 m.report(F.BENIGN_RACE, f"benign race on `{region.name}`: every write stores the same value "
                          f"(still a data race in the PTX memory model; --allow-benign-races leaves it out of the "
@@ -253,11 +255,11 @@ def _same_values(m, region, lanes, image, data, rows, offs, g, per, c, prior_op)
         my_data = bool(data[lane]) if data is not None else False
         differ, undecided = stored_values_differ(m, [mine.tobytes()], [theirs.tobytes()], [my_data], [their_data])
         if differ[0] or undecided[0]:
-            first = (prior_tid, int(lanes[lane])), m.prog.ops[prior_pc]
+            first = (prior_tid, int(lanes[lane])), m.prog.ops[prior_pc], k
             break
     if first is None:
-        return True, (c.prior_tid, c.tid), prior_op
-    return False, first[0], first[1]
+        return True, (c.prior_tid, c.tid), prior_op, None
+    return False, first[0], first[1], first[2]
 
 
 def load_sym(m, op, region, lanes, offs, size, t, bits):
