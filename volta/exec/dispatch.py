@@ -191,9 +191,12 @@ def _sync_writes(m, op, region, lanes, offs):
         return
     scope = memmodel.strength(op)
     release = op.d.has(".release")
-    if not scope and not clocks.locs:
-        return
-    if clocks.vc is not None and not clocks.locs and not scope:
+    if not scope:
+        # a weak store only ends the release sequences of locations that have one
+        if clocks.locs:
+            flat = A.row_index(region, lanes, m) * region.data.shape[1] + offs
+            for x in set(flat.tolist()) & {k[1] for k in clocks.locs if k[0] == region.name}:
+                clocks.locs.pop((region.name, x), None)
         return
     for lane, key in zip(lanes, _loc_keys(m, region, lanes, offs)):
         clocks.write(op, int(lane), key, int(m.cta[lane]), scope, release, rmw=False)
