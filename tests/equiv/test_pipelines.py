@@ -136,3 +136,39 @@ def test_defective_sequence_counterexample_replays(tmp_path, capsys):
         Fraction(v) for k, v in json.loads(cex.read_text())["inputs"]["x"].items() if int(k) >= 896)
     code = run(["check", str(case), "-q", "--json", "--replay", str(cex)])
     assert code == 1 and json.loads(capsys.readouterr().out)["differ"] is True
+
+
+def test_races_data_dependent_sequence_runs_on_concrete_inputs(tmp_path):
+    """A launch that leaves the structured class (a gather) sends the whole sequence to concrete trials; the
+    second launch reads what the first gathered (out is its input table here)."""
+    gather = EX / "embedding_gather" / "kernel.sm80.ptx"
+    path = tmp_path / "m.toml"
+    path.write_text(f'''description = "gather twice"
+[[kernel.launch]]
+ptx = "{gather}"
+name = "embedding_gather"
+grid = "2"
+block = "32x8"
+args = ["idx", "table", "mid", "16", "50"]
+[[kernel.launch]]
+ptx = "{gather}"
+name = "embedding_gather"
+grid = "2"
+block = "32x8"
+args = ["idx", "mid", "out", "16", "16"]
+[buffers]
+idx = "s32[16]:in"
+table = "f32[1600]:in"
+mid = "f32[1600]:temp"
+out = "f32[512]:out"
+''')
+    r = volta.races(str(path), inputs="zeros,random:1")
+    # mid holds 16 gathered rows of 32; the second gather reads rows idx clamped to 16: all written ones
+    assert r.verdict == "clean-for-inputs", r.report()
+    assert r.kernels[0].thread_instructions > 0 and len(r.kernels[0].inputs) == 2
+
+    # the second gather clamped to 50 rows reads rows of mid no launch wrote: an uninitialized read
+    path.write_text(path.read_text().replace('args = ["idx", "mid", "out", "16", "16"]',
+                                             'args = ["idx", "mid", "out", "16", "50"]'))
+    r = volta.races(str(path), inputs="random:1")
+    assert r.verdict == "findings" and "uninitialized-read" in {f.kind for f in r.kernels[0].findings}, r.report()

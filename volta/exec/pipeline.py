@@ -40,25 +40,24 @@ def names(m) -> str:
     return " → ".join(getattr(m, "sequence", None) or [m.prog.name])
 
 
-def races(spec, role: str, progress=None, *, inputs=None, lockstep_warps: bool = False,
-          allow_benign_races: bool = False):
+def races(spec, role: str, progress=None, *, inputs=None, trials=None, concrete: bool = True,
+          lockstep_warps: bool = False, allow_benign_races: bool = False):
     """`volta races` on a launch sequence: each launch over its whole grid, structured (every input), with the
     memory the earlier launches left; one report for the sequence (kernels `k1 → k2`, every launch's findings,
-    each naming its own PTX line). A launch that leaves the structured class makes the verdict UNSUPPORTED:
-    concrete runs of sequences are `volta run`'s (it runs the sequence and reports findings for its inputs)."""
+    each naming its own PTX line). When a launch leaves the structured class for data dependence (and nothing
+    was found before), the whole sequence runs again on each trial's concrete inputs (`--inputs`, `--trials`,
+    as for one kernel): findings for those inputs, or NO FINDING ON THESE INPUTS."""
     import dataclasses
     import time
 
-    from volta.errors import Unsupported, UsageError
+    from volta.errors import Unsupported
     from volta.exec import races as R
     from volta.exec.launch import sequence
     from volta.ir.program import lower
     from volta.ptx.parser import parse_file
 
     seq = sequence(spec, role)
-    if inputs is not None:
-        raise UsageError(f"--inputs: the [{role}] side is a launch sequence, which volta races analyzes for every "
-                         f"input only; run it on concrete inputs with `volta run` (findings included)")
+    modes = R.trial_modes(inputs, trials)
     report = R.RaceReport(
         kernel=" → ".join(x.kernel or "" for x in seq), role=role,
         ptx=" → ".join(dict.fromkeys(str(x.ptx) for x in seq)), grid=" → ".join(str(x.grid) for x in seq),
@@ -66,6 +65,9 @@ def races(spec, role: str, progress=None, *, inputs=None, lockstep_warps: bool =
         verdict=R.CLEAN, allow_benign=allow_benign_races)
     start = time.perf_counter()
     found, carried, names = [], None, []
+    progs = [lower(parse_file(x.ptx), x.kernel) for x in seq]
+    if inputs is not None:
+        return _concrete_trials(report, spec, role, progs, modes, start, progress, lockstep_warps, None)
     for launch in seq:
         prog = lower(parse_file(launch.ptx), launch.kernel)
         names.append(prog.name)
@@ -83,6 +85,8 @@ def races(spec, role: str, progress=None, *, inputs=None, lockstep_warps: bool =
                                   f"(`{op.d.inst.opcode}`) in a launch sequence; their values are not compared "
                                   f"here", op.span)
         except Unsupported as err:
+            if concrete and R.is_data_dependence(err) and not found and not m.findings:
+                return _concrete_trials(report, spec, role, progs, modes, start, progress, lockstep_warps, err)
             report.verdict, report.error = R.UNSUPPORTED, err
             found += [R._with_address(f, m) for f in m.findings]
             report.thread_instructions += m.thread_instructions
@@ -98,4 +102,66 @@ def races(spec, role: str, progress=None, *, inputs=None, lockstep_warps: bool =
         report.verdict = R.FINDINGS   # findings made before a launch left the structured class are real defects
     elif report.verdict != R.UNSUPPORTED:
         report.verdict = R.CLEAN
+    return report
+
+
+def _concrete_trials(report, spec, role, progs, modes, start, progress, lockstep_warps, why):
+    """The sequence on each trial's concrete inputs (the `volta run` machine, data steering control flow);
+    findings merged, each noting the trials that showed it (as `races._concrete` does for one kernel)."""
+    import dataclasses
+    import time
+
+    import numpy as np
+
+    from volta.errors import Unsupported
+    from volta.exec import races as R
+    from volta.exec.launch import sequence
+    from volta.exec.replay import _concrete_symbols, infer_buffers
+
+    report.data_dependence = why
+    merged: dict = {}
+    for k, mode in enumerate(modes):
+        arrays, described = R.trial_inputs(spec, mode)
+        report.inputs.append(described)
+        if progress is not None:
+            progress(f"{report.kernel}: trial {k + 1}/{len(modes)} on concrete inputs: {described}")
+        steps = [_concrete_symbols(spec, role, arrays, {}, x) for x in sequence(spec, role)]
+        buffers = dict(spec.buffers)
+        for x in steps:
+            buffers.update(infer_buffers(x, spec.buffers, arrays))
+        given = {n: np.ascontiguousarray(a).reshape(-1) for n, a in arrays.items()
+                 if n in buffers and buffers[n].role != "temp"}
+        carried = None
+        for prog, x in zip(progs, steps):
+            m = machine(carried, prog, dataclasses.replace(x, kernel=prog.name), buffers, {}, inputs=given,
+                        structured=False, check_races=True, fp="ieee",
+                        allow_exit_before_barrier=spec.allow_exit_before_barrier, lockstep_warps=lockstep_warps)
+            stopped = False
+            try:
+                m.run()
+            except Unsupported as err:
+                report.trial_errors.append((k, err))
+                stopped = True
+            report.thread_instructions += m.thread_instructions
+            report.steps += m.steps
+            for f in m.findings:
+                f = R._with_address(f, m)
+                if f.key not in merged:
+                    merged[f.key] = dataclasses.replace(f, details={**f.details, "inputs": []})
+                if k not in merged[f.key].details["inputs"]:
+                    merged[f.key].details["inputs"].append(k)
+            if stopped:
+                break
+            carried = m.buffer_regions
+    report.seconds = time.perf_counter() - start
+    report.findings = R._benign_only_where_always(list(merged.values()))
+    if report.counted:
+        report.verdict = R.FINDINGS
+    elif len({k for k, _ in report.trial_errors}) == len(modes):
+        report.verdict = R.UNSUPPORTED
+        report.error = report.trial_errors[0][1]
+    else:
+        report.verdict = R.CLEAN_FOR_INPUTS
+        if report.trial_errors:
+            report.error = report.trial_errors[0][1]
     return report

@@ -117,8 +117,8 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=Non
     modes = trial_modes(inputs, trials)  # bad --inputs / --trials are usage errors before any run
     if spec.sequences.get(role):  # [[role.launch]]: each launch with the memory the earlier ones left
         from volta.exec import pipeline
-        return pipeline.races(spec, role, progress, inputs=inputs, lockstep_warps=lockstep_warps,
-                              allow_benign_races=allow_benign_races)
+        return pipeline.races(spec, role, progress, inputs=inputs, trials=trials, concrete=concrete,
+                              lockstep_warps=lockstep_warps, allow_benign_races=allow_benign_races)
     launch = spec.launches[role]
     module = parse_file(launch.ptx)
     report = RaceReport(
