@@ -240,3 +240,23 @@ def _mapa(m, op, lanes):
         raise Unsupported(f"`{op.d.inst.opcode}` maps to CTA rank {int(rank[k])} of a cluster of one CTA", op.span)
     m.write(op.operands[0], lanes, a, fa)
     _advance(m, lanes)
+
+
+def refuse_larger_clusters(prog) -> None:
+    """Launches have clusters of one CTA. A kernel that requires larger ones (`.reqnctapercluster`, from
+    `__cluster_dims__`) and reads its cluster (a `%cluster_*` register, `barrier.cluster`, `mapa`) would see
+    other values and other synchronization than on the GPU: UNSUPPORTED at the first such instruction.
+    One that never looks at its cluster runs as written (cluster placement changes nothing else)."""
+    from volta.ir.program import SpecialRef
+
+    n = cluster_ctas(prog)
+    if n == 1:
+        return
+    for op in prog.ops:
+        uses = op.op == "mapa" or (op.op == "barrier" and op.d.has(".cluster")) or any(
+            isinstance(x, SpecialRef) and (x.name.startswith(("%cluster", "%ncluster", "%is_explicit_cluster")))
+            for x in op.operands)
+        if uses:
+            raise Unsupported(f"`{op.d.inst.opcode}`: the kernel requires clusters of {n} CTAs (.reqnctapercluster), "
+                              f"and launches here have clusters of one CTA (cluster ranks, cluster barriers and "
+                              f"distributed shared memory across CTAs are not modelled)", op.span)

@@ -113,6 +113,8 @@ class Machine(MachineServices):
             elif kind == "scalar" and pname in pointer_params and isinstance(value, int):
                 raise UsageError(f"parameter `{pname}` is used as a pointer but --args passes the scalar {value}; "
                                  f"pass a --buffer name")
+        from volta.exec import hopper
+        hopper.refuse_larger_clusters(self.prog)  # launches have clusters of one CTA
         carried = getattr(self, "carried_regions", None) or {}  # a launch sequence: the previous launch's buffers
         for name, buf in buffers.items():
             if name in carried:  # same bytes, taint and symbolic values; a fresh race shadow (launches are ordered)
