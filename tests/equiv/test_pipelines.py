@@ -172,3 +172,17 @@ out = "f32[512]:out"
                                              'args = ["idx", "mid", "out", "16", "50"]'))
     r = volta.races(str(path), inputs="random:1")
     assert r.verdict == "findings" and "uninitialized-read" in {f.kind for f in r.kernels[0].findings}, r.report()
+
+
+@pytest.mark.parametrize("argv", [["--fp", "ieee"], ["--fp", "ieee", "--prove"]])
+def test_bit_modes_refuse_sequences(capsys, argv):
+    # the bit modes run one launch per side: on a sequence they would compare the first launch's outputs
+    code = run(["check", str(BLOCKSUM / "manifest.toml"), "-q"] + argv)
+    out, err = capsys.readouterr()
+    assert code == 2 and "does not run launch sequences" in err and "Traceback" not in err, err
+
+
+def test_run_refuses_launch_options_on_a_sequence(capsys):
+    code = run(["run", str(BLOCKSUM / "manifest.toml"), "--kernel", "opt", "--grid", "4", "-q"])
+    out, err = capsys.readouterr()
+    assert code == 2 and "[[opt.launch]]" in err, err

@@ -130,6 +130,9 @@ def _override(spec, role, grid, block, args, named_args, buffers, shared_dynamic
         changes["args"] = tuple(changes.get("args", launch.args)) + (("__named__", tuple(named)),)
     if shared_dynamic is not None:
         changes["shared_dynamic"] = shared_dynamic
+    if changes and spec.sequences.get(role):
+        raise UsageError(f"[{role}] is a launch sequence: give each launch's grid, block, args and shared memory in "
+                         f"its [[{role}.launch]] table, not on the command line")
     if changes:
         spec.launches[role] = dataclasses.replace(launch, **changes)
     for text in buffers:

@@ -205,6 +205,9 @@ def prove_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 
 
     `batch_invariant`: ref and opt are one kernel at two launch sizes (M and 2M rows); only the elements
     the smaller launch (ref) writes are compared — the rows both compute must not depend on the batch."""
+    from volta.exec.launch import single_launches
+
+    single_launches(spec, "volta check --prove")
     from volta.equiv.bits import FP_MODES, check_bits
 
     if fp not in FP_MODES:

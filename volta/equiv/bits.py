@@ -374,6 +374,9 @@ def check_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 
     """What `volta check --fp ieee|ARCH` decides: the bitwise comparison, and for its worst element where
     the two kernels' bits first part. Returns (BitsReport, Divergence | None, why the diagnosis failed | None);
     the CLI and `volta.check` both call this."""
+    from volta.exec.launch import single_launches
+
+    single_launches(spec, "volta check --fp ieee|ARCH")
     from volta.equiv.diverge import diverge
     from volta.errors import VoltaError
 

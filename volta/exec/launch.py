@@ -80,6 +80,15 @@ class LaunchSpec:
     sequences: dict = field(default_factory=dict)
 
 
+def single_launches(spec: LaunchSpec, what: str) -> None:
+    """A usage error for the commands that do not run launch sequences yet (the bit modes)."""
+    if spec.sequences:
+        role = next(iter(spec.sequences))
+        raise UsageError(f"{what} does not run launch sequences yet, and [{role}] is one "
+                         f"({len(spec.sequences[role])} launches); volta check over the reals, volta races and "
+                         f"volta run do")
+
+
 def sequence(spec: LaunchSpec, role: str) -> tuple:
     """The launches of `role` in order: its [[role.launch]] pipeline, or its one launch."""
     return tuple(spec.sequences.get(role) or (spec.launches[role],))
