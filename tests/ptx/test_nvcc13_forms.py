@@ -140,3 +140,14 @@ def test_cluster_api_runs_clean():
     r = volta.races(str(DATA / "cluster_api.sm90.ptx"),
                     volta.Launch(grid=2, block=32, args=[volta.Buffer("out", "u32", 64, "out")]))
     assert r.exit_code == 0, r.report()
+
+
+def test_bra_to_a_register_is_a_parse_error_not_a_crash(tmp_path, capsys):
+    from volta.cli import run
+
+    text = (DATA / "bulk_cluster.sm90.ptx").read_text()
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(text.replace("\tret;", "\tbra \t%rd1;\n\tret;", 1))
+    code = run(["parse", str(ptx)])
+    err = capsys.readouterr().err
+    assert code == 2 and "takes a label" in err and "Traceback" not in err, err

@@ -268,6 +268,9 @@ def decode(inst: ast.Instruction, filename: str = "<ptx>") -> Decoded:
             f"`{inst.opcode}` takes {low if low == high else f'{low} to {high}'} operands, got {len(inst.operands)}",
             span,
         )
+    if base == "bra" and isinstance(inst.operands[0], ast.Reg) and inst.operands[0].name.startswith("%"):
+        raise PtxSyntaxError(f"`{inst.opcode}` takes a label, not the register `{inst.operands[0].name}` "
+                             f"(an indirect branch is brx.idx)", span)
     return Decoded(inst, base, spec.family, spec.tier, tuple(types), frozenset(mods), vec=vec, **cls)
 
 
