@@ -12,6 +12,15 @@ must follow what the launch touches, not the declared size. Every pair runs in i
 the peak resident memory printed (getrusage ru_maxrss of that process) is the pair's own.
 Prints per pair: verdict, seconds (execute / decide), peak MB, thread-instructions/s (end to end).
 `--profile` runs the pairs under py-spy (`py-spy record -f raw`) and prints the hottest frames.
+
+Measured 2026-12-01 (2 shared cores, other agents running; ranges over 2 runs where repeated), --size 64:
+  K = 512:  7.1-8.9 s, 217-231 MB per pair (before this round: 9.5-11.2 s unloaded / 20-29 s loaded, 481-501 MB)
+  K = 1024: 10.2-19.7 s, 360-403 MB (before: 32.7-42.6 s loaded, 910-947 MB)
+  K = 4096: naive 82-133 s, tiled 150 s, regblock 85 s, float4 90 s, dbuf 94 s, tpad 69-71 s; 1.31-1.51 GB
+            (before: > 600 s, killed). Target < 60 s not reached: execution is ~0.2-0.35 ms per instruction
+            step (175 K steps per kernel), ~30% of it race bookkeeping of global reads (exec/shadow.py).
+  --size 4096 (real sizes), K = 512, float4: 21.7 s, 6.3 GB, of which 2.8 GB per machine is the race shadow
+            (history arrays initialized to -1 for every granule); the regions themselves are lazy (1 MB).
 """
 from __future__ import annotations
 
