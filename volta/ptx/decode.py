@@ -268,9 +268,11 @@ def decode(inst: ast.Instruction, filename: str = "<ptx>") -> Decoded:
             f"`{inst.opcode}` takes {low if low == high else f'{low} to {high}'} operands, got {len(inst.operands)}",
             span,
         )
-    if base == "bra" and isinstance(inst.operands[0], ast.Reg) and inst.operands[0].name.startswith("%"):
-        raise PtxSyntaxError(f"`{inst.opcode}` takes a label, not the register `{inst.operands[0].name}` "
-                             f"(an indirect branch is brx.idx)", span)
+    if base == "bra" and (isinstance(inst.operands[0], (ast.Imm, ast.FloatImm)) or (
+            isinstance(inst.operands[0], ast.Reg) and inst.operands[0].name.startswith("%"))):
+        target = inst.operands[0]
+        what = f"the register `{target.name}`" if isinstance(target, ast.Reg) else f"`{target}`"
+        raise PtxSyntaxError(f"`{inst.opcode}` takes a label, not {what} (an indirect branch is brx.idx)", span)
     return Decoded(inst, base, spec.family, spec.tier, tuple(types), frozenset(mods), vec=vec, **cls)
 
 
