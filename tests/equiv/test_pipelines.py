@@ -186,3 +186,23 @@ def test_run_refuses_launch_options_on_a_sequence(capsys):
     code = run(["run", str(BLOCKSUM / "manifest.toml"), "--kernel", "opt", "--grid", "4", "-q"])
     out, err = capsys.readouterr()
     assert code == 2 and "[[opt.launch]]" in err, err
+
+
+def test_repointing_the_first_launch_at_another_file_moves_the_whole_side():
+    """The mutation harnesses replace launches["opt"].ptx with a mutant: every launch of that file follows
+    (here the defective pipeline re-pointed at the correct PTX becomes EQUIVALENT)."""
+    import dataclasses
+
+    from volta.equiv.check import check
+    from volta.exec.launch import sequence
+
+    spec = load_manifest(EX / "neq_blocksum_reduce_one_short" / "manifest.toml")
+    fixed = BLOCKSUM / "opt.sm80.ptx"
+    moved = dataclasses.replace(spec, launches={**spec.launches,
+                                                "opt": dataclasses.replace(spec.launches["opt"], ptx=fixed)})
+    assert [x.ptx for x in sequence(moved, "opt")] == [fixed, fixed]
+    assert check(spec).verdict == "not-equivalent" and check(moved).verdict == "equivalent"
+    other = dataclasses.replace(spec, launches={**spec.launches,
+                                                "opt": dataclasses.replace(spec.launches["opt"], kernel="x")})
+    with pytest.raises(UsageError, match="launch sequence"):
+        sequence(other, "opt")

@@ -90,8 +90,24 @@ def single_launches(spec: LaunchSpec, what: str) -> None:
 
 
 def sequence(spec: LaunchSpec, role: str) -> tuple:
-    """The launches of `role` in order: its [[role.launch]] pipeline, or its one launch."""
-    return tuple(spec.sequences.get(role) or (spec.launches[role],))
+    """The launches of `role` in order: its [[role.launch]] pipeline, or its one launch.
+
+    Code that re-points `launches[role]` at another PTX file (the mutation harnesses write a mutant of the opt
+    kernel and replace `launches["opt"].ptx`) means that file for the whole side: every launch of the sequence
+    that ran the first launch's file runs the new one. Any other difference between `launches[role]` and the
+    sequence's first launch is ambiguous, and refused."""
+    import dataclasses
+
+    seq = spec.sequences.get(role)
+    if not seq:
+        return (spec.launches[role],)
+    first = spec.launches[role]
+    if first == seq[0]:
+        return tuple(seq)
+    if dataclasses.replace(first, ptx=seq[0].ptx) == seq[0]:
+        return tuple(dataclasses.replace(x, ptx=first.ptx) if x.ptx == seq[0].ptx else x for x in seq)
+    raise UsageError(f"[{role}] is a launch sequence, and its first launch was replaced by a different one "
+                     f"({first.kernel or first.ptx}); change the launches of spec.sequences[{role!r}] instead")
 
 
 def parse_dim3(text: str, what: str) -> Dim3:
