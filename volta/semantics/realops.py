@@ -51,8 +51,8 @@ TABLE = {
     "div": _div,
     "neg": lambda d, a: E.neg(a),
     "abs": _abs,
-    "min": lambda d, a, b: E.minimum(a, b),
-    "max": lambda d, a, b: E.maximum(a, b),
+    "min": lambda d, a, b, c=None: _relu(d, E.minimum(a, b) if c is None else E.minimum(E.minimum(a, b), c)),
+    "max": lambda d, a, b, c=None: _relu(d, E.maximum(a, b) if c is None else E.maximum(E.maximum(a, b), c)),
     "sqrt": _sqrt,
     "rsqrt": _rsqrt,
     "rcp": _rcp,
@@ -83,6 +83,11 @@ POS_INF, NEG_INF = Infinity(1), Infinity(-1)
 
 def infinity(sign: int) -> Infinity:
     return POS_INF if sign > 0 else NEG_INF
+
+
+def _relu(d, value):
+    """`.relu` on min/max clamps the result at zero (three-input forms reduce left to right)."""
+    return E.maximum(value, E.ZERO) if d.has(".relu") else value
 
 
 def _extended(d, args):
