@@ -612,6 +612,9 @@ class Machine(MachineServices):
         if d.op == "mov" or (t is not None and (is_float(t) or d.op in ("add", "sub", "mul", "mad", "min", "max", "neg", "abs"))):
             if d.op in ("mul", "mad") and not is_float(t) and d.has(".hi"):
                 raise Unsupported(f"`{d.inst.opcode}` on integer data is not modelled symbolically", op.span)
+            if d.has(".xorsign", ".abs") or (d.has(".relu") and d.op not in ("min", "max")):
+                raise Unsupported(f"`{d.inst.opcode}`: its modifier changes the value in a way the real-number "
+                                  f"model of volta check does not follow", op.span)
             args = [self.read_sym(s, dl, t) for s in srcs]
             fn = realops.TABLE.get(d.op)
             if fn is not None:
@@ -636,7 +639,7 @@ class Machine(MachineServices):
                     ".rni", ".rzi", ".rmi", ".rpi") or d.has(".sat"):
                 return None
             t = d.types[-1]
-        elif kind not in _LANE_OPS or t not in _LANE_TYPES or d.has(".sat") or len(srcs) != _LANE_OPS[kind]:
+        elif kind not in _LANE_OPS or t not in _LANE_TYPES or d.has(".sat", ".relu") or len(srcs) != _LANE_OPS[kind]:
             return None
         if dl.size == 0:
             return None
