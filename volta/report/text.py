@@ -39,8 +39,10 @@ def _overall(result) -> str:
 
 def header(r) -> str:
     role = f"{r.role} " if r.role != "kernel" else ""
+    cost = (f", {r.thread_instructions:,} thread-instructions in {r.seconds:.2f} s"
+            if r.thread_instructions or r.seconds else "")   # not measured per kernel when volta check ran it
     return (f"races {role}{r.kernel or '?'} ({display_path(r.ptx)}): grid {r.grid}, block {r.block}, "
-            f"{r.threads:,} threads, {r.thread_instructions:,} thread-instructions in {r.seconds:.2f} s")
+            f"{r.threads:,} threads{cost}")
 
 
 def _kernel(r, max_findings: int) -> str:
