@@ -24,7 +24,7 @@ import numpy as np
 from volta.errors import Unsupported, UsageError
 from volta.exec.access import region_itemsize
 from volta.exec.launch import LaunchSpec
-from volta.exec.machine import DATA, Machine
+from volta.exec.machine import DATA, Machine, source_types
 from volta.ir.program import RegRef, lower
 from volta.ptx import ast
 from volta.ptx.parser import parse_file
@@ -133,23 +133,6 @@ class TermMachine(Machine):
         ps[data] = [term(op.d.inst.opcode, a, commutative) for a in zip(*args)]
         qs[data] = [term(op.d.inst.opcode + "#q", a, commutative) for a in zip(*args)]
         return ps, qs
-
-
-def source_types(op) -> list:
-    """The type each source operand is read as (the same choice `Machine._compute` makes)."""
-    d = op.d
-    t = d.types[-1] if d.types else None
-    out = []
-    for i, _ in enumerate(op.operands[1:]):
-        if d.op == "cvt":
-            out.append(d.types[-1])
-        elif d.op in ("shl", "shr", "shf", "bfe", "bfi") and i >= 1:
-            out.append(".u32")
-        elif d.op == "selp" and i == 2:
-            out.append(".pred")
-        else:
-            out.append(t)
-    return out
 
 
 @dataclass

@@ -524,17 +524,8 @@ class Machine(MachineServices):
     def _compute(self, op, fn, lanes):
         dst, srcs = op.operands[0], op.operands[1:]
         t = op.d.types[-1] if op.d.types else None
-        if op.op == "cvt":
-            src_t = op.d.types[-1]
         vals, flags = [], None
-        for i, s in enumerate(srcs):
-            st = t
-            if op.op == "cvt":
-                st = src_t
-            elif op.op in ("shl", "shr", "shf", "bfe", "bfi") and i >= 1:
-                st = ".u32"
-            elif op.op == "selp" and i == 2:
-                st = ".pred"
+        for s, st in zip(srcs, source_types(op)):
             v, f = self.read(s, lanes, st)
             vals.append(v)
             flags = f if flags is None else (flags | f if f is not None else flags)
@@ -667,6 +658,22 @@ class Machine(MachineServices):
         except CoefficientOverflow:
             return None
         return LaneSym(dl, poly)
+
+
+def source_types(op) -> list:
+    """The type each source operand of a register instruction is read as (shift amounts .u32, selp's
+    predicate, cvt's source type; otherwise the instruction type)."""
+    d = op.d
+    t = d.types[-1] if d.types else None
+    out = []
+    for i, _ in enumerate(op.operands[1:]):
+        if d.op in ("shl", "shr", "shf", "bfe", "bfi") and i >= 1:
+            out.append(".u32")
+        elif d.op == "selp" and i == 2:
+            out.append(".pred")
+        else:
+            out.append(t)   # for cvt, types[-1] is the source type
+    return out
 
 
 _LANE_OPS = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "mad": 3, "neg": 1, "mov": 1}
