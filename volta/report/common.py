@@ -180,11 +180,10 @@ def demangle_text(text: str | None) -> str | None:
 
 
 def resolve_cuda(file: str | None, ptx: str | None) -> str | None:
-    """The CUDA file of a `.loc`: as nvcc wrote it when it exists, else the file of that name beside the PTX (nvcc
-    records absolute paths, which go stale when a tree moves), else as written."""
-    if not file:
-        return file
-    if os.path.exists(file) or not ptx:
+    """The CUDA file of a `.loc`: the file of that name beside the PTX when there is one, else as nvcc wrote it.
+    nvcc records absolute paths, which go stale when a tree moves — or, worse, still point into the tree a
+    clone was made from, so the copy beside the PTX comes first."""
+    if not file or not ptx:
         return file
     beside = os.path.join(os.path.dirname(ptx), os.path.basename(file))
     return beside if os.path.exists(beside) else file
