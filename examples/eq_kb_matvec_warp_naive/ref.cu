@@ -1,0 +1,10 @@
+// KernelBench-style matrix-vector product y = A x, reference: one thread per row, sequential dot product.
+extern "C" __global__ void matvec_naive(const float* A, const float* x, float* y, int M, int K)
+{
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < M) {
+        float acc = 0.0f;
+        for (int k = 0; k < K; ++k) acc += A[row * K + k] * x[k];
+        y[row] = acc;
+    }
+}
