@@ -22,11 +22,13 @@ def test_expf_against_itself_reports_the_checked_condition(capsys):
     assert any("read as 2^n" in n and "normal range [1, 254]" in n for n in data["notes"]), data["notes"]
 
 
-def test_expf_vs_fast_expf_is_not_claimed_either_way(capsys):
-    """expf is 2^(x·(hi+lo)), __expf is 2^(x·hi): different real functions, but no rational input makes both
-    exponents integers at a size exact evaluation can reach, so no difference can be replayed: UNKNOWN."""
+def test_expf_vs_fast_expf_differ_by_certified_enclosures(capsys):
+    """expf is 2^(x·(hi+lo)), __expf is 2^(x·hi): different real functions. No rational input makes both
+    exponents integers at a size exact evaluation reaches, so the outputs are irrational; certified interval
+    arithmetic encloses both, the enclosures are disjoint, and the difference is replayed (NOT EQUIVALENT)."""
     code, out = _check(capsys, "silu_expf", "silu_fastexp")
-    assert code == 3 and out.startswith("UNKNOWN"), out
+    assert code == 1 and out.startswith("NOT EQUIVALENT"), out
+    assert "certified" in out.splitlines()[0] and "enclosures disjoint" in out
 
 
 def test_exponent_field_without_bounds_is_unsupported(capsys):

@@ -27,7 +27,8 @@ from volta.exec.pipeline import names as pipeline_names
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
 from volta.symbolic import expr as E
-from volta.symbolic.evaluate import EvalError, evaluate
+from volta.symbolic.enclose import enclose
+from volta.symbolic.evaluate import EvalError, Inexact, evaluate
 from volta.symbolic.normal import Normalizer, equal, normalize
 from volta.symbolic.search import inputs_of, random_search
 from volta.symbolic.verdict import Proved, Refuted, Unknown
@@ -376,8 +377,8 @@ def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None) -> Counterexa
         m = execute(spec, role, input_values=inputs)
         element = outputs(m, spec)[name][i]
         values[role] = _exact(element)
-    if values["ref"] is None or values["opt"] is None or values["ref"] == values["opt"]:
-        return None
+    if values["ref"] is None or values["opt"] is None or not values["ref"] != values["opt"]:
+        return None  # undefined, or not certainly different (equal, or enclosures that overlap)
     cex = Counterexample(inputs, name, i, values["ref"], values["opt"], depends=dependencies(a, b))
     for role, m in (machines or {}).items():
         writer = last_writer(m, spec, name, i)
@@ -419,10 +420,17 @@ def last_writer(m: Machine, spec: LaunchSpec, name: str, index: int):
 
 
 def _exact(element):
+    """The element's exact value, or a certified enclosure where it is irrational (an `Enclosure`, whose
+    `!=` means certainly different); None where it is undefined or cannot be bounded."""
     if element is UNTOUCHED:
         return UNTOUCHED
     try:
         return evaluate(element, {})
+    except Inexact:
+        try:
+            return enclose(element, {})
+        except (EvalError, KeyError):
+            return None
     except (EvalError, KeyError):  # KeyError: a leaf with no exact value (log2(e) of --define-fn exp)
         return None
 

@@ -26,6 +26,7 @@ from volta.exec.races import RaceReport, RacesResult
 from volta.report import json_report, sarif
 from volta.report import text as races_text
 from volta.report.common import demangle_text, display_path, group_findings, split_cuda, verdict_name
+from volta.symbolic.enclose import Enclosure
 
 SCHEMA = "volta.check/1"
 MAX_INPUTS_SHOWN = 24
@@ -209,7 +210,9 @@ def _counterexample_lines(result: CheckResult) -> list:
     symbols = shown.get("__symbols__", {})
     if symbols:
         lines.append("  symbols: " + "  ".join(f"{k} = {v}" for k, v in symbols.items()))
-    lines.append("  both values computed by executing each kernel on these inputs in exact rational arithmetic")
+    lines.append("  both values computed by executing each kernel on these inputs in exact rational arithmetic"
+                 + (" (irrational values enclosed by certified interval arithmetic, and the enclosures disjoint)"
+                    if any(isinstance(v, Enclosure) for v in (c.ref_value, c.opt_value)) else ""))
     if result.cex_file:
         lines.append(f"  counterexample saved to {result.cex_file}")
         lines.append(f"  replay: {result.replay_command}")

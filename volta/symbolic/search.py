@@ -11,7 +11,8 @@ from fractions import Fraction
 from typing import Iterable, Sequence
 
 from volta.symbolic import expr as E
-from volta.symbolic.evaluate import EvalError, evaluate
+from volta.symbolic.enclose import enclose
+from volta.symbolic.evaluate import EvalError, Inexact, evaluate
 from volta.symbolic.expr import Expr
 from volta.symbolic.verdict import Proved, Refuted, Unknown
 
@@ -31,10 +32,19 @@ def confirm(a: Expr, b: Expr, model: dict[Expr, Fraction]) -> Refuted:
     """Refuted(model), confirmed iff exact evaluation of a and b on model gives different values."""
     env = {leaf: model.get(leaf, Fraction(0)) for leaf in inputs_of(a, b)}
     try:
-        va, vb = evaluate(a, env), evaluate(b, env)
+        va, vb = values_at(a, b, env)
     except EvalError:
         return Refuted(env, confirmed=False)
     return Refuted(env, confirmed=va != vb, values=(va, vb) if va != vb else ())
+
+
+def values_at(a: Expr, b: Expr, env) -> tuple:
+    """a's and b's exact values on env; where one is irrational (sqrt, exp), certified enclosures of both,
+    whose `!=` means *certainly* different. Raises EvalError when neither decides."""
+    try:
+        return evaluate(a, env), evaluate(b, env)
+    except Inexact:
+        return enclose(a, env), enclose(b, env)
 
 
 def _candidates(n: int, rng: random.Random, tries: int) -> Iterable[list[Fraction]]:
@@ -133,7 +143,7 @@ def random_search(a: Expr, b: Expr, variables: Sequence[Expr] | None = None, tri
     for values in candidates:
         env = dict(zip(variables, values))
         try:
-            va, vb = evaluate(a, env), evaluate(b, env)
+            va, vb = values_at(a, b, env)
         except EvalError:
             continue
         if va != vb:
