@@ -23,7 +23,7 @@ from volta.semantics import compute as C
 from volta.semantics import realops
 from volta.semantics.bits import U64, as_float, as_int, is_float, mask, signed, width
 from volta.symbolic import expr as E
-from volta.exec import lanesym
+from volta.exec import ifconvert, lanesym
 from volta.exec.services import BAR, DATA, EXIT, RUN, SPIN, UNDEF, WARP, MachineServices  # noqa: F401 (re-exported)
 from volta.exec.lanesym import LaneSym
 from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
@@ -88,6 +88,7 @@ class Machine(MachineServices):
         self.steps = 0
         self.undef_origin = None  # (op, lane) of the first read of never-written shared/local memory
         self.last_branch = np.full(n, -1, np.int64)  # per lane: pc of the last conditional branch executed
+        self.conditional = None  # (lanes whose path condition may fail, op) while if-conversion runs a side
         self.thread_instructions = 0
         self.unproved_stores: list = []  # same-warp stores of data to one address whose values need expressions
         self.normalizer = None  # shared by the value comparisons of those stores (symbolic mode)
@@ -214,6 +215,13 @@ class Machine(MachineServices):
     def _step(self, op, lanes):
         if op.guard is not None:
             reg, negated = op.guard
+            if self.structured and ifconvert.data_condition(self, reg, lanes):
+                # a condition on tensor data: both sides run under it and merge (volta/exec/ifconvert.py)
+                if op.op in ("bra", "exit", "ret"):
+                    ifconvert.run_region(self, op, lanes)
+                else:
+                    ifconvert.run_guarded(self, op, lanes)
+                return
             self._require_structured(op, reg, lanes, "branch condition" if op.op == "bra" else "guard predicate")
             if op.op == "bra":
                 self.last_branch[lanes] = op.index
@@ -228,6 +236,10 @@ class Machine(MachineServices):
             lanes = lanes[g]
             if lanes.size == 0:
                 return
+        self._execute(op, lanes)
+
+    def _execute(self, op, lanes):
+        """op on lanes whose guard holds (or that if-conversion runs under a path condition)."""
         self.thread_instructions += lanes.size
         if self.symbolic and op.op in NOT_REAL:
             raise Unsupported(f"`{op.d.inst.opcode}` moves or computes tensor data outside the real-number "
@@ -240,6 +252,14 @@ class Machine(MachineServices):
         if fn is None:
             raise Unsupported(f"no semantics for `{op.d.inst.opcode}` yet", op.span)
         self._compute(op, fn, lanes)
+
+    def report(self, kind, message, op, threads, second=None, related=None, **where):
+        """A finding of a thread that runs an if-converted side says it needs the data condition."""
+        cond = self.conditional
+        if cond is not None and any(int(t) in cond[0] for t in threads):
+            message += (" (possible only when a condition on tensor data holds: the branch is if-converted, "
+                        "both sides are checked)")
+        super().report(kind, message, op, threads, second, related, **where)
 
     # ---- register access ---------------------------------------------------------------------
     def read(self, operand, lanes, t=None):

@@ -6,7 +6,7 @@ immediate post-dominator of the branch, which `ipdom` records so tests can check
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import networkx as nx
 
@@ -18,6 +18,8 @@ class Cfg:
     graph: nx.DiGraph  # nodes: basic-block leader op index, plus EXIT
     leaders: list
     ipdom: dict  # leader -> immediate post-dominator leader (EXIT for none)
+    live: dict | None = None  # leader -> registers live at entry (live_in, computed on first use)
+    regions: dict = field(default_factory=dict)  # branch pc -> Region or the reason there is none
 
 
 def successors(prog, i: int) -> list[int]:
@@ -64,3 +66,162 @@ def build_cfg(prog) -> Cfg:
         doms = nx.immediate_dominators(reachable_exit, EXIT)
         ipdom = {k: v for k, v in doms.items() if k != EXIT}
     return Cfg(g, leaders, ipdom)
+
+
+# ---- registers an instruction reads and writes (for liveness) ------------------------------
+
+def _reg_indices(operand) -> set:
+    """Register indices named by an operand (a register, `!p`, a vector, a pair, an address base)."""
+    from volta.ir.program import RegRef
+    from volta.ptx import ast
+
+    if isinstance(operand, RegRef):
+        return {operand.index}
+    if isinstance(operand, ast.NotReg):
+        return _reg_indices(operand.reg)
+    if isinstance(operand, ast.Vector):
+        return set().union(*(_reg_indices(e) for e in operand.elems)) if operand.elems else set()
+    if isinstance(operand, ast.Pair):
+        return _reg_indices(operand.first) | _reg_indices(operand.second)
+    if isinstance(operand, ast.Address):
+        return _reg_indices(operand.base)
+    return set()
+
+
+def _is_destination(op, k: int) -> bool:
+    """Is operand k of op written? Operand 0 is, except for stores, reductions and branches."""
+    return k == 0 and op.op not in ("st", "red", "bra", "brx", "call", "bar", "barrier", "membar", "fence",
+                                    "prefetch", "prefetchu", "cp", "exit", "ret", "trap", "nop")
+
+
+def uses(op) -> tuple[frozenset, frozenset]:
+    """(registers read, registers written) by one instruction. A store's address operand is read;
+    a guarded instruction reads its guard and does not always write, so its writes kill nothing."""
+    reads, writes = set(), set()
+    for k, o in enumerate(op.operands):
+        if isinstance(o, tuple):  # a branch target (label, pc)
+            continue
+        if _is_destination(op, k):
+            writes |= _reg_indices(o)
+        else:
+            reads |= _reg_indices(o)
+    if op.guard is not None:
+        reads.add(op.guard[0])
+    return frozenset(reads), frozenset(writes)
+
+
+def live_in(prog) -> dict:
+    """Registers live at the entry of each basic block (leader -> frozenset): read on some path before
+    being written. Backward dataflow to a fixed point; EXIT has nothing live. Cached on the Cfg."""
+    cfg = prog.cfg
+    if cfg.live is not None:
+        return cfg.live
+    n = len(prog.ops)
+    ends = {lead: (cfg.leaders[k + 1] - 1 if k + 1 < len(cfg.leaders) else n - 1)
+            for k, lead in enumerate(cfg.leaders)}
+    gen, kill = {}, {}
+    for lead, end in ends.items():
+        g, k = set(), set()
+        for i in range(lead, end + 1):
+            op = prog.ops[i]
+            r, w = uses(op)
+            g |= r - k
+            if op.guard is None:
+                k |= w
+        gen[lead], kill[lead] = frozenset(g), frozenset(k)
+    live = {lead: gen[lead] for lead in ends}
+    changed = True
+    while changed:
+        changed = False
+        for lead in reversed(cfg.leaders):
+            out = set()
+            for s in cfg.graph.successors(lead):
+                if s != EXIT:
+                    out |= live[s]
+            new = gen[lead] | (out - kill[lead])
+            if new != live[lead]:
+                live[lead], changed = frozenset(new), True
+    cfg.live = live
+    return live
+
+
+# ---- regions that if-conversion executes as one step -----------------------------------------
+
+# Instructions an if-converted region may contain besides pure register arithmetic: memory accesses
+# whose effect can be made conditional, comparisons, moves and the control flow being converted.
+REGION_OPS = frozenset({"ld", "ldu", "st", "setp", "set", "mov", "cvta", "bra", "exit", "ret", "nop"})
+
+
+@dataclass(frozen=True)
+class Region:
+    """The code between a conditional branch (or guarded exit) and its immediate post-dominator.
+
+    Every block of it lies in pc order between the branch and the join and every edge inside runs
+    forward, so executing the blocks in pc order visits each after all of its predecessors."""
+
+    branch: int           # pc of the branch / guarded exit
+    join: int             # pc where both sides meet (len(ops) when that is the kernel's exit)
+    blocks: tuple         # ((leader, last pc), ...) in pc order
+    writes: frozenset     # registers written inside
+    graph: dict           # leader -> successor leaders inside the region (join and EXIT included)
+
+
+def region(prog, pc: int, allowed) -> Region | str:
+    """The if-conversion region of the conditional branch at pc, or why there is none (a string).
+    `allowed(op)` says whether an instruction may be executed under a data-dependent condition."""
+    cache = prog.cfg.regions
+    if pc in cache:
+        return cache[pc]
+    cache[pc] = out = _region(prog, pc, allowed)
+    return out
+
+
+def _region(prog, pc, allowed):
+    cfg = prog.cfg
+    n = len(prog.ops)
+    leaders = cfg.leaders
+    lead = max(x for x in leaders if x <= pc)
+    post = cfg.ipdom.get(lead, EXIT)
+    join = n if post == EXIT else post
+    if join <= pc:
+        return ("its sides meet again before the branch: a loop whose trip count depends on tensor data "
+                "(only a bounded number of iterations can be if-converted, and this one is not bounded)")
+    inside = [x for x in leaders if pc < x < join]
+    ends = {x: (leaders[k + 1] - 1 if k + 1 < len(leaders) else n - 1) for k, x in enumerate(leaders)}
+    graph, writes = {}, set()
+    for x in inside:
+        last = ends[x]
+        for i in range(x, last + 1):
+            op = prog.ops[i]
+            if not allowed(op):
+                return (f"`{op.d.inst.opcode}` (line {op.span.line}) lies inside it; barriers, warp collectives, "
+                        f"atomics, calls and asynchronous copies are not executed under a data-dependent condition")
+            writes |= uses(op)[1]
+        succ = []
+        for s in successors(prog, last):
+            if s == EXIT:
+                succ.append(EXIT)
+            elif s <= last:
+                return (f"it contains a loop (the branch at line {prog.ops[last].span.line} jumps back): a trip "
+                        f"count that may depend on tensor data is not if-converted")
+            elif s > join:
+                return f"a branch inside it (line {prog.ops[last].span.line}) leaves it past the join"
+            else:
+                succ.append(s)
+        graph[x] = tuple(succ)
+    blocks = tuple((x, ends[x]) for x in inside)
+    return Region(pc, join, blocks, frozenset(writes), graph)
+
+
+def stores_on_every_path(reg: Region, entry: tuple, storing: frozenset) -> bool:
+    """Does every path from the region's entry successors to its join pass a block in `storing`?"""
+    seen, todo = set(), [s for s in entry if s not in storing]
+    while todo:
+        x = todo.pop()
+        if x == reg.join or x == EXIT:
+            return False
+        if x in seen:
+            continue
+        seen.add(x)
+        todo.extend(s for s in reg.graph.get(x, ()) if s not in storing)
+    return True

@@ -36,6 +36,15 @@ def _abs(d, a):
     return E.absolute(a)
 
 
+def _copysign(d, a, b):
+    """copysign d, a, b: |b| with the sign of a (PTX order). The reals have no -0, so a = 0 counts as
+    positive (libdevice erff/tanhf apply it to their argument x, a real input). A constant zero sign
+    source may be -0.0 in the PTX (copysignf(v, -0.0f)): no meaning here (None), never a guess."""
+    if a.op is E.CONST:
+        return None if a.data == 0 else (E.absolute(b) if a.data > 0 else E.neg(E.absolute(b)))
+    return E.select(E.lt(a, E.ZERO), E.neg(E.absolute(b)), E.absolute(b))
+
+
 def _clamp01(d, value):
     if d.has(".sat"):
         return E.minimum(E.maximum(value, E.ZERO), E.ONE)
@@ -62,6 +71,7 @@ TABLE = {
     "sin": lambda d, a: E.sin(a),
     "cos": lambda d, a: E.cos(a),
     "mov": lambda d, a: a,
+    "copysign": _copysign,
 }
 
 
