@@ -58,6 +58,13 @@ def test_one_sided_store_into_an_out_buffer_is_unsupported_with_the_reason():
 def test_a_loop_whose_trip_count_depends_on_data_stays_unsupported():
     report = _pair("data_loop", "data_loop")
     assert report.verdict == "unsupported"
+    assert "loop" in str(report.unsupported[1])
+
+
+def test_a_backward_branch_on_data_is_never_taken_as_a_join():
+    # the only data-dependent branch jumps back: its sides never meet again after it
+    report = _pair("data_do_while", "data_do_while")
+    assert report.verdict == "unsupported"
     assert "trip count" in str(report.unsupported[1])
 
 
@@ -180,3 +187,11 @@ def test_complementary_predicated_stores_into_an_out_buffer_are_still_refused(tm
     report = _leaky_pair(tmp_path, "pred_st_out_only")
     assert report.verdict == "unsupported"
     assert "stored only on some paths" in str(report.unsupported[1])
+
+
+def test_two_threads_storing_one_element_on_every_path_is_never_equivalent():
+    # each thread stores on both sides, but the element's last writer depends on the schedule
+    report = _pair("abs_half", "shared_element")
+    assert report.verdict in ("findings", "unsupported"), report.verdict
+    if report.verdict == "unsupported":
+        assert "several threads" in str(report.unsupported[1])

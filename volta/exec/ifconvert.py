@@ -330,9 +330,11 @@ class _Stores:
 
     def __init__(self, reg):
         self.reg = reg
-        self.at: dict = {}      # (region rid, row, offset) -> [blocks storing it unconditionally, first, spine]
+        # (lane, region rid, row, offset) -> [blocks where the lane stores it unconditionally, first, spine]
+        self.at: dict = {}
         self.unknown: list = []  # locations whose old value was unknown when a conditional store built on it
         self.built_on_unknown = False
+        self.contended: set = set()  # unknown locations another thread stored after this one
 
     def note(self, key, block, sure, created, new, old_unknown):
         entry = self.at.get(key)
@@ -355,13 +357,15 @@ class _Stores:
         still = []
         for key in self.unknown:
             blocks, first, spine = self.at[key]
-            region = m.memory.regions[key[0]]
+            region = m.memory.regions[key[1]]
             if self.reg is None or not CFG.stores_on_every_path(self.reg, entry, frozenset(blocks)):
                 still.append(key)
                 continue
-            row, off = key[1], key[2]
+            row, off = key[2], key[3]
             top = region.sym[row, off] if region.sym is not None else None
             if top is None or top not in spine and top is not first[0]:
+                still.append(key)   # another thread's store sits on top: not this lane's chain to edit
+                self.contended.add(key)
                 continue
             region.sym[row, off] = _strip(top, first, spine)
         self.unknown = still
@@ -424,7 +428,7 @@ def _conditional_store(m, op, run, cond, maybe, stores, block, sure):
                 else:
                     old = constants(bits_old[j:j + 1], ct)[0]
                 out[j] = _select(mc[pos[j]], new[j], old, op)
-                stores.note((region.rid, int(rows[j]), int(o[j])), block, bool(sure[maybe][pos[j]]),
+                stores.note((int(lz[j]), region.rid, int(rows[j]), int(o[j])), block, bool(sure[maybe][pos[j]]),
                             out[j] if out[j] is not new[j] else None, new[j], bool(unknown[j]))
             flags = (nflags if nflags is not None else np.zeros(lz.size, np.uint8)) | DATA
             m.write(r, lz, nbits, flags, out)
@@ -462,7 +466,7 @@ def _note_plain(m, op, lanes, stores, block, sure):
         pos = np.searchsorted(lanes, lz)
         for k in range(n):
             for j in range(lz.size):
-                key = (region.rid, int(rows[j]), int(offs[j] + k * es))
+                key = (int(lz[j]), region.rid, int(rows[j]), int(offs[j] + k * es))
                 if key in stores.at:
                     stores.note(key, block, bool(sure[pos[j]]), None, None, False)
 
@@ -475,9 +479,13 @@ def _size(t):
 
 def _refuse_unknown(m, reg, lanes, stores, op):
     key = stores.unknown[0]
-    region = m.memory.regions[key[0]]
-    what = (f"element {key[2] // max(1, A.region_itemsize(region))} of `{region.name}` is stored only on some "
-            f"paths" if region.space == ".global" else f"`{region.name}` (byte {key[2]}) is stored only on some paths")
+    region = m.memory.regions[key[1]]
+    if key in stores.contended:
+        raise Unsupported(f"element {key[3] // max(1, A.region_itemsize(region))} of `{region.name}` is stored by "
+                          f"several threads under the data-dependent condition of the branch at line "
+                          f"{op.span.line}; which of their stores lands last is not modelled", op.span)
+    what = (f"element {key[3] // max(1, A.region_itemsize(region))} of `{region.name}` is stored only on some "
+            f"paths" if region.space == ".global" else f"`{region.name}` (byte {key[3]}) is stored only on some paths")
     hint = (" (declare it :inout to compare its value before the kernel)" if region.space == ".global"
             else " and was never written before")
     raise Unsupported(f"{what} of the branch on tensor data at line {op.span.line}: where the store does not happen "
@@ -504,7 +512,7 @@ def _refuse_leaked(m, regs, lanes, stores, op):
             if _mentions_unknown(e, memo):
                 raise Unsupported(f"a value read inside the branch on tensor data at line {op.span.line} is a "
                                   f"never-written location's content on some path", op.span)
-    for rid, row, off in stores.at:
+    for _, rid, row, off in stores.at:
         region = m.memory.regions[rid]
         e = region.sym[row, off] if region.sym is not None else None
         if _mentions_unknown(e, memo):

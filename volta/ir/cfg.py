@@ -186,6 +186,10 @@ def _region(prog, pc, allowed):
     if join <= pc:
         return ("its sides meet again before the branch: a loop whose trip count depends on tensor data "
                 "(only a bounded number of iterations can be if-converted, and this one is not bounded)")
+    for s in successors(prog, pc):
+        if s != EXIT and not pc < s <= join:
+            return ("it jumps back: a loop whose trip count depends on tensor data (only forward branches "
+                    "whose sides meet again are if-converted)")
     inside = [x for x in leaders if pc < x < join]
     ends = {x: (leaders[k + 1] - 1 if k + 1 < len(leaders) else n - 1) for k, x in enumerate(leaders)}
     graph, writes = {}, set()
@@ -202,8 +206,8 @@ def _region(prog, pc, allowed):
             if s == EXIT:
                 succ.append(EXIT)
             elif s <= last:
-                return (f"it contains a loop (the branch at line {prog.ops[last].span.line} jumps back): a trip "
-                        f"count that may depend on tensor data is not if-converted")
+                return (f"it contains a loop (the branch at line {prog.ops[last].span.line} jumps back): loops "
+                        f"under a data-dependent condition are not if-converted")
             elif s > join:
                 return f"a branch inside it (line {prog.ops[last].span.line}) leaves it past the join"
             else:

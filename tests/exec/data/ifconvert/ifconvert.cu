@@ -97,3 +97,30 @@ extern "C" __global__ void nested_sign_select(const float* __restrict__ x, float
     float big = v > 4.0f ? 16.0f + v : v * v;
     y[i] = v > 0.25f ? big + 1.0f : (v < -0.25f ? -v : 0.0f);
 }
+
+// a do-while whose backward branch is the only data-dependent one: never if-converted
+extern "C" __global__ void data_do_while(const float* __restrict__ x, float* __restrict__ y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = x[i];
+    do { v = v * 0.5f; } while (v > 1.0f);
+    y[i] = v;
+}
+
+// two threads store one element, each on both sides of its own branch (a race, never EQUIVALENT)
+extern "C" __global__ void shared_element(const float* __restrict__ x, float* __restrict__ y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = x[i];
+    if (v > 0.0f) y[i / 2] = v; else y[i / 2] = -v;
+}
+
+// |x| without a race, for shared_element
+extern "C" __global__ void abs_half(const float* __restrict__ x, float* __restrict__ y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n || i % 2 == 0) return;
+    y[i / 2] = fabsf(x[i]);
+}
