@@ -155,7 +155,9 @@ def merge(m, edges, regs, live, why) -> dict:
         sym = np.full(n, None, dtype=object) if m.symbolic else None
         for k in range(n):
             cands = [(c[k], v) for (c, _), v in zip(edges, vals) if c[k] is not E.FALSE]
-            if not cands:
+            if not cands:   # the lane does not reach this block: keep one edge's value whole (flags and all)
+                if sym is not None and first.sym is not None:
+                    sym[k] = first.sym[k]
                 continue
             taken = [v for c, v in cands if c is E.TRUE]
             if taken or len(cands) == 1 or all(_same(v, cands[0][1], k) for _, v in cands):
@@ -389,8 +391,9 @@ def _conditional_store(m, op, run, cond, maybe, stores, block, sure):
         return
     dst, src = op.operands[0], op.operands[1]
     regs = src.elems if isinstance(src, ast.Vector) else (src,)
-    if any(not isinstance(r, RegRef) for r in regs):
-        raise Unsupported(f"`{op.d.inst.opcode}` stores an immediate under a data-dependent condition", op.span)
+    if any(not isinstance(r, RegRef) for r in regs) or len({r.index for r in regs}) != len(regs):
+        raise Unsupported(f"`{op.d.inst.opcode}` stores an immediate or one register twice under a data-dependent "
+                          f"condition", op.span)
     t = op.d.types[-1] if op.d.types else ".b32"
     addr_regs = CFG._reg_indices(dst)
     if addr_regs & {r.index for r in regs}:
