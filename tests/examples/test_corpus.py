@@ -142,3 +142,14 @@ def test_parse_corpus():
     assert any(".func" in t and "call" in t for t in texts.values())
     assert any(re.search(r"\.(global|const)\s+\.align\s+\d+\s+\.b8\s+\w+\[(\d{5,})\]\s*=", t) for t in texts.values())
     assert any(".section" in t and ".debug_info" in t for t in texts.values())
+
+
+def test_readme_case_table_lists_every_case():
+    """examples/README.md's case table names every case directory, once."""
+    import re
+
+    table = re.findall(r"^\| `([^`]+)` \|", (EXAMPLES / "README.md").read_text(), re.M)
+    cases = sorted(p.parent.name for p in EXAMPLES.glob("*/manifest.toml"))
+    assert sorted(set(table)) == sorted(table), "a case is listed twice"
+    assert sorted(set(cases) - set(table)) == [], "cases missing from examples/README.md's table"
+    assert sorted(set(table) - set(cases)) == [], "table rows without a case directory"
