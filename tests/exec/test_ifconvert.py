@@ -195,3 +195,26 @@ def test_two_threads_storing_one_element_on_every_path_is_never_equivalent():
     assert report.verdict in ("findings", "unsupported"), report.verdict
     if report.verdict == "unsupported":
         assert "several threads" in str(report.unsupported[1])
+
+
+def test_early_exit_into_an_out_buffer_is_unsupported():
+    # where v < 0 the thread leaves without storing: y's value there is the buffer's unknown content
+    report = _pair("early_exit_select", "early_exit", y_role="out")
+    assert report.verdict == "unsupported"
+    assert "stored only on some paths" in str(report.unsupported[1])
+
+
+_EXIT_BODY = """ setp.lt.f32 %p1, %f1, 0f00000000;
+ @%p1 ret;
+ mul.f32 %f3, %f1, 0f40000000;
+ st.global.f32 [%rd7], %f3;"""
+
+
+@pytest.mark.parametrize("role, verdict", [("inout", "equivalent"), ("out", "unsupported")])
+def test_a_guarded_ret_on_data_exits_only_where_the_condition_holds(tmp_path, role, verdict):
+    ptx = tmp_path / "guarded_ret.ptx"
+    ptx.write_text(_HEAD.format(name="guarded_ret", slope="0f3C23D70A", body=_EXIT_BODY))
+    spec = pair_from_options(str(PTX), str(ptx), [f"x=f32[128]:in", f"y=f32[128]:{role}"], grid="2", block="64",
+                             args="x,y,128", ref={"kernel": "early_exit_select"}, opt={"kernel": "guarded_ret"})
+    report = check(spec)
+    assert report.verdict == verdict, (report.verdict, report.unsupported)

@@ -220,8 +220,8 @@ def run_region(m, op, lanes):
     if op.op == "bra":
         edge(op.operands[0][1], p, state0)
         entry = (op.operands[0][1], nxt)
-    else:  # a guarded exit: the taken side leaves the kernel
-        entry = (nxt,)
+    else:  # a guarded exit: the taken side leaves the kernel (a path that stores nothing)
+        entry = (nxt, CFG.EXIT)
     edge(nxt, _NOT(p).astype(object), state0)
     previous = m.conditional
     try:
@@ -234,6 +234,10 @@ def run_region(m, op, lanes):
                 g = _OR(g, c).astype(object)
             if not (g != E.FALSE).any():
                 continue
+            if CFG.stores_on_every_path(reg, entry, frozenset({leader})):
+                # every path through the region passes this block: its condition is the region's, TRUE
+                # (p or not p, spelled out, would keep dead selects alive)
+                g = np.full(lanes.size, E.TRUE, dtype=object)
             restore(m, merge(m, edges, reg.writes, live.get(leader, frozenset()), why), lanes)
             for i in range(leader, last + 1):
                 inner = prog.ops[i]
