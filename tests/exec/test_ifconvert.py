@@ -218,3 +218,15 @@ def test_a_guarded_ret_on_data_exits_only_where_the_condition_holds(tmp_path, ro
                              args="x,y,128", ref={"kernel": "early_exit_select"}, opt={"kernel": "guarded_ret"})
     report = check(spec)
     assert report.verdict == verdict, (report.verdict, report.unsupported)
+
+
+def test_uses_reads_store_operands_and_writes_only_destinations():
+    prog = _program("nested_sign")
+    store = next(op for op in prog.ops if op.op == "st")
+    reads, writes = CFG.uses(store)
+    assert writes == frozenset() and store.operands[0].base.index in reads and store.operands[1].index in reads
+    load = next(op for op in prog.ops if op.op == "ld" and op.d.space == ".global")
+    reads, writes = CFG.uses(load)
+    assert writes == {load.operands[0].index} and load.operands[1].base.index in reads
+    guarded = next(op for op in prog.ops if op.op == "bra" and op.guard is not None)
+    assert CFG.uses(guarded) == (frozenset({guarded.guard[0]}), frozenset())

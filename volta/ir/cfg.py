@@ -88,10 +88,15 @@ def _reg_indices(operand) -> set:
     return set()
 
 
-def _is_destination(op, k: int) -> bool:
-    """Is operand k of op written? Operand 0 is, except for stores, reductions and branches."""
-    return k == 0 and op.op not in ("st", "red", "bra", "brx", "call", "bar", "barrier", "membar", "fence",
-                                    "prefetch", "prefetchu", "cp", "exit", "ret", "trap", "nop")
+def _is_destination(op, k: int, operand) -> bool:
+    """Is operand k of op written? Operand 0 is when it names registers, except for stores, reductions,
+    branches, calls and barriers (counted as read: an extra live register only costs a merge, a
+    register wrongly taken as overwritten could skip one). An address operand is always read."""
+    from volta.ptx import ast
+
+    return (k == 0 and not isinstance(operand, ast.Address)
+            and op.op not in ("st", "red", "bra", "brx", "call", "bar", "barrier", "membar", "fence",
+                              "prefetch", "prefetchu", "cp", "exit", "ret", "trap", "nop"))
 
 
 def uses(op) -> tuple[frozenset, frozenset]:
@@ -101,7 +106,7 @@ def uses(op) -> tuple[frozenset, frozenset]:
     for k, o in enumerate(op.operands):
         if isinstance(o, tuple):  # a branch target (label, pc)
             continue
-        if _is_destination(op, k):
+        if _is_destination(op, k, o):
             writes |= _reg_indices(o)
         else:
             reads |= _reg_indices(o)
