@@ -74,12 +74,43 @@ class ReplayResult:
         return 1 if self.differ else 0
 
 
-def value_text(v) -> str:
+MAX_EXACT_CHARS = 40  # a longer exact rational is shown as a decimal only (--json and the saved file keep it)
+
+
+def value_text(v, other=None) -> str:
+    """A value for the headline: exact when short, else a decimal with enough digits to tell it from
+    `other` (the other kernel's value): two outputs agreeing to 9 digits must not print identically."""
     if v is None:
         return "undefined"
-    if isinstance(v, Fraction):
-        return str(v) if v.denominator == 1 else f"{v} (≈ {float(v):.9g})"
-    return str(v)
+    if isinstance(v, Enclosure):
+        v_mid = (v.lo + v.hi) / 2
+        return f"≈ {_decimal(v_mid, other)} (certified: within {float(v.hi - v.lo):.1e} of it)"
+    if not isinstance(v, Fraction) or v.denominator == 1 and len(str(v)) <= MAX_EXACT_CHARS:
+        return str(v)
+    approx = _decimal(v, other)
+    if len(str(v)) > MAX_EXACT_CHARS:
+        size = (f"an integer of {len(str(abs(v.numerator)))} digits" if v.denominator == 1 else
+                f"a ratio of {len(str(abs(v.numerator)))}- and {len(str(v.denominator))}-digit integers")
+        return f"≈ {approx} (exact: {size})"
+    return f"{v} (≈ {approx})"
+
+
+def _decimal(v: Fraction, other) -> str:
+    if isinstance(other, Enclosure):
+        other = (other.lo + other.hi) / 2
+    for digits in (9, 12, 15, 20, 30):
+        text = _sci(v, digits)
+        if not isinstance(other, Fraction) or text != _sci(other, digits):
+            return text
+    return text
+
+
+def _sci(v: Fraction, digits: int) -> str:
+    """v in scientific notation to `digits` significant digits, exactly (float() would overflow or round)."""
+    from decimal import Context, Decimal
+
+    ctx = Context(prec=digits)
+    return f"{ctx.divide(Decimal(v.numerator), Decimal(v.denominator)):g}"
 
 
 def verdict_text(result: CheckResult) -> str:
@@ -166,7 +197,8 @@ def _summary(result: CheckResult) -> str:
         return f"{names}: every output element equal for every input (over the reals)"
     if r.verdict == "not-equivalent":
         c = r.counterexample
-        return f"{c.buffer}[{c.index}] differs: ref = {value_text(c.ref_value)}, opt = {value_text(c.opt_value)}"
+        return (f"{c.buffer}[{c.index}] differs: ref = {value_text(c.ref_value, c.opt_value)}, "
+                f"opt = {value_text(c.opt_value, c.ref_value)}")
     if r.verdict == "findings":
         return f"{names}: a kernel has findings, so its output is not one function of its inputs"
     if r.verdict == "unsupported":
@@ -236,7 +268,7 @@ def _source_line(span) -> str:
 def format_replay_text(rep: ReplayResult) -> str:
     status = "DIFFER" if rep.differ else "EQUAL"
     return (f"{status}: {rep.buffer}[{rep.index}] replayed from {rep.file}: "
-            f"ref = {value_text(rep.ref)}, opt = {value_text(rep.opt)}")
+            f"ref = {value_text(rep.ref, rep.opt)}, opt = {value_text(rep.opt, rep.ref)}")
 
 
 # ---- JSON ----------------------------------------------------------------------------------------
