@@ -230,3 +230,14 @@ def test_uses_reads_store_operands_and_writes_only_destinations():
     assert writes == {load.operands[0].index} and load.operands[1].base.index in reads
     guarded = next(op for op in prog.ops if op.op == "bra" and op.guard is not None)
     assert CFG.uses(guarded) == (frozenset({guarded.guard[0]}), frozenset())
+
+
+def test_races_keep_shared_memory_a_conditional_store_may_skip_undefined():
+    report = analyze(from_options(str(PTX), "shared_maybe_written", "2", "64", "x,y,128",
+                                  ["x=f32[128]:in", "y=f32[128]:out"]))
+    assert F.UNINITIALIZED in {f.kind for f in report.findings}, (report.verdict, report.error)
+
+
+def test_check_refuses_a_shared_element_a_conditional_store_may_skip():
+    report = _pair("shared_maybe_written", "shared_maybe_written")
+    assert report.verdict in ("unsupported", "findings"), report.verdict

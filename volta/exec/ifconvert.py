@@ -388,10 +388,13 @@ def _strip(e, first, spine):
 def _conditional_store(m, op, run, cond, maybe, stores, block, sure):
     """`st` on `run`; on the lanes where cond may fail the stored value is select(cond, new, old)."""
     sure = np.broadcast_to(np.asarray(sure, bool), run.shape)
-    if not m.symbolic or not maybe.any():
+    if not maybe.any():
         m._execute(op, run)
         if m.symbolic:
             _note_plain(m, op, run, stores, block, sure)
+        return
+    if not m.symbolic:
+        _store_keeping_undefined(m, op, run, maybe)
         return
     dst, src = op.operands[0], op.operands[1]
     regs = src.elems if isinstance(src, ast.Vector) else (src,)
@@ -442,6 +445,31 @@ def _conditional_store(m, op, run, cond, maybe, stores, block, sure):
     m._execute(op, run)
     restore(m, saved, ml)
     _note_plain(m, op, run[~maybe], stores, block, sure[~maybe])
+
+
+def _store_keeping_undefined(m, op, run, maybe):
+    """`volta races` (no values): a store that may not happen over never-written shared/local bytes
+    leaves them possibly undefined, so the stored flags carry UNDEF there (a later use is reported,
+    never silently clean)."""
+    src = op.operands[1]
+    regs = src.elems if isinstance(src, ast.Vector) else (src,)
+    regs = [r for r in regs if isinstance(r, RegRef)]
+    t = op.d.types[-1] if op.d.types else ".b32"
+    es, n = _size(t), op.d.vec
+    ml = run[maybe]
+    saved = snapshot(m, {r.index for r in regs}, ml)
+    addr = A.addresses(m, op, op.operands[0], ml)
+    for region, lz, offs in A.resolve(m, op, op.d.space, addr, ml, es * n, True):
+        if region == "kernel-param" or region.written is None:
+            continue
+        for k, r in enumerate(regs):
+            _, undef = A.load(m, region, lz, offs + k * es, es)
+            if undef is not None and undef.any():
+                if m.flags[r.index] is None:
+                    m.flags[r.index] = np.zeros(m.L, np.uint8)
+                m.flags[r.index][lz] |= undef
+    m._execute(op, run)
+    restore(m, saved, ml)
 
 
 def _constant_type(op, region, t, es):

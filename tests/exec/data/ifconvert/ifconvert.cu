@@ -124,3 +124,15 @@ extern "C" __global__ void abs_half(const float* __restrict__ x, float* __restri
     if (i >= n || i % 2 == 0) return;
     y[i / 2] = fabsf(x[i]);
 }
+
+// shared memory written only where the element is positive, then read by every thread: uninitialized
+// where it is not (volta races must say so, not clean)
+extern "C" __global__ void shared_maybe_written(const float* __restrict__ x, float* __restrict__ y, int n)
+{
+    __shared__ float s[64];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = x[i];
+    if (v > 0.0f) s[threadIdx.x] = v;
+    __syncthreads();
+    y[i] = s[threadIdx.x];
+}
