@@ -241,3 +241,45 @@ def test_races_keep_shared_memory_a_conditional_store_may_skip_undefined():
 def test_check_refuses_a_shared_element_a_conditional_store_may_skip():
     report = _pair("shared_maybe_written", "shared_maybe_written")
     assert report.verdict in ("unsupported", "findings"), report.verdict
+
+
+# ---- the merged expressions against concrete IEEE execution that follows the branches ------------
+
+from fractions import Fraction  # noqa: E402
+
+import numpy as np  # noqa: E402
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from volta.equiv.check import execute, outputs  # noqa: E402
+from volta.exec.replay import run_launch  # noqa: E402
+from volta.symbolic import expr as E  # noqa: E402
+from volta.symbolic.evaluate import evaluate  # noqa: E402
+
+_SYMBOLIC = {}   # kernel -> (spec, output expressions): one symbolic run each
+
+
+def _symbolic(kernel, role):
+    if kernel not in _SYMBOLIC:
+        spec = pair_from_options(str(PTX), str(PTX), ["x=f32[8]:in", f"y=f32[8]:{role}"], grid="1", block="8",
+                                 args="x,y,8", ref={"kernel": kernel}, opt={"kernel": kernel})
+        _SYMBOLIC[kernel] = (spec, outputs(execute(spec, "opt"), spec)["y"])
+    return _SYMBOLIC[kernel]
+
+
+# quarters: every value these kernels compute from them (v*v, 16+v, 2v, -v) is exact in f32
+QUARTERS = st.lists(st.integers(-96, 96).map(lambda k: Fraction(k, 4)), min_size=8, max_size=8)
+
+
+@settings(max_examples=40, deadline=None)
+@given(xs=QUARTERS, ys=QUARTERS)
+@pytest.mark.parametrize("kernel, role", [("nested_sign", "out"), ("early_exit", "inout"),
+                                          ("one_sided", "inout")])
+def test_merged_outputs_equal_ieee_execution_along_the_taken_paths(kernel, role, xs, ys):
+    spec, exprs = _symbolic(kernel, role)
+    env = {E.var("x", k): v for k, v in enumerate(xs)} | {E.var("y", k): v for k, v in enumerate(ys)}
+    arrays = {"x": np.array([float(v) for v in xs], np.float32)}
+    if role == "inout":
+        arrays["y"] = np.array([float(v) for v in ys], np.float32)
+    concrete = run_launch(spec, "opt", arrays, fp="ieee", check_races=False).outputs["y"]
+    for k, e in enumerate(exprs):
+        assert evaluate(e, env) == Fraction(float(concrete[k])), (k, e)
