@@ -141,8 +141,6 @@ def _expr_of(m, r, v: Val, k: int, why):
 def merge(m, edges, regs, live, why) -> dict:
     """The state at a block entered through `edges` [(condition per lane, state)]: per live register,
     the value of the one edge taken, or a select chain over the edge conditions."""
-    from volta.exec.machine import _select
-
     out = {}
     for r in regs:
         vals = [s[r] for _, s in edges]
@@ -174,17 +172,18 @@ def merge(m, edges, regs, live, why) -> dict:
             if sym is not None:
                 acc = _expr_of(m, r, cands[-1][1], k, why)
                 for c, v in reversed(cands[:-1]):
-                    acc = _select(c, _expr_of(m, r, v, k, why), acc, _Span(why))
+                    acc = _choice(c, _expr_of(m, r, v, k, why), acc, why)
                 sym[k] = acc
         out[r] = Val(bits, flags, sym)
     return out
 
 
-class _Span:
-    """Just enough of an op for machine._select's error message."""
+def _choice(c, a, b, why):
+    from volta.semantics import realops
 
-    def __init__(self, why):
-        self.span = None
+    if isinstance(a, realops.Infinity) or isinstance(b, realops.Infinity):
+        raise Unsupported(f"a register holds an infinite value {why}; a choice involving one is not modelled")
+    return E.select(c, a, b)
 
 
 def _same(a: Val, b: Val, k: int) -> bool:
