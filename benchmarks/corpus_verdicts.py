@@ -1,0 +1,53 @@
+"""Every eq_/neq_ pair of examples/ through `volta check`: verdict against the manifest's expectation, seconds.
+
+    python benchmarks/corpus_verdicts.py            # all pairs
+    python benchmarks/corpus_verdicts.py kb_        # pairs whose name contains "kb_"
+
+Prints one line per pair and a summary (decided, as expected, slowest), the figures the closing notes quote.
+"""
+from __future__ import annotations
+
+import io
+import json
+import sys
+import time
+import tomllib
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from volta.cli import run  # noqa: E402
+
+DECIDED = {"equivalent", "not-equivalent", "findings"}
+
+
+def main(argv: list[str]) -> int:
+    needle = argv[0] if argv else ""
+    cases = sorted(p.parent for p in (ROOT / "examples").glob("*eq_*/manifest.toml") if needle in p.parent.name)
+    rows, wrong = [], 0
+    for case in cases:
+        want = tomllib.loads((case / "manifest.toml").read_text())["expect"].get("check")
+        out, err = io.StringIO(), io.StringIO()
+        start = time.perf_counter()
+        with redirect_stdout(out), redirect_stderr(err):
+            run(["check", str(case / "manifest.toml"), "-q", "--json"])
+        seconds = time.perf_counter() - start
+        try:
+            got = json.loads(out.getvalue())["verdict"]
+        except (ValueError, KeyError):
+            got = "error"
+        wrong += got != want
+        rows.append((case.name, want, got, seconds))
+        print(f"{case.name:42s} expected {want:15s} got {got:15s} {seconds:7.2f} s"
+              + ("" if got == want else "   <-- differs"), flush=True)
+    decided = sum(r[2] in DECIDED for r in rows)
+    slowest = max(rows, key=lambda r: r[3]) if rows else None
+    print(f"\n{len(rows)} pairs: {decided} decided, {len(rows) - wrong} as expected, {wrong} not;"
+          + (f" slowest {slowest[0]} {slowest[3]:.1f} s" if slowest else ""))
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
