@@ -83,10 +83,12 @@ def test_resume_skips_finished_ids_and_survives_a_truncated_line(tmp_path):
 
 
 def test_timeout_kills_the_job_and_claims_nothing(tmp_path):
-    slow = {"id": "slow", "command": "check", "ref": str(E / "softmax_naive" / "kernel.sm80.ptx"),
-            "opt": str(E / "triton" / "softmax.b128.w4.sm80.ptx"), "grid": "8", "block": "32",
-            "args": ["x", "y", 8, 128], "opt_block": "128", "opt_args": ["y", "x", 128, 0, 0],
-            "opt_shared_dynamic": 16, "timeout_ms": 120000, "buffers": {"x": "f32[1024]:in", "y": "f32[1024]:out"}}
+    # a 256^3 GEMM pair (naive vs 64x64 tiles): some 20 s of work here, far past the 3 s limit on any machine
+    n = 256
+    slow = {"id": "slow", "command": "check", "ref": str(E / "gemm_naive" / "kernel.sm80.ptx"),
+            "opt": str(E / "gemm_tiled64" / "kernel.sm80.ptx"), "grid": "16x16", "block": "16x16",
+            "opt_grid": "4x4", "args": ["A", "B", "C", n, n, n], "timeout_ms": 120000,
+            "buffers": {"A": f"f32[{n * n}]:in", "B": f"f32[{n * n}]:in", "C": f"f32[{n * n}]:out"}}
     s = run_batch(str(_write(tmp_path, [slow])), workers=1, out=str(tmp_path / "o.jsonl"), timeout_s=3)
     (r,) = s.results
     assert r["status"] == "timeout" and r["verdict"] == "timeout" and r["exit_code"] == 3 and r["report"] is None
