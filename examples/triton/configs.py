@@ -17,30 +17,56 @@ import volta.triton as vt  # noqa: E402
 B = volta.Buffer
 ROWS = 4
 SPACES = {
-    # kernel: (args, buffers as manifest text, [(label, constexprs, num_warps)])
+    # kernel: (args, buffers as manifest text, [(label, constexprs, num_warps)], grid)
     "softmax": ([B("out", "f32", ROWS * 128, "out"), B("x", "f32", ROWS * 128, "in"), 128],
                 {"x": f"f32[{ROWS * 128}]:in", "out": f"f32[{ROWS * 128}]:out"},
-                [(f"BLOCK={b} num_warps={w}", {"BLOCK": b}, w) for b, w in ((128, 1), (128, 2), (128, 4), (256, 4))]),
+                [(f"BLOCK={b} num_warps={w}", {"BLOCK": b}, w) for b, w in ((128, 1), (128, 2), (128, 4), (256, 4))],
+                f"{ROWS}"),
     "layernorm": ([B("x", "f32", ROWS * 64, "in"), B("gamma", "f32", 64, "in"), B("beta", "f32", 64, "in"),
                    B("y", "f32", ROWS * 64, "out"), 64, 1e-5],
                   {"x": f"f32[{ROWS * 64}]:in", "gamma": "f32[64]:in", "beta": "f32[64]:in",
                    "y": f"f32[{ROWS * 64}]:out"},
-                  [(f"BLOCK={b} num_warps={w}", {"BLOCK": b}, w) for b, w in ((64, 1), (64, 2), (128, 1), (128, 4))]),
+                  [(f"BLOCK={b} num_warps={w}", {"BLOCK": b}, w) for b, w in ((64, 1), (64, 2), (128, 1), (128, 4))],
+                  f"{ROWS}"),
+    "rmsnorm": ([B("x", "f32", ROWS * 64, "in"), B("w", "f32", 64, "in"), B("y", "f32", ROWS * 64, "out"), 64, 1e-5],
+                {"x": f"f32[{ROWS * 64}]:in", "w": "f32[64]:in", "y": f"f32[{ROWS * 64}]:out"},
+                [(f"BLOCK={b} num_warps={w}", {"BLOCK": b}, w) for b, w in ((64, 1), (64, 2), (128, 1), (128, 2),
+                                                                            (128, 4))],
+                f"{ROWS}"),
+    # a 32x32x32 product in 16x16 tiles (grid 2x2): BK and num_warps keep the chain of k8 MMAs, SPLIT_K changes it
+    "splitk_matmul": ([B("A", "f32", 1024, "in"), B("B", "f32", 1024, "in"), B("C", "f32", 1024, "out"), 32, 32, 32],
+                      {"A": "f32[1024]:in", "B": "f32[1024]:in", "C": "f32[1024]:out"},
+                      [(f"BK={bk} SPLIT_K={s} num_warps={w}", {"BM": 16, "BN": 16, "BK": bk, "SPLIT_K": s}, w)
+                       for bk, s, w in ((8, 1, 1), (16, 1, 1), (16, 1, 2), (32, 1, 2), (16, 1, 4), (8, 2, 1), (16, 2, 2),
+                                        (8, 4, 1))],
+                      "2,2"),
 }
 
-for name, (args, buffers, space) in SPACES.items():
+
+def tag(constexprs: dict) -> str:
+    """File-name part of a configuration: b<BLOCK>, or every constexpr but the 16x16 tile."""
+    if set(constexprs) == {"BLOCK"}:
+        return f"b{constexprs['BLOCK']}"
+    return ".".join(f"{k.lower()}{v}" for k, v in constexprs.items() if k not in ("BM", "BN"))
+
+
+CHOSEN = sys.argv[1:] or list(SPACES)   # `python configs.py rmsnorm` regenerates one space
+
+for name in CHOSEN:
+    args, buffers, space, grid = SPACES[name]
     fn = getattr(kernels, f"{name}_kernel")
-    lines = [f'description = "Triton {name} configurations over {ROWS} rows: which give identical bits?"', "",
+    over = f"over {ROWS} rows" if grid == f"{ROWS}" else f"on a {grid} grid of 16x16 output tiles"
+    lines = [f'description = "Triton {name} configurations {over}: which give identical bits?"', "",
              "[buffers]"] + [f'{k} = "{v}"' for k, v in buffers.items()]
     for label, constexprs, warps in space:
-        k = vt.compile(fn, args=args, constexprs=constexprs, num_warps=warps)
+        k = vt.compile(fn, args=args, constexprs=constexprs, num_warps=warps, num_stages=1)
         assert not any(k.scratch[:k.hidden]), "hidden scratch buffers are not written into the manifest"
-        file = f"{name}.b{constexprs['BLOCK']}.w{warps}.sm80.ptx"
+        file = f"{name}.{tag(constexprs)}.w{warps}.sm80.ptx"
         k.save(HERE / file)
         values = [a.name if isinstance(a, volta.Buffer) else repr(a) for a in args] + ["0"] * k.hidden
         arg_text = ", ".join(f'"{a}"' for a in values)
         lines += ["", "[[config]]", f'label = "{label}"', f'ptx = "{file}"', f'name = "{k.name}"',
-                  f'grid = "{ROWS}"', f'block = "{k.block}"', f"args = [{arg_text}]",
+                  f'grid = "{grid}"', f'block = "{k.block}"', f"args = [{arg_text}]",
                   f"shared_dynamic = {k.shared}"]
         print(f"{file}: block {k.block}, shared {k.shared} bytes")
     (HERE / f"{name}_configs.toml").write_text("\n".join(lines) + "\n")

@@ -91,3 +91,36 @@ def matmul_f16_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.con
         b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
         acc += tl.dot(a, b)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def rmsnorm_kernel(x_ptr, w_ptr, y_ptr, cols, eps, BLOCK: tl.constexpr):
+    """y = x / sqrt(mean(x^2) + eps) * w, one program per row."""
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < cols
+    x = tl.load(x_ptr + row * cols + offs, mask=mask, other=0.0)
+    rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / cols + eps)
+    w = tl.load(w_ptr + offs, mask=mask)
+    tl.store(y_ptr + row * cols + offs, x * rstd * w, mask=mask)
+
+
+@triton.jit
+def splitk_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                         SPLIT_K: tl.constexpr):
+    """C = A @ B on tensor cores (fp32 inputs as TF32, mma.sync m16n8k8), row-major, K divisible by
+    SPLIT_K * BK. Deterministic split-K: SPLIT_K partial products, each its own accumulation chain from
+    zero over a contiguous K range, added in order — another chain than one loop over all of K."""
+    pm, pn = tl.program_id(0), tl.program_id(1)
+    rm = pm * BM + tl.arange(0, BM)
+    rn = pn * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for s in tl.static_range(SPLIT_K):
+        part = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(s * (K // SPLIT_K), (s + 1) * (K // SPLIT_K), BK):
+            a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+            b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+            part += tl.dot(a, b, input_precision="tf32")
+        acc += part
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)

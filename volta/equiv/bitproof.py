@@ -11,8 +11,15 @@ bit-exact semantics by proofs/bit_identities.py. Layouts (which thread and regis
 element) vanish because outputs are compared per element.
 
 What differs is settled by the sampling comparison (`volta.equiv.bits`): a witness input makes it
-BITS DIFFER; otherwise the element is UNKNOWN. Instructions with hidden state (carry chains), tensor
-cores, atomics and external functions are refused (UNSUPPORTED), never approximated.
+BITS DIFFER; otherwise the element is UNKNOWN. Instructions with hidden state (carry chains), atomics
+and external functions are refused (UNSUPPORTED), never approximated.
+
+Tensor cores: `mma.sync` is, per output element, the uninterpreted term `mma.<model><shape><types>(a_row…,
+b_col…, c)` with A's row and B's column in increasing k, the fragments mapped to matrix coordinates by the
+concrete executor's own layout tables (volta.exec.tensor). The model (the architecture row of
+volta.numerics.mma_model) is part of the name, and k is never reordered: the models round per group of k
+(proofs/mma_terms.md). `ldmatrix`, `ldmatrix.trans` and `movmatrix` only move terms. Under `--fp ieee` a
+floating-point mma has no IEEE definition and is refused; f64 (an fma chain) and integer mma are exact.
 """
 from __future__ import annotations
 
@@ -22,7 +29,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from volta.errors import Unsupported, UsageError
+from volta.exec import access as A
+from volta.exec import tensor as T
 from volta.exec.access import region_itemsize
+from volta.exec.dispatch import _advance, _data_flag
 from volta.exec.launch import LaunchSpec
 from volta.exec.machine import DATA, Machine, source_types
 from volta.ir.program import RegRef, lower
@@ -77,6 +87,52 @@ def bit_constant(bits: int, t: str | None) -> E.Expr:
 _CONSTANT_BITS: dict = {}  # bit-constant node -> its bits
 
 
+def element(word: E.Expr, sub: int, ew: int) -> E.Expr:
+    """Element `sub` (ew bits wide) of a packed register's term: exact for a constant and for a `pack`."""
+    if word in _CONSTANT_BITS and sub == 0 and _is_width(word, ew):
+        return word
+    if word in _CONSTANT_BITS:
+        return bit_constant((_CONSTANT_BITS[word] >> (sub * ew)) & ((1 << ew) - 1), f".b{ew}")
+    if word.op is E.CALL and word.data == f"pack.b{ew}":
+        return word.args[sub]
+    return E.call(f"bits{ew}@{sub * ew}", word)
+
+
+def pack(elements, ew: int) -> E.Expr:
+    """A register holding `elements` (low first): exact inverse of `element`, so a register that is only
+    unpacked and packed again is its own term."""
+    if len(elements) == 1:
+        return elements[0]
+    if all(e in _CONSTANT_BITS for e in elements):
+        return bit_constant(sum(_CONSTANT_BITS[e] << (k * ew) for k, e in enumerate(elements)),
+                            f".b{ew * len(elements)}")
+    first = elements[0]
+    if first.op is E.CALL and first.data == f"bits{ew}@0":
+        whole = first.args[0]
+        if all(e.op is E.CALL and e.data == f"bits{ew}@{k * ew}" and e.args[0] is whole
+               for k, e in enumerate(elements)):
+            return whole
+    return E.call(f"pack.b{ew}", *elements)
+
+
+def _is_width(node, ew):
+    return node.data.split("#")[0] in (f".b{ew}", f".f{ew}", f".s{ew}", f".u{ew}")
+
+
+def mma_model(fp: str, in_fmt: str) -> str:
+    """The name of the function an mma computes: the architecture row, or an exact definition."""
+    if in_fmt in ("s8", "u8"):
+        return "exact-int"        # integer products and sums, exactly (wrapping or .satfinite)
+    if in_fmt == "f64":
+        return "f64-fma-chain"    # an IEEE fma chain in increasing k on every architecture
+    if fp in ("ieee", "real"):
+        raise Unsupported(f"mma on {in_fmt} inputs has no IEEE semantics (the PTX ISA leaves tensor-core "
+                          f"rounding unspecified): prove per architecture, e.g. --fp ampere")
+    from volta.numerics.mma_model import arch_name
+
+    return arch_name(fp)
+
+
 class TermMachine(Machine):
     """The SIMT machine with data as bit-function terms (see the module docstring)."""
 
@@ -119,6 +175,177 @@ class TermMachine(Machine):
         commutative = d.op in COMMUTATIVE
         out[data] = [term(d.inst.opcode, a, commutative) for a in zip(*args)]
         return out
+
+    # ---- tensor cores: uninterpreted, exactly named terms; matrix moves move terms -------------------
+    def _execute(self, op, lanes):
+        handler = {"mma": self._mma_terms, "ldmatrix": self._ldmatrix_terms,
+                   "movmatrix": self._movmatrix_terms}.get(op.op)
+        if handler is not None:
+            self.thread_instructions += lanes.size
+            return handler(op, lanes)
+        if op.op in ("wmma", "wgmma", "stmatrix"):
+            raise Unsupported(f"`{op.d.inst.opcode}` is not followed by bit terms (only mma.sync, ldmatrix and "
+                              f"movmatrix are)", op.span)
+        return super()._execute(op, lanes)
+
+    def _register_terms(self, regs, flat, t):
+        """Per register (a list) the lanes' terms (object arrays), and the OR of their flags."""
+        flags = np.zeros(flat.size, np.uint8)
+        terms = []
+        for r in regs:
+            _, f = self.read(r, flat, t)
+            if f is not None:
+                flags |= f
+            terms.append(self.read_sym(r, flat, t))
+        return terms, flags
+
+    def _tile_terms(self, terms, grid, per_reg, ew, table, shape):
+        """Register terms → (W, rows, cols) object tiles of element terms, through the executor's layout."""
+        rows, cols = table
+        W = grid.shape[0]
+        tile = np.empty((W,) + shape, dtype=object)
+        for s in range(rows.shape[1]):
+            reg, sub = divmod(s, per_reg)
+            for w in range(W):
+                for lane in range(32):
+                    word = terms[reg][w * 32 + lane]   # one element per register: the register's own term
+                    tile[w, rows[lane, s], cols[lane, s]] = (element(word, sub, ew) if per_reg > 1 or
+                                                             word in _CONSTANT_BITS else word)
+        return tile
+
+    def _mma_terms(self, op, lanes):
+        key, dt, at, bt, ct = T._mma_kind(op)
+        (M, N, K), la, lb, lc, per_reg = T.MMA_SHAPES[key]
+        model = mma_model(self.fp, at)
+        grid = T._full_warps(self, op, lanes)
+        if grid is None:
+            return
+        flat = grid.reshape(-1)
+        W = grid.shape[0]
+        d_op, a_op, b_op, c_op = op.operands[:4]
+        ra, rb, rc, rd = T._regs(a_op), T._regs(b_op), T._regs(c_op), T._regs(d_op)
+        ew, bw, cw = T._WIDTH[at], T._WIDTH[bt], T._WIDTH[ct]
+        a_per = per_reg if at != "f64" else 1
+        c_per = 2 if ct == "f16" else 1
+        if len(ra) * a_per != M * K // 32 or len(rc) * c_per != M * N // 32 or len(rd) != len(rc):
+            raise Unsupported(f"`{op.d.inst.opcode}`: wrong number of fragment registers", op.span)
+        ta, fa = self._register_terms(ra, flat, f".b{min(32, ew * a_per)}")
+        tb, fb = self._register_terms(rb, flat, f".b{min(32, bw * a_per)}")
+        tc, fc = self._register_terms(rc, flat, f".b{cw * c_per}")
+        At = self._tile_terms(ta, grid, a_per, ew, T.layout_table(la, M * K // 32), (M, K))
+        Bt = self._tile_terms(tb, grid, a_per, bw, T.layout_table(lb, K * N // 32), (K, N))
+        Ct = self._tile_terms(tc, grid, c_per, cw, T.layout_table(lc, M * N // 32), (M, N))
+        name = f"mma.{model}{op.d.shape}.row.col{''.join(op.d.types)}" + (".satfinite" if op.d.has(".satfinite")
+                                                                          else "")
+        Dt = np.empty((W, M, N), dtype=object)
+        for w in range(W):
+            for i in range(M):
+                for j in range(N):   # A's row and B's column in increasing k, then c: never reordered
+                    Dt[w, i, j] = E.call(name, *At[w, i, :], *Bt[w, :, j], Ct[w, i, j])
+        rows, cols = T.layout_table(lc, M * N // 32)
+        flags = np.repeat(np.full(W, DATA, np.uint8) | np.bitwise_or.reduce(
+            ((fa | fb | fc) & 2).reshape(W, 32), axis=1), 32)
+        for k, r in enumerate(rd):
+            sym = np.empty(flat.size, dtype=object)
+            for w in range(W):
+                for lane in range(32):
+                    slots = range(k * c_per, (k + 1) * c_per)
+                    sym[w * 32 + lane] = pack([Dt[w, rows[lane, s], cols[lane, s]] for s in slots], cw)
+            self.write(r, flat, np.zeros(flat.size, np.uint64), flags, sym)
+        _advance(self, flat)
+
+    def _load_words(self, op, space, addr, lanes, size):
+        """`size`-byte words at `addr` for `lanes` (unique): bits, flags (DATA where a term was stored or
+        the word is an input element; UNDEF carried) and terms (None where concrete). No race tracking."""
+        bits = np.zeros(lanes.size, np.uint64)
+        flags = np.zeros(lanes.size, np.uint8)
+        sym = np.full(lanes.size, None, dtype=object)
+        pos_of = {int(x): k for k, x in enumerate(lanes)}
+        for region, lz, offs in A.resolve(self, op, space, addr, lanes, size, False):
+            if region == "kernel-param":
+                raise Unsupported(f"`{op.d.inst.opcode}` from kernel parameters", op.span)
+            p = np.array([pos_of[int(x)] for x in lz], np.int64)
+            b, u = A.load(self, region, lz, offs, size)
+            bits[p] = b
+            if u is not None:
+                flags[p] |= u & 2
+            carried = _data_flag(self, region, lz, offs, size)
+            if carried is not None:
+                flags[p] |= carried & 2
+            s = A.load_sym(self, op, region, lz, offs, size, f".b{8 * size}", b)
+            sym[p] = s
+            flags[p] |= (s != None).astype(np.uint8)  # noqa: E711
+        return bits, flags, sym
+
+    def _ldmatrix_terms(self, op, lanes):
+        """ldmatrix: each register is the word (or with .trans the two b16 of two rows) the layout names."""
+        if op.d.shape != ".m8n8" or (op.d.types and op.d.types[-1] != ".b16"):
+            raise Unsupported(f"`{op.d.inst.opcode}`: only .m8n8 .b16 is modelled", op.span)
+        nm = 4 if op.d.has(".x4") else 2 if op.d.has(".x2") else 1
+        trans = op.d.has(".trans")
+        grid = T._full_warps(self, op, lanes)
+        if grid is None:
+            return
+        dst, src = op.operands
+        regs = T._regs(dst)
+        if len(regs) != nm:
+            raise Unsupported(f"`{op.d.inst.opcode}` needs {nm} destination registers", op.span)
+        W = grid.shape[0]
+        providers = grid[:, : 8 * nm]   # lanes 8i..8i+7 give the row addresses of matrix i
+        addr = A.addresses(self, op, src, providers.reshape(-1)).reshape(W, 8 * nm)
+        space = op.d.space or None
+        for region, lz, offs in A.resolve(self, op, space, addr.reshape(-1), providers.reshape(-1), 16, False):
+            if region == "kernel-param":
+                raise Unsupported(f"`{op.d.inst.opcode}` from kernel parameters", op.span)
+            if region.space in (".global", ".shared"):   # reads belong to the lane giving the row address
+                A.track(self, op, region, lz, offs, 16, write=False)
+        flat = grid.reshape(-1)
+        lane = np.arange(32)
+        for i, reg in enumerate(regs):
+            parts = []
+            for j in ((0, 1) if trans else (0,)):
+                r, c = T.ldmatrix_layout(lane, j, trans)   # element j of lane's register: row r, b16 column c
+                words = addr[:, 8 * i + r] + (2 * c).astype(np.uint64)
+                parts.append(self._load_words(op, space, words.reshape(-1), flat, 2 if trans else 4))
+            if trans:
+                (b0, f0, s0), (b1, f1, s1) = parts
+                bits, flags = b0 | (b1 << np.uint64(16)), f0 | f1
+                sym = np.full(flat.size, None, dtype=object)
+                for k in np.flatnonzero((s0 != None) | (s1 != None)):  # noqa: E711
+                    sym[k] = pack([x[k] if x[k] is not None else bit_constant(int(b[k]), ".b16")
+                                   for x, b in ((s0, b0), (s1, b1))], 16)
+            else:
+                bits, flags, sym = parts[0]
+            self.write(reg, flat, bits, flags, sym)
+        _advance(self, flat)
+
+    def _movmatrix_terms(self, op, lanes):
+        """movmatrix.trans: the 8x8 b16 matrix held as ldmatrix holds it, transposed across the warp."""
+        if op.d.shape != ".m8n8" or not op.d.has(".trans") or (op.d.types and op.d.types[-1] != ".b16"):
+            raise Unsupported(f"`{op.d.inst.opcode}`: only .m8n8.trans.b16 is modelled", op.span)
+        grid = T._full_warps(self, op, lanes)
+        if grid is None:
+            return
+        flat = grid.reshape(-1)
+        dst, src = op.operands
+        bits, f = self.read(src, flat, ".b32")
+        terms = self.read_sym(src, flat, ".b32")
+        lane = np.arange(32)
+        sym = np.empty(flat.size, dtype=object)
+        out = np.zeros(flat.size, np.uint64)
+        for w in range(grid.shape[0]):
+            for ln in range(32):
+                elems = []
+                for j in (0, 1):
+                    r, c = T.ldmatrix_layout(lane[ln], j, True)   # element (r, c) of the source matrix
+                    src_lane, sub = w * 32 + r * 4 + c // 2, c % 2
+                    elems.append(element(terms[src_lane], sub, 16))
+                    out[w * 32 + ln] |= ((bits[src_lane] >> np.uint64(16 * sub)) & np.uint64(0xFFFF)) << np.uint64(16 * j)
+                sym[w * 32 + ln] = pack(elems, 16)
+        flags = np.repeat(np.bitwise_or.reduce((f if f is not None else np.zeros(flat.size, np.uint8))
+                                               .reshape(-1, 32), axis=1), 32) | DATA
+        self.write(dst, flat, out, flags, sym)
+        _advance(self, flat)
 
     def setp_terms(self, op, lanes, flags, t, has_c):
         """`setp` on data: the predicate term, and for `p|q` the term of the second destination."""
