@@ -150,3 +150,31 @@ def _model_reversal_changes(arch, fmt, trials=200):
 def test_k_order_matters_in_the_ampere_model_so_terms_keep_it():
     # groups of 4 rounded in increasing k: a permutation across groups changes bits; the proof stays strict
     assert _model_reversal_changes("ampere", "tf32") > 50
+
+
+F16 = DATA / "mma_f16.sm80.ptx"
+F16_BUFFERS = ["A=f16[256]:in", "B=f16[128]:in", "D=f32[128]:out"]
+
+
+def _f16_pair(ref, opt):
+    return pair_from_options(str(F16), str(F16), F16_BUFFERS, grid="1", block="32", args="A,B,D",
+                             ref={"kernel": ref}, opt={"kernel": opt})
+
+
+def test_fragments_by_ldmatrix_and_trans_are_the_directly_gathered_ones():
+    # two independent routes to the same m16n8k16 fragments: packed global loads vs shared memory through
+    # ldmatrix.x4 (A) and ldmatrix.x2.trans (B); the sampled tensor-core runs agree too
+    spec = _f16_pair("mma_f16_direct", "mma_f16_ldmatrix")
+    proof = prove_bits(spec, fp="ampere")
+    assert proof.verdict == "bit-identical" and proof.proved == proof.compared == 128
+    report, _, _ = check_bits(spec, fp="ampere", trials=1)
+    assert report.identical and report.unsupported is None
+
+
+def test_movmatrix_moves_terms():
+    assert prove_bits(_f16_pair("mma_f16_direct", "mma_f16_movmatrix_twice"), fp="ampere").verdict == "bit-identical"
+    # one transpose is each 8x8 block of A read transposed, gathered by another route
+    proof = prove_bits(_f16_pair("mma_f16_blocks_transposed", "mma_f16_movmatrix_once"), fp="ampere")
+    assert proof.verdict == "bit-identical" and proof.compared == 128
+    assert prove_bits(_f16_pair("mma_f16_direct", "mma_f16_movmatrix_once"), fp="ampere",
+                      trials=1).verdict != "bit-identical"

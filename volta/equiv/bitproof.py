@@ -32,7 +32,7 @@ from volta.errors import Unsupported, UsageError
 from volta.exec import access as A
 from volta.exec import tensor as T
 from volta.exec.access import region_itemsize
-from volta.exec.dispatch import _advance, _data_flag
+from volta.exec.dispatch import _advance, _data_flag, _merge
 from volta.exec.launch import LaunchSpec
 from volta.exec.machine import DATA, Machine, source_types
 from volta.ir.program import RegRef, lower
@@ -180,6 +180,8 @@ class TermMachine(Machine):
     def _execute(self, op, lanes):
         handler = {"mma": self._mma_terms, "ldmatrix": self._ldmatrix_terms,
                    "movmatrix": self._movmatrix_terms}.get(op.op)
+        if op.op == "mov" and any(isinstance(x, ast.Vector) for x in op.operands[:2]):
+            handler = self._mov_vector_terms
         if handler is not None:
             self.thread_instructions += lanes.size
             return handler(op, lanes)
@@ -187,6 +189,38 @@ class TermMachine(Machine):
             raise Unsupported(f"`{op.d.inst.opcode}` is not followed by bit terms (only mma.sync, ldmatrix and "
                               f"movmatrix are)", op.span)
         return super()._execute(op, lanes)
+
+    def _mov_vector_terms(self, op, lanes):
+        """`mov.b32 r, {h0, h1}` packs element terms; `mov.b32 {h0, h1}, r` takes them apart (exactly)."""
+        dst, src = op.operands
+        t = op.d.types[-1] if op.d.types else ".b64"
+        if isinstance(src, ast.Vector):
+            ew = width(t) // len(src.elems)
+            bits, flags = np.zeros(lanes.size, np.uint64), None
+            for k, e in enumerate(src.elems):
+                v, f = self.read(e, lanes, f".b{ew}")
+                bits |= mask(v, ew) << np.uint64(k * ew)
+                flags = _merge(flags, f)
+            sym = None
+            if flags is not None and (flags & DATA).any():
+                parts = [self.read_sym(e, lanes, f".b{ew}") for e in src.elems]
+                sym = np.full(lanes.size, None, dtype=object)
+                for i in np.flatnonzero(flags & DATA):
+                    sym[i] = pack([p[i] for p in parts], ew)
+            self.write(dst, lanes, bits, flags, sym)
+        else:
+            v, f = self.read(src, lanes, t)
+            ew = width(t) // len(dst.elems)
+            data = np.flatnonzero(f & DATA) if f is not None else np.array([], np.int64)
+            whole = self.read_sym(src, lanes, t) if data.size else None
+            for k, e in enumerate(dst.elems):
+                sym = None
+                if data.size:
+                    sym = np.full(lanes.size, None, dtype=object)
+                    for i in data:
+                        sym[i] = element(whole[i], k, ew)
+                self.write(e, lanes, mask(v >> np.uint64(k * ew), ew), f, sym)
+        _advance(self, lanes)
 
     def _register_terms(self, regs, flat, t):
         """Per register (a list) the lanes' terms (object arrays), and the OR of their flags."""
@@ -303,11 +337,19 @@ class TermMachine(Machine):
         lane = np.arange(32)
         for i, reg in enumerate(regs):
             parts = []
-            for j in ((0, 1) if trans else (0,)):
+            whole = None
+            if not trans:   # a 32-bit word stored whole (f32/tf32 data): its own term
+                r, c = T.ldmatrix_layout(lane, 0, False)
+                try:
+                    whole = self._load_words(op, space, (addr[:, 8 * i + r] + (2 * c).astype(np.uint64)).reshape(-1),
+                                             flat, 4)
+                except Unsupported:
+                    whole = None   # stored as two b16 elements: take them one by one below
+            for j in ((0, 1) if whole is None else ()):
                 r, c = T.ldmatrix_layout(lane, j, trans)   # element j of lane's register: row r, b16 column c
                 words = addr[:, 8 * i + r] + (2 * c).astype(np.uint64)
-                parts.append(self._load_words(op, space, words.reshape(-1), flat, 2 if trans else 4))
-            if trans:
+                parts.append(self._load_words(op, space, words.reshape(-1), flat, 2))
+            if whole is None:
                 (b0, f0, s0), (b1, f1, s1) = parts
                 bits, flags = b0 | (b1 << np.uint64(16)), f0 | f1
                 sym = np.full(flat.size, None, dtype=object)
@@ -315,7 +357,7 @@ class TermMachine(Machine):
                     sym[k] = pack([x[k] if x[k] is not None else bit_constant(int(b[k]), ".b16")
                                    for x, b in ((s0, b0), (s1, b1))], 16)
             else:
-                bits, flags, sym = parts[0]
+                bits, flags, sym = whole
             self.write(reg, flat, bits, flags, sym)
         _advance(self, flat)
 
