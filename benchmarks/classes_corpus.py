@@ -51,7 +51,7 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated space names (default: all)")
     a = ap.parse_args()
     only = {x for x in a.only.split(",") if x}
-    print(f"{'space':<14} {'fp':<7} {'configs':>7} {'classes':>7} {'unclassified':>12} {'over-merge':>10} "
+    print(f"{'space':<18} {'fp':<7} {'configs':>7} {'classes':>7} {'unclassified':>12} {'over-merge':>10} "
           f"{'under-merge':>11} {'empirical':>9} {'seconds':>8}")
     for manifest in sorted(TRITON.glob("*_configs.toml")):
         name = manifest.stem.removesuffix("_configs")
@@ -72,7 +72,7 @@ def main() -> None:
         groups = {}
         for k in range(len(configs)):
             groups.setdefault(tuple(r.tobytes() for r in runs[k]), []).append(k)
-        print(f"{name:<14} {fp:<7} {len(configs):>7} {len(result.classes):>7} "
+        print(f"{name:<18} {fp:<7} {len(configs):>7} {len(result.classes):>7} "
               f"{len(result.unsupported):>12} {over:>10} {under:>11} {len(groups):>9} "
               f"{time.perf_counter() - start:>8.1f}")
 

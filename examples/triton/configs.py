@@ -50,9 +50,9 @@ def tag(constexprs: dict) -> str:
     return ".".join(f"{k.lower()}{v}" for k, v in constexprs.items() if k not in ("BM", "BN"))
 
 
-CHOSEN = sys.argv[1:] or list(SPACES)   # `python configs.py rmsnorm` regenerates one space
+CHOSEN = sys.argv[1:] or list(SPACES)   # `python configs.py rmsnorm` regenerates one space (or splitk_matmul_cuda)
 
-for name in CHOSEN:
+for name in (n for n in CHOSEN if n in SPACES):
     args, buffers, space, grid = SPACES[name]
     fn = getattr(kernels, f"{name}_kernel")
     over = f"over {ROWS} rows" if grid == f"{ROWS}" else f"on a {grid} grid of 16x16 output tiles"
@@ -70,3 +70,28 @@ for name in CHOSEN:
                   f"shared_dynamic = {k.shared}"]
         print(f"{file}: block {k.block}, shared {k.shared} bytes")
     (HERE / f"{name}_configs.toml").write_text("\n".join(lines) + "\n")
+
+# The split-K space in CUDA (splitk_matmul_cuda.cu, nvcc), with two Triton configurations of the same function
+# in the same manifest: classes may span the two front ends.
+CUDA_CONFIGS = [("CUDA SPLIT_K=1", "splitk1"), ("CUDA SPLIT_K=1 n halves swapped", "splitk1_halves_swapped"),
+                ("CUDA SPLIT_K=1 k steps reversed", "splitk1_reversed"), ("CUDA SPLIT_K=2", "splitk2"),
+                ("CUDA SPLIT_K=4", "splitk4")]
+TRITON_IN_CUDA_SPACE = [("Triton BK=16 SPLIT_K=1 num_warps=2", "splitk_matmul.bk16.split_k1.w2.sm80.ptx", 64, 2048),
+                        ("Triton BK=8 SPLIT_K=2 num_warps=1", "splitk_matmul.bk8.split_k2.w1.sm80.ptx", 32, 1024)]
+if "splitk_matmul_cuda" in CHOSEN or not sys.argv[1:]:
+    import subprocess
+
+    subprocess.run(["nvcc", "-ptx", "-lineinfo", "-std=c++17", "-arch=sm_80", "-o", "splitk_matmul_cuda.sm80.ptx",
+                    "splitk_matmul_cuda.cu"], cwd=HERE, check=True)
+    lines = ['description = "The split-K matmul in CUDA (nvcc, mma.sync TF32) and in Triton, on a 2,2 grid of 16x16 '
+             'output tiles: which give identical bits?"', "", "[buffers]", 'A = "f32[1024]:in"', 'B = "f32[1024]:in"',
+             'C = "f32[1024]:out"']
+    for label, entry in CUDA_CONFIGS:
+        lines += ["", "[[config]]", f'label = "{label}"', 'ptx = "splitk_matmul_cuda.sm80.ptx"', f'name = "{entry}"',
+                  'grid = "2,2"', 'block = "32"', 'args = ["A", "B", "C"]']
+    for label, file, block, shared in TRITON_IN_CUDA_SPACE:
+        lines += ["", "[[config]]", f'label = "{label}"', f'ptx = "{file}"', 'name = "splitk_matmul_kernel"',
+                  'grid = "2,2"', f'block = "{block}"', 'args = ["A", "B", "C", "32", "32", "32", "0", "0"]',
+                  f"shared_dynamic = {shared}"]
+    (HERE / "splitk_matmul_cuda_configs.toml").write_text("\n".join(lines) + "\n")
+    print("splitk_matmul_cuda_configs.toml")

@@ -178,3 +178,31 @@ def test_movmatrix_moves_terms():
     assert proof.verdict == "bit-identical" and proof.compared == 128
     assert prove_bits(_f16_pair("mma_f16_direct", "mma_f16_movmatrix_once"), fp="ampere",
                       trials=1).verdict != "bit-identical"
+
+
+def test_cuda_and_triton_split_k_configurations_share_classes():
+    from volta.equiv.bits import GENERATORS, make_inputs, output_words
+    from volta.equiv.classes import partition
+    from volta.exec.machine import Machine
+
+    configs, buffers, symbols = load_configs(SPACE.parent / "splitk_matmul_cuda_configs.toml")
+    result = partition(configs, buffers, symbols, fp="ampere")
+    labels = [sorted(configs[k].label for k in members) for members in result.classes]
+    assert not result.unsupported and len(labels) == 4
+    assert ["CUDA SPLIT_K=1", "CUDA SPLIT_K=1 n halves swapped", "Triton BK=16 SPLIT_K=1 num_warps=2"] in labels
+    assert ["CUDA SPLIT_K=2", "Triton BK=8 SPLIT_K=2 num_warps=1"] in labels
+    assert ["CUDA SPLIT_K=1 k steps reversed"] in labels
+    assert all(s.witness is not None for s in result.separations)
+    # no over-merge: members of a class agree bitwise under the tensor-core model on inputs the proof never saw
+    spec = LaunchSpec({"ref": configs[0].launch, "opt": configs[0].launch}, buffers)
+    for gen in GENERATORS[:3]:
+        inputs, _ = make_inputs(spec, gen, 4242)
+        for members in result.classes:
+            words = []
+            for k in members:
+                c = configs[k]
+                m = Machine(lower(parse_file(c.launch.ptx), c.launch.kernel), c.launch, buffers, {},
+                            inputs={n: v.copy() for n, v in inputs.items()}, structured=False, check_races=False,
+                            fp="ampere").run()
+                words.append(output_words(m, spec)["C"])
+            assert all(np.array_equal(words[0], w) for w in words[1:]), (gen, members)
