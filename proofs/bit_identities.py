@@ -6,7 +6,10 @@ that are the same term have the same bits. It applies three identities on top of
    modifier listed below) and of the comparisons in COMMUTATIVE_CMP;
 2. integer `add` without `.sat` as a sum modulo 2^w (associative, commutative, 0 the identity,
    signedness irrelevant), so summation trees of integers do not matter;
-3. `selp a, b, p` with a known p is a (p true) or b.
+3. `selp a, b, p` with a known p is a (p true) or b;
+4. packed registers (mma fragments, `mov.b32 r, {h0, h1}`): `bits@k(pack(e…)) = e_k`,
+   `pack(bits@0(R), bits@w(R), …) = R`, and both folded on constants (`check_packing` tests the folding
+   code against plain shifts and masks). Tensor-core MMA terms themselves: proofs/mma_terms.md.
 (2) and (3) hold by the definition of two's-complement addition and of selp. (1) is a claim about
 the semantics tables, so this script checks it exhaustively on special values (±0, ±inf, NaNs with
 different payloads, subnormals, extremes, ±1) and on random words, for every variant, through
@@ -98,9 +101,33 @@ def check_compare(opcode: str, rng: random.Random) -> int:
     return int(np.count_nonzero(C.compare(d, a, b) != C.compare(d, b, a)))
 
 
+def check_packing(rng: random.Random, trials: int = 500) -> int:
+    """bitproof.element / bitproof.pack on constants against shifts and masks; and their exact inverses."""
+    from volta.equiv.bitproof import _CONSTANT_BITS, bit_constant, element, pack
+    from volta.symbolic import expr as E
+
+    bad = 0
+    for _ in range(trials):
+        for ew, n in ((16, 2), (8, 4)):
+            word = rng.getrandbits(ew * n)
+            c = bit_constant(word, f".b{ew * n}")
+            parts = [element(c, k, ew) for k in range(n)]
+            bad += any(_CONSTANT_BITS[p] != (word >> (k * ew)) & ((1 << ew) - 1) for k, p in enumerate(parts))
+            bad += _CONSTANT_BITS[pack(parts, ew)] != word
+    r = E.var("R", 0)
+    h = [E.var("h", k) for k in range(4)]
+    bad += pack([element(r, k, 16) for k in range(2)], 16) is not r
+    bad += any(element(pack(h[:2], 16), k, 16) is not h[k] for k in range(2))
+    bad += pack([element(r, 1, 16), element(r, 0, 16)], 16) is r     # swapped halves are another word
+    return bad
+
+
 def main() -> int:
     rng = random.Random(12)
     failures, checked = [], 0
+    checked += 1
+    if check_packing(rng):
+        failures.append("pack/element")
     for base in sorted(COMMUTATIVE):
         for opcode in VARIANTS[base]:
             checked += 1

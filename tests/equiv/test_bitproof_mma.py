@@ -206,3 +206,31 @@ def test_cuda_and_triton_split_k_configurations_share_classes():
                             fp="ampere").run()
                 words.append(output_words(m, spec)["C"])
             assert all(np.array_equal(words[0], w) for w in words[1:]), (gen, members)
+
+
+def test_packing_identities_are_checked_and_the_check_can_fail(monkeypatch):
+    import importlib.util
+    import random
+
+    import volta.equiv.bitproof as bp
+
+    spec = importlib.util.spec_from_file_location("bit_identities", SPACE.parents[2] / "proofs" / "bit_identities.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.check_packing(random.Random(0), trials=50) == 0
+    real = bp.element
+    monkeypatch.setattr(bp, "element", lambda w, sub, ew: real(w, 1 - sub if ew == 16 else sub, ew))
+    assert module.check_packing(random.Random(0), trials=50) > 0
+
+
+def test_f64_mma_is_an_exact_fma_chain_under_ieee():
+    def pair(ref, opt):
+        return pair_from_options(str(MMA), str(MMA), ["A=f64[64]:in", "B=f64[64]:in", "D=f64[64]:out"], grid="1",
+                                 block="32", args="A,B,D", ref={"kernel": ref}, opt={"kernel": opt})
+
+    proof = prove_bits(pair("mma_f64_in_order", "mma_f64_in_order"), fp="ieee")
+    assert proof.verdict == "bit-identical" and proof.compared == 64
+    chain, _ = _chain(_terms(pair("mma_f64_in_order", "mma_f64_in_order"), "ref", fp="ieee")["D"][0])
+    assert [n.data for n in chain] == ["mma.f64-fma-chain.m8n8k4.row.col.f64.f64.f64.f64"] * 2
+    swapped = prove_bits(pair("mma_f64_in_order", "mma_f64_swapped"), fp="ieee", trials=2)
+    assert swapped.verdict == "bits-differ" and swapped.proved == 0

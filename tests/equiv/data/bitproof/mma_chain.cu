@@ -55,3 +55,29 @@ extern "C" __global__ void mma_k_split(const float *A, const float *B, float *D)
     for (int i = 0; i < 4; i++) lo[i] += hi[i];
     store(D, lo);
 }
+
+// f64 m8n8k4 (PTX ISA §9.7.14.5.2), D (8x8) = A (8x4) · B (4x8): an IEEE fma chain, defined under --fp ieee
+__device__ __forceinline__ void mma_f64(double d[2], const double *A, const double *B, int k0) {
+    int g = threadIdx.x >> 2, t = threadIdx.x & 3;
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};"
+                 : "+d"(d[0]), "+d"(d[1]) : "d"(A[g * 8 + k0 + t]), "d"(B[(k0 + t) * 8 + g]));
+}
+
+// K = 8 as two m8n8k4 steps (A 8x8, B 8x8), in order or swapped
+extern "C" __global__ void mma_f64_in_order(const double *A, const double *B, double *D) {
+    double d[2] = {0.0, 0.0};
+    mma_f64(d, A, B, 0);
+    mma_f64(d, A, B, 4);
+    int g = threadIdx.x >> 2, t = threadIdx.x & 3;
+    D[g * 8 + 2 * t] = d[0];
+    D[g * 8 + 2 * t + 1] = d[1];
+}
+
+extern "C" __global__ void mma_f64_swapped(const double *A, const double *B, double *D) {
+    double d[2] = {0.0, 0.0};
+    mma_f64(d, A, B, 4);
+    mma_f64(d, A, B, 0);
+    int g = threadIdx.x >> 2, t = threadIdx.x & 3;
+    D[g * 8 + 2 * t + 1] = d[1];
+    D[g * 8 + 2 * t] = d[0];
+}
