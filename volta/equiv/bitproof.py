@@ -119,15 +119,15 @@ def _is_width(node, ew):
     return node.data.split("#")[0] in (f".b{ew}", f".f{ew}", f".s{ew}", f".u{ew}")
 
 
-def mma_model(fp: str, in_fmt: str) -> str:
-    """The name of the function an mma computes: the architecture row, or an exact definition."""
+def mma_model(fp: str, in_fmt: str) -> str | None:
+    """The name of the function an mma computes: the architecture row, or an exact definition; None under
+    --fp ieee for floating-point inputs, which IEEE arithmetic does not define."""
     if in_fmt in ("s8", "u8"):
         return "exact-int"        # integer products and sums, exactly (wrapping or .satfinite)
     if in_fmt == "f64":
         return "f64-fma-chain"    # an IEEE fma chain in increasing k on every architecture
     if fp in ("ieee", "real"):
-        raise Unsupported(f"mma on {in_fmt} inputs has no IEEE semantics (the PTX ISA leaves tensor-core "
-                          f"rounding unspecified): prove per architecture, e.g. --fp ampere")
+        return None               # no IEEE definition of a floating-point tensor-core MMA
     from volta.numerics.mma_model import arch_name
 
     return arch_name(fp)
@@ -251,6 +251,10 @@ class TermMachine(Machine):
         key, dt, at, bt, ct = T._mma_kind(op)
         (M, N, K), la, lb, lc, per_reg = T.MMA_SHAPES[key]
         model = mma_model(self.fp, at)
+        if model is None:
+            raise Unsupported(f"`{op.d.inst.opcode}` on {at} inputs has no IEEE semantics (the PTX ISA leaves "
+                              f"tensor-core rounding unspecified): prove per architecture, e.g. --fp ampere",
+                              op.span)
         grid = T._full_warps(self, op, lanes)
         if grid is None:
             return
