@@ -267,8 +267,8 @@ class TermMachine(Machine):
         c_per = 2 if ct == "f16" else 1
         if len(ra) * a_per != M * K // 32 or len(rc) * c_per != M * N // 32 or len(rd) != len(rc):
             raise Unsupported(f"`{op.d.inst.opcode}`: wrong number of fragment registers", op.span)
-        ta, fa = self._register_terms(ra, flat, f".b{min(32, ew * a_per)}")
-        tb, fb = self._register_terms(rb, flat, f".b{min(32, bw * a_per)}")
+        ta, fa = self._register_terms(ra, flat, f".b{ew * a_per}")   # .b32, or .b64 for f64 fragments
+        tb, fb = self._register_terms(rb, flat, f".b{bw * a_per}")
         tc, fc = self._register_terms(rc, flat, f".b{cw * c_per}")
         At = self._tile_terms(ta, grid, a_per, ew, T.layout_table(la, M * K // 32), (M, K))
         Bt = self._tile_terms(tb, grid, a_per, bw, T.layout_table(lb, K * N // 32), (K, N))
