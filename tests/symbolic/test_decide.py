@@ -109,3 +109,19 @@ def test_a_constant_too_large_for_the_solver_is_unknown_not_a_crash():
     huge = E.const(Fraction(3 ** 9000, 7))   # 14,000+ bits: Python will not even print it by default
     found = solver_model(E.mul(x, huge), E.add(x, huge), 1_000)
     assert isinstance(found, Unknown) and "beyond what the solver" in found.reason
+
+
+def test_a_division_in_a_select_arm_does_not_restrict_the_domain():
+    # `x != 0 ? 1/x : 0` is defined (0) at x = 0: the arm's divisor is nonzero only where the arm is taken
+    guarded = lambda other: E.select(E.ne(a, E.ZERO), E.div(E.ONE, a), other)  # noqa: E731
+    assert not isinstance(decide_equal(guarded(E.ZERO), guarded(E.const(5))), Proved)
+    assert decide_equal(guarded(E.ZERO), guarded(E.ZERO)) == Proved("normal-form")
+    # an unconditional division still restricts it: 1/x·x = 1 wherever 1/x is defined
+    assert isinstance(decide_equal(E.div(E.ONE, a) * a, E.ONE), Proved)
+
+
+def test_rounding_modes_are_different_functions():
+    x = E.mul(a, E.const(F(1, 3)))
+    v = decide_equal(E.rint(x, ".rni"), E.rint(x, ".rzi"))
+    assert not isinstance(v, Proved)
+    assert decide_equal(E.add(E.rint(x, ".rmi"), E.ONE), E.add(E.ONE, E.rint(x, ".rmi"))) == Proved("normal-form")

@@ -59,3 +59,56 @@ def test_deep_chain_has_no_recursion_limit():
     env = {E.var("deep", k): F(1) for k in range(n)}
     assert evaluate(acc, env) == n
     assert evaluate_float(acc, env) == n
+
+
+# ---- floor(log2 q) and rounding to an integer: exact on rationals ---------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import math  # noqa: E402
+
+from volta.symbolic.enclose import enclose  # noqa: E402
+
+_POSITIVE = st.fractions(min_value=F(1, 10**40), max_value=F(10**40))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_POSITIVE)
+def test_floor_log2_is_exact(q):
+    k = evaluate(E.floor_log2(x), {x: q})
+    assert F(2) ** int(k) <= q < F(2) ** (int(k) + 1)
+    assert E.floor_log2(E.const(q)) is E.const(k)       # constants fold to the same value
+    f = float(q)
+    if F(f) == q:   # exactly a float: the float evaluator agrees exactly
+        assert evaluate_float(E.floor_log2(x), {x: f}) == k
+
+
+def test_floor_log2_is_partial():
+    for q in (F(0), F(-3, 2)):
+        with pytest.raises(Undefined):
+            evaluate(E.floor_log2(x), {x: q})
+    assert evaluate(E.floor_log2(x), {x: F(1)}) == 0 and evaluate(E.floor_log2(x), {x: F(1, 2)}) == -1
+    assert evaluate(E.floor_log2(x), {x: F(2**128 - 1)}) == 127
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fractions(min_value=-10**6, max_value=10**6, max_denominator=64))
+def test_rint_matches_python_rounding(q):
+    want = {".rni": round(q), ".rzi": math.trunc(q), ".rmi": math.floor(q), ".rpi": math.ceil(q)}
+    for mode, value in want.items():
+        assert evaluate(E.rint(x, mode), {x: q}) == value
+        assert E.rint(E.const(q), mode) is E.const(value)
+        assert E.rint(E.rint(x, mode), ".rni") is E.rint(x, mode)   # an integer stays put
+    assert evaluate(E.rint(x, ".rni"), {x: F(5, 2)}) == 2 and evaluate(E.rint(x, ".rni"), {x: F(-7, 2)}) == -4
+
+
+def test_step_functions_are_enclosed_only_away_from_their_jumps():
+    third = E.mul(x, E.const(F(1, 3)))
+    # rint(x/3) at x = 5 is 2 exactly; 2^(x/7) makes the sum irrational, enclosed
+    e = E.exp2(E.add(E.rint(third, ".rni"), E.mul(x, E.const(F(1, 7)))))
+    got = enclose(e, {x: F(5)})
+    assert got.lo < got.hi and abs(float(got.lo) - 4 * 2 ** (5 / 7)) < 1e-12
+    assert enclose(E.floor_log2(x), {x: F(3)}).lo == 1
+    with pytest.raises(Inexact):  # sqrt(2)^2 = 2 sits exactly on a jump: never decided from intervals
+        enclose(E.floor_log2(E.mul(E.sqrt(E.const(2)), E.sqrt(E.const(2)))), {})

@@ -114,6 +114,33 @@ def _log2(a):
     return iv.log(a) / iv.log(iv.mpf(2))
 
 
+def _rationals(a) -> tuple[Fraction, Fraction]:
+    ends = _endpoints(a)
+    if ends is None:
+        _undecided("a step function of an unbounded value")
+    return ends
+
+
+def _floor_log2(a):
+    """floor(log2 a) is exact when the whole interval lies between two consecutive powers of two."""
+    lo, hi = _rationals(a)
+    if hi <= 0:
+        raise Undefined("floor_log2 of a value <= 0")
+    k = E.exact_floor_log2(lo) if lo > 0 else None
+    if k is None or k != E.exact_floor_log2(hi):
+        _undecided("floor_log2 near a power of two")
+    return iv.mpf(k)
+
+
+def _rint(a, mode):
+    """Rounding to an integer is exact when both ends of the interval round to the same integer."""
+    lo, hi = _rationals(a)
+    n = E.exact_rint(lo, mode)
+    if n != E.exact_rint(hi, mode):
+        _undecided("rounding to an integer near a rounding boundary")
+    return iv.mpf(n)
+
+
 def _hull_max(a, b):
     return iv.mpf([max(a.a, b.a), max(a.b, b.b)])
 
@@ -142,6 +169,8 @@ _INTERVAL = {
     E.SIN: iv.sin,
     E.COS: iv.cos,
     E.LG2: _log2,
+    E.FLOOR_LOG2: _floor_log2,
+    E.RINT: _rint,
     E.LT: _lt,
     E.LE: _le,
     E.EQ: _eq,

@@ -78,6 +78,13 @@ def _exact_lg2(x: Fraction) -> Fraction:
     return Fraction(k)
 
 
+def _exact_floor_log2(x: Fraction) -> int:
+    k = E.exact_floor_log2(Fraction(x))
+    if k is None:
+        raise Undefined(f"floor_log2({x})")
+    return k
+
+
 def _only_at_zero(name: str, at_zero: int) -> Callable:
     def f(x):
         if x == 0:
@@ -102,6 +109,8 @@ _EXACT: dict[Op, Callable] = {
     E.SIN: _only_at_zero("sin", 0),
     E.COS: _only_at_zero("cos", 1),
     E.LG2: _exact_lg2,
+    E.FLOOR_LOG2: _exact_floor_log2,
+    E.RINT: lambda x, mode: E.exact_rint(x, mode),
     E.LT: lambda a, b: a < b,
     E.LE: lambda a, b: a <= b,
     E.EQ: lambda a, b: a == b,
@@ -153,13 +162,15 @@ _FLOAT: dict[Op, Callable] = {
     E.SIN: math.sin,
     E.COS: math.cos,
     E.LG2: lambda x: math.log2(x) if x > 0 else (-math.inf if x == 0 else math.nan),
+    E.FLOOR_LOG2: lambda x: float(math.frexp(x)[1] - 1) if 0 < x < math.inf else math.nan,
+    E.RINT: lambda x, mode: float(E.exact_rint(Fraction(x), mode)) if math.isfinite(x) else x,
 }
 
 
 def _run(root: Expr, env: Env, table: dict, coerce: Callable, funcs: Mapping[str, Callable],
          memo: dict | None):
     memo = {} if memo is None else memo
-    CALL, BOOL = E.CALL, E.BOOL
+    CALL, BOOL, RINT = E.CALL, E.BOOL, E.RINT
     for node in postorder(root, memo):
         args = node.args
         op = node.op
@@ -167,6 +178,8 @@ def _run(root: Expr, env: Env, table: dict, coerce: Callable, funcs: Mapping[str
             if node.data not in funcs:
                 raise Inexact(f"uninterpreted function {node.data}")
             memo[node] = coerce(funcs[node.data](*[memo[c] for c in args]))
+        elif op is RINT:
+            memo[node] = table[op](memo[args[0]], node.data)
         elif not args:
             value = _leaf(node, env)
             memo[node] = value if op is BOOL else coerce(value)

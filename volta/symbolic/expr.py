@@ -44,11 +44,13 @@ class Op(IntEnum):
     AND = 24
     OR = 25
     NOT = 26
+    FLOOR_LOG2 = 27  # floor(log2 q) for q > 0: the exponent a float's bit field holds (libdevice logf)
+    RINT = 28        # a real rounded to an integer (cvt.rni/.rzi/.rmi/.rpi): data = the PTX rounding mode
 
 
 # Module-level aliases: `Op.ADD` is an enum attribute lookup (~250 ns), `ADD` a global (~10 ns).
 (CONST, BOOL, VAR, SYM, ADD, MUL, DIV, EXP2, MAX, MIN, ABS, SELECT, SQRT, RSQRT, RCP_APPROX,
- TANH, SIN, COS, LG2, CALL, LT, LE, EQ, NE, AND, OR, NOT) = tuple(Op)
+ TANH, SIN, COS, LG2, CALL, LT, LE, EQ, NE, AND, OR, NOT, FLOOR_LOG2, RINT) = tuple(Op)
 
 LEAVES = frozenset({CONST, BOOL, VAR, SYM})
 COMMUTATIVE = frozenset({ADD, MUL, MAX, MIN, EQ, NE, AND, OR})
@@ -56,8 +58,8 @@ COMPARISONS = frozenset({LT, LE, EQ, NE})
 BOOLEAN = COMPARISONS | {AND, OR, NOT, BOOL}
 # Operators outside + - * / exp2: normalized over normalized arguments, then opaque.
 ATOMS = frozenset({MAX, MIN, ABS, SELECT, SQRT, RSQRT, RCP_APPROX,
-                   TANH, SIN, COS, LG2, CALL})
-UNARY_ATOMS = frozenset({ABS, SQRT, RSQRT, RCP_APPROX, TANH, SIN, COS, LG2})
+                   TANH, SIN, COS, LG2, CALL, FLOOR_LOG2, RINT})
+UNARY_ATOMS = frozenset({ABS, SQRT, RSQRT, RCP_APPROX, TANH, SIN, COS, LG2, FLOOR_LOG2})
 
 
 class Expr:
@@ -344,6 +346,53 @@ def lg2(a) -> Expr:
     return _make(LG2, (a,))
 
 
+def exact_floor_log2(x: Fraction) -> int | None:
+    """floor(log2 x) of a positive rational, exactly (None for x <= 0)."""
+    if x <= 0:
+        return None
+    n, d = x.numerator, x.denominator
+    k = n.bit_length() - d.bit_length()   # 2^(k-1) < n/d < 2^(k+1)
+    return k if (n << max(-k, 0)) >= (d << max(k, 0)) else k - 1
+
+
+def floor_log2(a) -> Expr:
+    """floor(log2 a): the unbiased exponent of a positive a (a's float is 2^k times a mantissa in
+    [1, 2)). Partial: undefined for a <= 0, like lg2."""
+    a = _lift(a)
+    if a.op is CONST and (k := exact_floor_log2(a.data)) is not None:
+        return const(k)
+    return _make(FLOOR_LOG2, (a,))
+
+
+ROUNDINGS = (".rni", ".rzi", ".rmi", ".rpi")   # to nearest (ties to even), toward zero, down, up
+
+
+def exact_rint(x: Fraction, mode: str) -> int:
+    """x rounded to an integer in the PTX rounding mode, exactly."""
+    x = Fraction(x)
+    down = x.numerator // x.denominator
+    if mode == ".rmi" or x == down:
+        return down
+    if mode == ".rpi":
+        return down + 1
+    if mode == ".rzi":
+        return down if x > 0 else down + 1
+    twice = 2 * (x - down)            # .rni: nearest, ties to the even neighbour
+    return down if twice < 1 or (twice == 1 and down % 2 == 0) else down + 1
+
+
+def rint(a, mode: str) -> Expr:
+    """a rounded to an integer (mode one of ROUNDINGS): total, piecewise constant."""
+    if mode not in ROUNDINGS:
+        raise ValueError(f"unknown integer rounding {mode}")
+    a = _lift(a)
+    if a.op is CONST:
+        return const(exact_rint(a.data, mode))
+    if a.op is RINT:
+        return a          # already an integer: every rounding keeps it
+    return _make(RINT, (a,), mode)
+
+
 def call(name: str, *args) -> Expr:
     """Uninterpreted function application: equal arguments give equal results."""
     return _make(CALL, tuple(_lift(x) for x in args), name)
@@ -356,7 +405,7 @@ def unary(op: Op, a) -> Expr:
 
 _UNARY_BUILDERS: dict[Op, Callable] = {
     ABS: absolute, SQRT: sqrt, RSQRT: rsqrt, RCP_APPROX: rcp_approx,
-    TANH: tanh, SIN: sin, COS: cos, LG2: lg2, EXP2: exp2,
+    TANH: tanh, SIN: sin, COS: cos, LG2: lg2, EXP2: exp2, FLOOR_LOG2: floor_log2,
 }
 
 
@@ -419,7 +468,7 @@ _REBUILD: dict[Op, Callable] = {
     ADD: lambda n, a: add(*a), MUL: lambda n, a: mul(*a), DIV: lambda n, a: div(*a),
     EXP2: lambda n, a: exp2(*a), MAX: lambda n, a: maximum(*a),
     MIN: lambda n, a: minimum(*a), SELECT: lambda n, a: select(*a),
-    CALL: lambda n, a: call(n.data, *a),
+    CALL: lambda n, a: call(n.data, *a), RINT: lambda n, a: rint(a[0], n.data),
     LT: lambda n, a: lt(*a), LE: lambda n, a: le(*a), EQ: lambda n, a: eq(*a),
     NE: lambda n, a: ne(*a), AND: lambda n, a: logical_and(*a),
     OR: lambda n, a: logical_or(*a), NOT: lambda n, a: logical_not(*a),
@@ -474,6 +523,6 @@ def to_str(root: Expr, depth: int = 1 << 30) -> str:
                  EQ: " == ", NE: " != ", AND: " && ", OR: " || "}
         if n.op in infix:
             return "(" + infix[n.op].join(parts) + ")"
-        name = n.data if n.op is CALL else n.op.name.lower()
+        name = n.data if n.op is CALL else f"rint{n.data}" if n.op is RINT else n.op.name.lower()
         return f"{name}({', '.join(parts)})"
     return go(root, depth)

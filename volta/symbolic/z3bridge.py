@@ -29,8 +29,9 @@ class Translator:
         self.memo: dict[Expr, z3.ExprRef] = {}
         self.leaves: dict[str, Expr] = {}        # z3 constant name -> VAR/SYM node
         self.facts: list[z3.BoolRef] = []        # atom definitions: true of the real functions
-        self.divisors: list[z3.ArithRef] = []    # domain: each must be nonzero
+        self.divisors: dict[Expr, z3.ArithRef] = {}   # DIV node -> its divisor (domain: nonzero)
         self.functions: dict[str, z3.FuncDeclRef] = {}
+        self.roots: list[Expr] = []
 
     def _fn(self, name: str, arity: int = 1) -> z3.FuncDeclRef:
         f = self.functions.get(name)
@@ -39,6 +40,7 @@ class Translator:
         return f
 
     def __call__(self, root: Expr) -> z3.ExprRef:
+        self.roots.append(root)
         for node in E.postorder(root, self.memo):
             self.memo[node] = self._node(node, [self.memo[c] for c in node.args])
         return self.memo[root]
@@ -62,7 +64,7 @@ class Translator:
         if op is E.MUL:
             return args[0] * args[1]
         if op is E.DIV:
-            self.divisors.append(args[1])
+            self.divisors[node] = args[1]
             return args[0] / args[1]
         if op in _BUILD:
             return _BUILD[op](*args)
@@ -73,6 +75,10 @@ class Translator:
         if op is E.CALL:
             return self._fn(f"call_{node.data}", len(args))(*args)
         x = args[0]
+        if op is E.RINT:   # one function per rounding mode; every mode moves x by less than 1
+            y = self._fn("u_rint_" + node.data.lstrip("."))(x)
+            self.facts.append(z3.And(y - 1 < x, x < y + 1))
+            return y
         y = self._fn("u_" + op.name.lower())(x)
         if op is E.EXP2:
             self.facts.append(y > 0)
@@ -87,7 +93,19 @@ class Translator:
         return y
 
     def domain(self) -> list[z3.BoolRef]:
-        return [d != 0 for d in self.divisors]
+        """divisor != 0 for the divisions every evaluation performs. A division inside an arm of a select
+        (an if-converted branch) happens only when its condition holds, so it restricts nothing: asserting
+        it anyway would drop inputs at which the kernel is defined (`x != 0 ? 1/x : 0` is 0 at x = 0)."""
+        if not self.divisors:
+            return []
+        always, stack = set(), list(self.roots)
+        while stack:
+            n = stack.pop()
+            if n in always:
+                continue
+            always.add(n)
+            stack.extend(n.args[:1] if n.op is E.SELECT else n.args)
+        return [d != 0 for n, d in self.divisors.items() if n in always]
 
 
 _BUILD = {
