@@ -64,13 +64,15 @@ TRANSCENDENTAL = frozenset({"ex2", "lg2", "sqrt", "rsqrt", "tanh", "sin", "cos",
 
 
 def _rational(spec) -> bool:
-    """Whether both kernels' real semantics stays rational (no exp, log, roots): then the exact oracle."""
+    """Whether both kernels' real semantics stays rational and total (no exp, roots, nor libdevice's logf,
+    which is NaN/-inf for x <= 0): then the exact oracle."""
+    from volta.exec import floatbits
     from volta.ir.program import lower
     from volta.ptx.parser import parse_file
 
     for launch in spec.launches.values():
         prog = lower(parse_file(launch.ptx), launch.kernel)
-        if any(op.op in TRANSCENDENTAL for op in prog.ops):
+        if any(op.op in TRANSCENDENTAL for op in prog.ops) or floatbits.plan(prog).roles:
             return False
     return True
 

@@ -230,6 +230,7 @@ def _real_setp(m, op, lanes, flags, t, has_c):
     """Comparison expressions for the data lanes of a `setp` (and its negation for `p|q`)."""
     if getattr(m, "bit_terms", False):  # volta.equiv.bitproof: the comparison as a function of bits
         return m.setp_terms(op, lanes, flags, t, has_c)
+    from volta.exec import floatbits
     from volta.semantics import realops
     from volta.symbolic import expr as E
 
@@ -241,7 +242,7 @@ def _real_setp(m, op, lanes, flags, t, has_c):
     ps = np.full(lanes.size, None, dtype=object)
     qs = np.full(lanes.size, None, dtype=object)
     for k, (x, y, z) in enumerate(zip(a, b, c)):
-        cond = realops.compare(op.d, x, y)
+        cond = floatbits.compare(m, op, x, y)   # realops.compare, or a float's bits against a constant
         if cond is None:
             raise Unsupported(f"`{op.d.inst.opcode}` on tensor data has no real-number meaning", op.span)
         ps[np.nonzero(data)[0][k]] = realops.combine(op.d, cond, z)

@@ -27,6 +27,7 @@ from volta.exec.services import DATA, EXIT, RUN, UNDEF
 from volta.ir import cfg as CFG
 from volta.ir.program import RegRef
 from volta.ptx import ast
+from volta.semantics import realops
 from volta.symbolic import expr as E
 
 # the value a location had when a conditional store did not happen and nothing defines it
@@ -120,6 +121,11 @@ def restore(m, state: dict, lanes):
         elif m.flags[r] is not None:
             m.flags[r][lanes] = 0
         if m.symbolic:
+            if v.sym is not None and m.input_values is None:   # (a replay's choices are all decided)
+                lost = next((x for x in v.sym if type(x) is realops.NoValue), None)
+                if lost is not None:   # only a select may drop one (realops.choose); it reached a join unchosen
+                    raise Unsupported(f"a register holds a value with no real meaning past a branch on tensor "
+                                      f"data: {lost.why}")
             m._write_sym(r, lanes, v.sym if v.sym is not None and (v.sym != None).any() else None)  # noqa: E711
 
 
@@ -181,9 +187,11 @@ def merge(m, edges, regs, live, why) -> dict:
 def _choice(c, a, b, why):
     from volta.semantics import realops
 
-    if isinstance(a, realops.Infinity) or isinstance(b, realops.Infinity):
-        raise Unsupported(f"a register holds an infinite value {why}; a choice involving one is not modelled")
-    return E.select(c, a, b)
+    v = realops.choose(c, a, b)
+    if v is None:
+        raise Unsupported(f"a register holds an infinite value (or one with no real value) {why}; a choice "
+                          f"involving one is not modelled")
+    return v
 
 
 def _same(a: Val, b: Val, k: int) -> bool:

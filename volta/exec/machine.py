@@ -23,7 +23,7 @@ from volta.semantics import compute as C
 from volta.semantics import realops
 from volta.semantics.bits import U64, as_float, as_int, is_float, mask, signed, width
 from volta.symbolic import expr as E
-from volta.exec import ifconvert, lanesym
+from volta.exec import floatbits, ifconvert, lanesym
 from volta.exec.services import BAR, DATA, EXIT, RUN, SPIN, UNDEF, WARP, MachineServices  # noqa: F401 (re-exported)
 from volta.exec.lanesym import LaneSym
 from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
@@ -604,8 +604,17 @@ class Machine(MachineServices):
                 notes.append(note)
             out[data] = vals
             return out
+        bitwise = floatbits.real_compute(self, op, dl, srcs)   # integer instructions on float bits
+        if bitwise is not None:
+            out[data] = _objects(bitwise)
+            return out
         if d.op == "cvt":
             dst_t, src_t = d.types[0], d.types[-1]
+            if d.rounding in E.ROUNDINGS and is_float(src_t) and not d.has(".sat"):
+                # rounding to an integer (libdevice expm1f's cvt.rni): an exact real step function
+                out[data] = _objects([E.rint(v, d.rounding) if isinstance(v, E.Expr) else
+                                      _no_meaning(op, v) for v in self.read_sym(srcs[0], dl, src_t)])
+                return out
             if is_float(dst_t) and is_float(src_t) and d.rounding not in (".rni", ".rzi", ".rmi", ".rpi"):
                 vals = self.read_sym(srcs[0], dl, src_t)
                 if d.has(".sat"):  # cvt.sat clamps to [0, 1]
@@ -634,11 +643,23 @@ class Machine(MachineServices):
                 else:  # the common case: one expression constructor over the lanes
                     values = np.frompyfunc(lambda *a: fn(d, *a), len(args), 1)(*args)
                 if (values == None).any():  # noqa: E711
-                    raise Unsupported(f"`{d.inst.opcode}` on an infinite value has no exact real meaning", op.span)
+                    values = self._no_real_value(op, dl, values)
                 out[data] = values
                 return out
         raise Unsupported(f"`{d.inst.opcode}` on tensor data has no real-number semantics here "
                           f"(bit manipulation of float data is outside what `volta check` decides)", op.span)
+
+    def _no_real_value(self, op, dl, values):
+        """An infinite operand whose result has no real value (libdevice's `x·inf + inf` for a negative
+        logf argument): NoValue on lanes running an if-converted side (a select may drop it there,
+        realops.choose); Unsupported anywhere else."""
+        cond = self.conditional
+        missing = np.flatnonzero(values == None)  # noqa: E711
+        if cond is None or any(int(dl[k]) not in cond[0] for k in missing):
+            raise Unsupported(f"`{op.d.inst.opcode}` on an infinite value has no exact real meaning", op.span)
+        values = values.copy()
+        values[missing] = realops.NoValue(f"`{op.d.inst.opcode}` at line {op.span.line} on an infinite value")
+        return values
 
     def _lane_compute(self, op, dl, srcs, t):
         """add/sub/mul/fma/mad/neg (and float-to-float cvt) over polynomial operands as one LaneSym;
@@ -726,7 +747,7 @@ def lane_bits_constants(bits, t):
     return LanePoly(lanes.size, {(): [(idx, coef[:, inverse.reshape(-1)])]}, uniq.den, uniq.bound)
 
 
-_IS_INFINITY = np.frompyfunc(lambda x: type(x) is realops.Infinity, 1, 1)
+_IS_INFINITY = np.frompyfunc(lambda x: type(x) in realops.NON_REAL, 1, 1)   # ±inf or NoValue
 
 
 def _has_infinity(values) -> bool:
@@ -784,13 +805,15 @@ def _exponent_field_idiom(prog, op) -> bool:
 
 
 def _select(c, a, b, op):
-    if c is E.TRUE:
-        return a
-    if c is E.FALSE:
-        return b
-    if isinstance(a, realops.Infinity) or isinstance(b, realops.Infinity):
-        raise Unsupported("a data-dependent choice involving an infinite value is not modelled", op.span)
-    return E.select(c, a, b)
+    v = realops.choose(c, a, b)
+    if v is None:
+        raise Unsupported("a data-dependent choice involving an infinite value (or one with no real value) is "
+                          "not modelled", op.span)
+    return v
+
+
+def _no_meaning(op, v):
+    raise Unsupported(f"`{op.d.inst.opcode}` rounds a value with no real meaning ({v!r}) to an integer", op.span)
 
 
 def constants(bits, t):

@@ -8,6 +8,9 @@ atom (max, min, abs, sqrt, rsqrt, rcp.approx, tanh, sin, cos, lg2). An opcode mi
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from fractions import Fraction
+
 from volta.symbolic import expr as E
 
 _CMP = {
@@ -144,6 +147,8 @@ def _extended(d, args):
 
 def apply(d, args):
     """The real-valued result of a float instruction on expression arguments (None: no meaning)."""
+    if any(isinstance(a, NoValue) for a in args):
+        return propagate(d, args)
     if any(isinstance(a, Infinity) for a in args):
         return _extended(d, args)
     fn = TABLE.get(d.op)
@@ -153,7 +158,9 @@ def apply(d, args):
 
 
 def compare(d, a, b):
-    """A `setp` comparison over the (extended) reals; NaN cannot occur."""
+    """A `setp` comparison over the (extended) reals; NaN cannot occur (a NoValue operand: None)."""
+    if isinstance(a, NoValue) or isinstance(b, NoValue):
+        return None
     if isinstance(a, Infinity) or isinstance(b, Infinity):
         x = a.sign if isinstance(a, Infinity) else 0
         y = b.sign if isinstance(b, Infinity) else 0
@@ -246,3 +253,301 @@ def exponent_field(v):
     if base is None:
         return None
     return E.exp2(E.sub(v, E.const(base + 127)))
+
+
+# ---------------------------------------------------------------- values with no real meaning, and choices
+#
+# libdevice guards its special cases with branches on the data: logf(x) for x < 0 is `x·inf + inf` (NaN),
+# for x = 0 it selects -inf. If-converted, both sides run for every input, so those sides compute values
+# with no real meaning. Such a value is NOT_REAL (NaN, or ±inf whose sign depends on data) and may only
+# be dropped: select(c, non-real, b) is b where c implies that b is undefined (b contains floor_log2(u),
+# lg2(u) or rsqrt(u) with u <= 0 there, sqrt(u) with u < 0, or a division by 0): at those inputs the
+# model has no value either way, and elsewhere the select is b. Anything else is refused.
+
+class NoValue:
+    """NaN, or ±inf of a data-dependent sign: no real value. Only a select can drop it (`choose`)."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str):
+        self.why = why
+
+    def __repr__(self) -> str:
+        return f"<no real value: {self.why}>"
+
+
+NON_REAL = (Infinity, NoValue)
+
+# the opcodes through which a non-real operand stays non-real (NaN and ±inf propagate); min/max do not
+# (max(NaN, x) = x in PTX), comparisons and conversions to integers have no such value
+_PROPAGATES = frozenset({"mov", "neg", "abs", "add", "sub", "mul", "fma", "mad", "div", "sqrt", "rsqrt",
+                         "rcp", "ex2", "lg2", "cvt", "copysign"})
+
+
+def propagate(d, args):
+    """The value of an instruction one of whose operands is NoValue: NoValue, or None (no meaning)."""
+    first = next(a for a in args if isinstance(a, NoValue))
+    return first if d.op in _PROPAGATES else None
+
+
+def choose(c, a, b):
+    """select(c, a, b) over the reals and the non-real values; None when the choice is not modelled."""
+    if c is E.TRUE:
+        return a
+    if c is E.FALSE:
+        return b
+    a_real, b_real = isinstance(a, E.Expr), isinstance(b, E.Expr)
+    if a_real and b_real:
+        return E.select(c, a, b)
+    if a is b and isinstance(a, Infinity):
+        return a
+    if b_real and isinstance(a, NON_REAL) and undefined_where(c, b):
+        return b
+    if a_real and isinstance(b, NON_REAL) and undefined_where(E.logical_not(c), a):
+        return a
+    return None
+
+
+def _partial_arguments(e):
+    """(u, strict): the arguments of e's partial operations, each undefined where u <= 0 (strict False)
+    or u < 0 (strict True), or u = 0 for a divisor (strict None). Evaluation is strict in every subterm."""
+    out = []
+    for n in E.postorder(e):
+        if n.op in (E.FLOOR_LOG2, E.LG2, E.RSQRT):
+            out.append((n.args[0], False))
+        elif n.op is E.SQRT:
+            out.append((n.args[0], True))
+        elif n.op is E.DIV:
+            out.append((n.args[1], None))
+    return out
+
+
+def _scaled(u):
+    """u as (k, t) with u = k·t, k a positive constant (k = 1 when u is not such a product)."""
+    if u.op is E.MUL:
+        x, y = u.args
+        if x.op is E.CONST and x.data > 0:
+            return x.data, y
+        if y.op is E.CONST and y.data > 0:
+            return y.data, x
+    return 1, u
+
+
+def _implies_sign(c, t, strict) -> bool:
+    """Does condition c imply t <= 0 (strict False), t < 0 (strict True), t = 0 (strict None)? Syntactic."""
+    op = c.op
+    if op is E.AND:
+        return _implies_sign(c.args[0], t, strict) or _implies_sign(c.args[1], t, strict)
+    if op is E.OR:
+        return _implies_sign(c.args[0], t, strict) and _implies_sign(c.args[1], t, strict)
+    negated = op is E.NOT
+    if negated:
+        c = c.args[0]
+        op = c.op
+    if op not in E.COMPARISONS:
+        return False
+    x, y = c.args
+    if op is E.EQ and not negated or op is E.NE and negated:     # t == k
+        k = y if x is t else x if y is t else None
+        if k is None or k.op is not E.CONST:
+            return False
+        return k.data == 0 if strict is None else (k.data < 0 if strict else k.data <= 0)
+    if strict is None or op in (E.EQ, E.NE):
+        return False
+    # the comparison as "t < k" or "t <= k" (negation flips: not(k <= t) is t < k)
+    if not negated and x is t and y.op is E.CONST:
+        below, k = op is E.LT, y.data
+    elif negated and y is t and x.op is E.CONST:
+        below, k = op is E.LE, x.data
+    else:
+        return False
+    return k <= 0 if below or not strict else k < 0
+
+
+def undefined_where(c, e) -> bool:
+    """Is e certainly undefined wherever c holds? Syntactic first; then Z3 on `c -> u <= 0` (unsat of the
+    negation is a proof; a timeout is no)."""
+    parts = _partial_arguments(e)
+    for u, strict in parts:
+        k, t = _scaled(u)
+        if _implies_sign(c, t, strict):
+            return True
+    from volta.symbolic.verdict import Proved
+    from volta.symbolic.z3bridge import prove
+
+    for u, strict in parts[:8]:
+        bad = E.eq(u, E.ZERO) if strict is None else E.lt(u, E.ZERO) if strict else E.le(u, E.ZERO)
+        if isinstance(prove(E.logical_or(E.logical_not(c), bad), timeout_ms=2000), Proved):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- the bits of an f32, read over the reals
+#
+# libdevice's logf/log2f/log1pf split an f32 v into exponent and mantissa with integer instructions:
+#     b = bits(v)                      mov.b32       (an integer register holds the float's bits)
+#     o = b − bits(c)                  add.s32       (c a positive normal f32 constant near 2/3, 1/√2, 3/4)
+#     s = o & 0xFF800000               and.b32       = k·2^23 with k = floor(log2(v/c))   [v positive normal]
+#     m = bits(w) − s  read as f32     sub.s32       = w·2^−k (w = v: m in [c, 2c))       [exponent stays normal]
+#     cvt.rn.f32.s32(s)                              = k·2^23 (exact: |k| < 2^8)
+# and test the bits against constants (`setp.lt.u32 b, 0x7F800000` is 0 <= v < inf). Over the reals an
+# integer register holding bits(v) carries v itself (the value mov.b32 moves); o and s carry the tags
+# below, which only the next step of the idiom reads (volta/exec/floatbits.py checks that statically).
+# Each identity is checked in proofs/float_bits.py (the and/sub facts for every positive normal f32 of
+# the libdevice constants, exhaustively); the conditions are checked per value here, else Unsupported.
+
+F32_MIN_NORMAL = Fraction(1, 1 << 126)
+F32_MIN_SUBNORMAL = Fraction(1, 1 << 149)
+F32_MAX = Fraction((1 << 24) - 1) * (1 << 104)
+
+
+def f32_value(bits: int) -> Fraction | None:
+    """The exact value of the f32 with these bits (None for inf/NaN)."""
+    bits &= 0xFFFFFFFF
+    sign, field, mant = bits >> 31, (bits >> 23) & 0xFF, bits & 0x7FFFFF
+    if field == 0xFF:
+        return None
+    v = Fraction(mant, 1 << 149) if field == 0 else Fraction((1 << 23) | mant) * Fraction(2) ** (field - 150)
+    return -v if sign else v
+
+
+def positive_normal(bits: int) -> bool:
+    return 0x00800000 <= (bits & 0xFFFFFFFF) < 0x7F800000
+
+
+@dataclass(frozen=True, eq=False)
+class BitsMinus:
+    """bits(v) − c_bits: the first step of the exponent split (an integer register's tag)."""
+
+    v: E.Expr
+    c_bits: int
+
+
+@dataclass(frozen=True, eq=False)
+class ExponentShift:
+    """(bits(v) − bits(c)) & 0xFF800000 = k·2^23 with k = floor(log2(v/c)) (an integer register's tag);
+    k_lo..k_hi bound k over the positive values v can take (`lowest` is v's certain lower bound when v > 0)."""
+
+    v: E.Expr
+    c: Fraction
+    k: E.Expr
+    k_lo: int
+    k_hi: int
+
+
+def _lower_bound_when_positive(v):
+    """A certain lower bound on v wherever v > 0 (a positive f32 is never below it), with the reason; or
+    (None, why-not). The three shapes libdevice produces:
+      - its subnormal pre-scaling select(t < B, t·S, t): v >= min(B, 2^-149·S) (t an f32: >= 2^-149);
+      - t + c for a constant c: a positive f32 sum is >= 2^(floor(log2|c|) - 24) (its grid near -c);
+      - interval bounds of v."""
+    if v.op is E.SELECT and v.args[0].op in (E.LT, E.LE):
+        cond, scaled, plain = v.args
+        t, bound = cond.args
+        k, inner = _scaled(scaled)
+        if plain is t and inner is t and bound.op is E.CONST and k >= 1:
+            return min(bound.data, F32_MIN_SUBNORMAL * k), "libdevice's subnormal pre-scaling"
+    if v.op is E.ADD:
+        x, y = v.args
+        c = x if x.op is E.CONST else y if y.op is E.CONST else None
+        if c is not None and c.data != 0:
+            return (Fraction(2) ** (E.exact_floor_log2(abs(c.data)) - 24),
+                    "a positive f32 sum with a constant c is at least 2^(floor(log2|c|)-24)")
+    lo, _ = bounds(v)
+    if lo is not None and lo > 0:
+        return lo, "interval bounds"
+    return None, "no lower bound on its positive values (a subnormal float has no exponent in its field)"
+
+
+def exponent_shift(v, c_bits: int):
+    """The tag of `(bits(v) − c_bits) & 0xFF800000`, or a string saying which condition is not shown."""
+    if not positive_normal(c_bits):
+        return f"the subtracted constant 0x{c_bits:08X} is not a positive normal f32"
+    c = f32_value(c_bits)
+    if v.op is E.CONST and v.data <= 0:   # a concrete run (a counterexample's replay): logf's NaN/-inf side
+        return NoValue(f"libdevice's exponent split of {v.data} <= 0")
+    lowest, why = _lower_bound_when_positive(v)
+    if lowest is None or lowest < F32_MIN_NORMAL:
+        return (f"its argument is not shown to be a normal float whenever it is positive ({why}); "
+                f"a subnormal's exponent field does not hold floor(log2 v)")
+    k = E.floor_log2(E.mul(v, E.const(1 / c)))
+    return ExponentShift(v, c, k, E.exact_floor_log2(lowest / c), E.exact_floor_log2(F32_MAX / c))
+
+
+def scaled_bits(w, shift: ExponentShift):
+    """The real value of the f32 whose bits are bits(w) − k·2^23: w·2^−k, or a string saying which
+    condition fails. w is the shifted value itself (then w·2^−k is in [c, 2c)), a positive normal constant
+    whose exponent field stays in [1, 254] for every k (log1pf's split of x + d is not followed)."""
+    c = shift.c
+    scale = E.exp2(E.neg(shift.k))
+    if w is shift.v:
+        return E.mul(w, scale)
+    if w.op is E.CONST:
+        value = w.data
+        if value <= 0:
+            return "the constant is not positive"
+        field = E.exact_floor_log2(value) + 127
+        if field - shift.k_hi >= 1 and field - shift.k_lo <= 254 and positive_normal(_f32_bits(value)):
+            return E.mul(w, scale)
+        return f"its exponent field leaves [1, 254] for k in [{shift.k_lo}, {shift.k_hi}]"
+    return "the value whose bits are shifted is neither the split value nor a constant"
+
+
+def _f32_bits(value: Fraction) -> int:
+    import numpy as np
+    f = np.float32(value)
+    return int(np.array([f]).view(np.uint32)[0]) if Fraction(float(f)) == value else -1
+
+
+def exponent_as_float(shift: ExponentShift):
+    """cvt.rn.f32.s32 of k·2^23: exact (|k| < 2^8), so the real k·2^23."""
+    return E.mul(shift.k, E.const(1 << 23))
+
+
+def bits_compare(cmp: str, signed: bool, v, k: int, bits_first: bool):
+    """`setp.cmp bits(v), k` (or `k, bits(v)` when not bits_first) as a comparison of the real v, or None.
+
+    Positive floats order like their bits; negative ones like their magnitudes, above every positive
+    one unsigned and below every positive one signed. The reals have no -0 (it reads as 0, like +0)."""
+    flip = {".lt": ".gt", ".gt": ".lt", ".le": ".ge", ".ge": ".le", ".lo": ".hi", ".hi": ".lo", ".ls": ".hs",
+            ".hs": ".ls"}
+    if not bits_first:
+        if cmp not in flip:
+            return None
+        cmp = flip[cmp]
+    cmp = {".lo": ".lt", ".ls": ".le", ".hi": ".gt", ".hs": ".ge"}.get(cmp, cmp)
+    if cmp not in (".lt", ".le", ".gt", ".ge"):
+        return None
+    top = 1 << 31 if signed else 1 << 32
+    k = k & 0xFFFFFFFF
+    if signed and k >= 1 << 31:
+        k -= 1 << 32
+    if cmp in (".le", ".gt"):       # bits <= k  is  bits < k + 1
+        k += 1
+    less = E.TRUE if k >= top else _bits_below(signed, k, v)
+    return less if cmp in (".lt", ".le") else E.logical_not(less)
+
+
+def _bits_below(signed: bool, k: int, v):
+    """bits(v) < k (k in range) over the reals."""
+    def under(limit):            # 0 <= |v| < f32(limit) for a magnitude limit in [0, 0x7F800000]
+        return None if limit > 0x7F800000 else f32_value(limit) if limit < 0x7F800000 else "inf"
+
+    if signed:
+        if k >= 0:               # every negative, and positives below f32(k)
+            u = under(k)
+            return E.TRUE if u is None or u == "inf" else E.lt(v, E.const(u))
+        u = under(k + (1 << 31))   # negatives of magnitude below
+        if u == 0:
+            return E.FALSE
+        return E.logical_and(E.lt(v, E.ZERO), E.TRUE if u is None or u == "inf"
+                             else E.lt(E.const(-u), v))
+    if k <= 1 << 31:             # non-negative values below f32(k) (+0 up to the NaN patterns)
+        if k == 0:
+            return E.FALSE
+        u = under(k)
+        return E.le(E.ZERO, v) if u is None or u == "inf" else E.logical_and(
+            E.le(E.ZERO, v), E.lt(v, E.const(u)))
+    u = under(k - (1 << 31))     # every non-negative, and negatives of magnitude below
+    return E.TRUE if u is None or u == "inf" else E.lt(E.const(-u), v)
+

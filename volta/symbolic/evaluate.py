@@ -201,6 +201,8 @@ def _rational(value) -> int | Fraction:
 def evaluate(root: Expr, env: Env, funcs: Mapping[str, Callable] = {},
              memo: dict | None = None) -> Fraction | bool:
     """Exact value of root; raises Inexact or Undefined. Pass `memo` to share work across roots."""
+    if not isinstance(root, Expr):   # ±inf or NaN from the machine (realops.NON_REAL): no real value
+        raise Undefined(f"{root!r} is not a real number")
     value = _run(root, env, _EXACT, _rational, funcs, memo)
     return value if type(value) is bool else Fraction(value)
 

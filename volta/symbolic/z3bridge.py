@@ -29,7 +29,7 @@ class Translator:
         self.memo: dict[Expr, z3.ExprRef] = {}
         self.leaves: dict[str, Expr] = {}        # z3 constant name -> VAR/SYM node
         self.facts: list[z3.BoolRef] = []        # atom definitions: true of the real functions
-        self.divisors: dict[Expr, z3.ArithRef] = {}   # DIV node -> its divisor (domain: nonzero)
+        self.divisors: dict[Expr, z3.BoolRef] = {}   # partial node -> where it is defined (divisor != 0, …)
         self.functions: dict[str, z3.FuncDeclRef] = {}
         self.roots: list[Expr] = []
 
@@ -64,7 +64,7 @@ class Translator:
         if op is E.MUL:
             return args[0] * args[1]
         if op is E.DIV:
-            self.divisors[node] = args[1]
+            self.divisors[node] = args[1] != 0
             return args[0] / args[1]
         if op in _BUILD:
             return _BUILD[op](*args)
@@ -80,6 +80,10 @@ class Translator:
             self.facts.append(z3.And(y - 1 < x, x < y + 1))
             return y
         y = self._fn("u_" + op.name.lower())(x)
+        if op in (E.LG2, E.RSQRT, E.FLOOR_LOG2):
+            self.divisors[node] = x > 0
+        elif op is E.SQRT:
+            self.divisors[node] = x >= 0
         if op is E.EXP2:
             self.facts.append(y > 0)
         elif op is E.SQRT:
@@ -93,9 +97,10 @@ class Translator:
         return y
 
     def domain(self) -> list[z3.BoolRef]:
-        """divisor != 0 for the divisions every evaluation performs. A division inside an arm of a select
-        (an if-converted branch) happens only when its condition holds, so it restricts nothing: asserting
-        it anyway would drop inputs at which the kernel is defined (`x != 0 ? 1/x : 0` is 0 at x = 0)."""
+        """Where the partial operations every evaluation performs are defined (divisor != 0, lg2/rsqrt/
+        floor_log2 of a positive value, sqrt of a non-negative one: proofs/README.md §3). One inside an arm
+        of a select (an if-converted branch) happens only when its condition holds, so it restricts nothing:
+        asserting it anyway would drop inputs at which the kernel is defined (`x != 0 ? 1/x : 0` is 0 at x = 0)."""
         if not self.divisors:
             return []
         always, stack = set(), list(self.roots)
@@ -105,7 +110,7 @@ class Translator:
                 continue
             always.add(n)
             stack.extend(n.args[:1] if n.op is E.SELECT else n.args)
-        return [d != 0 for n, d in self.divisors.items() if n in always]
+        return [d for n, d in self.divisors.items() if n in always]
 
 
 _BUILD = {
