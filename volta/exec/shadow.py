@@ -4,8 +4,14 @@ Two accesses race when they touch the same bytes from different threads, one wri
 are atomic, and no barrier orders them: different CTAs are never ordered; in one CTA, `bar.sync`
 starts a new generation, and `bar.warp.sync` orders threads of one warp. Each granule keeps the
 last write and a summary of the reads since (one reader plus "several threads"/"several CTAs"
-flags), which is exact for deciding whether a later write conflicts with some earlier read.
+flags), which is exact for deciding whether a later write conflicts with some earlier read, plus a
+second reader of another thread than the first, so that a report never names the writer as the reader.
 Race tracking holds synchronization state and knows nothing of values.
+
+The history is paged: a page of PAGE granules gets its entries on first touch, so memory follows what
+a launch touches, not the buffers it declares (three 4096x4096 matrices of which one CTA reads a few
+rows). A batch's granule indices are translated to slots of compact arrays once (`_local`), and the
+checks stay vectorized over the batch.
 
 Strong accesses (atomics, `.volatile`, `.relaxed`/`.acquire`/`.release` loads and stores) carry a
 scope (1 cta, 2 cluster, 3 gpu, 4 sys; 0 is a weak access). Two strong accesses are *morally
@@ -23,7 +29,15 @@ import numpy as np
 FIELDS_W = ("w_tid", "w_cta", "w_gen", "w_warp", "w_wgen", "w_pc", "w_scope", "w_clk", "w_data")
 FIELDS_R = ("r_tid", "r_cta", "r_gen", "r_warp", "r_wgen", "r_pc", "r_mthread", "r_mcta", "r_scope", "r_clk",
             "r_weak", "r_ctas", "r_mwarp", "r_wgen_max")
+FIELDS_R2 = ("r2_tid", "r2_cta", "r2_warp", "r2_pc", "r2_scope")  # a reader of another thread than r_tid
+FIELDS = FIELDS_W + FIELDS_R + FIELDS_R2
 _BOOL = ("r_mthread", "r_mcta", "r_weak", "r_ctas", "w_data", "r_mwarp")
+_WIDE = ("w_clk", "r_clk")  # vector-clock entries; ids, pcs, scopes and generations fit 32 bits
+_ZERO = ("w_scope", "r_scope", "r2_scope", "w_clk", "r_clk")  # 0 when untouched; the others -1 / False
+DTYPE = {name: bool if name in _BOOL else np.int64 if name in _WIDE else np.int32 for name in FIELDS}
+INIT = {name: False if name in _BOOL else 0 if name in _ZERO else -1 for name in FIELDS}
+PAGE_SHIFT = 6  # 64 granules a page: a strided walk down a matrix column touches one small page a row
+PAGE = 1 << PAGE_SHIFT
 GPU = 3  # scopes at or above this include every thread of the grid
 PLAIN = 10  # added to the scope of a strong access that is not an atomic (ld/st .volatile/.relaxed/…)
 
@@ -52,26 +66,89 @@ class Conflict:
     positions: tuple = ()
 
 
+class _Columns:
+    """The compact history: one array per field, PAGE entries for each page slot in use."""
+    __slots__ = FIELDS + ("scratch",)
+
+
+class _View:
+    """One field read by flat granule index, for callers outside this module (the last writer of an
+    output element, the cp.async window check): untouched granules read as initial and allocate nothing."""
+    __slots__ = ("shadow", "name")
+
+    def __init__(self, shadow: Shadow, name: str):
+        self.shadow, self.name = shadow, name
+
+    def __getitem__(self, gidx):
+        sh, name = self.shadow, self.name
+        g = np.asarray(gidx, np.int64)
+        slot = sh.table[g >> PAGE_SHIFT].astype(np.int64) - 1
+        out = np.full(g.shape, INIT[name], DTYPE[name])
+        live = slot >= 0
+        if live.any():
+            out[live] = getattr(sh.c, name)[slot[live] * PAGE + (g[live] & (PAGE - 1))]
+        return out[()]
+
+
 class Shadow:
-    """Per-granule access history of one region (all its per-CTA copies)."""
+    """Per-granule access history of one region (all its per-CTA copies), paged."""
 
     def __init__(self, nbytes: int, granule: int):
         self.g = granule
         self.n = (nbytes + granule - 1) // granule
-        for name in FIELDS_W + FIELDS_R:
-            dtype = bool if name in _BOOL else np.int64
-            init = 0 if name in ("w_scope", "r_scope", "w_clk", "r_clk") else -1
-            setattr(self, name, np.full(self.n, init if dtype is np.int64 else False, dtype=dtype))
-        self.scratch = np.zeros(self.n, np.int64)  # duplicate detection within one batch (scatter, re-read)
+        self.table = np.zeros(-(-self.n // PAGE), np.int32)  # slot + 1 of each page, 0: untouched (lazy zeros)
+        self.used = 0  # page slots in use
+        self.c = _Columns()
+        for name in FIELDS:
+            setattr(self.c, name, np.empty(0, DTYPE[name]))
+        self.c.scratch = np.empty(0, np.int64)  # duplicate detection within one batch (scatter, re-read)
         self._arange = np.arange(0, dtype=np.int64)
 
+    def __getattr__(self, name):
+        if name in DTYPE:  # shadow.w_tid[granule]: read by flat granule index
+            return _View(self, name)
+        raise AttributeError(name)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of history allocated (the pages touched so far, and room to grow)."""
+        return sum(getattr(self.c, name).nbytes for name in FIELDS + ("scratch",)) + self.table.nbytes
+
     def refine(self, granule: int) -> None:
-        """Switch to a finer granule (a sub-word access appeared): each entry repeats."""
+        """Switch to a finer granule (a sub-word access appeared): each entry repeats, so each page slot
+        becomes `factor` consecutive slots of the pages it now spans."""
         factor = self.g // granule
-        for name in FIELDS_W + FIELDS_R:
-            setattr(self, name, np.repeat(getattr(self, name), factor))
-        self.g, self.n = granule, self.n * factor
-        self.scratch = np.zeros(self.n, np.int64)
+        for name in FIELDS + ("scratch",):
+            setattr(self.c, name, np.repeat(getattr(self.c, name)[: self.used * PAGE], factor))
+        old = self.table
+        self.table = np.zeros(old.size * factor, np.int32)
+        pages = np.flatnonzero(old)
+        slots = old[pages].astype(np.int64) - 1
+        for q in range(factor):
+            self.table[pages * factor + q] = slots * factor + q + 1
+        self.g, self.n, self.used = granule, self.n * factor, self.used * factor
+
+    def _local(self, gidx: np.ndarray) -> np.ndarray:
+        """Compact positions of flat granule indices, allocating the pages touched for the first time."""
+        page = gidx >> PAGE_SHIFT
+        slot = self.table[page]
+        if not slot.all():
+            self._allocate(np.unique(page[slot == 0]))
+            slot = self.table[page]
+        return (slot.astype(np.int64) - 1) * PAGE + (gidx & (PAGE - 1))
+
+    def _allocate(self, pages: np.ndarray) -> None:
+        need = (self.used + pages.size) * PAGE
+        have = self.c.scratch.size
+        if need > have:  # grow by doubling: amortized copies, at most twice the touched pages
+            size = max(need, 2 * have, 16 * PAGE)
+            for name in FIELDS + ("scratch",):
+                old = getattr(self.c, name)
+                new = np.full(size, INIT.get(name, 0), old.dtype)
+                new[: old.size] = old
+                setattr(self.c, name, new)
+        self.table[pages] = self.used + 1 + np.arange(pages.size)
+        self.used += pages.size
 
     def access(self, gidx, tid, cta, gen, warp, wgen, pc: int, write: bool, atomic: bool,
                warp_uniform: bool = False, scope=None, clk=None, order=None,
@@ -91,13 +168,14 @@ class Shadow:
         scope = np.broadcast_to(np.asarray(scope, np.int64), gidx.shape)
         clk = np.zeros(gidx.size, np.int64) if clk is None else np.broadcast_to(np.asarray(clk, np.int64), gidx.shape)
         data = np.zeros(gidx.size, bool) if data is None else np.broadcast_to(np.asarray(data, bool), gidx.shape)
+        c, li = self.c, self._local(gidx)  # li: compact positions; gidx stays the name of a granule in reports
         # 1. lanes of this very instruction against each other (distinct threads, same interval)
         if write and gidx.size > 1 and not ((scope >= GPU) & (scope < PLAIN)).all():
             pos = self._positions(gidx.size)
-            self.scratch[gidx] = pos
-            loser = np.flatnonzero(self.scratch[gidx] != pos)  # a granule another lane also writes
+            c.scratch[li] = pos
+            loser = np.flatnonzero(c.scratch[li] != pos)  # a granule another lane also writes
             if loser.size:
-                winner = self.scratch[gidx[loser]]
+                winner = c.scratch[li[loser]]
                 other = (tid[loser] != tid[winner]) & ~morally_strong(scope[winner], cta[winner], warp[winner],
                                                                       scope[loser], cta[loser], warp[loser])
                 one_warp = other & (warp[loser] == warp[winner]) if warp_uniform else np.zeros(loser.size, bool)
@@ -111,53 +189,58 @@ class Shadow:
                                                     for b_, a_ in zip(loser[racing], winner[racing]))))
                 same_warp = np.stack([loser[one_warp], winner[one_warp]], axis=1)
         # 2. against the last write
-        w_tid = self.w_tid[gidx]
-        w_scope = self.w_scope[gidx]
-        hit = (w_tid >= 0) & self._concurrent(w_tid, self.w_cta[gidx], self.w_gen[gidx], self.w_warp[gidx],
-                                               self.w_wgen[gidx], tid, cta, gen, warp, wgen)
-        hit &= ~morally_strong(w_scope, self.w_cta[gidx], self.w_warp[gidx], scope, cta, warp)
+        w_tid = c.w_tid[li]
+        w_scope = c.w_scope[li]
+        hit = (w_tid >= 0) & self._concurrent(w_tid, c.w_cta[li], c.w_gen[li], c.w_warp[li],
+                                               c.w_wgen[li], tid, cta, gen, warp, wgen)
+        hit &= ~morally_strong(w_scope, c.w_cta[li], c.w_warp[li], scope, cta, warp)
         if order is not None and hit.any():
-            hit &= ~order(w_tid, self.w_clk[gidx], np.arange(gidx.size))
+            hit &= ~order(w_tid, c.w_clk[li], np.arange(gidx.size))
         if hit.any():
             k = int(np.argmax(hit))
-            conflicts.append(Conflict(int(gidx[k]), int(self.w_pc[gidx[k]]), int(w_tid[k]), pc, int(tid[k]), True,
+            conflicts.append(Conflict(int(gidx[k]), int(c.w_pc[li[k]]), int(w_tid[k]), pc, int(tid[k]), True,
                                       write, bool(w_scope[k] or scope[k]),
-                                      tuple((int(j), -1, int(w_tid[j]), int(self.w_pc[gidx[j]]),
-                                             bool(self.w_data[gidx[j]])) for j in np.flatnonzero(hit))
+                                      tuple((int(j), -1, int(w_tid[j]), int(c.w_pc[li[j]]),
+                                             bool(c.w_data[li[j]])) for j in np.flatnonzero(hit))
                                       if write else ()))
         if write:
             # 3. a write against reads since the last write
-            r_tid = self.r_tid[gidx]
-            r_cta = self.r_cta[gidx]
-            same_interval = (r_cta == cta) & (self.r_gen[gidx] == gen)
+            r_tid = c.r_tid[li]
+            r_cta = c.r_cta[li]
+            same_interval = (r_cta == cta) & (c.r_gen[li] == gen)
             # every read since the last write by this warp, in an earlier warp generation (__syncwarp, or
             # every earlier step under --lockstep-warps)
-            warp_ordered = (self.r_warp[gidx] == warp) & ~self.r_mwarp[gidx] & (self.r_wgen_max[gidx] < wgen)
+            warp_ordered = (c.r_warp[li] == warp) & ~c.r_mwarp[li] & (c.r_wgen_max[li] < wgen)
             hit = (r_tid >= 0) & (
-                self.r_mcta[gidx] | (r_cta != cta) | (same_interval & ~warp_ordered & (self.r_mthread[gidx] | (r_tid != tid)))
+                c.r_mcta[li] | (r_cta != cta) | (same_interval & ~warp_ordered & (c.r_mthread[li] | (r_tid != tid)))
             )
             if hit.any():
                 # strong reads and a strong write whose scopes cover each other do not race
-                several = self.r_mthread[gidx] | self.r_mcta[gidx]
-                one = ~several & morally_strong(self.r_scope[gidx], r_cta, self.r_warp[gidx], scope, cta, warp)
-                all_strong = several & (scope > 0) & ~self.r_weak[gidx] & (
-                    ((scope % PLAIN >= GPU) & ~self.r_ctas[gidx]) | (~self.r_mcta[gidx] & (r_cta == cta)))
+                several = c.r_mthread[li] | c.r_mcta[li]
+                one = ~several & morally_strong(c.r_scope[li], r_cta, c.r_warp[li], scope, cta, warp)
+                all_strong = several & (scope > 0) & ~c.r_weak[li] & (
+                    ((scope % PLAIN >= GPU) & ~c.r_ctas[li]) | (~c.r_mcta[li] & (r_cta == cta)))
                 # several volatile readers, all of the writer's warp, and a volatile write: warp-synchronous
-                all_strong &= ~((scope >= PLAIN) & ~self.r_mwarp[gidx] & (self.r_warp[gidx] == warp))
+                all_strong &= ~((scope >= PLAIN) & ~c.r_mwarp[li] & (c.r_warp[li] == warp))
                 hit &= ~(one | all_strong)
                 if order is not None and hit.any():
-                    hit &= ~(~several & order(r_tid, self.r_clk[gidx], np.arange(gidx.size)))
+                    hit &= ~(~several & order(r_tid, c.r_clk[li], np.arange(gidx.size)))
             if hit.any():
                 k = int(np.argmax(hit))
-                conflicts.append(Conflict(int(gidx[k]), int(self.r_pc[gidx[k]]), int(r_tid[k]), pc, int(tid[k]), False,
-                                          True, bool(self.r_scope[gidx[k]] or scope[k])))
+                at = li[k]
+                reader, reader_pc, reader_scope = int(r_tid[k]), int(c.r_pc[at]), int(c.r_scope[at])
+                if reader == int(tid[k]) and c.r2_tid[at] >= 0:  # the writer read it too: name another reader
+                    reader, reader_pc, reader_scope = int(c.r2_tid[at]), int(c.r2_pc[at]), int(c.r2_scope[at])
+                conflicts.append(Conflict(int(gidx[k]), reader_pc, reader, pc, int(tid[k]), False, True,
+                                          bool(reader_scope or scope[k])))
             for name, value in zip(FIELDS_W, (tid, cta, gen, warp, wgen, pc, scope, clk, data)):
-                getattr(self, name)[gidx] = value
-            self.r_tid[gidx] = -1
+                getattr(c, name)[li] = value
+            c.r_tid[li] = -1
+            c.r2_tid[li] = -1
             for name in ("r_mthread", "r_mcta", "r_weak", "r_ctas", "r_mwarp"):
-                getattr(self, name)[gidx] = False
+                getattr(c, name)[li] = False
         else:
-            self._record_reads(gidx, tid, cta, gen, warp, wgen, pc, scope, clk)
+            self._record_reads(c, li, tid, cta, gen, warp, wgen, pc, scope, clk)
         return conflicts, same_warp
 
     @staticmethod
@@ -165,46 +248,75 @@ class Shadow:
         warp_ordered = (p_warp == warp) & (p_wgen != wgen)
         return (p_tid != tid) & ((p_cta != cta) | ((p_gen == gen) & ~warp_ordered))
 
-    def _record_reads(self, gidx, tid, cta, gen, warp, wgen, pc, scope, clk):
+    def _record_reads(self, c, li, tid, cta, gen, warp, wgen, pc, scope, clk):
         if scope.any():
-            self.r_weak[gidx[scope == 0]] = True
-            self.r_ctas[gidx[(scope > 0) & (scope % PLAIN < GPU)]] = True
+            c.r_weak[li[scope == 0]] = True
+            c.r_ctas[li[(scope > 0) & (scope % PLAIN < GPU)]] = True
         else:
-            self.r_weak[gidx] = True
+            c.r_weak[li] = True
         # duplicates in the batch come from one warp (same generation) or set r_mwarp below, so last-wins is exact
-        self.r_wgen_max[gidx] = np.maximum(self.r_wgen_max[gidx], wgen)
-        r_tid = self.r_tid[gidx]
-        fresh = (r_tid < 0) | ((self.r_cta[gidx] == cta) & (self.r_gen[gidx] < gen))
-        other_cta = (r_tid >= 0) & (self.r_cta[gidx] != cta)
+        c.r_wgen_max[li] = np.maximum(c.r_wgen_max[li], wgen)
+        r_tid = c.r_tid[li]
+        fresh = (r_tid < 0) | ((c.r_cta[li] == cta) & (c.r_gen[li] < gen))
+        other_cta = (r_tid >= 0) & (c.r_cta[li] != cta)
         other_thread = (r_tid >= 0) & ~fresh & ~other_cta & (r_tid != tid)
-        self.r_mcta[gidx[other_cta]] = True
-        self.r_mthread[gidx[other_thread]] = True
-        self.r_mwarp[gidx[other_thread & (self.r_warp[gidx] != warp)]] = True
-        f = gidx[fresh]
+        c.r_mcta[li[other_cta]] = True
+        c.r_mthread[li[other_thread]] = True
+        c.r_mwarp[li[other_thread & (c.r_warp[li] != warp)]] = True
+        f = li[fresh]
         if f.size:
-            self.r_mthread[f] = False
+            c.r_mthread[f] = False
             for name, value in zip(("r_tid", "r_cta", "r_gen", "r_warp", "r_wgen", "r_pc", "r_scope", "r_clk"),
                                    (tid, cta, gen, warp, wgen, pc, scope, clk)):
-                getattr(self, name)[f] = value[fresh] if isinstance(value, np.ndarray) else value
-            self.r_weak[f] = scope[fresh] == 0
-            self.r_ctas[f] = (scope[fresh] > 0) & (scope[fresh] % PLAIN < GPU)
-            self.r_mwarp[f] = False
-            self.r_wgen_max[f] = wgen[fresh] if isinstance(wgen, np.ndarray) else wgen
+                getattr(c, name)[f] = value[fresh] if isinstance(value, np.ndarray) else value
+            c.r_weak[f] = scope[fresh] == 0
+            c.r_ctas[f] = (scope[fresh] > 0) & (scope[fresh] % PLAIN < GPU)
+            c.r_mwarp[f] = False
+            c.r_wgen_max[f] = wgen[fresh] if isinstance(wgen, np.ndarray) else wgen
+            # readers of the first reader's CTA in an earlier barrier interval are ordered before what follows
+            c.r2_tid[f[c.r2_cta[f] == c.r_cta[f]]] = -1
         # several lanes of this instruction reading one granule: scatter positions, and see who lost
-        if gidx.size > 1:
-            pos = self._positions(gidx.size)
-            self.scratch[gidx] = pos
-            loser = self.scratch[gidx] != pos
+        if li.size > 1:
+            pos = self._positions(li.size)
+            c.scratch[li] = pos
+            loser = c.scratch[li] != pos
             if loser.any():
-                self.r_mthread[gidx[loser]] = True
+                c.r_mthread[li[loser]] = True
                 if isinstance(warp, np.ndarray):
-                    self.scratch[gidx] = warp
-                    self.r_mwarp[gidx[self.scratch[gidx] != warp]] = True
+                    c.scratch[li] = warp
+                    c.r_mwarp[li[c.scratch[li] != warp]] = True
                 if isinstance(cta, np.ndarray):
-                    self.scratch[gidx] = cta
-                    other = self.scratch[gidx] != cta
+                    c.scratch[li] = cta
+                    other = c.scratch[li] != cta
                     if other.any():
-                        self.r_mcta[gidx[other]] = True
+                        c.r_mcta[li[other]] = True
+        self._second_reader(c, li, tid, cta, warp, pc, scope)
+
+    @staticmethod
+    def _second_reader(c, li, tid, cta, warp, pc, scope):
+        """Keep, besides the first reader, one reader of another thread: of another CTA if there was one,
+        else of another warp, else any, so a write by the first reader names a reader that races."""
+        tid, cta, warp = (np.broadcast_to(np.asarray(v, np.int64), li.shape) for v in (tid, cta, warp))
+        k = np.flatnonzero(tid != c.r_tid[li])
+        if not k.size:
+            return
+        at = li[k]
+        first_cta, first_warp = c.r_cta[at], c.r_warp[at]
+        rank = np.where(cta[k] != first_cta, 2, (warp[k] != first_warp).astype(np.int64))
+        held = np.where(c.r2_tid[at] < 0, -1, np.where(c.r2_cta[at] != first_cta, 2,
+                                                        (c.r2_warp[at] != first_warp).astype(np.int64)))
+        take = rank > held
+        if not take.any():
+            return
+        k, at, rank = k[take], at[take], rank[take]
+        if rank.min() != rank.max():  # one granule, several candidates: the best lands last
+            by = np.argsort(rank, kind="stable")
+            k, at = k[by], at[by]
+        c.r2_tid[at] = tid[k]
+        c.r2_cta[at] = cta[k]
+        c.r2_warp[at] = warp[k]
+        c.r2_pc[at] = pc
+        c.r2_scope[at] = scope[k]
 
     def _positions(self, n: int) -> np.ndarray:
         if self._arange.size < n:

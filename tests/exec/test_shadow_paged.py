@@ -1,0 +1,118 @@
+"""The paged race shadow (volta/exec/shadow.py): history allocated per touched page, identical decisions,
+and a write-vs-read report that names a reader other than the writer (DESIGN.md "Races")."""
+from __future__ import annotations
+
+import numpy as np
+
+from volta.exec.launch import from_options
+from volta.exec.races import FINDINGS, analyze
+from volta.exec.shadow import PAGE, Shadow
+
+# Thread 0 reads x[0] first, threads 1..3 read it afterwards, then thread 0 writes x[0] with no barrier:
+# the first reader recorded is the writer itself, so a report from the first-reader slot alone named
+# thread 0 as both the reader and the writer.
+WRITER_READ_FIRST = """
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 x)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<2>;
+    .reg .f32 %f<3>;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [x];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r1, %tid.x;
+    setp.eq.u32 %p1, %r1, 0;
+    setp.ne.u32 %p2, %r1, 0;
+    @%p1 ld.global.f32 %f1, [%rd2];
+    @%p2 ld.global.f32 %f2, [%rd2];
+    add.f32 %f1, %f1, 0f3F800000;
+    @%p1 st.global.f32 [%rd2], %f1;
+    ret;
+}
+"""
+
+
+def _access(sh, gidx, tids, write, ctas=None, warps=None, pc=0):
+    gidx = np.asarray(gidx, np.int64)
+    tid = np.asarray(tids, np.int64)
+    cta = np.zeros(tid.size, np.int64) if ctas is None else np.asarray(ctas, np.int64)
+    warp = tid // 32 if warps is None else np.asarray(warps, np.int64)
+    zeros = np.zeros(tid.size, np.int64)
+    return sh.access(gidx, tid, cta, zeros, warp, zeros, pc, write, False)[0]
+
+
+def test_write_after_reads_by_the_writer_first_names_another_reader():
+    sh = Shadow(64, 4)
+    assert _access(sh, [0], [0], False, pc=1) == []
+    assert _access(sh, [0, 0, 0], [1, 2, 3], False, pc=2) == []
+    (c,) = _access(sh, [0], [0], True, pc=3)
+    assert (c.tid, c.write, c.prior_write) == (0, True, False)
+    assert c.prior_tid in (1, 2, 3) and c.prior_pc == 2
+
+
+def test_writer_last_in_one_batch_of_readers_names_another_reader():
+    sh = Shadow(64, 4)
+    _access(sh, [0, 0, 0, 0], [1, 2, 3, 0], False)  # last-wins keeps thread 0 as the first reader
+    (c,) = _access(sh, [0], [0], True)
+    assert c.tid == 0 and c.prior_tid in (1, 2, 3)
+
+
+def test_second_reader_of_another_cta_survives_a_barrier_of_the_first():
+    sh = Shadow(64, 4)
+    _access(sh, [0], [0], False, ctas=[0])
+    _access(sh, [0], [300], False, ctas=[1], warps=[9])  # another CTA: always concurrent with thread 0
+    tid = np.array([0])
+    zero = np.zeros(1, np.int64)
+    # thread 0 reads again after a barrier of its CTA (generation 1): the first-reader slot is refreshed
+    sh.access(np.array([0]), tid, zero, np.ones(1, np.int64), zero, zero, 5, False, False)
+    conflicts = sh.access(np.array([0]), tid, zero, np.ones(1, np.int64), zero, zero, 6, True, False)[0]
+    assert [(c.prior_tid, c.tid) for c in conflicts] == [(300, 0)]
+
+
+def test_kernel_report_names_writer_and_a_different_reader(tmp_path):
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(WRITER_READ_FIRST)
+    report = analyze(from_options(str(ptx), "k", "1", "4", "x", ["x=f32[4]:inout"]))
+    assert report.verdict == FINDINGS
+    races = [f for f in report.findings if f.kind == "race"]
+    assert races and all(f.message.startswith("read-write race") for f in races)
+    reader, writer = races[0].threads
+    assert writer.thread == (0, 0, 0)
+    assert reader.thread != (0, 0, 0) and reader.thread[0] in (1, 2, 3)
+
+
+def test_pages_follow_what_is_touched():
+    n = 1 << 26  # 64 MiB of bytes: 16 Mi granules, dense history would be over a gigabyte
+    sh = Shadow(n, 4)
+    before = sh.nbytes
+    column = np.arange(0, n // 4, 4096, dtype=np.int64)  # one granule a row of a 4096-wide matrix
+    _access(sh, column, np.arange(column.size) % 256, False)
+    assert sh.used == column.size  # one page per row touched
+    per_granule = (sh.nbytes - before) / (column.size * PAGE)
+    assert per_granule < 2 * 128  # about 110 bytes per touched granule (twice that with room to grow)
+    assert sh.nbytes < 64 << 20
+
+
+def test_untouched_granules_read_as_initial_without_allocating():
+    sh = Shadow(1 << 20, 4)
+    assert int(sh.w_tid[12345]) == -1 and int(sh.w_pc[7]) == -1 and not bool(sh.r_mthread[3])
+    assert sh.used == 0
+    _access(sh, [12345], [7], True, pc=42)
+    assert (int(sh.w_tid[12345]), int(sh.w_pc[12345])) == (7, 42)
+    assert list(sh.r_tid[np.array([12345, 0])]) == [-1, -1]
+
+
+def test_refine_keeps_history_per_byte():
+    sh = Shadow(4096, 4)
+    _access(sh, [3, 700], [5, 6], True, pc=9)
+    sh.refine(1)
+    assert sh.g == 1 and sh.n == 4096
+    for gran, tid in ((12, 5), (13, 5), (15, 5), (2800, 6), (2803, 6)):
+        assert int(sh.w_tid[gran]) == tid and int(sh.w_pc[gran]) == 9
+    assert int(sh.w_tid[11]) == -1 and int(sh.w_tid[16]) == -1
+    # a later write by another thread, byte-granular, conflicts with the refined history
+    (c,) = _access(sh, [13], [8], True)
+    assert (c.prior_tid, c.tid, c.granule) == (5, 8, 13)
