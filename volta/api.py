@@ -208,6 +208,10 @@ class CheckResult(Result):
 
     counterexample: Any = None  # volta.equiv.check.Counterexample (real mode, not-equivalent)
     findings_by_role: dict = field(default_factory=dict)  # 'ref' | 'opt' -> [Finding]
+    # volta.equiv.parting.Parting (real mode, not-equivalent): per kernel the first instruction on the differing
+    # element's path whose exact value the other kernel's path never has (.ref/.opt: opcode, ptx_file, ptx_line,
+    # cuda_file, cuda_line, value); None when it could not be traced
+    parting: Any = None
     _presented: Any = None
 
     def report(self, fmt: str = "text") -> str:
@@ -391,6 +395,7 @@ def check(ref: Source, opt: Source | None = None, launch: Launch | None = None, 
             timings[key.removesuffix("_seconds")] = report.stats[key]
     return CheckResult(report.verdict, report.exit_code, _flat(report.findings), timings, report,
                        counterexample=report.counterexample, findings_by_role=dict(report.findings),
+                       parting=getattr(report.counterexample, "parting", None),
                        _presented=Presented(report, spec, command, cex_file))
 
 

@@ -48,6 +48,7 @@ class Counterexample:
     opt_threads: str = ""
     depends: dict = field(default_factory=dict)  # buffer -> sorted indices the element reads; '__symbols__' -> names
     writers: dict = field(default_factory=dict)  # role -> (ThreadId, Site) of the store that wrote the element
+    parting: object = None  # volta.equiv.parting.Parting: where the two kernels' values first part (or None)
 
 
 @dataclass
@@ -387,7 +388,20 @@ def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None) -> Counterexa
             tid, site = writer
             text = f"{tid} at {site.ptx}:{site.line}:{site.col} `{site.text}`"
             setattr(cex, f"{role}_threads", text)
+    cex.parting = _values_part(spec, inputs, name, i, machines)
     return cex
+
+
+def _values_part(spec, inputs, name, i, machines):
+    """Where the two kernels' values first part on the confirmed input (`volta.equiv.parting`). It is evidence
+    for a person, made after the verdict: any failure to make it (an instruction the tracer cannot follow, the
+    --timeout deadline, a bug in the tracer) is silence, never a changed verdict or a crash."""
+    from volta.equiv.parting import values_part
+
+    try:
+        return values_part(spec, inputs, name, i, machines=machines)
+    except Exception:  # noqa: BLE001 - see the docstring: the diagnosis never decides anything
+        return None
 
 
 def dependencies(*elements) -> dict:

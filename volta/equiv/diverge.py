@@ -13,7 +13,12 @@ the bits it wrote. From the store that wrote the element, the walk goes backward
 
 Bits lost by a rounding ≈ log2(|error| / ulp) + 1 (at least 1), the ulp taken in the widest float format the
 instruction reads or writes, so a `cvt.rn.bf16.f32` of an f32 value loses ~16 bits and an f32 add at most 1.
-Warp collectives (shfl, mma, …) are not followed: their lanes' sources cross threads (reported as stops).
+`shfl.sync` is followed to its source lane; other warp collectives (vote, mma, …) are not: their lanes' sources
+cross threads (reported as stops).
+
+The tracing machine and the backward walk (`backward_slice`) are shared with `volta.equiv.parting`, which runs
+them over the reals (the symbolic machine on a counterexample's exact inputs, `exact` mode, launch sequences
+chained) to name where two kernels' values first part.
 """
 from __future__ import annotations
 
@@ -53,20 +58,36 @@ class _Record:
     bits: np.ndarray | None  # the value written (uint64), None for opaque events
     dst_type: str | None
     kind: str  # 'compute' | 'load' | 'opaque'
+    prog: object = None  # the Program whose ops[op_index] ran (a launch sequence has several)
+    values: np.ndarray | None = None  # exact mode: the float value written, an expression per lane
+    src_values: list | None = None  # exact mode: per source an expression array (float operands) or None
+    source: tuple | None = None  # a load: (region name, byte offset per lane) it read
 
 
 class TracingMachine(Machine):
     """The executor with a per-instruction write log and register/memory def tracking (no change to its
-    semantics: every instruction still runs through `Machine._step`)."""
+    semantics: every instruction still runs through `Machine._execute`, which both the scheduler and
+    if-conversion call).
 
-    def __init__(self, *args, **kw):
+    On the symbolic machine (`symbolic=True` with `input_values`, as a counterexample is replayed) it also
+    keeps each float instruction's exact value (`exact`). `previous`: the tracing machine of the launch
+    before this one in a sequence; its buffers, their defs and the event log carry over (`pipeline`)."""
+
+    def __init__(self, *args, previous: "TracingMachine | None" = None, **kw):
+        if previous is not None:  # as volta.exec.pipeline.machine: the next launch starts from these buffers
+            self.carried_regions = previous.buffer_regions
         super().__init__(*args, **kw)
-        self.records: list[_Record] = []
-        self.bases: list[int] = []
-        self.next_event = 0
+        self.exact = bool(self.symbolic)
+        self.records: list[_Record] = previous.records if previous else []
+        self.bases: list[int] = previous.bases if previous else []
+        self.next_event = previous.next_event if previous else 0
         self.defs = {}  # reg index -> int64 lane array of event ids
-        self.memdef = {}  # region name -> int64 array shaped like region.data (per byte)
-        self.stores = {}  # (buffer, byte offset) -> (op index, lane, event id of the stored value)
+        # region name -> int64 array shaped like region.data (per byte); only global buffers carry over
+        self.memdef = ({k: v for k, v in previous.memdef.items() if k in self.buffer_regions}
+                       if previous else {})
+        # (buffer, byte offset) -> (op index, lane, event id of the stored value); a later launch's store wins
+        self.stores = previous.stores if previous else {}
+        self.store_progs = previous.store_progs if previous else {}  # same keys -> the Program that stored
 
     # ---- def tracking --------------------------------------------------------------------
     def _def(self, operand, lanes):
@@ -84,10 +105,12 @@ class TracingMachine(Machine):
             d = self.defs[operand.index] = np.full(self.L, NO_DEF, np.int64)
         d[lanes] = ids
 
-    def _record(self, op_index, lanes, src_defs, src_bits, src_types, bits, dst_type, kind):
+    def _record(self, op_index, lanes, src_defs, src_bits, src_types, bits, dst_type, kind, values=None,
+                src_values=None, source=None):
         base = self.next_event
         self.next_event += lanes.size
-        self.records.append(_Record(op_index, lanes, base, src_defs, src_bits, src_types, bits, dst_type, kind))
+        self.records.append(_Record(op_index, lanes, base, src_defs, src_bits, src_types, bits, dst_type, kind,
+                                    self.prog, values, src_values, source))
         self.bases.append(base)
         return base + np.arange(lanes.size, dtype=np.int64)
 
@@ -97,37 +120,46 @@ class TracingMachine(Machine):
             d = self.memdef[region.name] = np.full(region.data.shape, NO_DEF, np.int64)
         return d
 
-    # ---- the hook around every instruction ------------------------------------------------
-    def _step(self, op, lanes):
-        active = lanes
-        if op.guard is not None:
-            reg, negated = op.guard
-            g = self.regs[reg][lanes] != 0 if self.regs[reg] is not None else np.zeros(lanes.size, bool)
-            active = lanes[~g if negated else g]
+    def _exact_values(self, operand, lanes, t):
+        """Exact mode: the operand's real values on `lanes` (expressions), for float types only."""
+        if not self.exact or t not in FLOAT_T or isinstance(operand, ast.Vector):
+            return None
+        try:
+            return self.read_sym(operand, lanes, t)
+        except Exception:  # an operand kind `read_sym` does not know: no value, the walk goes on
+            return None
+
+    # ---- the hook around every executed instruction (its lanes' guards hold) ---------------
+    def _execute(self, op, active):
         name = op.op
         if active.size == 0 or name in CONTROL:
-            return super()._step(op, lanes)
+            return super()._execute(op, active)
         index = self._op_index[id(op)]
         if name in ("ld", "ldu"):
             pre = self._pre_ld(op, active)
-            super()._step(op, lanes)
+            super()._execute(op, active)
             return self._post_ld(op, index, pre)
         if name == "st":
             self._st(op, index, active)
-            return super()._step(op, lanes)
+            return super()._execute(op, active)
+        if name == "shfl":
+            return self._shfl(op, index, active)
         if name in WARP_COLLECTIVES or name in MEMORY_OTHER or name.startswith("cp"):
             pc = self.pc[active].copy()
-            super()._step(op, lanes)
+            super()._execute(op, active)
             done = active[self.pc[active] != pc]
             for r in _dsts(op):
                 self._set_def(r, done, self._record(index, done, [], [], [], None, None, "opaque"))
             return None
         pre = self._pre_compute(op, active)
-        super()._step(op, lanes)
+        super()._execute(op, active)
         dst = op.operands[0] if op.operands else None
         if isinstance(dst, RegRef) and self.regs[dst.index] is not None:
             srcs, defs, bits, types, dst_t = pre
-            ids = self._record(index, active, defs, bits, types, self.regs[dst.index][active].copy(), dst_t, "compute")
+            values = self._exact_values(dst, active, dst_t)
+            src_values = [self._exact_values(s, active, t) for s, t in zip(srcs, types)] if self.exact else None
+            ids = self._record(index, active, defs, bits, types, self.regs[dst.index][active].copy(), dst_t,
+                               "compute", values, src_values)
             self._set_def(dst, active, ids)
         return None
 
@@ -175,17 +207,20 @@ class TracingMachine(Machine):
             if region == "kernel-param":
                 continue
             rows = A.row_index(region, lz, self)
-            groups.append((lz, [self._mem(region)[rows, offs + k * es] for k in range(len(regs))]))
+            groups.append((lz, [self._mem(region)[rows, offs + k * es] for k in range(len(regs))], region.name,
+                           offs, es))
         return op, regs, t, groups
 
     def _post_ld(self, op, index, pre):
         _, regs, t, groups = pre
-        for lz, defs in groups:
-            for r, d in zip(regs, defs):
+        for lz, defs, region, offs, es in groups:
+            for k, (r, d) in enumerate(zip(regs, defs)):
                 if not isinstance(r, RegRef) or self.regs[r.index] is None:
                     continue
                 bits = self.regs[r.index][lz].copy()
-                self._set_def(r, lz, self._record(index, lz, [d], [bits], [t], bits, t, "load"))
+                values = self._exact_values(r, lz, t)
+                self._set_def(r, lz, self._record(index, lz, [d], [bits], [t], bits, t, "load", values,
+                                                  [values] if self.exact else None, (region, offs + k * es)))
 
     def _st(self, op, index, lanes):
         t = op.d.types[-1] if op.d.types else ".b32"
@@ -206,6 +241,40 @@ class TracingMachine(Machine):
                 if region.space == ".global":
                     for lane, o, e in zip(lz, offs + k * es, d[pos]):
                         self.stores[(region.name, int(o))] = (index, int(lane), int(e))
+                        self.store_progs[(region.name, int(o))] = self.prog
+
+    def _shfl(self, op, index, active):
+        """shfl.sync: each lane's value is defined by its source lane's (PTX ISA 9.7.9.6, the lane selection
+        `dispatch._shfl` computes: up/down/bfly/idx with the clamp and segment mask of operand c)."""
+        ops = op.operands
+        src = ops[1]
+        before = self.defs[src.index].copy() if isinstance(src, RegRef) and src.index in self.defs else None
+        b = self.read(ops[2], active, ".b32")[0].astype(np.int64)
+        c = self.read(ops[3], active, ".b32")[0].astype(np.int64)
+        pc = self.pc[active].copy()
+        super()._execute(op, active)
+        ran = self.pc[active] != pc
+        done = active[ran]
+        if done.size == 0:
+            return None
+        b, c = b[ran], c[ran]
+        lid = self.laneid[done].astype(np.int64)
+        bval, clamp, segmask = b & 31, c & 31, (c >> 8) & 31
+        max_lane, min_lane = (lid & segmask) | (clamp & ~segmask), lid & segmask
+        mode = next(w for w in (".up", ".down", ".bfly", ".idx") if w in op.d.mods)
+        j = {".up": lid - bval, ".down": lid + bval, ".bfly": lid ^ bval,
+             ".idx": min_lane | (bval & ~segmask)}[mode]
+        ok = (j >= max_lane) if mode == ".up" else (j <= max_lane)
+        source = done - lid + np.where(ok, j, lid)
+        source = np.where(np.isin(source, done), source, done)  # a lane not taking part: its own value
+        defs = before[source] if before is not None else np.full(done.size, NO_DEF, np.int64)
+        dst = ops[0].first if isinstance(ops[0], ast.Pair) else ops[0]
+        if isinstance(dst, RegRef) and self.regs[dst.index] is not None:
+            bits = self.regs[dst.index][done].copy()
+            self._set_def(dst, done, self._record(index, done, [defs], [bits], [".b32"], bits, ".b32", "compute"))
+        if isinstance(ops[0], ast.Pair):
+            self._set_def(ops[0].second, done, self._record(index, done, [], [], [], None, None, "opaque"))
+        return None
 
     # ---- lookup -------------------------------------------------------------------------
     def event(self, eid: int):
@@ -219,7 +288,26 @@ def _dsts(op):
     d = op.operands[0]
     if isinstance(d, ast.Vector):
         return [r for r in d.elems if isinstance(r, RegRef)]
+    if isinstance(d, ast.Pair):
+        return [r for r in (d.first, d.second) if isinstance(r, RegRef)]
     return [d] if isinstance(d, RegRef) else []
+
+
+def backward_slice(m: TracingMachine, root: int, max_steps: int) -> tuple[list, bool]:
+    """The events the value of event `root` was computed from (root included), in execution order (event ids
+    grow with execution), and whether the walk stopped at `max_steps` events."""
+    seen, stack, truncated = set(), [root] if root != NO_DEF else [], False
+    while stack:
+        e = stack.pop()
+        if e in seen or e == NO_DEF:
+            continue
+        if len(seen) >= max_steps:
+            truncated = True
+            break
+        seen.add(e)
+        r, k = m.event(e)
+        stack.extend(int(d[k]) for d in r.src_defs)
+    return sorted(seen), truncated
 
 
 # ---- the report -----------------------------------------------------------------------------
@@ -333,24 +421,14 @@ def _diagnose(m: TracingMachine, role, spec, buffer, index, max_steps) -> Kernel
     if hit is None:
         return KernelDiagnosis(role, None)
     op_index, lane, root = hit
-    diag = KernelDiagnosis(role, _site(m, op_index))
-    seen, stack = set(), [root] if root != NO_DEF else []
-    while stack:
-        e = stack.pop()
-        if e in seen or e == NO_DEF:
-            continue
-        if len(seen) >= max_steps:
-            diag.truncated = True
-            break
-        seen.add(e)
-        r, k = m.event(e)
-        stack.extend(int(d[k]) for d in r.src_defs)
-    diag.path = len(seen)
+    diag = KernelDiagnosis(role, _site(m.prog, op_index))
+    events, diag.truncated = backward_slice(m, root, max_steps)
+    diag.path = len(events)
     exact, sites = {}, {}
-    for e in sorted(seen):  # sources precede their uses: execution order
+    for e in events:  # sources precede their uses: execution order
         r, k = m.event(e)
         op = m.prog.ops[r.op_index]
-        site = sites.get(r.op_index) or sites.setdefault(r.op_index, _site(m, r.op_index))
+        site = sites.get(r.op_index) or sites.setdefault(r.op_index, _site(m.prog, r.op_index))
         site.executions += 1
         if r.kind == "opaque":
             where = f"{op.d.inst.opcode} at {site.ptx}"
@@ -437,7 +515,7 @@ def _ulp(x: Fraction, types) -> Fraction:
     return Fraction(2) ** (e - MANTISSA[fmt])
 
 
-def _site(m, op_index) -> Site:
-    op = m.prog.ops[op_index]
+def _site(prog, op_index) -> Site:
+    op = prog.ops[op_index]
     cuda = f"{Path(op.cuda[0]).name}:{op.cuda[1]}" if op.cuda else None
     return Site(op_index, op.d.inst.opcode, f"{Path(op.span.file).name}:{op.span.line}", cuda)

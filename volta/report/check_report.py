@@ -10,6 +10,9 @@ kernel), so a race looks the same under `volta races` and `volta check`.
       opt gemm_tiled_swapped (opt.sm80.ptx): grid 2x2, block 16x16; …
       inputs (the 64 elements C[0] depends on; every other input element is 1):
         A[0] = 1  A[1] = -2 …
+      both values computed by executing each kernel on these inputs in exact rational arithmetic
+      values first part at: ref fma.rn.f32 ref.sm80.ptx:82 (ref.cu:10) = 6; opt fma.rn.f32 opt.sm80.ptx:108
+        (opt.cu:17) = -5 (each kernel's earlier values on its path to C[0] all occur on the other's)
       counterexample saved to cex.json              (with --save-counterexample cex.json)
       replay: volta check examples/neq_gemm_swapped/manifest.toml --replay cex.json
 """
@@ -245,12 +248,41 @@ def _counterexample_lines(result: CheckResult) -> list:
     lines.append("  both values computed by executing each kernel on these inputs in exact rational arithmetic"
                  + (" (irrational values enclosed by certified interval arithmetic, and the enclosures disjoint)"
                     if any(isinstance(v, Enclosure) for v in (c.ref_value, c.opt_value)) else ""))
+    if getattr(c, "parting", None) is not None:
+        lines += parting_lines(c.parting, element)
     if result.cex_file:
         lines.append(f"  counterexample saved to {result.cex_file}")
         lines.append(f"  replay: {result.replay_command}")
     else:
         lines.append("  to replay it, save it: add --save-counterexample FILE (then --replay FILE re-executes both "
                      "kernels on it)")
+    return lines
+
+
+def parting_lines(p, element: str) -> list:
+    """`values first part at: ref add.f32 k.ptx:41 (k.cu:12) = 3/2; opt …` (volta.equiv.parting)."""
+    points = {"ref": p.ref, "opt": p.opt}
+    parts = []
+    for role, other in (("ref", "opt"), ("opt", "ref")):
+        pt = points[role]
+        if pt is None:
+            parts.append(f"{role} computes no value {other} lacks")
+            continue
+        twin = points[other].value if points[other] is not None else None
+        where = display_path(pt.ptx_file) + f":{pt.ptx_line}"
+        if pt.cuda_file:
+            where += f" ({display_path(pt.cuda_file)}:{pt.cuda_line})"
+        parts.append(f"{role} {pt.opcode} {where} = {value_text(pt.value, twin)}"
+                     + (f" ({pt.element})" if pt.element else ""))
+    if p.ref is not None and p.opt is not None:
+        why = f"each kernel's earlier values on its path to {element} all occur on the other's"
+    else:
+        one = "ref" if p.ref is not None else "opt"
+        why = f"{one}'s earlier values on its path to {element} all occur on the other's"
+    lines = [f"  values first part at: {'; '.join(parts)} ({why})"]
+    stops = [f"{role}: {', '.join(w)}" for role, w in getattr(p, "not_followed", {}).items() if w]
+    if stops:
+        lines.append(f"    (paths not followed through warp collectives: {'; '.join(stops)})")
     return lines
 
 
@@ -293,6 +325,7 @@ def to_dict(result: CheckResult) -> dict:
             "inputs": {k: {str(i): str(v) for i, v in vals.items()} for k, vals in shown_inputs(c).items()},
             "default_input": "1",
             "writers": {role: _writer(w) for role, w in c.writers.items()},
+            "parting": _parting(getattr(c, "parting", None)),
             "file": result.cex_file, "replay_command": result.replay_command,
         },
         "findings": {role: [json_report.finding_dict(f) for f in fs] for role, fs in r.findings.items()},
@@ -306,6 +339,22 @@ def to_dict(result: CheckResult) -> dict:
 
 def _json_value(v):
     return None if v is None else str(v)
+
+
+def _parting(p):
+    if p is None:
+        return None
+    return {"ref": _parting_point(p.ref), "opt": _parting_point(p.opt),
+            "float_instructions": dict(p.float_events), "not_followed": dict(getattr(p, "not_followed", {}))}
+
+
+def _parting_point(pt):
+    if pt is None:
+        return None
+    return {"instruction": pt.opcode, "ptx": {"file": pt.ptx_file, "line": pt.ptx_line, "col": pt.ptx_col},
+            "cuda": {"file": pt.cuda_file, "line": pt.cuda_line} if pt.cuda_file else None,
+            "value": _json_value(pt.value), "element": pt.element,
+            "block": list(pt.thread.block), "thread": list(pt.thread.thread), "position": pt.position}
 
 
 def _writer(w) -> dict:
