@@ -18,14 +18,22 @@ from volta.semantics import compute as C
 from volta.semantics.bits import U64, mask, width
 
 DISPATCH = {}
+# Over the reals (`volta check`), the instructions in machine.NOT_REAL keep bits only unless a module
+# gives them a real meaning here: handler(m, op, lanes) runs instead of the bit handler, or raises
+# Unsupported naming what it does not model.
+REAL = {}
 
 
-def handles(*names):
+def handles(*names, table=DISPATCH):
     def register(fn):
         for n in names:
-            DISPATCH[n] = fn
+            table[n] = fn
         return fn
     return register
+
+
+def handles_real(*names):
+    return handles(*names, table=REAL)
 
 
 def _advance(m, lanes):
@@ -802,3 +810,4 @@ def _redux(m, op, lanes):
     m.write(ops[0], lanes, out, flags)
     _advance(m, lanes)
 from volta.exec import asynccopy, hopper, tensor  # noqa: E402,F401  (register their handlers)
+from volta.exec import atomics_real, copy_real, tensor_real  # noqa: E402,F401  (their real meanings: REAL)

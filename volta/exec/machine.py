@@ -242,6 +242,10 @@ class Machine(MachineServices):
         """op on lanes whose guard holds (or that if-conversion runs under a path condition)."""
         self.thread_instructions += lanes.size
         if self.symbolic and op.op in NOT_REAL:
+            real = REAL.get(op.op) if not getattr(self, "bit_terms", False) else None
+            if real is not None:
+                real(self, op, lanes)
+                return
             raise Unsupported(f"`{op.d.inst.opcode}` moves or computes tensor data outside the real-number "
                               f"model of volta check (use `volta check --fp ieee|ARCH` to compare bits)", op.span)
         handler = DISPATCH.get(op.op)
@@ -885,4 +889,4 @@ def _pointer_params(prog: Program) -> set:
     return pointers
 
 
-from volta.exec.dispatch import DISPATCH  # noqa: E402  (handlers need Machine defined first)
+from volta.exec.dispatch import DISPATCH, REAL  # noqa: E402  (handlers need Machine defined first)
