@@ -116,3 +116,24 @@ def test_refine_keeps_history_per_byte():
     # a later write by another thread, byte-granular, conflicts with the refined history
     (c,) = _access(sh, [13], [8], True)
     assert (c.prior_tid, c.tid, c.granule) == (5, 8, 13)
+
+
+def test_races_on_declared_4096_square_buffers_stays_small():
+    """`volta races` on three f32[4096*4096] buffers of which one CTA touches a few rows (K = 16): memory
+    follows the touched pages. The dense shadow needed about 7 GB here and the estimate refused --max-memory 3G."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    ptx = Path(__file__).resolve().parents[2] / "examples" / "gemm_naive" / "kernel.sm80.ptx"
+    n = 4096 * 4096
+    argv = [sys.executable, "-c", "import sys; from volta.cli import main; sys.exit(main())", "races", str(ptx),
+            "--grid", "1", "--block", "16x16", "--args", "A,B,C,4096,4096,16", "-q", "--max-memory", "3G",
+            "--buffer", f"A=f32[{n}]:in", "--buffer", f"B=f32[{n}]:in", "--buffer", f"C=f32[{n}]:out"]
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, out
+    assert "CLEAN" in out
+    assert usage.ru_maxrss < 1 << 20, f"peak RSS {usage.ru_maxrss // 1024} MiB"  # KiB on Linux: under 1 GiB

@@ -156,7 +156,8 @@ def remaining_ms(default: int) -> int:
 # ---- memory estimate --------------------------------------------------------------------------
 
 PER_THREAD = 200  # bytes of machine state per thread: pc, status, ids, barrier counts, scratch lanes
-SHADOW_PER_GRANULE = 15 * 8  # race shadow: 13 int64 fields, 2 bools, a scratch word
+SHADOW_PER_GRANULE = 14 * 8  # race shadow of a touched granule: 32-bit ids, two clocks, flags, scratch
+SHADOW_PAGE_TABLE = 4 / 64  # a global buffer's shadow is paged (shadow.py): up front only its page table
 
 
 def estimate(prog, launch, buffers: dict, symbolic: bool, check_races: bool) -> tuple[int, list]:
@@ -171,7 +172,7 @@ def estimate(prog, launch, buffers: dict, symbolic: bool, check_races: bool) -> 
     for b in buffers.values():
         # an input buffer is never stored to: no expression or written-byte arrays (only its leaves)
         own = 3 if b.role == "in" else per_byte
-        n = b.nbytes * own + (b.nbytes // max(1, min(4, b.itemsize)) * SHADOW_PER_GRANULE if check_races else 0)
+        n = b.nbytes * own + (int(b.nbytes // max(1, min(4, b.itemsize)) * SHADOW_PAGE_TABLE) if check_races else 0)
         if symbolic:
             n += b.count * 64  # one input-element expression per element
         buf += n
