@@ -7,6 +7,7 @@ The Python API (`volta.api`, loaded on first use so that `import volta` stays ch
     volta.run(kernel, launch)      # CPU replay on concrete inputs, as `volta run`
     volta.mma(arch, in_fmt, a, b)  # one tensor-core dot product, bit for bit, as `volta mma`
     volta.Launch(grid, block, args=[...]), volta.Buffer(name, dtype, count, role)
+    volta.Pipeline([(kernel, Launch), ...])  # launches in order on shared buffers, for check and races
 
 Kernels are .ptx or .cu paths (nvcc), PTX text, or a manifest.toml. Each call returns a result with
 `verdict`, `exit_code`, `findings`, `timings` and `report(fmt)`; bad input raises `volta.UsageError`.
@@ -14,7 +15,7 @@ Kernels are .ptx or .cu paths (nvcc), PTX text, or a manifest.toml. Each call re
 
 __version__ = "0.1.0"
 
-_API = ("Buffer", "Launch", "CheckResult", "RacesResult", "RunResult", "MmaResult", "check", "races", "run", "mma",
+_API = ("Buffer", "Launch", "Pipeline", "CheckResult", "RacesResult", "RunResult", "MmaResult", "check", "races", "run", "mma",
         "VoltaError", "UsageError", "Unsupported")
 __all__ = ["__version__", *_API]
 

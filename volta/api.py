@@ -14,6 +14,12 @@ Each function means exactly what the command of the same name means: it builds t
     print(r.report())                                       # the text `volta check` prints ("json", "sarif", "junit")
     volta.check("examples/eq_gemm_naive_tiled/manifest.toml")   # or a manifest
 
+    # a multi-kernel pipeline (the CLI's repeatable --ref-launch/--opt-launch): launches in order, on shared buffers
+    tmp = volta.Buffer("tmp", "f32", 8, "temp")                 # an intermediate: not compared, not an input
+    opt = volta.Pipeline([("k.ptx", volta.Launch(8, 256, [x, tmp, 1024], kernel="partial_sums")),
+                          ("k.ptx", volta.Launch(1, 32, [tmp, y, 8], kernel="reduce"))])
+    volta.check([("ref.ptx", volta.Launch(1, 32, [x, y, 1024]))], opt)   # a list of (kernel, Launch) works too
+
 Bad input raises `volta.UsageError` (a `VoltaError`, the CLI's exit 2) with the CLI's one-paragraph
 message; a kernel outside the decided class is a verdict (`unsupported`, exit code 3), not an exception.
 Nothing is written to disk unless asked (`save_counterexample=`, `out=`), except PTX text given
@@ -31,7 +37,7 @@ from typing import Any, Callable, Mapping, Sequence, Union
 
 from volta.errors import Unsupported, UsageError, VoltaError
 
-__all__ = ["Buffer", "Launch", "CheckResult", "RacesResult", "RunResult", "MmaResult",
+__all__ = ["Buffer", "Launch", "Pipeline", "CheckResult", "RacesResult", "RunResult", "MmaResult",
            "check", "races", "run", "mma", "VoltaError", "UsageError", "Unsupported"]
 
 Source = Union[str, "os.PathLike[str]"]  # a .ptx or .cu path, a manifest.toml path, or PTX text
@@ -89,6 +95,99 @@ class Launch:
         """The CLI's option strings for this launch (grid, block, args, kernel)."""
         return {"grid": _dim_text(self.grid, "grid"), "block": _dim_text(self.block, "block"),
                 "args": ",".join(_arg_text(a) for a in self.args), "kernel": self.kernel}
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """Launches that run in order on the same buffers — a multi-kernel pipeline, the CLI's repeatable
+    `--ref-launch`/`--opt-launch "FILE[:KERNEL] grid=G block=B args=A,B shared=BYTES"`:
+
+        Pipeline([("k.ptx", Launch(8, 256, [x, tmp, 1024], kernel="partial_sums")),
+                  ("k.ptx", Launch(1, 32, [tmp, out, 8], kernel="reduce"))])
+
+    Each item is (kernel source, Launch): a .ptx or .cu path or PTX text, and its launch (`Launch.kernel` names
+    the .entry, `shared_dynamic` its dynamic shared memory). Buffers are shared by every launch (and, in
+    `volta.check`, by both sides); an intermediate is a Buffer of role "temp": not compared, not an input,
+    never-written when the first launch starts. A launch boundary orders everything before it before
+    everything after it; races are looked for within each launch."""
+
+    launches: Sequence[tuple[Source, Launch]]
+
+    def __post_init__(self):
+        items = tuple(self.launches) if isinstance(self.launches, (list, tuple)) else None
+        if not items:
+            raise UsageError("a Pipeline needs a non-empty list of (kernel, Launch) pairs, in launch order")
+        for k, item in enumerate(items, 1):
+            if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], Launch)):
+                raise UsageError(f"Pipeline launch {k}: expected a (kernel, volta.Launch) pair, got {item!r:.80}")
+        object.__setattr__(self, "launches", items)
+
+
+def _as_pipeline(side) -> Pipeline | None:
+    """A Pipeline, or a list/tuple of (kernel, Launch) pairs, as a Pipeline; None for a single kernel source."""
+    if isinstance(side, Pipeline):
+        return side
+    if isinstance(side, (list, tuple)) and side and all(isinstance(x, tuple) and len(x) == 2 for x in side):
+        return Pipeline(list(side))
+    return None
+
+
+def _merged_buffers(launches, extra=()) -> list[Buffer]:
+    """Every Buffer of the launches and `extra`, once each (a name declared twice differently is an error)."""
+    seen: dict[str, Buffer] = {}
+    for b in [b for launch in launches for b in launch.all_buffers()] + list(extra):
+        if not isinstance(b, Buffer):
+            raise UsageError(f"buffers: expected volta.Buffer objects, got {b!r:.80}")
+        if b.name in seen and seen[b.name] != b:
+            raise UsageError(f"buffer `{b.name}` is declared twice, differently: {seen[b.name]} and {b}")
+        seen[b.name] = b
+    return list(seen.values())
+
+
+def _kernel_launches(pipeline: Pipeline) -> tuple:
+    """The library's KernelLaunch of each step (grid, block, args validated as `--ref-launch` does)."""
+    from volta.exec.launch import KernelLaunch, parse_args_list, parse_dim3
+
+    out = []
+    for src, launch in pipeline.launches:
+        o = launch.options()
+        out.append(KernelLaunch(kernel_path(src), o["kernel"], parse_dim3(o["grid"], "grid"),
+                                parse_dim3(o["block"], "block"), parse_args_list(o["args"]),
+                                int(launch.shared_dynamic)))
+    return tuple(out)
+
+
+def _launch_text(x) -> str:
+    """A KernelLaunch as the CLI's `--ref-launch` text (for the replay command)."""
+    text = f"{x.ptx}{':' + x.kernel if x.kernel else ''} grid={x.grid} block={x.block}"
+    text += f" args={','.join(map(str, x.args))}" if x.args else ""
+    return text + (f" shared={x.shared_dynamic}" if x.shared_dynamic else "")
+
+
+def _pipelines_spec(sides: dict, extra: Sequence[Buffer]):
+    """(LaunchSpec, argv) for pipelines: role -> Pipeline, as `volta check --ref-launch … --opt-launch …` builds it
+    (`sequences_from_options`): buffers and symbols declared once for every launch. argv re-creates a check."""
+    from volta.exec.launch import pair_from_options
+
+    steps = [launch for p in sides.values() for _, launch in p.launches]
+    buffers = _merged_buffers(steps, extra)
+    symbols = {n: t for launch in steps for n, t in launch.symbols.items()}
+    functions = {n: m for launch in steps for n, m in launch.functions.items()}
+    spec = pair_from_options("ref.ptx", "opt.ptx", [b.option() for b in buffers], grid="1", block="1",
+                             symbols=[f"{n}={t}" for n, t in symbols.items()])
+    spec.launches.clear()
+    argv = []
+    for role, p in sides.items():
+        seq = _kernel_launches(p)
+        spec.launches[role] = seq[0]
+        if len(seq) > 1:
+            spec.sequences[role] = seq
+        for x in seq:
+            argv += [f"--{role}-launch", _launch_text(x)]
+    spec.functions = functions
+    argv += [f"--buffer={b.option()}" for b in buffers] + [f"--symbol={n}={t}" for n, t in symbols.items()]
+    argv += [f"--define-fn={n}={m}" for n, m in functions.items()]
+    return spec, argv
 
 
 def _dtype_name(dtype) -> str:
@@ -303,21 +402,41 @@ def _check_fmt(fmt: str, allowed: tuple) -> None:
 
 # ---- the four calls -------------------------------------------------------------------------------
 
-def check(ref: Source, opt: Source | None = None, launch: Launch | None = None, *,
-          opt_launch: Launch | None = None, fp: str = "real", timeout_ms: int = 10_000, trials: int = 4,
+Side = Union[Source, Pipeline, Sequence[tuple]]  # one kernel, or a pipeline (a list of (kernel, Launch) pairs)
+
+
+def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
+          opt_launch: Launch | None = None, buffers: Sequence[Buffer] = (), fp: str = "real",
+          timeout_ms: int = 10_000, trials: int = 4,
           seed: int = 0, prove: bool = False, arch: str | None = None, nvcc_flags: Sequence[str] = (),
           save_counterexample: str | os.PathLike | None = None, emit_smt: str | os.PathLike | None = None,
           progress: Callable[[str], None] | None = None, ulp: float | None = None, rtol: float | None = None,
           atol: float | None = None, signed_zero: str = "differ") -> CheckResult:
     """Prove `ref` and `opt` equivalent over the reals (`fp="real"`), or compare their bits (`fp="ieee"`,
     `"ampere"`, `"hopper"`, …) — `volta check`. Give two kernels and a `Launch` (`opt_launch` when the
-    optimized kernel launches differently; buffers and symbols are shared), or one manifest.toml path."""
-    from volta.exec.launch import compile_sources, pair_from_options
+    optimized kernel launches differently; buffers and symbols are shared), or one manifest.toml path, or
+    two pipelines (`Pipeline`s or lists of (kernel, Launch) pairs; a single launch is a one-item list) with no
+    `launch` — the CLI's `--ref-launch`/`--opt-launch`. `buffers` declares buffers besides those passed in
+    the launches' args (e.g. a `temp` intermediate named by a string); every buffer needs a role here."""
+    from volta.exec.launch import compile_sources, pair_from_options, preflight
 
-    if opt is None:
+    pipes = {"ref": _as_pipeline(ref), "opt": _as_pipeline(opt)}
+    if any(pipes.values()):
+        if not all(pipes.values()):
+            single = "ref" if pipes["ref"] is None else "opt"
+            raise UsageError(f"volta.check: {'opt' if single == 'ref' else 'ref'} is a pipeline, so give {single} as "
+                             f"one too (a Pipeline, or a list of (kernel, Launch) pairs: one pair for a single launch), "
+                             f"as --ref-launch/--opt-launch take both sides")
+        if launch is not None or opt_launch is not None:
+            raise UsageError("volta.check with pipelines: every launch comes with its kernel in the pipeline, so "
+                             "drop the launch/opt_launch arguments")
+        spec, command = _pipelines_spec(pipes, buffers)
+    elif opt is None:
         if not _is_manifest(ref):
             raise UsageError("volta.check takes two kernels and a Launch, or one manifest.toml path")
         spec = _manifest(ref, launch, "check")
+        if buffers:
+            raise UsageError(f"{ref} is a manifest: its [buffers] table declares the buffers, so drop buffers=")
         missing = [r for r in ("ref", "opt") if r not in spec.launches]
         if missing:
             raise UsageError(f"{ref} has no [{'] and ['.join(missing)}] table: volta.check compares the [ref] and "
@@ -328,8 +447,7 @@ def check(ref: Source, opt: Source | None = None, launch: Launch | None = None, 
             raise UsageError("volta.check takes two kernels and a Launch, or one manifest.toml alone (it holds both)")
         if launch is None:
             raise UsageError("volta.check(ref, opt, launch): describe the launch with volta.Launch(grid, block, args)")
-        buffers = launch.all_buffers() + (opt_launch.all_buffers() if opt_launch else [])
-        buffers = list({b.name: b for b in buffers}.values())
+        buffers = _merged_buffers([launch] + ([opt_launch] if opt_launch else []), buffers)
         base = launch.options()
         other = opt_launch.options() if opt_launch is not None else {}
         ref_path, opt_path = kernel_path(ref), kernel_path(opt)
@@ -350,6 +468,7 @@ def check(ref: Source, opt: Source | None = None, launch: Launch | None = None, 
         command += [f"--define-fn={n}={m}" for n, m in spec.functions.items()]
     compile_sources(spec, arch, tuple(nvcc_flags))
     command += (["--arch", arch] if arch else []) + [f"--nvcc-flag={f}" for f in nvcc_flags]
+    preflight(spec, ("ref", "opt"), symbolic=fp == "real")  # every launch's file, kernel and args, before any runs
 
     start = time.perf_counter()
     from volta.equiv.bits import Tolerance
@@ -399,18 +518,30 @@ def check(ref: Source, opt: Source | None = None, launch: Launch | None = None, 
                        _presented=Presented(report, spec, command, cex_file))
 
 
-def races(kernel: Source, launch: Launch | None = None, *, role: str | None = None, arch: str | None = None,
-          nvcc_flags: Sequence[str] = (), progress: Callable[[str], None] | None = None,
+def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffer] = (), role: str | None = None,
+          arch: str | None = None, nvcc_flags: Sequence[str] = (), progress: Callable[[str], None] | None = None,
           inputs: str | None = None, trials: int | None = None, structured_only: bool = False,
           lockstep_warps: bool = False, allow_benign_races: bool = False) -> RacesResult:
     """Find races, deadlocks, out-of-bounds accesses and uninitialized reads in one launch — `volta races`.
-    Give a kernel (path or PTX text) and a `Launch`, or a manifest.toml path (every launch in it, or `role`).
+    Give a kernel (path or PTX text) and a `Launch`, or a manifest.toml path (every launch in it, or `role`), or
+    a pipeline (a `Pipeline` or a list of (kernel, Launch) pairs, as a manifest's [[kernel.launch]]: each launch
+    with the memory the earlier ones left). `buffers` declares buffers besides those passed in the args.
     `inputs`/`trials`/`structured_only`/`lockstep_warps`/`allow_benign_races` are the CLI's options of those
     names (a data-dependent kernel runs on concrete inputs: verdict clean-for-inputs, exit 3, when nothing shows)."""
-    from volta.exec.launch import compile_sources, from_options
+    from volta.exec.launch import compile_sources, from_options, preflight
     from volta.exec.races import RacesResult as Raw, analyze, roles
 
-    if _is_manifest(kernel):
+    pipeline = _as_pipeline(kernel)
+    if pipeline is not None:
+        if launch is not None:
+            raise UsageError("volta.races with a pipeline: every launch comes with its kernel in the pipeline, so "
+                             "drop the launch argument")
+        if role not in (None, "kernel"):
+            raise UsageError("role applies to manifests; a pipeline is one kernel sequence")
+        spec, _ = _pipelines_spec({"kernel": pipeline}, buffers)
+        spec.source = str(spec.launches["kernel"].ptx)
+        chosen = ["kernel"]
+    elif _is_manifest(kernel):
         spec = _manifest(kernel, launch, "races")
         chosen = roles(spec)
         if role is not None:
@@ -425,11 +556,14 @@ def races(kernel: Source, launch: Launch | None = None, *, role: str | None = No
         path = kernel_path(kernel)
         o = launch.options()
         spec = from_options(path, o["kernel"], o["grid"], o["block"], o["args"],
-                            [b.option() for b in launch.all_buffers()], shared_dynamic=launch.shared_dynamic,
+                            [b.option() for b in _merged_buffers([launch], buffers)],
+                            shared_dynamic=launch.shared_dynamic,
                             symbols=[f"{n}={t}" for n, t in launch.symbols.items()])
         spec.source = str(path)
         chosen = ["kernel"]
     compile_sources(spec, arch, tuple(nvcc_flags))
+    if pipeline is not None:
+        preflight(spec, chosen)  # every launch's file, kernel and args, before the first one runs
     if structured_only and (inputs is not None or trials is not None):
         raise UsageError("structured_only never runs on concrete inputs: drop inputs/trials")
     options = dict(inputs=inputs, trials=trials, concrete=not structured_only, lockstep_warps=lockstep_warps,
