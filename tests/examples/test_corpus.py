@@ -48,6 +48,18 @@ def _sequences(m: dict) -> dict:
     return {r: m[r]["launch"] for r in ("kernel", "ref", "opt") if r in m and "launch" in m[r]}
 
 
+def _struct_fields(arg: str) -> list:
+    """The values of a struct argument `{x,8:y,1024:s64}` (OFFSET:VALUE:TYPE, offset and type optional)."""
+    assert arg.endswith("}") and "{" not in arg[1:], arg
+    out = []
+    for text in arg[1:-1].split(","):
+        parts = [p.strip() for p in text.split(":")]
+        if len(parts) == 3 or (len(parts) == 2 and INT_RE.match(parts[0]) and not re.match(r"^[usfb]\d+$|^ptr$", parts[1])):
+            parts = parts[1:]
+        out.append(parts[0])
+    return out
+
+
 def _is_pair(m: dict) -> bool:
     return "ref" in m and "opt" in m
 
@@ -109,7 +121,9 @@ def test_manifest(case: Path):
         assert (case / k["cuda"]).is_file(), k["cuda"]
         for a in k["args"]:
             assert isinstance(a, str)
-            assert a in buffers or a in symbols or INT_RE.match(a) or FLOAT_RE.match(a), a
+            fields = _struct_fields(a) if a.startswith("{") else [a]  # a by-value struct: {x,y,1024}
+            for v in fields:
+                assert v in buffers or v in symbols or INT_RE.match(v) or FLOAT_RE.match(v) or v == "null", a
         # every generated PTX of this source (all archs) has the entry with the right parameter count
         stem = Path(k["cuda"]).stem
         ptxs = sorted(case.glob(f"{stem}.sm*.ptx"))

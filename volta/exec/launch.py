@@ -144,7 +144,10 @@ def parse_buffer(text: str) -> Buffer:
 
 
 def parse_args_list(text: str) -> tuple:
-    return tuple(a.strip() for a in str(text).split(",")) if str(text).strip() else ()
+    """`x,{a,b,1024},3` → ('x', '{a,b,1024}', '3'): a struct argument is one entry (volta/exec/structargs.py)."""
+    from volta.exec.structargs import split_entries
+
+    return split_entries(text) if str(text).strip() else ()
 
 
 def from_options(ptx, kernel, grid, block, args, buffers, named_args=(), shared_dynamic=0, symbols=()) -> LaunchSpec:
@@ -211,11 +214,18 @@ def _manifest_launch(path: Path, table: dict, where: str) -> KernelLaunch:
     try:
         return KernelLaunch(
             path.parent / table["ptx"], table.get("name"), parse_dim3(table["grid"], "grid"),
-            parse_dim3(table["block"], "block"), tuple(str(a) for a in table.get("args", ())),
+            parse_dim3(table["block"], "block"), tuple(_manifest_arg(a) for a in table.get("args", ())),
             int(table.get("shared_dynamic", 0)),
         )
     except KeyError as err:
         raise UsageError(f"{path}: {where} lacks the key {err}") from None
+
+
+def _manifest_arg(a) -> str:
+    """An `args` item: a string or number, or an array `["x", "y", 1024]` for a struct argument `{x,y,1024}`."""
+    if isinstance(a, list):
+        return "{" + ",".join(_manifest_arg(x) for x in a) + "}"
+    return str(a)
 
 
 # The manifest schema (examples/README.md): every key a manifest may have. Anything else is a typo
@@ -297,7 +307,18 @@ def _check_manifest_keys(path: Path, data: dict) -> None:
 
 
 def bind_args(launch: KernelLaunch, params: list, buffers: dict, symbols: dict) -> list:
-    """Match `--args` to the kernel's parameters: [('buffer', Buffer) | ('scalar', int|float) | ('symbol', name)]."""
+    """Match `--args` to the kernel's parameters: [('buffer', Buffer) | ('scalar', int|float) | ('symbol', name)].
+
+    A struct parameter takes one `{…}` entry, bound onto the slices that follow it in `params`
+    (volta/ir/structparams.py): the result has one binding per entry of `params`, slices included."""
+    from volta.exec import structargs
+    from volta.ir.structparams import SliceParam, StructParam
+
+    slices = {}
+    for p in params:
+        if isinstance(p, SliceParam):
+            slices.setdefault(p.struct, []).append(p)
+    everything, params = params, [p for p in params if not isinstance(p, SliceParam)]
     args = list(launch.args)
     named = {}
     if args and isinstance(args[-1], tuple) and args[-1][0] == "__named__":
@@ -318,31 +339,45 @@ def bind_args(launch: KernelLaunch, params: list, buffers: dict, symbols: dict) 
             f"kernel `{launch.kernel or ''}` takes {len(params)} parameters ({', '.join(names)}) "
             f"but --args gives {len(args)}"
         )
-    bound = []
-    for (pname, ptype, _), value in zip(params, args):
+    bound = {}
+    for param, value in zip(params, args):
+        pname, ptype, _ = param
         if value is None:
             raise UsageError(f"no value for parameter `{pname}`: give it in --args or with --arg {pname}=V")
-        if value in buffers:
-            if ptype not in (".u64", ".b64", ".s64"):
-                raise UsageError(f"parameter `{pname}` has type {ptype} but --args passes buffer `{value}` to it")
-            bound.append(("buffer", buffers[value]))
-        elif value in symbols:
-            bound.append(("symbol", value))
-        else:
-            try:
-                number = int(value, 0)
-            except ValueError:
-                try:
-                    number = float(value)
-                except ValueError:
-                    raise UsageError(
-                        f"--args entry `{value}` for parameter `{pname}` is neither a declared buffer, "
-                        f"a --symbol, nor a number"
-                    ) from None
-            if ptype in (".u64", ".b64") and isinstance(number, int) and number != 0 and "ptr" in pname.lower():
-                raise UsageError(f"parameter `{pname}` looks like a pointer: pass a --buffer name")
-            bound.append(("scalar", _fit_scalar(pname, ptype, value, number)))
-    return bound
+        if isinstance(param, StructParam):
+            for p, b in zip([param] + slices.get(pname, []),
+                            structargs.bind_struct(param, slices.get(pname, []), value, buffers, symbols)):
+                bound[p[0]] = b
+            continue
+        bound[pname] = _bind_plain(pname, ptype, value, buffers, symbols)
+    return [bound[p[0]] for p in everything]
+
+
+def _bind_plain(pname: str, ptype: str, value: str, buffers: dict, symbols: dict) -> tuple:
+    """One plain (non-struct) parameter's binding."""
+    from volta.exec import structargs
+
+    if structargs.is_struct_entry(value):
+        raise UsageError(f"--args entry `{value}` is a struct, but parameter `{pname}` has the plain type {ptype}")
+    if value in buffers:
+        if ptype not in (".u64", ".b64", ".s64"):
+            raise UsageError(f"parameter `{pname}` has type {ptype} but --args passes buffer `{value}` to it")
+        return ("buffer", buffers[value])
+    if value in symbols:
+        return ("symbol", value)
+    try:
+        number = int(value, 0)
+    except ValueError:
+        try:
+            number = float(value)
+        except ValueError:
+            raise UsageError(
+                f"--args entry `{value}` for parameter `{pname}` is neither a declared buffer, "
+                f"a --symbol, nor a number"
+            ) from None
+    if ptype in (".u64", ".b64") and isinstance(number, int) and number != 0 and "ptr" in pname.lower():
+        raise UsageError(f"parameter `{pname}` looks like a pointer: pass a --buffer name")
+    return ("scalar", _fit_scalar(pname, ptype, value, number))
 
 
 def _fit_scalar(pname: str, ptype: str, text: str, number):

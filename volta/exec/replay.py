@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from volta.errors import UsageError
+from volta.exec import structargs
 from volta.exec.launch import DTYPES, Buffer, KernelLaunch, LaunchSpec, parse_args_list
 
 FP_CHOICES = ("real", "ieee", "volta", "ampere", "ada", "hopper", "blackwell")
@@ -105,6 +106,8 @@ def buffer_arg_names(launch: KernelLaunch) -> list:
     for a in launch.args:
         if isinstance(a, tuple) and a and a[0] == "__named__":
             names += [v for _, v in a[1] if not _is_number(v)]
+        elif structargs.is_struct_entry(a):  # {x,y,1024}: its buffer fields
+            names += [v for v in structargs.field_values(a) if not _is_number(v) and v != structargs.NULL]
         elif not _is_number(a):
             names.append(a)
     return list(dict.fromkeys(names))
@@ -300,10 +303,11 @@ def _concrete_symbols(spec: LaunchSpec, role: str, inputs: dict, scalars: dict, 
             values[name] = str(scalars[name])
         elif name in inputs and np.asarray(inputs[name]).size == 1:
             values[name] = repr(float(np.asarray(inputs[name]).reshape(-1)[0]))
-        elif name in launch.args:
+        elif name in launch.args or any(name in structargs.field_values(a) for a in launch.args
+                                        if structargs.is_struct_entry(a)):
             raise UsageError(f"scalar `{name}` needs a value for a concrete run: --arg {name}=V or a one-element "
                              f"array `{name}` in --inputs")
-    args = tuple(values.get(a, a) if isinstance(a, str) else a for a in launch.args)
+    args = tuple(structargs.substitute(a, values, spec.symbols) for a in launch.args)
     return dataclasses.replace(launch, args=args)
 
 
