@@ -137,3 +137,23 @@ def test_races_on_declared_4096_square_buffers_stays_small():
     assert os.waitstatus_to_exitcode(status) == 0, out
     assert "CLEAN" in out
     assert usage.ru_maxrss < 1 << 20, f"peak RSS {usage.ru_maxrss // 1024} MiB"  # KiB on Linux: under 1 GiB
+
+
+def test_paged_array_reads_fill_until_written_and_indexes_like_numpy():
+    from volta.exec.memory import PagedArray
+
+    dense = np.full((3, 5000), None, dtype=object)
+    paged = PagedArray((3, 5000), object, None, page_shift=6)
+    assert paged[1, 4999] is None and paged.used == 0
+    rows = np.array([0, 2, 2, 1])
+    offs = np.array([7, 4000, 4001, 64])
+    values = np.empty(4, dtype=object)
+    values[:] = [("a",), ("b",), ("c",), ("d",)]  # sequence-like objects stay whole
+    for a in (dense, paged):
+        a[rows, offs] = values
+        a[1, 3] = ("e", "f")
+        a[2, np.array([4001])] = None
+    assert paged.used == 4  # pages touched, of 3 * 5000 / 64
+    every = np.arange(3 * 5000)
+    assert list(paged.get(every)) == list(dense.reshape(-1))
+    assert paged[1, 3] == ("e", "f") and list(paged[rows, offs]) == list(dense[rows, offs])

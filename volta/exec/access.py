@@ -55,8 +55,9 @@ def resolve(m, op, space, addr, lanes, size, write):
                 k = int(np.nonzero(sel)[0][0])
                 nulls = getattr(m, "null_params", ())
                 if rid == 0 and space == ".global" and nulls:
-                    pos = [p[0] for p in m.prog.params]
-                    which = (f"parameter `{nulls[0]}` (argument {pos.index(nulls[0]) + 1})" if len(nulls) == 1 else
+                    from volta.ir.structparams import describe
+
+                    which = (describe(m.prog.params, nulls[0]) if len(nulls) == 1 else
                              "a null pointer parameter (" + ", ".join(f"`{p}`" for p in nulls) + " are 0)")
                     m.report(F.OUT_OF_BOUNDS, f"NULL POINTER dereference of {which}: "
                              f"{'write' if write else 'read'} of {size} bytes at address {int(addr[k]):#x} "
@@ -321,8 +322,8 @@ def _input_leaves(m, region, itemsize):
 
 def store_sym(m, region, lanes, offs, size, sym):
     """Store per-lane expressions (an object array over `lanes`, None where concrete; or None for all
-    concrete). The object array of a region is allocated only when an expression is stored: its
-    pointers would touch every page of a large buffer (memory follows what the launch touches)."""
+    concrete). The expression array of a region exists only once an expression is stored, and is paged:
+    dense, its pointers would touch every page of a large buffer (memory follows what the launch touches)."""
     rows = row_index(region, lanes, m)
     if region.symsize is None:
         region.symsize = np.zeros(region.data.shape, np.int8)   # zero pages: resident only where written
@@ -334,7 +335,7 @@ def store_sym(m, region, lanes, offs, size, sym):
     if region.sym is not None:
         region.sym[rows, offs] = sym if sym is not None else None
         if size > 1:
-            region.sym.reshape(-1)[((rows * stride + offs)[:, None] + np.arange(1, size)).reshape(-1)] = None
+            region.sym.put(((rows * stride + offs)[:, None] + np.arange(1, size)).reshape(-1), None)
     region.symsize[rows, offs] = size
     within = ((rows * stride + offs)[:, None] + np.arange(size)).reshape(-1)
     region.kwritten.reshape(-1)[within] = True
@@ -343,7 +344,10 @@ def store_sym(m, region, lanes, offs, size, sym):
 
 
 def _object_pages(shape):
-    return np.full(shape, None, dtype=object)
+    """The expression stored at each offset, allocated a page at a time (None where nothing is stored)."""
+    from volta.exec.memory import PagedArray
+
+    return PagedArray(shape, object, None)
 
 
 def store_lsym(m, region, lanes, offs, size, ls):

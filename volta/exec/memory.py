@@ -4,6 +4,10 @@ Regions sit far apart in each state space's address range, so an index that runs
 array lands in no region and is reported as out of bounds with the array's name, instead of
 silently reading its neighbour. Storage is bytes; loads/stores use typed views (aligned).
 Memory holds values and knows nothing of threads: race tracking lives in `shadow.py`.
+
+Memory follows what a launch touches, not what it declares: byte arrays start as zero pages (the
+kernel maps them on first write), and an array whose empty value is not zero (the expression stored
+at each offset, None when concrete) is a `PagedArray` allocated a page at a time.
 """
 from __future__ import annotations
 
@@ -49,6 +53,61 @@ class Region:
 
     def flat(self) -> np.ndarray:
         return self.data.reshape(-1)
+
+
+class PagedArray:
+    """A (copies, stride) array of `fill` that allocates PAGE-element pages on first write, for the
+    indexing forms regions use: `a[rows, offs]` with ints or arrays (read and write), `a.shape`, and
+    `get`/`put` by flat index. Pages live side by side in one compact array, so a batch is one gather."""
+
+    def __init__(self, shape: tuple, dtype=object, fill=None, page_shift: int = 10):
+        self.shape, self.dtype, self.fill, self.shift = tuple(shape), np.dtype(dtype), fill, page_shift
+        self.table = np.zeros(-(-self.shape[0] * self.shape[1] >> page_shift) + 1, np.int32)  # slot + 1
+        self.used = 0
+        self.data = np.full(0, fill, self.dtype)
+
+    def get(self, flat: np.ndarray) -> np.ndarray:
+        slot = self.table[flat >> self.shift].astype(np.int64) - 1
+        out = np.full(flat.shape, self.fill, self.dtype)
+        live = slot >= 0
+        if live.any():
+            out[live] = self.data[(slot[live] << self.shift) + (flat[live] & ((1 << self.shift) - 1))]
+        return out
+
+    def put(self, flat: np.ndarray, values) -> None:
+        page = flat >> self.shift
+        slot = self.table[page]
+        if not slot.all():
+            new = np.unique(page[slot == 0])
+            need = (self.used + new.size) << self.shift
+            if need > self.data.size:  # grow by doubling
+                grown = np.full(max(need, 2 * self.data.size), self.fill, self.dtype)
+                grown[: self.data.size] = self.data
+                self.data = grown
+            self.table[new] = self.used + 1 + np.arange(new.size)
+            self.used += new.size
+            slot = self.table[page]
+        self.data[((slot.astype(np.int64) - 1) << self.shift) + (flat & ((1 << self.shift) - 1))] = values
+
+    def _flat(self, key) -> np.ndarray:
+        rows, offs = key
+        return np.asarray(rows, np.int64) * self.shape[1] + np.asarray(offs, np.int64)
+
+    def __getitem__(self, key):
+        flat = self._flat(key)
+        if flat.ndim == 0:
+            slot = int(self.table[int(flat) >> self.shift]) - 1
+            return self.fill if slot < 0 else self.data[(slot << self.shift) + (int(flat) & ((1 << self.shift) - 1))]
+        return self.get(flat)
+
+    def __setitem__(self, key, values) -> None:
+        flat = self._flat(key)
+        if flat.ndim == 0:  # one element: stored as the object it is (no conversion to an array)
+            self.put(flat.reshape(1), None)
+            slot = int(self.table[int(flat) >> self.shift]) - 1
+            self.data[(slot << self.shift) + (int(flat) & ((1 << self.shift) - 1))] = values
+            return
+        self.put(flat, values)
 
 
 class Memory:
