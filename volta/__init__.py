@@ -15,7 +15,7 @@ Kernels are .ptx or .cu paths (nvcc), PTX text, or a manifest.toml. Each call re
 
 __version__ = "0.1.0"
 
-_API = ("Buffer", "Launch", "Pipeline", "CheckResult", "RacesResult", "RunResult", "MmaResult", "check", "races", "run", "mma",
+_API = ("Buffer", "Launch", "Pipeline", "Struct", "CheckResult", "RacesResult", "RunResult", "MmaResult", "check", "races", "run", "mma",
         "VoltaError", "UsageError", "Unsupported")
 __all__ = ["__version__", *_API]
 

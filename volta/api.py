@@ -37,12 +37,12 @@ from typing import Any, Callable, Mapping, Sequence, Union
 
 from volta.errors import Unsupported, UsageError, VoltaError
 
-__all__ = ["Buffer", "Launch", "Pipeline", "CheckResult", "RacesResult", "RunResult", "MmaResult",
+__all__ = ["Buffer", "Launch", "Pipeline", "Struct", "CheckResult", "RacesResult", "RunResult", "MmaResult",
            "check", "races", "run", "mma", "VoltaError", "UsageError", "Unsupported"]
 
 Source = Union[str, "os.PathLike[str]"]  # a .ptx or .cu path, a manifest.toml path, or PTX text
 Dim = Union[int, Sequence[int], str]  # 8, (16, 16), "16x16"
-Arg = Union["Buffer", str, int, float]  # a Buffer (or its name), a symbol name, or a number
+Arg = Union["Buffer", "Struct", str, int, float]  # a Buffer (or its name), a struct, a symbol name, or a number
 
 
 # ---- describing a launch --------------------------------------------------------------------------
@@ -85,7 +85,8 @@ class Launch:
     def all_buffers(self) -> list[Buffer]:
         """`buffers` plus every Buffer passed in `args`, once each (a name declared twice differently is an error)."""
         seen: dict[str, Buffer] = {}
-        for b in list(self.buffers) + [a for a in self.args if isinstance(a, Buffer)]:
+        passed = [b for a in self.args for b in (a.buffers() if isinstance(a, Struct) else [a])]
+        for b in list(self.buffers) + [a for a in passed if isinstance(a, Buffer)]:
             if b.name in seen and seen[b.name] != b:
                 raise UsageError(f"buffer `{b.name}` is declared twice, differently: {seen[b.name]} and {b}")
             seen[b.name] = b
@@ -223,7 +224,49 @@ def _dim_text(d: Dim, what: str) -> str:
     return "x".join(map(str, dims))
 
 
+class Struct:
+    """A struct passed by value (`.param .align 8 .b8 p[24]`): `Struct(x, y, 1024)` lays the fields out in order
+    as C does; `Struct({0: x, 8: y, 16: (1024, "u32")})` places them by byte offset. A field is a Buffer (or a
+    buffer name, or "null"): an 8-byte pointer; a symbol name; or a number, 4 bytes (int or float) unless typed as
+    `(value, "TYPE")` with TYPE one of u8 … s64, f16, bf16, f32, f64 (the CLI's `{x,y,1024:u32}`)."""
+
+    def __init__(self, *fields):
+        if len(fields) == 1 and isinstance(fields[0], Mapping):
+            self.fields = tuple(sorted(fields[0].items(), key=lambda kv: kv[0]))
+            self.by_offset = True
+        else:
+            self.fields, self.by_offset = tuple(fields), False
+        if not self.fields:
+            raise UsageError("volta.Struct() needs at least one field")
+
+    def __repr__(self) -> str:
+        return f"Struct({self.text()})"
+
+    def _values(self):
+        return [f[1] if self.by_offset else f for f in self.fields]
+
+    def buffers(self) -> list:
+        return [v[0] if isinstance(v, tuple) else v for v in self._values()
+                if isinstance(v[0] if isinstance(v, tuple) else v, Buffer)]
+
+    def text(self) -> str:
+        """The `--args` entry `{x,8:y,1024:u32}` of this struct, which the launch constructors parse and check."""
+        out = []
+        for f in self.fields:
+            offset, v = (f if self.by_offset else (None, f))
+            if isinstance(offset, bool) or (offset is not None and not isinstance(offset, int)):
+                raise UsageError(f"volta.Struct field offset {offset!r}: a byte offset is an int")
+            value, ftype = v if isinstance(v, tuple) and len(v) == 2 else (v, None)
+            if isinstance(value, (Struct, tuple, list)):
+                raise UsageError(f"volta.Struct field {v!r}: nested structs are given by offset in the outer struct")
+            text = _arg_text(value) + (f":{ftype}" if ftype else "")
+            out.append(text if offset is None else f"{offset}:{text}")
+        return "{" + ",".join(out) + "}"
+
+
 def _arg_text(a: Arg) -> str:
+    if isinstance(a, Struct):
+        return a.text()
     if isinstance(a, Buffer):
         return a.name
     if isinstance(a, bool):

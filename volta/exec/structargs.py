@@ -85,6 +85,10 @@ def parse_fields(entry: str, where: str, span: Span | None) -> list:
             raise UsageError(f"{where}: bad field `{text}` in `{entry}`: expected VALUE, VALUE:TYPE, OFFSET:VALUE "
                              f"or OFFSET:VALUE:TYPE (TYPE one of {', '.join(WIDTHS)})", span)
         offset = None
+        maybe_type = parts[-1] if len(parts) == 3 else (parts[1] if len(parts) == 2 else "")
+        if maybe_type not in WIDTHS and re.fullmatch(r"(u|s|f|b|bf)\d+", maybe_type):
+            raise UsageError(f"{where}: field `{text}` in `{entry}`: unknown type `{maybe_type}` "
+                             f"(known: {', '.join(WIDTHS)})", span)
         if len(parts) == 3 or (len(parts) == 2 and parts[1] not in WIDTHS):
             try:
                 offset = int(parts[0], 0)
