@@ -9,11 +9,14 @@ the backward slice of the element's final store is walked (the same walk as the 
 On each slice, every float instruction (a load, an arithmetic or a conversion with a float result; integer,
 address and predicate values are not data here) has an exact value: a rational, or, for an irrational one
 (`ex2`, `sqrt`, …), its hash-consed expression over exact constants, so equal values are one object. For
-each kernel the parting point is the first such instruction in execution order whose value occurs nowhere
-in the other kernel's slice (neither as a result nor as a float operand such as an immediate): every value
-before it is one the other kernel also computes. A wrong index shows as the load of the element the other
-kernel never reads, a missing term as the first sum only one kernel forms, a wrong constant as the first
-product by it.
+each kernel the parting point is the first such instruction in execution order, computed from input data,
+whose value occurs nowhere in the other kernel's slice (neither as a result nor as a float operand such as
+an immediate): every value before it is one the other kernel also has. Two refinements keep coincidences of
+the counterexample (most inputs are the default 1) from hiding the difference: an input element read is
+identified by which element it is, not its value; and arithmetic is named before data movement (a load or
+mov only carries a value to where it is used). A wrong index then shows as the first product with an element
+the other kernel never reads, a wrong constant as the first product by it, a missing term as the first sum
+only the complete kernel forms (the other kernel has no parting point of its own).
 
 This is evidence for a person, not part of the verdict: it is computed only after NOT EQUIVALENT was
 confirmed, for a bounded cost (`MAX_TRACED` thread-instructions per kernel, `max_steps` slice events), and
@@ -36,7 +39,7 @@ from volta.symbolic.evaluate import EvalError, Inexact, evaluate
 
 MOVES = frozenset({"mov", "ld", "ldu", "shfl"})  # carry one operand's value unchanged (a select decides)
 MAX_STEPS = 10_000  # slice events walked per kernel
-MAX_TRACED = 2_000_000  # thread-instructions per kernel above which the trace is not attempted (memory, time)
+MAX_TRACED = 1_000_000  # thread-instructions per kernel above which no trace is tried (~2 µs, ~30 bytes each)
 
 
 @dataclass
