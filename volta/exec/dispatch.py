@@ -811,3 +811,4 @@ def _redux(m, op, lanes):
     _advance(m, lanes)
 from volta.exec import asynccopy, hopper, tensor  # noqa: E402,F401  (register their handlers)
 from volta.exec import atomics_real, copy_real, tensor_real  # noqa: E402,F401  (their real meanings: REAL)
+from volta.exec import indirect  # noqa: E402,F401  (registers the end of indirect-call dispatch chains)

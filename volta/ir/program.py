@@ -3,14 +3,18 @@
 `lower(module, entry)` inlines `.func` calls (renaming callee registers and labels, mapping its
 parameters onto the caller's `.param` slots), flattens nested `{ }` scopes with lexical renaming,
 decodes every instruction once, and attaches the CUDA source line from the preceding `.loc`.
+Calls through a function pointer are resolved statically or lowered to a dispatch chain of inlined
+callees; function names used as values become fixed function addresses (volta/ir/indirect.py).
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from dataclasses import dataclass, field
 
 from volta.errors import PtxSyntaxError, Span, Unsupported, UsageError
+from volta.ir import indirect
 from volta.ptx import ast
 from volta.ptx.decode import Decoded, decode
 
@@ -172,6 +176,8 @@ class _Lowerer:
         self.counter = itertools.count()
         self.cuda = None  # ((file path, line), inlined_at chain) of the last .loc with a line
         self.loc_chains = {}  # (file, line, col) of a .loc -> its inlined_at chain
+        self.func_addresses = indirect.function_addresses(module)  # a function's name as a value
+        self._taken = None  # functions whose address is taken: indirect-call candidates (on first use)
         for decl in module.globals:
             self._declare_variable(decl, {})
 
@@ -190,6 +196,9 @@ class _Lowerer:
             resolved = tuple(self._resolve_label(o, labels, span) for o in operands)
             where, inlined = cuda if cuda is not None else (None, ())
             ops.append(Op(i, inst_d, resolved, guard, span, where, inlined))
+        from volta.ir import structparams  # by-value structs: one parameter per field the kernel reads
+
+        params, ops = structparams.split(params, ops, self.variables, kernel.params, self.file)
         prog = Program(kernel.name, self.file, params, ops, labels, self.regs, self.variables, self.module.target)
         from volta.ir.cfg import build_cfg
 
@@ -212,7 +221,10 @@ class _Lowerer:
             count = _array_len(n.dims)
             size = type_size(t) * decl.vector * count
             dynamic = bool(n.dims) and n.dims[-1] is None
-            init = _init_bytes(decl.init, t, size) if decl.init is not None else None
+            init = None
+            if decl.init is not None:
+                init = _init_bytes(decl.init, t, size, self.func_addresses,
+                                   Span(self.file, decl.line, decl.col) if decl.line else None)
             self.variables[unique] = Variable(unique, space or ".global", size, decl.align or type_size(t), init, dynamic)
             scope[n.name] = VarRef(unique, space or ".global")
 
@@ -301,6 +313,8 @@ class _Lowerer:
                 return ref
             if o.name in self.variables:
                 return VarRef(o.name, self.variables[o.name].space)
+            if o.name in self.func_addresses:  # `mov.u64 %rd, fname`: the function's address
+                return ast.Imm(self.func_addresses[o.name])
             return ("label", o.name)  # resolved (or rejected) after the whole body is seen
         if isinstance(o, ast.Address):
             return ast.Address(self._operand(o.base, scope, inst) if not isinstance(o.base, ast.Imm) else o.base,
@@ -330,27 +344,38 @@ class _Lowerer:
             rets = ops.pop(0).items
         target = ops.pop(0) if ops else None
         args = ops.pop(0).items if ops and isinstance(ops[0], ast.ParenList) else ()
+        if isinstance(target, ast.Reg):
+            caller = self.module.function(call_stack[-1])
+            name = indirect.static_target(caller, target.name, self.module)
+            if name is None:
+                self._indirect_call(inst, d, target, rets, args, scope, call_stack, prefix)
+                return
+            target = ast.Sym(name)  # the register's only value: a direct call
         if not isinstance(target, ast.Sym):
-            raise Unsupported("indirect call through a function pointer", self._span(inst))
-        callee = self.module.function(target.name)
+            raise Unsupported(f"call through `{target}`: expected a function name or a register", self._span(inst))
+        self._direct_call(inst, d, target.name, rets, args, scope, call_stack, prefix, inst.guard)
+
+    def _direct_call(self, inst, d, name, rets, args, scope, call_stack, prefix, guard):
+        """Inline the body of `name` (or keep an external function as a call op), under `guard`."""
+        callee = self.module.function(name)
         if callee is None:
-            raise Unsupported(f"call to undeclared function `{target.name}`", self._span(inst))
+            raise Unsupported(f"call to undeclared function `{name}`", self._span(inst))
         if callee.body is None:  # an external function: kept as a call, uninterpreted downstream
             types = tuple(p.type or ".b32" for p in callee.params)
             ret_types = tuple(p.type or ".b32" for p in callee.returns)
-            operands = (ExternCall(target.name, types, ret_types),
+            operands = (ExternCall(name, types, ret_types),
                         tuple(self._operand(r, scope, inst) for r in rets),
                         tuple(self._operand(a, scope, inst) for a in args))
-            guard = None
-            if inst.guard is not None:
-                ref = self._lookup_reg(inst.guard.reg, scope, inst)
-                guard = (ref.index, inst.guard.negated)
-            self.ops.append((d, operands, guard, self._span(inst), self.cuda))
+            guard_ref = None
+            if guard is not None:
+                ref = self._lookup_reg(guard.reg, scope, inst)
+                guard_ref = (ref.index, guard.negated)
+            self.ops.append((d, operands, guard_ref, self._span(inst), self.cuda))
             return
-        if target.name in call_stack:
-            raise Unsupported(f"recursive call to `{target.name}`", self._span(inst))
+        if name in call_stack:
+            raise Unsupported(f"recursive call to `{name}`", self._span(inst))
         n = next(self.counter)
-        callee_prefix = f"{target.name}@{n}:"
+        callee_prefix = f"{name}@{n}:"
         callee_scope = {}
         for decl in self.module.globals:
             for nm in decl.names:
@@ -362,18 +387,60 @@ class _Lowerer:
             callee_scope[formal.names[0].name] = self._operand(actual, scope, inst)
         ret_label = f"{callee_prefix}return"
         guard_skip = None
-        if inst.guard is not None:  # a guarded call: branch around the inlined body
+        if guard is not None:  # a guarded call: branch around the inlined body
             guard_skip = f"{callee_prefix}skip"
-            ref = self._lookup_reg(inst.guard.reg, scope, inst)
-            skip = ast.Instruction("bra", (ast.Sym(guard_skip),), None, inst.line, inst.col)
-            self.ops.append((decode(skip, self.file), (("label", guard_skip),), (ref.index, not inst.guard.negated),
-                             self._span(inst), self.cuda))
+            ref = self._lookup_reg(guard.reg, scope, inst)
+            self._emit_bra(guard_skip, (ref.index, not guard.negated), inst)
         caller_cuda = self.cuda
-        self._body(callee.body, callee_scope, call_stack + (target.name,), ret_label, callee_prefix)
+        self._body(callee.body, callee_scope, call_stack + (name,), ret_label, callee_prefix)
         self.cuda = caller_cuda
         self.labels[ret_label] = len(self.ops)
         if guard_skip:
             self.labels[guard_skip] = len(self.ops)
+
+    def _emit_bra(self, label, guard, inst):
+        skip = ast.Instruction("bra", (ast.Sym(label),), None, inst.line, inst.col)
+        self.ops.append((decode(skip, self.file), (("label", label),), guard, self._span(inst), self.cuda))
+
+    def _indirect_call(self, inst, d, target, rets, args, scope, call_stack, prefix):
+        """A call through a register: a chain that runs, for each lane, the candidate its value names
+        (volta/ir/indirect.py), ending in a pseudo-op for lanes whose value names no candidate."""
+        ref = scope.get(target.name)
+        if not isinstance(ref, RegRef):
+            raise PtxSyntaxError(f"register `{target.name}` is not declared", self._span(inst))
+        if self._taken is None:
+            self._taken = indirect.address_taken(self.module)
+        candidates, skipped = [], []
+        for name in self._taken:
+            fn = self.module.function(name)
+            address = self.func_addresses[name]
+            if len(fn.params) != len(args) or len(fn.returns) != len(rets):
+                skipped.append((name, address, f"takes {len(fn.params)} parameters and returns "
+                                f"{len(fn.returns)} values; the call passes {len(args)} and expects {len(rets)}"))
+            elif name in call_stack:
+                skipped.append((name, address, "a recursive call (calls are inlined)"))
+            else:
+                candidates.append((name, address))
+        n = next(self.counter)
+        done = f"{prefix}icall@{n}:done"
+        if inst.guard is not None:
+            g = self._lookup_reg(inst.guard.reg, scope, inst)
+            self._emit_bra(done, (g.index, not inst.guard.negated), inst)
+        for k, (name, address) in enumerate(candidates):
+            pred = self._new_reg(f"{prefix}icall@{n}:p{k}", ".pred")
+            nxt = f"{prefix}icall@{n}:next{k}"
+            setp = ast.Instruction("setp.ne.u64", (ast.Reg(pred.name), target, ast.Imm(address)), None,
+                                   inst.line, inst.col)
+            self.ops.append((decode(setp, self.file), (pred, ref, ast.Imm(address)), None, self._span(inst),
+                             self.cuda))
+            self._emit_bra(nxt, (pred.index, False), inst)
+            self._direct_call(inst, d, name, rets, args, scope, call_stack, prefix, None)
+            self._emit_bra(done, None, inst)
+            self.labels[nxt] = len(self.ops)
+        miss = indirect.IndirectMiss(ref, tuple(candidates), tuple(skipped),
+                                     tuple(self.func_addresses.items()))
+        self.ops.append((dataclasses.replace(d, op=indirect.MISS_OP), (miss,), None, self._span(inst), self.cuda))
+        self.labels[done] = len(self.ops)
 
 
 def _array_len(dims) -> int:
@@ -383,9 +450,12 @@ def _array_len(dims) -> int:
     return n if dims else 1
 
 
-def _init_bytes(init, t: str, size: int) -> bytes:
-    """Flatten a numeric initializer to little-endian bytes of the declared element type."""
+def _init_bytes(init, t: str, size: int, functions: dict | None = None, span: Span | None = None) -> bytes:
+    """Flatten a numeric initializer to little-endian bytes of the declared element type; a function's
+    name stands for its address (`functions`, volta/ir/indirect.py)."""
     import struct
+
+    functions = functions or {}
 
     values = []
 
@@ -394,7 +464,8 @@ def _init_bytes(init, t: str, size: int) -> bytes:
             for x in v[1]:
                 flat(x)
         elif isinstance(v, tuple) and v and v[0] in ("generic", "offset"):
-            raise Unsupported("address-valued initializers are not modelled")
+            raise Unsupported("initializers holding a variable's address (generic(), name+offset) are not "
+                              "modelled", span)
         elif isinstance(v, tuple):
             for x in v:
                 flat(x)
@@ -410,8 +481,11 @@ def _init_bytes(init, t: str, size: int) -> bytes:
                 out += v.bits.to_bytes(v.width // 8, "little")
             else:
                 out += struct.pack("<f" if width == 4 else "<d", float(v.text))
+        elif isinstance(v, ast.Sym) and v.name in functions:
+            out += (functions[v.name] & ((1 << (8 * width)) - 1)).to_bytes(width, "little")
         elif isinstance(v, ast.Sym):
-            raise Unsupported("address-valued initializers are not modelled")
+            raise Unsupported(f"initializer holding the address of `{v.name}` (a variable's address is not "
+                              f"modelled; function addresses are)", span)
         else:
             out += (int(v) & ((1 << (8 * width)) - 1)).to_bytes(width, "little")
     out = out[:size]
