@@ -216,3 +216,44 @@ def test_api_struct_argument():
     assert clean.exit_code == 0, clean.report()
     with pytest.raises(volta.UsageError, match="pair_sum_param_0"):
         volta.races(PAIR_PTX, volta.Launch(grid=2, block=64, args=[volta.Struct(x, out)]))
+
+
+# ---- field types from the CUDA source --------------------------------------------------------------
+
+def _axpy_manifest(tmp_path, args: str) -> str:
+    text = (AXPY / "manifest.toml").read_text().replace('args = ["{300,0.5,x,y,128:s64}"]', f'args = ["{args}"]')
+    for name in ("kernel.sm80.ptx", "kernel.cu"):
+        text = text.replace(f'"{name}"', f'"{AXPY / name}"')
+    (tmp_path / "manifest.toml").write_text(text)
+    return str(tmp_path / "manifest.toml")
+
+
+def test_the_cuda_signature_types_positional_fields(capsys, tmp_path):
+    # `long long stride` is 8 bytes: from the manifest's cuda = key, an untyped 128 fills it
+    assert run(["races", _axpy_manifest(tmp_path, "{300,0.5,x,y,128}"), "-q"]) == 0
+    assert "CLEAN" in capsys.readouterr().out
+    # without the source the same entry is 4 bytes at +24 and the kernel's 8-byte read is refused
+    assert run(["races", AXPY_PTX, *AXPY_LAUNCH, "--args", "{300,0.5,x,y,128}"]) == 2
+    assert "reads 8 bytes at +24" in capsys.readouterr().err
+    # a .cu input compiled by nvcc knows its source too
+    assert run(["races", str(AXPY / "kernel.cu"), *AXPY_LAUNCH, "--args", "{300,2,x,y,128}", "-q"]) == 0
+
+
+def test_the_cuda_signature_fixes_the_field_count(capsys, tmp_path):
+    _usage(capsys, ["races", _axpy_manifest(tmp_path, "{300,0.5,x,y}")], "axpy_struct_param_0",
+           "the CUDA source declares 5 fields (s32 n, f32 a, ptr x, ptr y, s64 stride) but the entry gives 4",
+           "kernel.sm80.ptx:16:")
+    _usage(capsys, ["races", _axpy_manifest(tmp_path, "{x,0.5,x,y,128}")], "field `n` is a s32 in the CUDA source")
+
+
+def test_cuda_struct_fields_parser(tmp_path):
+    from volta.exec.cudastruct import struct_fields
+
+    cu = tmp_path / "k.cu"
+    cu.write_text("// a comment { }\nstruct P { const float* __restrict__ in, *out; unsigned long long n; double d;"
+                  " short s; };\nstruct Q { int v[4]; };\n"
+                  'extern "C" __global__ void k(P p, int m) {}\nextern "C" __global__ void q(const Q s) {}\n')
+    assert struct_fields(cu, "k", 0) == [("in", "ptr"), ("out", "ptr"), ("n", "u64"), ("d", "f64"), ("s", "s16")]
+    assert struct_fields(cu, "k", 1) is None  # not a struct
+    assert struct_fields(cu, "q", 0) is None  # an array field: the explicit rule applies
+    assert struct_fields(cu, "missing", 0) is None

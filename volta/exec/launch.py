@@ -64,6 +64,8 @@ class KernelLaunch:
     block: Dim3
     args: tuple
     shared_dynamic: int = 0
+    cuda: Path | None = None  # the CUDA source, when known: struct arguments take its field types
+    ctas: tuple | None = None  # linear indices of the CTAs to run (--ctas, volta/exec/ctas.py); None: the grid
 
 
 @dataclass
@@ -215,7 +217,7 @@ def _manifest_launch(path: Path, table: dict, where: str) -> KernelLaunch:
         return KernelLaunch(
             path.parent / table["ptx"], table.get("name"), parse_dim3(table["grid"], "grid"),
             parse_dim3(table["block"], "block"), tuple(_manifest_arg(a) for a in table.get("args", ())),
-            int(table.get("shared_dynamic", 0)),
+            int(table.get("shared_dynamic", 0)), path.parent / table["cuda"] if "cuda" in table else None,
         )
     except KeyError as err:
         raise UsageError(f"{path}: {where} lacks the key {err}") from None
@@ -345,8 +347,11 @@ def bind_args(launch: KernelLaunch, params: list, buffers: dict, symbols: dict) 
         if value is None:
             raise UsageError(f"no value for parameter `{pname}`: give it in --args or with --arg {pname}=V")
         if isinstance(param, StructParam):
+            from volta.exec.cudastruct import struct_fields
+
+            declared = struct_fields(launch.cuda, launch.kernel, params.index(param)) if launch.kernel else None
             for p, b in zip([param] + slices.get(pname, []),
-                            structargs.bind_struct(param, slices.get(pname, []), value, buffers, symbols)):
+                            structargs.bind_struct(param, slices.get(pname, []), value, buffers, symbols, declared)):
                 bound[p[0]] = b
             continue
         bound[pname] = _bind_plain(pname, ptype, value, buffers, symbols)
@@ -513,7 +518,8 @@ def compile_sources(spec: LaunchSpec, arch: str | None = None, nvcc_flags=()) ->
     pipelines = [r for r, seq in spec.sequences.items() if any(cuda.is_cuda_source(x.ptx) for x in seq)]
     for role in pipelines:
         spec.sequences[role] = tuple(
-            dataclasses.replace(x, ptx=cuda.compile_to_ptx(x.ptx, arch or cuda.DEFAULT_ARCH, tuple(nvcc_flags)))
+            dataclasses.replace(x, ptx=cuda.compile_to_ptx(x.ptx, arch or cuda.DEFAULT_ARCH, tuple(nvcc_flags)),
+                                cuda=x.ptx)
             if cuda.is_cuda_source(x.ptx) else x for x in spec.sequences[role])
         spec.launches[role] = spec.sequences[role][0]
     if not sources and pipelines:
@@ -525,5 +531,5 @@ def compile_sources(spec: LaunchSpec, arch: str | None = None, nvcc_flags=()) ->
     for role in sources:
         launch = spec.launches[role]
         ptx = cuda.compile_to_ptx(launch.ptx, arch or cuda.DEFAULT_ARCH, tuple(nvcc_flags))
-        spec.launches[role] = dataclasses.replace(launch, ptx=ptx)
+        spec.launches[role] = dataclasses.replace(launch, ptx=ptx, cuda=launch.ptx)
     return spec

@@ -181,15 +181,40 @@ def _bytes(f: Field, pname: str, read_type: str | None) -> bytes:
     return bits.to_bytes(f.width, "little")
 
 
-def bind_struct(struct, slices: list, entry, buffers: dict, symbols: dict) -> list:
-    """The bindings of the struct parameter (never read: a 0) and of each slice, in order."""
+def _declared_types(fields: list, declared: list, where: str, span, buffers: dict) -> list:
+    """Positional fields typed from the CUDA source's struct (`declared`: [(name, type)]); the count must match."""
+    if len(fields) != len(declared):
+        raise UsageError(f"{where}: the CUDA source declares {len(declared)} fields "
+                         f"({', '.join(f'{t} {n}' for n, t in declared)}) but the entry gives {len(fields)}", span)
+    out = []
+    for f, (fname, t) in zip(fields, declared):
+        if f.type is not None:
+            out.append(f)
+        elif t == "ptr" or f.value in buffers or f.value == NULL:
+            if t != "ptr":
+                raise UsageError(f"{where}: field `{fname}` is a {t} in the CUDA source, but `{f.value}` is a "
+                                 f"pointer", span)
+            out.append(f)
+        else:
+            out.append(Field(f.text, f.value, t, f.offset))
+    return out
+
+
+def bind_struct(struct, slices: list, entry, buffers: dict, symbols: dict, declared: list | None = None) -> list:
+    """The bindings of the struct parameter (never read: a 0) and of each slice, in order.
+
+    `declared` ([(name, type)] from the CUDA source, volta/exec/cudastruct.py) types the fields of a positional
+    entry and fixes their number; an entry with offsets is taken as written."""
     name, _, size = struct
     where = f"--args entry `{entry}` for struct parameter `{name}` ({size} bytes, .align {struct.align})"
     if not is_struct_entry(entry):
         raise UsageError(f"parameter `{name}` is a struct passed by value ({size} bytes, .align {struct.align}): "
                          f"give its fields in braces, e.g. {{x,y,1024}} in order or {{0:x,8:y,16:1024:u32}} by "
                          f"byte offset; `{entry}` is not one", struct.span)
-    placed = place(parse_fields(entry, where, struct.span), size, where, struct.span, buffers, symbols)
+    fields = parse_fields(entry, where, struct.span)
+    if declared and all(f.offset is None for f in fields):
+        fields = _declared_types(fields, declared, where, struct.span, buffers)
+    placed = place(fields, size, where, struct.span, buffers, symbols)
     if struct.refused is not None:
         reason, at = struct.refused
         raise Unsupported(reason, at)
