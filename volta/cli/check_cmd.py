@@ -99,13 +99,16 @@ def _launch_options(f):
 @click.option("--allow-exit-before-barrier", is_flag=True,
               help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
                    "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
+@click.option("--ctas", "ctas", metavar="SPEC", default=None,
+              help="Over the reals: run only these CTAs of each kernel (corners, random:N[:SEED], or indices/"
+                   "coordinates such as 0,5 or 0x0,3x1) and compare the outputs both write; the verdict says so.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 @cuda_options
 @bounded("check", timeout=True)
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
             as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag,
             allow_exit_before_barrier, prove, batch_invariant, ulp=None, rtol=None, atol=None,
-            signed_zero="differ", **launch) -> int:
+            signed_zero="differ", ctas=None, **launch) -> int:
     """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
 
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
@@ -123,6 +126,14 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         argv += ["--define-fn", f"{name}={meaning}"]
     spec.allow_exit_before_barrier = allow_exit_before_barrier
     argv += ["--allow-exit-before-barrier"] if allow_exit_before_barrier else []
+    if ctas is not None:
+        if fp != "real":
+            raise UsageError("--ctas applies to the check over the reals (--fp real); the bit comparison runs "
+                             "every CTA")
+        from volta.exec import ctas as cta_selection
+
+        cta_selection.select(spec, ctas, ("ref", "opt"))
+        argv += ["--ctas", ctas]
     progress = None if quiet else (lambda line: click.echo(f"volta check: {line}", err=True))
 
     if replay_file is not None:

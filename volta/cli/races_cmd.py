@@ -60,6 +60,9 @@ LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", 
                    "default: independent thread scheduling (sm_70+).")
 @click.option("--allow-benign-races", is_flag=True,
               help="List races where every write stores the same value, but leave them out of the exit code.")
+@click.option("--ctas", "ctas", metavar="SPEC", default=None,
+              help="Run only these CTAs: corners, random:N[:SEED], or indices/coordinates such as 0,5 or 0x0,3x1 "
+                   "(the report covers those CTAs only). Default: the whole grid.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 @click.option("--allow-exit-before-barrier", is_flag=True,
               help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
@@ -68,7 +71,8 @@ LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", 
 @bounded("races")
 def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynamic, role,
             as_json, as_sarif, junit_file, max_findings, quiet, arch, nvcc_flag, allow_exit_before_barrier,
-            inputs=None, trials=None, structured_only=False, lockstep_warps=False, allow_benign_races=False) -> int:
+            inputs=None, trials=None, structured_only=False, lockstep_warps=False, allow_benign_races=False,
+            ctas=None) -> int:
     """Find races, deadlocks, out-of-bounds accesses and uninitialized reads in one launch of a PTX kernel.
 
     TARGET is a .ptx file (give --grid, --block, --args and --buffer) or a manifest.toml; a .cu file
@@ -101,6 +105,9 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
         chosen = ["kernel"]
 
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
+    from volta.exec import ctas as cta_selection
+
+    cta_selection.select(spec, ctas, chosen)
     progress = None if quiet else (lambda line: click.echo(f"volta races: {line}", err=True))
     spec.allow_exit_before_barrier = allow_exit_before_barrier
     if structured_only and (inputs is not None or trials is not None):

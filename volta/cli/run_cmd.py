@@ -58,12 +58,15 @@ from volta.report import run_report
 @click.option("--allow-exit-before-barrier", is_flag=True,
               help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
                    "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
+@click.option("--ctas", "ctas", metavar="SPEC", default=None,
+              help="Run only these CTAs: corners, random:N[:SEED], or indices/coordinates such as 0,5 or 0x0,3x1 "
+                   "(the other CTAs' outputs keep their initial values). Default: the whole grid.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress line on stderr for long runs.")
 @cuda_options
 @bounded("run")
 def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_path, shared_dynamic, fp, seed,
             no_races, as_json, arch, nvcc_flag, allow_exit_before_barrier=False, quiet=False, as_sarif=False,
-            junit_file=None) -> int:
+            junit_file=None, ctas=None) -> int:
     """Run TARGET (a .ptx file, or a manifest.toml) on concrete inputs; report outputs and findings."""
     if as_json and as_sarif:
         raise UsageError("choose one of --json and --sarif")
@@ -77,12 +80,18 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
         spec = replay.spec_from_options(target, kernel, grid, block, args, buffers, named_args, shared_dynamic or 0)
         role = "kernel"
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
+    from volta.exec import ctas as cta_selection
+
+    picked = cta_selection.select(spec, ctas, [role]).get(role)
     limits.check_buffers(spec.buffers)  # before any input array is drawn (--max-memory)
     spec.allow_exit_before_barrier = allow_exit_before_barrier
     loaded, described, generated, seed = replay.choose_inputs(spec, inputs, seed)
     click.echo(f"volta run: inputs: {described}", err=True)
     result = replay.run_launch(spec, role, loaded, fp=fp, check_races=not no_races, generated=generated,
                                scalars=scalars)
+    if picked:
+        result.notes.append(f"--ctas: only {cta_selection.describe(picked, spec.launches[role].grid)} ran; the "
+                            f"others' outputs keep their initial values and their races are not checked")
     if out_path:
         replay.save_npz(out_path, result)
     if as_sarif or junit_file:

@@ -64,6 +64,7 @@ class CheckReport:
     kernels: dict = field(default_factory=dict)  # role -> .entry name that ran
     notes: list = field(default_factory=list)  # what the real semantics relied on (e.g. expf's 2^n bit idiom)
     timed_out: str | None = None  # set when --timeout ended the check: what was running, what was left
+    coverage: dict | None = None  # --ctas: {role: CTAs run, "not_compared": elements written on one side only}
 
     @property
     def exit_code(self) -> int:
@@ -177,10 +178,13 @@ def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = Non
     if not any(b.role in ("out", "inout") for b in spec.buffers.values()):
         raise UsageError("volta check needs at least one :out or :inout buffer to compare")
     report = CheckReport("equivalent")
+    report.kernels = {role: " → ".join(x.kernel or str(x.ptx) for x in sequence(spec, role)) for role in ("ref", "opt")}
+    partial = _partial(spec, report)
+    if report.verdict == "unsupported":
+        return report
     machines = {}
     start = time.perf_counter()
     for role in ("ref", "opt"):
-        report.kernels[role] = " → ".join(x.kernel or str(x.ptx) for x in sequence(spec, role))
         if progress is not None:
             progress(f"executing {role} {report.kernels[role] or spec.launches[role].ptx} symbolically")
         try:
@@ -222,12 +226,21 @@ def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = Non
             break
         ref_el, opt_el = outs["ref"][name], outs["opt"][name]
         same = np.fromiter(map(operator.is_, ref_el, opt_el), bool, len(ref_el)) & ~proved  # e.g. both UNTOUCHED
+        skip = np.zeros(len(ref_el), bool)
+        if partial:   # --ctas: only elements the selected CTAs wrote are the whole launch's values
+            # a side that ran every CTA covers every element (what it did not write, it never writes)
+            w_ref, w_opt = (_written(machines[r], spec, name) if spec.launches[r].ctas else np.ones(len(ref_el), bool)
+                            for r in ("ref", "opt"))
+            skip = ~(w_ref & w_opt)
+            report.coverage["not_compared"] += int(skip.sum())
+            report.coverage["one_side"] += int((w_ref ^ w_opt).sum())
+            proved, same = proved & ~skip, same & ~skip
         for how, mask_ in (("normal-form", proved), ("identical", same)):
             count = int(mask_.sum())
             if count:   # decided in bulk: counted at once, not visited one by one
                 report.compared += count
                 report.proved_by[how] = report.proved_by.get(how, 0) + count
-        for i in np.flatnonzero(~(proved | same)).tolist():
+        for i in np.flatnonzero(~(proved | same | skip)).tolist():
             a, b = ref_el[i], opt_el[i]
             report.compared += 1
             try:
@@ -260,6 +273,35 @@ def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = Non
     if report.unknown or report.timed_out:
         report.verdict = "unknown"
     return report
+
+
+def _partial(spec, report) -> bool:
+    """--ctas on either side: record the coverage, or refuse kernels whose CTAs communicate."""
+    from volta.exec import ctas
+
+    picked = {role: spec.launches[role] for role in ("ref", "opt") if spec.launches[role].ctas}
+    if not picked:
+        return False
+    for role in ("ref", "opt"):
+        for launch in sequence(spec, role):
+            why = ctas.refuse_partial(lower(parse_file(launch.ptx), launch.kernel), role)
+            if why is not None:
+                report.verdict = "unsupported"
+                report.unsupported = (role, Unsupported(f"--ctas cannot speak for the whole launch: {why}"))
+                return False
+    report.coverage = {role: ctas.describe(launch.ctas, launch.grid) if launch.ctas else "every CTA"
+                       for role, launch in ((r, spec.launches[r]) for r in ("ref", "opt"))}
+    report.coverage["not_compared"] = report.coverage["one_side"] = 0
+    return True
+
+
+def _written(m, spec, name) -> np.ndarray:
+    """Which elements of output `name` the machine's kernel stored to."""
+    region = m.buffer_regions[name]
+    count, size = spec.buffers[name].count, region_itemsize(region)
+    if region.kwritten is None:
+        return np.zeros(count, bool)
+    return region.kwritten[0, np.arange(count, dtype=np.int64) * size].astype(bool)
 
 
 def _out_of_time(report, name, i, err, total, doing="deciding it") -> None:

@@ -162,8 +162,8 @@ SHADOW_PAGE_TABLE = 4 / 64  # a global buffer's shadow is paged (shadow.py): up 
 
 def estimate(prog, launch, buffers: dict, symbolic: bool, check_races: bool) -> tuple[int, list]:
     """(bytes, [(what, bytes)]) a Machine for this launch will need at least, before it allocates."""
-    threads = launch.grid.count * launch.block.count
-    ctas = launch.grid.count
+    ctas = len(launch.ctas) if getattr(launch, "ctas", None) else launch.grid.count
+    threads = ctas * launch.block.count
     per_byte = 3 + (22 if symbolic else 0)  # data, written/flags; sym pointer, kwritten, lane refs
     reg_bytes = 9 + (8 if symbolic else 0)
     parts = [(f"{threads:,} threads × ({PER_THREAD} bytes of state + {len(prog.regs)} registers × "

@@ -64,14 +64,16 @@ class Machine(MachineServices):
         # refuse before allocating: threads × per-thread state + buffers + shared/local copies (--max-memory)
         limits.check_memory(prog, launch, buffers, symbolic=symbolic, check_races=check_races)
         grid, block = launch.grid, launch.block
-        self.n_cta = grid.count
+        picks = getattr(launch, "ctas", None)  # --ctas: only these CTAs run (volta/exec/ctas.py)
+        self.n_cta = len(picks) if picks else grid.count
         self.per_cta = block.count
         n = self.L = self.n_cta * self.per_cta
         lane = np.arange(n, dtype=np.int64)
-        self.cta = lane // self.per_cta
+        self.cta = lane // self.per_cta  # the CTA's position among those that run (shared memory, barriers)
         local = lane % self.per_cta
         self.tid = (local % block.x, (local // block.x) % block.y, local // (block.x * block.y))
-        self.ctaid = (self.cta % grid.x, (self.cta // grid.x) % grid.y, self.cta // (grid.x * grid.y))
+        linear = np.asarray(picks, np.int64)[self.cta] if picks else self.cta
+        self.ctaid = (linear % grid.x, (linear // grid.x) % grid.y, linear // (grid.x * grid.y))
         self.laneid = local % 32
         self.warp_in_cta = local // 32
         self.warps_per_cta = (self.per_cta + 31) // 32

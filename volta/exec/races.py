@@ -58,6 +58,7 @@ class RaceReport:
     allow_benign: bool = False  # benign races are listed but leave the verdict alone
     steps: int = 0  # scheduler steps (one instruction for a set of lanes)
     seconds: float = 0.0
+    ctas: str | None = None  # --ctas: which CTAs ran (volta.exec.ctas.describe); None: the whole grid
 
     @property
     def exit_code(self) -> int:
@@ -126,6 +127,11 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=Non
         block=str(launch.block), threads=launch.grid.count * launch.block.count, verdict=CLEAN,
         allow_benign=allow_benign_races,
     )
+    if launch.ctas:
+        from volta.exec.ctas import describe
+
+        report.ctas = describe(launch.ctas, launch.grid)
+        report.threads = len(launch.ctas) * launch.block.count
     start = time.perf_counter()
     machine = None
     try:

@@ -126,6 +126,8 @@ def verdict_text(result: CheckResult) -> str:
                 if name not in kinds:
                     kinds.append(name)
         return ", ".join(kinds) or "FINDINGS"
+    if r.verdict == "equivalent" and getattr(r, "coverage", None):
+        return "EQUIVALENT ON THE SELECTED CTAS"
     return VERDICT_TEXT[r.verdict]
 
 
@@ -189,13 +191,27 @@ def format_text(result: CheckResult) -> str:
         else:
             lines.append("  a longer --timeout-ms may decide them")
     if r.verdict in ("equivalent", "not-equivalent", "unknown"):
+        lines += _coverage_lines(r)
         lines += [f"  note: {n}" for n in getattr(r, "notes", ())]
     return "\n".join(lines)
+
+
+def _coverage_lines(r) -> list:
+    """--ctas: which CTAs ran, and that the verdict says nothing about the other outputs."""
+    cov = getattr(r, "coverage", None)
+    if not cov:
+        return []
+    return [f"  partial check (--ctas): ref ran {cov['ref']}; opt ran {cov['opt']}",
+            f"  {cov['not_compared']:,} output element(s) a side's selected CTAs did not write were not compared "
+            f"({cov['one_side']:,} of them written by the other side): nothing is claimed about them, nor about "
+            f"races involving the CTAs that did not run"]
 
 
 def _summary(result: CheckResult) -> str:
     r = result.report
     names = " vs ".join(r.kernels.get(role) or "?" for role in ("ref", "opt"))
+    if r.verdict == "equivalent" and getattr(r, "coverage", None):
+        return f"{names}: every output element both kernels' selected CTAs write is equal for every input (over the reals)"
     if r.verdict == "equivalent":
         return f"{names}: every output element equal for every input (over the reals)"
     if r.verdict == "not-equivalent":
@@ -334,6 +350,7 @@ def to_dict(result: CheckResult) -> dict:
                                                              **json_report._error(r.unsupported[1])},
         "unknown": [{"buffer": b, "index": i, "reason": why} for b, i, why in r.unknown],
         "notes": list(getattr(r, "notes", ())),
+        "coverage": getattr(r, "coverage", None),
     }
 
 

@@ -32,6 +32,7 @@ def kernel_dict(r) -> dict:
         "grid": r.grid,
         "block": r.block,
         "threads": r.threads,
+        "ctas": r.ctas,
         "verdict": r.verdict,
         "verdict_text": kernel_verdict(r),
         "exit_code": r.exit_code,

@@ -71,6 +71,8 @@ def _kernel(r, max_findings: int) -> str:
     if r.error is not None:
         prefix = "stopped early: " if r.findings else ""
         lines.append(prefix + " ".join(str(r.error).split()))
+    if r.ctas:
+        lines.append(f"CTAs run (--ctas): {r.ctas}; races with and inside the other CTAs are not checked")
     lines.append("verdict: " + _verdict_line(r))
     return "\n".join(lines)
 
@@ -90,6 +92,8 @@ def _verdict_line(r) -> str:
                 f"only, not every input)")
     if r.findings:
         return f"{v} (only benign races, allowed by --allow-benign-races: {len(r.findings)})"
+    if r.ctas:
+        return f"{v} (no races, deadlocks, out-of-bounds or uninitialized reads among the {r.ctas.split(':')[0]} run)"
     return f"{v} (no races, deadlocks, out-of-bounds or uninitialized reads in this launch)"
 
 
