@@ -257,3 +257,15 @@ def test_cuda_struct_fields_parser(tmp_path):
     assert struct_fields(cu, "k", 1) is None  # not a struct
     assert struct_fields(cu, "q", 0) is None  # an array field: the explicit rule applies
     assert struct_fields(cu, "missing", 0) is None
+
+
+def test_signed_narrow_parameters_are_sign_extended(tmp_path):
+    """nvcc reads a `char`/`short` field or parameter with ld.param.s8/.s16 into a 64-bit register."""
+    import numpy as np
+
+    ptx = str(Path(__file__).parent / "data" / "signed_params.ptx")
+    for kernel, args, want in (("k", "{-1:s8,-2:s16,5:s64},out", 2), ("k2", "-2,out", -6)):
+        out = tmp_path / f"{kernel}.npz"
+        code = run(["run", ptx, "--kernel", kernel, "--grid", "1", "--block", "1", "--args", args,
+                    "--buffer", "out=s64[1]:out", "--out", str(out), "-q"])
+        assert code == 0 and int(np.load(out)["out"][0]) == want

@@ -413,6 +413,8 @@ def _kernel_param(m, op, reg, lanes, offs, es, t):
         bits, symbolic = m.param_values[names[int(i)]]
         sel = index == i
         out[sel] = (U64(bits) >> (within[sel].astype(np.uint64) * U64(8))) & U64((1 << (8 * min(es, 8))) - 1)
+        if t.startswith(".s") and es < 8 and isinstance(reg, RegRef) and width(reg.type) > 8 * es:
+            out[sel] = C.from_int(C.as_int(out[sel], 8 * es).astype(np.int64), width(reg.type))  # sign-extend
         if symbolic:
             flags = np.where(sel, 1, 0).astype(np.uint8) if flags is None else flags | sel.astype(np.uint8)
             if m.symbolic:
