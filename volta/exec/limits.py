@@ -223,13 +223,31 @@ def check_buffers(buffers: dict, what: str = "the buffers") -> None:
 
 # ---- steps and progress -------------------------------------------------------------------------
 
+def resident_memory() -> int | None:
+    """This process's resident set in bytes (Linux /proc; None elsewhere)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def step_check(machine, every: int = 4096) -> None:
-    """Called by the machine every `every` steps: the --timeout deadline and the progress line."""
+    """Called by the machine every `every` steps: the --timeout deadline, resident memory against
+    --max-memory (memory grows with what a launch touches, so the estimate before the run cannot bound
+    it) and the progress line."""
     lim = _CURRENT
     now = time.monotonic()
     if lim.deadline is not None and now >= lim.deadline:
         raise Timeout(f"--timeout {lim.timeout:g} s ran out while executing `{machine.prog.name}` "
                       f"({machine.steps:,} steps)")
+    rss = resident_memory()
+    if rss is not None and rss > lim.memory_limit:
+        where = ("--max-memory" if lim.max_memory is not None
+                 else f"the default --max-memory, half of this machine's {human(physical_memory())}")
+        raise UsageError(f"executing `{machine.prog.name}` reached {human(rss)} of resident memory after "
+                         f"{machine.steps:,} steps, more than the limit of {human(lim.memory_limit)} ({where}); "
+                         f"nothing is claimed: check fewer CTAs (--ctas), smaller buffers, or raise --max-memory")
     if lim.progress is not None:
         last = getattr(machine, "_progress_at", None)
         if last is None:
