@@ -56,12 +56,12 @@ def test_matmul_cp_async_pipeline_is_race_free():
     assert r.verdict == "clean", r.report()
 
 
-def test_matmul_cp_async_is_outside_the_real_model_and_sampled_bits_agree_with_naive_gemm():
+def test_matmul_cp_async_is_equivalent_over_the_reals_and_sampled_bits_agree_with_naive_gemm():
     A, Bm, C = _mm()
     ref = volta.Launch(grid=(2, 2), block=(16, 16), args=[A, Bm, C, 32, 32, 32])
     tri = volta.Launch(grid=(2, 2), block=128, args=[A, Bm, C, 32, 32, 32, 0, 0], shared_dynamic=2048)
     real = volta.check(E / "gemm_naive" / "kernel.sm80.ptx", T / "matmul.16x16x16.w4.s2.sm80.ptx", ref, opt_launch=tri)
-    assert real.verdict == "unsupported" and "cp.async" in real.report()
+    assert real.verdict == "equivalent", real.report()   # cp.async stages and ldmatrix words move expressions
     bits = volta.check(E / "gemm_naive" / "kernel.sm80.ptx", T / "matmul.16x16x16.w4.s2.sm80.ptx", ref,
                        opt_launch=tri, fp="ieee", trials=1)
     # same fma order over k: no difference on the inputs tried (sampled, not a proof)

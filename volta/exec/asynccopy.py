@@ -17,6 +17,8 @@
   that thread except those of its N most recent committed groups; `cp.async.wait_all` is commit + wait 0.
 
 Per-thread state lives on the machine object, created lazily here: `m.async_state` (see `_state`).
+On a symbolic machine (`volta check`) each batch also carries the expressions read at issue; they land
+with the bytes (volta/exec/copy_real.py).
 `cp.async.bulk*` and `cp.async.mbarrier.arrive` are reported as Unsupported with the reason.
 """
 from __future__ import annotations
@@ -27,6 +29,7 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import access as A
+from volta.exec import copy_real
 from volta.exec import findings as F
 from volta.exec.dispatch import _advance, handles
 from volta.ir.program import RegRef
@@ -46,6 +49,7 @@ class _Batch:
     group: np.ndarray  # the issuing thread's group number
     gen: np.ndarray  # barrier generation of the issuing thread's CTA at issue
     done: np.ndarray  # landed already
+    sym: list | None = None  # symbolic machines: the copied elements' expressions (copy_real.SymPart)
 
 
 @dataclass
@@ -125,6 +129,7 @@ def _issue(m, op, lanes):
     src_addr = A.addresses(m, op, src, lanes)
     data = np.zeros((lanes.size, cp), np.uint8)
     ok = np.zeros(lanes.size, bool)
+    sym = [] if m.symbolic else None  # expressions read with the bytes, landing with them (copy_real.py)
     # 1. the global source, read now (only src-size bytes)
     for size in np.unique(src_size):
         size = int(size)
@@ -148,6 +153,8 @@ def _issue(m, op, lanes):
                 flat = region.data.reshape(-1)
                 start = rows * region.data.shape[1] + offs
                 data[pos[:, None], at + np.arange(piece)[None, :]] = flat[start[:, None] + np.arange(piece)]
+                if sym is not None:
+                    sym += copy_real.read_piece(m, op, region, lz, offs, at, piece)
                 got[pos] += piece
             at += piece
         ok[got == size] = True
@@ -162,7 +169,7 @@ def _issue(m, op, lanes):
             continue
         A.track(m, op, region, lz, offs, cp, write=True)
         st.batches.append(_Batch(op, region, lz, offs, data[pos], src_size[pos], st.committed[lz].copy(),
-                                 m.gen[m.cta[lz]].copy(), np.zeros(lz.size, bool)))
+                                 m.gen[m.cta[lz]].copy(), np.zeros(lz.size, bool), sym))
 
 
 def _complete(m, op, lanes, keep_groups):
@@ -192,6 +199,8 @@ def _land(m, b, sel):
         A.store(m, region, lz, offs + k, 1, byte)
         from_src = (b.src_size[sel] > k).astype(np.uint8)
         m.set_memory_flags(region, lz, offs + k, 1, from_src)
+    if b.sym is not None:
+        copy_real.land(m, region, lz, offs, cp, b.sym)
 
 
 def _window_check(m, b, sel):
