@@ -5,6 +5,15 @@ set -euo pipefail
 cd "$(dirname "$0")"
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/bin/nvcc)}
 FLAGS=(-ptx -lineinfo -std=c++17)
+# cuRAND cases include <curand_kernel.h>, which a CUDA toolkit may lack: `pip install nvidia-curand` ships it
+# (nvidia/cu13/include), or point CURAND_INCLUDE at the headers.
+CURAND_INCLUDE=${CURAND_INCLUDE:-$(python3 -c 'import nvidia, os
+for p in nvidia.__path__:
+    d = os.path.join(p, "cu13", "include")
+    if os.path.isfile(os.path.join(d, "curand_kernel.h")):
+        print(d)
+        break' 2>/dev/null || true)}
+if [ -n "$CURAND_INCLUDE" ]; then FLAGS+=(-I"$CURAND_INCLUDE"); fi
 
 # Which architectures a case is built for: manifest `arch = "sm_90a"` -> sm_90a only,
 # `arch = "sm_90"` -> sm_90 only, otherwise sm_80 and sm_90.

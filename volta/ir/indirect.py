@@ -67,8 +67,8 @@ def address_taken(module: ast.Module) -> tuple:
 def static_target(function: ast.Function | None, reg: str, module: ast.Module) -> str | None:
     """The function a register must hold: its only definition in `function` is an unguarded
     `mov.b64/u64 reg, fname`. None when it has another definition, several, or none."""
-    if function is None or function.body is None:
-        return None
+    if function is None or function.body is None or _declarations(function.body, reg) > 1:
+        return None  # a nested `{ .reg … }` scope reuses the name: definitions cannot be told apart by name
     defs = [inst for inst in iter_instructions(function.body) if _defines(inst, reg)]
     if len(defs) != 1:
         return None
@@ -79,6 +79,19 @@ def static_target(function: ast.Function | None, reg: str, module: ast.Module) -
     if isinstance(src, ast.Sym) and any(f.name == src.name for f in module.functions):
         return src.name
     return None
+
+
+def _declarations(body, reg: str) -> int:
+    """How many `.reg` declarations in a body (nested scopes included) declare the name `reg`."""
+    count = 0
+    for stmt in body or ():
+        if isinstance(stmt, ast.Block):
+            count += _declarations(stmt.body, reg)
+        elif isinstance(stmt, ast.VarDecl) and stmt.space == ".reg":
+            for n in stmt.names:
+                names = [f"{n.name}{i}" for i in range(n.count)] if n.count is not None else [n.name]
+                count += reg in names
+    return count
 
 
 _NO_DEST = frozenset({"st", "red", "bar", "barrier", "bra", "call", "ret", "exit", "membar", "fence", "trap",
