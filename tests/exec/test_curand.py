@@ -22,7 +22,8 @@ PTX = str(CASE / "kernel.sm80.ptx")
 
 def _volta_run(tmp_path, seed: int, n: int) -> np.ndarray:
     out = tmp_path / "out.npz"
-    code = run(["run", PTX, "--grid", "2", "--block", str(n // 2), "--args", f"out,{seed},{n}",
+    code = run(["run", PTX, "--kernel", "curand_uniform_kernel", "--grid", "2", "--block", str(n // 2),
+                "--args", f"out,{seed},{n}",
                 "--buffer", f"out=f32[{n}]:out", "--no-races", "-q", "--out", str(out)])
     assert code == 0
     return np.load(out)["out"]
@@ -35,6 +36,25 @@ def test_run_gives_the_xorwow_numbers(tmp_path, capsys, seed):
     assert got.dtype == np.float32
     assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), np.flatnonzero(got != want)[:8]
     assert 0.0 < got.min() and got.max() <= 1.0 and len(set(got.tolist())) == 64
+
+
+@pytest.mark.parametrize("offset", [0, 5, 37])
+def test_run_gives_the_xorwow_numbers_after_an_offset(tmp_path, capsys, offset):
+    n, per = 16, 3
+    out = tmp_path / "out.npz"
+    code = run(["run", PTX, "--kernel", "curand_offset_kernel", "--grid", "2", "--block", str(n // 2),
+                "--args", f"out,987654321,{offset},{per},{n}", "--buffer", f"out=u32[{n * per}]:out",
+                "--no-races", "-q", "--out", str(out)])
+    assert code == 0
+    got = np.load(out)["out"]
+    jumps = X.subsequence_jumps(n)
+    want = []
+    for tid in range(n):
+        v, d = X.init(987654321, tid, jumps, offset)
+        for _ in range(per):
+            x, v, d = X.next_u32(v, d)
+            want.append(x)
+    assert got.tolist() == want
 
 
 def test_reference_subsequences_really_skip(capsys):

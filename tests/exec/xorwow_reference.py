@@ -52,8 +52,8 @@ def subsequence_jumps(count: int) -> list:
     return out
 
 
-def init(seed: int, subsequence: int, jumps=None):
-    """(v[0..4], d) after curand_init(seed, subsequence, 0)."""
+def init(seed: int, subsequence: int, jumps=None, offset: int = 0):
+    """(v[0..4], d) after curand_init(seed, subsequence, offset) (the offset by stepping: keep it small)."""
     s0 = (seed & M32) ^ 0xAAD26B49
     s1 = ((seed >> 32) & M32) ^ 0xF7DCEFDD
     t0 = (1099087573 * s0) & M32
@@ -63,7 +63,9 @@ def init(seed: int, subsequence: int, jumps=None):
     if subsequence:
         jump = (jumps or subsequence_jumps(subsequence + 1))[subsequence]
         v = _words((jump @ _bits(v)) & 1)
-    return v, d
+    for _ in range(offset):
+        v = _step(v)
+    return v, (d + 362437 * offset) & M32
 
 
 def next_u32(v, d):
