@@ -38,12 +38,15 @@ LN = [B("x", "f32", 128, "in"), B("gamma", "f32", 32, "in"), B("beta", "f32", 32
       32, 1e-5]
 MM = [B("A", "f32", 1024, "in"), B("B", "f32", 1024, "in"), B("C", "f32", 1024, "out"), 32, 32, 32]
 MM_CE = {"BM": 16, "BN": 16, "BK": 16}
+MM64 = [B("A", "f32", 2048, "in"), B("B", "f32", 2048, "in"), B("C", "f32", 4096, "out"), 64, 64, 32]
 VOLTA_BUILDS = [  # (file, kernel, args, constexprs, num_warps, num_stages)
     ("add.b128.w4.sm80.ptx", "add_kernel", VA, {"BLOCK": 128}, 4, 3),
     ("add_offbyone.b128.w4.sm80.ptx", "add_kernel_offbyone", VA, {"BLOCK": 128}, 4, 3),
     ("layernorm.b32.w1.sm80.ptx", "layernorm_kernel", LN, {"BLOCK": 32}, 1, 3),
     ("matmul.16x16x16.w4.s1.sm80.ptx", "matmul_kernel", MM, MM_CE, 4, 1),
     ("matmul.16x16x16.w4.s2.sm80.ptx", "matmul_kernel", MM, MM_CE, 4, 2),
+    ("matmul.16x16x8.w4.s3.sm80.ptx", "matmul_kernel", MM, {"BM": 16, "BN": 16, "BK": 8}, 4, 3),  # 4 k steps, 3 stages
+    ("matmul.32x32x8.w4.s3.sm80.ptx", "matmul_kernel", MM64, {"BM": 32, "BN": 32, "BK": 8}, 4, 3),  # 64x64x32
 ]
 for file, name, args, ce, warps, stages in VOLTA_BUILDS:
     k = vt.compile(getattr(kernels, name), args=args, constexprs=ce, num_warps=warps, num_stages=stages)

@@ -32,7 +32,7 @@ from volta.errors import Unsupported, UsageError
 from volta.exec import access as A
 from volta.exec import tensor as T
 from volta.exec.access import region_itemsize
-from volta.exec.dispatch import _advance, _data_flag, _merge
+from volta.exec.dispatch import REAL, _advance, _data_flag, _merge
 from volta.exec.launch import LaunchSpec
 from volta.exec.machine import DATA, Machine, source_types
 from volta.ir.program import RegRef, lower
@@ -185,6 +185,9 @@ class TermMachine(Machine):
         if handler is not None:
             self.thread_instructions += lanes.size
             return handler(op, lanes)
+        if op.op in ("cp", "mbarrier"):   # data movement: the copied terms land with the bytes (copy_real.py)
+            self.thread_instructions += lanes.size
+            return REAL[op.op](self, op, lanes)
         if op.op in ("wmma", "wgmma", "stmatrix"):
             raise Unsupported(f"`{op.d.inst.opcode}` is not followed by bit terms (only mma.sync, ldmatrix and "
                               f"movmatrix are)", op.span)
