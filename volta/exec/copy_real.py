@@ -9,6 +9,10 @@ machine would, at the same moment:
   the issuing thread's `cp.async.wait_group`/`wait_all` completes it: `land` stores them there, replacing
   whatever the stage held (a zero-filled tail, `src-size` < `cp-size` or `ignore-src`, lands as concrete 0).
   A double buffer refilled while another thread still reads it is a RACE found by asynccopy.py's window check.
+  Not reported: the issuing thread itself reading its own destination before its wait (the PTX leaves that
+  unordered; both models read the old contents there).
+- `ldmatrix` of 32-bit words (f32 tiles, Triton's FMA dot) moves whole elements (`_ldmatrix` below; the
+  tensor-core module may take it over for 16-bit data).
 - `cp.async.bulk` (global→shared, completed through an mbarrier) copies when issued, expressions included
   (hopper.py); `mbarrier` operations move no tensor data (their state and phase answers are concrete).
   Limitation inherited from hopper.py: the bulk copy's shared write is not entered in the race shadow, so a
