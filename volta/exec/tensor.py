@@ -211,30 +211,39 @@ def _read_regs(m, regs, grid, t):
     return bits.reshape(W, 32, len(regs)), np.bitwise_or.reduce(flags.reshape(W, 32), axis=1)
 
 
+def tile_from_slots(values, table, shape, dtype=np.uint64):
+    """Per-slot lane values (one (W, 32) array per slot of a layout table) → tiles (W, rows, cols).
+    Shared by the bit-exact replay (words) and the real-number model (expressions, dtype object)."""
+    rows, cols = table
+    W = values[0].shape[0]
+    tile = np.zeros((W,) + shape, dtype) if dtype is not object else np.full((W,) + shape, None, dtype=object)
+    w_idx = np.arange(W)[:, None]
+    for s, v in enumerate(values):
+        tile[w_idx, rows[None, :, s], cols[None, :, s]] = v
+    return tile
+
+
+def slots_from_tile(tile, table):
+    """Tiles (W, rows, cols) → per-slot lane values, one (W, 32) array per slot of a layout table."""
+    rows, cols = table
+    w_idx = np.arange(tile.shape[0])[:, None]
+    return [tile[w_idx, rows[None, :, s], cols[None, :, s]] for s in range(rows.shape[1])]
+
+
 def _gather(bits, per_reg, ew, table, shape):
     """Registers (W, 32, nregs) → tiles (W, rows, cols) of element words, through a layout table."""
-    rows, cols = table
-    W = bits.shape[0]
-    slots = rows.shape[1]
-    tile = np.zeros((W,) + shape, np.uint64)
     emask = U64((1 << ew) - 1) if ew < 64 else U64(0xFFFFFFFFFFFFFFFF)
-    w_idx = np.arange(W)[:, None]
-    for s in range(slots):
-        reg, sub = divmod(s, per_reg)
-        vals = (bits[:, :, reg] >> U64(sub * ew)) & emask
-        tile[w_idx, rows[None, :, s], cols[None, :, s]] = vals
-    return tile
+    slots = table[0].shape[1]
+    return tile_from_slots([(bits[:, :, s // per_reg] >> U64((s % per_reg) * ew)) & emask for s in range(slots)],
+                           table, shape)
 
 
 def _scatter(tile, per_reg, ew, table, nregs):
     """Tiles (W, rows, cols) → registers (W, 32, nregs)."""
-    rows, cols = table
-    W = tile.shape[0]
-    out = np.zeros((W, 32, nregs), np.uint64)
-    w_idx = np.arange(W)[:, None]
-    for s in range(rows.shape[1]):
+    out = np.zeros((tile.shape[0], 32, nregs), np.uint64)
+    for s, vals in enumerate(slots_from_tile(tile, table)):
         reg, sub = divmod(s, per_reg)
-        out[:, :, reg] |= tile[w_idx, rows[None, :, s], cols[None, :, s]] << U64(sub * ew)
+        out[:, :, reg] |= vals << U64(sub * ew)
     return out
 
 
@@ -450,10 +459,9 @@ def _wmma_which(op):
     raise Unsupported(f"`{op.d.inst.opcode}`: which matrix (.a/.b/.c/.d)?", op.span)
 
 
-def _wmma_access(m, op, grid, ptr_op, stride_op, rows, cols, fmt, slots_used, write, tile=None, tflags=None):
-    """Element addresses of a wmma tile for every ready warp; loads (returns tile, flags) or stores."""
-    W = grid.shape[0]
-    es = _WIDTH[fmt] // 8
+def wmma_addresses(m, op, grid, ptr_op, stride_op, rows, cols, slots_used, es):
+    """Per fragment slot s < slots_used, for the lanes of `grid` in (warp, laneid) order: the row, column and byte
+    address of the tile element the lane holds there (`wmma_layout`); `.col` tiles are column-major in memory."""
     col_major = op.d.has(".col")
     flat = grid.reshape(-1)
     base = A.addresses(m, op, ptr_op, flat)
@@ -464,18 +472,28 @@ def _wmma_access(m, op, grid, ptr_op, stride_op, rows, cols, fmt, slots_used, wr
     else:
         stride = np.full(flat.size, rows if col_major else cols, np.int64)
     r_tab, c_tab = wmma_layout(rows, cols, slots_used)
-    out = np.zeros((W, rows, cols), np.uint64)
-    flags = np.zeros(flat.size, np.uint8)
-    w_idx = np.repeat(np.arange(W), 32)
-    lane_in = np.tile(np.arange(32), W)
-    space = op.d.space or None
-    pos_of = np.full(m.L, -1, np.int64)
-    pos_of[flat] = np.arange(flat.size)
+    lane_in = np.tile(np.arange(32), grid.shape[0])
+    out = []
     for s in range(slots_used):
         r = r_tab[lane_in, s]
         c = c_tab[lane_in, s]
         lin = (c * stride + r) if col_major else (r * stride + c)
-        addr = base + (lin * es).astype(np.uint64)
+        out.append((r, c, base + (lin * es).astype(np.uint64)))
+    return out
+
+
+def _wmma_access(m, op, grid, ptr_op, stride_op, rows, cols, fmt, slots_used, write, tile=None, tflags=None):
+    """Element addresses of a wmma tile for every ready warp; loads (returns tile, flags) or stores."""
+    W = grid.shape[0]
+    es = _WIDTH[fmt] // 8
+    flat = grid.reshape(-1)
+    out = np.zeros((W, rows, cols), np.uint64)
+    flags = np.zeros(flat.size, np.uint8)
+    w_idx = np.repeat(np.arange(W), 32)
+    space = op.d.space or None
+    pos_of = np.full(m.L, -1, np.int64)
+    pos_of[flat] = np.arange(flat.size)
+    for r, c, addr in wmma_addresses(m, op, grid, ptr_op, stride_op, rows, cols, slots_used, es):
         for region, lz, offs in A.resolve(m, op, space, addr, flat, es, write):
             if region == "kernel-param":
                 raise Unsupported("wmma on kernel parameters", op.span)
@@ -540,7 +558,8 @@ def _wmma_store(m, op, lanes):
     _advance(m, grid.reshape(-1))
 
 
-def _wmma_mma(m, op, lanes):
+def wmma_mma_kind(op):
+    """((M, N, K), dtype, atype, btype, ctype) of a wmma.mma, or Unsupported."""
     M, N, K = _WMMA_SHAPES.get(op.d.shape, (None, None, None))
     if M is None:
         raise Unsupported(f"`{op.d.inst.opcode}`: wmma shape {op.d.shape} is not modelled", op.span)
@@ -554,6 +573,11 @@ def _wmma_mma(m, op, lanes):
         raise Unsupported(f"`{op.d.inst.opcode}`: unexpected types", op.span)
     if at != bt or dt not in ("f32", "f16", "s32") or ct not in ("f32", "f16", "s32"):
         raise Unsupported(f"`{op.d.inst.opcode}`: this type combination is not modelled", op.span)
+    return (M, N, K), dt, at, bt, ct
+
+
+def _wmma_mma(m, op, lanes):
+    (M, N, K), dt, at, bt, ct = wmma_mma_kind(op)
     grid = _full_warps(m, op, lanes)
     if grid is None:
         return

@@ -1,2 +1,279 @@
-"""Tensor-core instructions over the reals (volta check): sums of products and data movement, registered into dispatch.REAL."""
+"""Tensor-core instructions over the reals (volta check): sums of products and data movement, registered into
+dispatch.REAL (PTX ISA §9.7.14 warp-level matrix instructions, §9.7.13.x redux.sync).
+
+Over the reals an MMA is exact: D[i][j] = C[i][j] + Σ_k A[i][k]·B[k][j], in any k order, and its input
+conversions (f16/bf16/tf32) are the identity, as `cvt` is. `ldmatrix`, `movmatrix` and `wmma.load/store` move
+elements; `redux.sync` is a sum, min or max over the member lanes. Every handler runs the bit handler of
+volta/exec/tensor.py (or dispatch.py) for registers' bits, flags, races, bounds and the warp's arrival, and
+adds the expressions: operands are read first (a destination may be an operand), then the results written.
+
+Fragments map to matrix coordinates through the layout tables the bit-exact replay uses (tensor.MMA_SHAPES,
+tensor.wmma_layout, tensor.ldmatrix_layout; the same tables volta.equiv.bitproof uses for uninterpreted terms),
+through tensor.tile_from_slots / slots_from_tile.
+
+Registers of 16-bit elements (f16x2, bf16x2) hold two reals: their expression is the node `f16x2(lo, hi)`
+(an uninterpreted pair, never arithmetic: the real model refuses to unpack or compute with it, dispatch.py `mov`).
+`ldmatrix` and `movmatrix` move b16 elements without knowing their format, so a concrete element there is kept
+as its bits, `b16(bits)`, and decoded by the instruction that gives it a type (mma, wmma.store). Integer and fp8
+MMAs (four elements a register) are refused: their wrapping and formats are not modelled over the reals.
+"""
 from __future__ import annotations
+
+import numpy as np
+
+from volta.errors import Unsupported
+from volta.exec import access as A
+from volta.exec import tensor as T
+from volta.exec.dispatch import DISPATCH, handles_real
+from volta.exec.services import DATA
+from volta.semantics.bits import U64
+from volta.symbolic import expr as E
+
+# element format -> the PTX type its concrete bits are read as (tf32 registers hold f32 bit patterns)
+REAL_TYPES = {"f16": ".f16", "bf16": ".bf16", "tf32": ".f32", "f32": ".f32", "f64": ".f64"}
+B16 = "b16"   # a concrete 16-bit element of unknown format, moved by ldmatrix/movmatrix: b16(bits)
+
+
+def pack_name(fmt: str) -> str:
+    return f"{fmt}x2"
+
+
+# ---- elements of registers ------------------------------------------------------------------------------
+
+def _bits(m, op, lanes):
+    """The bit handler (bits, flags, races, findings, advancing the warp); expressions follow from the caller."""
+    m.symbolic = False
+    try:
+        DISPATCH[op.op](m, op, lanes)
+    finally:
+        m.symbolic = True
+
+
+def _constants(op, bits, t):
+    from volta.exec.machine import constants
+
+    vals = constants(bits, t)
+    if not all(isinstance(v, E.Expr) for v in vals):
+        raise Unsupported(f"`{op.d.inst.opcode}` on a concrete infinity (no real value in a matrix product)", op.span)
+    return vals
+
+
+def _decode(op, e, t):
+    """An element as a real: b16(bits) read as type t; anything else as it is."""
+    if e.op is E.CALL and e.data == B16:
+        return _constants(op, np.array([int(e.args[0].data)], np.uint64), t)[0]
+    return e
+
+
+def register_elements(m, op, regs, flat, fmt, per):
+    """Per register of `regs`, per element inside it (low first): object arrays over `flat` of the elements'
+    real values (a concrete register is read as `per` elements of format `fmt`)."""
+    t = REAL_TYPES.get(fmt)
+    if t is None or per not in (1, 2):
+        raise Unsupported(f"`{op.d.inst.opcode}` on {fmt} elements is not modelled over the reals "
+                          f"(use --fp ieee|ARCH to compare bits)", op.span)
+    ew = T._WIDTH[fmt]
+    name = pack_name(fmt)
+    out = []
+    for r in regs:
+        bits, _ = m.read(r, flat)
+        sym = m.sym_of(r, flat)
+        elems = [np.full(flat.size, None, dtype=object) for _ in range(per)]
+        conc = np.arange(flat.size) if sym is None else np.flatnonzero(sym == None)  # noqa: E711
+        if conc.size:
+            for j in range(per):
+                word = (bits[conc] >> U64(j * ew)) & U64((1 << ew) - 1) if ew < 64 else bits[conc]
+                elems[j][conc] = _constants(op, word, t)
+        if sym is not None:
+            for k in np.flatnonzero(sym != None):  # noqa: E711
+                e = sym[k]
+                packed = isinstance(e, E.Expr) and e.op is E.CALL and e.data in (name, pack_name("b16"))
+                if not isinstance(e, E.Expr) or (per == 2) != packed or (per == 1 and e.op is E.CALL and
+                                                                         e.data.endswith("x2")):
+                    raise Unsupported(f"`{op.d.inst.opcode}` reads a register that does not hold {per} {fmt} "
+                                      f"element(s) as real values", op.span)
+                parts = e.args if per == 2 else (e,)
+                for j in range(per):
+                    elems[j][k] = _decode(op, parts[j], t)
+        out.append(elems)
+    return out
+
+
+def _fragment(m, op, regs, grid, fmt, per, table, shape):
+    """A fragment's elements as tiles (W, rows, cols) of expressions, through a layout table."""
+    W = grid.shape[0]
+    elems = register_elements(m, op, regs, grid.reshape(-1), fmt, per)
+    values = [elems[s // per][s % per].reshape(W, 32) for s in range(table[0].shape[1])]
+    return T.tile_from_slots(values, table, shape, object)
+
+
+def _pack(elems, fmt):
+    """Registers' expressions from their elements (object arrays, low first); None stays concrete."""
+    if len(elems) == 1:
+        return elems[0]
+    out = np.full(elems[0].size, None, dtype=object)
+    name = pack_name(fmt)
+    has = np.flatnonzero((elems[0] != None) | (elems[1] != None))  # noqa: E711
+    out[has] = [E.call(name, a, b) for a, b in zip(elems[0][has], elems[1][has])]
+    return out
+
+
+def _write(m, reg, flat, sym):
+    """Give `reg` of `flat` the expressions `sym` (None: concrete) over the bits the bit handler wrote."""
+    bits, flags = m.read(reg, flat)
+    flags = np.zeros(flat.size, np.uint8) if flags is None else flags & np.uint8(0xFF ^ DATA)
+    has = sym != None  # noqa: E711
+    m.write(reg, flat, bits, flags | has.astype(np.uint8) * np.uint8(DATA), sym if has.any() else None)
+
+
+def _store_fragment(m, regs, grid, tile, per, fmt, table):
+    """Tiles (W, rows, cols) of expressions into fragment registers `regs` through a layout table."""
+    flat = grid.reshape(-1)
+    slots = [v.reshape(-1) for v in T.slots_from_tile(tile, table)]
+    for k, r in enumerate(regs):
+        _write(m, r, flat, _pack(slots[k * per:(k + 1) * per], fmt))
+
+
+def product(At, Bt, Ct):
+    """D = C + A·B over the reals, per warp: (W, M, K), (W, K, N), (W, M, N) object tiles → (W, M, N)."""
+    D = Ct.copy()
+    for k in range(At.shape[2]):
+        D = D + At[:, :, k:k + 1] * Bt[:, k:k + 1, :]
+    return D
+
+
+def _refuse_integer(op, *fmts):
+    for f in fmts:
+        if f not in REAL_TYPES:
+            raise Unsupported(f"`{op.d.inst.opcode}` on {f} data is not modelled over the reals (integer and fp8 "
+                              f"MMAs pack four elements a register; use --fp ieee|ARCH to compare bits)", op.span)
+
+
+# ---- mma.sync ---------------------------------------------------------------------------------------------
+
+@handles_real("mma")
+def _mma(m, op, lanes):
+    """§9.7.14.5 mma.sync: the fragments' elements through MMA_SHAPES' layouts, D = C + A·B exactly."""
+    key, dt, at, bt, ct = T._mma_kind(op)
+    _refuse_integer(op, at, bt, ct)
+    (M, N, K), la, lb, lc, per_reg = T.MMA_SHAPES[key]
+    d_op, a_op, b_op, c_op = op.operands[:4]
+    ra, rb, rc, rd = T._regs(a_op), T._regs(b_op), T._regs(c_op), T._regs(d_op)
+    c_per = 2 if ct == "f16" else 1
+    if len(ra) * per_reg != M * K // 32 or len(rc) * c_per != M * N // 32 or len(rd) != len(rc):
+        raise Unsupported(f"`{op.d.inst.opcode}`: wrong number of fragment registers", op.span)
+    grid = T._full_warps(m, op, lanes)
+    if grid is None:
+        return
+    At = _fragment(m, op, ra, grid, at, per_reg, T.layout_table(la, M * K // 32), (M, K))
+    Bt = _fragment(m, op, rb, grid, bt, per_reg, T.layout_table(lb, K * N // 32), (K, N))
+    Ct = _fragment(m, op, rc, grid, ct, c_per, T.layout_table(lc, M * N // 32), (M, N))
+    _bits(m, op, lanes)
+    _store_fragment(m, rd, grid, product(At, Bt, Ct), c_per, dt, T.layout_table(lc, M * N // 32))
+
+
+# ---- wmma ---------------------------------------------------------------------------------------------------
+
+def _per_reg(fmt):
+    return 1 if fmt in ("f32", "tf32", "f64", "s32") else 32 // T._WIDTH[fmt]
+
+
+def read_elements(m, op, space, addr, lanes, es):
+    """Expressions of the `es`-byte elements at `addr`, one per lane (lanes unique): an object array, None where
+    the element is concrete (stored constant, or not an input), and the elements' bits."""
+    sym = np.full(lanes.size, None, dtype=object)
+    bits = np.zeros(lanes.size, np.uint64)
+    pos_of = np.full(m.L, -1, np.int64)
+    pos_of[lanes] = np.arange(lanes.size)
+    for region, lz, offs in A.resolve(m, op, space, addr, lanes, es, False):
+        if region == "kernel-param":
+            raise Unsupported(f"`{op.d.inst.opcode}` from kernel parameters", op.span)
+        pos = pos_of[lz]
+        b, _ = A.load(m, region, lz, offs, es)
+        bits[pos] = b
+        sym[pos] = A.load_sym(m, op, region, lz, offs, es, f".b{8 * es}", b)
+    return sym, bits
+
+
+def _filled(op, sym, bits, t):
+    """Elements as reals: expressions, and concrete bits read as type t."""
+    out = sym.copy()
+    conc = np.flatnonzero(sym == None)  # noqa: E711
+    if conc.size:
+        out[conc] = _constants(op, bits[conc], t)
+    return out
+
+
+@handles_real("wmma")
+def _wmma(m, op, lanes):
+    if op.d.has(".load"):
+        _wmma_load(m, op, lanes)
+    elif op.d.has(".store"):
+        _wmma_store(m, op, lanes)
+    elif op.d.has(".mma"):
+        _wmma_mma(m, op, lanes)
+    else:
+        raise Unsupported(f"`{op.d.inst.opcode}` is not modelled", op.span)
+
+
+def _wmma_load(m, op, lanes):
+    """The tile's elements (row- or column-major at the pointer, `.col`) into the fixed register layout."""
+    which = T._wmma_which(op)
+    rows, cols = T._wmma_dims(op, which)
+    fmt = T._elem_fmt(op.d.types[-1])
+    _refuse_integer(op, fmt)
+    regs = T._regs(op.operands[0])
+    per = _per_reg(fmt)
+    grid = T._full_warps(m, op, lanes)
+    if grid is None:
+        return
+    flat = grid.reshape(-1)
+    W = grid.shape[0]
+    w_idx = np.repeat(np.arange(W), 32)
+    es = T._WIDTH[fmt] // 8
+    stride_op = op.operands[2] if len(op.operands) > 2 else None
+    tile = np.full((W, rows, cols), None, dtype=object)
+    for r, c, addr in T.wmma_addresses(m, op, grid, op.operands[1], stride_op, rows, cols, rows * cols // 32, es):
+        sym, bits = read_elements(m, op, op.d.space or None, addr, flat, es)
+        tile[w_idx, r, c] = _filled(op, sym, bits, REAL_TYPES[fmt])
+    _bits(m, op, lanes)
+    _store_fragment(m, regs, grid, tile, per, fmt, T.wmma_layout(rows, cols, len(regs) * per))
+
+
+def _wmma_store(m, op, lanes):
+    rows, cols = T._wmma_dims(op, "d")
+    fmt = T._elem_fmt(op.d.types[-1])
+    _refuse_integer(op, fmt)
+    regs = T._regs(op.operands[1])
+    per = _per_reg(fmt)
+    grid = T._full_warps(m, op, lanes)
+    if grid is None:
+        return
+    tile = _fragment(m, op, regs, grid, fmt, per, T.wmma_layout(rows, cols, len(regs) * per), (rows, cols))
+    _bits(m, op, lanes)
+    flat = grid.reshape(-1)
+    w_idx = np.repeat(np.arange(grid.shape[0]), 32)
+    pos_of = np.full(m.L, -1, np.int64)
+    pos_of[flat] = np.arange(flat.size)
+    es = T._WIDTH[fmt] // 8
+    stride_op = op.operands[2] if len(op.operands) > 2 else None
+    for r, c, addr in T.wmma_addresses(m, op, grid, op.operands[0], stride_op, rows, cols, rows * cols // 32, es):
+        for region, lz, offs in A.resolve(m, op, op.d.space or None, addr, flat, es, True):
+            pos = pos_of[lz]
+            A.store_sym(m, region, lz, offs, es, tile[w_idx[pos], r[pos], c[pos]])
+
+
+def _wmma_mma(m, op, lanes):
+    (M, N, K), dt, at, bt, ct = T.wmma_mma_kind(op)
+    _refuse_integer(op, at, bt, ct, dt)
+    d_op, a_op, b_op, c_op = op.operands[:4]
+    ra, rb, rc, rd = T._regs(a_op), T._regs(b_op), T._regs(c_op), T._regs(d_op)
+    a_per, c_per, d_per = _per_reg(at), _per_reg(ct), _per_reg(dt)
+    grid = T._full_warps(m, op, lanes)
+    if grid is None:
+        return
+    At = _fragment(m, op, ra, grid, at, a_per, T.wmma_layout(M, K, len(ra) * a_per), (M, K))
+    Bt = _fragment(m, op, rb, grid, bt, a_per, T.wmma_layout(K, N, len(rb) * a_per), (K, N))
+    Ct = _fragment(m, op, rc, grid, ct, c_per, T.wmma_layout(M, N, len(rc) * c_per), (M, N))
+    _bits(m, op, lanes)
+    _store_fragment(m, rd, grid, product(At, Bt, Ct), d_per, dt, T.wmma_layout(M, N, len(rd) * d_per))
