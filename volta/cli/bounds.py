@@ -9,6 +9,7 @@ import functools
 
 import click
 
+from volta.cli.progress import Progress
 from volta.exec import limits
 
 
@@ -17,10 +18,14 @@ def bounded(command_name: str, timeout: bool = False):
         @functools.wraps(f)
         def wrapper(*args, max_memory=None, max_steps=None, timeout_s=None, **kwargs):
             quiet = kwargs.get("quiet", False)
-            progress = None if quiet else (lambda line: click.echo(f"volta {command_name}: {line}", err=True))
+            progress = None if quiet else Progress(f"volta {command_name}")
             memory = limits.parse_memory(max_memory) if max_memory is not None else None
-            with limits.using(max_memory=memory, max_steps=max_steps, timeout=timeout_s, progress=progress):
-                return f(*args, **kwargs)
+            try:
+                with limits.using(max_memory=memory, max_steps=max_steps, timeout=timeout_s, progress=progress):
+                    return f(*args, **kwargs)
+            finally:
+                if progress is not None:
+                    progress.close()
 
         wrapper = click.option(
             "--max-steps", type=click.IntRange(min=1), default=None, metavar="N",

@@ -134,7 +134,9 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
 
         cta_selection.select(spec, ctas, ("ref", "opt"))
         argv += ["--ctas", ctas]
-    progress = None if quiet else (lambda line: click.echo(f"volta check: {line}", err=True))
+    from volta.cli.progress import Progress
+
+    progress = None if quiet else (limits.current().progress or Progress("volta check"))
 
     if replay_file is not None:
         if as_sarif or junit_file:
@@ -163,6 +165,8 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
 
     start = time.perf_counter()
     report = check(spec, timeout_ms=timeout_ms, emit_smt=emit_smt, progress=progress)
+    if progress is not None:
+        progress.close()
     limits.disarm()  # decided (or out of time): printing the verdict is not interrupted
     cex_file = None
     if report.counterexample is not None and save_cex:

@@ -213,6 +213,7 @@ def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = Non
         return report
     total = sum(len(v) for v in outs["ref"].values())
     norm = Normalizer()
+    shown = time.perf_counter()
     smt_dir = Path(emit_smt) if emit_smt else None
     if smt_dir:
         smt_dir.mkdir(parents=True, exist_ok=True)
@@ -243,6 +244,8 @@ def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = Non
         for i in np.flatnonzero(~(proved | same | skip)).tolist():
             a, b = ref_el[i], opt_el[i]
             report.compared += 1
+            if progress is not None:
+                shown = _progress(progress, report.compared, total, start, shown)
             try:
                 a, b = _plain(a), _plain(b)
                 verdict = _compare(a, b, norm, timeout_ms, smt_dir, name, i)
@@ -273,6 +276,20 @@ def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = Non
     if report.unknown or report.timed_out:
         report.verdict = "unknown"
     return report
+
+
+PROGRESS_SECONDS = 2.0
+
+
+def _progress(progress, done: int, total: int, start: float, shown: float) -> float:
+    """A `comparing: …` line with the share done and an ETA, at most every PROGRESS_SECONDS."""
+    now = time.perf_counter()
+    if now - shown < PROGRESS_SECONDS or not total:
+        return shown
+    rate = done / max(now - start, 1e-9)
+    eta = (total - done) / rate if rate else float("inf")
+    progress(f"comparing: {done:,} of {total:,} elements ({100 * done // total}%), ETA {eta:.0f} s")
+    return now
 
 
 def _partial(spec, report) -> bool:

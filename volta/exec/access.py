@@ -174,6 +174,8 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
     shadow = region.shadow
     if shadow is None or not m.check_races:
         return none
+    if m.L == 1 and not write and not atomic:   # one thread: no other access to race with (reference kernels);
+        return none                           # writes still record the last writer for the reports
     g = shadow.g
     if size < g or (offs % g != 0).any():
         shadow.refine(1)

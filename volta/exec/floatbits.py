@@ -63,6 +63,11 @@ def _is_int(o) -> bool:
     return isinstance(o, RegRef) and o.type not in _FLOAT_REGS and o.type != ".pred"
 
 
+def _float_result(op) -> bool:
+    """A float instruction (its result type is a float), whatever its registers are declared as: Triton
+    writes `add.f32 %r31, %r29, %r30` on .b32 registers. Such a register holds a float's bits."""
+    return bool(op.d.types) and op.d.types[0] in _FLOAT_REGS and op.op not in _TRANSPARENT
+
 def _sources(op):
     out = []
     for o in op.operands[1:]:
@@ -100,6 +105,11 @@ def _build(prog) -> Plan:
         changed = False
         for op in prog.ops:
             dst = _dest(op)
+            if _is_int(dst) and dst.index not in p.bits and _float_result(op):
+                p.bits.add(dst.index)
+                p.origin[dst.index] = op
+                changed = True
+                continue
             if op.op not in _TRANSPARENT or not _is_int(dst) or dst.index in p.bits:
                 continue
             src = _sources(op)
@@ -126,7 +136,7 @@ def _build(prog) -> Plan:
 
     for op in prog.ops:
         dst = _dest(op)
-        if not _is_int(dst) or op.op in _LOADS or op.index in p.roles:
+        if not _is_int(dst) or op.op in _LOADS or op.index in p.roles or _float_result(op):
             continue
         if op.op == "shl" and _exponent_field_idiom(prog, op):
             continue
@@ -148,6 +158,8 @@ def _build(prog) -> Plan:
 def _moves_bits(op, p: Plan) -> bool:
     """op copies float bits unchanged: a transparent op all of whose data operands are float registers or
     registers holding only float bits (selp's predicate aside)."""
+    if _float_result(op):
+        return True
     if op.op not in _TRANSPARENT:
         return False
     data = op.operands[1:3] if op.op == "selp" else op.operands[1:2] if op.op == "shfl" else op.operands[1:]
@@ -233,6 +245,8 @@ def real_compute(m, op, dl, srcs):
     role = p.roles.get(op.index)
     if role is not None:
         return _ROLES[role](m, op, dl, srcs)
+    if _float_result(op):
+        return None   # float arithmetic on whatever registers: the ordinary real path
     if op.op in _TRANSPARENT:
         dst = op.operands[0]
         if op.op == "mov" and _is_float(dst) and len(srcs) == 1 and _is_int(srcs[0]) \

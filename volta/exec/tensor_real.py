@@ -277,3 +277,79 @@ def _wmma_mma(m, op, lanes):
     Ct = _fragment(m, op, rc, grid, ct, c_per, T.wmma_layout(M, N, len(rc) * c_per), (M, N))
     _bits(m, op, lanes)
     _store_fragment(m, rd, grid, product(At, Bt, Ct), d_per, dt, T.wmma_layout(M, N, len(rd) * d_per))
+
+
+# ---- ldmatrix -----------------------------------------------------------------------------------------------
+
+def _word_elements(m, space, addr, lanes):
+    """Does any 16-byte row at `addr` (given by `lanes`) hold 4-byte values (f32 data, as Triton's FMA dot
+    stores its shared tiles)? Those ldmatrix moves word by word (copy_real.py)."""
+    rids, offs = m.memory.locate(space.split("::")[0], addr)
+    for rid in np.unique(rids):
+        region = m.memory.regions[int(rid)] if 0 < rid < len(m.memory.regions) else None
+        if region is None or region.symsize is None:
+            continue
+        sel = rids == rid
+        o, lz = offs[sel], lanes[sel]
+        ok = (o >= 0) & (o + 16 <= region.size)
+        rows = A.row_index(region, lz[ok], m)
+        if (region.symsize[rows[:, None], o[ok][:, None] + np.arange(16)] == 4).any():
+            return True
+    return False
+
+
+@handles_real("ldmatrix")
+def _ldmatrix(m, op, lanes):
+    """§9.7.14.5.15 ldmatrix.m8n8{.x1,.x2,.x4}{.trans}.b16: lane l's register i holds elements j = 0, 1 of row
+    l>>2, columns 2(l&3)+j of matrix i (with .trans: row 2(l&3)+j, column l>>2), rows from lanes 8i..8i+7.
+    Elements move as they are; rows of 4-byte values go to copy_real.py (whole f32 words)."""
+    if op.d.shape != ".m8n8" or (op.d.types and op.d.types[-1] != ".b16"):
+        raise Unsupported(f"`{op.d.inst.opcode}`: only .m8n8 .b16 is modelled", op.span)
+    nm = 4 if op.d.has(".x4") else 2 if op.d.has(".x2") else 1
+    trans = op.d.has(".trans")
+    dst, src = op.operands
+    regs = T._regs(dst)
+    grid = T._full_warps(m, op, lanes)
+    if grid is None:
+        return
+    if len(regs) != nm:
+        raise Unsupported(f"`{op.d.inst.opcode}` needs {nm} destination registers", op.span)
+    W = grid.shape[0]
+    providers = grid[:, : 8 * nm].reshape(-1)   # lanes 8i..8i+7 give the rows of matrix i
+    space = op.d.space or ".shared"
+    addr = A.addresses(m, op, src, providers)   # before the bit handler: a destination may be the address
+    if _word_elements(m, space, addr, providers):
+        from volta.exec import copy_real
+
+        return copy_real._ldmatrix(m, op, lanes)
+    mats = np.full((W, nm, 8, 8), None, dtype=object)   # (warp, matrix, row, b16 column)
+    for c in range(8):
+        sym, bits = read_elements(m, op, space, addr + U64(2 * c), providers, 2)
+        marked = np.full(sym.size, None, dtype=object)
+        has = np.flatnonzero(sym != None)  # noqa: E711
+        marked[has] = sym[has]
+        conc = np.flatnonzero(sym == None)  # noqa: E711
+        marked[conc] = [E.call(B16, E.const(int(b))) for b in bits[conc]]
+        mats[:, :, :, c] = marked.reshape(W, nm, 8)
+    _bits(m, op, lanes)
+    flat = grid.reshape(-1)
+    lane = np.arange(32)
+    for i, reg in enumerate(regs):
+        elems = []
+        for j in (0, 1):
+            r, c = T.ldmatrix_layout(lane, j, trans)
+            elems.append(mats[:, i, r, c].reshape(-1))
+        _write(m, reg, flat, _pack_moved(elems))
+
+
+def _is_bits(e) -> bool:
+    return e.op is E.CALL and e.data == B16
+
+
+def _pack_moved(elems):
+    """b16 elements moved by ldmatrix/movmatrix into registers: `b16x2(lo, hi)`, concrete where both are bits."""
+    out = np.full(elems[0].size, None, dtype=object)
+    for k, (a, b) in enumerate(zip(*elems)):
+        if not (_is_bits(a) and _is_bits(b)):
+            out[k] = E.call(pack_name("b16"), a, b)
+    return out

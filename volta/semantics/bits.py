@@ -5,6 +5,8 @@ typed view an instruction needs and put results back, so integer ops are bit-exa
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 U64 = np.uint64
@@ -14,6 +16,7 @@ SINT = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 FLOAT = {16: np.float16, 32: np.float32, 64: np.float64}
 
 
+@lru_cache(maxsize=None)   # called for every operand of every step: a handful of distinct type names
 def width(t: str) -> int:
     if t == ".pred":
         return 1
