@@ -144,7 +144,10 @@ class Machine(MachineServices):
             elif var.space == ".local":
                 mem.add(var.name, ".local", var.size, copies=self.L, init=var.init)
             elif var.space in (".global", ".const"):
-                mem.add(var.name, var.space, var.size, init=var.init, role="in")
+                # a variable this module defines starts as its initializer (zeros without one), known bytes of
+                # this module, never an input: ref and opt each have their own `__device__` tables. An
+                # `.extern` one is defined elsewhere: its contents are an input, like a buffer's
+                mem.add(var.name, var.space, var.size, init=var.init, role="in" if var.extern else "module")
             elif var.space == ".param" and var.name not in dict((p[0], p) for p in self.prog.params):
                 mem.add(var.name, ".param", var.size, copies=self.L)
         # kernel parameters: one read-only copy, values from --args

@@ -90,6 +90,7 @@ class Variable:
     align: int
     init: bytes | None = None
     dynamic: bool = False
+    extern: bool = False  # `.extern`: defined in another module, its contents unknown here
 
 
 @dataclass
@@ -225,7 +226,8 @@ class _Lowerer:
             if decl.init is not None:
                 init = _init_bytes(decl.init, t, size, self.func_addresses,
                                    Span(self.file, decl.line, decl.col) if decl.line else None)
-            self.variables[unique] = Variable(unique, space or ".global", size, decl.align or type_size(t), init, dynamic)
+            self.variables[unique] = Variable(unique, space or ".global", size, decl.align or type_size(t), init, dynamic,
+                                              ".extern" in decl.attrs)
             scope[n.name] = VarRef(unique, space or ".global")
 
     def _new_reg(self, name: str, t: str) -> RegRef:
