@@ -36,6 +36,10 @@ MAX_STEPS = limits.DEFAULT_MAX_STEPS  # the default of --max-steps (volta/exec/l
 NOT_REAL = frozenset({"cp", "ldmatrix", "stmatrix", "movmatrix", "mma", "wmma", "wgmma", "redux", "match",
                       "mbarrier", "tcgen05", "dp4a", "dp2a", "atom", "red", "tex", "tld4", "suld", "sust"})
 # Handlers that move every lane to the next instruction and never block, exit or branch.
+# special registers whose values the hardware picks at run time (PTX ISA §10: %warpid "may change during
+# execution", %nwarpid/%nsmid are device maxima, %clock/%globaltimer are time)
+SCHEDULE_DEPENDENT = frozenset({"%smid", "%nsmid", "%gridid", "%warpid", "%nwarpid", "%clock", "%clock_hi",
+                                "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi"})
 STRAIGHT = frozenset({"ld", "ldu", "st", "setp", "set", "mov", "cvta", "atom", "red", "membar", "fence"})
 
 
@@ -241,7 +245,12 @@ class Machine(MachineServices):
             lanes = lanes[g]
             if lanes.size == 0:
                 return
-        self._execute(op, lanes)
+        try:
+            self._execute(op, lanes)
+        except Unsupported as e:
+            if e.span is None:   # raised below the instruction (an operand, a register): say where it was
+                e.span = op.span
+            raise
 
     def _execute(self, op, lanes):
         """op on lanes whose guard holds (or that if-conversion runs under a path condition)."""
@@ -455,6 +464,11 @@ class Machine(MachineServices):
 
     def _special(self, name, lanes):
         base, _, comp = name.partition(".")
+        if self.symbolic and (base in SCHEDULE_DEPENDENT or base.startswith("%pm")):
+            raise Unsupported(f"special register {name} depends on the hardware and the schedule (which SM, which "
+                              f"warp slot, when), not on the launch or the inputs; `volta check` would have to "
+                              f"pick one value for it, so it compares no kernel that reads it (`volta run` and "
+                              f"`volta races` use a fixed value)")
         k = "xyz".index(comp) if comp in ("x", "y", "z") else 0
         block, grid = self.launch.block, self.launch.grid
         if base == "%tid":

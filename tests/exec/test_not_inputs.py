@@ -1,5 +1,7 @@
-"""Module-scope `__device__`/`__constant__` variables hold their initializers (zeros without one) — known bytes
-of each module, never inputs. Reading them as input leaves made two kernels whose tables differ EQUIVALENT."""
+"""What a kernel reads besides its launch's buffers and arguments. Module-scope `__device__`/`__constant__`
+variables hold their initializers (zeros without one), known bytes of each module, never inputs: reading them as
+input leaves made two kernels whose tables differ EQUIVALENT. Special registers the hardware picks (%smid,
+%clock, ...) have no value `volta check` may assume."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -42,3 +44,15 @@ def test_run_reads_initializers_and_zero_filled_variables(tmp_path):
                 "--out", str(tmp_path / "out.npz"), "-q"]) == 0
     y = np.load(tmp_path / "out.npz")["y"]
     assert (y == x + np.array([1, 2, 3, 4] * 8)).all()   # zeros[] adds nothing
+
+
+# ---- values the hardware picks ------------------------------------------------------------------------------
+
+def test_check_refuses_a_kernel_reading_the_sm_id(capsys):
+    """%smid read as 0 made `x + (smid > 3)` EQUIVALENT to `x`; a wrong answer on most SMs."""
+    launch = _launch("k", "f32")[2:]
+    ref, opt = str(DATA / "smid_ref.ptx"), str(DATA / "smid_opt.ptx")
+    assert run(["check", ref, opt, *launch]) == 3
+    out = capsys.readouterr().out
+    assert "UNSUPPORTED" in out and "special register %smid" in out and "smid_opt.ptx:" in out
+    assert run(["races", opt, *launch, "-q"]) == 0   # races and run pick a value: 0
