@@ -225,8 +225,11 @@ def _window_check(m, b, sel):
     for hit, tids, pcs, what in ((r_hit, r_tid, sh.r_pc, "read"), (w_hit, w_tid, sh.w_pc, "write")):
         if hit.any():
             k = int(np.argmax(hit))
-            other = m.prog.ops[int(pcs[gidx[k]])]
+            reader, pc = int(tids[k]), int(pcs[gidx[k]])
+            if reader == int(tid[k]) and int(sh.r2_tid[gidx[k]]) >= 0:  # the issuer read it too: name the other
+                reader, pc = int(sh.r2_tid[gidx[k]]), int(sh.r2_pc[gidx[k]])
+            other = m.prog.ops[pc]
             m.report(F.RACE, f"{what} of `{b.region.name}` by another thread while a cp.async into it is in flight "
                      f"(issued, not yet waited for and followed by a barrier)", b.op,
-                     [int(tid[k]), int(tids[k])], second=other, buffer=b.region.name,
+                     [int(tid[k]), reader], second=other, buffer=b.region.name,
                      offset=int((gidx[k] * g) % stride), bounds=b.region.size)
