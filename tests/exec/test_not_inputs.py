@@ -56,3 +56,12 @@ def test_check_refuses_a_kernel_reading_the_sm_id(capsys):
     out = capsys.readouterr().out
     assert "UNSUPPORTED" in out and "special register %smid" in out and "smid_opt.ptx:" in out
     assert run(["races", opt, *launch, "-q"]) == 0   # races and run pick a value: 0
+
+
+def test_a_module_counter_updated_by_atomics_is_data(capsys):
+    """Unwritten module variables are constants (a __device__ table gives known call targets, tests/exec/
+    test_indirect_call.py); a ticket from atomicAdd on one depends on the order: only concrete inputs."""
+    ptx = str(DATA / "module_ticket.ptx")
+    assert run(["races", ptx, "--grid", "2", "--block", "32", "--args", "x,a,64",
+                "--buffer", "x=f32[64]:in", "--buffer", "a=f32[64]:out"]) == 3
+    assert "NO FINDING ON THESE INPUTS" in capsys.readouterr().out

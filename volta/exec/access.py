@@ -146,6 +146,7 @@ def load(m, region, lanes, offs, size):
 
 
 def store(m, region, lanes, offs, size, bits):
+    region.stored = True
     rows = row_index(region, lanes, m)
     flat = region.data.reshape(-1)
     stride = region.data.shape[1]

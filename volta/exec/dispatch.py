@@ -394,8 +394,11 @@ def _undef_only(flags):
 def _data_flag(m, region, lanes, offs, size):
     """Values from global buffers, and anything stored in memory from data, are tensor data."""
     if region.space == ".global":
-        # the grid-sync workspace (%envreg1:2) holds the barrier's own counter, not tensor data
-        return np.ones(lanes.size, np.uint8) if region.name != "%grid_sync_workspace" else None
+        # the grid-sync workspace (%envreg1:2) holds the barrier's own counter, not tensor data; a module
+        # variable nothing has written yet holds its initializer (a `__device__` table of constants)
+        if region.name == "%grid_sync_workspace" or region.role == "module" and not region.stored:
+            return None
+        return np.ones(lanes.size, np.uint8)
     if region.space == ".const":
         return None
     return m.memory_flags(region, lanes, offs, size)
@@ -565,6 +568,7 @@ def _atom(m, op, lanes):
         A.track(m, op, region, lz, offs, es, write=True, atomic=True)
         if region.space not in (".global", ".shared"):
             clocks = None
+        region.stored = True   # a counter in a module variable: what atomics return depends on their order
         held = _data_flag(m, region, lz, offs, es)  # taint of what memory holds before this instruction
         # serialize lanes in order: each sees the previous ones' updates
         olds = np.zeros(lz.size, np.uint64)

@@ -39,6 +39,7 @@ class Region:
     symsize: np.ndarray = field(repr=False, default=None)
     kwritten: np.ndarray = field(repr=False, default=None)  # symbolic mode: bytes the kernel wrote
     leaves: np.ndarray = field(repr=False, default=None)  # symbolic mode: input element expressions
+    stored: bool = False  # some instruction of the launch wrote it (a module variable's bytes became data)
 
     def __post_init__(self):
         padded = max(16, (self.size + 15) // 16 * 16)
