@@ -57,6 +57,27 @@ def test_ldmatrix_without_trans_on_b_is_not_equivalent_with_a_replayed_witness(t
     assert report.counterexample.buffer == "C"
 
 
+def test_movmatrix_trans_turns_untransposed_ldmatrix_blocks_into_the_b_fragment():
+    # ldmatrix without .trans, then movmatrix.trans per 8x8 block: the same fragment as ldmatrix .trans
+    report = check(_spec("naive_f16", "mma_movmatrix"))
+    assert report.verdict == "equivalent", (report.unsupported, report.unknown)
+
+
+def test_movmatrix_kernel_against_the_transposed_reference_is_not_equivalent(tmp_path):
+    _not_equivalent_replayed(_spec("naive_f16_nt", "mma_movmatrix", k=16), tmp_path)
+
+
+def test_movmatrix_bits_match_the_ldmatrix_trans_kernel_under_ieee():
+    # the bit handler: on concrete inputs the movmatrix kernel writes the same words as the .trans kernel
+    from volta.equiv.check import execute, outputs
+    spec = _spec("mma_ldmatrix", "mma_movmatrix", ref_grid="2x1", ref_block="32")
+    values = {role: outputs(execute(spec, role, input_values={
+        "A": {i: (i % 7) - 3 for i in range(512)}, "B": {i: (i % 5) - 2 for i in range(512)}}), spec)["C"]
+        for role in ("ref", "opt")}
+    assert [str(v) for v in values["ref"]] == [str(v) for v in values["opt"]]
+    assert len(set(str(v) for v in values["opt"])) > 4
+
+
 def test_mma_m16n8k8_tf32_is_equivalent_to_the_naive_sgemm():
     # cvt.rna.tf32.f32 is the identity over the reals, the m16n8k8 .tf32 layouts put each element in place
     report = check(_spec("naive_f32", "mma_tf32", elem="f32"))

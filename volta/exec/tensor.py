@@ -606,3 +606,37 @@ def _convert_acc(words, src, dst):
     if src == "f32" and dst == "f16":
         return words.astype(np.uint32).view(np.float32).astype(np.float16).view(np.uint16).astype(np.uint64)
     return words
+
+
+# ---- movmatrix ----------------------------------------------------------------------------------------
+
+def movmatrix_sources(lane, j):
+    """§9.7.14.5.16 movmatrix.m8n8.trans.b16: the source matrix is held as ldmatrix holds it (lane 4r + c//2,
+    element c%2 holds (r, c)); element j of lane l's result is source element (2(l&3)+j, l>>2). Returns the
+    source lane and the element inside its register."""
+    r, c = ldmatrix_layout(lane, j, True)
+    return 4 * r + c // 2, c % 2
+
+
+def movmatrix_form(op):
+    if op.d.shape != ".m8n8" or not op.d.has(".trans") or (op.d.types and op.d.types[-1] != ".b16"):
+        raise Unsupported(f"`{op.d.inst.opcode}`: only movmatrix.sync.aligned.m8n8.trans.b16 is modelled", op.span)
+
+
+@handles("movmatrix")
+def _movmatrix(m, op, lanes):
+    """The 8x8 b16 matrix transposed across the warp; every result depends on the whole warp's flags."""
+    movmatrix_form(op)
+    grid = _full_warps(m, op, lanes)
+    if grid is None:
+        return
+    dst, src = op.operands
+    bits, wflags = _read_regs(m, [src], grid, None)
+    lane = np.arange(32)
+    out = np.zeros((grid.shape[0], 32, 1), np.uint64)
+    for j in (0, 1):
+        sl, sub = movmatrix_sources(lane, j)
+        elem = (bits[:, sl, 0] >> (U64(16) * sub.astype(np.uint64))) & U64(0xFFFF)
+        out[:, :, 0] |= elem << U64(16 * j)
+    _write_regs(m, [dst], grid, out, wflags)
+    _advance(m, grid.reshape(-1))

@@ -353,3 +353,40 @@ def _pack_moved(elems):
         if not (_is_bits(a) and _is_bits(b)):
             out[k] = E.call(pack_name("b16"), a, b)
     return out
+
+
+# ---- movmatrix ----------------------------------------------------------------------------------------------
+
+@handles_real("movmatrix")
+def _movmatrix(m, op, lanes):
+    """§9.7.14.5.16 movmatrix.m8n8.trans.b16: b16 elements move across the warp (tensor.movmatrix_sources);
+    a concrete element stays its bits, b16(bits), as ldmatrix keeps them."""
+    T.movmatrix_form(op)
+    grid = T._full_warps(m, op, lanes)
+    if grid is None:
+        return
+    dst, src = op.operands
+    flat = grid.reshape(-1)
+    bits, _ = m.read(src, flat)
+    sym = m.sym_of(src, flat)
+    parts = []   # per lane of flat: its two source elements, low first
+    for k in range(flat.size):
+        e = None if sym is None else sym[k]
+        if e is None:
+            w = int(bits[k])
+            parts.append((E.call(B16, E.const(w & 0xFFFF)), E.call(B16, E.const(w >> 16 & 0xFFFF))))
+        elif isinstance(e, E.Expr) and e.op is E.CALL and e.data.endswith("x2") and len(e.args) == 2:
+            parts.append(tuple(e.args))
+        else:
+            raise Unsupported(f"`{op.d.inst.opcode}` moves a register that does not hold two 16-bit elements "
+                              f"as real values", op.span)
+    _bits(m, op, lanes)
+    lane = np.tile(np.arange(32), grid.shape[0])
+    base = np.repeat(np.arange(grid.shape[0]) * 32, 32)
+    elems = []
+    for j in (0, 1):
+        sl, sub = T.movmatrix_sources(lane, j)
+        col = np.empty(flat.size, dtype=object)
+        col[:] = [parts[b + s][u] for b, s, u in zip(base, sl, sub)]
+        elems.append(col)
+    _write(m, dst, flat, _pack_moved(elems))

@@ -57,7 +57,7 @@ extern "C" __global__ void naive_f64(const double* A, const double* B, double* C
 // grid (N/8, M/16), block 32; K a multiple of 16. B_TRANS false is the defect: the row-major B tile loaded
 // without .trans gives the mma the transposed 8x8 blocks of B.
 
-template <bool B_TRANS>
+template <bool B_TRANS, bool B_MOVMATRIX = false>
 __device__ void mma_ldmatrix_tile(const __half* A, const __half* B, float* C, int N, int K)
 {
     __shared__ __align__(128) __half As[16][16];
@@ -81,6 +81,9 @@ __device__ void mma_ldmatrix_tile(const __half* A, const __half* B, float* C, in
         else
             asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
                          : "=r"(b[0]), "=r"(b[1]) : "r"(smem_addr(&Bs[lane & 15][0])));
+        if (B_MOVMATRIX)   // the 8x8 blocks of B as ldmatrix without .trans holds them, transposed in registers
+            for (int i = 0; i < 2; ++i)
+                asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(b[i]) : "r"(b[i]));
         asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
                      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
                      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
@@ -102,6 +105,11 @@ extern "C" __global__ void mma_ldmatrix(const __half* A, const __half* B, float*
 extern "C" __global__ void mma_ldmatrix_notrans(const __half* A, const __half* B, float* C, int M, int N, int K)
 {
     mma_ldmatrix_tile<false>(A, B, C, N, K);
+}
+
+extern "C" __global__ void mma_movmatrix(const __half* A, const __half* B, float* C, int M, int N, int K)
+{
+    mma_ldmatrix_tile<false, true>(A, B, C, N, K);
 }
 
 // ---- mma.sync m16n8k8 tf32: fragments straight from global memory (PTX ISA 9.7.14.5.7) -------------------
