@@ -1,2 +1,135 @@
-"""Atomic read-modify-writes over the reals (volta check): registered into dispatch.REAL."""
+"""Atomic read-modify-writes over the reals (`volta check`), registered into dispatch.REAL (PTX ISA §9.7.13.5
+atom, §9.7.13.6 red).
+
+An address that a kernel updates only with `atom`/`red` add, min or max ends holding its initial value
+combined with every contribution, and over the reals that value is the same in every order the threads could
+reach it (+, min and max are associative and commutative; float rounding, which would make the order matter,
+is not part of the real model, as for every other float instruction). So the machine applies the contributions
+in the order it happens to run them and stores the combined expression.
+
+What is order-dependent is refused or reported, never decided for one schedule:
+- the value `atom` returns (the contents before this thread's update) is UNSUPPORTED when any instruction
+  reads its destination register (nvcc writes `atom` with an unused destination for a plain `atomicAdd`);
+  the grid barrier's own counter (`%grid_sync_workspace`) is exempt, its protocol is the barrier;
+- exch, cas, inc, dec, and/or/xor are UNSUPPORTED when tensor data takes part, and exch/cas/inc/dec on any
+  value (their final value depends on the order); integer add/min/max and and/or/xor of concrete values keep
+  their bits (modular + and the bitwise ops commute);
+- a plain read of such an address that is not ordered after every update is a RACE (atomic vs. non-atomic
+  access, volta/exec/shadow.py), which `volta check` reports before any verdict.
+
+Float atomics always build expressions, concrete contributions included: their real sum is exact, the bit
+handler's rounded one is not. `out` buffers start as zeros (as after `cudaMemset`), so `atomicAdd` into a zeroed
+output is the sum of its contributions; an `inout` buffer starts from its input value.
+"""
 from __future__ import annotations
+
+import numpy as np
+
+from volta.errors import Unsupported
+from volta.exec import access as A
+from volta.exec.dispatch import DISPATCH, handles_real
+from volta.ir.cfg import uses
+from volta.ir.program import RegRef
+from volta.semantics import realops
+from volta.semantics.bits import is_float
+from volta.symbolic import expr as E
+
+KINDS = (".add", ".min", ".max", ".and", ".or", ".xor", ".exch", ".cas", ".inc", ".dec")
+ORDER_FREE = (".add", ".min", ".max")   # over the reals, on expressions
+BITWISE = (".and", ".or", ".xor")       # order-free on concrete integers only
+
+
+class _Combine:
+    """The decoded-instruction view realops.apply needs (its `op` and modifiers) for one atomic kind."""
+
+    def __init__(self, op: str):
+        self.op = op
+
+    def has(self, *mods) -> bool:
+        return False
+
+
+_COMBINE = {k: _Combine(k[1:]) for k in ORDER_FREE}
+
+
+def kind_of(op) -> str | None:
+    return next((k for k in KINDS if k in op.d.mods), None)
+
+
+@handles_real("atom", "red")
+def _atom(m, op, lanes):
+    """The bit handler: bits, taint, races, bounds; it calls `update` for the expressions."""
+    DISPATCH[op.op](m, op, lanes)
+
+
+def update(m, op, region, lz, offs, es, t, values):
+    """Store at each address the combination of what it holds with the contributions of lanes `lz` (in
+    order; `values` their expressions or constants, aligned with `lz`), or refuse what depends on the order.
+    Called by the bit handler for each region before it changes the bytes. Returns what the destination
+    register of `atom` holds over the reals: None (its concrete bits), or no value (nothing reads it)."""
+    kind = kind_of(op)
+    if region.name == "%grid_sync_workspace":
+        return   # the grid barrier's counter: its protocol is the barrier, bits only
+    data = any(not _constant(v) for v in values) or _holds_expressions(m, region, lz, offs)
+    if kind not in ORDER_FREE + BITWISE:
+        raise Unsupported(f"`{op.d.inst.opcode}`: the final value of an atomic {kind and kind[1:]} depends on the "
+                          f"order threads reach it, which volta check does not pick", op.span)
+    if kind in BITWISE and (data or is_float(t)):
+        raise Unsupported(f"`{op.d.inst.opcode}` on tensor data: bitwise atomics have no real-number meaning",
+                          op.span)
+    dst = op.operands[0] if op.op == "atom" else None
+    if isinstance(dst, RegRef) and dst.index in _read_registers(m.prog):
+        raise Unsupported(f"`{op.d.inst.opcode}` returns the value before this thread's update, and the kernel "
+                          f"uses it: that value depends on the order threads run, which volta check does not "
+                          f"pick (an atomic whose result is unused is decided)", op.span)
+    unused = np.full(lz.size, realops.NoValue(f"the unused value `{op.d.inst.opcode}` returns"), dtype=object)
+    if kind in BITWISE or not (data or is_float(t)):
+        A.store_sym(m, region, lz, offs, es, None)   # written by the kernel, as the concrete bits the bit
+        return unused   # handler computes: modular + and the bitwise ops are exact and order-free on integers
+    from volta.exec.machine import constants
+
+    bits, _ = A.load(m, region, lz, offs, es)
+    held = A.load_sym(m, op, region, lz, offs, es, t, bits)
+    concrete = held == None  # noqa: E711
+    if concrete.any():
+        held[concrete] = constants(bits[concrete], t)
+    key = A.row_index(region, lz, m) * region.data.shape[1] + offs
+    current, last = {}, {}
+    d = _COMBINE[kind]
+    for j in range(lz.size):
+        k = int(key[j])
+        before = current.get(k, held[j])
+        after = realops.apply(d, (before, values[j]))
+        if after is None or isinstance(after, realops.NoValue):
+            raise Unsupported(f"`{op.d.inst.opcode}`: {before} {kind[1:]} {values[j]} has no real value", op.span)
+        current[k], last[k] = after, j
+    at = np.array(sorted(last.values()), np.int64)
+    final = np.empty(at.size, dtype=object)
+    final[:] = [current[int(key[j])] for j in at]
+    A.store_sym(m, region, lz[at], offs[at], es, final)
+    return unused
+
+
+def _constant(v) -> bool:
+    return isinstance(v, realops.Infinity) or v.op == E.CONST
+
+
+def _holds_expressions(m, region, lz, offs) -> bool:
+    rows = A.row_index(region, lz, m)
+    if region.sym is not None and (region.sym[rows, offs] != None).any():  # noqa: E711
+        return True
+    refs = getattr(region, "lsref", None)
+    if refs is not None and (refs[rows, offs] > 0).any():
+        return True
+    written = region.kwritten[rows, offs] if region.kwritten is not None else np.zeros(lz.size, bool)
+    return region.space == ".global" and region.role in ("in", "inout") and not written.all()
+
+
+def _read_registers(prog) -> frozenset:
+    """Every register some instruction reads (PTX registers are mostly written once: a destination nothing
+    reads is unused)."""
+    cached = prog.__dict__.get("_atomics_read_registers")
+    if cached is None:
+        cached = frozenset().union(*(uses(op)[0] for op in prog.ops))
+        prog.__dict__["_atomics_read_registers"] = cached
+    return cached

@@ -556,6 +556,7 @@ def _atom(m, op, lanes):
     t, es, n = _elements(op)
     addr = A.addresses(m, op, addr_op, lanes)
     vals = [m.read(s, lanes, t) for s in srcs]
+    exprs = m.read_sym(srcs[0], lanes, t) if m.symbolic else None   # over the reals: atomics_real.update
     kind = next((w for w in (".add", ".min", ".max", ".and", ".or", ".xor", ".exch", ".cas", ".inc", ".dec")
                  if w in op.d.mods), None)
     from volta.exec import memmodel
@@ -569,6 +570,7 @@ def _atom(m, op, lanes):
         if region.space not in (".global", ".shared"):
             clocks = None
         region.stored = True   # a counter in a module variable: what atomics return depends on their order
+        returned = atomics_real.update(m, op, region, lz, offs, es, t, exprs[pos]) if exprs is not None else None
         held = _data_flag(m, region, lz, offs, es)  # taint of what memory holds before this instruction
         # serialize lanes in order: each sees the previous ones' updates
         olds = np.zeros(lz.size, np.uint64)
@@ -598,7 +600,7 @@ def _atom(m, op, lanes):
         m.set_memory_flags(region, lz, offs, es, _taint_per_address(same, flags if kind == ".exch" else
                                                                     _merge(flags, old_taint)))
         if dst is not None:
-            m.write(dst, lz, olds, _taint_per_address(same, _merge(flags, old_taint)))
+            m.write(dst, lz, olds, _taint_per_address(same, _merge(flags, old_taint)), returned)
     _advance(m, lanes)
 
 
