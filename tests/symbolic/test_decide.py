@@ -125,3 +125,22 @@ def test_rounding_modes_are_different_functions():
     v = decide_equal(E.rint(x, ".rni"), E.rint(x, ".rzi"))
     assert not isinstance(v, Proved)
     assert decide_equal(E.add(E.rint(x, ".rmi"), E.ONE), E.add(E.ONE, E.rint(x, ".rmi"))) == Proved("normal-form")
+
+
+def test_integer_buffers_get_integer_witnesses():
+    """Over the reals `0 < x` and `1 <= x` differ (x = 1/2); for an s32 buffer no input tells them apart,
+    so no witness may be found, by the random search or by Z3."""
+    from volta.symbolic import expr as E
+    from volta.symbolic.search import random_search
+    from volta.symbolic.verdict import Refuted
+    from volta.symbolic.z3bridge import decide_equal
+
+    x = E.var("n", 0)
+    a, b = E.select(E.lt(E.ZERO, x), E.ONE, E.ZERO), E.select(E.le(E.ONE, x), E.ONE, E.ZERO)
+    assert isinstance(decide_equal(a, b, 5_000), Refuted)   # reals
+    E.INTEGER_INPUTS.add("n")
+    try:
+        assert random_search(a, b, tries=200) is None
+        assert not isinstance(decide_equal(a, b, 5_000), Refuted)
+    finally:
+        E.INTEGER_INPUTS.discard("n")

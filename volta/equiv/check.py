@@ -170,6 +170,19 @@ def _element_type(dtype: str) -> str:
 
 
 def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = None, progress=None) -> CheckReport:
+    """Decide ref vs opt over the reals. Elements of integer buffers are reals to the decision (what holds
+    for every real holds for every integer) and integers in any counterexample (E.INTEGER_INPUTS)."""
+    saved = set(E.INTEGER_INPUTS)
+    E.INTEGER_INPUTS.clear()
+    E.INTEGER_INPUTS.update(n for n, b in spec.buffers.items() if b.dtype[0] in "su")
+    try:
+        return _check(spec, timeout_ms, emit_smt, progress)
+    finally:
+        E.INTEGER_INPUTS.clear()
+        E.INTEGER_INPUTS.update(saved)
+
+
+def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) -> CheckReport:
     if "ref" not in spec.launches or "opt" not in spec.launches:
         raise UsageError("volta check needs two kernels: REF.ptx OPT.ptx, or a manifest with [ref] and [opt]")
     for name, buf in spec.buffers.items():
@@ -432,6 +445,8 @@ _EXPANSION: dict = {}  # node id -> estimated terms (see _expansion)
 def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None) -> Counterexample | None:
     """Re-execute both kernels on the candidate input with exact arithmetic; keep it only if they differ."""
     inputs = _full_inputs(spec, verdict.model, a, b)
+    if any(Fraction(v).denominator != 1 for name in E.INTEGER_INPUTS for v in inputs.get(name, {}).values()):
+        return None   # not an input the kernels can be given
     values = {}
     for role in ("ref", "opt"):
         m = execute(spec, role, input_values=inputs)

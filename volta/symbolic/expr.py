@@ -145,6 +145,16 @@ def var(buffer: str, index: int) -> Expr:
     return _make(VAR, (), (buffer, int(index)))
 
 
+# Names of the input buffers and symbols of the check in progress whose dtype is an integer type: over the
+# reals they are still reals (what holds for all reals holds for integers), but a counterexample must give
+# them integer values, and the solver is told so (volta/equiv/check.py sets it for the duration of a check).
+INTEGER_INPUTS: set[str] = set()
+
+
+def is_integer_leaf(n: Expr) -> bool:
+    return bool(INTEGER_INPUTS) and (n.op is VAR and n.data[0] in INTEGER_INPUTS or n.op is SYM and n.data in INTEGER_INPUTS)
+
+
 def sym(name: str) -> Expr:
     return _make(SYM, (), name)
 

@@ -29,8 +29,11 @@ def inputs_of(*roots: Expr) -> list[Expr]:
 
 
 def confirm(a: Expr, b: Expr, model: dict[Expr, Fraction]) -> Refuted:
-    """Refuted(model), confirmed iff exact evaluation of a and b on model gives different values."""
+    """Refuted(model), confirmed iff exact evaluation of a and b on model gives different values (and
+    every element of an integer buffer is an integer there)."""
     env = {leaf: model.get(leaf, Fraction(0)) for leaf in inputs_of(a, b)}
+    if not admissible(env):
+        return Refuted(env, confirmed=False)
     try:
         va, vb = values_at(a, b, env)
     except EvalError:
@@ -47,13 +50,20 @@ def values_at(a: Expr, b: Expr, env) -> tuple:
         return enclose(a, env), enclose(b, env)
 
 
-def _candidates(n: int, rng: random.Random, tries: int) -> Iterable[list[Fraction]]:
+def admissible(env) -> bool:
+    """Is every element of an integer buffer an integer in env (a valid input of the kernels)?"""
+    return all(v.denominator == 1 for leaf, v in env.items() if E.is_integer_leaf(leaf))
+
+
+def _candidates(variables: Sequence[Expr], rng: random.Random, tries: int) -> Iterable[list[Fraction]]:
+    n = len(variables)
+    integral = [E.is_integer_leaf(v) for v in variables]
     yield [Fraction(0)] * n
     yield [Fraction(1)] * n
     for _ in range(tries // 2):
         yield [rng.choice(SMALL) for _ in range(n)]
     for _ in range(tries - tries // 2):
-        yield [Fraction(rng.randint(-7, 7), rng.randint(1, 4)) for _ in range(n)]
+        yield [Fraction(rng.randint(-7, 7), 1 if whole else rng.randint(1, 4)) for whole in integral]
 
 
 def exp2_scales(*roots: Expr) -> list[Fraction]:
@@ -135,11 +145,11 @@ def random_search(a: Expr, b: Expr, variables: Sequence[Expr] | None = None, tri
     variables = list(variables) if variables is not None else inputs_of(a, b)
     rng = random.Random(seed)
     scales = exp2_scales(a, b)
-    candidates = _candidates(len(variables), rng, tries)
+    candidates = _candidates(variables, rng, tries)
     if scales:
-        candidates = ([v * scales[i % len(scales)] if vi.op == E.VAR else v
+        candidates = ([v * scales[i % len(scales)] if vi.op == E.VAR and not E.is_integer_leaf(vi) else v
                        for v, vi in zip(vals, variables)]
-                      for i, vals in enumerate(_candidates(len(variables), rng, tries)))
+                      for i, vals in enumerate(_candidates(variables, rng, tries)))
     for values in candidates:
         env = dict(zip(variables, values))
         try:

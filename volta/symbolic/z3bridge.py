@@ -58,7 +58,10 @@ class Translator:
         if op is E.VAR or op is E.SYM:
             name = f"{node.data[0]}[{node.data[1]}]" if op is E.VAR else f"${node.data}"
             self.leaves[name] = node
-            return z3.Real(name)
+            leaf = z3.Real(name)
+            if E.is_integer_leaf(node):
+                self.facts.append(z3.IsInt(leaf))   # an element of an integer buffer
+            return leaf
         if op is E.ADD:
             return args[0] + args[1]
         if op is E.MUL:
