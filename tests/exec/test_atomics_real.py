@@ -45,7 +45,6 @@ def test_a_plain_read_before_every_update_is_a_race(opt, capsys):
 @pytest.mark.parametrize("opt, why", [
     ("dot_uses_old", "returns the value before this thread's update, and the kernel uses it"),
     ("exch_atomic", "the final value of an atomic exch depends on the order"),
-    ("positive_sum_atomic", "atomics, calls and asynchronous copies are not executed under a data-dependent"),
 ])
 def test_order_dependent_atomics_are_unsupported(opt, why, capsys):
     rc, out = _check("dot_ref", opt, FLOAT, capsys)
@@ -87,3 +86,43 @@ def test_atomics_into_an_inout_buffer_start_from_its_input(capsys):
 def test_a_concrete_counter_beside_the_data_keeps_its_bits(capsys):
     rc, out = _check("count_ref", "count_atomic", FLOAT, capsys)
     assert rc == 0, out
+
+
+@pytest.mark.parametrize("opt", ["add_max_mixed", "add_max_mixed_counter"])
+def test_two_atomic_kinds_on_one_address_are_unsupported(opt, capsys):
+    """add and max do not commute with each other: the final value depends on the order (data or counter)."""
+    rc, out = _check("max_ref", opt, INT, capsys)
+    assert rc == 3, out
+    assert "mixed atomic kinds do not commute" in out and "atomics.ptx:" in out
+
+
+@pytest.mark.parametrize("opt", ["positive_sum_atomic", "positive_sum_shared_atomic"])
+def test_atomics_under_a_data_condition_are_conditional_updates(opt, capsys):
+    """`if (a[i] > 0) atomicAdd(out, a[i]*b[i])` (global, or shared then global) equals the sequential
+    `if (a[i] > 0) s += a[i]*b[i]`: s + (c ? p : 0) either way (normal.py rule select-common)."""
+    rc, out = _check("positive_sum_ref", opt, FLOAT, capsys)
+    assert rc == 0, out
+    assert "EQUIVALENT" in out and "NOT" not in out
+
+
+def test_a_wrong_condition_on_a_conditional_atomic_is_not_equivalent(capsys):
+    rc, out = _check("positive_sum_ref", "positive_sum_wrong_cond", FLOAT, capsys)
+    assert rc == 1, out
+    assert "NOT EQUIVALENT: out[0] differs" in out
+
+
+def test_integer_buffers_get_integer_witnesses(capsys):
+    """`a > 0` (ref) and `!(a < 1)` (nvcc's form in opt) agree on integers and differ on reals in (0, 1):
+    a witness with a[0] = 1/2 is not an input of an s32 buffer, so this is never NOT EQUIVALENT."""
+    rc, out = _check("positive_count_ref", "positive_count_atomic", INT, capsys)
+    assert rc in (0, 3), out   # EQUIVALENT, or UNKNOWN (z3 on 256 integer conditions)
+    assert "NOT EQUIVALENT" not in out
+
+
+@pytest.mark.parametrize("opt", ["positive_sum_pred", "positive_sum_pred_atom"])
+def test_an_atomic_predicated_on_data_is_a_conditional_update(opt, capsys):
+    ptx = str(Path(__file__).parent / "data" / "atomics_real" / "predicated.ptx")
+    rc = run(["check", ptx, ptx, "--ref-kernel", "positive_sum_ref", "--opt-kernel", opt, "--ref-grid", "1",
+              "--ref-block", "1", "--opt-grid", "4", "--opt-block", "64", *FLOAT])
+    out = capsys.readouterr().out
+    assert rc == 0 and "EQUIVALENT" in out, out

@@ -100,3 +100,26 @@ def test_exp2_of_integer_polynomials_preserved(pairs, vals):
     for leaf, k in pairs:
         tree = tree * E.exp2(leaf * k) + leaf
     assert evaluate(tree, env) == evaluate(to_expr(normalize(tree)), env)
+
+
+def test_select_common_terms_leave_the_select():
+    """Rule select-common: `if (c) s += p` (c ? s + p : s) and `s += c ? p : 0` have one normal form, in any
+    order of conditional additions; arms without common terms, and other conditions, stay apart."""
+    c1, c2 = E.lt(E.ZERO, a), E.lt(E.ZERO, b)
+    s = c * d
+    branchy = E.select(c2, E.select(c1, s + a, s) + b, E.select(c1, s + a, s))
+    summed = s + E.select(c2, b, E.ZERO) + E.select(c1, a, E.ZERO)
+    assert equal_exprs(branchy, summed)
+    assert equal_exprs(E.select(E.logical_not(c1), s, s + a), s + E.select(c1, a, E.ZERO))   # select-not
+    assert not equal_exprs(E.select(c1, s + a, s), s + E.select(c2, a, E.ZERO))
+    assert not equal_exprs(E.select(c1, s + a, s), s + E.select(c1, b, E.ZERO))
+    assert equal_exprs(E.select(E.lt(b, a), a + s, b + s), E.maximum(a, b) + s)
+    assert equal_exprs(E.maximum(s + a, s), s + E.maximum(a, E.ZERO))
+    assert equal_exprs(E.select(c1, s + a, s), E.maximum(s + a, s))   # `if (a > 0) s += a` is fmaxf(s + a, s)
+
+
+@given(st.sampled_from([-2, -1, 0, 1, 3]), st.sampled_from([-1, 0, 2]), st.sampled_from([-3, 1, 5]))
+def test_select_common_preserves_value(x, y, z):
+    env = {a: F(x), b: F(y), c: F(z)}
+    e = E.select(E.lt(b, a), a * c + b, c * a + E.const(2))
+    assert evaluate(to_expr(normalize(e)), env) == evaluate(e, env)

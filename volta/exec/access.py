@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from volta.errors import Unsupported
 from volta.exec import findings as F
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_SHARED, KERNEL_PARAM_BASE
 from volta.ptx import ast
@@ -177,6 +178,12 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
         return none
     if m.L == 1 and not write and not atomic:   # one thread: no other access to race with (reference kernels);
         return none                           # writes still record the last writer for the reports
+    if region.read_only:   # nothing in the launch can write it: no read of it races
+        if write or atomic:
+            raise Unsupported(f"`{op.d.inst.opcode}` writes buffer `{region.name}`, which the address analysis "
+                              f"(volta/ir/written.py) found no store can reach: pointer arithmetic it does not "
+                              f"follow; races on it are not decided", op.span)
+        return none
     g = shadow.g
     if size < g or (offs % g != 0).any():
         shadow.refine(1)
@@ -268,7 +275,6 @@ def _same_values(m, region, lanes, image, data, rows, offs, g, per, c, prior_op)
 
 def load_sym(m, op, region, lanes, offs, size, t, bits):
     """Expressions of loaded values (symbolic mode): stored ones, input leaves, or None if concrete."""
-    from volta.errors import Unsupported
 
     rows = row_index(region, lanes, m)
     out = np.full(lanes.size, None, dtype=object)

@@ -11,11 +11,16 @@ What is order-dependent is refused or reported, never decided for one schedule:
 - the value `atom` returns (the contents before this thread's update) is UNSUPPORTED when any instruction
   reads its destination register (nvcc writes `atom` with an unused destination for a plain `atomicAdd`);
   the grid barrier's own counter (`%grid_sync_workspace`) is exempt, its protocol is the barrier;
+- two kinds of update on one address in a launch (add and max, say) are UNSUPPORTED: they do not commute;
 - exch, cas, inc, dec, and/or/xor are UNSUPPORTED when tensor data takes part, and exch/cas/inc/dec on any
   value (their final value depends on the order); integer add/min/max and and/or/xor of concrete values keep
   their bits (modular + and the bitwise ops commute);
 - a plain read of such an address that is not ordered after every update is a RACE (atomic vs. non-atomic
   access, volta/exec/shadow.py), which `volta check` reports before any verdict.
+
+Under a data-dependent condition c (an if-converted branch, volta/exec/ifconvert.py, which sets
+`atomic_conditions`), a lane's add contributes select(c, v, 0) and its min/max is select(c, combine, before):
+each conditional update is the identity or the update itself, so the order still does not matter.
 
 Float atomics always build expressions, concrete contributions included: their real sum is exact, the bit
 handler's rounded one is not. `out` buffers start as zeros (as after `cudaMemset`), so `atomicAdd` into a zeroed
@@ -70,13 +75,15 @@ def update(m, op, region, lz, offs, es, t, values):
     kind = kind_of(op)
     if region.name == "%grid_sync_workspace":
         return   # the grid barrier's counter: its protocol is the barrier, bits only
-    data = any(not _constant(v) for v in values) or _holds_expressions(m, region, lz, offs)
+    conditional = bool(m.__dict__.get("atomic_conditions"))   # under a data condition (ifconvert.py)
+    data = conditional or any(not _constant(v) for v in values) or _holds_expressions(m, region, lz, offs)
     if kind not in ORDER_FREE + BITWISE:
         raise Unsupported(f"`{op.d.inst.opcode}`: the final value of an atomic {kind and kind[1:]} depends on the "
                           f"order threads reach it, which volta check does not pick", op.span)
     if kind in BITWISE and (data or is_float(t)):
         raise Unsupported(f"`{op.d.inst.opcode}` on tensor data: bitwise atomics have no real-number meaning",
                           op.span)
+    _one_kind_per_address(m, op, region, lz, offs, kind)
     dst = op.operands[0] if op.op == "atom" else None
     if isinstance(dst, RegRef) and dst.index in _read_registers(m.prog):
         raise Unsupported(f"`{op.d.inst.opcode}` returns the value before this thread's update, and the kernel "
@@ -96,18 +103,36 @@ def update(m, op, region, lz, offs, es, t, values):
     key = A.row_index(region, lz, m) * region.data.shape[1] + offs
     current, last = {}, {}
     d = _COMBINE[kind]
+    conditions = m.__dict__.get("atomic_conditions") or {}
     for j in range(lz.size):
         k = int(key[j])
         before = current.get(k, held[j])
-        after = realops.apply(d, (before, values[j]))
+        c = conditions.get(int(lz[j]))
+        v = values[j] if c is None or kind != ".add" else E.select(c, values[j], E.const(0))
+        after = realops.apply(d, (before, v))
         if after is None or isinstance(after, realops.NoValue):
-            raise Unsupported(f"`{op.d.inst.opcode}`: {before} {kind[1:]} {values[j]} has no real value", op.span)
+            raise Unsupported(f"`{op.d.inst.opcode}`: {before} {kind[1:]} {v} has no real value", op.span)
+        if c is not None and kind != ".add":
+            after = E.select(c, after, before)   # the update happens only where the condition holds
         current[k], last[k] = after, j
     at = np.array(sorted(last.values()), np.int64)
     final = np.empty(at.size, dtype=object)
     final[:] = [current[int(key[j])] for j in at]
     A.store_sym(m, region, lz[at], offs[at], es, final)
     return unused
+
+
+def _one_kind_per_address(m, op, region, lz, offs, kind) -> None:
+    """Refuse a second kind of update on an address during one launch: add and max (or min, or a bitwise op)
+    do not commute with each other, so max(0 + a, b) and max(0, b) + a are both possible finals."""
+    kinds = m.__dict__.setdefault("_atomic_kinds", {})
+    rows = A.row_index(region, lz, m)
+    for r, o in set(zip(rows.tolist(), offs.tolist())):
+        first = kinds.setdefault((region.name, r, o), kind)
+        if first != kind:
+            raise Unsupported(f"`{op.d.inst.opcode}`: this address is also updated by atomic {first[1:]} in the "
+                              f"same launch; mixed atomic kinds do not commute, so the final value depends on "
+                              f"the order threads reach it, which volta check does not pick", op.span)
 
 
 def _constant(v) -> bool:

@@ -12,8 +12,9 @@ Memory: a store under a condition that may fail stores `select(c, new, old)`; ra
 it as possibly happening (a finding only possible under the condition says so). When the old value
 is unknown (a never-written element of an `out` buffer or of shared/local memory), the location
 must be stored on every path through the region, which is checked on the CFG; otherwise the
-verdict is UNSUPPORTED, never a guess. A loop, barrier, collective, atomic or call under a data
-condition is UNSUPPORTED with its reason.
+verdict is UNSUPPORTED, never a guess. An atomic add/min/max under a data condition is a conditional
+update (volta/exec/atomics_real.py). A loop, barrier, collective or call under a data condition is
+UNSUPPORTED with its reason.
 """
 from __future__ import annotations
 
@@ -47,14 +48,27 @@ class Val:
     sym: np.ndarray | None
 
 
+# atomics whose update becomes conditional (volta/exec/atomics_real.py); their bit handler runs on every lane
+CONDITIONAL_ATOMICS = ("atom", "red")
+
+
 def allowed(op) -> bool:
     """May op execute under a data-dependent condition (its effect merged or made conditional)?"""
     from volta.exec.machine import DISPATCH, NOT_REAL
     from volta.semantics import compute as C
 
-    if op.op in CFG.REGION_OPS:
+    if op.op in CFG.REGION_OPS or op.op in CONDITIONAL_ATOMICS:
         return True
     return op.op in C.TABLE and op.op not in DISPATCH and op.op not in NOT_REAL
+
+
+def allowed_concrete(op) -> bool:
+    """`allowed` for the bit-exact machine (volta races/run): its atomics would update on every lane."""
+    return op.op not in CONDITIONAL_ATOMICS and allowed(op)
+
+
+def _allowed(m):
+    return allowed if m.symbolic else allowed_concrete
 
 
 def data_condition(m, reg, lanes) -> bool:
@@ -208,7 +222,7 @@ def run_region(m, op, lanes):
     """Execute the branch (or guarded exit) at op and everything up to where its sides meet, for
     `lanes`, under path conditions; leave the lanes at the join with merged registers."""
     prog = m.prog
-    reg = CFG.region(prog, op.index, allowed)
+    reg = CFG.region(prog, op.index, _allowed(m))
     if isinstance(reg, str):
         raise Unsupported(f"the branch condition of `{op.d.inst.opcode}` depends on tensor data and the branch "
                           f"cannot be if-converted: {reg}", op.span)
@@ -283,9 +297,9 @@ def run_region(m, op, lanes):
 
 def run_guarded(m, op, lanes):
     """One instruction predicated on tensor data outside any branch: executed under its guard."""
-    if not allowed(op) or op.op in ("bra", "exit", "ret"):
+    if not _allowed(m)(op) or op.op in ("bra", "exit", "ret"):
         raise Unsupported(f"the guard predicate of `{op.d.inst.opcode}` depends on tensor data (barriers, warp "
-                          f"collectives, atomics and calls are not executed under a data-dependent condition)",
+                          f"collectives and calls are not executed under a data-dependent condition)",
                           op.span)
     stores = _Stores(None)
     previous = m.conditional
@@ -321,9 +335,12 @@ def execute(m, op, lanes, g, stores, block):
     else:
         q_run, q_maybe = None, np.zeros(run.size, bool)
     dsts = CFG.uses(op)[1]
-    before = snapshot(m, dsts, run[q_maybe]) if q_maybe.any() else None
+    # (an atomic's destination is never merged: atomics_real.py refuses one that any instruction reads)
+    before = snapshot(m, dsts, run[q_maybe]) if q_maybe.any() and op.op not in CONDITIONAL_ATOMICS else None
     if op.op == "st":
         _conditional_store(m, op, run, c_run, maybe, stores, block, sure=q is None or ~q_maybe)
+    elif op.op in CONDITIONAL_ATOMICS and maybe.any():
+        _conditional_atomic(m, op, run, c_run, maybe)
     else:
         m._execute(op, run)
     if before is not None:
@@ -333,6 +350,16 @@ def execute(m, op, lanes, g, stores, block):
         merged = merge(m, [(qs, after), (_NOT(qs).astype(object), before)], dsts, dsts,
                        f"depending on the guard of `{op.d.inst.opcode}` (line {op.span.line})")
         restore(m, merged, sub)
+
+
+def _conditional_atomic(m, op, run, cond, maybe):
+    """`atom`/`red` on `run`; where cond may fail, atomics_real.update makes the lane's update conditional
+    (over the reals only: `allowed_concrete` keeps atomics out of the bit-exact machine's regions)."""
+    m.atomic_conditions = {int(lane): c for lane, c in zip(run[maybe].tolist(), cond[maybe])}
+    try:
+        m._execute(op, run)
+    finally:
+        m.atomic_conditions = None
 
 
 # ---- conditional stores ----------------------------------------------------------------------

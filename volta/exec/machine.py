@@ -43,6 +43,12 @@ SCHEDULE_DEPENDENT = frozenset({"%smid", "%nsmid", "%gridid", "%warpid", "%nwarp
 STRAIGHT = frozenset({"ld", "ldu", "st", "setp", "set", "mov", "cvta", "atom", "red", "membar", "fence"})
 
 
+_PRED_LOGIC = {
+    "and": E.logical_and, "or": E.logical_or, "not": E.logical_not,
+    "xor": lambda a, b: E.logical_or(E.logical_and(a, E.logical_not(b)), E.logical_and(E.logical_not(a), b)),
+}
+
+
 class Machine(MachineServices):
     def __init__(self, prog: Program, launch: KernelLaunch, buffers: dict, symbols: dict | None = None,
                  inputs: dict | None = None, structured: bool = True, check_races: bool = True,
@@ -108,6 +114,30 @@ class Machine(MachineServices):
         self.may_spin = not structured or _may_spin(prog)
 
     # ---- set-up ---------------------------------------------------------------------------
+    def _mark_read_only(self):
+        """Buffers no store, atomic or copy of this launch can reach (volta/ir/written.py) are read-only:
+        the race detector does not record their reads (a third of a GEMM's time)."""
+        from volta.ir.written import written_origins
+
+        origins = written_origins(self.prog)
+        regions = self.buffer_regions.values()
+        for region in regions:
+            region.read_only = False
+        if origins is None:
+            return
+        reached = set()
+        for name in origins:
+            if name in self.param_values:
+                bits = self.param_values[name][0]
+                rid = int(self.memory.locate(".global", np.array([bits], np.uint64))[0][0])
+                reached.add(rid)
+            elif name in self.memory.by_name:
+                reached.add(self.memory.by_name[name].rid)
+            else:
+                return   # an origin this launch has no region for: take nothing as read-only
+        for region in regions:
+            region.read_only = region.space == ".global" and region.rid not in reached
+
     def _setup_memory(self, buffers, symbols, inputs):
         mem = self.memory = Memory()
         self.buffer_regions = {}
@@ -166,6 +196,7 @@ class Machine(MachineServices):
             else:
                 bits = int(value) & ((1 << (8 * min(size, 8))) - 1)
             self.param_values[pname] = (bits, value if kind == "symbol" else None)
+        self._mark_read_only()
         if _uses_envreg(self.prog):
             # %envreg1:%envreg2 is the driver's grid-sync workspace of a cooperative launch (cg::this_grid()):
             # the barrier nvcc emits (atom.add.release.gpu + ld.acquire.gpu spin) runs on it as written
@@ -626,6 +657,10 @@ class Machine(MachineServices):
             if note not in notes:
                 notes.append(note)
             out[data] = vals
+            return out
+        if t == ".pred" and d.op in _PRED_LOGIC:   # conditions on data combined (`a[i] > 10 && i < n`)
+            args = [self.read_sym(s, dl, ".pred") for s in srcs]
+            out[data] = _objects([_PRED_LOGIC[d.op](*a) for a in zip(*args)])
             return out
         bitwise = floatbits.real_compute(self, op, dl, srcs)   # integer instructions on float bits
         if bitwise is not None:

@@ -40,6 +40,7 @@ class Region:
     kwritten: np.ndarray = field(repr=False, default=None)  # symbolic mode: bytes the kernel wrote
     leaves: np.ndarray = field(repr=False, default=None)  # symbolic mode: input element expressions
     stored: bool = False  # some instruction of the launch wrote it (a module variable's bytes became data)
+    read_only: bool = False  # no instruction of the launch can write it (volta/ir/written.py): reads never race
 
     def __post_init__(self):
         padded = max(16, (self.size + 15) // 16 * 16)

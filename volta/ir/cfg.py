@@ -19,7 +19,7 @@ class Cfg:
     leaders: list
     ipdom: dict  # leader -> immediate post-dominator leader (EXIT for none)
     live: dict | None = None  # leader -> registers live at entry (live_in, computed on first use)
-    regions: dict = field(default_factory=dict)  # branch pc -> Region or the reason there is none
+    regions: dict = field(default_factory=dict)  # (branch pc, allowed) -> Region or the reason there is none
 
 
 def successors(prog, i: int) -> list[int]:
@@ -175,9 +175,10 @@ def region(prog, pc: int, allowed) -> Region | str:
     """The if-conversion region of the conditional branch at pc, or why there is none (a string).
     `allowed(op)` says whether an instruction may be executed under a data-dependent condition."""
     cache = prog.cfg.regions
-    if pc in cache:
-        return cache[pc]
-    cache[pc] = out = _region(prog, pc, allowed)
+    key = (pc, allowed)
+    if key in cache:
+        return cache[key]
+    cache[key] = out = _region(prog, pc, allowed)
     return out
 
 
@@ -204,7 +205,7 @@ def _region(prog, pc, allowed):
             op = prog.ops[i]
             if not allowed(op):
                 return (f"`{op.d.inst.opcode}` (line {op.span.line}) lies inside it; barriers, warp collectives, "
-                        f"atomics, calls and asynchronous copies are not executed under a data-dependent condition")
+                        f"calls and asynchronous copies are not executed under a data-dependent condition")
             writes |= uses(op)[1]
         succ = []
         for s in successors(prog, last):

@@ -423,6 +423,9 @@ class Normalizer:
                 SQRT_ARGS.setdefault(root.id, _copy(self.memo[node.args[0]]))
                 return nf_div(NormalForm({UNIT: 1}), _leaf_nf(root))
             return nf_div(NormalForm({UNIT: 1}), Normalizer()(root))
+        shared = self._shared(node, args)
+        if shared is not None:
+            return shared
         if op is E.SELECT:
             rebuilt = self._select(node, args)
         elif op is E.MAX or op is E.MIN:
@@ -440,11 +443,11 @@ class Normalizer:
         cond, x, y = args
         if node.args[1].op in E.BOOLEAN or node.args[2].op in E.BOOLEAN:
             return E.select(cond, x, y)
+        return self._select_of(cond, x, y, self.memo[node.args[1]], self.memo[node.args[2]])
+
+    def _select_of(self, cond: Expr, x: Expr, y: Expr, nx: NormalForm, ny: NormalForm) -> Expr:
         if cond.op is E.NOT:                       # rule select-not
-            cond, x, y = cond.args[0], y, x
-            nx, ny = self.memo[node.args[2]], self.memo[node.args[1]]
-        else:
-            nx, ny = self.memo[node.args[1]], self.memo[node.args[2]]
+            cond, x, y, nx, ny = cond.args[0], y, x, ny, nx
         if cond.op in E.COMPARISONS and (cond.args[1] is E.ZERO or cond.args[0] is E.ZERO and cond.op in (E.EQ, E.NE)):
             d = cond.args[0] if cond.args[1] is E.ZERO else cond.args[1]   # eq/ne sort their arguments
             x_minus_y = to_expr(nf_sub(nx, ny))
@@ -457,6 +460,29 @@ class Normalizer:
             elif d is x_minus_y or d is y_minus_x:
                 return y if cond.op is E.EQ else x  # x == y ? x : y is y; x != y ? x : y is x
         return E.select(cond, x, y)
+
+    def _shared(self, node: Expr, args: tuple) -> NormalForm | None:
+        """Rule select-common: c ? b + x : b + y is b + (c ? x : y), and max(b + x, b + y) is b + max(x, y)
+        (min likewise), b the terms both arms share: `if (c) s += p` and `s += c ? p : 0` meet at
+        s + (c ? p : 0), `if (x > 0) s += x` and `fmaxf(s + x, s)` at s + max(x, 0). b is needed on both
+        sides, so taking it out does not widen where partial operations must be defined. Polynomial arms."""
+        arms = node.args[1:] if node.op is E.SELECT else node.args
+        if node.op not in (E.SELECT, E.MAX, E.MIN) or len(arms) != 2 or arms[0].op in E.BOOLEAN:
+            return None
+        nx, ny = self.memo[arms[0]], self.memo[arms[1]]
+        if nx.den is not None or ny.den is not None:
+            return None
+        common = {m: c for m, c in nx.num.items() if ny.num.get(m) == c}
+        if not common:
+            return None
+        dx = NormalForm({m: c for m, c in nx.num.items() if m not in common})
+        dy = NormalForm({m: c for m, c in ny.num.items() if m not in common})
+        if node.op is E.SELECT:
+            inner = self._select_of(args[0], to_expr(dx), to_expr(dy), dx, dy)
+        else:
+            inner = minmax(node.op, (to_expr(dx), to_expr(dy)))
+        rest = _leaf_nf(inner) if inner.op in (E.SELECT, E.MAX, E.MIN) else Normalizer()(inner)
+        return nf_add(NormalForm(common), rest)
 
     def _bool(self, node: Expr) -> None:
         """Comparisons become `d < 0`, `d <= 0`, `d == 0`, `d != 0` with d the normalized difference."""

@@ -129,3 +129,77 @@ extern "C" __global__ void positive_sum_atomic(const float* a, const float* b, f
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n && a[i] > 0.f) atomicAdd(out, a[i] * b[i]);
 }
+
+// add and max on one address: the final value depends on the order (max(0 + a, b) vs max(0, b) + a)
+extern "C" __global__ void add_max_mixed(const int* a, int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    if (i & 1) atomicAdd(out, a[i]);
+    else atomicMax(out, a[i]);
+  }
+}
+
+// the same with concrete contributions: a counter that some threads add to and others raise
+extern "C" __global__ void add_max_mixed_counter(const int* a, int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    atomicMax(out, a[i]);
+    if (i & 1) atomicAdd(out + 1, 1);
+    else atomicMax(out + 1, 3);
+  }
+}
+
+// sequential sum of the positive products (the branch is if-converted)
+extern "C" __global__ void positive_sum_ref(const float* a, const float* b, float* out, int n) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) {
+    float s = 0.f;
+    for (int i = 0; i < n; ++i)
+      if (a[i] > 0.f) s += a[i] * b[i];
+    out[0] = s;
+  }
+}
+
+// conditional atomics per block in shared memory, then one global atomic per block (another order)
+extern "C" __global__ void positive_sum_shared_atomic(const float* a, const float* b, float* out, int n) {
+  __shared__ float s;
+  if (threadIdx.x == 0) s = 0.f;
+  __syncthreads();
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && a[i] > 0.f) atomicAdd(&s, a[i] * b[i]);
+  __syncthreads();
+  if (threadIdx.x == 0) atomicAdd(out, s);
+}
+
+// DEFECT: the condition tests b instead of a
+extern "C" __global__ void positive_sum_wrong_cond(const float* a, const float* b, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && b[i] > 0.f) atomicAdd(out, a[i] * b[i]);
+}
+
+// a count of the positive entries: a concrete contribution under a data condition
+extern "C" __global__ void positive_count_ref(const int* a, int* out, int n) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) {
+    int c = 0;
+    for (int i = 0; i < n; ++i) c += a[i] > 0;
+    out[0] = c;
+  }
+}
+
+extern "C" __global__ void positive_count_atomic(const int* a, int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && a[i] > 0) atomicAdd(out, 1);
+}
+
+// the largest entry above a threshold of 10, or 0
+extern "C" __global__ void max_above_ref(const int* a, int* out, int n) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) {
+    int m = 0;
+    for (int i = 0; i < n; ++i) if (a[i] > 10) m = max(m, a[i]);
+    out[0] = m;
+  }
+}
+
+extern "C" __global__ void max_above_atomic(const int* a, int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && a[i] > 10) atomicMax(out, a[i]);
+}
