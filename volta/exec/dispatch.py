@@ -782,41 +782,63 @@ def _match(m, op, lanes):
 
 @handles("redux")
 def _redux(m, op, lanes):
+    """§9.7.13.x redux.sync: each lane gets the reduction of `src` over the non-exited lanes of its membermask
+    (.add truncated to 32 bits; .f32 min/max with .abs/.NaN, +0 > -0). Lanes of one warp that arrive together
+    with different masks (two half-warps) reduce separately: each group of lanes sharing a mask is one reduction.
+    A lane outside its own mask is undefined (PTX); volta check refuses it (redux_real.py)."""
     ops = op.operands
-    v, fv = m.read(ops[1], lanes, op.d.types[-1])
+    t = op.d.types[-1]
+    v, fv = m.read(ops[1], lanes, t)
     mk, _ = m.read(ops[2], lanes, ".b32")
     ready = m.collective_ready(op, lanes, mk)
     if ready is None:
         return
     lanes, sel = ready
-    v = v[sel]
-    t = op.d.types[-1]
-    warps = m.gwarp[lanes]
+    v, mk = v[sel], mk[sel] & U64(0xFFFFFFFF)
+    fv = fv[sel] if fv is not None else None
     out = np.zeros(lanes.size, np.uint64)
-    for w in np.unique(warps):
-        s = warps == w
-        vals = C.as_int(v[s], 32).astype(np.int64) if t == ".s32" else v[s].astype(np.int64)
-        if op.d.has(".add"):
-            r = vals.sum()
-        elif op.d.has(".min"):
-            r = vals.min()
-        elif op.d.has(".max"):
-            r = vals.max()
-        elif op.d.has(".and"):
-            r = np.bitwise_and.reduce(vals)
-        elif op.d.has(".or"):
-            r = np.bitwise_or.reduce(vals)
-        else:
-            r = np.bitwise_xor.reduce(vals)
-        out[s] = int(r) & 0xFFFFFFFF
-    flags = None
-    if fv is not None:  # every member's result depends on every member's value
-        fv, flags = fv[sel], np.zeros(lanes.size, np.uint8)
-        for w in np.unique(warps):
-            s = warps == w
+    flags = np.zeros(lanes.size, np.uint8) if fv is not None else None
+    for s in reduction_groups(m, lanes, mk):
+        out[s] = _reduce_bits(op, t, v[s])
+        if fv is not None:  # every member's result depends on every member's value
             flags[s] = np.bitwise_or.reduce(fv[s])
     m.write(ops[0], lanes, out, flags)
     _advance(m, lanes)
+
+
+def reduction_groups(m, lanes, mk):
+    """Index arrays into `lanes`, one per (warp, membermask) group of a warp collective."""
+    warps = m.gwarp[lanes]
+    return [np.nonzero((warps == w) & (mk == k))[0]
+            for w in np.unique(warps) for k in np.unique(mk[warps == w])]
+
+
+def _reduce_bits(op, t, v):
+    """One redux.sync reduction of 32-bit lane values `v` (uint64 bits), as result bits."""
+    if t == ".f32":
+        bits = [int(b) & (0x7FFFFFFF if op.d.has(".abs") else 0xFFFFFFFF) for b in v]
+        numbers = [b for b in bits if (b & 0x7FFFFFFF) <= 0x7F800000]
+        if not numbers or (op.d.has(".NaN") and len(numbers) < len(bits)):
+            return 0x7FFFFFFF   # the canonical NaN: all inputs NaN, or any with .NaN
+        values = C.as_float(np.array(numbers, np.uint64), ".f32")
+        key = {b: (float(x), 1 - (b >> 31)) for b, x in zip(numbers, values)}   # -0 < +0
+        return (min if op.d.has(".min") else max)(numbers, key=key.__getitem__)
+    vals = C.as_int(v, 32).astype(np.int64) if t == ".s32" else v.astype(np.int64)
+    if op.d.has(".add"):
+        r = vals.sum()
+    elif op.d.has(".min"):
+        r = vals.min()
+    elif op.d.has(".max"):
+        r = vals.max()
+    elif op.d.has(".and"):
+        r = np.bitwise_and.reduce(vals)
+    elif op.d.has(".or"):
+        r = np.bitwise_or.reduce(vals)
+    else:
+        r = np.bitwise_xor.reduce(vals)
+    return int(r) & 0xFFFFFFFF
+
+
 from volta.exec import asynccopy, hopper, tensor  # noqa: E402,F401  (register their handlers)
-from volta.exec import atomics_real, copy_real, tensor_real  # noqa: E402,F401  (their real meanings: REAL)
+from volta.exec import atomics_real, copy_real, redux_real, tensor_real  # noqa: E402,F401  (their real meanings: REAL)
 from volta.exec import indirect  # noqa: E402,F401  (registers the end of indirect-call dispatch chains)

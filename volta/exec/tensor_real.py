@@ -1,11 +1,11 @@
 """Tensor-core instructions over the reals (volta check): sums of products and data movement, registered into
-dispatch.REAL (PTX ISA §9.7.14 warp-level matrix instructions, §9.7.13.x redux.sync).
+dispatch.REAL (PTX ISA §9.7.14 warp-level matrix instructions; redux.sync is in redux_real.py).
 
 Over the reals an MMA is exact: D[i][j] = C[i][j] + Σ_k A[i][k]·B[k][j], in any k order, and its input
 conversions (f16/bf16/tf32) are the identity, as `cvt` is. `ldmatrix`, `movmatrix` and `wmma.load/store` move
-elements; `redux.sync` is a sum, min or max over the member lanes. Every handler runs the bit handler of
-volta/exec/tensor.py (or dispatch.py) for registers' bits, flags, races, bounds and the warp's arrival, and
-adds the expressions: operands are read first (a destination may be an operand), then the results written.
+elements. Every handler runs the bit handler of volta/exec/tensor.py (or dispatch.py) for registers' bits,
+flags, races, bounds and the warp's arrival, and adds the expressions: operands are read first (a destination
+may be an operand), then the results written.
 
 Fragments map to matrix coordinates through the layout tables the bit-exact replay uses (tensor.MMA_SHAPES,
 tensor.wmma_layout, tensor.ldmatrix_layout; the same tables volta.equiv.bitproof uses for uninterpreted terms),
