@@ -1,7 +1,7 @@
 """redux.sync over the reals (volta/exec/redux_real.py): add is the sum of the member lanes' values, min/max the
 min/max over them (also the sm_100a .f32 forms, .abs included); bitwise reductions of data, integer reductions of
-a float's bits and a lane outside its own membermask are UNSUPPORTED; half-warps with their own masks reduce
-separately (the bit handler too). Kernels: data/redux_real/redux.cu (sm_80), redux_f32.cu (sm_100a)."""
+a float's bits, an unsigned max of signed data and a lane outside its own membermask are UNSUPPORTED; half-warps
+with their own masks reduce separately (the bit handler too). Kernels: data/redux_real/redux.cu (sm_80), redux_f32.cu (sm_100a)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -58,6 +58,8 @@ def test_max_where_min_was_meant_is_not_equivalent(capsys):
     ("or_redux", "`redux.sync.or.b32` on tensor data: a bitwise reduction (or) has no real-number meaning"),
     ("and_redux", "`redux.sync.and.b32` on tensor data: a bitwise reduction (and) has no real-number meaning"),
     ("sum_redux_outside_mask", "lane 31 runs it outside its own membermask 0x7fffffff"),
+    ("umax_of_signed", "`redux.sync.max.u32` compares u32 bits, and the bounds of a[0] do not prove it lies in "
+                       "the u32 range"),
 ])
 def test_unsupported_reductions_name_the_instruction(opt, why, capsys):
     rc, out = _check("sum_ref", opt, SUM, capsys)

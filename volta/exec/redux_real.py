@@ -5,8 +5,9 @@ Each lane gets the reduction of `src` over the lanes of its membermask. Over the
   `.f32` forms) the min/max atom over them, `.abs` taking |v| of each first; concrete lanes take part as
   constants. Integer wrap-around (`.add` truncates to 32 bits) is not modelled, as for every integer `add`
   of tensor data (machine._real_compute); unsigned and signed min/max are the real min/max of the values
-  (concrete ones read with the instruction's signedness). `.NaN` changes nothing: reals are never NaN, and a
-  concrete NaN meeting data is refused (machine.constants).
+  (concrete ones read with the instruction's signedness), where the input buffers' dtypes bound every data
+  value inside the instruction's .u32/.s32 range (outside it the bit order is not the real order: refused).
+  `.NaN` changes nothing: reals are never NaN, and a concrete NaN meeting data is refused (machine.constants).
 - `.and/.or/.xor` of tensor data have no real meaning: UNSUPPORTED naming the instruction.
 - A reduction of concrete values only keeps the bits the bit handler computes (dispatch._redux).
 - Integer reductions of a float's bits (`__float_as_int`) are refused (floatbits.real_compute), and a
@@ -91,6 +92,8 @@ def _redux(m, op, lanes):
                               f"kernel that does it", op.span)
         if values is None or not data[ran[g]].any():
             continue   # concrete values only: the bit handler's bits
+        if t in _RANGE and not op.d.has(".add"):
+            _require_range(m, op, t, values[ran[g]][data[ran[g]]])
         sym[g] = _reduce(op, values[ran[g]])
     if values is not None:
         _write(m, dst, flat, sym)
@@ -110,6 +113,54 @@ def _reduce(op, vals):
     if isinstance(acc, realops.NoValue) or acc is None:
         raise Unsupported(f"`{name}` reduces a value with no real meaning", op.span)
     return acc
+
+
+_RANGE = {".u32": (0, 2**32 - 1), ".s32": (-2**31, 2**31 - 1)}
+_DTYPES = {"u8": (0, 2**8 - 1), "s8": (-2**7, 2**7 - 1), "u16": (0, 2**16 - 1), "s16": (-2**15, 2**15 - 1),
+           "u32": (0, 2**32 - 1), "s32": (-2**31, 2**31 - 1)}
+
+
+def _require_range(m, op, t, vals):
+    """An integer min/max compares its operands' bits as .u32 or .s32 values: that is the real order only
+    where every value lies in that type's range. Interval bounds from the input buffers' dtypes prove it
+    (a signed input in an unsigned max is refused: a negative value's bits are a large unsigned number)."""
+    dtypes = {r.name: getattr(r, "dtype", None) for r in m.memory.regions if r is not None}
+    lo, hi = _RANGE[t]
+    memo: dict = {}
+    for e in vals:
+        r = _interval(e, dtypes, memo)
+        if r is None or r[0] < lo or r[1] > hi:
+            raise Unsupported(f"`{op.d.inst.opcode}` compares {t[1:]} bits, and the bounds of {E.to_str(e, 3)} "
+                              f"do not prove it lies in the {t[1:]} range (there the {t[1:]} order is not the "
+                              f"real order: a negative value's bits are a large unsigned number, and back)",
+                              op.span)
+
+
+def _interval(e, dtypes, memo):
+    """Certain integer bounds (lo, hi) of e from its leaves' dtypes, or None (unknown)."""
+    if not isinstance(e, E.Expr):
+        return None
+    if e in memo:
+        return memo[e]
+    r = None
+    if e.op is E.CONST:
+        r = (e.data, e.data)
+    elif e.op is E.VAR:
+        r = _DTYPES.get(dtypes.get(e.data[0]) or "")
+    elif e.op in (E.ADD, E.MUL, E.MIN, E.MAX) and len(e.args) == 2:
+        a, b = (_interval(x, dtypes, memo) for x in e.args)
+        if a is not None and b is not None:
+            if e.op is E.ADD:
+                r = (a[0] + b[0], a[1] + b[1])
+            elif e.op is E.MUL:
+                ps = [x * y for x in a for y in b]
+                r = (min(ps), max(ps))
+            elif e.op is E.MIN:
+                r = (min(a[0], b[0]), min(a[1], b[1]))
+            else:
+                r = (max(a[0], b[0]), max(a[1], b[1]))
+    memo[e] = r
+    return r
 
 
 def _refuse_float_bits(m, op, src, t, dl):

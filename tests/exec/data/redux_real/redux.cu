@@ -128,3 +128,10 @@ extern "C" __global__ void sum_redux_outside_mask(const int* a, int* out, int n)
   int s = __reduce_add_sync(0x7fffffffu, a[i]);
   if ((threadIdx.x & 31) == 0) out[i / 32] = s;
 }
+
+// an unsigned max of signed data: negative values compare as large unsigned numbers (refused over the reals)
+extern "C" __global__ void umax_of_signed(const int* a, int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned hi = __reduce_max_sync(0xffffffffu, (unsigned)a[i]);
+  if ((threadIdx.x & 31) == 0) out[i / 32] = (int)hi;
+}
