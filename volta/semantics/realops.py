@@ -202,11 +202,32 @@ def combine(d, cond, other):
 F32_INT_LO, F32_INT_HI = 1 << 23, 1 << 24   # every f32 in [2^23, 2^24) is an integer
 
 
+# node -> (lo, hi), process-wide. bounds() is a function of the node alone (no context: leaves are
+# unbounded, constants exact), and nodes are interned for the life of the process, so an entry never goes
+# stale; outputs of one row share their sub-DAGs (attention: the same dot product under every expf), and
+# a fresh walk per call made bounds half the check's time. Cleared when it outgrows BOUNDS_MEMO_MAX.
+_BOUNDS: dict = {}
+BOUNDS_MEMO_MAX = 1 << 20
+
+
+def clear_bounds_memo() -> None:
+    _BOUNDS.clear()
+
+
 def bounds(e):
     """Certain real bounds (lo, hi) of an expression (None for unbounded); sound, not tight."""
-    from fractions import Fraction
-    memo = {}
-    for n in E.postorder(e):
+    memo = _BOUNDS
+    hit = memo.get(e)
+    if hit is not None:
+        return hit
+    if len(memo) > BOUNDS_MEMO_MAX:
+        memo.clear()
+    return _bounds_walk(e, memo)
+
+
+def _bounds_walk(e, memo):
+    """bounds() of e and of every node below it not in memo yet (children before parents)."""
+    for n in E.postorder(e, memo):
         op = n.op
         if op is E.CONST:
             r = (n.data, n.data)
@@ -228,11 +249,14 @@ def bounds(e):
                 hi = a1 if b1 is None else b1 if a1 is None else min(a1, b1)
                 r = (None if a0 is None or b0 is None else min(a0, b0), hi)
         elif op is E.EXP2:
-            r = (Fraction(0), None)
+            r = (_ZERO_FRACTION, None)
         else:
             r = (None, None)
         memo[n] = r
     return memo[e]
+
+
+_ZERO_FRACTION = Fraction(0)
 
 
 def exponent_field_base(lo, hi):
