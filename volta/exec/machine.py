@@ -641,7 +641,7 @@ class Machine(MachineServices):
             a = self.read_sym(srcs[0], dl, t)
             b = self.read_sym(srcs[1], dl, t)
             c = self.read_sym(srcs[2], dl, ".pred")
-            out[data] = [_select(ci, ai, bi, op) for ai, bi, ci in zip(a, b, c)]
+            out[data] = [_select(ci, ai, bi, op, self) for ai, bi, ci in zip(a, b, c)]
             return out
         if d.op == "shl" and _exponent_field_idiom(self.prog, op):
             # full-precision expf: `bits(v) << 23` is the f32 2^(v - base - 127) (realops.exponent_field)
@@ -862,11 +862,16 @@ def _exponent_field_idiom(prog, op) -> bool:
     return ok
 
 
-def _select(c, a, b, op):
+def _select(c, a, b, op, m=None):
     v = realops.choose(c, a, b)
+    if v is None and m is not None:   # libdevice's overflow arm (expm1f's +inf): volta/exec/overflow_real.py
+        from volta.exec.overflow_real import overflow_select
+
+        v = overflow_select(m, op, c, a, b)
     if v is None:
         raise Unsupported("a data-dependent choice involving an infinite value (or one with no real value) is "
-                          "not modelled", op.span)
+                          "not modelled (an infinite arm is read as the other arm only where z3 proves that arm's "
+                          "real value overflows the type there: volta/exec/overflow_real.py)", op.span)
     return v
 
 

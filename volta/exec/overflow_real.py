@@ -1,0 +1,146 @@
+"""A `selp` between ±inf and a real value, over the reals (`volta check`): the overflow arm of libdevice.
+
+libdevice's expm1f ends with `selp.f32 r, 0f7F800000, v, p` where p is `j > 128` for j = rint(x·log2 e):
+where p holds, e^x − 1 is beyond every finite f32, so the library writes the +inf the float computation of v
+would overflow to. ±inf has no real value, and realops.choose drops such an arm only where the other arm is
+undefined. This module drops it in one more case, exactly where it is the float overflow of the other arm:
+
+    the ∞ arm is taken only where the other arm's real value lies beyond the type's range:
+    c → v ≥ 2^128 (+inf; v ≤ −2^128 for −inf; 2^1024 for .f64), proved by z3 for every input.
+
+There the float result is ±inf because the real value overflows, and the real model reads every float
+instruction by its unrounded real value (`expf(100.f)` is e^100 there, not inf), so it reads this select as
+the other arm. Anything else (`x > 10 ? INFINITY : expf(x)`, whose +inf is no overflow) stays UNSUPPORTED.
+The proof encodes the atoms soundly and loosely, as volta/symbolic/z3bridge.py does, plus two true facts:
+`rint.rni(u)` is an integer within 1/2 of u (the other modes: within 1), and 2^z ≥ 2^K where z3 proves
+c → z ≥ K for the integer K (found by bisection; 2^z is increasing). `unsat` is a proof; `unknown` or a
+timeout is not, and the select is refused. A proof is reused for every lane whose expressions have the same
+shape (the same DAG up to renaming its input leaves, which preserves validity).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import z3
+
+from volta.semantics import realops
+from volta.symbolic import expr as E
+from volta.symbolic.z3bridge import ConstantTooLarge, Translator
+
+LIMITS = {".f32": Fraction(2) ** 128, ".f64": Fraction(2) ** 1024}   # beyond every finite value of the type
+BOUND_MS, PROOF_MS = 2_000, 10_000
+_PROVED: dict = {}   # shape of (condition, other arm, sign, limit) -> bool
+
+
+class _Translator(Translator):
+    """z3bridge's translation, with rint as a nearby integer and exp2 as a positive real whose argument's
+    proven lower bound is added as a fact (see `_lower_bounds`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.exp2: list = []   # (z3 value, z3 argument)
+
+    def _function(self, node, args):
+        x = args[0]
+        if node.op is E.RINT:
+            y = z3.ToReal(z3.Int(f"rint_{len(self.memo)}"))
+            slack = Fraction(1, 2) if node.data == ".rni" else Fraction(1)
+            near = z3.And(y - x <= slack, x - y <= slack) if slack < 1 else z3.And(y - x < 1, x - y < 1)
+            self.facts.append(near)
+            return y
+        if node.op is E.EXP2:
+            e = z3.Real(f"exp2_{len(self.memo)}")
+            self.facts.append(e > 0)
+            self.exp2.append((e, x))
+            return e
+        return super()._function(node, args)
+
+
+def _solve(assertions, ms) -> bool:
+    """Are the assertions unsatisfiable (proved within ms)?"""
+    s = z3.Solver()
+    s.set("timeout", int(ms))
+    s.add(*assertions)
+    try:
+        return s.check() == z3.unsat
+    except z3.Z3Exception:
+        return False
+
+
+def _power(k: int):
+    return z3.RealVal(Fraction(2) ** k if k >= 0 else Fraction(1, 2 ** -k))
+
+
+def _lower_bounds(t, cond, facts) -> list:
+    """2^z >= 2^K for each exp2 node, K the largest integer in [-1100, 1100] with cond -> z >= K proved."""
+    out = []
+    for e, z in t.exp2:
+        lo, hi = -1100, 1100
+        if not _solve([*facts, cond, z < lo], BOUND_MS):
+            continue
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if _solve([*facts, cond, z < mid], BOUND_MS):
+                lo = mid
+            else:
+                hi = mid - 1
+        out.append(e >= _power(lo))
+    return out
+
+
+def proves_overflow(cond, other, sign: int, limit: Fraction) -> bool:
+    """Does cond imply other >= limit (sign > 0) or other <= -limit (sign < 0), for every input?"""
+    key = (_shape((cond, other)), sign, limit)
+    hit = _PROVED.get(key)
+    if hit is not None:
+        return hit
+    t = _Translator()
+    try:
+        zc, zv = t(cond), t(other)
+    except ConstantTooLarge:
+        _PROVED[key] = False
+        return False
+    facts = list(t.facts)
+    facts += _lower_bounds(t, zc, facts)
+    beyond = zv < z3.RealVal(limit) if sign > 0 else zv > z3.RealVal(-limit)
+    ok = _solve([*facts, zc, beyond], PROOF_MS)
+    _PROVED[key] = ok
+    return ok
+
+
+def _shape(roots) -> tuple:
+    """The DAG below roots with its VAR/SYM leaves numbered in visiting order: equal shapes are the same
+    formula up to a renaming of the inputs."""
+    index: dict = {}
+    leaves: dict = {}
+    out = []
+    for r in roots:
+        for n in E.postorder(r, index):
+            data = ("leaf", leaves.setdefault(n, len(leaves))) if n.op in (E.VAR, E.SYM) else n.data
+            out.append((int(n.op), data, tuple(index[a] for a in n.args)))
+            index[n] = len(index)
+    return tuple(out), tuple(index[r] for r in roots)
+
+
+def overflow_select(m, op, c, a, b):
+    """selp(c, a, b) where one arm is ±inf and the other real: the real arm, when the ∞ arm is proved to be
+    taken only where the real arm overflows the type (module docstring); None otherwise."""
+    limit = LIMITS.get(op.d.types[0] if op.d.types else None)
+    if limit is None or not isinstance(c, E.Expr):
+        return None
+    if isinstance(a, realops.Infinity) and isinstance(b, E.Expr):
+        cond, inf, other = c, a, b
+    elif isinstance(b, realops.Infinity) and isinstance(a, E.Expr):
+        cond, inf, other = E.logical_not(c), b, a
+    else:
+        return None
+    if not proves_overflow(cond, other, inf.sign, limit):
+        return None
+    k = 128 if op.d.types[0] == ".f32" else 1024
+    note = (f"{op.span.file}:{op.span.line}: `{op.d.inst.opcode}` picks {inf!r} only where the other arm's real "
+            f"value is {'≥ ' if inf.sign > 0 else '≤ -'}2^{k} (proved by z3 under the selecting condition): there "
+            f"the float result overflows, and over the reals the select is that arm's unrounded value")
+    notes = m.__dict__.setdefault("real_notes", [])
+    if note not in notes:
+        notes.append(note)
+    return other
