@@ -124,3 +124,23 @@ def splitk_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.
             part += tl.dot(a, b, input_precision="tf32")
         acc += part
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def positive_dot_atomic_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out[0] += x[i] * y[i] where x[i] > 0: one atomic per element, predicated on the data (`@p atom`)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0.0)
+    y = tl.load(y_ptr + offs, mask=m, other=0.0)
+    tl.atomic_add(out_ptr + offs * 0, x * y, mask=m & (x > 0))
+
+
+@triton.jit
+def positive_dot_block_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """The same masked dot product as a block sum of tl.where(x > 0, x * y, 0), one atomic per program."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0.0)
+    y = tl.load(y_ptr + offs, mask=m, other=0.0)
+    tl.atomic_add(out_ptr, tl.sum(tl.where(x > 0, x * y, 0.0), axis=0))

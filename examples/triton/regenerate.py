@@ -39,6 +39,7 @@ LN = [B("x", "f32", 128, "in"), B("gamma", "f32", 32, "in"), B("beta", "f32", 32
 MM = [B("A", "f32", 1024, "in"), B("B", "f32", 1024, "in"), B("C", "f32", 1024, "out"), 32, 32, 32]
 MM_CE = {"BM": 16, "BN": 16, "BK": 16}
 MM64 = [B("A", "f32", 2048, "in"), B("B", "f32", 2048, "in"), B("C", "f32", 4096, "out"), 64, 64, 32]
+PD = [B("a", "f32", 256, "in"), B("b", "f32", 256, "in"), B("out", "f32", 1, "out"), 256]
 VOLTA_BUILDS = [  # (file, kernel, args, constexprs, num_warps, num_stages)
     ("add.b128.w4.sm80.ptx", "add_kernel", VA, {"BLOCK": 128}, 4, 3),
     ("add_offbyone.b128.w4.sm80.ptx", "add_kernel_offbyone", VA, {"BLOCK": 128}, 4, 3),
@@ -47,6 +48,8 @@ VOLTA_BUILDS = [  # (file, kernel, args, constexprs, num_warps, num_stages)
     ("matmul.16x16x16.w4.s2.sm80.ptx", "matmul_kernel", MM, MM_CE, 4, 2),
     ("matmul.16x16x8.w4.s3.sm80.ptx", "matmul_kernel", MM, {"BM": 16, "BN": 16, "BK": 8}, 4, 3),  # 4 k steps, 3 stages
     ("matmul.32x32x8.w4.s3.sm80.ptx", "matmul_kernel", MM64, {"BM": 32, "BN": 32, "BK": 8}, 4, 3),  # 64x64x32
+    ("positive_dot_atomic.b64.w2.sm80.ptx", "positive_dot_atomic_kernel", PD, {"BLOCK": 64}, 2, 1),
+    ("positive_dot_block.b64.w2.sm80.ptx", "positive_dot_block_kernel", PD, {"BLOCK": 64}, 2, 1),
 ]
 for file, name, args, ce, warps, stages in VOLTA_BUILDS:
     k = vt.compile(getattr(kernels, name), args=args, constexprs=ce, num_warps=warps, num_stages=stages)

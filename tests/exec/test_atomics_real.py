@@ -126,3 +126,16 @@ def test_an_atomic_predicated_on_data_is_a_conditional_update(opt, capsys):
               "--ref-block", "1", "--opt-grid", "4", "--opt-block", "64", *FLOAT])
     out = capsys.readouterr().out
     assert rc == 0 and "EQUIVALENT" in out, out
+
+
+def test_a_wrapping_counter_with_one_bound_is_order_free(capsys):
+    """atomicInc(&c, 99) by 256 threads ends at 256 mod 100 in every order (the same step n times)."""
+    rc, out = _check("count_inc_ref", "count_inc_atomic", FLOAT, capsys)
+    assert rc == 0 and "EQUIVALENT" in out, out
+    rc, out = _check("count_inc_ref", "count_inc_atomic", FLOAT, capsys, opt_grid="3")
+    assert rc == 1 and "NOT EQUIVALENT" in out, out
+
+
+def test_a_wrapping_counter_with_per_thread_bounds_is_unsupported(capsys):
+    rc, out = _check("count_inc_ref", "count_inc_bounds", FLOAT, capsys)
+    assert rc == 3 and "with different bounds" in out, out

@@ -123,3 +123,24 @@ def test_select_common_preserves_value(x, y, z):
     env = {a: F(x), b: F(y), c: F(z)}
     e = E.select(E.lt(b, a), a * c + b, c * a + E.const(2))
     assert evaluate(to_expr(normalize(e)), env) == evaluate(e, env)
+
+
+def test_negated_comparisons_are_one_condition():
+    """Rules not-compare and select-polarity: !(a <= 0) is 0 < a, d <= 0 ? x : y is -d < 0 ? y : x; a
+    comparison that folds to a constant is negated as a constant (not(0 < 0) is true)."""
+    p = a * b
+    assert equal_exprs(E.select(E.le(a, E.ZERO), E.ZERO, p), E.select(E.lt(E.ZERO, a), p, E.ZERO))
+    assert equal_exprs(E.select(E.logical_not(E.le(a, E.ZERO)), p, E.ZERO), E.select(E.lt(E.ZERO, a), p, E.ZERO))
+    assert equal_exprs(E.select(E.eq(a, b), c, d), E.select(E.ne(b, a), d, c))
+    assert not equal_exprs(E.select(E.le(a, E.ZERO), E.ZERO, c), E.select(E.le(E.ZERO, a), c, E.ZERO))  # a = 0
+    zero_lt_zero = E.lt(a - a, E.ZERO)
+    n = Normalizer()
+    assert n.normalize_bool(E.logical_not(zero_lt_zero)) is E.TRUE
+
+
+@given(st.sampled_from([-2, -1, 0, 1, 3]), st.sampled_from([-1, 0, 2]))
+def test_polarity_preserves_value(x, y):
+    env = {a: F(x), b: F(y), c: F(5), d: F(7)}
+    for e in (E.select(E.le(a, b), c, d), E.select(E.logical_not(E.lt(a, b)), c, d),
+              E.select(E.eq(a, b), c, d), E.select(E.logical_not(E.ne(a, b)), c * a, d)):
+        assert evaluate(to_expr(normalize(e)), env) == evaluate(e, env)

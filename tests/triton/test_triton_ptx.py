@@ -82,3 +82,22 @@ def test_layernorm_equivalent_to_cuda_reference_over_the_reals():
     tri = volta.Launch(grid=4, block=32, args=[x, g, b, y, 32, 1e-5, 0, 0])
     r = volta.check(E / "layernorm" / "kernel.sm80.ptx", T / "layernorm.b32.w1.sm80.ptx", ref, opt_launch=tri)
     assert r.verdict == "equivalent", r.report()
+
+
+@pytest.mark.parametrize("file, kernel, shared", [
+    ("positive_dot_atomic.b64.w2.sm80.ptx", "positive_dot_atomic_kernel", 0),   # `@p atom` per element, p on data
+    ("positive_dot_block.b64.w2.sm80.ptx", "positive_dot_block_kernel", 8),     # tl.where + tl.sum, one atomic
+])
+def test_masked_dot_atomics_equal_the_sequential_cuda_reference(file, kernel, shared):
+    """Triton's tl.atomic_add(mask = x > 0) is a conditional update over the reals (atomics_real.py): both
+    forms equal the CUDA `if (a[i] > 0) s += a[i] * b[i]` loop; masking on y instead is NOT EQUIVALENT."""
+    a, b, out = B("a", "f32", 256, "in"), B("b", "f32", 256, "in"), B("out", "f32", 1, "out")
+    ref = volta.Launch(grid=2, block=32, args=[a, b, out, 256], kernel="positive_dot_seq")
+    tri = volta.Launch(grid=4, block=64, args=[a, b, out, 256, 0, 0], kernel=kernel, shared_dynamic=shared)
+    cuda = E / "eq_positive_dot_atomic" / "ref.sm80.ptx"
+    r = volta.check(cuda, T / file, ref, opt_launch=tri)
+    assert r.verdict == "equivalent", r.report()
+    wrong = E / "neq_positive_dot_atomic_cond" / "opt.sm80.ptx"
+    opt = volta.Launch(grid=2, block=128, args=[a, b, out, 256], kernel="positive_dot_atomic")
+    r = volta.check(T / file, wrong, tri, opt_launch=opt)
+    assert r.verdict == "not-equivalent", r.report()

@@ -12,9 +12,10 @@ What is order-dependent is refused or reported, never decided for one schedule:
   reads its destination register (nvcc writes `atom` with an unused destination for a plain `atomicAdd`);
   the grid barrier's own counter (`%grid_sync_workspace`) is exempt, its protocol is the barrier;
 - two kinds of update on one address in a launch (add and max, say) are UNSUPPORTED: they do not commute;
-- exch, cas, inc, dec, and/or/xor are UNSUPPORTED when tensor data takes part, and exch/cas/inc/dec on any
-  value (their final value depends on the order); integer add/min/max and and/or/xor of concrete values keep
-  their bits (modular + and the bitwise ops commute);
+- exch, cas, inc, dec, and/or/xor are UNSUPPORTED when tensor data takes part, and exch/cas on any value
+  (their final value depends on the order); integer add/min/max and and/or/xor of concrete values keep their
+  bits (modular + and the bitwise ops commute), and so do inc/dec when every update of an address has the same
+  bound (n applications of one wrapping step, in whatever order);
 - a plain read of such an address that is not ordered after every update is a RACE (atomic vs. non-atomic
   access, volta/exec/shadow.py), which `volta check` reports before any verdict.
 
@@ -42,6 +43,7 @@ from volta.symbolic import expr as E
 KINDS = (".add", ".min", ".max", ".and", ".or", ".xor", ".exch", ".cas", ".inc", ".dec")
 ORDER_FREE = (".add", ".min", ".max")   # over the reals, on expressions
 BITWISE = (".and", ".or", ".xor")       # order-free on concrete integers only
+SAME_STEP = (".inc", ".dec")            # one wrapping step: order-free when every update has the same bound
 
 
 class _Combine:
@@ -77,20 +79,28 @@ def update(m, op, region, lz, offs, es, t, values):
         return   # the grid barrier's counter: its protocol is the barrier, bits only
     conditional = bool(m.__dict__.get("atomic_conditions"))   # under a data condition (ifconvert.py)
     data = conditional or any(not _constant(v) for v in values) or _holds_expressions(m, region, lz, offs)
-    if kind not in ORDER_FREE + BITWISE:
+    mark = kind
+    if kind in SAME_STEP:
+        bounds = {v.data for v in values} if not data else set()
+        if len(bounds) != 1:
+            raise Unsupported(f"`{op.d.inst.opcode}`: an atomic {kind[1:]} of tensor data or with different bounds "
+                              f"ends at a value that depends on the order threads reach it, which volta check does "
+                              f"not pick", op.span)
+        mark = (kind, bounds.pop())   # the same step with the same bound, applied n times in any order
+    elif kind not in ORDER_FREE + BITWISE:
         raise Unsupported(f"`{op.d.inst.opcode}`: the final value of an atomic {kind and kind[1:]} depends on the "
                           f"order threads reach it, which volta check does not pick", op.span)
     if kind in BITWISE and (data or is_float(t)):
         raise Unsupported(f"`{op.d.inst.opcode}` on tensor data: bitwise atomics have no real-number meaning",
                           op.span)
-    _one_kind_per_address(m, op, region, lz, offs, kind)
+    _one_kind_per_address(m, op, region, lz, offs, mark)
     dst = op.operands[0] if op.op == "atom" else None
     if isinstance(dst, RegRef) and dst.index in _read_registers(m.prog):
         raise Unsupported(f"`{op.d.inst.opcode}` returns the value before this thread's update, and the kernel "
                           f"uses it: that value depends on the order threads run, which volta check does not "
                           f"pick (an atomic whose result is unused is decided)", op.span)
     unused = np.full(lz.size, realops.NoValue(f"the unused value `{op.d.inst.opcode}` returns"), dtype=object)
-    if kind in BITWISE or not (data or is_float(t)):
+    if kind in BITWISE + SAME_STEP or not (data or is_float(t)):
         A.store_sym(m, region, lz, offs, es, None)   # written by the kernel, as the concrete bits the bit
         return unused   # handler computes: modular + and the bitwise ops are exact and order-free on integers
     from volta.exec.machine import constants
@@ -130,7 +140,8 @@ def _one_kind_per_address(m, op, region, lz, offs, kind) -> None:
     for r, o in set(zip(rows.tolist(), offs.tolist())):
         first = kinds.setdefault((region.name, r, o), kind)
         if first != kind:
-            raise Unsupported(f"`{op.d.inst.opcode}`: this address is also updated by atomic {first[1:]} in the "
+            other = first[0][1:] + f" (bound {first[1]})" if isinstance(first, tuple) else first[1:]
+            raise Unsupported(f"`{op.d.inst.opcode}`: this address is also updated by atomic {other} in the "
                               f"same launch; mixed atomic kinds do not commute, so the final value depends on "
                               f"the order threads reach it, which volta check does not pick", op.span)
 

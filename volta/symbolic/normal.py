@@ -342,10 +342,12 @@ class Normalizer:
     def __init__(self) -> None:
         self.memo: dict[Expr, NormalForm] = {}
         self.bools: dict[Expr, Expr] = {}
+        self.differences: dict[Expr, NormalForm] = {}   # normalized comparison -> its d (of `d < 0`, ...)
 
     def clear(self) -> None:
         self.memo.clear()
         self.bools.clear()
+        self.differences.clear()
 
     def __call__(self, root: Expr) -> NormalForm:
         if root.op in E.BOOLEAN:
@@ -448,6 +450,8 @@ class Normalizer:
     def _select_of(self, cond: Expr, x: Expr, y: Expr, nx: NormalForm, ny: NormalForm) -> Expr:
         if cond.op is E.NOT:                       # rule select-not
             cond, x, y, nx, ny = cond.args[0], y, x, ny, nx
+        if (cond.op is E.LE or cond.op is E.EQ) and cond in self.differences:   # rule select-polarity:
+            cond, x, y, nx, ny = self._negated(cond), y, x, ny, nx   # d <= 0 ? x : y is -d < 0 ? y : x
         if cond.op in E.COMPARISONS and (cond.args[1] is E.ZERO or cond.args[0] is E.ZERO and cond.op in (E.EQ, E.NE)):
             d = cond.args[0] if cond.args[1] is E.ZERO else cond.args[1]   # eq/ne sort their arguments
             x_minus_y = to_expr(nf_sub(nx, ny))
@@ -493,11 +497,28 @@ class Normalizer:
             result = node
         elif op in E.COMPARISONS:
             a, b = (self.memo[c] for c in node.args)
-            d = to_expr(nf_sub(a, b))
-            result = E.rebuild(node, (d, E.ZERO))
+            nf = nf_sub(a, b)
+            result = E.rebuild(node, (to_expr(nf), E.ZERO))
+            if result.op in E.COMPARISONS:   # (not a constant folded to true/false)
+                self.differences[result] = nf
+        elif op is E.NOT and self.bools[node.args[0]] in self.differences:
+            result = self._negated(self.bools[node.args[0]])
         else:
             result = E.rebuild(node, tuple(self.bools[c] for c in node.args))
         self.bools[node] = result
+
+    def _negated(self, cmp: Expr) -> Expr:
+        """Rule not-compare: over the reals (no NaN) not(d < 0) is -d <= 0, not(d <= 0) is -d < 0, and
+        == and != swap, so `!(a <= 0)` (nvcc's branch around `if (a > 0)`) and `0 < a` are one condition."""
+        nf = self.differences[cmp]
+        if cmp.op is E.EQ or cmp.op is E.NE:
+            result = (E.ne if cmp.op is E.EQ else E.eq)(to_expr(nf), E.ZERO)
+        else:
+            nf = nf_neg(nf)
+            result = (E.le if cmp.op is E.LT else E.lt)(to_expr(nf), E.ZERO)
+        if result.op in E.COMPARISONS:
+            self.differences[result] = nf
+        return result
 
     def normalize_bool(self, cond: Expr) -> Expr:
         for node in E.postorder(cond, self.bools):

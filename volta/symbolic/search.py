@@ -60,6 +60,7 @@ def _candidates(variables: Sequence[Expr], rng: random.Random, tries: int) -> It
     integral = [E.is_integer_leaf(v) for v in variables]
     yield [Fraction(0)] * n
     yield [Fraction(1)] * n
+    yield [Fraction(-1)] * n   # every input negative: a max seeded with 0 instead of -inf (or INT_MIN) shows
     for _ in range(tries // 2):
         yield [rng.choice(SMALL) for _ in range(n)]
     for _ in range(tries - tries // 2):

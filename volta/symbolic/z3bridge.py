@@ -9,6 +9,7 @@ candidate that search.py confirms by exact evaluation. Timeouts are Unknown, nev
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from pathlib import Path
 
@@ -25,7 +26,8 @@ DEFAULT_TIMEOUT_MS = 10_000
 class Translator:
     """Memoized Expr -> z3 term; collects side facts (divisors != 0, atom definitions)."""
 
-    def __init__(self) -> None:
+    def __init__(self, integers: bool = False) -> None:
+        self.integers = integers                 # tell z3 which leaves are integers (E.is_integer_leaf)
         self.memo: dict[Expr, z3.ExprRef] = {}
         self.leaves: dict[str, Expr] = {}        # z3 constant name -> VAR/SYM node
         self.facts: list[z3.BoolRef] = []        # atom definitions: true of the real functions
@@ -59,7 +61,7 @@ class Translator:
             name = f"{node.data[0]}[{node.data[1]}]" if op is E.VAR else f"${node.data}"
             self.leaves[name] = node
             leaf = z3.Real(name)
-            if E.is_integer_leaf(node):
+            if self.integers and E.is_integer_leaf(node):
                 self.facts.append(z3.IsInt(leaf))   # an element of an integer buffer
             return leaf
         if op is E.ADD:
@@ -135,9 +137,10 @@ def _fraction(value: z3.ExprRef) -> Fraction:
     return Fraction(0)
 
 
-def _difference_problem(a: Expr, b: Expr, norm: Normalizer | None) -> tuple[Translator, list]:
+def _difference_problem(a: Expr, b: Expr, norm: Normalizer | None, integers: bool = False
+                        ) -> tuple[Translator, list]:
     """Assertions satisfiable iff some defined input makes a != b (under the loose encodings)."""
-    t = Translator()
+    t = Translator(integers)
     za, zb = t(to_expr(normalize(a, norm))), t(to_expr(normalize(b, norm)))
     return t, [*t.facts, *t.domain(), za != zb]
 
@@ -165,10 +168,11 @@ class ConstantTooLarge(Exception):
 
 
 def solver_model(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                 norm: Normalizer | None = None) -> dict[Expr, Fraction] | Proved | Unknown:
-    """A candidate model where a != b, Proved if there is none, or Unknown."""
+                 norm: Normalizer | None = None, integers: bool = False) -> dict[Expr, Fraction] | Proved | Unknown:
+    """A candidate model where a != b, Proved if there is none, or Unknown. Over the reals (Proved then
+    holds for integer inputs too); with `integers`, elements of integer buffers are integers."""
     try:
-        t, assertions = _difference_problem(a, b, norm)
+        t, assertions = _difference_problem(a, b, norm, integers)
     except ConstantTooLarge as err:
         return Unknown(str(err))
     status, model, reason = _solve(assertions, timeout_ms)
@@ -189,7 +193,7 @@ def decide_equal(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS,
     split = decide_by_cases(a, b, norm)   # max/min identities by case splits, before the solver
     if split is not None:
         return split
-    from volta.symbolic.search import confirm, random_search
+    from volta.symbolic.search import admissible, confirm, random_search
     found = solver_model(a, b, timeout_ms, norm)
     if isinstance(found, (Proved, Unknown)):
         if isinstance(found, Unknown):
@@ -200,7 +204,26 @@ def decide_equal(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS,
     refuted = confirm(a, b, found)
     if refuted.confirmed:
         return refuted
+    if not admissible(found):   # a real model where an integer buffer needs integers: round it, then ask z3
+        for rounded in _integer_roundings(found):
+            refuted = confirm(a, b, rounded)
+            if refuted.confirmed:
+                return refuted
+        found = solver_model(a, b, timeout_ms, norm, integers=True)
+        if isinstance(found, (Proved, Unknown)):
+            return random_search(a, b) or found
+        refuted = confirm(a, b, found)
+        if refuted.confirmed:
+            return refuted
     return random_search(a, b) or refuted
+
+
+def _integer_roundings(model: dict) -> list[dict]:
+    """The model with its integer leaves rounded down, up, and to nearest."""
+    out = []
+    for rnd in (math.floor, math.ceil, round):
+        out.append({k: Fraction(rnd(v)) if E.is_integer_leaf(k) else v for k, v in model.items()})
+    return out
 
 
 def prove(formula: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:

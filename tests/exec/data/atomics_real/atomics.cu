@@ -203,3 +203,30 @@ extern "C" __global__ void max_above_atomic(const int* a, int* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n && a[i] > 10) atomicMax(out, a[i]);
 }
+
+// a wrapping counter (atomicInc with one bound) beside the data: the number of threads that ran, mod 100
+extern "C" __global__ void count_inc_ref(const float* a, const float* b, float* out, int n) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) {
+    float s = 0.f;
+    for (int i = 0; i < n; ++i) s += a[i] * b[i];
+    out[0] = s;
+    reinterpret_cast<unsigned*>(out)[2] = n % 100;
+  }
+}
+
+extern "C" __global__ void count_inc_atomic(const float* a, const float* b, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    atomicAdd(out, a[i] * b[i]);
+    atomicInc(reinterpret_cast<unsigned*>(out) + 2, 99u);
+  }
+}
+
+// each thread its own bound: the final value depends on the order
+extern "C" __global__ void count_inc_bounds(const float* a, const float* b, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    atomicAdd(out, a[i] * b[i]);
+    atomicInc(reinterpret_cast<unsigned*>(out) + 2, 50u + (i & 7));
+  }
+}
