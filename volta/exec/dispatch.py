@@ -36,6 +36,16 @@ def handles_real(*names):
     return handles(*names, table=REAL)
 
 
+def run_bits(m, op, lanes):
+    """The bit handler alone (bits, flags, races, findings, advancing the warp), for a REAL handler that then
+    writes the expressions itself."""
+    m.symbolic = False
+    try:
+        DISPATCH[op.op](m, op, lanes)
+    finally:
+        m.symbolic = True
+
+
 def _advance(m, lanes):
     from volta.exec.machine import RUN
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import floatbits
-from volta.exec.dispatch import DISPATCH, handles_real, reduction_groups
+from volta.exec.dispatch import handles_real, reduction_groups, run_bits
 from volta.exec.services import DATA
 from volta.ir.program import RegRef
 from volta.semantics import realops
@@ -47,13 +47,6 @@ _COMBINE = {k: _Op(k) for k in ("add", "min", "max")}
 _ABS = _Op("abs")
 
 
-def _bits(m, op, lanes):
-    m.symbolic = False
-    try:
-        DISPATCH[op.op](m, op, lanes)
-    finally:
-        m.symbolic = True
-
 
 @handles_real("redux")
 def _redux(m, op, lanes):
@@ -74,7 +67,7 @@ def _redux(m, op, lanes):
         _refuse_float_bits(m, op, src, t, lanes[data])
         values = m.read_sym(src, lanes, t)   # before the bit handler writes (dst may be src)
     pc = m.pc[lanes].copy()
-    _bits(m, op, lanes)
+    run_bits(m, op, lanes)
     ran = np.flatnonzero(m.pc[lanes] != pc)
     if ran.size == 0:
         return   # waiting for the rest of the membermask

@@ -24,7 +24,7 @@ import numpy as np
 from volta.errors import Unsupported
 from volta.exec import access as A
 from volta.exec import tensor as T
-from volta.exec.dispatch import DISPATCH, handles_real
+from volta.exec.dispatch import handles_real, run_bits
 from volta.exec.services import DATA
 from volta.semantics.bits import U64
 from volta.symbolic import expr as E
@@ -39,14 +39,6 @@ def pack_name(fmt: str) -> str:
 
 
 # ---- elements of registers ------------------------------------------------------------------------------
-
-def _bits(m, op, lanes):
-    """The bit handler (bits, flags, races, findings, advancing the warp); expressions follow from the caller."""
-    m.symbolic = False
-    try:
-        DISPATCH[op.op](m, op, lanes)
-    finally:
-        m.symbolic = True
 
 
 def _constants(op, bits, t):
@@ -168,7 +160,7 @@ def _mma(m, op, lanes):
     At = _fragment(m, op, ra, grid, at, per_reg, T.layout_table(la, M * K // 32), (M, K))
     Bt = _fragment(m, op, rb, grid, bt, per_reg, T.layout_table(lb, K * N // 32), (K, N))
     Ct = _fragment(m, op, rc, grid, ct, c_per, T.layout_table(lc, M * N // 32), (M, N))
-    _bits(m, op, lanes)
+    run_bits(m, op, lanes)
     _store_fragment(m, rd, grid, product(At, Bt, Ct), c_per, dt, T.layout_table(lc, M * N // 32))
 
 
@@ -236,7 +228,7 @@ def _wmma_load(m, op, lanes):
     for r, c, addr in T.wmma_addresses(m, op, grid, op.operands[1], stride_op, rows, cols, rows * cols // 32, es):
         sym, bits = read_elements(m, op, op.d.space or None, addr, flat, es)
         tile[w_idx, r, c] = _filled(op, sym, bits, REAL_TYPES[fmt])
-    _bits(m, op, lanes)
+    run_bits(m, op, lanes)
     _store_fragment(m, regs, grid, tile, per, fmt, T.wmma_layout(rows, cols, len(regs) * per))
 
 
@@ -250,7 +242,7 @@ def _wmma_store(m, op, lanes):
     if grid is None:
         return
     tile = _fragment(m, op, regs, grid, fmt, per, T.wmma_layout(rows, cols, len(regs) * per), (rows, cols))
-    _bits(m, op, lanes)
+    run_bits(m, op, lanes)
     flat = grid.reshape(-1)
     w_idx = np.repeat(np.arange(grid.shape[0]), 32)
     pos_of = np.full(m.L, -1, np.int64)
@@ -275,7 +267,7 @@ def _wmma_mma(m, op, lanes):
     At = _fragment(m, op, ra, grid, at, a_per, T.wmma_layout(M, K, len(ra) * a_per), (M, K))
     Bt = _fragment(m, op, rb, grid, bt, a_per, T.wmma_layout(K, N, len(rb) * a_per), (K, N))
     Ct = _fragment(m, op, rc, grid, ct, c_per, T.wmma_layout(M, N, len(rc) * c_per), (M, N))
-    _bits(m, op, lanes)
+    run_bits(m, op, lanes)
     _store_fragment(m, rd, grid, product(At, Bt, Ct), d_per, dt, T.wmma_layout(M, N, len(rd) * d_per))
 
 
@@ -331,7 +323,7 @@ def _ldmatrix(m, op, lanes):
         conc = np.flatnonzero(sym == None)  # noqa: E711
         marked[conc] = [E.call(B16, E.const(int(b))) for b in bits[conc]]
         mats[:, :, :, c] = marked.reshape(W, nm, 8)
-    _bits(m, op, lanes)
+    run_bits(m, op, lanes)
     flat = grid.reshape(-1)
     lane = np.arange(32)
     for i, reg in enumerate(regs):
@@ -380,7 +372,7 @@ def _movmatrix(m, op, lanes):
         else:
             raise Unsupported(f"`{op.d.inst.opcode}` moves a register that does not hold two 16-bit elements "
                               f"as real values", op.span)
-    _bits(m, op, lanes)
+    run_bits(m, op, lanes)
     lane = np.tile(np.arange(32), grid.shape[0])
     base = np.repeat(np.arange(grid.shape[0]) * 32, 32)
     elems = []
