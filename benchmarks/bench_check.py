@@ -12,6 +12,8 @@ turns the lane-structured polynomial path off (volta/exec/lanesym.py) for a befo
 
 Measured (one core, lane-structured path on): GEMM 64^3 1.3 s, 128^3 4.6 s (5.3 M/s executing),
 256^3 32 s (6.7 M/s executing); per-lane path (`--per-lane`): 64^3 6.0 s, 128^3 39 s.
+2026-12-03 (2 shared cores): GEMM 256^3 7.7 s (execute 4.2 s, 33 M/s executing) since reads of buffers no
+instruction writes are not race-tracked (was 25.9 s); softmax 16x1024 8.0 s.
 """
 from __future__ import annotations
 
