@@ -408,12 +408,18 @@ LARGE_EXPANSION = 50_000  # estimated terms: above this, a few random inputs are
 
 
 def _expansion(*roots) -> int:
-    """An estimate of the terms normalizing would expand to: a sum adds its parts' terms, a product (and a
-    ratio) multiplies them, anything else is one atom. A two-pass variance of 256 elements estimates 1.7e7
-    (minutes to normalize), a 128-wide softmax 128. Linear in the DAG; capped at 1e12. Nodes are interned
-    for the life of the process, so estimates are kept by node id across elements (outputs share sub-DAGs:
-    a fresh walk per element made a 512-element softmax spend 70% of its time here)."""
+    """An estimate of the terms normalizing would expand to, numerator and denominator counted apart as
+    the normal form keeps them (num/den): a sum adds its parts' terms (denominators taken as shared), a
+    product multiplies them, a ratio a/b is a.num·b.den over a.den·b.num, anything else is one atom. A
+    two-pass variance of 256 elements estimates 1.7e7 (minutes to normalize), a 128-wide softmax 129, and
+    attention over 256 keys, sum_k 2^(s_k - m)·V[k] / sum_k 2^(s_k - m), 512 (one product num·den made it
+    65,536, and 8 exact evaluations per element before normalizing cost 7.6 s each, 95% of the check).
+    Linear in the DAG; capped at 1e12. Only decides whether a few random inputs are tried before
+    normalizing: no verdict depends on it. Nodes are interned for the life of the process, so estimates are
+    kept by node id across elements (outputs share sub-DAGs: a fresh walk per element made a 512-element
+    softmax spend 70% of its time here)."""
     memo = _EXPANSION
+    cap = 10 ** 12
     for root in roots:
         if not isinstance(root, E.Expr):
             continue
@@ -427,19 +433,24 @@ def _expansion(*roots) -> int:
                 stack.append((node, True))
                 stack.extend((x, False) for x in kids if x.id not in memo)
                 continue
-            if node.op == E.ADD:
-                n = sum(memo[x.id] for x in kids)
-            elif node.op in (E.MUL, E.DIV):
-                n = 1
-                for x in kids:
-                    n *= memo[x.id]
+            op = node.op
+            if op == E.ADD or op == E.MUL or op == E.DIV:
+                num, den = memo[kids[0].id]
+                for x in kids[1:]:
+                    n2, d2 = memo[x.id]
+                    if op == E.ADD:      # as if over one denominator (0: none), as a sum was counted before
+                        num, den = num + n2, max(den, d2)
+                    elif op == E.MUL:
+                        num, den = num * n2, den * d2 if den and d2 else den or d2
+                    else:                # (a/da) / (b/db) = a·db / (da·b)
+                        num, den = num * max(d2, 1), max(den, 1) * n2
+                memo[node.id] = (min(num, cap), min(den, cap))
             else:
-                n = 1
-            memo[node.id] = min(n, 10 ** 12)
-    return max((memo[r.id] for r in roots if isinstance(r, E.Expr)), default=0)
+                memo[node.id] = (1, 0)
+    return max((min(sum(memo[r.id]), cap) for r in roots if isinstance(r, E.Expr)), default=0)
 
 
-_EXPANSION: dict = {}  # node id -> estimated terms (see _expansion)
+_EXPANSION: dict = {}  # node id -> estimated (numerator, denominator) terms, 0 = no denominator (see _expansion)
 
 
 def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None) -> Counterexample | None:
