@@ -77,8 +77,8 @@ def update(m, op, region, lz, offs, es, t, values):
     kind = kind_of(op)
     if region.name == "%grid_sync_workspace":
         return   # the grid barrier's counter: its protocol is the barrier, bits only
-    conditional = bool(m.__dict__.get("atomic_conditions"))   # under a data condition (ifconvert.py)
-    data = conditional or any(not _constant(v) for v in values) or _holds_expressions(m, region, lz, offs)
+    conditions = m.__dict__.get("atomic_conditions") or {}   # lane -> its data condition (ifconvert.py)
+    data = bool(conditions) or any(not _constant(v) for v in values) or _holds_expressions(m, region, lz, offs)
     mark = kind
     if kind in SAME_STEP:
         bounds = {v.data for v in values} if not data else set()
@@ -113,7 +113,6 @@ def update(m, op, region, lz, offs, es, t, values):
     key = A.row_index(region, lz, m) * region.data.shape[1] + offs
     current, last = {}, {}
     d = _COMBINE[kind]
-    conditions = m.__dict__.get("atomic_conditions") or {}
     for j in range(lz.size):
         k = int(key[j])
         before = current.get(k, held[j])

@@ -567,8 +567,7 @@ def _atom(m, op, lanes):
     addr = A.addresses(m, op, addr_op, lanes)
     vals = [m.read(s, lanes, t) for s in srcs]
     exprs = m.read_sym(srcs[0], lanes, t) if m.symbolic else None   # over the reals: atomics_real.update
-    kind = next((w for w in (".add", ".min", ".max", ".and", ".or", ".xor", ".exch", ".cas", ".inc", ".dec")
-                 if w in op.d.mods), None)
+    kind = atomics_real.kind_of(op)
     from volta.exec import memmodel
 
     clocks = m.clocks
