@@ -812,54 +812,60 @@ def _has_infinity(values) -> bool:
     return bool(_IS_INFINITY(values).any())
 
 
-_IDIOMS: dict = {}
+_IDIOMS: dict = {}   # id(prog) -> (prog, {op index: bool}): a few programs, kept alive while cached
 
 
 def _exponent_field_idiom(prog, op) -> bool:
     """`shl.b32 r, s, 23` where s is only ever written by `mov.b32 s, f` from an .f32 register and r is
     only ever read by `mov.b32 g, r` into an .f32 register: the bits being shifted are a float's, and the
-    result is used only as a float (libdevice expf). Static, over the whole program; cached."""
-    hit = _IDIOMS.get(id(op))
-    if hit is not None and hit[0] is op:
-        return hit[1]
-    ok = (op.d.types == (".b32",) and len(op.operands) == 3 and isinstance(op.operands[0], RegRef)
-          and isinstance(op.operands[1], RegRef) and isinstance(op.operands[2], ast.Imm)
-          and op.operands[2].value == 23)
-    if ok:
+    result is used only as a float (libdevice expf). Static, over the whole program: every shl of the
+    program is classified in one pass over its instructions (a pass per shl cost seconds on unrolled loops)."""
+    hit = _IDIOMS.get(id(prog))
+    if hit is None or hit[0] is not prog:
+        if len(_IDIOMS) > 32:
+            _IDIOMS.clear()
+        hit = _IDIOMS[id(prog)] = (prog, _exponent_field_idioms(prog))
+    return hit[1].get(op.index, False) if prog.ops[op.index] is op else False
+
+
+def _exponent_field_idioms(prog) -> dict:
+    def regs(o):
+        if isinstance(o, RegRef):
+            return {o.index}
+        if isinstance(o, ast.Vector):
+            return {e.index for e in o.elems if isinstance(e, RegRef)}
+        return set()
+
+    writers: dict = {}   # register -> [(op index, a mov.b32 from an .f32 register)]
+    readers: dict = {}   # register -> [(op index, a mov.b32 into an .f32 register)]
+    for other in prog.ops:
+        if not other.operands:
+            continue
+        head, rest = other.operands[0], other.operands[1:]
+        written = regs(head) if other.op not in ("st", "red") else set()
+        read = set().union(*(regs(x) for x in rest)) if rest else set()
+        if other.op in ("st", "red"):
+            read |= regs(head)
+        for x in (head, *rest):
+            if isinstance(x, ast.Address) and isinstance(x.base, RegRef):
+                read.add(x.base.index)
+        float_mov = (other.op == "mov" and other.d.types == (".b32",) and len(other.operands) == 2
+                     and isinstance(head, RegRef) and isinstance(rest[0], RegRef))
+        for r in written:
+            writers.setdefault(r, []).append((other.index, float_mov and rest[0].type == ".f32"))
+        for r in read:
+            readers.setdefault(r, []).append((other.index, float_mov and head.type == ".f32"))
+    out = {}
+    for op in prog.ops:
+        if not (op.op == "shl" and op.d.types == (".b32",) and len(op.operands) == 3
+                and isinstance(op.operands[0], RegRef) and isinstance(op.operands[1], RegRef)
+                and isinstance(op.operands[2], ast.Imm) and op.operands[2].value == 23):
+            continue
         dst, src = op.operands[0].index, op.operands[1].index
-
-        def regs(o):
-            if isinstance(o, RegRef):
-                return {o.index}
-            if isinstance(o, ast.Vector):
-                return {e.index for e in o.elems if isinstance(e, RegRef)}
-            return set()
-
-        for other in prog.ops:
-            if not other.operands:
-                continue
-            head, rest = other.operands[0], other.operands[1:]
-            written = regs(head) if other.op not in ("st", "red") else set()
-            read = set().union(*(regs(x) for x in rest)) if rest else set()
-            if other.op in ("st", "red"):
-                read |= regs(head)
-            if isinstance(head, ast.Address) and isinstance(head.base, RegRef):
-                read.add(head.base.index)
-            for x in rest:
-                if isinstance(x, ast.Address) and isinstance(x.base, RegRef):
-                    read.add(x.base.index)
-            float_mov = (other.op == "mov" and other.d.types == (".b32",) and len(other.operands) == 2
-                         and isinstance(head, RegRef) and isinstance(rest[0], RegRef))
-            if other is op:
-                continue
-            if src in written and not (float_mov and rest[0].type == ".f32"):
-                ok = False
-            if dst in written or (dst in read and not (float_mov and head.type == ".f32")):
-                ok = False
-            if not ok:
-                break
-    _IDIOMS[id(op)] = (op, ok)   # the op is kept alive, so its id is not reused
-    return ok
+        out[op.index] = (all(ok for i, ok in writers.get(src, ()) if i != op.index)
+                         and not any(i != op.index for i, _ in writers.get(dst, ()))
+                         and all(ok for i, ok in readers.get(dst, ()) if i != op.index))
+    return out
 
 
 def _select(c, a, b, op, m=None):
