@@ -93,6 +93,13 @@ def update(m, op, region, lz, offs, es, t, values):
     if kind in BITWISE and (data or is_float(t)):
         raise Unsupported(f"`{op.d.inst.opcode}` on tensor data: bitwise atomics have no real-number meaning",
                           op.span)
+    if data and t in (".f16x2", ".bf16x2"):
+        raise Unsupported(f"`{op.d.inst.opcode}` on tensor data: atomics on pairs of 16-bit elements are not "
+                          f"modelled over the reals", op.span)
+    if data:
+        from volta.exec import tensor_real
+
+        tensor_real.check_width(op, region, es)   # the outputs are read element by element
     _one_kind_per_address(m, op, region, lz, offs, mark)
     dst = op.operands[0] if op.op == "atom" else None
     if isinstance(dst, RegRef) and dst.index in _read_registers(m.prog):

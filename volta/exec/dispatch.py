@@ -476,10 +476,16 @@ def _st(m, op, lanes):
             A.store(m, region, lz, offs + k * es, es, bits)
             m.set_memory_flags(region, lz, offs + k * es, es, flags)
             if m.symbolic and isinstance(regs[k], RegRef) and isinstance(m.sym[regs[k].index], LaneSym):
-                A.store_lsym(m, region, lz, offs + k * es, es, m.lane_sym(regs[k], lz))
+                ls = m.lane_sym(regs[k], lz)
+                if ls is not None:
+                    tensor_real.check_width(op, region, es)
+                A.store_lsym(m, region, lz, offs + k * es, es, ls)
             elif m.symbolic:
                 sym = m.sym_of(regs[k], lz)
-                A.store_sym(m, region, lz, offs + k * es, es, sym)
+                # pairs of 16-bit elements land as two elements; data of another width than a buffer's is refused
+                if sym is None or getattr(m, "bit_terms", False) or \
+                        not tensor_real.store_pairs(m, op, region, lz, offs + k * es, es, sym):
+                    A.store_sym(m, region, lz, offs + k * es, es, sym)
         if m.may_spin:
             new = np.concatenate([A.load(m, region, lz, offs + k * es, es)[0][:, None] for k in range(n)], axis=1)
             if (new != old).any():

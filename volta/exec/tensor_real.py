@@ -12,7 +12,12 @@ tensor.wmma_layout, tensor.ldmatrix_layout; the same tables volta.equiv.bitproof
 through tensor.tile_from_slots / slots_from_tile.
 
 Registers of 16-bit elements (f16x2, bf16x2) hold two reals: their expression is the node `f16x2(lo, hi)`
-(an uninterpreted pair, never arithmetic: the real model refuses to unpack or compute with it, dispatch.py `mov`).
+(a pair, never a number: nothing computes with the node itself). `cvt.{rn,rz}{.relu}.f16x2.f32 d, a, b` makes
+the pair (b, a) (`packed_compute`, which floatbits.real_compute sends every .f16x2/.bf16x2 instruction on data
+to); add/sub/mul/fma/neg/abs/min/max on .f16x2/.bf16x2 compute each half apart; any other instruction of those
+types on data is refused. A 4-byte `st` of a pair stores its two halves as 2-byte elements (`store_pairs`, called
+by dispatch.py `st`), into untyped memory or a buffer of the pair's own element type. `mov` unpacking/packing
+of data stays refused (dispatch.py `mov`): a 16-bit register's expression does not say its format.
 `ldmatrix` and `movmatrix` move b16 elements without knowing their format, so a concrete element there is kept
 as its bits, `b16(bits)`, and decoded by the instruction that gives it a type (mma, wmma.store). Integer and fp8
 MMAs (four elements a register) are refused: their wrapping and formats are not modelled over the reals.
@@ -26,6 +31,7 @@ from volta.exec import access as A
 from volta.exec import tensor as T
 from volta.exec.dispatch import handles_real, run_bits
 from volta.exec.services import DATA
+from volta.ir.program import RegRef
 from volta.semantics.bits import U64
 from volta.symbolic import expr as E
 
@@ -382,3 +388,112 @@ def _movmatrix(m, op, lanes):
         col[:] = [parts[b + s][u] for b, s, u in zip(base, sl, sub)]
         elems.append(col)
     _write(m, dst, flat, _pack_moved(elems))
+
+
+# ---- f16x2 / bf16x2 registers outside the tensor core --------------------------------------------------------
+
+PACKED = {".f16x2": "f16", ".bf16x2": "bf16"}
+_HALF_OPS = frozenset({"add", "sub", "mul", "fma", "neg", "abs", "min", "max"})
+
+
+def is_pair(e) -> bool:
+    return isinstance(e, E.Expr) and e.op is E.CALL and len(e.args) == 2 and e.data in (
+        "f16x2", "bf16x2", pack_name(B16))
+
+
+def packed_compute(m, op, dl, srcs):
+    """The expressions an instruction of type .f16x2/.bf16x2 computes on the data lanes `dl` (PTX ISA §9.7.9.21
+    cvt, §9.7.4 half precision arithmetic), a list; None when no type of the instruction is a packed pair.
+
+    `cvt.rn.f16x2.f32 d, a, b` puts b in the low half and a in the high one: d = f16x2(b, a) (conversions are the
+    identity over the reals; `.relu` clamps each at 0). Arithmetic applies to the halves independently, each
+    operand read as two elements of the instruction's format (a concrete register as its bits, a symbolic one
+    only when it holds a pair of that format, register_elements). Everything else on packed data is refused."""
+    if not op.d.types or not any(t in PACKED for t in op.d.types):
+        return None
+    d = op.d
+    what = d.inst.opcode
+    fmt = PACKED.get(d.types[0])
+    if d.op == "cvt":
+        src_t = d.types[-1]
+        if fmt is None or src_t != ".f32" or len(srcs) != 2 or d.has(".satfinite") or \
+                d.rounding not in (None, ".rn", ".rz", ".rm", ".rp"):
+            raise Unsupported(f"`{what}` on tensor data is not modelled over the reals (only cvt.{{rn,rz,rm,rp}}"
+                              f"{{.relu}}.f16x2/.bf16x2.f32 packing two f32)", op.span)
+        hi, lo = (m.read_sym(s, dl, ".f32") for s in srcs)
+        out = []
+        for a, b in zip(lo, hi):
+            if not (isinstance(a, E.Expr) and isinstance(b, E.Expr)):
+                raise Unsupported(f"`{what}` packs a value with no real meaning (an infinity) into {fmt} halves",
+                                  op.span)
+            if d.has(".relu"):
+                a, b = E.maximum(a, E.ZERO), E.maximum(b, E.ZERO)
+            out.append(E.call(pack_name(fmt), a, b))
+        return out
+    if (d.op not in _HALF_OPS or fmt is None or any(t != d.types[0] for t in d.types) or
+            d.has(".xorsign", ".oob") or (d.has(".relu") and d.op not in ("min", "max"))):
+        raise Unsupported(f"`{what}` on tensor data in {d.types[0]} registers is not modelled over the reals "
+                          f"(use --fp ieee|ARCH to compare bits)", op.span)
+    from volta.semantics import realops
+
+    halves = register_elements(m, op, srcs, dl, fmt, 2)   # per operand: [low elements, high elements]
+    out = []
+    for k in range(dl.size):
+        parts = []
+        for j in (0, 1):
+            v = realops.apply(d, tuple(h[j][k] for h in halves))
+            if not isinstance(v, E.Expr):
+                raise Unsupported(f"`{what}` on tensor data has no real value here", op.span)
+            parts.append(v)
+        out.append(E.call(pack_name(fmt), *parts))
+    return out
+
+
+def refuse_pairs(m, op, dl, srcs):
+    """An instruction that is neither a move nor packed arithmetic reading a register that holds a pair of
+    16-bit elements (integer arithmetic on its bits): refused, the pair is no number."""
+    from volta.exec.lanesym import LaneSym
+
+    for s in srcs:
+        if isinstance(s, RegRef) and m.sym[s.index] is not None and not isinstance(m.sym[s.index], LaneSym):
+            sym = m.sym_of(s, dl)
+            if sym is not None and any(is_pair(e) for e in sym):
+                raise Unsupported(f"`{op.d.inst.opcode}` computes with the bits of a register holding two 16-bit "
+                                  f"elements ({s.name}); only moves, shuffles, stores, mma and .f16x2/.bf16x2 "
+                                  f"arithmetic are modelled on such pairs over the reals", op.span)
+
+
+def check_width(op, region, size):
+    """Tensor data stored `size` bytes at a time into a typed buffer must be whole elements of it."""
+    if region.dtype is not None and A.region_itemsize(region) != size:
+        raise Unsupported(f"`{op.d.inst.opcode}` stores {size}-byte tensor data into the "
+                          f"{A.region_itemsize(region)}-byte {region.dtype} elements of `{region.name}`; only whole "
+                          f"elements are modelled", op.span)
+
+
+def store_pairs(m, op, region, lanes, offs, size, sym) -> bool:
+    """`st` of register expressions `sym` (over `lanes`) into `region` at `offs`, `size` bytes each: the pairs of
+    a 4-byte store become two 2-byte elements (low at offs, high at offs + 2), the element type of the memory a
+    pair's own (untyped shared/local memory, or a buffer of f16 for f16x2, bf16 for bf16x2). A data value whose
+    width is not the element width of a typed buffer is refused: the outputs are read element by element.
+    Returns False when no lane stores a pair (the caller stores `sym` as it is)."""
+    has = np.flatnonzero(sym != None)  # noqa: E711
+    pairs = np.array([is_pair(e) for e in sym[has]], bool)
+    if not pairs.any():
+        if has.size:
+            check_width(op, region, size)
+        return False
+    if size != 4 or not pairs.all():
+        raise Unsupported(f"`{op.d.inst.opcode}` stores a pair of 16-bit elements together with other values",
+                          op.span)
+    names = {sym[k].data for k in has}
+    allowed = {"f16x2": (None, "f16"), "bf16x2": (None, "bf16")}
+    if any(region.dtype not in allowed.get(n, ()) for n in names):
+        raise Unsupported(f"`{op.d.inst.opcode}` stores {'/'.join(sorted(names))} pairs into `{region.name}`"
+                          f"{' (' + region.dtype + ')' if region.dtype else ''}: their 16-bit elements are "
+                          f"modelled only in untyped memory or a buffer of their own format", op.span)
+    for j in (0, 1):
+        half = np.full(lanes.size, None, dtype=object)
+        half[has] = [sym[k].args[j] for k in has]
+        A.store_sym(m, region, lanes, offs + 2 * j, 2, half)
+    return True
