@@ -158,28 +158,79 @@ def p_constant_value(p: Poly):
 # ---------------------------------------------------------------- ratios
 
 class NormalForm:
-    """num/den over the reals; den None means 1. Not hash-consed: compare with `equal`."""
+    """num/den over the reals; den None means 1. Not hash-consed: compare with `equal`.
 
-    __slots__ = ("num", "den")
+    `scale` (exponent id e, nonzero rational c), when set, multiplies the numerator: the value is
+    c·2^(EXP_POLYS[e])·num/den, and `num` multiplies it in on first use. An online softmax rescales
+    its accumulator by 2^(m_old - m_new) at every key and then adds one term; kept as a scale, each step
+    costs the one new term (divided by the scale) instead of rewriting every term, so the chain over n
+    keys is O(n) rather than O(n^2) monomial products. The result is the same canonical polynomial.
+    """
 
-    def __init__(self, num: Poly, den: Poly | None = None):
+    __slots__ = ("_num", "den", "scale")
+
+    def __init__(self, num: Poly, den: Poly | None = None, scale: tuple | None = None):
         if den is not None:
             c = p_constant_value(den)
             if c is not None:
                 if c == 0:
                     raise Unsupported("division by a value that is identically zero")
                 num, den = p_scale(num, _int_if_whole(Fraction(1) / c)), None
-        self.num, self.den = num, den
+        self._num, self.den, self.scale = num, den, scale
+
+    @property
+    def num(self) -> Poly:
+        if self.scale is not None:
+            e, c = self.scale
+            self._num = p_mul(self._num, {((), e): c})
+            self.scale = None
+        return self._num
 
     def __repr__(self) -> str:
         return f"NormalForm({E.to_str(to_expr(self), depth=8)})"
 
     @property
     def is_zero(self) -> bool:
-        return not self.num
+        return not self._num
+
+
+LAZY_TERMS = 8   # numerators at least this long are rescaled lazily (NormalForm.scale)
+
+
+def _exponential(nf: NormalForm) -> tuple | None:
+    """(e, c) when nf is c·2^(EXP_POLYS[e]) alone (no factors, no denominator), else None."""
+    if nf.den is not None or nf.scale is not None or len(nf._num) != 1:
+        return None
+    ((factors, e), c), = nf._num.items()
+    return None if factors else (e, c)
+
+
+def _times_scale(s: tuple | None, e: int, c) -> tuple:
+    if s is None:
+        return e, c
+    e2, k = _exp_add(s[0], e) if s[0] and e else (s[0] or e, 0)
+    return e2, _pow2(s[1] * c, k)
+
+
+def _lazy_add(a: NormalForm, b: NormalForm) -> NormalForm | None:
+    """a + b keeping a's scale (b short, or under the same scale); None: add them expanded."""
+    if a.scale is None or a.den is not None or b.den is not None:
+        return None
+    if b.scale == a.scale:
+        return NormalForm(p_add(a._num, b._num), None, a.scale)
+    if len(b._num) * 4 > len(a._num):
+        return None
+    e, c = a.scale
+    e_inv, k = _exp_neg(e) if e else (0, 0)
+    unscaled = p_mul(b.num, {((), e_inv): _pow2(_int_if_whole(Fraction(1) / c), k)})
+    return NormalForm(p_add(a._num, unscaled), None, a.scale)
 
 
 def nf_add(a: NormalForm, b: NormalForm) -> NormalForm:
+    if a.scale is not None or b.scale is not None:
+        lazy = _lazy_add(a, b) or _lazy_add(b, a)
+        if lazy is not None:
+            return lazy
     if a.den is None and b.den is None:
         return NormalForm(p_add(a.num, b.num))
     if a.den is None:
@@ -208,6 +259,10 @@ def _mul_den(x: Poly | None, y: Poly | None) -> Poly | None:
 
 
 def nf_mul(a: NormalForm, b: NormalForm) -> NormalForm:
+    for x, y in ((a, b), (b, a)):
+        ey = _exponential(y)
+        if ey is not None and len(x._num) >= LAZY_TERMS:   # a long numerator times c·2^E: a scale
+            return NormalForm(x._num, x.den, _times_scale(x.scale, *ey))
     return NormalForm(p_mul(a.num, b.num), _mul_den(a.den, b.den))
 
 
@@ -384,6 +439,8 @@ class Normalizer:
         op = node.op
         if op is _ADD:
             (a, own_a), (b, own_b) = self._take(node.args[0], owned), self._take(node.args[1], owned)
+            if a.scale is not None or b.scale is not None:
+                return nf_add(a, b)
             if a.den is None and b.den is None:
                 if own_b and (len(b.num) > len(a.num) or not own_a):
                     a, b, own_a = b, a, True
