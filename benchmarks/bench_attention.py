@@ -5,14 +5,21 @@ online softmax at a given (queries, keys, head dim d), every output a ratio of s
     python benchmarks/bench_attention.py --shapes 1x32x1024 --ref single          # the shape
     python benchmarks/bench_attention.py --shapes 32x32x32 --causal --ref naive,single
     python benchmarks/bench_attention.py --shapes 16x32x64 --profile              # cProfile, hottest frames
+    python benchmarks/bench_attention.py --opt flash_mma --shapes 16x32x64,1x32x1024   # tensor cores
 
-Kernels: benchmarks/attention/{naive,single,flash}.cu, sizes as -D defines, compiled with nvcc (sm_80 PTX) into
-a cache directory keyed by source and defines (`--build`, default $TMPDIR/volta-bench-attention):
+Kernels: benchmarks/attention/{naive,single,flash,flash_mma}.cu, sizes as -D defines, compiled with nvcc (sm_80 PTX)
+into a cache directory keyed by source and defines (`--build`, default $TMPDIR/volta-bench-attention):
   naive   one block of one warp per query row (keys = 32), thread j computes columns j, j+32, ...
           (for d <= 32 the kernel of examples/eq_attention_naive_flash/ref.cu)
   single  one thread computes every row in turn (grid 1, block 1)
   flash   BR = min(16, queries) rows per block, K/V tiles of BC keys in shared memory (BC*d <= 4096 floats,
           BC divides keys), online softmax per thread (examples/eq_attention_naive_flash/opt.cu at d = 16)
+  flash_mma  (--opt flash_mma) one warp per 16 query rows (grid ceil(queries / 16), block 32; rows past the
+          last query read zeros and store nothing), 16-key tiles: S = Q K^T and P V with mma.sync m16n8k16
+          (fragments packed from f32 to f16x2 in registers), online softmax on the accumulator fragment with
+          quad shuffles, K/V tiles in shared memory while 2*16*d floats fit in 32 KB (d <= 256), else read from
+          global (examples/eq_attention_naive_flash_mma/opt.cu at d = 16); keys and d multiples of 16
+`--opt` picks the optimized kernel (default flash; a comma list runs each).
 `--causal` masks key k > query q in both kernels (-DCAUSAL=1). Every pair runs in its own subprocess, so the
 peak resident memory printed (getrusage ru_maxrss of that process) is the pair's own.
 Prints per pair: verdict, seconds (execute / decide), peak MB, thread-instructions/s (end to end).
@@ -31,6 +38,22 @@ Measured 2026-12-03, 2 shared cores (other agents running: +-30% between runs), 
 The issue's target (keys 32, d = 1024, 1,024 outputs, < 120 s and < 6 GB) holds for both references. At
 d >= 256 execution is 80-90% of the time (machine / dispatch / race bookkeeping per instruction); deciding
 1,024 outputs takes ~4 s at every d (normal forms are shared per row through one Normalizer).
+Tensor cores (--opt flash_mma), measured later on the same 2 shared cores, quieter, on HEAD 96427a5 exported
+with git archive (no uncommitted edits of others); every verdict EQUIVALENT, every output by equal normal forms;
+flash measured in the same session for comparison:
+  shape QxKxd (outputs)   naive-flash_mma    naive-flash
+  16x32x16   (256)         3.5 s   147 MB     7.9 s  189 MB
+  16x32x64   (1024)       11.0 s   341 MB    19.8 s  475 MB
+  32x32x32   (1024)       11.5 s   354 MB    19.1 s  517 MB
+  16x32x256  (4096)       44.1 s  1130 MB    82.0 s 1627 MB
+  1x32x1024  (1024)       23.8 s   412 MB   199.5 s  582 MB
+  16x32x1024 (16384)     180.4 s  3981 MB   (flash_mma: execute 56.7 s, decide 122.8 s)
+  causal 32x32x16 / 32x32x32: flash_mma 5.0 / 7.7 s (168 / 242 MB)
+  single-flash_mma 16x64x32 (512) 61.9 s, 16x128x16 (256) 72.2 s (executing the one-thread reference: 85%)
+The issue's target (1,024 outputs in < 120 s, < 6 GB) holds for the tensor-core kernel at 1x32x1024 (23.8 s,
+412 MB: execute 15.5 s, the warp's other 15 rows read zero queries and store nothing), 16x32x64 and 32x32x32.
+naive-flash 1x32x1024 took 199.5 s here (execute 183 s), not the 42.6 s of the table above; that is no regression
+since the table: naive-flash 1x32x256 takes 39-42 s both at d6d8f1e (the commit of the table) and at HEAD.
 More keys: single 2x256x32 (64 outputs) took 523.7 s, 508 s of it deciding: check._expansion counted
 sum/sum as a product (65,536 terms > LARGE_EXPANSION), so 8 exact evaluations (7.6 s each) ran before
 each normalization; counted num + den it is 512, and the pair takes 61 s (decide 23 s, loaded machine).
@@ -39,6 +62,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import os
 import resource
@@ -54,6 +78,7 @@ sys.path.insert(0, str(ROOT))
 
 SRC = ROOT / "benchmarks" / "attention"
 REFS = ["naive", "single"]
+OPTS = ["flash", "flash_mma"]
 
 
 def parse_shape(text: str) -> tuple[int, int, int]:
@@ -86,7 +111,7 @@ def build(kind: str, defines: dict, out_dir: Path) -> Path:
     return ptx
 
 
-def spec_for(ref: str, queries: int, keys: int, d: int, causal: bool, out_dir: Path):
+def spec_for(ref: str, queries: int, keys: int, d: int, causal: bool, out_dir: Path, opt: str = "flash"):
     from volta.exec.launch import Buffer, Dim3, KernelLaunch, LaunchSpec
 
     if ref == "naive" and keys != 32:
@@ -94,8 +119,10 @@ def spec_for(ref: str, queries: int, keys: int, d: int, causal: bool, out_dir: P
     if queries > keys and causal:
         raise SystemExit("--causal needs queries <= keys")
     br, bc = tiles(queries, keys, d)
-    if queries % br:
+    if opt == "flash" and queries % br:
         raise SystemExit(f"queries ({queries}) must be a multiple of {br}")
+    if opt == "flash_mma" and (keys % 16 or d % 16):
+        raise SystemExit("flash_mma: keys and d must be multiples of 16 (16-key tiles, m16n8k16 k steps)")
     c = int(causal)
     scale = "0.25"
     if ref == "naive":
@@ -104,18 +131,24 @@ def spec_for(ref: str, queries: int, keys: int, d: int, causal: bool, out_dir: P
     else:
         ptx = build("single", {"NQ": queries, "LK": keys, "D": d, "CAUSAL": c}, out_dir)
         r = KernelLaunch(ptx, "attention_single", Dim3(1), Dim3(1), ("Q", "K", "V", "O", scale))
-    ptx = build("flash", {"D": d, "BR": br, "BC": bc, "CAUSAL": c}, out_dir)
-    o = KernelLaunch(ptx, "attention_flash", Dim3(queries // br), Dim3(br), ("Q", "K", "V", "O", str(keys), scale))
+    if opt == "flash_mma":
+        ptx = build("flash_mma", {"D": d, "CAUSAL": c}, out_dir)
+        o = KernelLaunch(ptx, "attention_flash_mma", Dim3(-(-queries // 16)), Dim3(32),
+                         ("Q", "K", "V", "O", str(queries), str(keys), scale))
+    else:
+        ptx = build("flash", {"D": d, "BR": br, "BC": bc, "CAUSAL": c}, out_dir)
+        o = KernelLaunch(ptx, "attention_flash", Dim3(queries // br), Dim3(br), ("Q", "K", "V", "O", str(keys), scale))
     bufs = {"Q": Buffer("Q", "f32", queries * d, "in"), "K": Buffer("K", "f32", keys * d, "in"),
             "V": Buffer("V", "f32", keys * d, "in"), "O": Buffer("O", "f32", queries * d, "out")}
     return LaunchSpec({"ref": r, "opt": o}, bufs,
-                      source=f"attention {ref} vs flash{' causal' if causal else ''}, {queries}x{keys}x{d}")
+                      source=f"attention {ref} vs {opt}{' causal' if causal else ''}, {queries}x{keys}x{d}")
 
 
-def one(ref: str, queries: int, keys: int, d: int, causal: bool, out_dir: Path, profile: bool) -> dict:
+def one(ref: str, queries: int, keys: int, d: int, causal: bool, out_dir: Path, profile: bool,
+        opt: str = "flash") -> dict:
     from volta.equiv.check import check
 
-    spec = spec_for(ref, queries, keys, d, causal, out_dir)
+    spec = spec_for(ref, queries, keys, d, causal, out_dir, opt)
     prof = None
     if profile:
         import cProfile
@@ -130,12 +163,12 @@ def one(ref: str, queries: int, keys: int, d: int, causal: bool, out_dir: Path, 
         import pstats
         prof.disable()
         buf = io.StringIO()
-        saved = out_dir / f"{ref}-flash{'-causal' if causal else ''}-{queries}x{keys}x{d}.prof"
+        saved = out_dir / f"{ref}-{opt}{'-causal' if causal else ''}-{queries}x{keys}x{d}.prof"
         prof.dump_stats(str(saved))
         pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(15)
         hot = [f"profile: {saved}"] + buf.getvalue().splitlines()
     ti = report.stats.get("thread_instructions", 0)
-    return {"ref": ref, "shape": f"{queries}x{keys}x{d}", "causal": causal, "verdict": report.verdict,
+    return {"ref": ref, "opt": opt, "shape": f"{queries}x{keys}x{d}", "causal": causal, "verdict": report.verdict,
             "seconds": seconds, "execute": report.stats.get("execute_seconds", 0.0),
             "decide": report.stats.get("decide_seconds", 0.0), "thread_instructions": ti,
             "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -147,27 +180,31 @@ def main() -> int:
     ap.add_argument("--shapes", default="32x32x16,32x32x32,16x32x64,8x32x128",
                     help="comma-separated QUERIESxKEYSxD (default 32x32x16,32x32x32,16x32x64,8x32x128)")
     ap.add_argument("--ref", default="naive", help="comma-separated reference kernels: " + ", ".join(REFS))
+    ap.add_argument("--opt", default="flash", help="comma-separated optimized kernels: " + ", ".join(OPTS))
     ap.add_argument("--causal", action="store_true", help="mask key k > query q in both kernels")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per pair before it is killed")
     ap.add_argument("--profile", action="store_true", help="cProfile each pair, print its hottest frames, keep the profile in --build")
     ap.add_argument("--build", default=str(Path(tempfile.gettempdir()) / "volta-bench-attention"),
                     help="directory for the compiled PTX")
-    ap.add_argument("--one", nargs=4, metavar=("REF", "SHAPE", "CAUSAL", "PROFILE"), help=argparse.SUPPRESS)
+    ap.add_argument("--one", nargs=5, metavar=("REF", "OPT", "SHAPE", "CAUSAL", "PROFILE"), help=argparse.SUPPRESS)
     opts = ap.parse_args()
     out_dir = Path(opts.build)
     if opts.one:
-        ref, shape, causal, profile = opts.one
-        print(json.dumps(one(ref, *parse_shape(shape), causal == "1", out_dir, profile == "1")))
+        ref, opt, shape, causal, profile = opts.one
+        print(json.dumps(one(ref, *parse_shape(shape), causal == "1", out_dir, profile == "1", opt)))
         return 0
     print(f"{'pair':<22} {'shape QxKxd':>12} {'outputs':>8} {'verdict':<15} {'seconds':>8} {'exec':>7} {'decide':>7} "
           f"{'peak MB':>8} {'thr-instr/s':>12}")
     worst = 0
-    for ref in opts.ref.split(","):
+    bad = [o for o in opts.opt.split(",") if o not in OPTS]
+    if bad:
+        raise SystemExit(f"--opt: unknown kernel {bad[0]!r} (one of {', '.join(OPTS)})")
+    for opt, ref in itertools.product(opts.opt.split(","), opts.ref.split(",")):
         for shape in opts.shapes.split(","):
             q, k, d = parse_shape(shape)
-            label = f"{ref}-flash{'-causal' if opts.causal else ''}"
-            cmd = [sys.executable, __file__, "--build", str(out_dir), "--one", ref, shape, str(int(opts.causal)),
-                   str(int(opts.profile))]
+            label = f"{ref}-{opt}{'-causal' if opts.causal else ''}"
+            cmd = [sys.executable, __file__, "--build", str(out_dir), "--one", ref, opt, shape,
+                   str(int(opts.causal)), str(int(opts.profile))]
             start = time.perf_counter()
             try:
                 proc = subprocess.run(cmd, capture_output=True, text=True, timeout=opts.timeout)
