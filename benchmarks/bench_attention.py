@@ -33,11 +33,16 @@ Measured 2026-12-03, 2 shared cores (other agents running: +-30% between runs), 
   8x32x128   (1024)        8.8 s   472 MB    19.4 s  470 MB    14.7 s  467 MB
   4x32x256   (1024)       12.1 s   466 MB    22.4 s  464 MB    17.9 s  461 MB
   2x32x512   (1024)       23.8 s   509 MB    33.3 s  510 MB
-  1x32x1024  (1024)       42.6 s   568 MB    52.7 s  566 MB    55.5 s  560 MB (single 66.8 s), older HEAD
+  1x32x1024  (1024)       (42.6 s  568 MB    52.7 s  566 MB    as first recorded: not reproduced, see below)
   causal 32x32x16 / 32x32x32: naive 2.2 / 3.9 s (188 / 295 MB), single 5.8 / 10.3 s (173 / 263 MB)
-The issue's target (keys 32, d = 1024, 1,024 outputs, < 120 s and < 6 GB) holds for both references. At
-d >= 256 execution is 80-90% of the time (machine / dispatch / race bookkeeping per instruction); deciding
-1,024 outputs takes ~4 s at every d (normal forms are shared per row through one Normalizer).
+The 1x32x1024 row does not hold: re-measured on two later sessions naive-flash 1x32x1024 takes 199.5 s and
+209.1 s (execute 183 / 198 s, decide 11 s, 475-582 MB), and naive-flash 1x32x256 39-42 s also at d6d8f1e, the
+commit of the table. With one query the flash kernel is one thread per block that also does every K/V tile
+load: 1x32x256 is 203 K steps of ~0.2-0.6 ms (st.shared 0.6 ms, ld.shared 0.4 ms, fma 0.4 ms a step). So the
+issue's target (keys 32, d = 1024, 1,024 outputs, < 120 s and < 6 GB) is met by the tensor-core kernel below
+(23.8 s) and not by this one-thread flash kernel. At d >= 256 execution is 80-95% of the time (machine /
+dispatch / race bookkeeping per instruction); deciding 1,024 outputs takes 4-11 s at every d (normal forms are
+shared per row through one Normalizer).
 Tensor cores (--opt flash_mma), measured later on the same 2 shared cores, quieter, on HEAD 96427a5 exported
 with git archive (no uncommitted edits of others); every verdict EQUIVALENT, every output by equal normal forms;
 flash measured in the same session for comparison:
@@ -52,11 +57,12 @@ flash measured in the same session for comparison:
   single-flash_mma 16x64x32 (512) 61.9 s, 16x128x16 (256) 72.2 s (executing the one-thread reference: 85%)
 The issue's target (1,024 outputs in < 120 s, < 6 GB) holds for the tensor-core kernel at 1x32x1024 (23.8 s,
 412 MB: execute 15.5 s, the warp's other 15 rows read zero queries and store nothing), 16x32x64 and 32x32x32.
-naive-flash 1x32x1024 took 199.5 s here (execute 183 s), not the 42.6 s of the table above; that is no regression
-since the table: naive-flash 1x32x256 takes 39-42 s both at d6d8f1e (the commit of the table) and at HEAD.
+naive-flash 1x32x1024 took 199.5 s here (execute 183 s), not the 42.6 s of the table above (see there).
 More keys: single 2x256x32 (64 outputs) took 523.7 s, 508 s of it deciding: check._expansion counted
 sum/sum as a product (65,536 terms > LARGE_EXPANSION), so 8 exact evaluations (7.6 s each) ran before
 each normalization; counted num + den it is 512, and the pair takes 61 s (decide 23 s, loaded machine).
+With the online-softmax rescale kept as a pending factor (normal.NormalForm.scale): decide 2x256x32 15.0 s,
+single-flash 1x256x16 decide 5.6 -> 1.8 s and peak 285 -> 146 MB (execute 34-38 s: two one-thread kernels).
 """
 from __future__ import annotations
 

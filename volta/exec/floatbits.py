@@ -28,7 +28,6 @@ _FLOAT_REGS = frozenset({".f32", ".f64", ".f16", ".bf16"})
 _TRANSPARENT = frozenset({"mov", "selp", "shfl"})   # move bits unchanged (shfl: lane exchange)
 _LOADS = frozenset({"ld", "ldu"})                   # memory does not say which kind of bits it holds
 _EXP_MASK = 0xFF800000
-_PACKED = frozenset({".f16x2", ".bf16x2"})
 
 
 @dataclass
@@ -242,10 +241,6 @@ def real_compute(m, op, dl, srcs):
     """The real values an instruction on float bits computes on the data lanes `dl`; None when op is
     not about float bits (the caller's general path applies). Raises Unsupported for bit manipulation
     outside the recognized idioms."""
-    if op.d.types and (op.d.types[0] in _PACKED or op.d.types[-1] in _PACKED):
-        from volta.exec import tensor_real   # f16x2/bf16x2: pairs of reals, not one float's bits
-
-        return tensor_real.packed_compute(m, op, dl, srcs)
     if op.op not in _TRANSPARENT and not _float_result(op):
         from volta.exec import tensor_real
 

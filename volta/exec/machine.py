@@ -631,6 +631,8 @@ class Machine(MachineServices):
         d = op.d
         data = (flags & DATA) != 0
         dl = lanes[data]
+        if E.INTEGER_INPUTS and t is not None and is_float(t) and d.op != "mov":
+            self._refuse_integer_bits(op, srcs, dl)
         if self.lane_structured:
             fast = self._lane_compute(op, dl, srcs, t)
             if fast is not None:
@@ -662,11 +664,18 @@ class Machine(MachineServices):
             args = [self.read_sym(s, dl, ".pred") for s in srcs]
             out[data] = _objects([_PRED_LOGIC[d.op](*a) for a in zip(*args)])
             return out
+        if d.types and (d.types[0] in _PACKED or d.types[-1] in _PACKED):
+            from volta.exec import tensor_real   # f16x2/bf16x2: pairs of reals, computed per half
+
+            out[data] = _objects(tensor_real.packed_compute(self, op, dl, srcs))
+            return out
         bitwise = floatbits.real_compute(self, op, dl, srcs)   # integer instructions on float bits
         if bitwise is not None:
             out[data] = _objects(bitwise)
             return out
         if d.op == "cvt":
+            if len(srcs) != 1:
+                raise Unsupported(f"`{d.inst.opcode}` with {len(srcs)} sources is not modelled over the reals", op.span)
             dst_t, src_t = d.types[0], d.types[-1]
             if d.rounding in E.ROUNDINGS and is_float(src_t) and not d.has(".sat"):
                 # rounding to an integer (libdevice expm1f's cvt.rni): an exact real step function
@@ -706,6 +715,23 @@ class Machine(MachineServices):
                 return out
         raise Unsupported(f"`{d.inst.opcode}` on tensor data has no real-number semantics here "
                           f"(bit manipulation of float data is outside what `volta check` decides)", op.span)
+
+    def _refuse_integer_bits(self, op, srcs, dl):
+        """Float arithmetic on integer data reads an integer's bits as a float (`__int_as_float`): over the
+        reals both would be the same number, so `x + 1` on s32 and `__float_as_int(__int_as_float(x) + 1.0f)`
+        would meet. Integer data never becomes a float otherwise (cvt between them is refused)."""
+        for s in srcs:
+            cur = self.sym[s.index] if isinstance(s, RegRef) else None
+            if cur is None:
+                continue
+            if isinstance(cur, LaneSym):
+                hit = any(name in E.INTEGER_INPUTS for shape in cur.poly.groups for name in shape)
+            else:
+                hit = any(isinstance(e, E.Expr) and E.has_integer_leaf(e) for e in cur[dl])
+            if hit:
+                raise Unsupported(f"`{op.d.inst.opcode}` computes on {s.name} as a float, but it holds integer data "
+                                  f"(an integer input buffer's bits read as a float): over the reals that is not "
+                                  f"the integer's value", op.span)
 
     def _no_real_value(self, op, dl, values):
         """An infinite operand whose result has no real value (libdevice's `x·inf + inf` for a negative
@@ -777,6 +803,7 @@ def source_types(op) -> list:
 
 _LANE_OPS = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "mad": 3, "neg": 1, "mov": 1}
 _LANE_TYPES = frozenset({".f32", ".f64"})
+_PACKED = frozenset({".f16x2", ".bf16x2"})
 
 
 def _lane_constants(m, operand, lanes, t):

@@ -91,10 +91,26 @@ def register_elements(m, op, regs, flat, fmt, per):
                     raise Unsupported(f"`{op.d.inst.opcode}` reads a register that does not hold {per} {fmt} "
                                       f"element(s) as real values", op.span)
                 parts = e.args if per == 2 else (e,)
+                if E.INTEGER_INPUTS and any(E.has_integer_leaf(x) for x in parts):
+                    raise Unsupported(f"`{op.d.inst.opcode}` reads integer data as {fmt} elements (an integer input "
+                                      f"buffer's bits taken as floats): over the reals that is not the integer's "
+                                      f"value", op.span)
+                if e.data == pack_name("b16"):   # moved by ldmatrix/movmatrix: an input element keeps its format
+                    _refuse_other_format(m, op, parts, fmt)
                 for j in range(per):
                     elems[j][k] = _decode(op, parts[j], t)
         out.append(elems)
     return out
+
+
+def _refuse_other_format(m, op, parts, fmt):
+    """An element of a 16-bit float buffer moved as b16 and read as another format (bf16 data by an f16 mma)."""
+    for x in parts:
+        region = m.buffer_regions.get(x.data[0]) if x.op is E.VAR else None
+        dtype = getattr(region, "dtype", None)
+        if dtype in ("f16", "bf16") and dtype != fmt:
+            raise Unsupported(f"`{op.d.inst.opcode}` reads elements of {dtype} buffer `{region.name}` as {fmt}: "
+                              f"the same bits are another number", op.span)
 
 
 def _fragment(m, op, regs, grid, fmt, per, table, shape):

@@ -155,6 +155,23 @@ def is_integer_leaf(n: Expr) -> bool:
     return bool(INTEGER_INPUTS) and (n.op is VAR and n.data[0] in INTEGER_INPUTS or n.op is SYM and n.data in INTEGER_INPUTS)
 
 
+_INTEGER_LEAVES: list = [frozenset(), {}]   # the INTEGER_INPUTS it was computed for, node -> has such a leaf
+
+
+def has_integer_leaf(root: Expr) -> bool:
+    """Whether an expression reads an integer input (memoized per node while INTEGER_INPUTS stays the same)."""
+    names = frozenset(INTEGER_INPUTS)
+    if names != _INTEGER_LEAVES[0]:
+        _INTEGER_LEAVES[:] = [names, {}]
+    memo = _INTEGER_LEAVES[1]
+    hit = memo.get(root)
+    if hit is None:
+        for node in postorder(root, memo):
+            memo[node] = is_integer_leaf(node) or any(memo[c] for c in node.args)
+        hit = memo[root]
+    return hit
+
+
 def sym(name: str) -> Expr:
     return _make(SYM, (), name)
 

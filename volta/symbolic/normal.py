@@ -342,21 +342,17 @@ def _copy(nf: NormalForm) -> NormalForm:
     return NormalForm(dict(nf.num), None if nf.den is None else dict(nf.den))
 
 
+def _radicals_in(p: Poly) -> bool:
+    return any(power >= 2 and leaf in SQRT_ARGS for (factors, _e) in p for leaf, power in factors)
+
+
 def _reduce_radicals(nf: NormalForm) -> NormalForm:
     """Replace sqrt(v)^(2k+r) by v^k·sqrt(v)^r in every monomial of num and den."""
-    if not SQRT_ARGS:
-        return nf
+    if not SQRT_ARGS or not (_radicals_in(nf._num) or nf.den is not None and _radicals_in(nf.den)):
+        return nf   # (a pending scale has no factors: looking at nf._num keeps it pending)
 
     def poly(p: Poly) -> tuple[Poly, Poly | None] | None:
-        hit = False
-        for (factors, _e) in p:
-            for leaf, power in factors:
-                if power >= 2 and leaf in SQRT_ARGS:
-                    hit = True
-                    break
-            if hit:
-                break
-        if not hit:
+        if not _radicals_in(p):
             return None
         total = NormalForm({})
         for (factors, e), c in p.items():
