@@ -13,13 +13,15 @@ through tensor.tile_from_slots / slots_from_tile.
 
 Registers of 16-bit elements (f16x2, bf16x2) hold two reals: their expression is the node `f16x2(lo, hi)`
 (a pair, never a number: nothing computes with the node itself). `cvt.{rn,rz}{.relu}.f16x2.f32 d, a, b` makes
-the pair (b, a) (`packed_compute`, which floatbits.real_compute sends every .f16x2/.bf16x2 instruction on data
+the pair (b, a) (`packed_compute`, which machine._real_compute sends every .f16x2/.bf16x2 instruction on data
 to); add/sub/mul/fma/neg/abs/min/max on .f16x2/.bf16x2 compute each half apart; any other instruction of those
 types on data is refused. A 4-byte `st` of a pair stores its two halves as 2-byte elements (`store_pairs`, called
 by dispatch.py `st`), into untyped memory or a buffer of the pair's own element type. `mov` unpacking/packing
 of data stays refused (dispatch.py `mov`): a 16-bit register's expression does not say its format.
 `ldmatrix` and `movmatrix` move b16 elements without knowing their format, so a concrete element there is kept
-as its bits, `b16(bits)`, and decoded by the instruction that gives it a type (mma, wmma.store). Integer and fp8
+as its bits, `b16(bits)`, and decoded by the instruction that gives it a type (mma, wmma.store); an element of
+an integer buffer, or of a 16-bit float buffer of the other format, read that way is refused (same bits, another
+number: `register_elements`). Integer and fp8
 MMAs (four elements a register) are refused: their wrapping and formats are not modelled over the reals.
 """
 from __future__ import annotations
