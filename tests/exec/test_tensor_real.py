@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from volta.equiv.check import check, replay, save_inputs
+from real_asserts import not_equivalent_replayed  # tests/exec/real_asserts.py
+from volta.equiv.check import check
 from volta.exec.launch import pair_from_options
 
 PTX = Path(__file__).parent / "data" / "tensor_real" / "tensor_real.sm80.ptx"
@@ -22,19 +23,6 @@ def _spec(ref, opt, *, elem="f16", out="f32", m=16, n=16, k=32, ref_block="16x16
     return pair_from_options(str(PTX), str(PTX), buffers, block="32", args=f"A,B,C,{m},{n},{k}",
                              ref={"kernel": ref, "grid": ref_grid, "block": ref_block},
                              opt={"kernel": opt, "grid": opt_grid or f"{n // 8}x{m // 16}"})
-
-
-def _not_equivalent_replayed(spec, tmp_path):
-    """A NOT EQUIVALENT verdict whose witness, saved and replayed concretely, gives the two values again."""
-    report = check(spec)
-    assert report.verdict == "not-equivalent", (report.verdict, report.unsupported, report.unknown)
-    cex = report.counterexample
-    assert cex is not None and cex.ref_value != cex.opt_value and cex.inputs
-    path = tmp_path / "cex.json"
-    save_inputs(cex, path)
-    again = replay(spec, path)
-    assert again["ref"] == cex.ref_value and again["opt"] == cex.opt_value and again["ref"] != again["opt"]
-    return report
 
 
 def _unsupported_at(spec, instruction, role="opt"):
@@ -53,7 +41,7 @@ def test_mma_m16n8k16_from_ldmatrix_fragments_is_equivalent_to_the_naive_gemm():
 
 
 def test_ldmatrix_without_trans_on_b_is_not_equivalent_with_a_replayed_witness(tmp_path):
-    report = _not_equivalent_replayed(_spec("naive_f16", "mma_ldmatrix_notrans"), tmp_path)
+    report = not_equivalent_replayed(_spec("naive_f16", "mma_ldmatrix_notrans"), tmp_path)
     assert report.counterexample.buffer == "C"
 
 
@@ -64,7 +52,7 @@ def test_movmatrix_trans_turns_untransposed_ldmatrix_blocks_into_the_b_fragment(
 
 
 def test_movmatrix_kernel_against_the_transposed_reference_is_not_equivalent(tmp_path):
-    _not_equivalent_replayed(_spec("naive_f16_nt", "mma_movmatrix", k=16), tmp_path)
+    not_equivalent_replayed(_spec("naive_f16_nt", "mma_movmatrix", k=16), tmp_path)
 
 
 def test_movmatrix_bits_match_the_ldmatrix_trans_kernel_under_ieee():
@@ -87,7 +75,7 @@ def test_mma_m16n8k8_tf32_is_equivalent_to_the_naive_sgemm():
 def test_mma_ldmatrix_against_the_transposed_reference_is_not_equivalent(tmp_path):
     # the correct kernel against C = A * B^T (B read as [N][K]): the B fragment layout must matter
     spec = _spec("naive_f16_nt", "mma_ldmatrix", m=16, n=16, k=16)
-    _not_equivalent_replayed(spec, tmp_path)
+    not_equivalent_replayed(spec, tmp_path)
 
 
 def test_mma_m8n8k4_f64_is_equivalent_to_the_naive_dgemm():
@@ -105,13 +93,13 @@ def test_wmma_col_major_fragment_reads_a_transposed_b_as_the_naive_nt_gemm():
 
 def test_wmma_row_major_fragment_over_the_same_b_is_not_equivalent(tmp_path):
     spec = _spec("naive_f16_nt", "wmma_nt_row", b_count=16 * 32, opt_grid="1x1")
-    _not_equivalent_replayed(spec, tmp_path)
+    not_equivalent_replayed(spec, tmp_path)
 
 
 def test_wmma_col_major_fragment_against_the_row_major_reference_is_not_equivalent(tmp_path):
     # and the other way round: the col_major kernel is not the NN gemm
     spec = _spec("naive_f16", "wmma_nt_col", k=16, opt_grid="1x1")
-    _not_equivalent_replayed(spec, tmp_path)
+    not_equivalent_replayed(spec, tmp_path)
 
 
 def _refused(kernel, buffers):
