@@ -803,7 +803,7 @@ def source_types(op) -> list:
 
 _LANE_OPS = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "mad": 3, "neg": 1, "mov": 1}
 _LANE_TYPES = frozenset({".f32", ".f64"})
-_PACKED = frozenset({".f16x2", ".bf16x2"})
+_PACKED = frozenset({".f16x2", ".bf16x2"})   # the keys of tensor_real.PACKED (imported lazily there)
 
 
 def _lane_constants(m, operand, lanes, t):

@@ -421,14 +421,12 @@ def is_pair(e) -> bool:
 
 def packed_compute(m, op, dl, srcs):
     """The expressions an instruction of type .f16x2/.bf16x2 computes on the data lanes `dl` (PTX ISA §9.7.9.21
-    cvt, §9.7.4 half precision arithmetic), a list; None when no type of the instruction is a packed pair.
+    cvt, §9.7.4 half precision arithmetic), a list (machine._real_compute calls it when a type is packed).
 
     `cvt.rn.f16x2.f32 d, a, b` puts b in the low half and a in the high one: d = f16x2(b, a) (conversions are the
     identity over the reals; `.relu` clamps each at 0). Arithmetic applies to the halves independently, each
     operand read as two elements of the instruction's format (a concrete register as its bits, a symbolic one
     only when it holds a pair of that format, register_elements). Everything else on packed data is refused."""
-    if not op.d.types or not any(t in PACKED for t in op.d.types):
-        return None
     d = op.d
     what = d.inst.opcode
     fmt = PACKED.get(d.types[0])
