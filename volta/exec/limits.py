@@ -22,7 +22,7 @@ import signal
 import threading
 import time
 
-from volta.errors import UsageError, VoltaError
+from volta.errors import Unsupported, UsageError, VoltaError
 
 DEFAULT_MAX_STEPS = 2_000_000
 PROGRESS_SECONDS = 5.0  # a progress line at most this often
@@ -256,3 +256,9 @@ def step_check(machine, every: int = 4096) -> None:
             machine._progress_at = now
             lim.progress(f"{machine.prog.name}: {machine.steps:,} steps, {machine.thread_instructions:,} "
                          f"thread-instructions, {now - lim.start:.0f} s (--max-steps {lim.max_steps:,})")
+
+
+def too_many_steps(max_steps: int, span) -> Unsupported:
+    """The error of a kernel that ran past --max-steps (both executors raise it)."""
+    return Unsupported(f"the kernel did not finish within --max-steps {max_steps:,} steps (an unbounded loop, or a "
+                       f"long kernel: raise --max-steps to run longer)", span)

@@ -208,8 +208,19 @@ class Machine(MachineServices):
 
     # ---- the scheduler ------------------------------------------------------------------
     def run(self):
-        ops = self.prog.ops
-        n_ops = len(ops)
+        from volta.exec import onethread
+
+        if onethread.applies(self):
+            onethread.run(self)   # one thread: decoded closures over scalars, this machine for the rest
+        else:
+            self._run_lanes()
+        waiting = np.nonzero((self.status == BAR) | (self.status == WARP) | (self.status == SPIN))[0]
+        if waiting.size:
+            self._report_deadlock(waiting)
+        return self
+
+    def _run_lanes(self):
+        n_ops = len(self.prog.ops)
         every = self.all_lanes
         fast_pc = -1  # set while every lane is converged and running: the next step needs no search
         max_steps = limits.current().max_steps
@@ -217,33 +228,51 @@ class Machine(MachineServices):
             if 0 <= fast_pc < n_ops:
                 pc, lanes = fast_pc, every
             else:
-                runnable = self.status == RUN
-                if not runnable.any():
-                    if self._release_barriers() or self._wake_spinners():
-                        continue
-                    break
-                pc = int(self.pc[runnable].min())
-                if pc >= n_ops:
-                    self.status[runnable & (self.pc >= n_ops)] = EXIT
-                    continue
-                lanes = np.nonzero(((self.status == RUN) | (self.status == WARP)) & (self.pc == pc))[0]
-                if lanes.size == self.L:
-                    lanes = every
+                picked = self._pick()
+                if picked is None:
+                    return
+                pc, lanes = picked
             fast_pc = -1
-            self.steps += 1
-            if not self.steps & 4095:
-                limits.step_check(self)  # --timeout deadline, progress line
-            if self.steps > max_steps:
-                raise Unsupported(f"the kernel did not finish within --max-steps {max_steps:,} steps (an unbounded "
-                                  f"loop, or a long kernel: raise --max-steps to run longer)", ops[pc].span)
-            op = ops[pc]
-            self._step(op, lanes)
+            op = self._counted_step(pc, lanes, max_steps)
             if lanes is every and op.guard is None and (op.op in STRAIGHT or op.op in C.TABLE and op.op not in DISPATCH):
                 fast_pc = pc + 1
-        waiting = np.nonzero((self.status == BAR) | (self.status == WARP) | (self.status == SPIN))[0]
-        if waiting.size:
-            self._report_deadlock(waiting)
-        return self
+
+    def step_once(self, max_steps: int) -> bool:
+        """One step of the scheduler (volta/exec/onethread.py's way into the general path); False when no
+        thread is left to run."""
+        picked = self._pick()
+        if picked is None:
+            return False
+        self._counted_step(*picked, max_steps)
+        return True
+
+    def _pick(self):
+        """The lowest program counter among runnable lanes and the lanes there; None when nothing can run
+        (after releasing barriers and waking spinners)."""
+        n_ops = len(self.prog.ops)
+        while True:
+            runnable = self.status == RUN
+            if not runnable.any():
+                if self._release_barriers() or self._wake_spinners():
+                    continue
+                return None
+            pc = int(self.pc[runnable].min())
+            if pc >= n_ops:
+                self.status[runnable & (self.pc >= n_ops)] = EXIT
+                continue
+            lanes = np.nonzero(((self.status == RUN) | (self.status == WARP)) & (self.pc == pc))[0]
+            return pc, (self.all_lanes if lanes.size == self.L else lanes)
+
+    def _counted_step(self, pc, lanes, max_steps):
+        ops = self.prog.ops
+        self.steps += 1
+        if not self.steps & 4095:
+            limits.step_check(self)  # --timeout deadline, progress line
+        if self.steps > max_steps:
+            raise limits.too_many_steps(max_steps, ops[pc].span)
+        op = ops[pc]
+        self._step(op, lanes)
+        return op
 
     def advance(self, lanes):
         """Move lanes to the next instruction (a whole-array add when every lane is there)."""
