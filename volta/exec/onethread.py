@@ -15,6 +15,7 @@ bits 0 here, as no decision reads them (addresses and branches on data are refus
 """
 from __future__ import annotations
 
+import gc
 import struct
 
 import numpy as np
@@ -106,8 +107,21 @@ def _expr_of(s):
 
 
 def run(m):
-    """Execute the launch's one thread to the end (or to an error), counting steps like Machine.run."""
+    """Execute the launch's one thread to the end (or to an error), counting steps like Machine.run.
+
+    Each data instruction interns a new expression node that lives as long as the process (expr._TABLE), so
+    the cyclic collector's scans of young objects find nothing to free: collecting every 100,000 allocations
+    instead of every 700 halves the time of a long sum (dot product of 65,536 terms: 1.67 -> 0.79 s)."""
     m.lane_structured = False   # one lane: per-lane expressions are what this executor keeps
+    saved = gc.get_threshold()
+    gc.set_threshold(100_000, *saved[1:])
+    try:
+        _run(m)
+    finally:
+        gc.set_threshold(*saved)
+
+
+def _run(m):
     ops = m.prog.ops
     n_ops = len(ops)
     regs = Registers(m)
@@ -130,6 +144,7 @@ def run(m):
             except Unsupported:
                 nxt = None   # nothing changed: the general path raises it again, with its message and place
             if nxt is not None:
+                m.thread_instructions += 1
                 pc = nxt
                 continue
             m.steps -= 1   # the general path counts it
@@ -169,15 +184,11 @@ def _compile(m, op, regs):
 
 
 def _guarded(m, op, regs, body):
-    """Steps under a concrete guard predicate; a guard on data (if-conversion) goes to the general path."""
+    """Steps under a concrete guard predicate; a guard on data (if-conversion) goes to the general path.
+    The run loop counts a thread-instruction per step; a false guard executes nothing and takes it back."""
     index = op.index
     if op.guard is None:
-        def step():
-            nxt = body()
-            if nxt is not None:
-                m.thread_instructions += 1
-            return nxt
-        return step
+        return body
     g, negated = op.guard
     vals, fill = regs.vals, regs.fill
     branch = op.op == "bra"
@@ -189,12 +200,11 @@ def _guarded(m, op, regs, body):
         if (v[0] != 0) == negated:
             if branch:
                 m.last_branch[0] = index
+            m.thread_instructions -= 1
             return index + 1
         nxt = body()
-        if nxt is not None:
-            if branch:
-                m.last_branch[0] = index
-            m.thread_instructions += 1
+        if nxt is not None and branch:
+            m.last_branch[0] = index
         return nxt
     return step
 
@@ -291,8 +301,8 @@ def _arith(m, op, regs):
         real = realops.TABLE[op.op]
     decode = _F32 if t == ".f32" else _F64
 
-    def step():
-        vals = [r() for r in srcs]
+    def general(vals):
+        """Operands with flags, or arithmetic intscalar does not cover."""
         flags = 0
         for v in vals:
             flags |= v[1]
@@ -319,7 +329,18 @@ def _arith(m, op, regs):
             args.append(e)
         put(0, DATA, real(d, *args))
         return nxt
-    return step
+
+    if scalar is not None and len(srcs) == 2:   # the common index arithmetic, without the lists
+        ra, rb = srcs
+
+        def step():
+            a, b = ra(), rb()
+            if a[1] or b[1]:
+                return general((a, b))
+            put(scalar(a[0], b[0]), 0, None)
+            return nxt
+        return step
+    return lambda: general([r() for r in srcs])
 
 
 def _f32_const(bits):
