@@ -15,8 +15,16 @@ Prints per run: verdict, seconds end to end (execute / decide), the one-thread k
 its thread-instructions and thread-instructions/s, peak MB (getrusage of the subprocess that ran it).
 `--general` also runs each pair with the one-thread executor off.
 
-Measured 2026-12-03 (2 shared cores, another agent running; this commit):
-  (filled in below by the session that wrote it)
+Measured 2026-12-03 (2 shared cores, another agent running), every verdict EQUIVALENT; instr/s is the
+one-thread kernel's execution alone:
+  pair  size   onethread: instr/s  (exec s)   general (SIMT executor, one lane): instr/s  (exec s)
+  dot   4096   192 K   (0.10)                 11.0 K  (1.68)
+  dot   65536  276 K   (1.07)                 not run (~27 s at 11 K/s)
+  gemm  16     232 K   (0.24)                 16.5 K  (3.32)      check 0.5 s vs 3.5 s
+  gemm  32     283 K   (1.50)                 16.4 K  (25.9)      check 4.0 s vs 27.3 s (decide 2.5 vs 1.2 s:
+                                                                  per-lane expressions instead of LanePoly)
+Before the cyclic-GC threshold was raised (onethread.run), dot 65536 ran at 97-177 K/s: the collector
+scanned the ever-growing set of interned expression nodes.
 """
 from __future__ import annotations
 
