@@ -112,7 +112,19 @@ def _plain(e):
 
 def outputs(m: Machine, spec: LaunchSpec, rows: bool = False) -> dict:
     """Per out/inout buffer: one entry per element, an expression or UNTOUCHED (with `rows`, elements
-    stored from lane-structured values are `PolyRow`s instead of expressions)."""
+    stored from lane-structured values are `PolyRow`s instead of expressions).
+
+    An element is read at the buffer's width, so it must hold one value stored at that width: a value of
+    another width at its start, a value stored inside it, or some of its bytes left unwritten is UNSUPPORTED
+    naming the last writer (the writers refuse such stores themselves; this is the backstop)."""
+    def refuse(i, byte, what):
+        shadow = getattr(region, "shadow", None)   # the last writer of `byte`, from the race shadow
+        pc = int(shadow.w_pc[byte // shadow.g]) if shadow is not None and byte // shadow.g < shadow.n else -1
+        op = m.prog.ops[pc] if 0 <= pc < len(m.prog.ops) else None
+        raise Unsupported(f"element {i} of `{name}` ({buf.dtype}) {what}" +
+                          (f", last written by `{op.d.inst.opcode}`" if op else "") +
+                          "; only values stored at the element's width are compared", op.span if op else None)
+
     result = {}
     for name, buf in spec.buffers.items():
         if buf.role not in ("out", "inout"):
@@ -120,10 +132,28 @@ def outputs(m: Machine, spec: LaunchSpec, rows: bool = False) -> dict:
         region = m.buffer_regions[name]
         size = region_itemsize(region)
         t = _element_type(buf.dtype)
+        refs = getattr(region, "lsref", None)
         # only the elements the kernel wrote are visited one by one (a 4096 x 4096 output of which one
         # CTA writes 64 x 64 costs a list of shared UNTOUCHED markers, not 16 M look-ups)
-        written = (region.kwritten[0, np.arange(buf.count, dtype=np.int64) * size] if region.kwritten is not None
-                   else np.zeros(buf.count, bool))
+        written = np.zeros(buf.count, bool)
+        if region.kwritten is not None:
+            wbytes = region.kwritten[0, :buf.count * size].reshape(buf.count, size)
+            written = wbytes.all(axis=1)
+            partial = np.flatnonzero(wbytes.any(axis=1) & ~written)
+            if partial.size:
+                i = int(partial[0])
+                refuse(i, i * size + int(np.argmax(wbytes[i])), "was written only in part")
+            if size > 1:   # values stored inside an element (their symsize is set where they start)
+                inner = np.flatnonzero(region.symsize[0, :buf.count * size].reshape(buf.count, size)[:, 1:].any(1)
+                                       & written)
+                for i in inner.tolist():
+                    at = i * size + np.arange(1, size)
+                    live = np.zeros(at.size, bool) if region.sym is None else region.sym[0, at] != None  # noqa: E711
+                    if refs is not None:
+                        live = live | (refs[0, at] > 0)
+                    if live.any():
+                        at = int(np.argmax(live)) + 1
+                        refuse(i, i * size + at, f"holds a value stored at byte {at} inside it")
         if buf.role == "out":
             elements = Elements([UNTOUCHED]) * buf.count
         else:
@@ -133,7 +163,8 @@ def outputs(m: Machine, spec: LaunchSpec, rows: bool = False) -> dict:
         for i in np.flatnonzero(written).tolist():
             off = i * size
             stored = region.sym[0, off] if region.sym is not None else None
-            refs = getattr(region, "lsref", None)
+            if (stored is not None or refs is not None and refs[0, off] > 0) and region.symsize[0, off] != size:
+                refuse(i, off, f"holds a value stored {int(region.symsize[0, off])} bytes wide")
             if stored is None and refs is not None and refs[0, off] > 0:   # lsref holds slot + 1
                 slot, row = int(refs[0, off]) - 1, int(region.lsrow[0, off])
                 element = PolyRow((name, slot), region.lslist[slot], row)

@@ -21,7 +21,9 @@ machine would, at the same moment:
   lane-structured in the destination (`store_lsym`), per-lane expressions stay expressions.
 
 Elements are the source buffer's dtype; a copy that splits an element (a `src-size` that is not a multiple
-of it) is UNSUPPORTED, never guessed.
+of it) is UNSUPPORTED, never guessed. `cp.async` writes shared memory only (asynccopy.py), which has no element
+type: what lands there is read back through loads that compare the stored width. `cp.async.bulk` moves element by
+element at the width of the typed side (hopper.py `_move_exprs`), so an output buffer gets whole elements.
 """
 from __future__ import annotations
 
@@ -83,6 +85,24 @@ def _stored_width(m, region, lanes, offs, default):
     widths = region.symsize[A.row_index(region, lanes, m), offs]
     nz = widths[widths > 0]
     return int(nz[0]) if nz.size else default
+
+
+def whole_elements(m, op, region, lanes, offs, es):
+    """Refuse reading `es`-byte elements at `offs` of `region` where a value is stored inside one (starting at
+    offs + 1 .. offs + es - 1): A.load_sym compares the width of the value stored at `offs` only, and would read
+    such an element as that value alone, or as concrete bits."""
+    if es == 1 or region.symsize is None:
+        return
+    rows = A.row_index(region, lanes, m)
+    refs = getattr(region, "lsref", None)
+    for k in range(1, es):
+        inner = np.zeros(lanes.size, bool) if region.sym is None else region.sym[rows, offs + k] != None  # noqa: E711
+        if refs is not None:
+            inner |= refs[rows, offs + k] > 0
+        if inner.any():
+            raise Unsupported(f"`{op.d.inst.opcode}` reads {es}-byte elements of `{region.name}` where a narrower "
+                              f"value is stored inside one (a piece of an element is not modelled over the reals)",
+                              op.span)
 
 
 def land(m, region, lanes, offs, cp, parts):

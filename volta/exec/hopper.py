@@ -9,8 +9,9 @@ of parity P has completed; a waiting loop spins in the kernel itself (the schedu
 first, so a producer earlier in the program gets to arrive).
 
 A bulk copy is performed when issued, byte for byte, and counts its bytes as completed transactions on
-its mbarrier. Limitation: the copy's shared-memory write is not entered in the race shadow (the order it
-gets from the mbarrier wait is not modelled as a synchronization edge); its global read is.
+its mbarrier; over the reals its expressions move element by element (`_move_exprs`). Limitation: the copy's
+shared-memory write is not entered in the race shadow (the order it gets from the mbarrier wait is not
+modelled as a synchronization edge); its global read is.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import access as A
+from volta.exec import copy_real
 from volta.exec.dispatch import DISPATCH, _advance, handles
 
 
@@ -154,9 +156,8 @@ def _cp(m, op, lanes):
                 bits, _ = A.load(m, sreg, one, soff + k, 4)
                 A.store(m, dreg, one, doff + k, 4, bits)
                 m.set_memory_flags(dreg, one, doff + k, 4, np.ones(1, np.uint8))
-                if m.symbolic:
-                    sym = A.load_sym(m, op, sreg, one, soff + k, 4, ".b32", bits)
-                    A.store_sym(m, dreg, one, doff + k, 4, sym)
+            if m.symbolic:
+                _move_exprs(m, op, sreg, dreg, one, soff, doff, n, A.region_itemsize(sreg))
         key = keys.get(int(lane))
         if key is not None:
             bar = _get(m, op, key)
@@ -193,10 +194,22 @@ def _bulk_store(m, op, lanes):
                     m.uninitialized(f"`{d.inst.opcode}` copies never-written shared memory to global buffer "
                                     f"`{dreg.name}`", op, int(one[0]), buffer=dreg.name)
                 A.store(m, dreg, one, doff + k, 4, bits)
-                if m.symbolic:
-                    sym = A.load_sym(m, op, sreg, one, soff + k, 4, ".b32", bits)
-                    A.store_sym(m, dreg, one, doff + k, 4, sym)
+            if m.symbolic:
+                _move_exprs(m, op, sreg, dreg, one, soff, doff, n, A.region_itemsize(dreg))
     _advance(m, lanes)
+
+
+def _move_exprs(m, op, src, dst, one, soff, doff, n, es):
+    """Over the reals (volta check): the expressions of a bulk copy of `n` bytes, element by element at the width
+    `es` of its typed side (the global buffer), so that buffer holds whole elements of its own width, which is how
+    check.outputs reads it. A value stored in the source with another width, or inside an element, is refused
+    (A.load_sym, copy_real.whole_elements): moving it 4 bytes at a time put 4-byte values into f16 and f64
+    buffers, read back as single elements."""
+    for k in range(0, n, es):
+        bits, _ = A.load(m, src, one, soff + k, es)
+        sym = A.load_sym(m, op, src, one, soff + k, es, f".b{8 * es}", bits)
+        copy_real.whole_elements(m, op, src, one, soff + k, es)
+        A.store_sym(m, dst, one, doff + k, es, sym)
 
 
 def cluster_ctas(prog) -> int:

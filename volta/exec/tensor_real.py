@@ -21,7 +21,10 @@ of data stays refused (dispatch.py `mov`): a 16-bit register's expression does n
 `ldmatrix` and `movmatrix` move b16 elements without knowing their format, so a concrete element there is kept
 as its bits, `b16(bits)`, and decoded by the instruction that gives it a type (mma, wmma.store); an element of
 an integer buffer, or of a 16-bit float buffer of the other format, read that way is refused (same bits, another
-number: `register_elements`). Integer and fp8
+number: `register_elements`). A symbolic element moved through memory (ldmatrix, movmatrix, wmma.load) carries no
+format either (cvt.rn.f16.f32 and cvt.rn.bf16.f32 are both the identity), so it is read as f16 or bf16 only where
+the launch makes no value of the other format (`refuse_unknown_format`). `wmma.store` writes whole elements of a
+typed buffer only (`check_width`): check.outputs reads them at the buffer's width. Integer and fp8
 MMAs (four elements a register) are refused: their wrapping and formats are not modelled over the reals.
 """
 from __future__ import annotations
@@ -97,22 +100,57 @@ def register_elements(m, op, regs, flat, fmt, per):
                     raise Unsupported(f"`{op.d.inst.opcode}` reads integer data as {fmt} elements (an integer input "
                                       f"buffer's bits taken as floats): over the reals that is not the integer's "
                                       f"value", op.span)
-                if e.data == pack_name("b16"):   # moved by ldmatrix/movmatrix: an input element keeps its format
-                    _refuse_other_format(m, op, parts, fmt)
+                if e.data == pack_name("b16"):   # moved by ldmatrix/movmatrix: no format of its own
+                    refuse_unknown_format(m, op, [x for x in parts if not _is_bits(x)], fmt)
                 for j in range(per):
                     elems[j][k] = _decode(op, parts[j], t)
         out.append(elems)
     return out
 
 
-def _refuse_other_format(m, op, parts, fmt):
-    """An element of a 16-bit float buffer moved as b16 and read as another format (bf16 data by an f16 mma)."""
-    for x in parts:
+def _formats_made(m) -> frozenset:
+    """The 16-bit float formats whose values this kernel makes: the result type of any instruction but a move,
+    load, store or comparison (cvt.rn.bf16.f32, add.f16x2, an mma with f16 D, ...)."""
+    made = m.__dict__.get("_formats16")
+    if made is None:
+        movers = {"ld", "ldu", "st", "mov", "shfl", "ldmatrix", "stmatrix", "movmatrix", "cp", "setp", "testp"}
+        made = set()
+        for o in m.prog.ops:
+            if o.d.types and o.op not in movers and not (o.op == "wmma" and o.d.has(".load", ".store")):
+                t = o.d.types[0].removesuffix("x2")
+                if t in (".f16", ".bf16"):
+                    made.add(t[1:])
+        made = m.__dict__["_formats16"] = frozenset(made)
+    return made
+
+
+def refuse_unknown_format(m, op, elems, fmt):
+    """16-bit elements that came through memory (ldmatrix, movmatrix, wmma.load; concrete ones excluded) read as
+    `fmt`. An expression does not say whether its bits were made as f16 or bf16 (every conversion is the
+    identity over the reals), so an element is taken as `fmt` only when nothing could have made it in the
+    other format: no instruction of the kernel makes that format, no earlier launch of a sequence ran, it is not
+    an element of a buffer of that format, and, unless it is a buffer's element itself, no buffer of that format
+    is there to move from."""
+    other = {"f16": "bf16", "bf16": "f16"}.get(fmt)
+    if other is None or not elems:
+        return
+    other_buffers = any(r.dtype == other for r in m.buffer_regions.values())
+    for x in elems if other_buffers else ():
         region = m.buffer_regions.get(x.data[0]) if x.op is E.VAR else None
-        dtype = getattr(region, "dtype", None)
-        if dtype in ("f16", "bf16") and dtype != fmt:
-            raise Unsupported(f"`{op.d.inst.opcode}` reads elements of {dtype} buffer `{region.name}` as {fmt}: "
+        if getattr(region, "dtype", None) == other:
+            raise Unsupported(f"`{op.d.inst.opcode}` reads elements of {other} buffer `{region.name}` as {fmt}: "
                               f"the same bits are another number", op.span)
+    why = None
+    if other in _formats_made(m):
+        why = f"this kernel also makes {other} values"
+    elif getattr(m, "carried_regions", None):   # a later launch of a sequence: what came before is not seen here
+        why = f"an earlier launch of the sequence may have made {other} values"
+    elif other_buffers and any(x.op is not E.VAR for x in elems):
+        why = f"this launch has {other} buffers"
+    if why:
+        raise Unsupported(f"`{op.d.inst.opcode}` reads 16-bit values moved through memory as {fmt}, and {why}: a "
+                          f"moved value does not carry its format, and the same bits in the other format are "
+                          f"another number", op.span)
 
 
 def _fragment(m, op, regs, grid, fmt, per, table, shape):
@@ -251,6 +289,7 @@ def _wmma_load(m, op, lanes):
     tile = np.full((W, rows, cols), None, dtype=object)
     for r, c, addr in T.wmma_addresses(m, op, grid, op.operands[1], stride_op, rows, cols, rows * cols // 32, es):
         sym, bits = read_elements(m, op, op.d.space or None, addr, flat, es)
+        refuse_unknown_format(m, op, [e for e in sym if e is not None], fmt)   # the load's type is no proof
         tile[w_idx, r, c] = _filled(op, sym, bits, REAL_TYPES[fmt])
     run_bits(m, op, lanes)
     _store_fragment(m, regs, grid, tile, per, fmt, T.wmma_layout(rows, cols, len(regs) * per))
@@ -275,6 +314,7 @@ def _wmma_store(m, op, lanes):
     stride_op = op.operands[2] if len(op.operands) > 2 else None
     for r, c, addr in T.wmma_addresses(m, op, grid, op.operands[0], stride_op, rows, cols, rows * cols // 32, es):
         for region, lz, offs in A.resolve(m, op, op.d.space or None, addr, flat, es, True):
+            check_width(op, region, es)   # the outputs are read element by element, at the buffer's width
             pos = pos_of[lz]
             A.store_sym(m, region, lz, offs, es, tile[w_idx[pos], r[pos], c[pos]])
 
