@@ -278,6 +278,7 @@ def load_sym(m, op, region, lanes, offs, size, t, bits):
 
     rows = row_index(region, lanes, m)
     out = np.full(lanes.size, None, dtype=object)
+    _refuse_values_inside(op, region, rows, offs, size)
     if region.sym is not None:
         stored = region.sym[rows, offs]
         have = stored != None  # noqa: E711  (elementwise over an object array)
@@ -311,6 +312,19 @@ def load_sym(m, op, region, lanes, offs, size, t, bits):
                               f"`{region.name}`; only whole elements are modelled symbolically", op.span)
         out[todo] = _input_leaves(m, region, itemsize)[offs[todo] // itemsize]
     return out
+
+
+def _refuse_values_inside(op, region, rows, offs, size):
+    """A load wider than an expression stored inside it (an f16 in the high half of an f32 slot): the bits are
+    not the value at the first byte, so no expression is what the load reads."""
+    if size < 2:
+        return
+    at = (rows[:, None], offs[:, None] + np.arange(1, size))
+    inside = region.sym is not None and (region.sym[at] != None).any()  # noqa: E711
+    refs = getattr(region, "lsref", None)
+    if inside or (refs is not None and (refs[at] != 0).any()):
+        raise Unsupported(f"`{op.d.inst.opcode}` reads {size} bytes over a narrower value stored inside them in "
+                          f"`{region.name}`", op.span)
 
 
 def _input_leaves(m, region, itemsize):
@@ -390,6 +404,7 @@ def load_lsym(m, op, region, lanes, offs, size):
     if region == "kernel-param" or lanes.size == 0:
         return None
     rows = row_index(region, lanes, m)
+    _refuse_values_inside(op, region, rows, offs, size)
     if region.sym is not None and (region.sym[rows, offs] != None).any():  # noqa: E711
         return None
     refs = getattr(region, "lsref", None)
