@@ -190,3 +190,16 @@ def test_a_later_launch_of_a_sequence_reads_moved_values_in_no_format(tmp_path):
     (tmp_path / "manifest.toml").write_text(text)
     _unsupported(load_manifest(tmp_path / "manifest.toml"), "opt", "mma.sync.aligned.m16n8k16",
                  "an earlier launch of the sequence may have made bf16 values")
+
+
+def test_f16_bits_read_as_bf16_by_cvt_are_unsupported():
+    """cvt.rn.f16.f32 then cvt.f32.bf16 of the same register was the identity over the reals: EQUIVALENT to
+    copying x (the bits of an f16 read as a bf16 are another number). machine._real_compute now asks
+    tensor_real.refuse_unknown_format for cvt from .f16/.bf16; the plain f16 round trip is still decided."""
+    ptx = str(Path(__file__).parent / "data" / "stored_width" / "pun_bf16.sm80.ptx")
+    spec = pair_from_options(ptx, ptx, ["x=f32[64]:in", "out=f32[64]:out"], grid="2", block="32", args="x,out,64",
+                             ref={"kernel": "round_f16"}, opt={"kernel": "ident"})
+    report = check(spec)
+    assert report.verdict == "unsupported" and "cvt.f32.bf16" in str(report.unsupported[1])
+    plain = str(Path(__file__).parent / "data" / "stored_width" / "pun.cu")
+    assert Path(plain).is_file()

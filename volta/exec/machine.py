@@ -713,6 +713,11 @@ class Machine(MachineServices):
                 return out
             if is_float(dst_t) and is_float(src_t) and d.rounding not in (".rni", ".rzi", ".rmi", ".rpi"):
                 vals = self.read_sym(srcs[0], dl, src_t)
+                if src_t in (".f16", ".bf16"):   # 16-bit bits read in one format: made or loaded in the other?
+                    from volta.exec import tensor_real
+
+                    tensor_real.refuse_unknown_format(self, op, [v for v in vals if isinstance(v, E.Expr)
+                                                                 and v.op is not E.CONST], src_t[1:])
                 if d.has(".sat"):  # cvt.sat clamps to [0, 1]
                     vals = np.frompyfunc(lambda v: realops.apply(d, (v,)) if isinstance(v, realops.Infinity)
                                          else realops._clamp01(d, v), 1, 1)(vals)
