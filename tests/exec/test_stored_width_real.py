@@ -26,7 +26,6 @@ from pathlib import Path
 import pytest
 
 from volta.equiv.check import check
-from volta.errors import Unsupported
 from volta.exec.launch import pair_from_options
 
 PTX = Path(__file__).parent / "data" / "stored_width" / "stored_width.sm90.ptx"

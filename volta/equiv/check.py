@@ -19,7 +19,7 @@ import numpy as np
 from volta.errors import Unsupported, UsageError
 from volta.exec import limits
 from volta.exec.limits import Timeout
-from volta.exec.access import region_itemsize
+from volta.exec.access import region_itemsize, stored_inside
 from volta.exec.findings import Site
 from volta.exec.launch import LaunchSpec, sequence
 from volta.exec.machine import Machine, constants
@@ -144,16 +144,13 @@ def outputs(m: Machine, spec: LaunchSpec, rows: bool = False) -> dict:
                 i = int(partial[0])
                 refuse(i, i * size + int(np.argmax(wbytes[i])), "was written only in part")
             if size > 1:   # values stored inside an element (their symsize is set where they start)
-                inner = np.flatnonzero(region.symsize[0, :buf.count * size].reshape(buf.count, size)[:, 1:].any(1)
+                maybe = np.flatnonzero(region.symsize[0, :buf.count * size].reshape(buf.count, size)[:, 1:].any(1)
                                        & written)
-                for i in inner.tolist():
-                    at = i * size + np.arange(1, size)
-                    live = np.zeros(at.size, bool) if region.sym is None else region.sym[0, at] != None  # noqa: E711
-                    if refs is not None:
-                        live = live | (refs[0, at] > 0)
-                    if live.any():
-                        at = int(np.argmax(live)) + 1
-                        refuse(i, i * size + at, f"holds a value stored at byte {at} inside it")
+                inside = stored_inside(region, np.zeros(maybe.size, np.int64), maybe * size, size)
+                hit = np.flatnonzero(inside.any(axis=1)) if inside is not None else ()
+                if len(hit):
+                    i, at = int(maybe[hit[0]]), int(np.argmax(inside[hit[0]])) + 1
+                    refuse(i, i * size + at, f"holds a value stored at byte {at} inside it")
         if buf.role == "out":
             elements = Elements([UNTOUCHED]) * buf.count
         else:

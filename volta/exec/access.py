@@ -314,15 +314,24 @@ def load_sym(m, op, region, lanes, offs, size, t, bits):
     return out
 
 
+def stored_inside(region, rows, offs, size):
+    """Per access, per inner byte (offs + 1 .. offs + size - 1): whether an expression is stored starting there
+    (lanes x size - 1 booleans), or None when no expression was ever stored in the region."""
+    if size < 2 or region.symsize is None:   # store_sym allocates symsize before any expression lands
+        return None
+    at = (rows[:, None], offs[:, None] + np.arange(1, size))
+    inside = region.sym[at] != None if region.sym is not None else np.zeros(at[1].shape, bool)  # noqa: E711
+    refs = getattr(region, "lsref", None)
+    if refs is not None:
+        inside |= refs[at] != 0
+    return inside
+
+
 def _refuse_values_inside(op, region, rows, offs, size):
     """A load wider than an expression stored inside it (an f16 in the high half of an f32 slot): the bits are
     not the value at the first byte, so no expression is what the load reads."""
-    if size < 2:
-        return
-    at = (rows[:, None], offs[:, None] + np.arange(1, size))
-    inside = region.sym is not None and (region.sym[at] != None).any()  # noqa: E711
-    refs = getattr(region, "lsref", None)
-    if inside or (refs is not None and (refs[at] != 0).any()):
+    inside = stored_inside(region, rows, offs, size)
+    if inside is not None and inside.any():
         raise Unsupported(f"`{op.d.inst.opcode}` reads {size} bytes over a narrower value stored inside them in "
                           f"`{region.name}`", op.span)
 

@@ -87,24 +87,6 @@ def _stored_width(m, region, lanes, offs, default):
     return int(nz[0]) if nz.size else default
 
 
-def whole_elements(m, op, region, lanes, offs, es):
-    """Refuse reading `es`-byte elements at `offs` of `region` where a value is stored inside one (starting at
-    offs + 1 .. offs + es - 1): A.load_sym compares the width of the value stored at `offs` only, and would read
-    such an element as that value alone, or as concrete bits."""
-    if es == 1 or region.symsize is None:
-        return
-    rows = A.row_index(region, lanes, m)
-    refs = getattr(region, "lsref", None)
-    for k in range(1, es):
-        inner = np.zeros(lanes.size, bool) if region.sym is None else region.sym[rows, offs + k] != None  # noqa: E711
-        if refs is not None:
-            inner |= refs[rows, offs + k] > 0
-        if inner.any():
-            raise Unsupported(f"`{op.d.inst.opcode}` reads {es}-byte elements of `{region.name}` where a narrower "
-                              f"value is stored inside one (a piece of an element is not modelled over the reals)",
-                              op.span)
-
-
 def land(m, region, lanes, offs, cp, parts):
     """The copies of `lanes` land at `offs` of `region`: their `cp` bytes' expressions replace what was there."""
     A.store_sym(m, region, lanes, offs, cp, None)  # every byte of the copy is new: no stale stage survives

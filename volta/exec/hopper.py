@@ -21,7 +21,6 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import access as A
-from volta.exec import copy_real
 from volta.exec.dispatch import DISPATCH, _advance, handles
 
 
@@ -203,13 +202,11 @@ def _move_exprs(m, op, src, dst, one, soff, doff, n, es):
     """Over the reals (volta check): the expressions of a bulk copy of `n` bytes, element by element at the width
     `es` of its typed side (the global buffer), so that buffer holds whole elements of its own width, which is how
     check.outputs reads it. A value stored in the source with another width, or inside an element, is refused
-    (A.load_sym, copy_real.whole_elements): moving it 4 bytes at a time put 4-byte values into f16 and f64
+    (A.load_sym): moving it 4 bytes at a time put 4-byte values into f16 and f64
     buffers, read back as single elements."""
     for k in range(0, n, es):
         bits, _ = A.load(m, src, one, soff + k, es)
-        sym = A.load_sym(m, op, src, one, soff + k, es, f".b{8 * es}", bits)
-        copy_real.whole_elements(m, op, src, one, soff + k, es)
-        A.store_sym(m, dst, one, doff + k, es, sym)
+        A.store_sym(m, dst, one, doff + k, es, A.load_sym(m, op, src, one, soff + k, es, f".b{8 * es}", bits))
 
 
 def cluster_ctas(prog) -> int:

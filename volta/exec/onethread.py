@@ -23,13 +23,14 @@ import numpy as np
 from volta.errors import Unsupported
 from volta.exec import limits
 from volta.exec.access import _input_leaves, region_itemsize
+from volta.exec.lanesym import LaneSym
 from volta.exec.memory import REGION_SHIFT
 from volta.exec.services import DATA, RUN, UNDEF
-from volta.ir.program import RegRef, SpecialRef, VarRef, type_size
+from volta.ir.program import RegRef, VarRef, type_size
 from volta.ptx import ast
 from volta.semantics import compute as C
 from volta.semantics import intscalar, realops
-from volta.semantics.bits import is_float, width
+from volta.semantics.bits import width
 from volta.symbolic import expr as E
 from volta.symbolic.expr import Expr
 
@@ -98,8 +99,6 @@ class Registers:
 def _expr_of(s):
     if s is None:
         return None
-    from volta.exec.lanesym import LaneSym
-
     if isinstance(s, LaneSym):
         found, part = s.restrict(LANE0)
         return part.exprs()[0] if found.all() else None
@@ -299,7 +298,7 @@ def _arith(m, op, regs):
     if (t in (".f32", ".f64") and _DATA_OPS.get(op.op) == len(srcs)
             and not d.has(".sat", ".relu", ".xorsign", ".abs")):
         real = realops.TABLE[op.op]
-    decode = _F32 if t == ".f32" else _F64
+    decode = _f32_const if t == ".f32" else _f64_const
 
     def general(vals):
         """Operands with flags, or arithmetic intscalar does not cover."""
@@ -353,8 +352,6 @@ def _f64_const(bits):
     return E.const(v) if v - v == 0 else None
 
 
-_F32, _F64 = _f32_const, _f64_const
-
 
 def _load(m, op, regs):
     """Weak loads of elements of an input buffer that nothing has written yet: their leaves (load_sym)."""
@@ -367,13 +364,8 @@ def _load(m, op, regs):
     targets = dst.elems if isinstance(dst, ast.Vector) else (dst,)
     if not all(isinstance(r, RegRef) for r in targets) or (t.startswith(".s") and es < 8):
         return None
-    base = src.base
-    if isinstance(base, RegRef):
-        read_base = _reader(m, base, None, regs)
-    elif isinstance(base, ast.Imm):
-        fixed = (base.value, 0, None)
-        read_base = lambda: fixed   # noqa: E731
-    else:
+    read_base = _reader(m, src.base, None, regs)   # A.addresses reads the base the same way
+    if read_base is None:
         return None
     offset = src.offset
     size = es * len(targets)
