@@ -18,6 +18,7 @@ import numpy as np
 
 from volta.errors import Unsupported, UsageError
 from volta.exec import limits
+from volta.exec import integer_real
 from volta.exec.limits import Timeout
 from volta.exec.access import region_itemsize, stored_inside
 from volta.exec.findings import Site
@@ -200,14 +201,18 @@ def _element_type(dtype: str) -> str:
 def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = None, progress=None) -> CheckReport:
     """Decide ref vs opt over the reals. Elements of integer buffers are reals to the decision (what holds
     for every real holds for every integer) and integers in any counterexample (E.INTEGER_INPUTS)."""
-    saved = set(E.INTEGER_INPUTS)
+    saved, saved_ranges = set(E.INTEGER_INPUTS), dict(E.INTEGER_RANGES)
     E.INTEGER_INPUTS.clear()
     E.INTEGER_INPUTS.update(n for n, b in spec.buffers.items() if b.dtype[0] in "su")
+    E.INTEGER_RANGES.clear()
+    E.INTEGER_RANGES.update((n, integer_real.type_range("." + spec.buffers[n].dtype)) for n in E.INTEGER_INPUTS)
     try:
         return _check(spec, timeout_ms, emit_smt, progress)
     finally:
         E.INTEGER_INPUTS.clear()
         E.INTEGER_INPUTS.update(saved)
+        E.INTEGER_RANGES.clear()
+        E.INTEGER_RANGES.update(saved_ranges)
 
 
 def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) -> CheckReport:
@@ -489,13 +494,13 @@ _EXPANSION: dict = {}  # node id -> estimated (numerator, denominator) terms, 0 
 def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None) -> Counterexample | None:
     """Re-execute both kernels on the candidate input with exact arithmetic; keep it only if they differ."""
     inputs = _full_inputs(spec, verdict.model, a, b)
-    if any(Fraction(v).denominator != 1 for name in E.INTEGER_INPUTS for v in inputs.get(name, {}).values()):
+    if not _integer_inputs_fit(spec, inputs):
         return None   # not an input the kernels can be given
     values = {}
     for role in ("ref", "opt"):
         m = execute(spec, role, input_values=inputs)
         element = outputs(m, spec)[name][i]
-        values[role] = _exact(element)
+        values[role] = _stored(spec, name, _exact(element))
     if values["ref"] is None or values["opt"] is None or not values["ref"] != values["opt"]:
         return None  # undefined, or not certainly different (equal, or enclosures that overlap)
     cex = Counterexample(inputs, name, i, values["ref"], values["opt"], depends=dependencies(a, b))
@@ -549,6 +554,27 @@ def last_writer(m: Machine, spec: LaunchSpec, name: str, index: int):
     op = m.prog.ops[pc]
     cuda = f"{op.cuda[0]}:{op.cuda[1]}" if getattr(op, "cuda", None) else None
     return m.thread_id(lane), Site(op.span.file, op.span.line, op.span.col, op.d.inst.opcode, cuda)
+
+
+def _integer_inputs_fit(spec, inputs) -> bool:
+    """Every integer input an integer of its buffer's dtype (a model may give 1/2, or 2^40 to an s32)."""
+    for name in E.INTEGER_INPUTS:
+        rng = E.INTEGER_RANGES.get(name)
+        for v in inputs.get(name, {}).values():
+            v = Fraction(v)
+            if v.denominator != 1 or rng is not None and not rng[0] <= v <= rng[1]:
+                return False
+    return True
+
+
+def _stored(spec, name, value):
+    """An integer output's value as its buffer holds it: the exact integer run computes it modulo 2^w
+    (volta/exec/integer_real.py), so it is wrapped into the dtype's range."""
+    rng = integer_real.type_range("." + spec.buffers[name].dtype)
+    if rng is None or not isinstance(value, Fraction) or value.denominator != 1:
+        return value
+    lo, hi = rng
+    return Fraction((int(value) - lo) % (hi - lo + 1) + lo)
 
 
 def _exact(element):
@@ -625,5 +651,5 @@ def replay(spec: LaunchSpec, path: str | Path) -> dict:
     values = {}
     for role in ("ref", "opt"):
         m = execute(spec, role, input_values=inputs)
-        values[role] = _exact(outputs(m, spec)[name][index])
+        values[role] = _stored(spec, name, _exact(outputs(m, spec)[name][index]))
     return {"buffer": name, "index": index, **values}

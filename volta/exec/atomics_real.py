@@ -33,6 +33,7 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import access as A
+from volta.exec import integer_real
 from volta.exec.dispatch import DISPATCH, handles_real
 from volta.ir.cfg import uses
 from volta.ir.program import RegRef
@@ -117,6 +118,9 @@ def update(m, op, region, lz, offs, es, t, values):
     concrete = held == None  # noqa: E711
     if concrete.any():
         held[concrete] = constants(bits[concrete], t)
+    if kind != ".add" and integer_real.type_range(t) is not None:   # min/max read numbers (integer_real.py)
+        values = integer_real.in_range(m, op, values, t, "its operand")
+        held = integer_real.in_range(m, op, held, t, "the value it updates")
     key = A.row_index(region, lz, m) * region.data.shape[1] + offs
     current, last = {}, {}
     d = _COMBINE[kind]

@@ -9,6 +9,7 @@ import numpy as np
 from volta.errors import Unsupported
 from volta.exec import access as A
 from volta.exec import findings as F
+from volta.exec import integer_real
 from volta.exec.lanesym import LaneSym
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED
 from volta.exec.services import DATA
@@ -256,6 +257,8 @@ def _real_setp(m, op, lanes, flags, t, has_c):
     dl = lanes[data]
     a = m.read_sym(op.operands[1], dl, t)
     b = m.read_sym(op.operands[2], dl, t)
+    if integer_real.type_range(t) is not None:   # an integer comparison reads numbers, not residues
+        a, b = _integer_operands(m, op, (a, b), t)
     c = m.read_sym(op.operands[3], dl, ".pred") if has_c else [None] * dl.size
     ps = np.full(lanes.size, None, dtype=object)
     qs = np.full(lanes.size, None, dtype=object)
@@ -266,6 +269,17 @@ def _real_setp(m, op, lanes, flags, t, has_c):
         ps[np.nonzero(data)[0][k]] = realops.combine(op.d, cond, z)
         qs[np.nonzero(data)[0][k]] = realops.combine(op.d, E.logical_not(cond), z)
     return ps, qs
+
+
+def _integer_operands(m, op, operands, t):
+    """Integer operands in t's range (integer_real.in_range); a .bN comparison (equality) may read them as
+    unsigned or as signed numbers, whichever range holds them all."""
+    if not t.startswith(".b"):
+        return [integer_real.in_range(m, op, v, t) for v in operands]
+    try:
+        return [integer_real.in_range(m, op, v, ".u" + t[2:]) for v in operands]
+    except Unsupported:
+        return [integer_real.in_range(m, op, v, ".s" + t[2:]) for v in operands]
 
 
 @handles("set")
@@ -385,6 +399,9 @@ def _ld(m, op, lanes):
                 m.write(r, lz, bits, _merge(undef, data, _undef_only(carried)), sym)
             else:
                 m.write(r, lz, bits, _merge(undef, carried))
+            if m.symbolic and isinstance(r, RegRef) and integer_real.type_range(t) and width(r.type) > 8 * es:
+                # a narrow integer extended into a wider register: its number in t, not its residue
+                integer_real.in_range(m, op, m.read_sym(r, lz, r.type), t, "the loaded element")
     _advance(m, lanes)
 
 

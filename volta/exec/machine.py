@@ -23,7 +23,7 @@ from volta.semantics import compute as C
 from volta.semantics import realops
 from volta.semantics.bits import U64, as_float, as_int, is_float, mask, signed, width
 from volta.symbolic import expr as E
-from volta.exec import floatbits, ifconvert, lanesym
+from volta.exec import floatbits, ifconvert, integer_real, lanesym
 from volta.exec.services import BAR, DATA, EXIT, RUN, SPIN, UNDEF, WARP, MachineServices  # noqa: F401 (re-exported)
 from volta.exec.lanesym import LaneSym
 from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
@@ -707,9 +707,13 @@ class Machine(MachineServices):
                 raise Unsupported(f"`{d.inst.opcode}` with {len(srcs)} sources is not modelled over the reals", op.span)
             dst_t, src_t = d.types[0], d.types[-1]
             if d.rounding in E.ROUNDINGS and is_float(src_t) and not d.has(".sat"):
-                # rounding to an integer (libdevice expm1f's cvt.rni): an exact real step function
-                out[data] = _objects([E.rint(v, d.rounding) if isinstance(v, E.Expr) else
-                                      _no_meaning(op, v) for v in self.read_sym(srcs[0], dl, src_t)])
+                # rounding to an integer (libdevice expm1f's cvt.rni): an exact real step function; into an
+                # integer type it saturates to the type's range, as PTX's float-to-integer cvt does
+                vals = [E.rint(v, d.rounding) if isinstance(v, E.Expr) else _no_meaning(op, v)
+                        for v in self.read_sym(srcs[0], dl, src_t)]
+                if not is_float(dst_t):
+                    vals = [integer_real.clamp(v, dst_t) for v in vals]
+                out[data] = _objects(vals)
                 return out
             if is_float(dst_t) and is_float(src_t) and d.rounding not in (".rni", ".rzi", ".rmi", ".rpi"):
                 vals = self.read_sym(srcs[0], dl, src_t)
@@ -726,7 +730,13 @@ class Machine(MachineServices):
                 out[data] = vals
                 return out
             if not is_float(dst_t) and not is_float(src_t):
-                out[data] = self.read_sym(srcs[0], dl, src_t)  # integer widening of integer data
+                # to a narrower width: the residue (the same polynomial); wider or saturating: src's number
+                vals = self.read_sym(srcs[0], dl, src_t)
+                if integer_real.wider(dst_t, src_t) or d.has(".sat"):
+                    vals = integer_real.in_range(self, op, vals, src_t, "its source")
+                if d.has(".sat"):
+                    vals = [integer_real.clamp(v, dst_t) for v in vals]
+                out[data] = _objects(vals)
                 return out
             raise Unsupported(f"`{d.inst.opcode}` converts tensor data between floats and integers; "
                               f"over the reals that needs rounding to an integer, which is not modelled", op.span)
@@ -737,6 +747,8 @@ class Machine(MachineServices):
                 raise Unsupported(f"`{d.inst.opcode}`: its modifier changes the value in a way the real-number "
                                   f"model of volta check does not follow", op.span)
             args = [self.read_sym(s, dl, t) for s in srcs]
+            if integer_real.type_range(t) is not None and d.op != "mov":
+                return self._integer_compute(op, data, out, args, t)
             fn = realops.TABLE.get(d.op)
             if fn is not None:
                 if d.has(".sat") or any(_has_infinity(a) for a in args):
@@ -749,6 +761,21 @@ class Machine(MachineServices):
                 return out
         raise Unsupported(f"`{d.inst.opcode}` on tensor data has no real-number semantics here "
                           f"(bit manipulation of float data is outside what `volta check` decides)", op.span)
+
+    def _integer_compute(self, op, data, out, args, t):
+        """add/sub/mul/mad/neg/min/max/abs on integer data (volta/exec/integer_real.py): operands the
+        instruction reads as numbers (min, max, abs, .wide, .sat) must lie in t's range; .sat clamps to it."""
+        d = op.d
+        wide = d.op in ("mul", "mad") and d.has(".wide")
+        reads = integer_real.READS_VALUE.get(d.op, ())
+        args = [integer_real.in_range(self, op, a, t) if k in reads or (wide and k < 2) or d.has(".sat") else a
+                for k, a in enumerate(args)]
+        fn = realops.TABLE[d.op]
+        values = [fn(d, *a) for a in zip(*args)]
+        if d.has(".sat"):
+            values = [integer_real.clamp(v, t) for v in values]
+        out[data] = _objects(values)
+        return out
 
     def _refuse_integer_bits(self, op, srcs, dl):
         """Float arithmetic on integer data reads an integer's bits as a float (`__int_as_float`): over the

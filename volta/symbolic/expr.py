@@ -149,6 +149,16 @@ def var(buffer: str, index: int) -> Expr:
 # reals they are still reals (what holds for all reals holds for integers), but a counterexample must give
 # them integer values, and the solver is told so (volta/equiv/check.py sets it for the duration of a check).
 INTEGER_INPUTS: set[str] = set()
+# Their elements' ranges (name -> (lo, hi), from the dtype: s32 is [-2^31, 2^31 - 1]): the inputs a kernel can be
+# given, so the solver and the counterexample search stay inside them (volta/exec/integer_real.py reads them too).
+INTEGER_RANGES: dict[str, tuple[int, int]] = {}
+
+
+def integer_range(n: Expr) -> tuple[int, int] | None:
+    """The range of an integer input leaf (None: not one, or no range known)."""
+    if n.op is VAR:
+        return INTEGER_RANGES.get(n.data[0])
+    return INTEGER_RANGES.get(n.data) if n.op is SYM else None
 
 
 def is_integer_leaf(n: Expr) -> bool:

@@ -51,8 +51,13 @@ def values_at(a: Expr, b: Expr, env) -> tuple:
 
 
 def admissible(env) -> bool:
-    """Is every element of an integer buffer an integer in env (a valid input of the kernels)?"""
-    return all(v.denominator == 1 for leaf, v in env.items() if E.is_integer_leaf(leaf))
+    """Is every element of an integer buffer an integer of its dtype in env (a valid input of the kernels)?"""
+    return all(v.denominator == 1 and _fits(leaf, v) for leaf, v in env.items() if E.is_integer_leaf(leaf))
+
+
+def _fits(leaf, v) -> bool:
+    rng = E.integer_range(leaf)
+    return rng is None or rng[0] <= v <= rng[1]
 
 
 def _candidates(variables: Sequence[Expr], rng: random.Random, tries: int) -> Iterable[list[Fraction]]:
@@ -61,6 +66,13 @@ def _candidates(variables: Sequence[Expr], rng: random.Random, tries: int) -> It
     yield [Fraction(0)] * n
     yield [Fraction(1)] * n
     yield [Fraction(-1)] * n   # every input negative: a max seeded with 0 instead of -inf (or INT_MIN) shows
+    ends = [E.integer_range(v) if whole else None for v, whole in zip(variables, integral)]
+    if any(ends):   # integer inputs at the ends of their dtype: where a sum wraps or a comparison saturates
+        for pick in (1, 0):
+            yield [Fraction(e[pick]) if e else Fraction(1) for e in ends]
+        for _ in range(tries // 4):
+            yield [Fraction(rng.choice((e[0], e[0] + 1, e[1] - 1, e[1], 0, 1, -1 if e[0] < 0 else 2)))
+                   if e else rng.choice(SMALL) for e in ends]
     for _ in range(tries // 2):
         yield [rng.choice(SMALL) for _ in range(n)]
     for _ in range(tries - tries // 2):
@@ -153,6 +165,8 @@ def random_search(a: Expr, b: Expr, variables: Sequence[Expr] | None = None, tri
                       for i, vals in enumerate(_candidates(variables, rng, tries)))
     for values in candidates:
         env = dict(zip(variables, values))
+        if not admissible(env):   # -1 for an unsigned element: not an input the kernels can be given
+            continue
         try:
             va, vb = values_at(a, b, env)
         except EvalError:

@@ -62,7 +62,10 @@ class Translator:
             self.leaves[name] = node
             leaf = z3.Real(name)
             if self.integers and E.is_integer_leaf(node):
-                self.facts.append(z3.IsInt(leaf))   # an element of an integer buffer
+                self.facts.append(z3.IsInt(leaf))   # an element of an integer buffer, within its dtype
+                rng = E.integer_range(node)
+                if rng is not None:
+                    self.facts += [leaf >= rng[0], leaf <= rng[1]]
             return leaf
         if op is E.ADD:
             return args[0] + args[1]

@@ -1,0 +1,70 @@
+"""Integer data over the reals (volta/exec/integer_real.py): a polynomial over the integers stands for its residue
+modulo 2^w, so an instruction that reads an integer's number (comparison, min/max, extension, saturation) is
+decided only where interval bounds put the operand in its type's range. Each pair below had a wrong verdict:
+EQUIVALENT for max(a+1, b+1) vs max(a,b)+1, signed vs unsigned atomicMax, (unsigned)a < 10u vs a < 10, a sign-extended vs zero-extended byte,
+(long)(a+b) vs (long)a + b, saturating vs wrapping float-to-int; NOT EQUIVALENT with impossible witnesses for
+add.sat.s32 (clamped to [0, 1]) and for a·k·k + a vs a (ref = 4294967297 in an s32 buffer).
+PTX: tests/exec/data/integer_range/integer_range.sm80.ptx (nvcc 13 from integer_range.cu, command in its header).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from real_asserts import not_equivalent_replayed  # tests/exec/real_asserts.py
+from volta.equiv.check import check
+from volta.exec.launch import pair_from_options
+
+PTX = Path(__file__).parent / "data" / "integer_range" / "integer_range.sm80.ptx"
+
+
+def _spec(ref, opt, a="s32", b=None, out="s32", k=None):
+    buffers = [f"a={a}[40]:in", f"out={out}[40]:out"] + ([f"b={b}[40]:in"] if b else [])
+    args = "a," + ("b," if b else "") + "out,40" + (f",{k}" if k is not None else "")
+    return pair_from_options(str(PTX), str(PTX), buffers, grid="2", block="32", args=args,
+                             ref={"kernel": ref}, opt={"kernel": opt})
+
+
+@pytest.mark.parametrize("ref, opt, a, b, out, where, opcode", [
+    ("max_plus_one", "max_then_plus", "s32", "s32", "s32", "ref", "max.s32"),
+    ("below_ten_unsigned", "below_ten", "s32", None, "s32", "ref", "setp.lt.u32"),
+    ("sext_u8", "zext_u8", "u8", None, "s32", "ref", "ld.global.s8"),
+    ("widen_sum", "widen_each", "s32", "s32", "s64", "ref", "cvt.s64.s32"),
+])
+def test_a_number_read_where_the_data_may_wrap_is_unsupported(ref, opt, a, b, out, where, opcode):
+    report = check(_spec(ref, opt, a, b, out))
+    assert report.verdict == "unsupported", report.verdict
+    role, err = report.unsupported
+    assert role == where and opcode in str(err) and "range" in str(err), str(err)
+
+
+def test_atomic_max_compares_in_its_own_signedness():
+    spec = pair_from_options(str(PTX), str(PTX), ["a=s32[40]:in", "out=s32[1]:inout"], grid="2", block="32",
+                             args="a,out,40", ref={"kernel": "atomic_max"}, opt={"kernel": "atomic_max_unsigned"})
+    report = check(spec)
+    assert report.verdict == "unsupported", report.verdict
+    assert report.unsupported[0] == "opt" and "atom.global.max.u32" in str(report.unsupported[1])
+
+
+def test_numbers_that_fit_their_type_are_decided():
+    assert check(_spec("max_plus_one_u8", "max_then_plus_u8", "u8", "u8")).verdict == "equivalent"
+
+
+def test_float_to_int_saturates(tmp_path):
+    report = not_equivalent_replayed(_spec("f2i_rz", "f2i_via_s64", a="f32"), tmp_path)
+    cex = report.counterexample
+    assert cex.ref_value in (2 ** 31 - 1, -2 ** 31) and -2 ** 31 <= cex.opt_value < 2 ** 31
+
+
+def test_add_sat_clamps_to_the_type(tmp_path):
+    report = not_equivalent_replayed(_spec("sum_sat", "sum_plain", b="s32"), tmp_path)
+    cex = report.counterexample
+    assert cex.ref_value in (2 ** 31 - 1, -2 ** 31) and -2 ** 31 <= cex.opt_value < 2 ** 31
+    assert check(_spec("sum_sat_s16", "sum_plain_s16", a="s16", b="s16")).verdict == "equivalent"
+
+
+def test_witness_values_are_the_stored_integers():
+    """a·65536·65536 + a is a modulo 2^32: no witness over the unbounded integers is a witness."""
+    report = check(_spec("times_k_squared_plus", "same", k=65536))
+    assert report.verdict != "not-equivalent", report.counterexample
