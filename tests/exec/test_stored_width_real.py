@@ -15,7 +15,7 @@ Now each is UNSUPPORTED naming the instruction; the same instructions at matchin
 decided (f16 tiles through a bulk store, which was refused before, are now modelled element by element).
 `stmatrix` has no real-number model at all (UNSUPPORTED), and `cp.async` writes shared memory only, whose loads
 compare the stored width already, and refuse a load over a narrower expression stored inside it
-(access._refuse_values_inside).
+(access.unreadable).
 PTX: tests/exec/data/stored_width/stored_width.sm90.ptx (nvcc 13 from stored_width.cu, command in its header).
 """
 from __future__ import annotations
@@ -111,8 +111,10 @@ def test_bulk_store_at_the_buffer_width_is_decided():
 # ---- check.outputs, the backstop --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("ref,opt,out,what", [
-    ("wmma_f16_store", "wmma_f16_even", "C=f32[128]:out", r"\(f32\) holds a value stored at byte 2 inside it"),
-    ("wmma_f32_store", "wmma_f32_as_halves", "C=f16[512]:out", r"\(f16\) holds a value stored 4 bytes wide"),
+    ("wmma_f16_store", "wmma_f16_even", "C=f32[128]:out",
+     r"\(f32\) is 4 bytes over a narrower value stored inside them"),
+    ("wmma_f32_store", "wmma_f32_as_halves", "C=f16[512]:out",
+     r"\(f16\) is 2 bytes starting inside a wider value stored before them"),
 ])
 def test_outputs_refuses_an_element_holding_a_value_of_another_width(monkeypatch, ref, opt, out, what):
     # with wmma.store's own check off, the output reader meets the values of another width
@@ -121,7 +123,7 @@ def test_outputs_refuses_an_element_holding_a_value_of_another_width(monkeypatch
     monkeypatch.setattr(tensor_real, "check_width", lambda *a: None)
     report = check(_pair(ref, opt, TILE + [out], "A,B,C"))
     assert report.verdict == "unsupported", report.verdict
-    assert re.search(rf"element 0 of `C` {what}, last written by `wmma.store.d", str(report.unsupported[1]))
+    assert re.search(rf"element \d of `C` {what}, last written by `wmma.store.d", str(report.unsupported[1]))
 
 
 def test_outputs_refuses_an_element_written_only_in_part():

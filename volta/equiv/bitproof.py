@@ -443,6 +443,11 @@ def element_terms(m: Machine, spec: LaunchSpec) -> dict:
         size = region_itemsize(region)
         words = np.array(region.data[0, :buf.nbytes], dtype=np.uint8).view(
             {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[size])
+        why = A.unreadable(region, np.zeros(buf.count, np.int64), np.arange(buf.count) * size, size)
+        bad = np.flatnonzero(why != None) if why is not None else ()  # noqa: E711
+        if len(bad):
+            raise Unsupported(f"element {int(bad[0])} of `{name}` is {size} bytes {why[bad[0]]}; only values "
+                              f"stored at the element's width are compared")
         elements = []
         for i in range(buf.count):
             off = i * size

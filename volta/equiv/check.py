@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from volta.errors import Unsupported, UsageError
-from volta.exec import limits
+from volta.exec import access as A, limits
 from volta.exec import integer_real
 from volta.exec.limits import Timeout
-from volta.exec.access import region_itemsize, stored_inside
+from volta.exec.access import region_itemsize
 from volta.exec.findings import Site
 from volta.exec.launch import LaunchSpec, sequence
 from volta.exec.machine import Machine, constants
@@ -133,7 +133,7 @@ def outputs(m: Machine, spec: LaunchSpec, rows: bool = False) -> dict:
         region = m.buffer_regions[name]
         size = region_itemsize(region)
         t = _element_type(buf.dtype)
-        refs = getattr(region, "lsref", None)
+        refs = region.lsref
         # only the elements the kernel wrote are visited one by one (a 4096 x 4096 output of which one
         # CTA writes 64 x 64 costs a list of shared UNTOUCHED markers, not 16 M look-ups)
         written = np.zeros(buf.count, bool)
@@ -144,14 +144,14 @@ def outputs(m: Machine, spec: LaunchSpec, rows: bool = False) -> dict:
             if partial.size:
                 i = int(partial[0])
                 refuse(i, i * size + int(np.argmax(wbytes[i])), "was written only in part")
-            if size > 1:   # values stored inside an element (their symsize is set where they start)
-                maybe = np.flatnonzero(region.symsize[0, :buf.count * size].reshape(buf.count, size)[:, 1:].any(1)
-                                       & written)
-                inside = stored_inside(region, np.zeros(maybe.size, np.int64), maybe * size, size)
-                hit = np.flatnonzero(inside.any(axis=1)) if inside is not None else ()
-                if len(hit):
-                    i, at = int(maybe[hit[0]]), int(np.argmax(inside[hit[0]])) + 1
-                    refuse(i, i * size + at, f"holds a value stored at byte {at} inside it")
+            at = np.flatnonzero(written)
+            why = A.unreadable(region, np.zeros(at.size, np.int64), at * size, size)
+            bad = np.flatnonzero(why != None) if why is not None else ()  # noqa: E711
+            if len(bad):
+                i = int(at[bad[0]])
+                cover = region.cover[0, i * size:(i + 1) * size]
+                later = np.flatnonzero((cover[1:] == 0) | (cover[1:] == A.START))   # the narrower store's bytes
+                refuse(i, i * size + (int(later[0]) + 1 if later.size else 0), f"is {size} bytes {why[bad[0]]}")
         if buf.role == "out":
             elements = Elements([UNTOUCHED]) * buf.count
         else:

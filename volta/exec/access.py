@@ -278,7 +278,7 @@ def load_sym(m, op, region, lanes, offs, size, t, bits):
 
     rows = row_index(region, lanes, m)
     out = np.full(lanes.size, None, dtype=object)
-    _refuse_values_inside(op, region, rows, offs, size)
+    _refuse_unreadable(op, region, rows, offs, size)
     if region.sym is not None:
         stored = region.sym[rows, offs]
         have = stored != None  # noqa: E711  (elementwise over an object array)
@@ -289,7 +289,7 @@ def load_sym(m, op, region, lanes, offs, size, t, bits):
             out[have] = stored[have]
     else:
         have = np.zeros(lanes.size, bool)
-    refs = getattr(region, "lsref", None)
+    refs = region.lsref
     if refs is not None:
         ref = refs[rows, offs].astype(np.int64) - 1   # stored as slot + 1: 0 (untouched zero pages) is none
         live = (ref >= 0) & ~have
@@ -310,46 +310,97 @@ def load_sym(m, op, region, lanes, offs, size, t, bits):
         if size != itemsize:
             raise Unsupported(f"`{op.d.inst.opcode}` reads {size}-byte pieces of the {region.dtype} buffer "
                               f"`{region.name}`; only whole elements are modelled symbolically", op.span)
-        out[todo] = _input_leaves(m, region, itemsize)[offs[todo] // itemsize]
+        out[todo] = input_leaves(m, region, itemsize, offs[todo] // itemsize)
     return out
 
 
-def stored_inside(region, rows, offs, size):
-    """Per access, per inner byte (offs + 1 .. offs + size - 1): whether an expression is stored starting there
-    (lanes x size - 1 booleans), or None when no expression was ever stored in the region."""
-    if size < 2 or region.symsize is None:   # store_sym allocates symsize before any expression lands
+# region.cover, per byte: where stored expressions lie. Only an expression's first byte has one in region.sym
+# (or lsref); the bytes after it hold placeholder bits, and a store into some of an expression's bytes leaves
+# the others holding a piece of a value that no expression describes.
+START, INSIDE, DEAD = 1, 2, 3
+
+
+def unreadable(region, rows, offs, size):
+    """Per access of `size` bytes at (rows, offs): why no stored expression or concrete bits are what it reads
+    (None where they are), or None for all when the region never held an expression."""
+    if region.cover is None:
         return None
-    at = (rows[:, None], offs[:, None] + np.arange(1, size))
-    inside = region.sym[at] != None if region.sym is not None else np.zeros(at[1].shape, bool)  # noqa: E711
-    refs = getattr(region, "lsref", None)
-    if refs is not None:
-        inside |= refs[at] != 0
-    return inside
+    c = region.cover[rows[:, None], offs[:, None] + np.arange(size)]
+    why = np.full(rows.size, None, dtype=object)
+    why[(c[:, 1:] == START).any(axis=1)] = f"over a narrower value stored inside them"
+    why[c[:, 0] == INSIDE] = "starting inside a wider value stored before them"
+    why[(c == DEAD).any(axis=1)] = "of a value partly overwritten by a narrower store"
+    return why
 
 
-def _refuse_values_inside(op, region, rows, offs, size):
-    """A load wider than an expression stored inside it (an f16 in the high half of an f32 slot): the bits are
-    not the value at the first byte, so no expression is what the load reads."""
-    inside = stored_inside(region, rows, offs, size)
-    if inside is not None and inside.any():
-        raise Unsupported(f"`{op.d.inst.opcode}` reads {size} bytes over a narrower value stored inside them in "
-                          f"`{region.name}`", op.span)
+def _refuse_unreadable(op, region, rows, offs, size):
+    why = unreadable(region, rows, offs, size)
+    if why is not None:
+        bad = np.flatnonzero(why != None)  # noqa: E711
+        if bad.size:
+            raise Unsupported(f"`{op.d.inst.opcode}` reads {size} bytes {why[bad[0]]} in `{region.name}`", op.span)
 
 
-def _input_leaves(m, region, itemsize):
-    """One expression per element of an input buffer (a variable, or a replayed constant), built once."""
+def _cover(region, rows, offs, size, has):
+    """Record a store of `size` bytes at (rows, offs), an expression where `has`: an older expression the
+    store overwrites only in part is dropped and its other bytes become DEAD."""
+    if region.cover is None:
+        if has is None or not has.any():
+            return
+        region.cover = np.zeros(region.data.shape, np.int8)   # zero pages: resident only where written
+    cover, width = region.cover, region.cover.shape[1]
+    end = offs + size
+    after = np.zeros(rows.size, np.int8)
+    inb = end < width
+    after[inb] = cover[rows[inb], end[inb]]
+    for j in np.flatnonzero((cover[rows, offs] == INSIDE) | (after == INSIDE)).tolist():   # rare
+        _kill_partial(region, int(rows[j]), int(offs[j]), size)
+    cover[rows[:, None], offs[:, None] + np.arange(size)] = 0
+    if has is not None and has.any():
+        _mark(region, rows[has], offs[has], size)
+
+
+def _mark(region, rows, offs, size):
+    if region.cover is None:
+        region.cover = np.zeros(region.data.shape, np.int8)
+    region.cover[rows, offs] = START
+    if size > 1:
+        region.cover[rows[:, None], offs[:, None] + np.arange(1, size)] = INSIDE
+
+
+def _kill_partial(region, r, o, size):
+    cover, width = region.cover, region.cover.shape[1]
+    first = o
+    while cover[r, first] == INSIDE:
+        first -= 1   # back to the first byte of the expression the store begins inside
+    end = o + size
+    while end < width and cover[r, end] == INSIDE:
+        end += 1
+    part = cover[r, first:end]
+    part[(part == START) | (part == INSIDE)] = DEAD   # the store's own bytes are reset after this
+    if first < o:
+        if region.sym is not None:
+            region.sym[r, first] = None
+        if region.lsref is not None:
+            region.lsref[r, first] = 0
+
+
+def input_leaves(m, region, itemsize, index):
+    """The expressions of input elements `index` (variables, or replayed constants), each built once: a
+    buffer of 16 M elements of which a launch reads 64 K builds 64 K."""
     if region.leaves is None:
+        region.leaves = np.full(-(-region.size // itemsize), None, dtype=object)
+    leaves = region.leaves
+    got = leaves[index]
+    missing = np.flatnonzero(got == None)  # noqa: E711
+    if missing.size:
         from volta.symbolic import expr as E
 
         values = (m.input_values or {}).get(region.name)
-        count = -(-region.size // itemsize)
-        leaves = np.empty(count, dtype=object)
-        if values is not None:
-            leaves[:] = [E.const(values[i]) for i in range(count)]
-        else:
-            leaves[:] = [E.var(region.name, i) for i in range(count)]
-        region.leaves = leaves
-    return region.leaves
+        for j in missing.tolist():
+            i = int(index[j])
+            got[j] = leaves[i] = E.const(values[i]) if values is not None else E.var(region.name, i)
+    return got
 
 
 def store_sym(m, region, lanes, offs, size, sym):
@@ -361,7 +412,9 @@ def store_sym(m, region, lanes, offs, size, sym):
         region.symsize = np.zeros(region.data.shape, np.int8)   # zero pages: resident only where written
     if region.kwritten is None:
         region.kwritten = np.zeros(region.data.shape, bool)
-    if region.sym is None and sym is not None and (np.asarray(sym, dtype=object) != None).any():  # noqa: E711
+    has = np.asarray(sym, dtype=object) != None if sym is not None else None  # noqa: E711
+    _cover(region, rows, offs, size, has)
+    if region.sym is None and has is not None and has.any():
         region.sym = _object_pages(region.data.shape)
     stride = region.data.shape[1]
     if region.sym is not None:
@@ -371,7 +424,7 @@ def store_sym(m, region, lanes, offs, size, sym):
     region.symsize[rows, offs] = size
     within = ((rows * stride + offs)[:, None] + np.arange(size)).reshape(-1)
     region.kwritten.reshape(-1)[within] = True
-    if getattr(region, "lsref", None) is not None:
+    if region.lsref is not None:
         region.lsref.reshape(-1)[within] = 0
 
 
@@ -391,12 +444,13 @@ def store_lsym(m, region, lanes, offs, size, ls):
     found, pos = ls.positions(lanes)
     if not found.any():
         return
-    if getattr(region, "lsref", None) is None:
+    if region.lsref is None:
         region.lsref = np.zeros(region.data.shape, np.int32)   # slot + 1 (0: none): lazily zero pages
         region.lsrow = np.zeros(region.data.shape, np.int64)
         region.lslist = []
     rows = row_index(region, lanes[found], m)
     o = offs[found]
+    _mark(region, rows, o, size)
     region.lsref[rows, o] = len(region.lslist) + 1
     region.lsrow[rows, o] = pos
     region.lslist.append(ls)
@@ -413,10 +467,10 @@ def load_lsym(m, op, region, lanes, offs, size):
     if region == "kernel-param" or lanes.size == 0:
         return None
     rows = row_index(region, lanes, m)
-    _refuse_values_inside(op, region, rows, offs, size)
+    _refuse_unreadable(op, region, rows, offs, size)
     if region.sym is not None and (region.sym[rows, offs] != None).any():  # noqa: E711
         return None
-    refs = getattr(region, "lsref", None)
+    refs = region.lsref
     if refs is not None:
         ref = refs[rows, offs].astype(np.int64) - 1   # stored as slot + 1
         has = ref >= 0

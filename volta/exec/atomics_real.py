@@ -164,7 +164,7 @@ def _holds_expressions(m, region, lz, offs) -> bool:
     rows = A.row_index(region, lz, m)
     if region.sym is not None and (region.sym[rows, offs] != None).any():  # noqa: E711
         return True
-    refs = getattr(region, "lsref", None)
+    refs = region.lsref
     if refs is not None and (refs[rows, offs] > 0).any():
         return True
     written = region.kwritten[rows, offs] if region.kwritten is not None else np.zeros(lz.size, bool)

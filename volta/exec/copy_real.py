@@ -56,11 +56,11 @@ def _copy(m, op, lanes):
 def read_piece(m, op, region, lanes, offs, at, size) -> list:
     """Expressions of the `size` source bytes at `offs` (landing at byte `at` of each lane's copy), read
     when the copy is issued."""
-    if region.sym is None and getattr(region, "lsref", None) is None and not (
+    if region.sym is None and region.lsref is None and not (
             region.space == ".global" and region.role in ("in", "inout")):
         return []  # nothing symbolic can be there: concrete bytes only
     es = A.region_itemsize(region)
-    if region.sym is not None or getattr(region, "lsref", None) is not None:
+    if region.sym is not None or region.lsref is not None:
         es = _stored_width(m, region, lanes, offs, es)
     if size % es or at % es:
         raise Unsupported(f"`{op.d.inst.opcode}` copies {size} bytes of {es}-byte elements of `{region.name}` "

@@ -38,7 +38,11 @@ class Region:
     sym: np.ndarray = field(repr=False, default=None)  # symbolic mode: expression stored at each offset
     symsize: np.ndarray = field(repr=False, default=None)
     kwritten: np.ndarray = field(repr=False, default=None)  # symbolic mode: bytes the kernel wrote
+    cover: np.ndarray = field(repr=False, default=None)  # symbolic mode: per byte, its part in a stored expression
     leaves: np.ndarray = field(repr=False, default=None)  # symbolic mode: input element expressions
+    lsref: np.ndarray = field(repr=False, default=None)   # symbolic mode: LaneSym stored per byte (slot + 1)
+    lsrow: np.ndarray = field(repr=False, default=None)   # ... and its row
+    lslist: list = field(repr=False, default=None)        # ... the stored LaneSyms
     stored: bool = False  # some instruction of the launch wrote it (a module variable's bytes became data)
     read_only: bool = False  # no instruction of the launch can write it (volta/ir/written.py): reads never race
 
