@@ -386,21 +386,25 @@ def _kill_partial(region, r, o, size):
 
 
 def input_leaves(m, region, itemsize, index):
-    """The expressions of input elements `index` (variables, or replayed constants), each built once: a
-    buffer of 16 M elements of which a launch reads 64 K builds 64 K."""
+    """The expressions of input elements `index` (variables, or replayed constants), each built once and kept
+    in pages: a buffer of 16 M elements of which a launch reads 64 K costs 64 K leaves, not 16 M pointers."""
     if region.leaves is None:
-        region.leaves = np.full(-(-region.size // itemsize), None, dtype=object)
-    leaves = region.leaves
-    got = leaves[index]
+        from volta.exec.memory import PagedArray
+
+        region.leaves = PagedArray((1, -(-region.size // itemsize)), object, None)
+    got = region.leaves.get(index)
     missing = np.flatnonzero(got == None)  # noqa: E711
     if missing.size:
-        from volta.symbolic import expr as E
-
         values = (m.input_values or {}).get(region.name)
-        for j in missing.tolist():
-            i = int(index[j])
-            got[j] = leaves[i] = E.const(values[i]) if values is not None else E.var(region.name, i)
+        got[missing] = [input_leaf(region.name, values, int(i)) for i in index[missing]]
+        region.leaves.put(index[missing], got[missing])
     return got
+
+
+def input_leaf(name, values, i):
+    from volta.symbolic import expr as E
+
+    return E.const(values[i]) if values is not None else E.var(name, i)
 
 
 def store_sym(m, region, lanes, offs, size, sym):

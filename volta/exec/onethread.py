@@ -15,6 +15,7 @@ bits 0 here, as no decision reads them (addresses and branches on data are refus
 """
 from __future__ import annotations
 
+import functools
 import gc
 import struct
 
@@ -22,7 +23,7 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import limits
-from volta.exec.access import _input_leaves, region_itemsize
+from volta.exec.access import input_leaf, region_itemsize
 from volta.exec.lanesym import LaneSym
 from volta.exec.memory import REGION_SHIFT
 from volta.exec.services import DATA, RUN, UNDEF
@@ -38,6 +39,8 @@ ENABLED = True   # tests compare both executors by turning this off
 LANE0 = np.zeros(1, np.int64)
 _DATA_OPS = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "mad": 3, "neg": 1}   # realops.TABLE forms: arity
 _GLOBAL_SHIFT = REGION_SHIFT[".global"]
+_OFFSET_MASK = (1 << _GLOBAL_SHIFT) - 1
+_MASK64 = (1 << 64) - 1
 _PACKED = ((".f16x2",), (".bf16x2",))
 _STRONG = (".volatile", ".relaxed", ".acquire", ".release", ".mmio")
 
@@ -51,15 +54,25 @@ def applies(m) -> bool:
 
 
 class Registers:
-    """The cached registers: (bits, flags, expression or None) per register, None where not yet read."""
+    """The cached registers: (bits, flags, expression or None) per register, None where not yet read, then
+    one slot per decoded immediate (always filled): every operand of a decoded step is an index here."""
 
-    __slots__ = ("m", "vals", "dirty", "empty")
+    __slots__ = ("m", "vals", "dirty", "empty", "skipped", "pc", "inputs")
 
     def __init__(self, m):
         self.m = m
+        self.skipped = 0   # steps whose guard was false since the run loop last counted
+        self.pc = 0
+        self.inputs = {}   # (region id, element size) -> what loads of input elements need (_input_region)
         self.empty = [None] * len(m.regs)
         self.vals = list(self.empty)
         self.dirty = set()
+
+    def constant(self, value) -> int:
+        """A slot that always holds `value` (an immediate's triple)."""
+        self.empty.append(value)
+        self.vals.append(value)
+        return len(self.vals) - 1
 
     def fill(self, i):
         m = self.m
@@ -122,37 +135,51 @@ def run(m):
 
 def _run(m):
     ops = m.prog.ops
-    n_ops = len(ops)
     regs = Registers(m)
-    code: list = [_UNCOMPILED] * n_ops
+    code: list = [_UNCOMPILED] * len(ops) + [None]   # past the last instruction: the general path reports it
     max_steps = limits.current().max_steps
     pc = int(m.pc[0])
-    running = m.status[0] == RUN
     while True:
-        fn = code[pc] if running and 0 <= pc < n_ops else None
-        if fn is _UNCOMPILED:
-            fn = code[pc] = _compile(m, ops[pc], regs)
-        if fn is not None:
-            m.steps += 1
-            if not m.steps & 4095:
-                limits.step_check(m)  # --timeout deadline, progress line
-            if m.steps > max_steps:
-                raise limits.too_many_steps(max_steps, ops[pc].span)
-            try:
-                nxt = fn()
-            except Unsupported:
-                nxt = None   # nothing changed: the general path raises it again, with its message and place
-            if nxt is not None:
-                m.thread_instructions += 1
-                pc = nxt
-                continue
-            m.steps -= 1   # the general path counts it
+        base = m.steps
+        done = _steps(m, ops, code, regs, pc, base, max_steps) if m.status[0] == RUN and 0 <= pc < len(ops) else 0
+        pc = regs.pc if done else pc
+        m.steps = base + done
+        m.thread_instructions += done - regs.skipped
+        regs.skipped = 0
         regs.spill()
         m.pc[0] = pc
         if not m.step_once(max_steps):
             return
         pc = int(m.pc[0])
-        running = m.status[0] == RUN
+
+
+def _steps(m, ops, code, regs, pc, base, max_steps):
+    """Decoded steps back to back from `pc` until one is not decoded; how many ran (regs.pc: where it
+    stopped). A false guard counts a step but no thread-instruction (regs.skipped)."""
+    done, check = 0, min(4096 - (base & 4095), max_steps - base + 1)
+    while True:
+        fn = code[pc]
+        if fn is _UNCOMPILED:
+            fn = code[pc] = _compile(m, ops[pc], regs)
+        if fn is None:
+            break
+        done += 1
+        if done >= check:
+            m.steps = base + done
+            if m.steps > max_steps:
+                raise limits.too_many_steps(max_steps, ops[pc].span)
+            limits.step_check(m)  # --timeout deadline, progress line
+            check += 4096
+        try:
+            nxt = fn()
+        except Unsupported:
+            nxt = None   # nothing changed: the general path raises it again, with its message and place
+        if nxt is None:
+            done -= 1   # the general path counts it
+            break
+        pc = nxt
+    regs.pc = pc
+    return done
 
 
 _UNCOMPILED = object()
@@ -184,7 +211,7 @@ def _compile(m, op, regs):
 
 def _guarded(m, op, regs, body):
     """Steps under a concrete guard predicate; a guard on data (if-conversion) goes to the general path.
-    The run loop counts a thread-instruction per step; a false guard executes nothing and takes it back."""
+    A false guard executes nothing: a step, but no thread-instruction (regs.skipped)."""
     index = op.index
     if op.guard is None:
         return body
@@ -199,7 +226,7 @@ def _guarded(m, op, regs, body):
         if (v[0] != 0) == negated:
             if branch:
                 m.last_branch[0] = index
-            m.thread_instructions -= 1
+            regs.skipped += 1
             return index + 1
         nxt = body()
         if nxt is not None and branch:
@@ -208,53 +235,45 @@ def _guarded(m, op, regs, body):
     return step
 
 
-def _reader(m, operand, t, regs):
-    """A function giving (bits, flags, expression) of a source operand, or None (general path)."""
+def _slot(m, operand, t, regs):
+    """The index in regs.vals of a source operand's (bits, flags, expression), or None (general path)."""
     if isinstance(operand, RegRef):
-        i, vals, fill = operand.index, regs.vals, regs.fill
-        return lambda: vals[i] or fill(i)
+        return operand.index
     if isinstance(operand, (ast.Imm, ast.FloatImm, VarRef)):
         bits, _ = m.read(operand, LANE0, t)   # the machine's own decoding of the immediate, once
-        value = (int(bits[0]), 0, None)
-        return lambda: value
+        return regs.constant((int(bits[0]), 0, None))
     return None   # special registers, negated predicates, vectors: the general path
 
 
-def _writer(op, regs):
-    """A function storing (bits, flags, expression) into the destination register, masked to its width."""
+def _destination(op):
+    """(register index, width mask) of the destination register, or None."""
     dst = op.operands[0]
     if not isinstance(dst, RegRef):
         return None
-    i, vals, dirty = dst.index, regs.vals, regs.dirty
-    w = width(dst.type) if dst.type != ".pred" else 1
-    mk = (1 << w) - 1
-
-    def put(bits, flags, e):
-        vals[i] = (bits & mk, flags, e)
-        dirty.add(i)
-    return put
+    return dst.index, (1 << (width(dst.type) if dst.type != ".pred" else 1)) - 1
 
 
 def _sources(m, op, regs):
     from volta.exec.machine import source_types
 
-    readers = [_reader(m, s, t, regs) for s, t in zip(op.operands[1:], source_types(op))]
-    return None if any(r is None for r in readers) else readers
+    slots = [_slot(m, s, t, regs) for s, t in zip(op.operands[1:], source_types(op))]
+    return None if any(i is None for i in slots) else slots
 
 
 def _mov(m, op, regs):
-    if len(op.operands) != 2:
+    dst = _destination(op)
+    src = _slot(m, op.operands[1], op.d.types[-1] if op.d.types else ".b64", regs) if len(op.operands) == 2 else None
+    if dst is None or src is None:
         return None
-    put = _writer(op, regs)
-    read = _reader(m, op.operands[1], op.d.types[-1] if op.d.types else ".b64", regs)
-    if put is None or read is None:
-        return None
-    mk = (1 << width(op.d.types[-1])) - 1 if op.d.types else (1 << 64) - 1
+    o, mk = dst
+    mk &= (1 << width(op.d.types[-1])) - 1 if op.d.types else (1 << 64) - 1
+    vals, fill, dirty = regs.vals, regs.fill, regs.dirty
     nxt = op.index + 1
 
     def step():
-        bits, flags, e = read()
-        put(bits & mk, flags, e)
+        bits, flags, e = vals[src] or fill(src)
+        vals[o] = (bits & mk, flags, e)
+        dirty.add(o)
         return nxt
     return step
 
@@ -262,23 +281,27 @@ def _mov(m, op, regs):
 def _setp(m, op, regs):
     """Integer comparisons of concrete operands (anything else: the general path)."""
     cmp = intscalar.compare(op.d)
-    dst = op.operands[0]
-    if cmp is None or len(op.operands) != 3 or not isinstance(dst, RegRef) or op.d.boolop is not None:
+    dst = _destination(op)
+    if cmp is None or len(op.operands) != 3 or dst is None or op.d.boolop is not None:
         return None
     srcs = _sources(m, op, regs)
-    put = _writer(op, regs)
-    if srcs is None or put is None:
+    if srcs is None:
         return None
-    ra, rb = srcs
+    (ia, ib), (o, _) = srcs, dst
+    vals, fill, dirty = regs.vals, regs.fill, regs.dirty
     nxt = op.index + 1
 
     def step():
-        a, b = ra(), rb()
+        a, b = vals[ia] or fill(ia), vals[ib] or fill(ib)
         if a[1] or b[1]:
             return None
-        put(1 if cmp(a[0], b[0]) else 0, 0, None)
+        vals[o] = _TRUE if cmp(a[0], b[0]) else _FALSE
+        dirty.add(o)
         return nxt
     return step
+
+
+_TRUE, _FALSE = (1, 0, None), (0, 0, None)
 
 
 def _arith(m, op, regs):
@@ -287,9 +310,11 @@ def _arith(m, op, regs):
     d = op.d
     t = d.types[-1] if d.types else None
     srcs = _sources(m, op, regs)
-    put = _writer(op, regs)
-    if srcs is None or put is None or t is None:
+    dst = _destination(op)
+    if srcs is None or dst is None or t is None:
         return None
+    o, mk = dst
+    vals, fill, dirty = regs.vals, regs.fill, regs.dirty
     nxt = op.index + 1
     scalar = intscalar.scalar_op(d)
     table = C.TABLE[op.op]
@@ -300,23 +325,24 @@ def _arith(m, op, regs):
         real = realops.TABLE[op.op]
     decode = _f32_const if t == ".f32" else _f64_const
 
-    def general(vals):
+    def general(operands):
         """Operands with flags, or arithmetic intscalar does not cover."""
         flags = 0
-        for v in vals:
+        for v in operands:
             flags |= v[1]
         if not flags:
             if scalar is not None:
-                put(scalar(*[v[0] for v in vals]), 0, None)
+                bits = scalar(*[v[0] for v in operands])
             else:
-                arrays = [np.array([v[0]], np.uint64) for v in vals]
-                out = m._dividing(op, LANE0, table, arrays) if dividing else table(d, *arrays)
-                put(int(out[0]), 0, None)
+                arrays = [np.array([v[0]], np.uint64) for v in operands]
+                bits = int((m._dividing(op, LANE0, table, arrays) if dividing else table(d, *arrays))[0])
+            vals[o] = (bits & mk, 0, None)
+            dirty.add(o)
             return nxt
         if flags != DATA or real is None or E.INTEGER_INPUTS:
             return None   # never-written values, integer data, other instructions: the general path
         args = []
-        for bits, f, e in vals:
+        for bits, f, e in operands:
             if e is None:
                 if f:
                     return None
@@ -326,20 +352,47 @@ def _arith(m, op, regs):
             elif type(e) is not Expr:
                 return None
             args.append(e)
-        put(0, DATA, real(d, *args))
+        vals[o] = (0, DATA, real(d, *args))
+        dirty.add(o)
         return nxt
 
     if scalar is not None and len(srcs) == 2:   # the common index arithmetic, without the lists
-        ra, rb = srcs
+        ia, ib = srcs
 
         def step():
-            a, b = ra(), rb()
+            a, b = vals[ia] or fill(ia), vals[ib] or fill(ib)
             if a[1] or b[1]:
                 return general((a, b))
-            put(scalar(a[0], b[0]), 0, None)
+            vals[o] = (scalar(a[0], b[0]) & mk, 0, None)
+            dirty.add(o)
             return nxt
         return step
-    return lambda: general([r() for r in srcs])
+    if real is not None and len(srcs) == 3:   # data arithmetic on expressions, without the lists
+        ia, ib, ic = srcs
+
+        def step():
+            a, b, c = vals[ia] or fill(ia), vals[ib] or fill(ib), vals[ic] or fill(ic)
+            if (a[1] == b[1] == c[1] == DATA and type(a[2]) is Expr and type(b[2]) is Expr
+                    and type(c[2]) is Expr and not E.INTEGER_INPUTS):
+                vals[o] = (0, DATA, real(d, a[2], b[2], c[2]))
+                dirty.add(o)
+                return nxt
+            return general((a, b, c))
+        return step
+    if real is not None and len(srcs) == 2:
+        ia, ib = srcs
+
+        def step():
+            a, b = vals[ia] or fill(ia), vals[ib] or fill(ib)
+            if a[1] == b[1] == DATA and type(a[2]) is Expr and type(b[2]) is Expr and not E.INTEGER_INPUTS:
+                vals[o] = (0, DATA, real(d, a[2], b[2]))
+                dirty.add(o)
+                return nxt
+            return general((a, b))
+        return step
+    return lambda: general([vals[i] or fill(i) for i in srcs])
+
+
 
 
 def _f32_const(bits):
@@ -353,6 +406,18 @@ def _f64_const(bits):
 
 
 
+def _input_region(m, rid, es):
+    """(region, its bytes, its leaves by element, a maker of one leaf) of an input buffer of `es`-byte
+    elements, or False. That no instruction has stored into it yet is checked at each load."""
+    regions = m.memory.regions
+    region = regions[rid] if 0 < rid < len(regions) else None
+    if (region is None or region.space != ".global" or region.role not in ("in", "inout")
+            or region.written is not None or region_itemsize(region) != es):
+        return False   # the generic window, no buffer (a null pointer, out of bounds), shared or local memory
+    values = (m.input_values or {}).get(region.name)
+    return region, memoryview(region.data[0]), {}, functools.partial(input_leaf, region.name, values)
+
+
 def _load(m, op, regs):
     """Weak loads of elements of an input buffer that nothing has written yet: their leaves (load_sym)."""
     d = op.d
@@ -364,44 +429,39 @@ def _load(m, op, regs):
     targets = dst.elems if isinstance(dst, ast.Vector) else (dst,)
     if not all(isinstance(r, RegRef) for r in targets) or (t.startswith(".s") and es < 8):
         return None
-    read_base = _reader(m, src.base, None, regs)   # A.addresses reads the base the same way
-    if read_base is None:
+    base = _slot(m, src.base, None, regs)   # A.addresses reads the base the same way
+    if base is None:
         return None
     offset = src.offset
     size = es * len(targets)
     align = min(size, 16)
-    regions = m.memory.regions
-    puts = []
-    for r in targets:
-        puts.append((r.index, (1 << width(r.type)) - 1))
-    vals, dirty = regs.vals, regs.dirty
-    inputs: dict = {}   # region id -> its input leaves, once the element size matched
+    puts = [(r.index, (1 << width(r.type)) - 1) for r in targets]
+    vals, fill, dirty, inputs = regs.vals, regs.fill, regs.dirty, regs.inputs
     nxt = op.index + 1
 
     def step():
-        a, f, _ = read_base()
+        a, f, _ = vals[base] or fill(base)
         if f:
             return None   # an address from data or never-written: refused / reported by the general path
-        addr = (a + offset) & ((1 << 64) - 1)
-        rid, off = addr >> _GLOBAL_SHIFT, addr & ((1 << _GLOBAL_SHIFT) - 1)
-        if not 0 < rid < len(regions):
-            return None   # the generic window or no buffer (a null pointer, out of bounds): general path
-        region = regions[rid]
-        if (region.space != ".global" or region.role not in ("in", "inout") or off + size > region.size
-                or off % align or region.written is not None or region.sym is not None
-                or region.kwritten is not None or getattr(region, "lsref", None) is not None):
+        addr = (a + offset) & _MASK64
+        key = (addr >> _GLOBAL_SHIFT, es)
+        entry = inputs.get(key)
+        if entry is None:
+            entry = inputs[key] = _input_region(m, key[0], es)
+        if entry is False:
             return None
-        leaves = inputs.get(rid)
-        if leaves is None:
-            if region_itemsize(region) != es:
-                return None
-            leaves = inputs[rid] = _input_leaves(m, region, es)
-        if off % es:
+        region, raw, leaves, make = entry
+        off = addr & _OFFSET_MASK
+        if (off + size > region.size or off % align or region.sym is not None or region.kwritten is not None
+                or region.lsref is not None):
             return None
-        raw = region.data[0, off:off + size].tobytes()
-        for k, (i, mk) in enumerate(puts):
-            bits = int.from_bytes(raw[k * es:(k + 1) * es], "little")
-            vals[i] = (bits & mk, DATA, leaves[off // es + k])
-            dirty.add(i)
+        i = off // es
+        for r, mk in puts:
+            leaf = leaves.get(i)
+            if leaf is None:
+                leaf = leaves[i] = make(i)
+            vals[r] = (int.from_bytes(raw[off:off + es], "little") & mk, DATA, leaf)
+            dirty.add(r)
+            i, off = i + 1, off + es
         return nxt
     return step
