@@ -322,12 +322,14 @@ START, INSIDE, DEAD = 1, 2, 3
 
 def unreadable(region, rows, offs, size):
     """Per access of `size` bytes at (rows, offs): why no stored expression or concrete bits are what it reads
-    (None where they are), or None for all when the region never held an expression."""
+    (None where they are), or None when every access is readable."""
     if region.cover is None:
         return None
     c = region.cover[rows[:, None], offs[:, None] + np.arange(size)]
+    if not ((c[:, 0] >= INSIDE).any() or (c[:, 1:] & 1).any()):   # START/DEAD after the first byte: odd
+        return None
     why = np.full(rows.size, None, dtype=object)
-    why[(c[:, 1:] == START).any(axis=1)] = f"over a narrower value stored inside them"
+    why[(c[:, 1:] == START).any(axis=1)] = "over a narrower value stored inside them"
     why[c[:, 0] == INSIDE] = "starting inside a wider value stored before them"
     why[(c == DEAD).any(axis=1)] = "of a value partly overwritten by a narrower store"
     return why
