@@ -373,7 +373,7 @@ def _mark(region, rows, offs, size):
 def _kill_partial(region, r, o, size):
     cover, width = region.cover, region.cover.shape[1]
     first = o
-    while cover[r, first] == INSIDE:
+    while first > 0 and cover[r, first] == INSIDE:
         first -= 1   # back to the first byte of the expression the store begins inside
     end = o + size
     while end < width and cover[r, end] == INSIDE:
