@@ -23,11 +23,13 @@ from volta.ir import cfg as CFG
 from volta.ir.program import RegRef
 from volta.ptx import ast
 from volta.semantics import realops
+from volta.semantics.bits import width
 
 _FLOAT_REGS = frozenset({".f32", ".f64", ".f16", ".bf16"})
 _TRANSPARENT = frozenset({"mov", "selp", "shfl"})   # move bits unchanged (shfl: lane exchange)
 _LOADS = frozenset({"ld", "ldu"})                   # memory does not say which kind of bits it holds
 _EXP_MASK = 0xFF800000
+_INT_ROUNDINGS = frozenset({".rni", ".rzi", ".rmi", ".rpi"})
 
 
 @dataclass
@@ -39,7 +41,10 @@ class Plan:
     int_data: set = field(default_factory=set)     # integer registers some integer arithmetic writes
     roles: dict = field(default_factory=dict)      # op index -> "bits-minus" | "exponent-shift" | ...
     origin: dict = field(default_factory=dict)     # bits register -> the mov that first put bits there
-    loaded: set = field(default_factory=set)       # integer registers an integer-typed load writes
+    loaded: set = field(default_factory=set)       # integer registers a load writes (scalar or vector), or a
+    #                                                bit move (mov/selp/shfl) copies from one
+    odd_loaded: set = field(default_factory=set)   # those a load other than 32 bits into a 32-bit register may fill
+    float_rint: bool = False                       # the program rounds floats to integral floats (cvt.rni.f32.f32)
     mixed: set = field(default_factory=set)        # bits registers some writer may fill with a plain integer
 
 
@@ -76,6 +81,15 @@ def _sources(op):
         elif isinstance(o, RegRef):
             out.append(o)
     return out
+
+
+def _dests(op):
+    """The registers an instruction writes into its first operand (a register, a pair, or a vector)."""
+    head = op.operands[0] if op.operands else None
+    if isinstance(head, ast.Vector):
+        return [e for e in head.elems if isinstance(e, RegRef)]
+    d = _dest(op)
+    return [d] if d is not None else []
 
 
 def _dest(op):
@@ -119,9 +133,26 @@ def _build(prog) -> Plan:
                 p.origin[dst.index] = p.origin.get(hit.index, op)
                 changed = True
     for op in prog.ops:
-        dst = _dest(op)
-        if op.op in _LOADS and _is_int(dst):
-            p.loaded.add(dst.index)
+        if op.op in _LOADS and op.d.types:
+            for r in _dests(op):
+                if _is_int(r):
+                    p.loaded.add(r.index)
+                    if width(op.d.types[0]) != 32 or width(r.type) != 32:
+                        p.odd_loaded.add(r.index)
+        elif op.op == "cvt" and op.d.types and op.d.types[0] in _FLOAT_REGS and op.d.rounding in _INT_ROUNDINGS:
+            p.float_rint = True
+    changed = True
+    while changed:   # a loaded value moved on unchanged is still a loaded value
+        changed = False
+        for op in prog.ops:
+            dst = _dest(op)
+            if op.op not in _TRANSPARENT or not _is_int(dst):
+                continue
+            src = [s.index for s in _sources(op)]
+            for marks in (p.loaded, p.odd_loaded):
+                if dst.index not in marks and any(i in marks for i in src):
+                    marks.add(dst.index)
+                    changed = True
     # a bits register with a writer that is not a pure bit move (an immediate, integer arithmetic, a load,
     # or a move from such a register) may hold an integer on some path: never read as a float's value
     changed = True
@@ -296,8 +327,8 @@ def compare(m, op, x, y):
     refused for any other comparison of float bits; otherwise the ordinary real comparison."""
     p = plan(m.prog)
     a, b = op.operands[1], op.operands[2]
-    in_a = isinstance(a, RegRef) and a.index in p.bits
-    in_b = isinstance(b, RegRef) and b.index in p.bits
+    in_a = isinstance(a, RegRef) and (a.index in p.bits or _loaded_bits(m, op, p, a, x))
+    in_b = isinstance(b, RegRef) and (b.index in p.bits or _loaded_bits(m, op, p, b, y))
     if (in_a and a.index in p.mixed) or (in_b and b.index in p.mixed):
         raise Unsupported(f"`{op.d.inst.opcode}` compares a register that holds a float's bits on some paths and "
                           f"an integer on others; not modelled over the reals", op.span)
@@ -314,6 +345,32 @@ def compare(m, op, x, y):
         raise Unsupported(f"`{op.d.inst.opcode}` compares the bits of a float for (in)equality; not modelled "
                           f"over the reals", op.span)
     return cond
+
+
+def _loaded_bits(m, op, p: Plan, reg, value) -> bool:
+    """Does an integer comparison read `reg` as the bits of a float that a load brought in (`((int*)x)[i] < 0`,
+    signbit)? Then its value over the reals is the float's, and comparing that value as the integer would be
+    another function. Only 32-bit loads into 32-bit registers are read as an f32's bits; a rounded value
+    (cvt.rni) may be an integer stored as one or an integral float stored as bits: refused when the program
+    makes the latter."""
+    if reg.index not in p.loaded or not isinstance(value, realops.E.Expr) or value.op is realops.E.CONST:
+        return False
+    E = realops.E
+    floats = _float_regions(m)
+    if not any(leaf.op is E.SYM or leaf.data[0] in floats for leaf in E.leaves(value)):
+        return False    # integer data (an integer input, a constant)
+    if value.op in (E.RINT, E.FLOOR_LOG2) and not (value.op is E.RINT and p.float_rint):
+        return False    # an integer made from float data (cvt.rzi.s32.f32), moved through memory
+    if reg.index in p.odd_loaded or value.op is E.RINT:
+        raise Unsupported(f"`{op.d.inst.opcode}` compares {reg.name}, which a load filled from float data, as an "
+                          f"integer: the bits of a float (or of a value rounded to an integral float) read at this "
+                          f"width are not modelled over the reals", op.span)
+    return True
+
+
+def _float_regions(m) -> set:
+    return {r.name for r in m.memory.regions
+            if r is not None and getattr(r, "dtype", None) and r.dtype.startswith(("f", "bf"))}
 
 
 def _each(values, op, what):

@@ -532,7 +532,10 @@ def bits_compare(cmp: str, signed: bool, v, k: int, bits_first: bool):
     """`setp.cmp bits(v), k` (or `k, bits(v)` when not bits_first) as a comparison of the real v, or None.
 
     Positive floats order like their bits; negative ones like their magnitudes, above every positive
-    one unsigned and below every positive one signed. The reals have no -0 (it reads as 0, like +0)."""
+    one unsigned and below every positive one signed. The reals have no -0 (it reads as 0, like +0).
+    A strict comparison of the bits stays strict against the constant's value and a non-strict one
+    non-strict (`bits(v) > bits(1.0f)` is `v > 1`), so reals between two floats compare as the float
+    comparison the compiler replaced does (`bits(v) >= bits(1.0f) + 1` would be `v >= 1 + 2^-23` there)."""
     flip = {".lt": ".gt", ".gt": ".lt", ".le": ".ge", ".ge": ".le", ".lo": ".hi", ".hi": ".lo", ".ls": ".hs",
             ".hs": ".ls"}
     if not bits_first:
@@ -542,36 +545,38 @@ def bits_compare(cmp: str, signed: bool, v, k: int, bits_first: bool):
     cmp = {".lo": ".lt", ".ls": ".le", ".hi": ".gt", ".hs": ".ge"}.get(cmp, cmp)
     if cmp not in (".lt", ".le", ".gt", ".ge"):
         return None
-    top = 1 << 31 if signed else 1 << 32
     k = k & 0xFFFFFFFF
     if signed and k >= 1 << 31:
         k -= 1 << 32
-    if cmp in (".le", ".gt"):       # bits <= k  is  bits < k + 1
-        k += 1
-    less = E.TRUE if k >= top else _bits_below(signed, k, v)
-    return less if cmp in (".lt", ".le") else E.logical_not(less)
+    below = _bits_below(signed, k, v, strict=cmp in (".lt", ".ge"))   # bits < k, or bits <= k
+    return below if cmp in (".lt", ".le") else E.logical_not(below)
 
 
-def _bits_below(signed: bool, k: int, v):
-    """bits(v) < k (k in range) over the reals."""
-    def under(limit):            # 0 <= |v| < f32(limit) for a magnitude limit in [0, 0x7F800000]
-        return None if limit > 0x7F800000 else f32_value(limit) if limit < 0x7F800000 else "inf"
+def _magnitude(m: int):
+    """The value of the non-negative f32 with bits m; None when every finite magnitude is below it (inf, NaN)."""
+    return None if m >= 0x7F800000 else f32_value(m)
 
+
+def _bits_below(signed: bool, k: int, v, strict: bool):
+    """bits(v) < k (strict) or bits(v) <= k (k in range), over the reals (a zero is +0)."""
+    below = E.lt if strict else E.le
+    if (signed and k < 0) or (not signed and k >= 1 << 31):
+        # negatives whose magnitude is below m (their bits order like their magnitudes); unsigned: every
+        # non-negative value too
+        u = _magnitude(k + (1 << 31) if signed else k - (1 << 31))
+        if signed:
+            if u == 0:
+                return E.FALSE
+            return E.lt(v, E.ZERO) if u is None else E.logical_and(E.lt(v, E.ZERO), below(E.const(-u), v))
+        if u is None:
+            return E.TRUE
+        return E.le(E.ZERO, v) if u == 0 else below(E.const(-u), v)
+    # non-negative values below f32(k); signed: every negative value too
+    u = _magnitude(k)
     if signed:
-        if k >= 0:               # every negative, and positives below f32(k)
-            u = under(k)
-            return E.TRUE if u is None or u == "inf" else E.lt(v, E.const(u))
-        u = under(k + (1 << 31))   # negatives of magnitude below
-        if u == 0:
-            return E.FALSE
-        return E.logical_and(E.lt(v, E.ZERO), E.TRUE if u is None or u == "inf"
-                             else E.lt(E.const(-u), v))
-    if k <= 1 << 31:             # non-negative values below f32(k) (+0 up to the NaN patterns)
-        if k == 0:
-            return E.FALSE
-        u = under(k)
-        return E.le(E.ZERO, v) if u is None or u == "inf" else E.logical_and(
-            E.le(E.ZERO, v), E.lt(v, E.const(u)))
-    u = under(k - (1 << 31))     # every non-negative, and negatives of magnitude below
-    return E.TRUE if u is None or u == "inf" else E.lt(E.const(-u), v)
-
+        return E.TRUE if u is None else below(v, E.const(u))
+    if u is None:
+        return E.le(E.ZERO, v)
+    if u == 0 and strict:
+        return E.FALSE
+    return E.logical_and(E.le(E.ZERO, v), below(v, E.const(u)))

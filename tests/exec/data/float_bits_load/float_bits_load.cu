@@ -1,0 +1,57 @@
+// volta check over the reals: a float's bits read by an integer load and compared as an integer (signbit,
+// bit-pattern range tests). Over the reals the loaded register carries the float's value, so comparing that
+// value as the integer was another function: signbit(x) became x > -1.
+// nvcc -ptx -lineinfo -arch=sm_80 float_bits_load.cu -o float_bits_load.sm80.ptx
+#include <math.h>
+
+extern "C" __global__ void signbit_load(const float* x, float* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) out[i] = signbit(x[i]) ? -1.0f : 1.0f;          // ld.global.u32, setp.gt.s32 bits, -1
+}
+
+extern "C" __global__ void negative_select(const float* x, float* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) out[i] = x[i] < 0.0f ? -1.0f : 1.0f;
+}
+
+extern "C" __global__ void above_one_bits(const float* x, float* out, int n) {
+    int i = threadIdx.x;
+    const int* xi = (const int*)x;
+    if (i < n) out[i] = xi[i] > 1065353216 ? 2.0f : 0.0f;    // bits(x) > bits(1.0f): x > 1
+}
+
+extern "C" __global__ void above_one(const float* x, float* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) out[i] = x[i] > 1.0f ? 2.0f : 0.0f;
+}
+
+extern "C" __global__ void above_one_number(const float* x, float* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) out[i] = x[i] > 1065353216.0f ? 2.0f : 0.0f;  // what the bits' integer is over the reals
+}
+
+extern "C" __global__ void above_one_pair(const float* x, float* out, int n) {
+    int i = threadIdx.x;
+    const int2* xi = (const int2*)x;                          // ld.global.v2.u32 and a selp of its halves
+    int2 v = xi[i / 2];
+    int w = (i & 1) ? v.y : v.x;
+    if (i < n) out[i] = w > 1065353216 ? 2.0f : 0.0f;
+}
+
+extern "C" __global__ void finite_nonnegative_bits(const float* x, float* out, int n) {
+    int i = threadIdx.x;
+    const unsigned* xi = (const unsigned*)x;
+    if (i < n) out[i] = xi[i] < 0x7f800000u ? 2.0f : 0.0f;  // 0 <= x < inf
+}
+
+extern "C" __global__ void nonnegative(const float* x, float* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) out[i] = x[i] >= 0.0f ? 2.0f : 0.0f;
+}
+
+extern "C" __global__ void same_bits(const float* x, const float* y, float* out, int n) {
+    int i = threadIdx.x;
+    const int* xi = (const int*)x;
+    const int* yi = (const int*)y;
+    if (i < n) out[i] = xi[i] == yi[i] ? 2.0f : 0.0f;
+}

@@ -1,0 +1,55 @@
+"""A float's bits read by an integer load and compared as an integer, in volta check over the reals.
+
+`signbit(x)` compiles to `ld.global.u32 %r, [x]; setp.gt.s32 %p, %r, -1`, and `((const int*)x)[i] > 0x3F800000`
+to an integer comparison of the loaded bits. Over the reals the loaded register carries the float's value,
+and floatbits.compare read it as bits only when a `mov.b32` from a float register had put it there: a loaded
+register was compared as the number itself. So signbit(x) was `x > -1` (NOT EQUIVALENT to `x < 0 ? -1 : 1`,
+with a counterexample x = -1/2 that is no difference at all), bits(x) > bits(1.0f) was `x > 1065353216`
+(proved EQUIVALENT to comparing with 1065353216.0f). Now a register an integer load filled with float data
+(scalar or vector loads, and moves of them) is the float's bits (realops.bits_compare); a strict comparison of
+the bits stays strict against the constant's value over the reals.
+PTX: tests/exec/data/float_bits_load/float_bits_load.sm80.ptx (nvcc 13 from float_bits_load.cu, command in its
+header).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from volta.equiv.check import check
+from volta.exec.launch import pair_from_options
+
+PTX = Path(__file__).parent / "data" / "float_bits_load" / "float_bits_load.sm80.ptx"
+
+
+def _check(ref, opt, n=4):
+    spec = pair_from_options(str(PTX), str(PTX), [f"x=f32[{n}]:in", f"out=f32[{n}]:out"], grid="1",
+                             block=str(n), args=f"x,out,{n}" if ref != "same_bits" else f"x,x,out,{n}", ref={"kernel": ref}, opt={"kernel": opt})
+    return check(spec)
+
+
+def test_signbit_through_an_integer_load_is_the_sign_of_the_value():
+    # was NOT EQUIVALENT, "confirmed" at x = -1/2 with signbit read as x > -1
+    report = _check("signbit_load", "negative_select")
+    assert report.verdict == "equivalent", (report.verdict, report.counterexample, report.unsupported)
+
+
+def test_a_bit_pattern_range_test_is_the_float_comparison():
+    for ref in ("above_one_bits", "above_one_pair"):       # scalar load; vector load and a selp of its halves
+        report = _check(ref, "above_one")
+        assert report.verdict == "equivalent", (ref, report.verdict, report.counterexample, report.unsupported)
+    report = _check("finite_nonnegative_bits", "nonnegative")  # unsigned: 0 <= x < inf
+    assert report.verdict == "equivalent", (report.verdict, report.counterexample, report.unsupported)
+
+
+def test_the_bits_are_not_the_number_they_spell():
+    # was EQUIVALENT: bits(x) > 0x3F800000 read as x > 1065353216
+    for ref in ("above_one_bits", "above_one_pair"):
+        report = _check(ref, "above_one_number")
+        assert report.verdict in ("not-equivalent", "unknown"), (ref, report.verdict)
+
+
+def test_two_floats_bits_compared_with_each_other_are_unsupported():
+    report = _check("same_bits", "same_bits")
+    assert report.verdict == "unsupported", report.verdict
+    where, err = report.unsupported
+    assert "setp.eq.s32" in str(err) and "bits of a float" in str(err), str(err)
