@@ -60,6 +60,7 @@ class Machine(MachineServices):
         self.lockstep = lockstep_warps  # pre-Volta: a warp's threads execute each instruction together
         # polynomial data as LaneSym (one numpy-structured value per register), see volta/exec/lanesym.py
         self.lane_structured = bool(lane_structured and symbolic and input_values is None)
+        self.solo_state = None  # volta/exec/onethread.py: a lane's register cache and decoded steps
         self.lane_fallbacks: dict = {}  # opcode -> count of data instructions that took the per-lane path
         self.symbolic = symbolic  # float data as real-valued expressions (`volta check`)
         self.input_values = input_values  # {buffer: {index: Fraction}}: replay a counterexample exactly
@@ -220,6 +221,9 @@ class Machine(MachineServices):
         return self
 
     def _run_lanes(self):
+        from volta.exec import onethread
+
+        solo = self.L > 1 and onethread.eligible(self)
         n_ops = len(self.prog.ops)
         every = self.all_lanes
         fast_pc = -1  # set while every lane is converged and running: the next step needs no search
@@ -232,10 +236,18 @@ class Machine(MachineServices):
                 if picked is None:
                     return
                 pc, lanes = picked
+                if lanes.size == 1 and solo and onethread.solo(self, int(lanes[0]), self._picked_alone_below(pc)):
+                    continue   # it ran ahead alone, up to an instruction for the general path
             fast_pc = -1
             op = self._counted_step(pc, lanes, max_steps)
             if lanes is every and op.guard is None and (op.op in STRAIGHT or op.op in C.TABLE and op.op not in DISPATCH):
                 fast_pc = pc + 1
+
+    def _picked_alone_below(self, pc: int) -> int:
+        """For the one lane `_pick` chose at `pc`: the lowest pc of every other lane that `_pick` could choose
+        or take along (runnable, or waiting at a warp sync). Below it the lane keeps being picked alone."""
+        others = ((self.status == RUN) | (self.status == WARP)) & (self.pc != pc)
+        return int(self.pc[others].min()) if others.any() else len(self.prog.ops) + 1
 
     def step_once(self, max_steps: int) -> bool:
         """One step of the scheduler (volta/exec/onethread.py's way into the general path); False when no
@@ -727,6 +739,11 @@ class Machine(MachineServices):
                                          else realops._clamp01(d, v), 1, 1)(vals)
                     if (vals == None).any():  # noqa: E711
                         raise Unsupported(f"`{d.inst.opcode}` on an infinite value has no exact real meaning", op.span)
+                if d.has(".relu", ".satfinite"):   # clamps at 0 / at the destination's largest finite value
+                    vals = np.frompyfunc(lambda v: realops.clamped_conversion(d, v), 1, 1)(vals)
+                    if (vals == None).any():  # noqa: E711
+                        raise Unsupported(f"`{d.inst.opcode}`: its clamp of {dst_t[1:]} is not modelled over the "
+                                          f"reals", op.span)
                 out[data] = vals
                 return out
             if not is_float(dst_t) and not is_float(src_t):
@@ -813,7 +830,7 @@ class Machine(MachineServices):
         kind = d.op
         if kind == "cvt":
             if not (d.types[0] in _LANE_TYPES and d.types[-1] in _LANE_TYPES) or d.rounding in (
-                    ".rni", ".rzi", ".rmi", ".rpi") or d.has(".sat"):
+                    ".rni", ".rzi", ".rmi", ".rpi") or d.has(".sat", ".relu", ".satfinite"):
                 return None
             t = d.types[-1]
         elif kind not in _LANE_OPS or t not in _LANE_TYPES or d.has(".sat", ".relu") or len(srcs) != _LANE_OPS[kind]:

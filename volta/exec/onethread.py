@@ -47,17 +47,23 @@ _STRONG = (".volatile", ".relaxed", ".acquire", ".release", ".mmio")
 
 def applies(m) -> bool:
     """A symbolic run of exactly one thread on the plain Machine (subclasses trace or reinterpret steps)."""
+    return m.L == 1 and eligible(m)
+
+
+def eligible(m) -> bool:
+    """A symbolic run on the plain Machine, without the memory-model clocks or spinning threads."""
     from volta.exec.machine import Machine
 
-    return (ENABLED and m.L == 1 and type(m) is Machine and m.symbolic and not getattr(m, "bit_terms", False)
+    return (ENABLED and type(m) is Machine and m.symbolic and not getattr(m, "bit_terms", False)
             and m.clocks is None and not m.may_spin)
 
 
 class Registers:
-    """The cached registers: (bits, flags, expression or None) per register, None where not yet read, then
-    one slot per decoded immediate (always filled): every operand of a decoded step is an index here."""
+    """The cached registers of one lane: (bits, flags, expression or None) per register, None where not yet
+    read, then one slot per decoded immediate (always filled): every operand of a decoded step is an index
+    here. Written back to the machine's lane arrays (`spill`) before the general path runs."""
 
-    __slots__ = ("m", "vals", "dirty", "empty", "skipped", "pc", "inputs")
+    __slots__ = ("m", "vals", "dirty", "empty", "skipped", "pc", "inputs", "lane", "lanes")
 
     def __init__(self, m):
         self.m = m
@@ -67,6 +73,11 @@ class Registers:
         self.empty = [None] * len(m.regs)
         self.vals = list(self.empty)
         self.dirty = set()
+        self.at(0)
+
+    def at(self, lane: int):
+        """Cache the registers of `lane` from now on (nothing may be cached: call after `spill`)."""
+        self.lane, self.lanes = lane, np.array([lane], np.int64)
 
     def constant(self, value) -> int:
         """A slot that always holds `value` (an immediate's triple)."""
@@ -75,47 +86,53 @@ class Registers:
         return len(self.vals) - 1
 
     def fill(self, i):
-        m = self.m
+        m, lane = self.m, self.lane
         r = m.regs[i]
         if r is None:   # never written: zeros, UNDEF (Machine.read)
             v = (0, UNDEF, None)
         else:
             f = m.flags[i]
-            v = (int(r[0]), int(f[0]) if f is not None else 0, _expr_of(m.sym[i]))
+            v = (int(r[lane]), int(f[lane]) if f is not None else 0, _expr_of(m.sym[i], self.lanes))
         self.vals[i] = v
         return v
 
     def spill(self):
         """Write the registers changed since the last fill back into the machine's lane arrays."""
-        m = self.m
+        m, lane = self.m, self.lane
         for i in self.dirty:
             bits, flags, e = self.vals[i]
             if m.regs[i] is None:
-                m.regs[i] = np.zeros(1, np.uint64)
-            m.regs[i][0] = bits
+                m.regs[i] = np.zeros(m.L, np.uint64)
+            m.regs[i][lane] = bits
             if flags:
                 if m.flags[i] is None:
-                    m.flags[i] = np.zeros(1, np.uint8)
-                m.flags[i][0] = flags
-            else:
-                m.flags[i] = None
+                    m.flags[i] = np.zeros(m.L, np.uint8)
+                m.flags[i][lane] = flags
+            elif m.flags[i] is not None:
+                if m.L == 1:
+                    m.flags[i] = None
+                else:
+                    m.flags[i][lane] = 0
             if e is None:
-                m.sym[i] = None
+                sym = None
             else:
-                arr = np.empty(1, dtype=object)
-                arr[0] = e
-                m.sym[i] = arr
+                sym = np.empty(1, dtype=object)
+                sym[0] = e
+            if m.L == 1:
+                m.sym[i] = sym
+            else:
+                m._write_sym(i, self.lanes, sym)   # (a LaneSym of the other lanes is kept or materialized)
         self.dirty.clear()   # in place: the decoded closures hold these two containers
         self.vals[:] = self.empty
 
 
-def _expr_of(s):
+def _expr_of(s, lanes):
     if s is None:
         return None
     if isinstance(s, LaneSym):
-        found, part = s.restrict(LANE0)
+        found, part = s.restrict(lanes)
         return part.exprs()[0] if found.all() else None
-    return s[0]
+    return s[lanes[0]]
 
 
 def run(m):
@@ -135,29 +152,56 @@ def run(m):
 
 def _run(m):
     ops = m.prog.ops
-    regs = Registers(m)
-    code: list = [_UNCOMPILED] * len(ops) + [None]   # past the last instruction: the general path reports it
+    regs, code = _state(m)
     max_steps = limits.current().max_steps
     pc = int(m.pc[0])
     while True:
         base = m.steps
-        done = _steps(m, ops, code, regs, pc, base, max_steps) if m.status[0] == RUN and 0 <= pc < len(ops) else 0
+        running = m.status[0] == RUN and 0 <= pc < len(ops)
+        done = _steps(m, ops, code, regs, pc, base, max_steps, len(ops) + 1) if running else 0
         pc = regs.pc if done else pc
-        m.steps = base + done
-        m.thread_instructions += done - regs.skipped
-        regs.skipped = 0
-        regs.spill()
+        _count(m, regs, base, done)
         m.pc[0] = pc
         if not m.step_once(max_steps):
             return
         pc = int(m.pc[0])
 
 
-def _steps(m, ops, code, regs, pc, base, max_steps):
-    """Decoded steps back to back from `pc` until one is not decoded; how many ran (regs.pc: where it
-    stopped). A false guard counts a step but no thread-instruction (regs.skipped)."""
+def solo(m, lane: int, below: int) -> int:
+    """Decoded steps of one lane of a larger launch that the scheduler picked alone (`if (threadIdx.x == 0)
+    { long loop }`: the others wait at a barrier, have exited, or stand at a higher pc), while its pc stays
+    below `below`, up to the first instruction that is not decoded; how many ran. The scheduler would have
+    picked this lane alone for each of them (the lowest pc goes first), so the order of events, and what
+    the race shadow sees, is the same."""
+    ops = m.prog.ops
+    regs, code = _state(m)
+    regs.at(lane)
+    base = m.steps
+    done = _steps(m, ops, code, regs, int(m.pc[lane]), base, limits.current().max_steps, below)
+    _count(m, regs, base, done)   # (also empties the cache: the general path may change any register)
+    m.pc[lane] = regs.pc
+    return done
+
+
+def _state(m):
+    """The register cache and the decoded steps of a machine (built once, kept for solo calls)."""
+    if m.solo_state is None:
+        m.solo_state = (Registers(m), [_UNCOMPILED] * len(m.prog.ops) + [None])   # past the end: general path
+    return m.solo_state
+
+
+def _count(m, regs, base, done):
+    m.steps = base + done
+    m.thread_instructions += done - regs.skipped
+    regs.skipped = 0
+    regs.spill()
+
+
+def _steps(m, ops, code, regs, pc, base, max_steps, below):
+    """Decoded steps back to back from `pc` until one is not decoded or the pc reaches `below`; how many ran
+    (regs.pc: where it stopped). A false guard counts a step but no thread-instruction (regs.skipped)."""
     done, check = 0, min(4096 - (base & 4095), max_steps - base + 1)
-    while True:
+    while pc < below:
         fn = code[pc]
         if fn is _UNCOMPILED:
             fn = code[pc] = _compile(m, ops[pc], regs)
@@ -225,12 +269,12 @@ def _guarded(m, op, regs, body):
             return None   # data or never-written predicate: ifconvert / the uninitialized report
         if (v[0] != 0) == negated:
             if branch:
-                m.last_branch[0] = index
+                m.last_branch[regs.lane] = index
             regs.skipped += 1
             return index + 1
         nxt = body()
         if nxt is not None and branch:
-            m.last_branch[0] = index
+            m.last_branch[regs.lane] = index
         return nxt
     return step
 
@@ -335,7 +379,7 @@ def _arith(m, op, regs):
                 bits = scalar(*[v[0] for v in operands])
             else:
                 arrays = [np.array([v[0]], np.uint64) for v in operands]
-                bits = int((m._dividing(op, LANE0, table, arrays) if dividing else table(d, *arrays))[0])
+                bits = int((m._dividing(op, regs.lanes, table, arrays) if dividing else table(d, *arrays))[0])
             vals[o] = (bits & mk, 0, None)
             dirty.add(o)
             return nxt
@@ -414,6 +458,8 @@ def _input_region(m, rid, es):
     if (region is None or region.space != ".global" or region.role not in ("in", "inout")
             or region.written is not None or region_itemsize(region) != es):
         return False   # the generic window, no buffer (a null pointer, out of bounds), shared or local memory
+    if m.L > 1 and m.check_races and not region.read_only:
+        return False   # another thread may write it: the general path tracks the read in the race shadow
     values = (m.input_values or {}).get(region.name)
     return region, memoryview(region.data[0]), {}, functools.partial(input_leaf, region.name, values)
 
