@@ -31,10 +31,10 @@ def _spec(kernel, ref=None):
                              ref={"kernel": ref} if ref else None)
 
 
-def _run(spec, enabled, lane_structured, monkeypatch):
+def _run(spec, enabled, lane_structured, monkeypatch, role="opt"):
     monkeypatch.setattr(onethread, "ENABLED", enabled)
     try:
-        m = CK.execute(spec, "opt", lane_structured=lane_structured)
+        m = CK.execute(spec, role, lane_structured=lane_structured)
     except VoltaError as err:
         return ("error", type(err).__name__, str(err))
     outs = CK.outputs(m, spec)
@@ -83,3 +83,15 @@ def test_solo_runs_the_loop(monkeypatch):
 @pytest.mark.parametrize("kernel", ["dot_first"])
 def test_verdict_against_a_parallel_reference(kernel):
     assert CK.check(_spec(kernel, ref="dot_parallel")).verdict == "equivalent"
+
+
+def test_the_example_both_ways(monkeypatch):
+    from volta.exec.launch import load_manifest
+
+    spec = load_manifest(str(Path(__file__).parents[2] / "examples" / "eq_dot_first_thread_blocks" / "manifest.toml"))
+    for role in ("ref", "opt"):
+        fast = _run(spec, True, True, monkeypatch, role)
+        slow = _run(spec, False, True, monkeypatch, role)
+        assert fast[1:] == slow[1:]
+    monkeypatch.setattr(onethread, "ENABLED", True)
+    assert CK.check(spec).verdict == "equivalent"
