@@ -11,6 +11,8 @@ Pairs (kernels of examples/, sizes are kernel arguments):
         execution is what is measured); size = n
   gemm  examples/eq_gemm_onethread_naive (one thread computes every element of C = A B vs one thread per
         element); size = M = N = K / 2 (K = 2 size)
+  first examples/eq_dot_first_thread_blocks (the dot product by thread 0 of block 0 of a 2 x 128 launch, which
+        the scheduler picks alone: onethread.solo) vs two blocks with a shared tree; size = n
 Prints per run: verdict, seconds end to end (execute / decide), the one-thread kernel's execution alone,
 its thread-instructions and thread-instructions/s, peak MB (getrusage of the subprocess that ran it).
 `--general` also runs each pair with the one-thread executor off.
@@ -50,6 +52,14 @@ def spec_for(pair: str, size: int):
         bufs = {"x": Buffer("x", "f32", size, "in"), "y": Buffer("y", "f32", size, "in"),
                 "out": Buffer("out", "f32", 1, "out")}
         return LaunchSpec({"ref": launch, "opt": launch}, bufs, source=f"dot {size}")
+    if pair == "first":
+        case = EX / "eq_dot_first_thread_blocks"
+        args = ("x", "y", "out", str(size))
+        ref = KernelLaunch(case / "ref.sm80.ptx", "dot_first_thread", Dim3(2), Dim3(128), args)
+        opt = KernelLaunch(case / "opt.sm80.ptx", "dot_blocks", Dim3(2), Dim3(128), args)
+        bufs = {"x": Buffer("x", "f32", size, "in"), "y": Buffer("y", "f32", size, "in"),
+                "out": Buffer("out", "f32", 1, "out")}
+        return LaunchSpec({"ref": ref, "opt": opt}, bufs, source=f"dot by thread 0 of 256, {size}")
     m = n = size
     k = 2 * size
     case = EX / "eq_gemm_onethread_naive"
@@ -80,8 +90,9 @@ def one(pair: str, size: int, fast: bool) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pairs", default="dot,gemm", help="comma list: dot, gemm")
-    ap.add_argument("--sizes", default=None, help="comma list of sizes (default: dot 4096,65536; gemm 16,32)")
+    ap.add_argument("--pairs", default="dot,gemm,first", help="comma list: dot, gemm, first")
+    ap.add_argument("--sizes", default=None, help="comma list of sizes (default: dot 4096,65536; gemm 16,32; "
+                                                  "first 4096,65536)")
     ap.add_argument("--general", action="store_true", help="also run with the one-thread executor off")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per run before it is killed")
     ap.add_argument("--one", nargs=3, metavar=("PAIR", "SIZE", "FAST"), help=argparse.SUPPRESS)
@@ -93,7 +104,7 @@ def main() -> int:
     print(f"{'pair':6} {'size':>7} {'executor':9} {'verdict':12} {'seconds':>8} {'exec':>7} {'decide':>7} "
           f"{'1-thread':>8} {'thr-instr':>10} {'instr/s':>9} {'peak MB':>8}")
     for pair in opts.pairs.split(","):
-        sizes = opts.sizes or ("4096,65536" if pair == "dot" else "16,32")
+        sizes = opts.sizes or ("16,32" if pair == "gemm" else "4096,65536")
         for size in (int(s) for s in sizes.split(",")):
             for fast in ([True, False] if opts.general else [True]):
                 cmd = [sys.executable, __file__, "--one", pair, str(size), "1" if fast else "0"]
