@@ -68,3 +68,15 @@ def test_witness_values_are_the_stored_integers():
     """a·65536·65536 + a is a modulo 2^32: no witness over the unbounded integers is a witness."""
     report = check(_spec("times_k_squared_plus", "same", k=65536))
     assert report.verdict != "not-equivalent", report.counterexample
+
+
+@pytest.mark.parametrize("ref, opt, opcode", [("max_packed", "max_whole", "max.s16x2"),
+                                              ("add_packed", "add_whole", "add.u16x2")])
+def test_packed_16_bit_integers_are_unsupported(ref, opt, opcode):
+    """max.s16x2 and add.u16x2 on data were one integer max/sum over the reals: EQUIVALENT to the 32-bit ones."""
+    ptx = str(PTX.parent / "packed_int.sm90.ptx")
+    spec = pair_from_options(ptx, ptx, ["a=s32[40]:in", "b=s32[40]:in", "out=s32[40]:out"], grid="2", block="32",
+                             args="a,b,out,40", ref={"kernel": ref}, opt={"kernel": opt})
+    report = check(spec)
+    assert report.verdict == "unsupported", report.verdict
+    assert report.unsupported[0] == "ref" and opcode in str(report.unsupported[1])

@@ -26,7 +26,7 @@ READS_VALUE = {"min": (0, 1, 2), "max": (0, 1, 2), "abs": (0,)}   # setp: dispat
 
 def type_range(t: str) -> tuple[int, int] | None:
     """[lo, hi] of an integer type (.bN as unsigned), None for other types."""
-    if not t or is_float(t) or t == ".pred":
+    if not t or is_float(t) or t == ".pred" or t.endswith("x2"):
         return None
     w = width(t)
     return (-(1 << (w - 1)), (1 << (w - 1)) - 1) if t.startswith(".s") else (0, (1 << w) - 1)

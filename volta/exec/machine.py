@@ -710,6 +710,10 @@ class Machine(MachineServices):
 
             out[data] = _objects(tensor_real.packed_compute(self, op, dl, srcs))
             return out
+        if t is not None and t.endswith("x2") and not is_float(t):   # .u16x2/.s16x2: two integers in one register
+            raise Unsupported(f"`{d.inst.opcode}` computes on two packed 16-bit integers of tensor data; over the "
+                              f"reals a register holds one number, so packed integer arithmetic is not modelled",
+                              op.span)
         bitwise = floatbits.real_compute(self, op, dl, srcs)   # integer instructions on float bits
         if bitwise is not None:
             out[data] = _objects(bitwise)
