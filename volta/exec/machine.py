@@ -753,6 +753,11 @@ class Machine(MachineServices):
             if not is_float(dst_t) and not is_float(src_t):
                 # to a narrower width: the residue (the same polynomial); wider or saturating: src's number
                 vals = self.read_sym(srcs[0], dl, src_t)
+                reg = op.operands[0]
+                if isinstance(reg, RegRef) and width(reg.type) > width(dst_t):
+                    raise Unsupported(f"`{d.inst.opcode}` writes a {dst_t[1:]} into the wider register {reg.name}: its "
+                                      f"upper bits extend the truncated value, which is not the integer polynomial "
+                                      f"over the reals (not modelled)", op.span)
                 if integer_real.wider(dst_t, src_t) or d.has(".sat"):
                     vals = integer_real.in_range(self, op, vals, src_t, "its source")
                 if d.has(".sat"):

@@ -34,3 +34,6 @@ extern "C" __global__ void same(const int* a, int* out, int n, int k) { int i = 
 // atomicMax compares as s32 or as u32: negative data orders differently
 extern "C" __global__ void atomic_max(const int* a, int* out, int n) { int i = I; if (i < n) atomicMax(out, a[i]); }
 extern "C" __global__ void atomic_max_unsigned(const int* a, int* out, int n) { int i = I; if (i < n) atomicMax((unsigned*)out, (unsigned)a[i]); }
+// cvt.s8.s32 into a 32-bit register: the upper bits extend the byte, they are not a's
+extern "C" __global__ void cvt_s8_wide(const int* a, int* out, int n) { int i = I; int r; asm("cvt.s8.s32 %0, %1;" : "=r"(r) : "r"(a[i])); if (i < n) out[i] = r; }
+extern "C" __global__ void keep(const int* a, int* out, int n) { int i = I; if (i < n) out[i] = a[i]; }
