@@ -32,6 +32,7 @@ def _spec(ref, opt, a="s32", b=None, out="s32", k=None):
     ("sext_u8", "zext_u8", "u8", None, "s32", "ref", "ld.global.s8"),
     ("widen_sum", "widen_each", "s32", "s32", "s64", "ref", "cvt.s64.s32"),
     ("cvt_s8_wide", "keep", "s32", None, "s32", "ref", "cvt.s8.s32"),
+    ("f2s8_wide", "f2s8_clamped", "f32", None, "s32", "ref", "cvt.rzi.s8.f32"),
 ])
 def test_a_number_read_where_the_data_may_wrap_is_unsupported(ref, opt, a, b, out, where, opcode):
     report = check(_spec(ref, opt, a, b, out))

@@ -728,6 +728,10 @@ class Machine(MachineServices):
                 vals = [E.rint(v, d.rounding) if isinstance(v, E.Expr) else _no_meaning(op, v)
                         for v in self.read_sym(srcs[0], dl, src_t)]
                 if not is_float(dst_t):
+                    reg = op.operands[0]
+                    if dst_t.startswith(".s") and isinstance(reg, RegRef) and width(reg.type) > width(dst_t):
+                        raise Unsupported(f"`{d.inst.opcode}` writes a {dst_t[1:]} into the wider register {reg.name}: "
+                                          f"how a negative value extends there is not modelled", op.span)
                     vals = [integer_real.clamp(v, dst_t) for v in vals]
                 out[data] = _objects(vals)
                 return out

@@ -37,3 +37,6 @@ extern "C" __global__ void atomic_max_unsigned(const int* a, int* out, int n) { 
 // cvt.s8.s32 into a 32-bit register: the upper bits extend the byte, they are not a's
 extern "C" __global__ void cvt_s8_wide(const int* a, int* out, int n) { int i = I; int r; asm("cvt.s8.s32 %0, %1;" : "=r"(r) : "r"(a[i])); if (i < n) out[i] = r; }
 extern "C" __global__ void keep(const int* a, int* out, int n) { int i = I; if (i < n) out[i] = a[i]; }
+// cvt.rzi.s8.f32 into a 32-bit register: how -1 extends there is the register's business, not the reals'
+extern "C" __global__ void f2s8_wide(const float* x, int* out, int n) { int i = I; int r; asm("cvt.rzi.s8.f32 %0, %1;" : "=r"(r) : "f"(x[i])); if (i < n) out[i] = r; }
+extern "C" __global__ void f2s8_clamped(const float* x, int* out, int n) { int i = I; if (i < n) out[i] = max(-128, min(127, __float2int_rz(x[i]))); }
