@@ -48,6 +48,38 @@ def _copysign(d, a, b):
     return E.select(E.lt(a, E.ZERO), E.neg(E.absolute(b)), E.absolute(b))
 
 
+# the largest finite value of each float format a conversion may saturate to (`.satfinite`)
+FINITE_MAX = {
+    ".f64": Fraction(2 ** 53 - 1) * Fraction(2) ** 971, ".f32": Fraction(2 ** 24 - 1) * Fraction(2) ** 104,
+    ".tf32": Fraction(2 ** 11 - 1) * Fraction(2) ** 117, ".bf16": Fraction(2 ** 8 - 1) * Fraction(2) ** 120,
+    ".f16": Fraction(65504), ".e4m3": Fraction(448), ".e5m2": Fraction(57344),
+}
+
+
+def clamped_conversion(d, value):
+    """A float-to-float cvt's `.relu` (negative results become 0) and `.satfinite` (results beyond the destination's
+    largest finite value become it, ±inf too) over the reals; the conversion itself is the identity. None where
+    that has no meaning here (a non-real value, a format without a known maximum)."""
+    relu, finite = d.has(".relu"), d.has(".satfinite")
+    if isinstance(value, Infinity):
+        if relu and value.sign < 0:
+            return E.ZERO
+        if not finite:
+            return value
+        top = FINITE_MAX.get(d.types[0])
+        return None if top is None else E.const(top if value.sign > 0 else -top)
+    if not isinstance(value, E.Expr):
+        return None
+    if relu:
+        value = E.maximum(value, E.ZERO)
+    if finite:
+        top = FINITE_MAX.get(d.types[0])
+        if top is None:
+            return None
+        value = E.minimum(E.maximum(value, E.const(-top)), E.const(top))
+    return value
+
+
 def _clamp01(d, value):
     if d.has(".sat"):
         return E.minimum(E.maximum(value, E.ZERO), E.ONE)
