@@ -112,3 +112,21 @@ def test_step_functions_are_enclosed_only_away_from_their_jumps():
     assert enclose(E.floor_log2(x), {x: F(3)}).lo == 1
     with pytest.raises(Inexact):  # sqrt(2)^2 = 2 sits exactly on a jump: never decided from intervals
         enclose(E.floor_log2(E.mul(E.sqrt(E.const(2)), E.sqrt(E.const(2)))), {})
+
+
+# ---- select between truth values (a predicate merged by if-conversion) -------------------------------------
+
+_TRUTHS = [E.TRUE, E.FALSE, E.lt(E.var("x", 0), E.var("x", 1)), E.eq(E.var("x", 1), E.var("x", 2)),
+           E.logical_not(E.lt(E.var("x", 2), E.var("x", 0)))]
+
+
+@given(st.sampled_from(_TRUTHS), st.sampled_from(_TRUTHS), st.sampled_from(_TRUTHS),
+       st.lists(st.integers(-3, 3), min_size=3, max_size=3))
+@settings(max_examples=200, deadline=None)
+def test_select_between_truth_values_is_a_truth_value(c, a, b, xs):
+    s = E.select(c, a, b)
+    assert s.op in E.BOOLEAN   # a condition for the next select (was a SELECT node: TypeError there)
+    env = {E.var("x", i): F(v) for i, v in enumerate(xs)} | {E.var("y", 0): F(5), E.var("y", 1): F(7)}
+    assert evaluate(s, env) == (evaluate(a, env) if evaluate(c, env) else evaluate(b, env))
+    chosen = E.select(s, E.var("y", 0), E.var("y", 1))
+    assert evaluate(chosen, env) == (5 if evaluate(s, env) else 7)

@@ -309,7 +309,8 @@ def absolute(a) -> Expr:
 
 
 def select(cond: Expr, a, b) -> Expr:
-    """cond ? a : b, with cond a boolean node."""
+    """cond ? a : b, with cond a boolean node. Between truth values it is (cond && a) || (!cond && b), so a
+    predicate merged by if-conversion stays a boolean node (a condition for the next select)."""
     a, b = _lift(a), _lift(b)
     if cond.op is not BOOL and cond.op not in BOOLEAN:
         raise TypeError("select needs a boolean condition")
@@ -317,6 +318,8 @@ def select(cond: Expr, a, b) -> Expr:
         return a
     if cond is FALSE:
         return b
+    if a.op in BOOLEAN and b.op in BOOLEAN:
+        return logical_or(logical_and(cond, a), logical_and(logical_not(cond), b))
     return _make(SELECT, (cond, a, b))
 
 
