@@ -33,6 +33,7 @@ def _spec(ref, opt, a="s32", b=None, out="s32", k=None):
     ("widen_sum", "widen_each", "s32", "s32", "s64", "ref", "cvt.s64.s32"),
     ("cvt_s8_wide", "keep", "s32", None, "s32", "ref", "cvt.s8.s32"),
     ("f2s8_wide", "f2s8_clamped", "f32", None, "s32", "ref", "cvt.rzi.s8.f32"),
+    ("f2i_plus_one_max", "f2i_max_plus_one", "f32", None, "s32", "ref", "max.s32"),
 ])
 def test_a_number_read_where_the_data_may_wrap_is_unsupported(ref, opt, a, b, out, where, opcode):
     report = check(_spec(ref, opt, a, b, out))
@@ -82,3 +83,10 @@ def test_packed_16_bit_integers_are_unsupported(ref, opt, opcode):
     report = check(spec)
     assert report.verdict == "unsupported", report.verdict
     assert report.unsupported[0] == "ref" and opcode in str(report.unsupported[1])
+
+
+def test_shift_left_by_a_constant_is_a_product(tmp_path):
+    """shl.b32 of integer data by a constant (nvcc's a * 4) was UNSUPPORTED; it is a * 2^k modulo 2^32."""
+    assert check(_spec("times_four", "four_sums")).verdict == "equivalent"
+    report = not_equivalent_replayed(_spec("times_four", "three_sums"), tmp_path)
+    assert report.counterexample.ref_value != report.counterexample.opt_value

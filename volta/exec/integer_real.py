@@ -85,10 +85,10 @@ def _wrap(value: Fraction, lo: int, hi: int) -> Fraction:
 
 def in_range(m, op, values, t: str, what: str = "an operand"):
     """The values of integer operands read as numbers of type t: constants wrapped into t's range, data
-    expressions checked to lie in it (Unsupported where the bounds do not prove it). Values without an
-    integer input leaf (float-derived idioms, NaN markers) are returned as they are."""
+    expressions checked to lie in it (Unsupported where the bounds do not prove it). Values that are not
+    integers of a type (float-bit idioms, NaN markers: `_integer_data`) are returned as they are."""
     rng = type_range(t)
-    if rng is None or not E.INTEGER_INPUTS:
+    if rng is None:
         return values
     lo, hi = rng
     out = list(values)
@@ -99,7 +99,7 @@ def in_range(m, op, values, t: str, what: str = "an operand"):
             if v.data.denominator == 1 and not lo <= v.data <= hi:
                 out[k] = E.const(_wrap(v.data, lo, hi))
             continue
-        if not E.has_integer_leaf(v):
+        if not _integer_data(m, v):
             continue
         b0, b1 = bounds(m, v)
         if b0 is None or b1 is None or b0 < lo or b1 > hi:
@@ -109,6 +109,18 @@ def in_range(m, op, values, t: str, what: str = "an operand"):
                               f"wraps, the value the instruction reads is not the one the integer polynomial "
                               f"stands for", op.span)
     return out
+
+
+def _integer_data(m, e) -> bool:
+    """Does e read an integer input, or a float rounded to an integer (cvt.rzi.s32.f32 and the like)? Other
+    values in integer registers (float-bit idioms, volta/exec/floatbits.py) are not integers of a type."""
+    memo = m.__dict__.setdefault("_int_data", {})
+    hit = memo.get(e)
+    if hit is None:
+        for n in E.postorder(e, memo):
+            memo[n] = n.op is E.RINT or E.is_integer_leaf(n) or any(memo[c] for c in n.args)
+        hit = memo[e]
+    return hit
 
 
 def clamp(value, t: str):

@@ -718,6 +718,13 @@ class Machine(MachineServices):
         if bitwise is not None:
             out[data] = _objects(bitwise)
             return out
+        if d.op == "shl" and integer_real.type_range(t) is not None and isinstance(srcs[1], ast.Imm):
+            # integer data shifted left by a constant: times 2^k, a ring operation modulo 2^w (nvcc's a * 4);
+            # k >= w shifts every bit out, and 2^k is 0 modulo 2^w then too
+            k = int(srcs[1].value) % (1 << 32)
+            factor = E.const(1 << k) if k < width(t) else E.const(0)
+            out[data] = _objects([E.mul(v, factor) for v in self.read_sym(srcs[0], dl, t)])
+            return out
         if d.op == "cvt":
             if len(srcs) != 1:
                 raise Unsupported(f"`{d.inst.opcode}` with {len(srcs)} sources is not modelled over the reals", op.span)
@@ -800,6 +807,8 @@ class Machine(MachineServices):
         reads = integer_real.READS_VALUE.get(d.op, ())
         args = [integer_real.in_range(self, op, a, t) if k in reads or (wide and k < 2) or d.has(".sat") else a
                 for k, a in enumerate(args)]
+        if any(not isinstance(v, E.Expr) for a in args for v in a):
+            raise Unsupported(f"`{d.inst.opcode}` on an integer operand with no real value", op.span)
         fn = realops.TABLE[d.op]
         values = [fn(d, *a) for a in zip(*args)]
         if d.has(".sat"):

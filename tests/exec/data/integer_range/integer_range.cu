@@ -40,3 +40,10 @@ extern "C" __global__ void keep(const int* a, int* out, int n) { int i = I; if (
 // cvt.rzi.s8.f32 into a 32-bit register: how -1 extends there is the register's business, not the reals'
 extern "C" __global__ void f2s8_wide(const float* x, int* out, int n) { int i = I; int r; asm("cvt.rzi.s8.f32 %0, %1;" : "=r"(r) : "f"(x[i])); if (i < n) out[i] = r; }
 extern "C" __global__ void f2s8_clamped(const float* x, int* out, int n) { int i = I; if (i < n) out[i] = max(-128, min(127, __float2int_rz(x[i]))); }
+// nvcc writes a * 4 as shl.b32 a, 2: times 2^2 modulo 2^32
+extern "C" __global__ void times_four(const int* a, int* out, int n) { int i = I; if (i < n) out[i] = a[i] * 4; }
+extern "C" __global__ void four_sums(const int* a, int* out, int n) { int i = I; if (i < n) out[i] = a[i] + a[i] + a[i] + a[i]; }
+extern "C" __global__ void three_sums(const int* a, int* out, int n) { int i = I; if (i < n) out[i] = a[i] + a[i] + a[i]; }
+// a float rounded to an int is an s32 too: __float2int_rz(x) + 1 wraps at x >= 2^31
+extern "C" __global__ void f2i_plus_one_max(const float* x, int* out, int n) { int i = I; if (i < n) out[i] = max(__float2int_rz(x[i]) + 1, 0); }
+extern "C" __global__ void f2i_max_plus_one(const float* x, int* out, int n) { int i = I; if (i < n) out[i] = max(__float2int_rz(x[i]), -1) + 1; }
