@@ -3,7 +3,7 @@ modulo 2^w, so an instruction that reads an integer's number (comparison, min/ma
 decided only where interval bounds put the operand in its type's range. Each pair below had a wrong verdict:
 EQUIVALENT for max(a+1, b+1) vs max(a,b)+1, signed vs unsigned atomicMax, (unsigned)a < 10u vs a < 10, a sign-extended vs zero-extended byte,
 (long)(a+b) vs (long)a + b, cvt.s8.s32 into a 32-bit register vs a, saturating vs wrapping float-to-int; NOT EQUIVALENT with impossible witnesses for
-add.sat.s32 (clamped to [0, 1]) and for a·k·k + a vs a (ref = 4294967297 in an s32 buffer).
+max(a, 0) of a byte (a = -1), add.sat.s32 (clamped to [0, 1]) and for a·k·k + a vs a (ref = 4294967297 in an s32 buffer).
 PTX: tests/exec/data/integer_range/integer_range.sm80.ptx (nvcc 13 from integer_range.cu, command in its header).
 """
 from __future__ import annotations
@@ -52,6 +52,11 @@ def test_atomic_max_compares_in_its_own_signedness():
 
 def test_numbers_that_fit_their_type_are_decided():
     assert check(_spec("max_plus_one_u8", "max_then_plus_u8", "u8", "u8")).verdict == "equivalent"
+
+
+def test_witnesses_stay_in_the_dtype():
+    """max.s32(a, 0) of a u8 element was NOT EQUIVALENT to a with the witness a[0] = -1."""
+    assert check(_spec("u8_plain", "u8_max_zero", a="u8")).verdict == "equivalent"
 
 
 def test_float_to_int_saturates(tmp_path):

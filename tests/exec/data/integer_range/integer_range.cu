@@ -35,10 +35,10 @@ extern "C" __global__ void same(const int* a, int* out, int n, int k) { int i = 
 extern "C" __global__ void atomic_max(const int* a, int* out, int n) { int i = I; if (i < n) atomicMax(out, a[i]); }
 extern "C" __global__ void atomic_max_unsigned(const int* a, int* out, int n) { int i = I; if (i < n) atomicMax((unsigned*)out, (unsigned)a[i]); }
 // cvt.s8.s32 into a 32-bit register: the upper bits extend the byte, they are not a's
-extern "C" __global__ void cvt_s8_wide(const int* a, int* out, int n) { int i = I; int r; asm("cvt.s8.s32 %0, %1;" : "=r"(r) : "r"(a[i])); if (i < n) out[i] = r; }
+extern "C" __global__ void cvt_s8_wide(const int* a, int* out, int n) { int i = I; int r; if (i < n) { asm("cvt.s8.s32 %0, %1;" : "=r"(r) : "r"(a[i])); out[i] = r; } }
 extern "C" __global__ void keep(const int* a, int* out, int n) { int i = I; if (i < n) out[i] = a[i]; }
 // cvt.rzi.s8.f32 into a 32-bit register: how -1 extends there is the register's business, not the reals'
-extern "C" __global__ void f2s8_wide(const float* x, int* out, int n) { int i = I; int r; asm("cvt.rzi.s8.f32 %0, %1;" : "=r"(r) : "f"(x[i])); if (i < n) out[i] = r; }
+extern "C" __global__ void f2s8_wide(const float* x, int* out, int n) { int i = I; int r; if (i < n) { asm("cvt.rzi.s8.f32 %0, %1;" : "=r"(r) : "f"(x[i])); out[i] = r; } }
 extern "C" __global__ void f2s8_clamped(const float* x, int* out, int n) { int i = I; if (i < n) out[i] = max(-128, min(127, __float2int_rz(x[i]))); }
 // nvcc writes a * 4 as shl.b32 a, 2: times 2^2 modulo 2^32
 extern "C" __global__ void times_four(const int* a, int* out, int n) { int i = I; if (i < n) out[i] = a[i] * 4; }
@@ -47,3 +47,6 @@ extern "C" __global__ void three_sums(const int* a, int* out, int n) { int i = I
 // a float rounded to an int is an s32 too: __float2int_rz(x) + 1 wraps at x >= 2^31
 extern "C" __global__ void f2i_plus_one_max(const float* x, int* out, int n) { int i = I; if (i < n) out[i] = max(__float2int_rz(x[i]) + 1, 0); }
 extern "C" __global__ void f2i_max_plus_one(const float* x, int* out, int n) { int i = I; if (i < n) out[i] = max(__float2int_rz(x[i]), -1) + 1; }
+// max(a, 0) of a byte is the byte: no witness may give a u8 element -1
+extern "C" __global__ void u8_plain(const unsigned char* a, int* out, int n) { int i = I; if (i < n) out[i] = a[i]; }
+extern "C" __global__ void u8_max_zero(const unsigned char* a, int* out, int n) { int i = I; int r; if (i < n) { asm("max.s32 %0, %1, 0;" : "=r"(r) : "r"((int)a[i])); out[i] = r; } }
