@@ -74,8 +74,11 @@ def resolve(m, op, space, addr, lanes, size, write):
         bad = (o < 0) | (o + size > region.size)
         if bad.any():
             k = int(np.nonzero(bad)[0][0])
+            var = m.prog.variables.get(region.name) if region.space == ".shared" else None
+            dynamic = (f" (dynamic shared memory: the launch gives it {region.size} bytes, set by --shared-dynamic "
+                       f"or a manifest's shared_dynamic)" if var is not None and var.dynamic else "")
             m.report(F.OUT_OF_BOUNDS, f"{'write' if write else 'read'} of {size} bytes past the end of "
-                     f"`{region.name}`", op, [lz[k]], related=m.admitting_branch(lz[k]), buffer=region.name,
+                     f"`{region.name}`{dynamic}", op, [lz[k]], related=m.admitting_branch(lz[k]), buffer=region.name,
                      offset=int(o[k]), bounds=region.size, address=int(addr[sel][k]))
             o, lz = o[~bad], lz[~bad]
         align = min(size, 16)

@@ -173,8 +173,6 @@ class Machine(MachineServices):
         for var in self.prog.variables.values():
             if var.space == ".shared":
                 size = shared_dyn if var.dynamic else var.size
-                if var.dynamic and size == 0:
-                    size = 0
                 mem.add(var.name, ".shared", size, copies=self.n_cta, init=var.init)
             elif var.space == ".local":
                 mem.add(var.name, ".local", var.size, copies=self.L, init=var.init)
