@@ -198,6 +198,9 @@ TIER2 = [
     ("lop3.b32 %r1, %r2, %r3, %r4, 0xF8;", "lop3", {}),
     ("atom.global.cta.relaxed.add.u32 %r1, [%rd1], 1;", "atom", {"scope": ".cta"}),
     ("red.release.gpu.global.add.u32 [%rd1], 1;", "red", {}),
+    ("prefetch.global.L2 [%rd1];", "prefetch", {}),   # .level = .L1 | .L2 (was a parse error)
+    ("prefetch.L1 [%rd1];", "prefetch", {}),
+    ("prefetch.global.L2::evict_last [%rd1];", "prefetch", {}),
 ]
 TIER3 = [
     "wgmma.fence.sync.aligned;",

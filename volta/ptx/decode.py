@@ -135,7 +135,7 @@ OPCODES: dict[str, Spec] = {
     "ld": _spec(_M, "types space vec cache scope order", "unified", (2, 3)),
     "ldu": _spec(_M, "types space vec", "", (2, 2)),
     "st": _spec(_M, "types space vec cache scope order", "", (2, 3)),
-    "prefetch": _spec(_M, "space cache", "tensormap", (1, 1)),
+    "prefetch": _spec(_M, "space cache", "tensormap L1 L2", (1, 1)),
     "prefetchu": _spec(_M, "", "L1", (1, 1)),
     "isspacep": _spec(_M, "space", "", (2, 2)),
     "cp": _spec(_M, "types space cache", "async bulk tensor commit_group wait_group wait_all ca cg mbarrier "
