@@ -9,7 +9,8 @@ with a counterexample x = -1/2 that is no difference at all), bits(x) > bits(1.0
 (scalar or vector loads, and moves of them) is the float's bits (realops.bits_compare); a strict comparison of
 the bits stays strict against the constant's value over the reals.
 PTX: tests/exec/data/float_bits_load/float_bits_load.sm80.ptx (nvcc 13 from float_bits_load.cu, command in its
-header).
+header) and to_int.triton.ptx (Triton 3.9 from to_int_triton.py; its .loc lines name the file it was compiled
+from, tk2.py).
 """
 from __future__ import annotations
 
@@ -53,3 +54,25 @@ def test_two_floats_bits_compared_with_each_other_are_unsupported():
     assert report.verdict == "unsupported", report.verdict
     where, err = report.unsupported
     assert "setp.eq.s32" in str(err) and "bits of a float" in str(err), str(err)
+
+
+def test_a_float_conversion_of_a_loaded_register_is_not_bit_arithmetic():
+    # Triton loads floats into .b32 registers (`ld.global.b32 { %r1 }`) and converts them there
+    # (`cvt.rzi.s32.f32 %r2, %r1`): a float read as a float, not integer arithmetic on its bits
+    triton_ptx = PTX.parent / "to_int.triton.ptx"
+    spec = pair_from_options(str(triton_ptx), str(PTX), ["x=f32[8]:in", "out=s32[8]:out"], grid="1",
+                             ref={"kernel": "to_int", "block": "32", "args": "x,out,8,0,0"},
+                             opt={"kernel": "to_int", "block": "8", "args": "x,out,8"})
+    report = check(spec)
+    assert report.verdict == "equivalent", (report.verdict, report.unsupported)
+
+
+def test_a_double_bit_pattern_test_is_unsupported():
+    # was EQUIVALENT: bits(x) > bits(1.0) on a loaded s64 read as x > 4607182418800017408
+    spec = pair_from_options(str(PTX), str(PTX), ["x=f64[4]:in", "out=f64[4]:out"], grid="1", block="4",
+                             args="x,out,4", ref={"kernel": "above_one_bits_f64"},
+                             opt={"kernel": "above_one_number_f64"})
+    report = check(spec)
+    assert report.verdict == "unsupported", report.verdict
+    where, err = report.unsupported
+    assert where == "ref" and "setp.gt.s64" in str(err) and "load filled from float data" in str(err), str(err)

@@ -101,6 +101,8 @@ def update(m, op, region, lz, offs, es, t, values):
         from volta.exec import tensor_real
 
         tensor_real.check_width(op, region, es)   # the outputs are read element by element
+    if data and not is_float(t):
+        _refuse_float_bits(m, op, region, lz, offs, es, t, values)
     _one_kind_per_address(m, op, region, lz, offs, mark)
     dst = op.operands[0] if op.op == "atom" else None
     if isinstance(dst, RegRef) and dst.index in _read_registers(m.prog):
@@ -140,6 +142,23 @@ def update(m, op, region, lz, offs, es, t, values):
     final[:] = [current[int(key[j])] for j in at]
     A.store_sym(m, region, lz[at], offs[at], es, final)
     return unused
+
+
+def _refuse_float_bits(m, op, region, lz, offs, es, t, values) -> None:
+    """An integer atomic on a float's bits (`atomicMax((int*)p, __float_as_int(v))`, `atomicMin((unsigned*)p,
+    ...)`) orders or adds the bits, not the values: negative floats order backwards as signed integers and above
+    every positive one as unsigned ones, and the sum of bits is no float's value. Over the reals such a register
+    or element carries the float's value, so the integer update would be the float one: refused."""
+    from volta.exec import floatbits
+
+    src = op.operands[2] if op.op == "atom" else op.operands[1]
+    bits, _ = A.load(m, region, lz, offs, es)
+    held = A.load_sym(m, op, region, lz, offs, es, t, bits)
+    if floatbits.holds_float_bits(m, src) or any(floatbits.float_valued(m, v) for v in values) \
+            or any(floatbits.float_valued(m, v) for v in held):
+        raise Unsupported(f"`{op.d.inst.opcode}` updates a float's bits as an integer: the integer {kind_of(op)[1:]} "
+                          f"of the bits is not the float {kind_of(op)[1:]} of the values (negative floats order "
+                          f"otherwise), which the real-number model of volta check does not follow", op.span)
 
 
 def _one_kind_per_address(m, op, region, lz, offs, kind) -> None:

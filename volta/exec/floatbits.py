@@ -73,6 +73,12 @@ def _float_result(op) -> bool:
     writes `add.f32 %r31, %r29, %r30` on .b32 registers. Such a register holds a float's bits."""
     return bool(op.d.types) and op.d.types[0] in _FLOAT_REGS and op.op not in _TRANSPARENT
 
+def _float_source(op) -> bool:
+    """A cvt that reads its source as a float (`cvt.rzi.s32.f32 %r2, %r1` on Triton's .b32 registers): the
+    register's bits are read as the float they are, not as an integer."""
+    return op.op == "cvt" and len(op.d.types) == 2 and op.d.types[-1] in _FLOAT_REGS
+
+
 def _sources(op):
     out = []
     for o in op.operands[1:]:
@@ -280,8 +286,8 @@ def real_compute(m, op, dl, srcs):
     role = p.roles.get(op.index)
     if role is not None:
         return _ROLES[role](m, op, dl, srcs)
-    if _float_result(op):
-        return None   # float arithmetic on whatever registers: the ordinary real path
+    if _float_result(op) or _float_source(op):
+        return None   # float arithmetic (or a cvt from a float) on whatever registers: the ordinary real path
     if op.op in _TRANSPARENT:
         dst = op.operands[0]
         if op.op == "mov" and _is_float(dst) and len(srcs) == 1 and _is_int(srcs[0]) \
@@ -327,8 +333,9 @@ def compare(m, op, x, y):
     refused for any other comparison of float bits; otherwise the ordinary real comparison."""
     p = plan(m.prog)
     a, b = op.operands[1], op.operands[2]
-    in_a = isinstance(a, RegRef) and (a.index in p.bits or _loaded_bits(m, op, p, a, x))
-    in_b = isinstance(b, RegRef) and (b.index in p.bits or _loaded_bits(m, op, p, b, y))
+    as_int = op.d.types[-1] not in _FLOAT_REGS   # an integer comparison may read a loaded float's bits
+    in_a = isinstance(a, RegRef) and (a.index in p.bits or as_int and _loaded_bits(m, op, p, a, x))
+    in_b = isinstance(b, RegRef) and (b.index in p.bits or as_int and _loaded_bits(m, op, p, b, y))
     if (in_a and a.index in p.mixed) or (in_b and b.index in p.mixed):
         raise Unsupported(f"`{op.d.inst.opcode}` compares a register that holds a float's bits on some paths and "
                           f"an integer on others; not modelled over the reals", op.span)
@@ -366,6 +373,31 @@ def _loaded_bits(m, op, p: Plan, reg, value) -> bool:
                           f"integer: the bits of a float (or of a value rounded to an integral float) read at this "
                           f"width are not modelled over the reals", op.span)
     return True
+
+
+def holds_float_bits(m, reg) -> bool:
+    """Is `reg` an integer register that holds a float's bits in this program (moved from a float register)?"""
+    return isinstance(reg, RegRef) and _is_int(reg) and reg.index in plan(m.prog).bits
+
+
+def float_valued(m, value) -> bool:
+    """Is `value`, found in an integer register or read at an integer type, a float's value, i.e. its bits
+    (a float input or symbol leaf, not under a rounding to an integer)? Integer inputs, constants and rounded
+    values (cvt.rzi.s32.f32) are integers."""
+    E = realops.E
+    if not isinstance(value, E.Expr):
+        return False
+    floats = _float_regions(m)
+    stack, seen = [value], set()
+    while stack:   # a float leaf reached without passing a rounding to an integer
+        n = stack.pop()
+        if n in seen or n.op in (E.CONST, E.RINT, E.FLOOR_LOG2):
+            continue
+        seen.add(n)
+        if n.op is E.SYM or (n.op is E.VAR and n.data[0] in floats):
+            return True
+        stack.extend(n.args)
+    return False
 
 
 def _float_regions(m) -> set:

@@ -55,3 +55,19 @@ extern "C" __global__ void same_bits(const float* x, const float* y, float* out,
     const int* yi = (const int*)y;
     if (i < n) out[i] = xi[i] == yi[i] ? 2.0f : 0.0f;
 }
+
+extern "C" __global__ void to_int(const float* x, int* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) out[i] = (int)x[i];                            // cvt.rzi.s32.f32 of a float register
+}
+
+extern "C" __global__ void above_one_bits_f64(const double* x, double* out, int n) {
+    int i = threadIdx.x;
+    const long long* xi = (const long long*)x;
+    if (i < n) out[i] = xi[i] > 4607182418800017408LL ? 2.0 : 0.0;   // bits(x) > bits(1.0): setp.gt.s64
+}
+
+extern "C" __global__ void above_one_number_f64(const double* x, double* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) out[i] = x[i] > 4607182418800017408.0 ? 2.0 : 0.0;
+}
