@@ -309,9 +309,8 @@ def _mov(m, op, lanes):
             v, f = m.read(e, lanes, f".b{ew}")
             bits |= mask(v, ew) << U64(k * ew)
             flags = _merge(flags, f)
-            if m.symbolic and f is not None and (f & 1).any():
-                raise Unsupported("packing tensor data into a wider register is not modelled symbolically", op.span)
-        m.write(dst, lanes, bits, flags)
+        data = m.symbolic and flags is not None and (flags & DATA).any()
+        m.write(dst, lanes, bits, flags, _bf16_widened(m, op, src.elems, lanes) if data else None)
     elif isinstance(dst, ast.Vector):  # unpack
         v, f = m.read(src, lanes, t)
         ew = width(t) // len(dst.elems)
@@ -327,6 +326,51 @@ def _mov(m, op, lanes):
             sym = m.sym_of(src, lanes) if m.symbolic else None
         m.write(dst, lanes, mask(v, width(t)), f, sym)
     _advance(m, lanes)
+
+
+def _bf16_widened(m, op, elems, lanes):
+    """`mov.b32 %f, {0, %h}` (nvcc's __bfloat162float): a bf16 value above 16 zero bits is the f32 of the same
+    number, so its expression carries over when `h` certainly holds bf16 bits: every instruction writing it
+    converts to .bf16 (or moves such a register), or each value is an element of a bf16 buffer. (An expression
+    does not say how its bits were made: an f16 value, or a float rounded to a u16, would be another number.)
+    Any other packing of data into a wider register is refused."""
+    from volta.symbolic import expr as E
+
+    hi = elems[1] if len(elems) == 2 else None
+    if not (isinstance(hi, RegRef) and op.d.types[-1] == ".b32" and isinstance(elems[0], ast.Imm)
+            and elems[0].value == 0):
+        raise Unsupported("packing tensor data into a wider register is not modelled symbolically (only a bf16 "
+                          "above 16 zero bits, `mov.b32 %f, {0, %h}`)", op.span)
+    sym = m.sym_of(hi, lanes)
+    if not _makes_bf16(m, hi.index):
+        for e in (x for x in sym if x is not None):
+            region = m.buffer_regions.get(e.data[0]) if type(e) is E.Expr and e.op is E.VAR else None
+            if getattr(region, "dtype", None) != "bf16":
+                raise Unsupported("`mov.b32 {0, %h}` widens a 16-bit value that is not certainly bf16 (not made by "
+                                  "a conversion to .bf16 nor an element of a bf16 buffer)", op.span)
+    return sym
+
+
+def _makes_bf16(m, index, seen=frozenset()) -> bool:
+    """Whether every instruction that writes register `index` makes bf16 bits: `cvt` to .bf16, or a plain
+    move of a register that does (memoized per machine)."""
+    memo = m.__dict__.setdefault("_bf16_registers", {})
+    if index not in memo:
+        ok = True
+        for o in m.prog.ops:
+            dst = o.operands[0] if o.operands else None
+            targets = o.operands[1] if o.op == "call" else dst.elems if isinstance(dst, ast.Vector) else (dst,)
+            if not any(isinstance(r, RegRef) and r.index == index for r in targets or ()):
+                continue
+            src = o.operands[1] if len(o.operands) == 2 else None
+            if o.op == "cvt" and o.d.types[:1] == (".bf16",) or (
+                    o.op == "mov" and isinstance(src, RegRef) and src.index not in seen | {index}
+                    and _makes_bf16(m, src.index, seen | {index})):
+                continue
+            ok = False
+            break
+        memo[index] = ok
+    return memo[index]
 
 
 @handles("cvta")
