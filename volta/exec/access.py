@@ -306,15 +306,39 @@ def load_sym(m, op, region, lanes, offs, size, t, bits):
                 sel = ref[at] == r
                 out[at[sel]] = region.lslist[int(r)].exprs()[row[sel]]
             have = have | live
-    written = region.kwritten[rows, offs] if region.kwritten is not None else np.zeros(lanes.size, bool)
+    if region.space != ".global" or region.role not in ("in", "inout") or have.all():
+        return out   # the rest is concrete bits
+    written = np.zeros(lanes.size, bool)
+    if region.kwritten is not None:   # bytes the kernel wrote: concrete bits, unless an expression is there
+        bytes_written = region.kwritten[rows[:, None], offs[:, None] + np.arange(size)]
+        written = bytes_written.all(axis=1)
+        if (bytes_written.any(axis=1) & ~written & ~have).any():
+            raise Unsupported(f"`{op.d.inst.opcode}` reads {size} bytes of input buffer `{region.name}` of which "
+                              f"the kernel wrote only some: their value is in part the input's", op.span)
     todo = np.nonzero(~have & ~written)[0]
-    if todo.size and region.space == ".global" and region.role in ("in", "inout"):
-        itemsize = region_itemsize(region)
-        if size != itemsize:
-            raise Unsupported(f"`{op.d.inst.opcode}` reads {size}-byte pieces of the {region.dtype} buffer "
-                              f"`{region.name}`; only whole elements are modelled symbolically", op.span)
-        out[todo] = input_leaves(m, region, itemsize, offs[todo] // itemsize)
+    if todo.size:
+        out[todo] = _input_values(m, op, region, offs[todo], size)
     return out
+
+
+def _input_values(m, op, region, offs, size):
+    """Expressions of input elements read `size` bytes at a time: one element, or a pair of f16/bf16 elements
+    read as 32 bits (a __half2 load: the pair f16x2(low, high), as packed arithmetic and stores take it)."""
+    itemsize = region_itemsize(region)
+    if size == itemsize:
+        return input_leaves(m, region, itemsize, offs // itemsize)
+    if size == 4 and itemsize == 2 and region.dtype in ("f16", "bf16") and not (offs % 2).any():
+        from volta.exec.tensor_real import pack_name
+        from volta.symbolic import expr as E
+
+        low = input_leaves(m, region, 2, offs // 2)
+        high = input_leaves(m, region, 2, offs // 2 + 1)
+        pairs = np.empty(offs.size, dtype=object)
+        pairs[:] = [E.call(pack_name(region.dtype), a, b) for a, b in zip(low, high)]
+        return pairs
+    raise Unsupported(f"`{op.d.inst.opcode}` reads {size}-byte pieces of the {region.dtype} buffer "
+                      f"`{region.name}`; only whole elements (and pairs of f16/bf16 elements) are modelled "
+                      f"symbolically", op.span)
 
 
 # region.cover, per byte: where stored expressions lie. Only an expression's first byte has one in region.sym
@@ -513,8 +537,8 @@ def load_lsym(m, op, region, lanes, offs, size):
                 return lanesym.merge(parts)
             except CoefficientOverflow:
                 return None
-    if region.kwritten is not None and region.kwritten[rows, offs].any():
-        return None
+    if region.kwritten is not None and region.kwritten[rows[:, None], offs[:, None] + np.arange(size)].any():
+        return None   # some bytes the kernel wrote: load_sym sorts them out
     if region.space == ".global" and region.role in ("in", "inout") and m.input_values is None:
         itemsize = region_itemsize(region)
         if size != itemsize or (offs % itemsize != 0).any():

@@ -260,15 +260,23 @@ def _real_setp(m, op, lanes, flags, t, has_c):
     if integer_real.type_range(t) is not None:   # an integer comparison reads numbers, not residues
         a, b = _integer_operands(m, op, (a, b), t)
     c = m.read_sym(op.operands[3], dl, ".pred") if has_c else [None] * dl.size
+    da, db = (_data_lanes(m, op.operands[i], dl, t) for i in (1, 2))
     ps = np.full(lanes.size, None, dtype=object)
     qs = np.full(lanes.size, None, dtype=object)
     for k, (x, y, z) in enumerate(zip(a, b, c)):
-        cond = floatbits.compare(m, op, x, y)   # realops.compare, or a float's bits against a constant
+        # realops.compare, or a float's bits against a constant
+        cond = floatbits.compare(m, op, x, y, data=(bool(da[k]), bool(db[k])))
         if cond is None:
             raise Unsupported(f"`{op.d.inst.opcode}` on tensor data has no real-number meaning", op.span)
         ps[np.nonzero(data)[0][k]] = realops.combine(op.d, cond, z)
         qs[np.nonzero(data)[0][k]] = realops.combine(op.d, E.logical_not(cond), z)
     return ps, qs
+
+
+def _data_lanes(m, operand, lanes, t):
+    """Which of `lanes` hold tensor data in `operand` (a concrete one reads as the constant of its bits)."""
+    _, f = m.read(operand, lanes, t)
+    return np.zeros(lanes.size, bool) if f is None else (f & 1) != 0
 
 
 def _integer_operands(m, op, operands, t):
@@ -314,10 +322,9 @@ def _mov(m, op, lanes):
     elif isinstance(dst, ast.Vector):  # unpack
         v, f = m.read(src, lanes, t)
         ew = width(t) // len(dst.elems)
-        if m.symbolic and f is not None and (f & 1).any():
-            raise Unsupported("unpacking tensor data from a wider register is not modelled symbolically", op.span)
+        halves = _pair_halves(m, op, src, lanes) if m.symbolic and f is not None and (f & DATA).any() else None
         for k, e in enumerate(dst.elems):
-            m.write(e, lanes, mask(v >> U64(k * ew), ew), f)
+            m.write(e, lanes, mask(v >> U64(k * ew), ew), f, halves[k] if halves is not None else None)
     else:
         v, f = m.read(src, lanes, t)
         if m.symbolic and isinstance(src, RegRef) and isinstance(m.sym[src.index], LaneSym):
@@ -326,6 +333,22 @@ def _mov(m, op, lanes):
             sym = m.sym_of(src, lanes) if m.symbolic else None
         m.write(dst, lanes, mask(v, width(t)), f, sym)
     _advance(m, lanes)
+
+
+def _pair_halves(m, op, src, lanes):
+    """`mov.b32 {lo, hi}, %r` of a register holding a pair of 16-bit elements (an f16x2/bf16x2 value: a __half2
+    load, packed arithmetic, ldmatrix): its two elements, exactly. Unpacking anything else is refused."""
+    from volta.exec import tensor_real
+
+    sym = m.sym_of(src, lanes)
+    if op.d.types[-1] != ".b32" or len(op.operands[0].elems) != 2 or sym is None or \
+            not all(tensor_real.is_pair(e) for e in sym if e is not None):
+        raise Unsupported("unpacking tensor data from a wider register is not modelled symbolically (only a pair "
+                          "of 16-bit elements, `mov.b32 {lo, hi}, %r`)", op.span)
+    halves = [np.full(lanes.size, None, dtype=object) for _ in range(2)]
+    for k in np.flatnonzero(sym != None):  # noqa: E711
+        halves[0][k], halves[1][k] = sym[k].args
+    return halves
 
 
 def _bf16_widened(m, op, elems, lanes):
