@@ -95,3 +95,10 @@ def test_shift_left_by_a_constant_is_a_product(tmp_path):
     assert check(_spec("times_four", "four_sums")).verdict == "equivalent"
     report = not_equivalent_replayed(_spec("times_four", "three_sums"), tmp_path)
     assert report.counterexample.ref_value != report.counterexample.opt_value
+
+
+def test_int_min_seeded_max_is_the_max():
+    """max seeded with INT_MIN vs with the first element was NOT EQUIVALENT, witness a[0] = -2147483649."""
+    spec = pair_from_options(str(PTX), str(PTX), ["a=s32[16]:in", "out=s32[4]:out"], grid="1", block="4",
+                             args="a,out,4", ref={"kernel": "max_from_int_min"}, opt={"kernel": "max_from_first"})
+    assert check(spec).verdict == "equivalent"

@@ -50,3 +50,7 @@ extern "C" __global__ void f2i_max_plus_one(const float* x, int* out, int n) { i
 // max(a, 0) of a byte is the byte: no witness may give a u8 element -1
 extern "C" __global__ void u8_plain(const unsigned char* a, int* out, int n) { int i = I; if (i < n) out[i] = a[i]; }
 extern "C" __global__ void u8_max_zero(const unsigned char* a, int* out, int n) { int i = I; int r; if (i < n) { asm("max.s32 %0, %1, 0;" : "=r"(r) : "r"((int)a[i])); out[i] = r; } }
+// a running max seeded with INT_MIN or with the first element: equal on every s32 input (the witness
+// a = -2^31 - 1 was no s32)
+extern "C" __global__ void max_from_int_min(const int* a, int* out, int n) { int m = -2147483647 - 1; for (int k = 0; k < n; ++k) m = max(m, a[threadIdx.x * n + k]); out[threadIdx.x] = m; }
+extern "C" __global__ void max_from_first(const int* a, int* out, int n) { int m = a[threadIdx.x * n]; for (int k = 1; k < n; ++k) m = max(m, a[threadIdx.x * n + k]); out[threadIdx.x] = m; }
