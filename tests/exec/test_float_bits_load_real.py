@@ -76,3 +76,22 @@ def test_a_double_bit_pattern_test_is_unsupported():
     assert report.verdict == "unsupported", report.verdict
     where, err = report.unsupported
     assert where == "ref" and "setp.gt.s64" in str(err) and "load filled from float data" in str(err), str(err)
+
+
+def test_a_loaded_constant_folded_from_data_is_read_as_bits_or_refused():
+    # was EQUIVALENT to writing zeros: x * 0 + 2.5f folds to the constant 2.5, compared as the number
+    report = _check("folded_fraction_bits", "two")
+    assert report.verdict == "equivalent", (report.verdict, report.counterexample, report.unsupported)
+    report = _check("folded_integral_bits", "two")   # 2.0f's bits or the int 2: not known from the constant
+    assert report.verdict == "unsupported", report.verdict
+    assert "setp.gt.s32" in str(report.unsupported[1]) and "constant" in str(report.unsupported[1])
+
+
+def test_integer_arithmetic_on_a_loaded_fraction_is_unsupported():
+    # was NOT EQUIVALENT, with the s32 element "confirmed" as 7/2; on a GPU both write bits(2.5f) + 1
+    spec = pair_from_options(str(PTX), str(PTX), ["x=f32[4]:in", "out=s32[4]:out"], grid="1", block="4",
+                             args="x,out,4", ref={"kernel": "folded_fraction_plus_one"},
+                             opt={"kernel": "bits_of_two_and_a_half_plus_one"})
+    report = check(spec)
+    assert report.verdict == "unsupported", (report.verdict, report.counterexample)
+    assert "add.s32" in str(report.unsupported[1]), report.unsupported

@@ -260,15 +260,23 @@ def _real_setp(m, op, lanes, flags, t, has_c):
     if integer_real.type_range(t) is not None:   # an integer comparison reads numbers, not residues
         a, b = _integer_operands(m, op, (a, b), t)
     c = m.read_sym(op.operands[3], dl, ".pred") if has_c else [None] * dl.size
+    da, db = (_data_lanes(m, op.operands[i], dl, t) for i in (1, 2))
     ps = np.full(lanes.size, None, dtype=object)
     qs = np.full(lanes.size, None, dtype=object)
     for k, (x, y, z) in enumerate(zip(a, b, c)):
-        cond = floatbits.compare(m, op, x, y)   # realops.compare, or a float's bits against a constant
+        # realops.compare, or a float's bits against a constant
+        cond = floatbits.compare(m, op, x, y, data=(bool(da[k]), bool(db[k])))
         if cond is None:
             raise Unsupported(f"`{op.d.inst.opcode}` on tensor data has no real-number meaning", op.span)
         ps[np.nonzero(data)[0][k]] = realops.combine(op.d, cond, z)
         qs[np.nonzero(data)[0][k]] = realops.combine(op.d, E.logical_not(cond), z)
     return ps, qs
+
+
+def _data_lanes(m, operand, lanes, t):
+    """Which of `lanes` hold tensor data in `operand` (a concrete one reads as the constant of its bits)."""
+    _, f = m.read(operand, lanes, t)
+    return np.zeros(lanes.size, bool) if f is None else (f & 1) != 0
 
 
 def _integer_operands(m, op, operands, t):

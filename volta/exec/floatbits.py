@@ -313,7 +313,8 @@ def real_compute(m, op, dl, srcs):
 
 def _holds_float_data(m, reg, dl) -> bool:
     """Does the register hold, on some data lane, a value of a float input (loaded through an integer
-    type: its bits, not an integer)? Integer-valued expressions (rounded, constant) do not count."""
+    type: its bits, not an integer)? Integer-valued expressions (rounded, constant) do not count; a fraction
+    (tensor data folded to a constant, x * 0.0f + 2.5f, stored and loaded) is no integer's value."""
     from volta.symbolic import expr as E
 
     floats = {r.name for r in m.memory.regions
@@ -321,6 +322,8 @@ def _holds_float_data(m, reg, dl) -> bool:
     if not floats:
         return False
     for e in m.read_sym(reg, dl, reg.type):
+        if isinstance(e, E.Expr) and e.op is E.CONST and e.data.denominator != 1:
+            return True
         if not isinstance(e, E.Expr) or e.op in (E.CONST, E.RINT, E.FLOOR_LOG2):
             continue
         if any(leaf.op is E.VAR and leaf.data[0] in floats for leaf in E.leaves(e)):
@@ -328,14 +331,14 @@ def _holds_float_data(m, reg, dl) -> bool:
     return False
 
 
-def compare(m, op, x, y):
+def compare(m, op, x, y, data=(True, True)):
     """`setp` over the reals: bits of a float against a constant (`setp.lt.u32 bits(v), 0x7F800000`),
     refused for any other comparison of float bits; otherwise the ordinary real comparison."""
     p = plan(m.prog)
     a, b = op.operands[1], op.operands[2]
     as_int = op.d.types[-1] not in _FLOAT_REGS   # an integer comparison may read a loaded float's bits
-    in_a = isinstance(a, RegRef) and (a.index in p.bits or as_int and _loaded_bits(m, op, p, a, x))
-    in_b = isinstance(b, RegRef) and (b.index in p.bits or as_int and _loaded_bits(m, op, p, b, y))
+    in_a = isinstance(a, RegRef) and (a.index in p.bits or as_int and _loaded_bits(m, op, p, a, x, data[0]))
+    in_b = isinstance(b, RegRef) and (b.index in p.bits or as_int and _loaded_bits(m, op, p, b, y, data[1]))
     if (in_a and a.index in p.mixed) or (in_b and b.index in p.mixed):
         raise Unsupported(f"`{op.d.inst.opcode}` compares a register that holds a float's bits on some paths and "
                           f"an integer on others; not modelled over the reals", op.span)
@@ -354,15 +357,27 @@ def compare(m, op, x, y):
     return cond
 
 
-def _loaded_bits(m, op, p: Plan, reg, value) -> bool:
+def _loaded_bits(m, op, p: Plan, reg, value, is_data=True) -> bool:
     """Does an integer comparison read `reg` as the bits of a float that a load brought in (`((int*)x)[i] < 0`,
     signbit)? Then its value over the reals is the float's, and comparing that value as the integer would be
     another function. Only 32-bit loads into 32-bit registers are read as an f32's bits; a rounded value
     (cvt.rni) may be an integer stored as one or an integral float stored as bits: refused when the program
-    makes the latter."""
-    if reg.index not in p.loaded or not isinstance(value, realops.E.Expr) or value.op is realops.E.CONST:
-        return False
+    makes the latter. A constant that tensor data folded to (`x * 0.0f + 2.5f` stored, then loaded as an int)
+    has no leaves to tell: a fraction is a float's value, an integer either, refused."""
     E = realops.E
+    if reg.index not in p.loaded or not isinstance(value, E.Expr):
+        return False
+    if value.op is E.CONST:
+        if not is_data or m.input_values is not None or not _float_regions(m):
+            return False   # a concrete register (the number its bits are), a replay's constant, or no float data
+        if value.data.denominator == 1:
+            raise Unsupported(f"`{op.d.inst.opcode}` compares {reg.name}, which a load filled with a constant computed "
+                              f"from tensor data, as an integer: whether those are a float's bits or an integer's "
+                              f"is not known here", op.span)
+        if reg.index in p.odd_loaded:
+            raise Unsupported(f"`{op.d.inst.opcode}` compares {reg.name}, which a load filled from float data, as an "
+                              f"integer at a width not modelled over the reals", op.span)
+        return True   # not an integer: a float's value, so its bits
     floats = _float_regions(m)
     if not any(leaf.op is E.SYM or leaf.data[0] in floats for leaf in E.leaves(value)):
         return False    # integer data (an integer input, a constant)

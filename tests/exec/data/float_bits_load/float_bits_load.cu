@@ -71,3 +71,40 @@ extern "C" __global__ void above_one_number_f64(const double* x, double* out, in
     int i = threadIdx.x;
     if (i < n) out[i] = x[i] > 4607182418800017408.0 ? 2.0 : 0.0;
 }
+
+extern "C" __global__ void folded_fraction_bits(const float* x, float* out, int n) {
+    __shared__ float s[32];
+    int i = threadIdx.x;
+    s[i] = x[i] * 0.0f + 2.5f;                                // tensor data folded to the constant 2.5
+    __syncthreads();
+    const int* si = (const int*)s;
+    if (i < n) out[i] = si[i] > 1065353216 ? 2.0f : 0.0f;     // bits(2.5f) > bits(1.0f): 2
+}
+
+extern "C" __global__ void folded_integral_bits(const float* x, float* out, int n) {
+    __shared__ float s[32];
+    int i = threadIdx.x;
+    s[i] = x[i] * 0.0f + 2.0f;                                // 2.0f, or the int 2? the constant cannot tell
+    __syncthreads();
+    const int* si = (const int*)s;
+    if (i < n) out[i] = si[i] > 1065353216 ? 2.0f : 0.0f;
+}
+
+extern "C" __global__ void two(const float* x, float* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) out[i] = 2.0f;
+}
+
+extern "C" __global__ void folded_fraction_plus_one(const float* x, int* out, int n) {
+    __shared__ float s[32];
+    int i = threadIdx.x;
+    s[i] = x[i] * 0.0f + 2.5f;
+    __syncthreads();
+    const int* si = (const int*)s;
+    if (i < n) out[i] = si[i] + 1;                            // bits(2.5f) + 1, not 3.5
+}
+
+extern "C" __global__ void bits_of_two_and_a_half_plus_one(const float* x, int* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) out[i] = 1075838977;
+}
