@@ -35,3 +35,9 @@ def test_other_16_bit_values_widened_are_refused(ref, opt, dtype):
     assert report.verdict == "unsupported", report.verdict
     assert "not certainly bf16" in str(report.unsupported[1])
 
+
+
+def test_a_wrong_bf16_kernel_is_not_equivalent_with_a_replayed_witness():
+    # the replay reads input elements as constants; they are bf16 here (no other 16-bit value in the launch)
+    report = _check("bf16_load", "bf16_load_next", "bf16")
+    assert report.verdict == "not-equivalent", (report.verdict, report.unsupported, report.unknown)

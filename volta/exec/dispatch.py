@@ -368,10 +368,23 @@ def _bf16_widened(m, op, elems, lanes):
     if not _makes_bf16(m, hi.index):
         for e in (x for x in sym if x is not None):
             region = m.buffer_regions.get(e.data[0]) if type(e) is E.Expr and e.op is E.VAR else None
-            if getattr(region, "dtype", None) != "bf16":
+            if getattr(region, "dtype", None) != "bf16" and not (
+                    m.input_values is not None and type(e) is E.Expr and e.op is E.CONST and _bf16_only(m)):
+                # (an exact replay reads input elements as constants: taken when no 16-bit value but bf16 exists)
                 raise Unsupported("`mov.b32 {0, %h}` widens a 16-bit value that is not certainly bf16 (not made by "
                                   "a conversion to .bf16 nor an element of a bf16 buffer)", op.span)
     return sym
+
+
+def _bf16_only(m) -> bool:
+    """No 16-bit value of this launch can be anything but bf16: no other 16-bit buffer, no f16 value made, no float
+    converted to a 16-bit integer, no earlier launch of a sequence."""
+    from volta.exec.tensor_real import _formats_made
+
+    return not (getattr(m, "carried_regions", None) or "f16" in _formats_made(m)
+                or any(A.region_itemsize(r) == 2 and r.dtype != "bf16" for r in m.buffer_regions.values())
+                or any(o.op == "cvt" and o.d.types[0] in (".u16", ".s16", ".b16") and o.d.types[-1][1] in "fb"
+                       for o in m.prog.ops))
 
 
 def _makes_bf16(m, index, seen=frozenset()) -> bool:

@@ -64,3 +64,10 @@ extern "C" __global__ void f16_load(const __half* x, float* y, int n)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) y[i] = __half2float(x[i]);
 }
+
+// the neighbour's element: NOT EQUIVALENT, confirmed by an exact replay (whose input elements are constants)
+extern "C" __global__ void bf16_load_next(const __nv_bfloat16* x, float* y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = __bfloat162float(x[(i + 1) % n]);
+}
