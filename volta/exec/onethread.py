@@ -1,4 +1,5 @@
-"""One-thread launches (a reference kernel run as `grid 1, block 1`) without the lane machinery (issue 9).
+"""One-thread launches (a reference kernel run as `grid 1, block 1`), and a lane of a larger launch that runs
+alone (`solo`), without the lane machinery (issue 9).
 
 With one lane, every numpy call of the SIMT executor costs a microsecond for one number, and a step costs
 hundreds of them. Here each instruction is decoded once into a closure over Python scalars: registers live
@@ -159,7 +160,7 @@ def _run(m):
         base = m.steps
         running = m.status[0] == RUN and 0 <= pc < len(ops)
         done = _steps(m, ops, code, regs, pc, base, max_steps, len(ops) + 1) if running else 0
-        pc = regs.pc if done else pc
+        pc = regs.pc if running else pc
         _count(m, regs, base, done)
         m.pc[0] = pc
         if not m.step_once(max_steps):
