@@ -95,3 +95,12 @@ def test_integer_arithmetic_on_a_loaded_fraction_is_unsupported():
     report = check(spec)
     assert report.verdict == "unsupported", (report.verdict, report.counterexample)
     assert "add.s32" in str(report.unsupported[1]), report.unsupported
+
+
+def test_the_bits_of_a_half_pair_compared_as_one_integer_are_unsupported():
+    # was compared as the real `f16x2(x[0], x[1]) < 0`, a pair read as one number (UNKNOWN against x[1] >= 0)
+    spec = pair_from_options(str(PTX), str(PTX), ["h=f16[8]:in", "out=f32[4]:out"], grid="1", block="4",
+                             args="h,out,4", ref={"kernel": "pair_sign_bits"}, opt={"kernel": "pair_sign_bits"})
+    report = check(spec)
+    assert report.verdict == "unsupported", report.verdict
+    assert "two 16-bit floats" in str(report.unsupported[1]), report.unsupported

@@ -383,6 +383,11 @@ def _loaded_bits(m, op, p: Plan, reg, value, is_data=True) -> bool:
         return False    # integer data (an integer input, a constant)
     if value.op in (E.RINT, E.FLOOR_LOG2) and not (value.op is E.RINT and p.float_rint):
         return False    # an integer made from float data (cvt.rzi.s32.f32), moved through memory
+    from volta.exec.tensor_real import is_pair
+
+    if any(is_pair(n) for n in E.postorder(value)):
+        raise Unsupported(f"`{op.d.inst.opcode}` compares {reg.name}, which holds two 16-bit floats, as one integer: "
+                          f"the bits of a pair are not modelled over the reals", op.span)
     if reg.index in p.odd_loaded or value.op is E.RINT:
         raise Unsupported(f"`{op.d.inst.opcode}` compares {reg.name}, which a load filled from float data, as an "
                           f"integer: the bits of a float (or of a value rounded to an integral float) read at this "

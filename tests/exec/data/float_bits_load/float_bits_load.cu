@@ -108,3 +108,9 @@ extern "C" __global__ void bits_of_two_and_a_half_plus_one(const float* x, int* 
     int i = threadIdx.x;
     if (i < n) out[i] = 1075838977;
 }
+
+extern "C" __global__ void pair_sign_bits(const unsigned short* h, float* out, int n) {
+    int i = threadIdx.x;
+    const unsigned* hi = (const unsigned*)h;                  // two f16 elements read as one u32
+    if (i < n) out[i] = hi[i] < 0x80000000u ? 1.0f : 0.0f;
+}
