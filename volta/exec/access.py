@@ -12,6 +12,7 @@ from volta.errors import Unsupported
 from volta.exec import findings as F
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_SHARED, KERNEL_PARAM_BASE
 from volta.ptx import ast
+from volta.symbolic import expr as E
 
 _VIEW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
@@ -329,7 +330,6 @@ def _input_values(m, op, region, offs, size):
         return input_leaves(m, region, itemsize, offs // itemsize)
     if size == 4 and itemsize == 2 and region.dtype in ("f16", "bf16") and not (offs % 2).any():
         from volta.exec.tensor_real import pack_name
-        from volta.symbolic import expr as E
 
         low = input_leaves(m, region, 2, offs // 2)
         high = input_leaves(m, region, 2, offs // 2 + 1)
@@ -431,8 +431,6 @@ def input_leaves(m, region, itemsize, index):
 
 
 def input_leaf(name, values, i):
-    from volta.symbolic import expr as E
-
     return E.const(values[i]) if values is not None else E.var(name, i)
 
 
