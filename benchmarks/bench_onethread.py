@@ -17,14 +17,19 @@ Prints per run: verdict, seconds end to end (execute / decide), the one-thread k
 its thread-instructions and thread-instructions/s, peak MB (getrusage of the subprocess that ran it).
 `--general` also runs each pair with the one-thread executor off.
 
-Measured 2026-12-03 (2 shared cores, another agent running), every verdict EQUIVALENT; instr/s is the
-one-thread kernel's execution alone:
-  pair  size   onethread: instr/s  (exec s)   general (SIMT executor, one lane): instr/s  (exec s)
-  dot   4096   192 K   (0.10)                 11.0 K  (1.68)
-  dot   65536  276 K   (1.07)                 not run (~27 s at 11 K/s)
-  gemm  16     232 K   (0.24)                 16.5 K  (3.32)      check 0.5 s vs 3.5 s
-  gemm  32     283 K   (1.50)                 16.4 K  (25.9)      check 4.0 s vs 27.3 s (decide 2.5 vs 1.2 s:
-                                                                  per-lane expressions instead of LanePoly)
+Measured 2026-12-04 (2 shared cores, a helper running), every verdict EQUIVALENT; instr/s is the one-thread
+kernel's execution alone (for `first`, the whole 256-thread reference launch):
+  pair   size   onethread: instr/s  (exec s)   general (lane executor): instr/s  (exec s)
+  dot    4096   240 K   (0.08)                 11.0 K  (1.68)   [2026-12-03]
+  dot    65536  510 K   (0.58)                 not run (~27 s at 11 K/s)
+  gemm   16     297 K   (0.19)                 16.5 K  (3.32)   check 0.4 s vs 3.5 s
+  gemm   32     451 K   (0.94)                 16.4 K  (25.9)   check 2.7 s vs 27.3 s
+  first  4096   436 K   (0.05)                 3.7 K   (5.75)   check 0.3 s vs 6.3 s (solo lanes)
+  first  65536  256 K   (1.16)                 not run          check 22.5 s: decide 19.4 s (a 65,536-term sum
+                                                                against a grid-stride tree with atomics), 782 MB
+Before this round (2026-12-03): dot 65536 276 K/s, gemm 32 283 K/s; `first` ran on the lane executor. The
+dot product's first run is half node interning (~1 us per new node on this machine: 4 per term, x[i], y[i],
+the product and the sum) and half dispatch; 1 M/s is not reached.
 Before the cyclic-GC threshold was raised (onethread.run), dot 65536 ran at 97-177 K/s: the collector
 scanned the ever-growing set of interned expression nodes.
 """
