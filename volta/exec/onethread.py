@@ -38,7 +38,7 @@ from volta.symbolic.expr import Expr
 
 ENABLED = True   # tests compare both executors by turning this off
 LANE0 = np.zeros(1, np.int64)
-_DATA_OPS = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "mad": 3, "neg": 1}   # realops.TABLE forms: arity
+_DATA_OPS = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "mad": 3, "neg": 1, "max": 2, "min": 2}   # realops.TABLE: arity
 _GLOBAL_SHIFT = REGION_SHIFT[".global"]
 _OFFSET_MASK = (1 << _GLOBAL_SHIFT) - 1
 _MASK64 = (1 << 64) - 1
@@ -351,7 +351,7 @@ _TRUE, _FALSE = (1, 0, None), (0, 0, None)
 
 def _arith(m, op, regs):
     """Register arithmetic: concrete operands by intscalar or compute.TABLE (the bits Machine._compute
-    writes), tensor data by realops.TABLE for add/sub/mul/fma/mad/neg of .f32/.f64."""
+    writes), tensor data by realops.TABLE for add/sub/mul/fma/mad/neg/max/min of .f32/.f64."""
     d = op.d
     t = d.types[-1] if d.types else None
     srcs = _sources(m, op, regs)
