@@ -17,21 +17,23 @@ Prints per run: verdict, seconds end to end (execute / decide), the one-thread k
 its thread-instructions and thread-instructions/s, peak MB (getrusage of the subprocess that ran it).
 `--general` also runs each pair with the one-thread executor off.
 
-Measured 2026-12-04 (2 shared cores, a helper running), every verdict EQUIVALENT; instr/s is the one-thread
+Measured 2026-12-04, second session (2 cores, idle), every verdict EQUIVALENT; instr/s is the one-thread
 kernel's execution alone (for `first`, the whole 256-thread reference launch):
   pair   size   onethread: instr/s  (exec s)   general (lane executor): instr/s  (exec s)
-  dot    4096   240 K   (0.08)                 11.0 K  (1.68)   [2026-12-03]
-  dot    65536  510 K   (0.58)                 not run (~27 s at 11 K/s)
-  gemm   16     297 K   (0.19)                 16.5 K  (3.32)   check 0.4 s vs 3.5 s
-  gemm   32     451 K   (0.94)                 16.4 K  (25.9)   check 2.7 s vs 27.3 s
-  first  4096   436 K   (0.05)                 3.7 K   (5.75)   check 0.3 s vs 6.3 s (solo lanes)
-  first  65536  256 K   (1.16)                 not run          check 22.5 s: decide 19.4 s (a 65,536-term sum
-                                                                against a grid-stride tree with atomics), 782 MB
-Before this round (2026-12-03): dot 65536 276 K/s, gemm 32 283 K/s; `first` ran on the lane executor. The
-dot product's first run is half node interning (~1 us per new node on this machine: 4 per term, x[i], y[i],
-the product and the sum) and half dispatch; 1 M/s is not reached.
-Before the cyclic-GC threshold was raised (onethread.run), dot 65536 ran at 97-177 K/s: the collector
-scanned the ever-growing set of interned expression nodes.
+  dot    4096   412 K   (0.04)                 15.9 K  (1.16)
+  dot    65536  861 K   (0.34)                 not run (~19 s at 16 K/s)
+  gemm   16     377 K   (0.15)                 16.5 K  (3.32)   [first session]
+  gemm   32     635 K   (0.67)                 16.4 K  (25.9)   [first session]; check 2.4 s
+  first  4096   429 K   (0.05)                 16.1 K  (1.34)   check 0.3 s vs 1.6 s (solo lanes)
+  first  65536  369 K   (0.81)                 not run          check 17.5 s: decide 14.5 s (a 65,536-term sum
+                                                                against a grid-stride tree with atomics), 805 MB
+What made the difference this session (dot 65536 0.54 -> 0.34 s, gemm 32 0.87 -> 0.67 s): straight-line runs
+compiled into one function (volta/exec/oneblock.py), the cyclic collector off for the run (its scans were
+0.06-0.3 s of it), element views instead of from_bytes, leaves made 64 at a time, and fma's common case
+without the folds' tests. 1 M/s is not reached: each dot-product term interns four nodes (two leaves, the
+product, the sum) at ~0.5-0.8 us each on this machine, half the time; the GEMM's 1,024 stores take the
+general path (~0.15 ms each).
+Before (first session, 2026-12-03): dot 65536 276 K/s, gemm 32 283 K/s; `first` ran on the lane executor.
 """
 from __future__ import annotations
 

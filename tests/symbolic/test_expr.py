@@ -130,3 +130,22 @@ def test_select_between_truth_values_is_a_truth_value(c, a, b, xs):
     assert evaluate(s, env) == (evaluate(a, env) if evaluate(c, env) else evaluate(b, env))
     chosen = E.select(s, E.var("y", 0), E.var("y", 1))
     assert evaluate(chosen, env) == (5 if evaluate(s, env) else 7)
+
+
+_TERMS = [E.var("p", 0), E.var("p", 1), E.var("q", 0), E.const(0), E.const(1), E.const(F(-3, 2)),
+          E.exp2(E.var("p", 2)), E.exp2(E.var("q", 1)), E.add(E.var("p", 3), E.var("q", 2))]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(_TERMS), st.sampled_from(_TERMS), st.sampled_from(_TERMS), st.booleans())
+def test_fma_is_the_sum_of_the_product(a, b, c, fresh):
+    """fma's fast path (no constants, not 2^x 2^y) builds exactly the nodes mul and add build."""
+    if fresh:   # nodes not interned yet
+        a, b = E.add(a, E.var("fresh", a.id)), E.mul(b, E.var("fresh2", b.id))
+    assert E.fma(a, b, c) is E.add(E.mul(a, b), c)
+
+
+def test_var_range_is_var():
+    made = E.var_range("vr", 5, 70)
+    assert [n is E.var("vr", i) for i, n in zip(range(5, 70), made)] == [True] * 65
+    assert E.var_range("vr", 3, 3) == []

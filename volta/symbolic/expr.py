@@ -145,6 +145,23 @@ def var(buffer: str, index: int) -> Expr:
     return _make(VAR, (), (buffer, int(index)))
 
 
+def var_range(buffer: str, start: int, stop: int) -> list[Expr]:
+    """Elements `start` .. `stop - 1` of `buffer`: `_make` inlined, for a loop reading a buffer in order
+    (half the cost of one `var` call each)."""
+    table, nodes, new = _TABLE, NODES, object.__new__
+    out = []
+    for i in range(start, stop):
+        key = (VAR, (), (buffer, i))
+        node = table.get(key)
+        if node is None:
+            node = new(Expr)
+            node.op, node.args, node.data, node.id = key[0], key[1], key[2], len(nodes)
+            nodes.append(node)
+            table[key] = node
+        out.append(node)
+    return out
+
+
 # Names of the input buffers and symbols of the check in progress whose dtype is an integer type: over the
 # reals they are still reals (what holds for all reals holds for integers), but a counterexample must give
 # them integer values, and the solver is told so (volta/equiv/check.py sets it for the duration of a check).
@@ -257,6 +274,13 @@ def div(a, b) -> Expr:
 
 
 def fma(a, b, c) -> Expr:
+    if type(a) is Expr and type(b) is Expr and type(c) is Expr and not (
+            a.op is CONST or b.op is CONST or c.op is CONST or a.op is EXP2 and b.op is EXP2):
+        # the common case (a sum of products of data), without the folds' tests: what mul and add build
+        if a.id > b.id:
+            a, b = b, a
+        p = _make(MUL, (a, b))
+        return _make(ADD, (p, c) if p.id < c.id else (c, p))
     return add(mul(a, b), c)
 
 
