@@ -292,7 +292,7 @@ def new_leaf(entry, i, es):
     leaf = leaves[i] = make(i)
     if i - 1 in leaves and make.args[1] is None:   # (make.args[1]: replayed input values, made one by one)
         stop = min(i + _RUN, region.size // es)
-        leaves.update(zip(range(i + 1, stop), E.var_range(make.args[0], i + 1, stop)))
+        E.var_range(make.args[0], i + 1, stop, leaves)
     return leaf
 
 

@@ -145,21 +145,20 @@ def var(buffer: str, index: int) -> Expr:
     return _make(VAR, (), (buffer, int(index)))
 
 
-def var_range(buffer: str, start: int, stop: int) -> list[Expr]:
-    """Elements `start` .. `stop - 1` of `buffer`: `_make` inlined, for a loop reading a buffer in order
-    (half the cost of one `var` call each)."""
+def var_range(buffer: str, start: int, stop: int, into: dict) -> dict:
+    """Elements `start` .. `stop - 1` of `buffer`, put into `into` by index: `_make` inlined, for a loop
+    reading a buffer in order (half the cost of one `var` call each)."""
     table, nodes, new = _TABLE, NODES, object.__new__
-    out = []
     for i in range(start, stop):
         key = (VAR, (), (buffer, i))
         node = table.get(key)
         if node is None:
             node = new(Expr)
-            node.op, node.args, node.data, node.id = key[0], key[1], key[2], len(nodes)
+            node.op, node.args, node.data, node.id = VAR, (), key[2], len(nodes)
             nodes.append(node)
             table[key] = node
-        out.append(node)
-    return out
+        into[i] = node
+    return into
 
 
 # Names of the input buffers and symbols of the check in progress whose dtype is an integer type: over the
@@ -277,9 +276,13 @@ def fma(a, b, c) -> Expr:
     if type(a) is Expr and type(b) is Expr and type(c) is Expr and not (
             a.op is CONST or b.op is CONST or c.op is CONST or a.op is EXP2 and b.op is EXP2):
         # the common case (a sum of products of data), without the folds' tests: what mul and add build
-        if a.id > b.id:
-            a, b = b, a
-        p = _make(MUL, (a, b))
+        key = (MUL, (a, b) if a.id < b.id else (b, a), None)   # _make, inlined
+        p = _TABLE.get(key)
+        if p is None:
+            p = object.__new__(Expr)
+            p.op, p.args, p.data, p.id = MUL, key[1], None, len(NODES)
+            NODES.append(p)
+            _TABLE[key] = p
         return _make(ADD, (p, c) if p.id < c.id else (c, p))
     return add(mul(a, b), c)
 
