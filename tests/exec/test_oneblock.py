@@ -18,25 +18,13 @@ from volta.ptx.decode import decode_module
 from volta.ptx.parser import parse_text
 from volta.semantics import realops
 from volta.symbolic import expr as E
+from tests.exec.test_onethread import CASES as ONETHREAD_CASES
+from tests.exec.test_onethread_solo import CASES as SOLO_CASES
 
 DATA = Path(__file__).parent / "data" / "onethread"
 EXAMPLES = Path(__file__).parents[2] / "examples"
-ONE = {   # kernel of onethread.sm80.ptx: (buffers, args)
-    "index_math": (["out=s32[40]:out"], "out,40"),
-    "branchy": (["x=f32[24]:in", "out=f32[1]:out"], "x,out,24"),
-    "local_array": (["x=f32[50]:in", "out=f32[16]:out"], "x,out,50"),
-    "vec4": (["x=f32[64]:in", "out=f32[2]:out"], "x,out,16"),
-    "add_inf": (["x=f32[8]:in", "out=f32[8]:out"], "x,out,8"),
-    "read_past_end": (["x=f32[8]:in", "out=f32[1]:out"], "x,out,8"),
-    "sum_int": (["x=s32[30]:in", "out=s32[1]:out"], "x,out,30"),
-    "uninit_local": (["x=f32[8]:in", "out=f32[1]:out"], "x,out,7"),
-    "softmax_row": (["x=f32[12]:in", "out=f32[12]:out"], "x,out,12"),
-}
-SOLO = {   # kernel of solo.sm80.ptx: (buffers, args, grid, block)
-    "dot_first": (["x=f32[300]:in", "y=f32[300]:in", "out=f32[2]:out"], "x,y,out,300", "2", "32"),
-    "sum_then_scale": (["x=f32[200]:in", "out=f32[32]:out"], "x,out,200", "1", "32"),
-    "ragged_loops": (["x=f32[40]:in", "out=f32[32]:out"], "x,out,40", "1", "32"),
-}
+ONE = ONETHREAD_CASES   # kernel of onethread.sm80.ptx: (buffers, args)
+SOLO = SOLO_CASES      # kernel of solo.sm80.ptx: (buffers, args, grid, block)
 
 
 def _spec(name):
