@@ -25,7 +25,7 @@ from volta.symbolic.expr import Expr
 ENABLED = True   # tests compare runs with step-by-step execution
 MAX_STEPS = 64
 _DIRECT = {"add": E.add, "sub": E.sub, "mul": E.mul, "fma": E.fma, "mad": E.fma, "neg": E.neg,
-           "max": E.maximum, "min": E.minimum}   # realops.TABLE without `d` (no .relu here: S.real_op)
+           "max": E.maximum, "min": E.minimum}   # realops.TABLE without `d` (no .relu: arith_shape)
 
 
 class Block:
@@ -177,36 +177,36 @@ class _Generator:
         if shape is None:
             return False
         srcs, (o, mk), scalar, real = shape
-        operands = [self.operand(i) for i in srcs]
+        operands = [self.operand(i)[0] for i in srcs]
         if scalar is not None:
             self._concrete(srcs, op)
-            bits = [a[0] for a, _ in operands]
+            bits = [b for b, _, _ in operands]
             if op.op in ("add", "sub") and len(bits) == 2:   # intscalar._addsub, inline
-                value = f"({bits[0]} {'+' if op.op == 'add' else '-'} {bits[1]}) & {mk & ((1 << width(op.d.types[-1])) - 1)}"
+                sign = "+" if op.op == "add" else "-"
+                value = f"({bits[0]} {sign} {bits[1]}) & {mk & ((1 << width(op.d.types[-1])) - 1)}"
             else:
                 value = f"{self.name(scalar, 'int')}({', '.join(bits)}) & {mk}"
             self.write(o, value, "0", "None", (0, False))
             return True
-        if real is None or op.op not in _DIRECT:
-            return False
+        if real is None or op.op not in _DIRECT or all(i >= len(self.m.regs) for i in srcs):
+            return False   # (immediates only: concrete arithmetic, the step's business)
         args, unknown = [], []
-        for (bits, flags, e), (kflags, kexpr) in operands:
-            if flags.isdigit() and int(flags) == 0 and e == "None":   # an immediate: decoded now, as the step does
+        for i, (bits, flags, e) in zip(srcs, operands):
+            if i >= len(self.m.regs):   # an immediate: decoded now, as the step decodes it
                 c = S.decode_float(op.d.types[-1], int(bits))
                 if c is None:
                     return False
                 args.append(self.name(c, "c"))
                 continue
-            if not (kflags == DATA and kexpr):
-                unknown.append(f"{flags} != DATA or type({e}) is not Expr")
+            if self.known[i] != (DATA, True):
+                unknown.append(f"({flags} != DATA or type({e}) is not Expr)")
+                self.known[i] = (DATA, True)   # from here on, past the test
             args.append(e)
-        if len(args) == sum(1 for (_, f, e), _ in operands if f.isdigit() and e == "None"):
-            return False   # every operand an immediate: concrete arithmetic, the step's business
         if not self.checked_integer:
             unknown.insert(0, "INTEGER")
             self.checked_integer = True
         if unknown:
-            self.bail_if(" or ".join(f"({u})" for u in unknown), op)
+            self.bail_if(" or ".join(unknown), op)
         fn = self.name(_DIRECT[op.op], "real")
         self.write(o, "0", "DATA", f"{fn}({', '.join(args)})", (DATA, True))
         return True
