@@ -21,7 +21,7 @@ Measured 2026-12-04, second session (2 cores, idle), every verdict EQUIVALENT; i
 kernel's execution alone (for `first`, the whole 256-thread reference launch):
   pair   size   onethread: instr/s  (exec s)   general (lane executor): instr/s  (exec s)
   dot    4096   412 K   (0.04)                 15.9 K  (1.16)
-  dot    65536  861 K   (0.34)                 not run (~19 s at 16 K/s)
+  dot    65536  933 K   (0.316, median of 7; best 0.304 s, 970 K)   not run (~19 s at 16 K/s)
   gemm   16     377 K   (0.15)                 16.5 K  (3.32)   [first session]
   gemm   32     635 K   (0.67)                 16.4 K  (25.9)   [first session]; check 2.4 s
   first  4096   429 K   (0.05)                 16.1 K  (1.34)   check 0.3 s vs 1.6 s (solo lanes)
