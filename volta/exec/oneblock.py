@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from volta.exec import onestep as S
 from volta.exec.services import DATA
-from volta.semantics import intscalar
 from volta.semantics.bits import width
 from volta.symbolic import expr as E
 from volta.symbolic.expr import Expr
@@ -138,25 +137,19 @@ class _Generator:
         return True
 
     def _mov(self, op):
-        dst = S._destination(op)
-        t = op.d.types[-1] if op.d.types else ".b64"
-        src = S._slot(self.m, op.operands[1], t, self.regs) if len(op.operands) == 2 else None
-        if dst is None or src is None:
+        shape = S.mov_shape(self.m, op, self.regs)
+        if shape is None:
             return False
-        o, mk = dst
-        mk &= (1 << width(op.d.types[-1])) - 1 if op.d.types else (1 << 64) - 1
+        src, o, mk = shape
         (bits, flags, e), known = self.operand(src)
         self.write(o, f"{bits} & {mk}", flags, e, known)
         return True
 
     def _setp(self, op):
-        cmp = intscalar.compare(op.d)
-        dst = S._destination(op)
-        if cmp is None or len(op.operands) != 3 or dst is None or op.d.boolop is not None:
+        shape = S.setp_shape(self.m, op, self.regs)
+        if shape is None:
             return False
-        srcs = S._sources(self.m, op, self.regs)
-        if srcs is None:
-            return False
+        cmp, srcs, dst = shape
         (a, _), (b, _) = (self.operand(i) for i in srcs)
         self._concrete(srcs, op)
         fn = self.name(cmp, "cmp")

@@ -105,13 +105,21 @@ def _sources(m, op, regs):
     return None if any(i is None for i in slots) else slots
 
 
-def _mov(m, op, regs):
+def mov_shape(m, op, regs):
+    """(source slot, destination, width mask) of a register or immediate move, or None."""
     dst = _destination(op)
     src = _slot(m, op.operands[1], op.d.types[-1] if op.d.types else ".b64", regs) if len(op.operands) == 2 else None
     if dst is None or src is None:
         return None
     o, mk = dst
-    mk &= (1 << width(op.d.types[-1])) - 1 if op.d.types else (1 << 64) - 1
+    return src, o, mk & ((1 << width(op.d.types[-1])) - 1 if op.d.types else (1 << 64) - 1)
+
+
+def _mov(m, op, regs):
+    shape = mov_shape(m, op, regs)
+    if shape is None:
+        return None
+    src, o, mk = shape
     vals, fill, dirty = regs.vals, regs.fill, regs.dirty
     nxt = op.index + 1
 
@@ -123,15 +131,22 @@ def _mov(m, op, regs):
     return step
 
 
-def _setp(m, op, regs):
-    """Integer comparisons of concrete operands (anything else: the general path)."""
+def setp_shape(m, op, regs):
+    """(comparison of the raw bits, source slots, destination) of an integer setp, or None."""
     cmp = intscalar.compare(op.d)
     dst = _destination(op)
     if cmp is None or len(op.operands) != 3 or dst is None or op.d.boolop is not None:
         return None
     srcs = _sources(m, op, regs)
-    if srcs is None:
+    return None if srcs is None else (cmp, srcs, dst)
+
+
+def _setp(m, op, regs):
+    """Integer comparisons of concrete operands (anything else: the general path)."""
+    shape = setp_shape(m, op, regs)
+    if shape is None:
         return None
+    cmp, srcs, dst = shape
     (ia, ib), (o, _) = srcs, dst
     vals, fill, dirty = regs.vals, regs.fill, regs.dirty
     nxt = op.index + 1
