@@ -75,3 +75,27 @@ def test_wide_indices_use_the_row_sort():
     assert (x * y + y).equals(y + y * x)
     assert list((x * y).differing_lanes(x * y + LanePoly.leaf("X", np.where(np.arange(lanes) == 2, 1, 0)) * 0 + LanePoly.leaf("Z", np.zeros(lanes, int)) * LanePoly.leaf("Q", np.arange(lanes)) * 0)) == []
     assert not (x * y).equals(x * x)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 200), st.lists(st.tuples(st.integers(0, 199), st.integers(0, 7)), max_size=4),
+       st.booleans())
+def test_aligned_comparison_agrees_with_sorting(k, tweaks, reverse):
+    """Sums of k one-term blocks (joined CHUNK at a time) compare lane by lane without sorting where the
+    terms line up; the lanes it reports differ exactly where the canonical (sorted) comparison says so."""
+    lanes = 8
+    lane = np.arange(lanes)
+    order = list(range(k))
+    a = b = LanePoly.constant(0, lanes)
+    for kk in order:
+        a = a + LanePoly.leaf("A", lane * k + kk) * LanePoly.leaf("B", kk * lanes + lane)
+    for kk in (reversed(order) if reverse else order):
+        col = kk * lanes + lane
+        for t, bad_lane in tweaks:   # one lane reads a neighbouring element of B at step t
+            if t == kk:
+                col = np.where(lane == bad_lane, (col + 1) % (k * lanes), col)
+        b = b + LanePoly.leaf("A", lane * k + kk) * LanePoly.leaf("B", col)
+    assert sum(len(blocks) for blocks in a.groups.values()) < k // 64 + 64
+    fast = list(a.differing_lanes(b))
+    assert fast == list(a._sorted_differing(b))
+    assert fast == sorted({bl for t, bl in tweaks if t < k})

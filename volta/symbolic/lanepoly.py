@@ -157,7 +157,14 @@ class LanePoly:
         a, b = self._rescaled(den), other._rescaled(den)
         groups = {shape: list(blocks) for shape, blocks in a.items()}
         for shape, blocks in b.items():
-            groups.setdefault(shape, []).extend(blocks)
+            run = groups.setdefault(shape, [])
+            run.extend(blocks)
+            if len(run) >= CHUNK and run[-CHUNK][0].shape[0] < CHUNK:
+                small = 0   # blocks of fewer than CHUNK terms at the end: at least CHUNK of them are joined
+                while small < len(run) and run[-1 - small][0].shape[0] < CHUNK:
+                    small += 1
+                if small >= CHUNK:
+                    run[-small:] = [_concat(run[-small:])]
         return LanePoly(self.lanes, groups, den,
                         self.bound * (den // self.den) + other.bound * (den // other.den),
                         self.term_count() + other.term_count())
@@ -216,12 +223,8 @@ class LanePoly:
         blocks = self.groups[shape]
         if len(blocks) == 1:
             return blocks[0]
-        width = max(i.shape[2] for i, _ in blocks)
-        cw = max(c.shape[1] for _, c in blocks)
-        idx = np.concatenate([np.broadcast_to(i, (i.shape[0], i.shape[1], width)) for i, _ in blocks])
-        coef = np.concatenate([np.broadcast_to(c, (c.shape[0], cw)) for _, c in blocks])
-        self.groups[shape] = [(idx, coef)]   # same value, consolidated: later calls are free
-        return idx, coef
+        self.groups[shape] = [_concat(blocks)]   # same value, consolidated: later calls are free
+        return self.groups[shape][0]
 
     # ------------------------------------------------------------ normal form and comparison
     def _bits(self) -> int:
@@ -247,7 +250,37 @@ class LanePoly:
         return bool(self.differing_lanes(other).size == 0)
 
     def differing_lanes(self, other: LanePoly) -> np.ndarray:
-        """Sorted lane numbers whose polynomials differ."""
+        """Sorted lane numbers whose polynomials differ.
+
+        Lanes whose terms are the same in the same order (two kernels summing k in one order, the usual
+        case) are equal without sorting: one elementwise pass instead of a sort per lane (most of the
+        decide phase of a K = 4096 GEMM pair). Only the other lanes are put in canonical form."""
+        same = self._aligned(other)
+        if same is None or not same.any():
+            return self._sorted_differing(other)
+        if same.all():
+            return np.flatnonzero(~same)
+        rest = np.flatnonzero(~same)
+        return rest[self.take(rest)._sorted_differing(other.take(rest))]
+
+    def _aligned(self, other: LanePoly) -> np.ndarray | None:
+        """Lanes where both families have identical term arrays (same shapes, term order, indices and
+        coefficients over one denominator), or None when the arrays cannot be lined up at all."""
+        if self.den != other.den or self.groups.keys() != other.groups.keys():
+            return None
+        same = np.ones(self.lanes, bool)
+        for shape in self.groups:
+            b1, b2 = self.groups[shape], other.groups[shape]
+            if [i.shape[:2] for i, _ in b1] != [i.shape[:2] for i, _ in b2]:
+                b1, b2 = [self._block(shape)], [other._block(shape)]   # one array each, then line up
+                if b1[0][0].shape[:2] != b2[0][0].shape[:2]:
+                    return None
+            for (i1, c1), (i2, c2) in zip(b1, b2):
+                if i1.shape[0] and not (i1 is i2 and c1 is c2):
+                    same &= (i1 == i2).all(axis=(0, 1)) & (c1 == c2).all(axis=0)
+        return same
+
+    def _sorted_differing(self, other: LanePoly) -> np.ndarray:
         bits = max(self._bits(), other._bits())
         a, b = self.canonical(bits), other.canonical(bits)
         bad = np.zeros(self.lanes, bool)
@@ -289,6 +322,18 @@ class LanePoly:
                 term = term * np.asarray(inputs[name], np.float64)[idx[:, s, :]]
             total += term.sum(axis=0)
         return total / self.den
+
+
+CHUNK = 64   # an accumulator's one-term blocks are joined 64 at a time (a K-term sum keeps ~K/64 arrays)
+
+
+def _concat(blocks: list) -> tuple[np.ndarray, np.ndarray]:
+    """Blocks of one shape as one index array [T, d, L or 1] and coefficients [T, L or 1]."""
+    width = max(i.shape[2] for i, _ in blocks)
+    cw = max(c.shape[1] for _, c in blocks)
+    idx = np.concatenate([np.broadcast_to(i, (i.shape[0], i.shape[1], width)) for i, _ in blocks])
+    coef = np.concatenate([np.broadcast_to(c, (c.shape[0], cw)) for _, c in blocks])
+    return idx, coef
 
 
 def _common(coef: np.ndarray, factor: int) -> np.ndarray:
