@@ -190,6 +190,10 @@ class LanePoly:
         if not isinstance(other, LanePoly):
             return self.scale(other)
         assert self.lanes == other.lanes, "lane counts differ"
+        if len(self.groups) == 1 and len(other.groups) == 1:
+            product = _term_product(self, other)
+            if product is not None:
+                return product
         groups: dict[tuple, list] = {}
         for s1 in self.groups:
             i1, c1 = self._block(s1)
@@ -322,6 +326,24 @@ class LanePoly:
                 term = term * np.asarray(inputs[name], np.float64)[idx[:, s, :]]
             total += term.sum(axis=0)
         return total / self.den
+
+
+def _term_product(a: LanePoly, b: LanePoly) -> LanePoly | None:
+    """a·b when each is one term with one coefficient for all lanes (an element times an element: every
+    step of a dot product), built without the general path's broadcasting; None otherwise."""
+    (s1, blocks1), = a.groups.items()
+    (s2, blocks2), = b.groups.items()
+    if len(blocks1) != 1 or len(blocks2) != 1:
+        return None
+    (i1, c1), (i2, c2) = blocks1[0], blocks2[0]
+    if i1.shape[0] != 1 or i2.shape[0] != 1 or c1.shape != (1, 1) or c2.shape != (1, 1) or \
+            i1.shape[2] != i2.shape[2] or s1 + s2 != tuple(sorted(s1 + s2)):
+        return None
+    coef = int(c1[0, 0]) * int(c2[0, 0])
+    if abs(coef) >= _LIMIT:
+        raise CoefficientOverflow("lane polynomial coefficient exceeds int64")
+    idx = np.concatenate((i1, i2), axis=1)
+    return LanePoly(a.lanes, {s1 + s2: [(idx, np.full((1, 1), coef, np.int64))]}, a.den * b.den, abs(coef), 1)
 
 
 CHUNK = 64   # an accumulator's one-term blocks are joined 64 at a time (a K-term sum keeps ~K/64 arrays)
