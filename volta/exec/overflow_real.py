@@ -25,7 +25,7 @@ import z3
 
 from volta.semantics import realops
 from volta.symbolic import expr as E
-from volta.symbolic.z3bridge import ConstantTooLarge, Translator
+from volta.symbolic.z3bridge import ConstantTooLarge, Translator, solve
 
 LIMITS = {".f32": Fraction(2) ** 128, ".f64": Fraction(2) ** 1024}   # beyond every finite value of the type
 BOUND_MS, PROOF_MS = 2_000, 10_000
@@ -56,20 +56,6 @@ class _Translator(Translator):
         return super()._function(node, args)
 
 
-def _solve(assertions, ms) -> bool:
-    """Are the assertions unsatisfiable (proved within ms)? Solved in a fresh z3 context: in the shared
-    one, the same formula's search depends on what the process asked z3 before (its term ids), and an
-    expm1f proof of 0.3 s took over 10 s after some sequences of earlier checks."""
-    ctx = z3.Context()
-    s = z3.Solver(ctx=ctx)
-    s.set("timeout", int(ms))
-    s.add(*[a.translate(ctx) for a in assertions])
-    try:
-        return s.check() == z3.unsat
-    except z3.Z3Exception:
-        return False
-
-
 def _power(k: int):
     return z3.RealVal(Fraction(2) ** k if k >= 0 else Fraction(1, 2 ** -k))
 
@@ -79,11 +65,11 @@ def _lower_bounds(t, cond, facts) -> list:
     out = []
     for e, z in t.exp2:
         lo, hi = -1100, 1100
-        if not _solve([*facts, cond, z < lo], BOUND_MS):
+        if solve([*facts, cond, z < lo], BOUND_MS)[0] != "unsat":
             continue
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if _solve([*facts, cond, z < mid], BOUND_MS):
+            if solve([*facts, cond, z < mid], BOUND_MS)[0] == "unsat":
                 lo = mid
             else:
                 hi = mid - 1
@@ -106,7 +92,7 @@ def proves_overflow(cond, other, sign: int, limit: Fraction) -> bool:
     facts = list(t.facts)
     facts += _lower_bounds(t, zc, facts)
     beyond = zv < z3.RealVal(limit) if sign > 0 else zv > z3.RealVal(-limit)
-    ok = _solve([*facts, zc, beyond], PROOF_MS)
+    ok = solve([*facts, zc, beyond], PROOF_MS)[0] == "unsat"  # a fresh z3 context each
     _PROVED[key] = ok
     return ok
 

@@ -148,10 +148,15 @@ def _difference_problem(a: Expr, b: Expr, norm: Normalizer | None, integers: boo
     return t, [*t.facts, *t.domain(), za != zb]
 
 
-def _solve(assertions: list, timeout_ms: int) -> tuple[str, z3.ModelRef | None, str]:
-    s = z3.Solver()
+def solve(assertions: list, timeout_ms: int) -> tuple[str, z3.ModelRef | None, str]:
+    """Solved in a fresh z3 context (the assertions translated into it): in the shared one, z3's search
+    depends on every term the process made before, so one obligation could time out or not depending on
+    which checks ran earlier (seen with the expm1f overflow proof: 0.3 s alone, > 10 s after some
+    histories). A verdict must not depend on history; a context costs ~2.5 ms."""
+    ctx = z3.Context()
+    s = z3.Solver(ctx=ctx)
     s.set("timeout", int(timeout_ms))
-    s.add(*assertions)
+    s.add(*[a.translate(ctx) for a in assertions])
     try:
         r = s.check()
     except z3.Z3Exception as e:  # the single boundary where solver errors become values
@@ -178,12 +183,12 @@ def solver_model(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS,
         t, assertions = _difference_problem(a, b, norm, integers)
     except ConstantTooLarge as err:
         return Unknown(str(err))
-    status, model, reason = _solve(assertions, timeout_ms)
+    status, model, reason = solve(assertions, timeout_ms)
     if status == "unsat":
         return Proved("z3")
     if status == "unknown":
         return Unknown(f"z3: {reason or 'unknown'}")
-    return {node: _fraction(model.eval(z3.Real(name), model_completion=True))
+    return {node: _fraction(model.eval(z3.Real(name, model.ctx), model_completion=True))
             for name, node in t.leaves.items()}
 
 
@@ -236,12 +241,12 @@ def prove(formula: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
         z = t(formula)
     except ConstantTooLarge as err:
         return Unknown(str(err))
-    status, model, reason = _solve([*t.facts, *t.domain(), z3.Not(z)], timeout_ms)
+    status, model, reason = solve([*t.facts, *t.domain(), z3.Not(z)], timeout_ms)
     if status == "unsat":
         return Proved("z3")
     if status == "unknown":
         return Unknown(f"z3: {reason or 'unknown'}")
-    values = {node: _fraction(model.eval(z3.Real(name), model_completion=True))
+    values = {node: _fraction(model.eval(z3.Real(name, model.ctx), model_completion=True))
               for name, node in t.leaves.items()}
     return Refuted(values, confirmed=False)
 
