@@ -82,11 +82,8 @@ class LanePoly:
         positions = np.asarray(positions, np.int64)
         if positions.size == self.lanes and (positions == np.arange(self.lanes)).all():
             return self   # every lane in order: the same family (values are never mutated)
-        groups = {}
-        for shape in self.groups:
-            i, c = self._block(shape)
-            groups[shape] = [(i[:, :, positions] if i.shape[2] > 1 else i,
-                              c[:, positions] if c.shape[1] > 1 else c)]
+        groups = {shape: [(i[:, :, positions] if i.shape[2] > 1 else i, c[:, positions] if c.shape[1] > 1 else c)
+                          for i, c in blocks] for shape, blocks in self.groups.items()}   # blocks kept apart
         return LanePoly(len(positions), groups, self.den, self.bound, self._terms)
 
     def scatter(self, positions: np.ndarray, total: int) -> LanePoly:
@@ -159,12 +156,8 @@ class LanePoly:
         for shape, blocks in b.items():
             run = groups.setdefault(shape, [])
             run.extend(blocks)
-            if len(run) >= CHUNK and run[-CHUNK][0].shape[0] < CHUNK:
-                small = 0   # blocks of fewer than CHUNK terms at the end: at least CHUNK of them are joined
-                while small < len(run) and run[-1 - small][0].shape[0] < CHUNK:
-                    small += 1
-                if small >= CHUNK:
-                    run[-small:] = [_concat(run[-small:])]
+            if len(run) >= CHUNK:
+                _join_small(run)
         return LanePoly(self.lanes, groups, den,
                         self.bound * (den // self.den) + other.bound * (den // other.den),
                         self.term_count() + other.term_count())
@@ -347,6 +340,23 @@ def _term_product(a: LanePoly, b: LanePoly) -> LanePoly | None:
 
 
 CHUNK = 64   # an accumulator's one-term blocks are joined 64 at a time (a K-term sum keeps ~K/64 arrays)
+
+
+def _join_small(run: list) -> None:
+    """Join the blocks of fewer than CHUNK terms at either end of `run` once there are CHUNK of them
+    (`acc + a·b` grows at the end, `a·b + acc`, as fma computes it, at the front)."""
+    if run[-CHUNK][0].shape[0] < CHUNK:
+        small = 0
+        while small < len(run) and run[-1 - small][0].shape[0] < CHUNK:
+            small += 1
+        if small >= CHUNK:
+            run[-small:] = [_concat(run[-small:])]
+    if len(run) >= CHUNK and run[CHUNK - 1][0].shape[0] < CHUNK:
+        small = 0
+        while small < len(run) and run[small][0].shape[0] < CHUNK:
+            small += 1
+        if small >= CHUNK:
+            run[:small] = [_concat(run[:small])]
 
 
 def _concat(blocks: list) -> tuple[np.ndarray, np.ndarray]:
