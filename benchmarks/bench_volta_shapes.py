@@ -26,6 +26,13 @@ Measured 2026-12-03 (2 shared cores, helpers running), after read-only buffers s
   --size 4096, K = 4096, float4: 21.5 s, 1.53 GB.
   conv2d (AlexNet layer 1, 96 filters 11x11x3 stride 4, one CTA of 256 threads, 12,288 outputs of 363 terms):
             EQUIVALENT in 9.8 s (execute 9.1 s), 377 MB, 28.6 M thread-instructions (target < 30 s, < 3 GB: met).
+Measured 2026-12-04 (2 cores, idle; a slower VM that day: the 12-03 commit 7bc2996 itself took 40.3 s for naive
+            vs naive), --size 64, K = 4096, before -> after sums joined in blocks of 64 and compared lane by lane
+            where their terms line up (lanepoly.differing_lanes), with one-term products built directly:
+            naive 33.8 -> 22.9 s, tiled 46.4 -> 36.2 s, regblock 41.4 -> 28.9 s, float4 43.3 -> 25.4 s,
+            dbuf 49.1 -> 29.2 s, tpad 58.0 -> 36.0 s; decide 0.35-7.7 s -> 0.04-0.49 s; peak 1.15 GB -> 583-611 MB.
+            Conv2d 13.0 s, 255 MB. The rest is execution (~65 us a step for 512 lanes; tiled pairs: race
+            bookkeeping of shared reads ~25%); moonshot < 20 s not met on this VM.
 Earlier: --size 4096 (real sizes), K = 512, float4: 21.7 s, 6.3 GB, of which 2.8 GB per machine is the race shadow
             (history arrays initialized to -1 for every granule); the regions themselves are lazy (1 MB).
 """
