@@ -49,8 +49,9 @@ def resolve(m, op, space, addr, lanes, size, write):
     mem = m.memory
     rids, offs = mem.locate(space, addr)
     results = []
-    for rid in (rids[:1] if rids.size and bool((rids == rids[0]).all()) else np.unique(rids)):
-        sel = rids == rid
+    one = rids.size and bool((rids == rids[0]).all())   # one region: keep `lanes` itself (later `is` tests)
+    for rid in (rids[:1] if one else np.unique(rids)):
+        sel = np.ones(rids.size, bool) if one else rids == rid
         region = mem.regions[int(rid)] if 0 < rid < len(mem.regions) else None
         if region is None or region.space.split("::")[0] != space:
             if region is None or not (space == ".global" and region.space == ".const"):  # const via generic
@@ -70,8 +71,7 @@ def resolve(m, op, space, addr, lanes, size, write):
                          f"{int(addr[k]):#x} in {space[1:]} memory, which is in no buffer or variable",
                          op, [lanes[k]], address=int(addr[k]))
                 continue
-        o = offs[sel]
-        lz = lanes[sel]
+        o, lz = (offs, lanes) if one else (offs[sel], lanes[sel])
         bad = (o < 0) | (o + size > region.size)
         if bad.any():
             k = int(np.nonzero(bad)[0][0])

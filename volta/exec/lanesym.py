@@ -47,7 +47,7 @@ class LaneSym:
 
     def restrict(self, lanes: np.ndarray):
         """This value on the given lanes that it covers: (found mask over lanes, LaneSym) or (mask, None)."""
-        if lanes.size == self.lanes.size and np.array_equal(lanes, self.lanes):
+        if lanes is self.lanes or (lanes.size == self.lanes.size and np.array_equal(lanes, self.lanes)):
             return np.ones(lanes.size, bool), self
         found, pos = self.positions(lanes)
         if not found.any():

@@ -417,7 +417,7 @@ class Machine(MachineServices):
         if sym is None:
             covered = False
         elif isinstance(sym, LaneSym):
-            want = lanes[data]
+            want = lanes if data.all() else lanes[data]
             if want.size == sym.lanes.size and (want is sym.lanes or np.array_equal(want, sym.lanes)):
                 covered = True
             else:   # both sorted: a binary search per lane
@@ -669,7 +669,7 @@ class Machine(MachineServices):
         """The expression each data lane computes (`--fp real`); None for concrete lanes."""
         d = op.d
         data = (flags & DATA) != 0
-        dl = lanes[data]
+        dl = lanes if data.all() else lanes[data]   # the same array object: later `is` tests hold
         if E.INTEGER_INPUTS and t is not None and is_float(t) and d.op != "mov":
             self._refuse_integer_bits(op, srcs, dl)
         if self.lane_structured:
