@@ -197,11 +197,12 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
     per = max(1, size // g)
     gidx = ((rows * stride + offs) // g)[:, None] + np.arange(per)
     gidx = gidx.reshape(-1)
-    rep = lambda a: np.repeat(a, per)  # noqa: E731
+    whole = per == 1 and lanes is m.all_lanes   # every thread, one granule each: the machine's own arrays
+    rep = (lambda a: a) if per == 1 else (lambda a: np.repeat(a, per))  # noqa: E731
     tid = rep(lanes)
-    cta = rep(m.cta[lanes])
+    cta = m.cta if whole else rep(m.cta[lanes])
     gen = m.gen[cta]
-    warp = rep(m.gwarp[lanes])
+    warp = m.gwarp if whole else rep(m.gwarp[lanes])
     # --lockstep-warps: a warp executes in lock step, so its threads' accesses in different steps are ordered
     wgen = m.wgen[warp] if not getattr(m, "lockstep", False) else np.full(gidx.size, m.steps, np.int64)
     scope = memmodel.strength(op) or (memmodel.GPU if atomic else 0)
