@@ -516,7 +516,7 @@ def load_lsym(m, op, region, lanes, offs, size):
                     return None   # unwritten input elements are leaves there: let the general path mix them
                 lanes, ref, rows, offs = lanes[has], ref[has], rows[has], offs[has]
             row = region.lsrow[rows, offs]
-            ids = np.unique(ref)
+            ids = ref[:1] if bool((ref == ref[0]).all()) else np.unique(ref)
             try:
                 if ids.size == 1:
                     return LaneSym(lanes, region.lslist[int(ids[0])].poly.take(row))
