@@ -31,6 +31,9 @@ Measured 2026-12-04 (2 cores, idle; a slower VM that day: the 12-03 commit 7bc29
             where their terms line up (lanepoly.differing_lanes), with one-term products built directly:
             naive 33.8 -> 22.9 s, tiled 46.4 -> 36.2 s, regblock 41.4 -> 28.9 s, float4 43.3 -> 25.4 s,
             dbuf 49.1 -> 29.2 s, tpad 58.0 -> 36.0 s; decide 0.35-7.7 s -> 0.04-0.49 s; peak 1.15 GB -> 583-611 MB.
+            Then whole-launch lanes passed on as the same array (LaneSym.restrict's identity test) and the
+            shadow given the machine's own thread/CTA/warp arrays (dab0111): naive 21.8-22.6 s, tiled 35.3 s,
+            regblock 29.5 s (38.8 s in one noisy run), float4 25.5 s, dbuf 30.0 s, tpad 35.4 s; 583-607 MB.
             Conv2d 13.0 s, 255 MB. The rest is execution (~65 us a step for 512 lanes; tiled pairs: race
             bookkeeping of shared reads ~25%); moonshot < 20 s not met on this VM.
 Earlier: --size 4096 (real sizes), K = 512, float4: 21.7 s, 6.3 GB, of which 2.8 GB per machine is the race shadow
