@@ -14,6 +14,9 @@ Measured (one core, lane-structured path on): GEMM 64^3 1.3 s, 128^3 4.6 s (5.3 
 256^3 32 s (6.7 M/s executing); per-lane path (`--per-lane`): 64^3 6.0 s, 128^3 39 s.
 2026-12-03 (2 shared cores): GEMM 256^3 7.7 s (execute 4.2 s, 33 M/s executing) since reads of buffers no
 instruction writes are not race-tracked (was 25.9 s); softmax 16x1024 8.0 s.
+2026-12-04 (a slower VM, a test run on the other core), alternating runs: GEMM 256^3 at b07f5d2 15.0-15.8 s
+(decide 7.9-8.1 s) -> at dab0111 7.2-9.5 s (decide 0.95-1.15 s): sums kept in 64-term blocks and compared lane by
+lane where their terms line up (symbolic/lanepoly.py); softmax 16x1024 10.1 s.
 """
 from __future__ import annotations
 
