@@ -51,7 +51,7 @@ def resolve(m, op, space, addr, lanes, size, write):
     results = []
     one = rids.size and bool((rids == rids[0]).all())   # one region: keep `lanes` itself (later `is` tests)
     for rid in (rids[:1] if one else np.unique(rids)):
-        sel = np.ones(rids.size, bool) if one else rids == rid
+        sel = rids == rid
         region = mem.regions[int(rid)] if 0 < rid < len(mem.regions) else None
         if region is None or region.space.split("::")[0] != space:
             if region is None or not (space == ".global" and region.space == ".const"):  # const via generic
@@ -197,12 +197,12 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
     per = max(1, size // g)
     gidx = ((rows * stride + offs) // g)[:, None] + np.arange(per)
     gidx = gidx.reshape(-1)
-    whole = per == 1 and lanes is m.all_lanes   # every thread, one granule each: the machine's own arrays
+    every = lanes is m.all_lanes   # the whole launch: the machine's own arrays, not gathered copies
     rep = (lambda a: a) if per == 1 else (lambda a: np.repeat(a, per))  # noqa: E731
     tid = rep(lanes)
-    cta = m.cta if whole else rep(m.cta[lanes])
+    cta = rep(m.cta if every else m.cta[lanes])
     gen = m.gen[cta]
-    warp = m.gwarp if whole else rep(m.gwarp[lanes])
+    warp = rep(m.gwarp if every else m.gwarp[lanes])
     # --lockstep-warps: a warp executes in lock step, so its threads' accesses in different steps are ordered
     wgen = m.wgen[warp] if not getattr(m, "lockstep", False) else np.full(gidx.size, m.steps, np.int64)
     scope = memmodel.strength(op) or (memmodel.GPU if atomic else 0)

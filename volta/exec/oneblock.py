@@ -90,19 +90,19 @@ class _Generator:
     def line(self, text):
         self.lines.append("    " + text)
 
-    def leave(self, pc, steps):
-        """Write back the registers written so far and return (pc, steps)."""
+    def leave(self, pc, steps, indent=""):
+        """Lines that write back the registers written so far and return (pc, steps), at `indent`."""
         out = [f"vals[{i}] = (b{i}, f{i}, e{i})" for i in self.written]
         if self.written:
             out.append(f"dirty.update({tuple(self.written)!r})")
         out.append(f"return {pc}, {steps}")
-        return out
+        for text in out:
+            self.line(indent + text)
 
     def bail_if(self, condition, op):
         """Stop before `op` when `condition` holds at run time (the step closure then runs `op`)."""
         self.line(f"if {condition}:")
-        for text in self.leave(op.index, self.done):
-            self.line("    " + text)
+        self.leave(op.index, self.done, "    ")
 
     # ---- steps
     def emit(self, op) -> bool:
@@ -121,7 +121,7 @@ class _Generator:
     def _bra(self, op):
         target = op.operands[0][1]
         if op.guard is None:
-            self.lines += ["    " + t for t in self.leave(target, self.done + 1)]
+            self.leave(target, self.done + 1)
             self.ended = True
             return True
         g, negated = op.guard
@@ -130,9 +130,8 @@ class _Generator:
         self.line(f"m.last_branch[regs.lane] = {op.index}")
         self.line(f"if ({bits} != 0) == {negated!r}:")
         self.line("    regs.skipped += 1")
-        for text in self.leave(op.index + 1, self.done + 1):
-            self.line("    " + text)
-        self.lines += ["    " + t for t in self.leave(target, self.done + 1)]
+        self.leave(op.index + 1, self.done + 1, "    ")
+        self.leave(target, self.done + 1)
         self.ended = True
         return True
 
@@ -214,17 +213,17 @@ class _Generator:
         seen = self.bases.get((base, es))
         if seen is None:   # the step closure's tests, in full
             n = self.loads = self.loads + 1
-            self.line(f"a_ = ({bits} + {offset}) & {S._MASK64}")
-            self.line(f"key_ = (a_ >> {S._GLOBAL_SHIFT}, {es})")
+            self.line(f"a_ = ({bits} + {offset}) & {S.MASK64}")
+            self.line(f"key_ = (a_ >> {S.GLOBAL_SHIFT}, {es})")
             self.line(f"entry{n} = inputs.get(key_)")
             self.line(f"if entry{n} is None:")
             self.line(f"    entry{n} = inputs[key_] = input_region(m, key_[0], {es})")
             self.bail_if(f"entry{n} is False", op)
             self.line(f"region{n}, words{n}, leaves{n}, _ = entry{n}")
-            self.line(f"o{n} = a_ & {S._OFFSET_MASK}")
+            self.line(f"o{n} = a_ & {S.OFFSET_MASK}")
             self.bail_if(f"o{n} + {size} > region{n}.size or o{n} % {align} or region{n}.sym is not None"
                          f" or region{n}.kwritten is not None or region{n}.lsref is not None", op)
-            self.bases[(base, es)] = seen = (n, offset, size, align)
+            self.bases[(base, es)] = (n, offset, size, align)
             at = f"o{n}"
         else:   # the same base again: the same region, unchanged (a run stores nothing); only the bounds move
             n, first, first_size, first_align = seen
@@ -248,12 +247,10 @@ class _Generator:
         return True
 
     def finish(self) -> Block:
-        body = list(self.lines)
         if not self.ended:
-            end = self.pc + self.done
-            body += ["    " + t for t in self.leave(end, self.done)]
+            self.leave(self.pc + self.done, self.done)
         names = ", ".join(self.env)
-        source = f"def make({names}):\n  def run():\n" + "\n".join("  " + t for t in body) + "\n  return run\n"
+        source = f"def make({names}):\n  def run():\n" + "\n".join("  " + t for t in self.lines) + "\n  return run\n"
         space: dict = {}
         exec(compile(source, f"<one-thread run at {self.pc}>", "exec"), space)
         return Block(space["make"](**self.env), self.done, source)

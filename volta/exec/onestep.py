@@ -26,9 +26,9 @@ from volta.symbolic.expr import Expr
 
 LANE0 = np.zeros(1, np.int64)
 _DATA_OPS = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "mad": 3, "neg": 1, "max": 2, "min": 2}   # realops.TABLE: arity
-_GLOBAL_SHIFT = REGION_SHIFT[".global"]
-_OFFSET_MASK = (1 << _GLOBAL_SHIFT) - 1
-_MASK64 = (1 << 64) - 1
+GLOBAL_SHIFT = REGION_SHIFT[".global"]
+OFFSET_MASK = (1 << GLOBAL_SHIFT) - 1
+MASK64 = (1 << 64) - 1
 _PACKED = ((".f16x2",), (".bf16x2",))
 _WORDS = {1: "B", 2: "H", 4: "I", 8: "Q"} if sys.byteorder == "little" else {}   # (else: no loads here)
 _RUN = 64   # leaves made at once when a loop reads an input buffer in order
@@ -37,7 +37,6 @@ _STRONG = (".volatile", ".relaxed", ".acquire", ".release", ".mmio")
 
 def compile_step(m, op, regs):
     """A closure executing `op` (returning the next pc, or None to send it to the general path), or None."""
-    body = None
     if op.op == "bra":
         target = op.operands[0][1]
         body = lambda: target   # noqa: E731
@@ -196,7 +195,6 @@ def _arith(m, op, regs):
     nxt = op.index + 1
     table = C.TABLE[op.op]
     dividing = op.op in ("div", "rem")
-    decode = _f32_const if t == ".f32" else _f64_const
 
     def general(operands):
         """Operands with flags, or arithmetic intscalar does not cover."""
@@ -219,7 +217,7 @@ def _arith(m, op, regs):
             if e is None:
                 if f:
                     return None
-                e = decode(bits)
+                e = decode_float(t, bits)
                 if e is None:
                     return None   # inf/NaN operand: realops.apply in the general path decides
             elif type(e) is not Expr:
@@ -266,8 +264,6 @@ def _arith(m, op, regs):
     return lambda: general([vals[i] or fill(i) for i in srcs])
 
 
-
-
 def decode_float(t, bits):
     """The real value of an .f32/.f64 immediate's bits, or None for inf and NaN."""
     return _f32_const(bits) if t == ".f32" else _f64_const(bits)
@@ -281,7 +277,6 @@ def _f32_const(bits):
 def _f64_const(bits):
     v = struct.unpack("<d", struct.pack("<Q", bits & ((1 << 64) - 1)))[0]
     return E.const(v) if v - v == 0 else None
-
 
 
 def input_region(m, rid, es):
@@ -343,15 +338,15 @@ def _load(m, op, regs):
         a, f, _ = vals[base] or fill(base)
         if f:
             return None   # an address from data or never-written: refused / reported by the general path
-        addr = (a + offset) & _MASK64
-        key = (addr >> _GLOBAL_SHIFT, es)
+        addr = (a + offset) & MASK64
+        key = (addr >> GLOBAL_SHIFT, es)
         entry = inputs.get(key)
         if entry is None:
             entry = inputs[key] = input_region(m, key[0], es)
         if entry is False:
             return None
         region, words, leaves, _ = entry
-        off = addr & _OFFSET_MASK
+        off = addr & OFFSET_MASK
         if (off + size > region.size or off % align or region.sym is not None or region.kwritten is not None
                 or region.lsref is not None):
             return None

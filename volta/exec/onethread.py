@@ -4,12 +4,13 @@ alone (`solo`), without the lane machinery (issue 9).
 With one lane, every numpy call of the SIMT executor costs a microsecond for one number, and a step costs
 hundreds of them. Here each instruction is decoded once into a closure over Python scalars: registers live
 in a cache of (bits, flags, expression) triples (volta/exec/onestep.py decodes the steps, and
-volta/exec/oneblock.py compiles straight-line runs of them into one function), integer arithmetic is `semantics.intscalar`, float
-arithmetic on tensor data builds the same expressions as `Machine._real_compute` (realops.TABLE), and loads
-of input elements are their leaves. A closure answers None when its instruction is outside that: it has
-then changed nothing, the cache is written back to the machine, and `Machine.step_once` executes the
-instruction with the machine's own handlers (stores, barriers, special registers, ex2, max, data-dependent
-branches, anything unusual) before the cache is refilled. So there is one set of semantics; this module
+volta/exec/oneblock.py compiles straight-line runs of them into one function), integer arithmetic is
+`semantics.intscalar`, float arithmetic on tensor data builds the same expressions as
+`Machine._real_compute` (realops.TABLE), and loads of input elements are their leaves. A closure answers
+None when its instruction is outside that: it has then changed nothing, the cache is written back to the
+machine, and `Machine.step_once` executes the instruction with the machine's own handlers (stores,
+barriers, special registers, ex2, max, data-dependent branches, anything unusual) before the cache is
+refilled. So there is one set of semantics; this module
 only skips the lanes, and anything it does not know exactly goes through the general path.
 
 Bits of a data register are placeholders in `volta check` (its inputs are symbolic): a data result gets
@@ -55,7 +56,7 @@ class Registers:
         self.m = m
         self.skipped = 0   # steps whose guard was false since the run loop last counted
         self.pc = 0
-        self.inputs = {}   # (region id, element size) -> what loads of input elements need (_input_region)
+        self.inputs = {}   # (region id, element size) -> what loads of input elements need (onestep.input_region)
         self.empty = [None] * len(m.regs)
         self.vals = list(self.empty)
         self.dirty = set()
@@ -178,10 +179,10 @@ def solo(m, lane: int, below: int) -> int:
 
 def _state(m):
     """The register cache and the decoded steps and runs of a machine (built once, kept for solo calls)."""
-    if m.solo_state is None:
+    if m.solo_state is None:   # (one slot past the last instruction: None, the general path)
         n = len(m.prog.ops)
-        m.solo_state = (Registers(m), [_UNCOMPILED] * n + [None], [_UNCOMPILED] * n + [None])   # past the end:
-    return m.solo_state                                                                       # general path
+        m.solo_state = (Registers(m), [_UNCOMPILED] * n + [None], [_UNCOMPILED] * n + [None])
+    return m.solo_state
 
 
 def _count(m, regs, base, done):

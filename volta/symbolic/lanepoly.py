@@ -345,18 +345,24 @@ CHUNK = 64   # an accumulator's one-term blocks are joined 64 at a time (a K-ter
 def _join_small(run: list) -> None:
     """Join the blocks of fewer than CHUNK terms at either end of `run` once there are CHUNK of them
     (`acc + a·b` grows at the end, `a·b + acc`, as fma computes it, at the front)."""
-    if run[-CHUNK][0].shape[0] < CHUNK:
-        small = 0
-        while small < len(run) and run[-1 - small][0].shape[0] < CHUNK:
-            small += 1
-        if small >= CHUNK:
-            run[-small:] = [_concat(run[-small:])]
+    if run[-CHUNK][0].shape[0] < CHUNK:   # (cheap test first: a scan only when CHUNK may be there)
+        n = _small_blocks(reversed(run))
+        if n >= CHUNK:
+            run[-n:] = [_concat(run[-n:])]
     if len(run) >= CHUNK and run[CHUNK - 1][0].shape[0] < CHUNK:
-        small = 0
-        while small < len(run) and run[small][0].shape[0] < CHUNK:
-            small += 1
-        if small >= CHUNK:
-            run[:small] = [_concat(run[:small])]
+        n = _small_blocks(run)
+        if n >= CHUNK:
+            run[:n] = [_concat(run[:n])]
+
+
+def _small_blocks(blocks) -> int:
+    """How many blocks of fewer than CHUNK terms come first."""
+    n = 0
+    for i, _ in blocks:
+        if i.shape[0] >= CHUNK:
+            break
+        n += 1
+    return n
 
 
 def _concat(blocks: list) -> tuple[np.ndarray, np.ndarray]:
