@@ -66,6 +66,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None, help="where inputs and outputs go (default examples/probes/results/gemm-ARCH)")
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/bin/nvcc")
     ap.add_argument("--binary", help="a gemm_probe built earlier (skips nvcc)")
+    ap.add_argument("--gpu-only", action="store_true", help="run the GPU and save tileN.npz, replay later with "
+                    "--gpu-out (the GPU machine needs no volta)")
     ap.add_argument("--gpu-out", help="compare GPU outputs saved earlier in this folder (tileN.npz); no GPU needed")
     a = ap.parse_args(argv)
     out = Path(a.gpu_out or a.out or HERE / "results" / f"gemm-{a.arch}")
@@ -87,6 +89,8 @@ def main(argv=None) -> int:
                             str(K)], check=True)
             C_gpu = np.fromfile(out / "C.bin", dtype=np.float32)
             np.savez(tile, A=A, B=B, C=C_gpu)  # inputs and the GPU's output
+            if a.gpu_only:
+                continue
         inputs = out / f"tile{t}.in.npz"
         np.savez(inputs, A=A.view(np.float16), B=B.view(np.float16))
         model = out / f"tile{t}.volta-{a.arch}.npz"

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from volta.numerics.formats import Rnd
-from volta.numerics.mma_model import PARAMS, MmaParams, mma_dot
+from volta.numerics.mma_model import HOPPER_WGMMA_FP8, PARAMS, MmaParams, mma_dot
 from volta.numerics.mma_vec import mma, mma_batch
 
 P = MmaParams
@@ -97,16 +97,16 @@ VECTORS = [
     ("B5 groups truncate (RZ)", BW8, "e4m3", "f32", "00000000", [(0, "78", "78"), (1, "03", "38")], 32, "47800000",
      {"groups RNE, c after": ("47800001", ALT_RNE_GROUPS_C_AFTER), "c first, RNE": ("47800001", ALT_G16_C_FIRST_RNE)}),
 
-    # ---- open question, not an issue-13 row: Hopper mma.sync fp8 -> f32. The table's row is numerics.md's wgmma
-    #      row (G 32, F 13, 14-bit cut, c inside); ptxas compiles sm_90 mma.sync fp8 -> f32 as Blackwell's two HMMAs.
-    # Q1 (B1's input): c = 128 joins the one group, Emax 7, quantum 2^(7-13) = 2^-6 drops 3·2^-18: 43000000. The two
-    # HMMAs + RNE c add (Blackwell's row) give 43000001.
-    ("Q1 Hopper mma.sync fp8->f32 (open): c inside vs after", ("hopper",), "e4m3", "f32", "43000000",
-     [(0, "03", "01")], 32, "43000000", {"two HMMAs as sm_100": ("43000001", PARAMS["blackwell"][("e4m3", "f32")])}),
-    # Q2 (B4a's input): one group of 32 with quantum 2^(16-13) = 8 drops 2^-18: 0; two HMMAs: 36800000.
-    ("Q2 Hopper mma.sync fp8->f32 (open): one group vs k%4 HMMAs", ("hopper",), "e4m3", "f32", "00000000",
-     [(0, "78", "78"), (1, "78", "f8"), (2, "01", "01")], 32, "00000000",
-     {"two HMMAs as sm_100": ("36800000", PARAMS["blackwell"][("e4m3", "f32")])}),
+    # ---- Hopper mma.sync fp8 -> f32, measured on an H200 (2026-12-04): Blackwell's two HMMAs with the Hopper
+    #      f16 -> f32 row, not numerics.md's `wgmma` row (G 32, F 13, 14-bit cut, c inside) that volta used before.
+    # Q1 (B1's input): the two HMMAs + RNE c add give 43000001; under the wgmma row c = 128 joins the one group,
+    # Emax 7, quantum 2^(7-13) = 2^-6 drops 3·2^-18: 43000000.
+    ("Q1 Hopper mma.sync fp8->f32: c after the HMMAs", ("hopper",), "e4m3", "f32", "43000000",
+     [(0, "03", "01")], 32, "43000001", {"the wgmma row (c inside)": ("43000000", HOPPER_WGMMA_FP8)}),
+    # Q2 (B4a's input): two HMMAs keep 2^-18 at k2 (36800000); one group of 32 with quantum 2^(16-13) = 8 drops it.
+    ("Q2 Hopper mma.sync fp8->f32: k%4 HMMAs, not one group", ("hopper",), "e4m3", "f32", "00000000",
+     [(0, "78", "78"), (1, "78", "f8"), (2, "01", "01")], 32, "36800000",
+     {"the wgmma row (one group)": ("00000000", HOPPER_WGMMA_FP8)}),
 
     # ---- Hopper / Blackwell e4m3/e5m2 -> f16: HMMA over k%4 in {0,1}, then over {2,3}, then RNE_f16(c + .) ----
     # H1: 2^7·2^7 (k0) - 2^7·2^7 (k1) + 2^-6·2^-6 (k2). k%4 split: k0, k1 in HMMA 1 (exactly 0), k2 alone in

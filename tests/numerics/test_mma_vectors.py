@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from volta.numerics.mma_model import mma_dot
+from volta.numerics.mma_model import HOPPER_WGMMA_FP8, mma_dot
 from volta.numerics.mma_vec import mma, mma_batch
 
 SPEC = Path("/work/shared/specs/mma-vectors.json")
@@ -29,17 +29,35 @@ def _cases():
 CASES = _cases()
 
 
+# The spec's Hopper fp8 -> f32 words are numerics.md's `wgmma` row. An H200 gives other words for `mma.sync`
+# (examples/probes/results/h200/hk-*.gpu), which volta's hopper row now follows: the spec's Hopper fp8 words are
+# checked against the wgmma row, and the H200's against the hopper row.
+H200_MMA_SYNC = {"FP8 GROUPS (veritor)": "3f800000", "FP8 14-bit acc truncation": "3f800001",
+                 "FP8 14-bit acc": "3f800400", "FP8 precision": "3f800020", "FP8 e5m2 precision": "3f800080"}
+
+
+def _wgmma(vec, arch):
+    return HOPPER_WGMMA_FP8 if arch == "hopper" and vec["in"] in ("e4m3", "e5m2") else None
+
+
 @pytest.mark.skipif(not CASES, reason="mma-vectors.json not available")
 @pytest.mark.parametrize("vec,arch,want", CASES)
 def test_json_vector(vec, arch, want):
     a = [int(w, 16) for w in vec["a"]]
     b = [int(w, 16) for w in vec["b"]]
     c = int(vec["c"], 16)
-    assert mma_dot(a, b, c, arch, vec["in"], vec["acc"]) == want
-    got = mma_batch(np.array([a]), np.array([b]), np.array([c]), arch, vec["in"], vec["acc"])
+    p = _wgmma(vec, arch)
+    assert mma_dot(a, b, c, arch, vec["in"], vec["acc"], params=p) == want
+    got = mma_batch(np.array([a]), np.array([b]), np.array([c]), arch, vec["in"], vec["acc"], params=p)
     assert int(got[0]) == want
-    tile = mma(np.array([a]), np.array(b)[:, None], np.array([[c]]), arch, vec["in"], vec["acc"])
-    assert int(tile[0, 0]) == want
+    if p is None:
+        tile = mma(np.array([a]), np.array(b)[:, None], np.array([[c]]), arch, vec["in"], vec["acc"])
+        assert int(tile[0, 0]) == want
+    else:  # the mma.sync row: the words the H200 gave
+        h200 = int(H200_MMA_SYNC[vec["case"]], 16)
+        assert mma_dot(a, b, c, arch, vec["in"], vec["acc"]) == h200
+        tile = mma(np.array([a]), np.array(b)[:, None], np.array([[c]]), arch, vec["in"], vec["acc"])
+        assert int(tile[0, 0]) == h200
 
 
 def test_json_has_173_expectations():
@@ -105,10 +123,11 @@ MD_TABLE = [
      {"ampere": "00000000", "hopper": "00000000"}),
 ]
 FP8_TABLE = [
+    # hopper: mma.sync as measured on an H200 (two HMMAs, F = 25, no 14-bit cut; numerics.md's words are wgmma's)
     ("fp8 groups", "00000000", [(0, "78", "78"), (1, "78", "f8"), (16, "38", "38")], {"ada": "3f800000",
-                                                                                      "hopper": "00000000"}),
-    ("fp8 acc cut", "3f800001", [], {"ada": "3f800000", "hopper": "3f800000"}),
-    ("fp8 precision", "00000000", [(0, "38", "38"), (1, "01", "01")], {"ada": "3f800000", "hopper": "3f800000"}),
+                                                                                      "hopper": "3f800000"}),
+    ("fp8 acc cut", "3f800001", [], {"ada": "3f800000", "hopper": "3f800001"}),
+    ("fp8 precision", "00000000", [(0, "38", "38"), (1, "01", "01")], {"ada": "3f800000", "hopper": "3f800020"}),
 ]
 
 

@@ -82,10 +82,9 @@ _FP8_ADA = _row(16, 13, None, cut14=True)
 # aligned sum is rounded straight to f16 with RNE (no 14-bit cut, no f32 intermediate). E_floor not pinned by
 # the data; every fp8 product is a multiple of 2**-32, so with F = 13 no floor >= -19 could show at all.
 _FP8_ADA_F16 = _row(16, 13, None, Rnd.RN)
-# Hopper fp8 -> f32 (numerics.md: `wgmma` k32): group 32, 13 extra bits, 14-bit cut. Open question: ptxas compiles
-# sm_90 `mma.sync` fp8 -> f32 as two HMMA.16816.F32 on f16-converted inputs (the code of _as_two_hmmas below),
-# which this row does not describe; no measurement of Hopper `mma.sync` fp8 -> f32 is known here.
-_FP8_HOPPER = _row(32, 13, None, cut14=True)
+# numerics.md's Hopper fp8 -> f32 row, which it gives for `wgmma` k32: group 32, 13 extra bits, 14-bit cut. It is
+# not the `mma.sync` row (measured on an H200, below); kept for `wgmma`, which volta does not execute yet.
+HOPPER_WGMMA_FP8 = _row(32, 13, None, cut14=True)
 _HOPPER_F16_F16 = _row(16, 25, -21, Rnd.RN)
 _HOPPER_TF32 = _row(8, 25, -133)
 _BLACKWELL_F16_F32 = _row(16, 25, -133)
@@ -110,6 +109,10 @@ _FP8_F16_SPLIT = _as_two_hmmas(_HOPPER_F16_F16)
 # HMMA.16816.F32 on f16-converted bytes 0,1 / 2,3 of each register, then FADD) decides for k % 4. E_floor -133 is
 # not observable with fp8 inputs.
 _FP8_BLACKWELL = _as_two_hmmas(_BLACKWELL_F16_F32)
+# Hopper fp8 `mma.sync` -> f32, measured on an H200 (sm_90, driver 580.159, 2026-12-04; examples/probes/results/
+# h200): Blackwell's two HMMAs with the Hopper f16 -> f32 row, as ptxas's SASS says. Vectors Q1 and Q2 and
+# mma-vectors.json's five fp8 vectors all give this row's words; numerics.md's `wgmma` row gives none of them.
+_FP8_HOPPER = _as_two_hmmas(_row(16, 25, -133))
 _HOPPER = {
     ("f16", "f32"): _row(16, 25, -133), ("bf16", "f32"): _row(16, 25, -133),
     ("f16", "f16"): _HOPPER_F16_F16, ("tf32", "f32"): _HOPPER_TF32,
