@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""How far volta's `.approx` model is from a GPU's special-function unit, per instruction, in ulps.
+"""`.approx` instructions on a GPU's special-function unit against volta's model, per instruction, in ulps.
 
-PTX documents only error bounds for ex2/lg2/rcp/sqrt/rsqrt/sin/cos/tanh.approx, so volta rounds the float64 libm
-value to the destination (volta/numerics/approx.py). This probe measures that choice against real hardware:
+PTX documents only error bounds for ex2/lg2/rcp/sqrt/rsqrt/sin/cos/tanh.approx. This probe measures the hardware:
+random operands (to compare and to check reduction rules) and sweeps (the tables volta/numerics/mufu.py ships,
+which `tables` rebuilds from a sweep file):
 
     python3 examples/probes/approx_probe.py inputs --out approx_in.npz          # seeded operands (anywhere)
     python3 examples/probes/approx_probe.py gpu --inputs approx_in.npz --out approx_gpu.npz   # CuPy + NVRTC
     python3 examples/probes/approx_probe.py compare --inputs approx_in.npz --gpu approx_gpu.npz  # volta's model
+    python3 examples/probes/approx_probe.py tables --sweeps approx_sweeps.npz --out volta/numerics/data/mufu_sm90.npz
 
 `compare` prints, per instruction, how many results are identical, the histogram of ulp distances, the
 largest one and an example operand. The operands mix random bit patterns (every class: subnormals, NaN,
@@ -28,6 +30,7 @@ OPS = {
     "sqrt.approx.f32": (0.0, 1e6), "rsqrt.approx.f32": (0.0, 1e6), "rsqrt.approx.ftz.f32": (0.0, 1e6),
     "sin.approx.f32": (-100.0, 100.0), "cos.approx.f32": (-100.0, 100.0), "tanh.approx.f32": (-10.0, 10.0),
     "div.approx.f32": (-1e3, 1e3), "div.full.f32": (-1e3, 1e3),
+    "sqrt.approx.ftz.f32": (0.0, 1e6), "div.approx.ftz.f32": (-1e3, 1e3), "div.full.ftz.f32": (-1e3, 1e3),
 }
 
 
@@ -36,21 +39,41 @@ def _key(op: str) -> str:
 
 
 def cmd_inputs(a) -> int:
-    rng = np.random.default_rng(2026)
-    arrays = {}
+    rng = np.random.default_rng(a.seed)
+    arrays, n = {}, a.n
     for op, (lo, hi) in OPS.items():
         for k in ("x", "y") if op.startswith("div") else ("x",):
-            bits = rng.integers(0, 1 << 32, N // 2, dtype=np.uint64).astype(np.uint32)
-            uni = rng.uniform(lo, hi, N - N // 2).astype(np.float32).view(np.uint32)
+            bits = rng.integers(0, 1 << 32, n // 2, dtype=np.uint64).astype(np.uint32)
+            uni = rng.uniform(lo, hi, n - n // 2).astype(np.float32).view(np.uint32)
             arrays[f"{_key(op)}.{k}"] = np.concatenate([bits, uni])
     np.savez(a.out, **arrays)
     return 0
 
 
-# binade sweeps: every f32 operand in [lo, 2·lo), for reconstructing the unit's tables (exponent reduction is
-# checked separately, on the random operands above)
-SWEEPS = {"rcp.approx.ftz.f32": (1.0,), "rsqrt.approx.ftz.f32": (1.0, 2.0), "sqrt.approx.ftz.f32": (1.0, 2.0),
-          "lg2.approx.ftz.f32": (1.0,), "ex2.approx.ftz.f32": (0.5, 1.0), "tanh.approx.f32": (0.5,)}
+# sweeps for reconstructing the unit's tables: label -> (instruction, start, step, count), the operands
+# start + k·step for k < count, every one exact in f32 (whole binades, or fixed-point grids where the unit
+# quantizes its operand); exponent reduction is checked separately, on the random operands above
+SWEEPS = {
+    "rcp.approx.ftz.f32@1.0": ("rcp.approx.ftz.f32", 1.0, 2.0 ** -23, 1 << 23),
+    "rsqrt.approx.ftz.f32@1.0": ("rsqrt.approx.ftz.f32", 1.0, 2.0 ** -23, 1 << 23),
+    "rsqrt.approx.ftz.f32@2.0": ("rsqrt.approx.ftz.f32", 2.0, 2.0 ** -22, 1 << 23),
+    "sqrt.approx.ftz.f32@1.0": ("sqrt.approx.ftz.f32", 1.0, 2.0 ** -23, 1 << 23),
+    "sqrt.approx.ftz.f32@2.0": ("sqrt.approx.ftz.f32", 2.0, 2.0 ** -22, 1 << 23),
+    "lg2.approx.ftz.f32@1.0": ("lg2.approx.ftz.f32", 1.0, 2.0 ** -23, 1 << 23),
+    "lg2.approx.ftz.f32@0.5": ("lg2.approx.ftz.f32", 0.5, 2.0 ** -24, 1 << 23),
+    "ex2.approx.ftz.f32@0.5": ("ex2.approx.ftz.f32", 0.5, 2.0 ** -24, 1 << 23),
+    "ex2.approx.ftz.f32@1.0": ("ex2.approx.ftz.f32", 1.0, 2.0 ** -23, 1 << 23),
+    "ex2.approx.ftz.f32@neg24": ("ex2.approx.ftz.f32", 0.0, -(2.0 ** -24), 1 << 24),
+    "ex2.approx.f32@neg24": ("ex2.approx.f32", 0.0, -(2.0 ** -24), 1 << 24),
+    "tanh.approx.f32@0.5": ("tanh.approx.f32", 0.5, 2.0 ** -24, 1 << 23),
+}
+
+
+def sweep_operands(label: str) -> np.ndarray:
+    _, start, step, count = SWEEPS[label]
+    x = (start + np.arange(count, dtype=np.float64) * step).astype(np.float32)
+    assert np.all(x.astype(np.float64) == start + np.arange(count, dtype=np.float64) * step)
+    return x
 
 
 def _kernels(ops) -> str:
@@ -69,39 +92,39 @@ def _kernels(ops) -> str:
 def cmd_gpu(a) -> int:
     import cupy
 
-    mod = cupy.RawModule(code=_kernels(list(OPS) + [op for op in SWEEPS if op not in OPS]))
+    mod = cupy.RawModule(code=_kernels(list(OPS) + sorted({op for op, *_ in SWEEPS.values()} - set(OPS))))
     z = np.load(a.inputs)
     results = {}
     for op in OPS:
+        if f"{_key(op)}.x" not in z.files:
+            continue
         x = cupy.asarray(z[f"{_key(op)}.x"].view(np.float32))
         y = cupy.asarray(z[f"{_key(op)}.y"].view(np.float32)) if op.startswith("div") else x
-        out = cupy.zeros(N, np.float32)
-        mod.get_function(f"k_{_key(op)}")(((N + 255) // 256,), (256,), (x, y, out, np.int32(N)))
+        n = x.size
+        out = cupy.zeros(n, np.float32)
+        mod.get_function(f"k_{_key(op)}")(((n + 255) // 256,), (256,), (x, y, out, np.int32(n)))
         results[_key(op)] = cupy.asnumpy(out).view(np.uint32)
     np.savez_compressed(a.out, **results)
-    print(f"{len(results)} instructions x {N} operands -> {a.out}")
+    print(f"{len(results)} instructions -> {a.out}")
     if a.sweep_out:
         sweeps = {}
-        for op, starts in SWEEPS.items():
-            for lo in starts:
-                first = int(np.float32(lo).view(np.uint32))
-                x = cupy.arange(first, first + (1 << 23), dtype=cupy.uint32).view(cupy.float32)
-                out = cupy.zeros(x.size, np.float32)
-                mod.get_function(f"k_{_key(op)}")(((x.size + 255) // 256,), (256,), (x, x, out, np.int32(x.size)))
-                words = cupy.asnumpy(out).view(np.uint32).astype(np.int64)
-                step = np.diff(words)  # a smooth function: small steps, which compress
-                kind = np.int8 if np.abs(step).max() < 128 else np.int32
-                sweeps[f"{_key(op)}@{lo}.first"] = np.array([words[0]], np.int64)
-                sweeps[f"{_key(op)}@{lo}.step"] = step.astype(kind)
+        for label, (op, *_rest) in SWEEPS.items():
+            x = cupy.asarray(sweep_operands(label))
+            out = cupy.zeros(x.size, np.float32)
+            mod.get_function(f"k_{_key(op)}")(((x.size + 255) // 256,), (256,), (x, x, out, np.int32(x.size)))
+            words = cupy.asnumpy(out).view(np.uint32).astype(np.int64)
+            step = np.diff(words)  # a smooth function: small steps, which compress
+            sweeps[f"{label}.first"] = np.array([words[0]], np.int64)
+            sweeps[f"{label}.step"] = step.astype(np.int8 if np.abs(step).max() < 128 else np.int32)
         np.savez_compressed(a.sweep_out, **sweeps)
-        print(f"{len(sweeps) // 2} binade sweeps of 2^23 operands -> {a.sweep_out}")
+        print(f"{len(sweeps) // 2} sweeps -> {a.sweep_out}")
     return 0
 
 
-def sweep_words(z, op: str, lo: float) -> np.ndarray:
-    """The GPU's result words over the binade [lo, 2·lo), from a --sweep-out file."""
-    first = z[f"{_key(op)}@{lo}.first"][0]
-    return np.concatenate([[first], first + np.cumsum(z[f"{_key(op)}@{lo}.step"].astype(np.int64))]).astype(np.uint32)
+def sweep_words(z, label: str) -> np.ndarray:
+    """The GPU's result words over one sweep (SWEEPS[label]'s operands), from a --sweep-out file."""
+    first = z[f"{label}.first"][0]
+    return np.concatenate([[first], first + np.cumsum(z[f"{label}.step"].astype(np.int64))]).astype(np.uint32)
 
 
 class _Mods:
@@ -117,6 +140,8 @@ def cmd_compare(a) -> int:
 
     z, g = np.load(a.inputs), np.load(a.gpu)
     for op in OPS:
+        if _key(op) not in g.files:
+            continue
         name = op.split(".")[0]
         name = "div.full" if op.startswith("div.full") else name
         words = [z[f"{_key(op)}.{k}"] for k in (("x", "y") if op.startswith("div") else ("x",))]
@@ -147,19 +172,49 @@ def _ordered(w: np.ndarray) -> np.ndarray:
     return np.where(s & 0x80000000, -(s & 0x7FFFFFFF), s)
 
 
+# volta/numerics/mufu.py's tables: name -> (sweep label, every n-th word)
+TABLES = {"ex2_pos": ("ex2.approx.ftz.f32@1.0", 1), "ex2_neg": ("ex2.approx.ftz.f32@neg24", 2),
+          "rcp": ("rcp.approx.ftz.f32@1.0", 1), "rsqrt_1": ("rsqrt.approx.ftz.f32@1.0", 1),
+          "rsqrt_2": ("rsqrt.approx.ftz.f32@2.0", 1), "sqrt_1": ("sqrt.approx.ftz.f32@1.0", 1),
+          "sqrt_2": ("sqrt.approx.ftz.f32@2.0", 1), "lg2_1": ("lg2.approx.ftz.f32@1.0", 1),
+          "lg2_05": ("lg2.approx.ftz.f32@0.5", 1)}
+
+
+def cmd_tables(a) -> int:
+    """Write volta's table file from a sweep file: each table as int8 steps between words, large steps apart."""
+    z, out = np.load(a.sweeps), {}
+    for name, (label, every) in TABLES.items():
+        words = sweep_words(z, label)[::every]
+        assert words.size == 1 << 23, name
+        step = np.diff(words.astype(np.int64), prepend=0)
+        big = np.flatnonzero(np.abs(step) >= 128)
+        out[f"{name}.big_at"], out[f"{name}.big"] = big.astype(np.int32), step[big]
+        step[big] = 0
+        out[f"{name}.step"] = step.astype(np.int8)
+    np.savez_compressed(a.out, **out)
+    print(f"{len(TABLES)} tables -> {a.out}")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("inputs").add_argument("--out", required=True)
+    i = sub.add_parser("inputs")
+    i.add_argument("--out", required=True)
+    i.add_argument("--seed", type=int, default=2026)
+    i.add_argument("--n", type=int, default=N, help="operands per instruction")
     g = sub.add_parser("gpu")
     g.add_argument("--inputs", required=True)
     g.add_argument("--out", required=True)
-    g.add_argument("--sweep-out", help="also sweep whole binades (SWEEPS) into this .npz")
+    g.add_argument("--sweep-out", help="also run the sweeps (SWEEPS) into this .npz")
     c = sub.add_parser("compare")
     c.add_argument("--inputs", required=True)
     c.add_argument("--gpu", required=True)
+    t = sub.add_parser("tables")
+    t.add_argument("--sweeps", required=True, help="a --sweep-out file (examples/probes/h200/approx_sweeps.npz)")
+    t.add_argument("--out", required=True, help="volta/numerics/data/mufu_sm90.npz")
     a = ap.parse_args(argv)
-    return {"inputs": cmd_inputs, "gpu": cmd_gpu, "compare": cmd_compare}[a.cmd](a)
+    return {"inputs": cmd_inputs, "gpu": cmd_gpu, "compare": cmd_compare, "tables": cmd_tables}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -11,9 +11,10 @@ with NaN → +0, and NaN results the canonical NaN (0x7fffffff for f32). The ref
 where IEEE 754 makes it provably the same operation: f32/f64 add, sub, mul, div, sqrt with round-to-nearest-even
 (numpy never sets FTZ/DAZ; `.ftz`, `.sat` and NaN canonicalization are applied around it), and f32 fma as an
 exact float64 product plus a round-to-odd sum rounded once to float32 (Boldo & Melquiond 2008).
-`.approx` instructions use the numerics package's documented choice (RN of the float64 libm value): numpy
-computes it, and lanes whose value lies within 2^-30 (relative) of a rounding boundary, or whose operand or
-result is special, are recomputed by `volta.numerics.approx` one by one.
+`.approx` instructions follow `volta.numerics.approx`: f32 ex2/lg2/rcp/rsqrt/sqrt/div as an H200's unit computes
+them (`volta.numerics.mufu`, tables and reduction rules), the rest RN of the float64 libm value: numpy computes
+it, and lanes whose value lies within 2^-30 (relative) of a rounding boundary, or whose operand or result is
+special, are recomputed one by one.
 
 Integer ops are exact for every width, with 64-bit products and quotients in uint64 arithmetic (no float
 detours, no object arrays). A missing handler is `Unsupported`, never a silent default.
@@ -24,6 +25,7 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.numerics import approx as _approx
+from volta.numerics import mufu
 from volta.numerics import lanes as NL
 from volta.numerics.formats import FORMATS, Rnd
 from volta.semantics.bits import (  # noqa: F401  (re-exported: dispatch/machine use C.from_float etc.)
@@ -211,6 +213,9 @@ def approx(op, d, fmt, *words):
         r = r.copy()
         for i in idx:
             r[i] = _approx.approx(op, *(int(w[i]) for w in words), fmt=fmt, ftz=ftz, sat=sat)
+    if fmt == "f32" and op in mufu.OPS and not sat:  # the measured unit where its rules decide the lane
+        hw, decided = mufu.evaluate(op, *words, ftz=ftz)
+        r = np.where(decided, hw.astype(r.dtype), r)
     return r
 
 
