@@ -8,7 +8,8 @@ which `tables` rebuilds from a sweep file):
     python3 examples/probes/approx_probe.py inputs --out approx_in.npz          # seeded operands (anywhere)
     python3 examples/probes/approx_probe.py gpu --inputs approx_in.npz --out approx_gpu.npz   # CuPy + NVRTC
     python3 examples/probes/approx_probe.py compare --inputs approx_in.npz --gpu approx_gpu.npz  # volta's model
-    python3 examples/probes/approx_probe.py tables --sweeps approx_sweeps.npz --out volta/numerics/data/mufu_sm90.npz
+    python3 examples/probes/approx_probe.py tables --sweeps approx_sweeps.npz --exhaustive16 approx16.npz \
+        --out volta/numerics/data/mufu_sm90.npz
 
 `compare` prints, per instruction, how many results are identical, the histogram of ulp distances, the
 largest one and an example operand. The operands mix random bit patterns (every class: subnormals, NaN,
@@ -69,6 +70,19 @@ SWEEPS = {
 }
 
 
+# 16-bit instructions: every operand word, so the whole function is known
+EXHAUSTIVE16 = ["ex2.approx.f16", "ex2.approx.ftz.bf16", "tanh.approx.f16", "tanh.approx.bf16"]
+
+
+def _kernels16() -> str:
+    src = ['extern "C" {']
+    for op in EXHAUSTIVE16:
+        src.append(f"__global__ void k_{_key(op)}(unsigned short* out) {{ unsigned short x = blockIdx.x * blockDim.x"
+                   f" + threadIdx.x, r; asm(\"{op} %0, %1;\" : \"=h\"(r) : \"h\"(x)); out[x] = r; }}")
+    src.append("}")
+    return "\n".join(src)
+
+
 def sweep_operands(label: str) -> np.ndarray:
     _, start, step, count = SWEEPS[label]
     x = (start + np.arange(count, dtype=np.float64) * step).astype(np.float32)
@@ -93,9 +107,9 @@ def cmd_gpu(a) -> int:
     import cupy
 
     mod = cupy.RawModule(code=_kernels(list(OPS) + sorted({op for op, *_ in SWEEPS.values()} - set(OPS))))
-    z = np.load(a.inputs)
+    z = np.load(a.inputs) if a.inputs else {}
     results = {}
-    for op in OPS:
+    for op in OPS if a.inputs else ():
         if f"{_key(op)}.x" not in z.files:
             continue
         x = cupy.asarray(z[f"{_key(op)}.x"].view(np.float32))
@@ -104,8 +118,18 @@ def cmd_gpu(a) -> int:
         out = cupy.zeros(n, np.float32)
         mod.get_function(f"k_{_key(op)}")(((n + 255) // 256,), (256,), (x, y, out, np.int32(n)))
         results[_key(op)] = cupy.asnumpy(out).view(np.uint32)
-    np.savez_compressed(a.out, **results)
-    print(f"{len(results)} instructions -> {a.out}")
+    if results:
+        np.savez_compressed(a.out, **results)
+        print(f"{len(results)} instructions -> {a.out}")
+    if a.exhaustive16_out:
+        mod16 = cupy.RawModule(code=_kernels16())
+        words = {}
+        for op in EXHAUSTIVE16:
+            out = cupy.zeros(1 << 16, np.uint16)
+            mod16.get_function(f"k_{_key(op)}")((256,), (256,), (out,))
+            words[_key(op)] = cupy.asnumpy(out)
+        np.savez_compressed(a.exhaustive16_out, **words)
+        print(f"{len(words)} 16-bit instructions on every operand -> {a.exhaustive16_out}")
     if a.sweep_out:
         sweeps = {}
         for label, (op, *_rest) in SWEEPS.items():
@@ -191,6 +215,9 @@ def cmd_tables(a) -> int:
         out[f"{name}.big_at"], out[f"{name}.big"] = big.astype(np.int32), step[big]
         step[big] = 0
         out[f"{name}.step"] = step.astype(np.int8)
+    with np.load(a.exhaustive16) as z16:  # the 16-bit instructions: their words as they are
+        for op in EXHAUSTIVE16:
+            out[f"{op.split('.')[0]}_{op.split('.')[-1]}.words"] = z16[_key(op)]
     np.savez_compressed(a.out, **out)
     print(f"{len(TABLES)} tables -> {a.out}")
     return 0
@@ -204,14 +231,16 @@ def main(argv=None) -> int:
     i.add_argument("--seed", type=int, default=2026)
     i.add_argument("--n", type=int, default=N, help="operands per instruction")
     g = sub.add_parser("gpu")
-    g.add_argument("--inputs", required=True)
-    g.add_argument("--out", required=True)
+    g.add_argument("--inputs", help="random operands (from `inputs`)")
+    g.add_argument("--out", help="where the results on --inputs go")
+    g.add_argument("--exhaustive16-out", help="also run EXHAUSTIVE16 on all 65,536 operands into this .npz")
     g.add_argument("--sweep-out", help="also run the sweeps (SWEEPS) into this .npz")
     c = sub.add_parser("compare")
     c.add_argument("--inputs", required=True)
     c.add_argument("--gpu", required=True)
     t = sub.add_parser("tables")
     t.add_argument("--sweeps", required=True, help="a --sweep-out file (examples/probes/h200/approx_sweeps.npz)")
+    t.add_argument("--exhaustive16", required=True, help="an --exhaustive16-out file (examples/probes/h200/approx16.npz)")
     t.add_argument("--out", required=True, help="volta/numerics/data/mufu_sm90.npz")
     a = ap.parse_args(argv)
     return {"inputs": cmd_inputs, "gpu": cmd_gpu, "compare": cmd_compare, "tables": cmd_tables}[a.cmd](a)

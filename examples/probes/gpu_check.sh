@@ -39,7 +39,7 @@ fi
 if want approx; then
   step "special-function unit: .approx instructions (random operands, binade sweeps)"
   timeout 60 python3 $P/approx_probe.py gpu --inputs .gpu/approx_in.npz --out $R/approx_gpu.npz \
-      --sweep-out $R/approx_sweeps.npz; echo "approx rc $?"
+      --sweep-out $R/approx_sweeps.npz --exhaustive16-out $R/approx16.npz; echo "approx rc $?"
 fi
 
 if want examples; then

@@ -121,3 +121,17 @@ def test_approx_is_the_h200s(op):
     for i in range(0, gpu.size, 97):  # the scalar model (special lanes, other callers) agrees lane by lane
         w = AP.approx(name, *(int(x[i]) for x in words), fmt="f32", ftz=mods.has(".ftz"))
         assert w == gpu[i] or (approx_probe._isnan(np.uint32(w)) and approx_probe._isnan(gpu[i]))
+
+
+@pytest.mark.parametrize("inst", ["ex2.approx.f16", "ex2.approx.ftz.bf16", "tanh.approx.f16", "tanh.approx.bf16"])
+def test_16bit_approx_is_the_h200s_on_every_operand(inst):
+    from tests.semantics.helpers import one
+    from volta.semantics import compute as C
+
+    with np.load(H200 / "approx16.npz") as z:
+        gpu = z[approx_probe._key(inst)]
+    fmt = inst.split(".")[-1]
+    mine = np.asarray(C.approx(inst.split(".")[0], approx_probe._Mods(inst), fmt, np.arange(1 << 16, dtype=np.uint64)))
+    assert np.array_equal(mine.astype(np.uint16), gpu)
+    for lo, hi in ((0x3C00, 0x1234), (0xBC00, 0x7E00), (0x0001, 0xFBFF)):  # the packed form, through the machine
+        assert one(inst + "x2", (hi << 16) | lo) == (int(gpu[hi]) << 16) | int(gpu[lo])

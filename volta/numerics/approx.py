@@ -1,12 +1,13 @@
 """`.approx` instructions: ex2, lg2, rcp, rsqrt, sqrt, sin, cos, tanh, div.approx and div.full.
 
 NVIDIA documents only error bounds for these (PTX ISA: ex2.approx.f32 ~2 ulp, rcp.approx ~1 ulp, ...). For f32
-ex2, lg2, rcp, rsqrt, sqrt and the two divisions volta gives what an H200's special-function unit computes, bit
-for bit (volta/numerics/mufu.py: measured tables and reduction rules). Everywhere else (sin, cos, tanh, other
-formats, and the operands those rules leave: zeros, infinities, NaN, results out of range) the documented choice:
-evaluate the function in float64 (Python's libm) on the exact operand and round that to the destination format
-with round-to-nearest-even, honouring `.ftz`. Every op name in `APPROX_OPS` marks a result that depended on a
-model of hardware no document specifies; an equivalence verdict resting on one must say so.
+ex2, lg2, rcp, rsqrt, sqrt and the two divisions, and for f16/bf16 ex2 and tanh, volta gives what an H200's
+special-function unit computes, bit for bit (volta/numerics/mufu.py: measured tables and reduction rules).
+Everywhere else (f32 sin, cos, tanh, f64, and the operands those rules leave: mostly zeros, infinities, NaN)
+the documented choice: evaluate the function in float64 (Python's libm) on the exact operand and round that to
+the destination format with round-to-nearest-even, honouring `.ftz`. Every op name in `APPROX_OPS` marks a
+result that depended on a model of hardware no document specifies; an equivalence verdict resting on one must
+say so.
 """
 from __future__ import annotations
 
@@ -80,6 +81,8 @@ def _to_num(v: float) -> Num:
 
 def approx(op: str, *words: int, fmt="f32", ftz: bool = False, sat: bool = False) -> int:
     """op.approx{.ftz}.fmt: RN(float64 libm value), see the module docstring; op in APPROX_OPS."""
+    if (op, fmt) in mufu.OPS16 and not sat:
+        return int(mufu.evaluate16(op, fmt, np.array([words[0]]))[0])
     if fmt == "f32" and op in mufu.OPS and not sat:  # the measured unit, where its rules decide
         hw, decided = mufu.evaluate(op, *(np.array([w], np.uint32) for w in words), ftz=ftz)
         if decided[0]:

@@ -13,9 +13,9 @@ rules, each checked on every random operand it covers:
 - lg2(x), x = m·2^e: RZ(e + lg2(m)) for e >= 0 with m in [1, 2); RZ((e + 1) + lg2(m/2)) for e < 0;
 - div.approx and div.full: RN(x · rcp(y)), with the scalings of `_div`.
 
-Only operands that are normal and give a normal, finite result take these rules (`evaluate`'s mask); zeros,
-subnormals, infinities, NaN and results out of the normal range keep volta's documented choice
-(volta/numerics/approx.py), as do sin, cos and tanh (not reconstructed) and other formats. The tables ship in
+Operands the rules do not decide (`evaluate`'s mask: mostly zeros, infinities and NaN) keep volta's documented
+choice (volta/numerics/approx.py), as do f32 sin, cos and tanh (not reconstructed) and f64. The 16-bit ex2 and
+tanh (f16, bf16) were measured on every operand, so `evaluate16` is a lookup. The tables ship in
 data/mufu_sm90.npz (regenerate with `examples/probes/approx_probe.py tables`). Other architectures' units are
 not measured; volta uses these tables for every --fp mode, as the closest known answer.
 """
@@ -28,6 +28,8 @@ import numpy as np
 
 TABLES = Path(__file__).with_name("data") / "mufu_sm90.npz"
 OPS = frozenset({"ex2", "lg2", "rcp", "rsqrt", "sqrt", "div", "div.full"})
+# 16-bit instructions, measured on all 65,536 operands: the table is the function
+OPS16 = frozenset({("ex2", "f16"), ("ex2", "bf16"), ("tanh", "f16"), ("tanh", "bf16")})
 _MANT = np.uint32(0x7FFFFF)
 
 
@@ -38,6 +40,17 @@ def table(name: str) -> np.ndarray:
         step = z[f"{name}.step"].astype(np.int64)
         step[z[f"{name}.big_at"]] = z[f"{name}.big"]
     return np.cumsum(step).astype(np.uint32)
+
+
+@lru_cache(maxsize=None)
+def _words16(op: str, fmt: str) -> np.ndarray:
+    with np.load(TABLES) as z:
+        return z[f"{op}_{fmt}.words"]
+
+
+def evaluate16(op: str, fmt: str, word: np.ndarray) -> np.ndarray:
+    """ex2/tanh.approx of f16 or bf16 words, from the H200's results on every operand ((op, fmt) in OPS16)."""
+    return _words16(op, fmt)[np.asarray(word).astype(np.uint16)]
 
 
 def _fields(w: np.ndarray):

@@ -185,6 +185,8 @@ def approx(op, d, fmt, *words):
     """`op.approx{.ftz}{.sat}` in the numerics package's documented choice (see `volta.numerics.approx`)."""
     ftz, sat = d.has(".ftz"), d.has(".sat")
     words = [_words(w, fmt) for w in words]
+    if (op, fmt) in mufu.OPS16 and not sat:
+        return mufu.evaluate16(op, fmt, words[0]).astype(words[0].dtype)
     if fmt not in _VIEWABLE:
         return NL.approx(op, *words, fmt=fmt, ftz=ftz, sat=sat)
     xs = [NL.to_f64(NL.flush(w, fmt) if ftz else w, fmt) for w in words]
