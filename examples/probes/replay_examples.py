@@ -217,6 +217,42 @@ def cmd_worker(a) -> int:
     return 0
 
 
+def _watch(proc, a, status: dict, log, began: float):
+    """Read a worker's lines into `status` until it ends, hangs in a case (killed) or the budget is spent.
+    Returns the case it was in (None between cases) and its last lines."""
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout] + [lines.put(None)], daemon=True).start()
+    current, last, tail = None, time.monotonic(), []
+    while True:
+        try:
+            line = lines.get(timeout=0.2)
+        except queue.Empty:
+            line = ""
+        if line is None:
+            return current, tail
+        if line:
+            line = line.rstrip("\n")
+            log.write(line + "\n")
+            tail = (tail + [line])[-20:]
+            m = re.match(r"@@(START|DONE|FAIL) (\d+) ?(.*)", line)
+            if m:
+                kind, i = m.group(1), int(m.group(2))
+                current = i if kind == "START" else None
+                last = time.monotonic()
+                if kind != "START":
+                    status[i] = "ok" if kind == "DONE" else "fail: " + m.group(3)
+            elif a.sanitizer and current is not None and line.startswith("========="):
+                status.setdefault(f"sanitizer.{current}", []).append(line[10:].strip())
+        if current is not None and time.monotonic() - last > a.timeout:
+            proc.kill()
+            status[current] = f"hang: no result after {a.timeout} s (killed)"
+            return current, tail
+        if time.monotonic() - began > a.budget:
+            proc.kill()
+            print(f"budget of {a.budget} s spent: cases from {current} on not run", file=sys.stderr)
+            return None, tail
+
+
 def cmd_gpu(a) -> int:
     """The parent: one worker at a time, restarted after a hang or a failure, one case lost each time."""
     part = Path(a.out).with_suffix(".parts")
@@ -236,37 +272,7 @@ def cmd_gpu(a) -> int:
         if a.sanitizer:
             cmd = ["compute-sanitizer", "--tool", a.sanitizer, "--print-limit", "100000", "--show-backtrace", "no"] + cmd
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        lines: queue.Queue = queue.Queue()
-        threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout] + [lines.put(None)], daemon=True).start()
-        current, last = None, time.monotonic()
-        while True:
-            try:
-                line = lines.get(timeout=0.2)
-            except queue.Empty:
-                line = ""
-            if line is None:
-                break
-            if line:
-                line = line.rstrip("\n")
-                log.write(line + "\n")
-                m = re.match(r"@@(START|DONE|FAIL) (\d+) ?(.*)", line)
-                if m:
-                    kind, i = m.group(1), int(m.group(2))
-                    current = i if kind == "START" else None
-                    last = time.monotonic()
-                    if kind != "START":
-                        status[i] = "ok" if kind == "DONE" else "fail: " + m.group(3)
-                elif a.sanitizer and current is not None and line.startswith("========="):
-                    status.setdefault(f"sanitizer.{current}", []).append(line[10:].strip())
-            if current is not None and time.monotonic() - last > a.timeout:
-                proc.kill()
-                status[current] = f"hang: no result after {a.timeout} s (killed)"
-                break
-            if time.monotonic() - began > a.budget:
-                proc.kill()
-                print(f"budget of {a.budget} s spent: cases from {current} on not run", file=sys.stderr)
-                current = None
-                break
+        current, tail = _watch(proc, a, status, log, began)
         proc.wait()
         if current is not None and current not in status:  # died inside a case (a crash, or the sanitizer)
             status[current] = f"worker exited with {proc.returncode} during the case"
@@ -274,7 +280,7 @@ def cmd_gpu(a) -> int:
             break
         done = [k for k in status if isinstance(k, int)]
         if not done:
-            print("the worker failed before its first case:\n" + buf, file=sys.stderr)
+            print("the worker failed before its first case:\n" + "\n".join(tail), file=sys.stderr)
             break
         start = max(done) + 1
     arrays = {}
@@ -320,8 +326,9 @@ def cmd_compare(a) -> int:
             key = f"{cid}::{n}"
             if key in inputs.files:
                 arrays[n] = inputs[key].view(DTYPES[b["dtype"]][0])
-        for n, t in spec.symbols.items():
-            arrays[n] = replay.choose_inputs(spec, "random:0").arrays[n]
+        if spec.symbols:
+            chosen = replay.choose_inputs(spec, "random:0").arrays
+            arrays.update({n: chosen[n] for n in spec.symbols})
         t0 = time.perf_counter()
         try:
             raw = replay.run_launch(spec, role, arrays, fp=a.arch, check_races=False)
