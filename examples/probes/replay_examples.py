@@ -37,13 +37,35 @@ EXAMPLES = ROOT / "examples"
 
 
 # ---- plan (here, with volta) ------------------------------------------------------------------------------------
-def case_spec(manifest: Path, role: str):
-    """The manifest's spec for one role, pointed at the sm_90 PTX where the case has one."""
+def case_ids() -> list:
+    """Every case: `NAME/ROLE` for each manifest's launch tables, `triton/KERNEL#I` for each configuration of
+    examples/triton/*_configs.toml (Triton's own PTX)."""
+    import tomllib
+
+    ids = [f"{m.parent.name}/{r}" for m in sorted(EXAMPLES.glob("*/manifest.toml")) for r in roles_of(m)]
+    for t in sorted((EXAMPLES / "triton").glob("*_configs.toml")):
+        n = len(tomllib.loads(t.read_text()).get("config", []))
+        ids += [f"triton/{t.name[: -len('_configs.toml')]}#{i}" for i in range(n)]
+    return ids
+
+
+def load_case(cid: str):
+    """(spec, role) of a case id, pointed at the sm_90 PTX where the case has one."""
     import dataclasses
+    import tomllib
 
     from volta.exec import replay
+    from volta.exec.launch import from_options
 
-    spec, role = replay.spec_from_manifest(manifest, role)
+    name, role = cid.split("/")
+    if name == "triton":
+        kernel, i = role.split("#")
+        data = tomllib.loads((EXAMPLES / "triton" / f"{kernel}_configs.toml").read_text())
+        c = data["config"][int(i)]
+        spec = from_options(EXAMPLES / "triton" / c["ptx"], c["name"], c["grid"], c["block"], ",".join(c["args"]),
+                            [f"{k}={v}" for k, v in data["buffers"].items()], shared_dynamic=c.get("shared_dynamic", 0))
+        return spec, "kernel"
+    spec, role = replay.spec_from_manifest(EXAMPLES / name / "manifest.toml", role)
 
     def sm90(launch):
         p = Path(launch.ptx)
@@ -124,29 +146,25 @@ def cmd_plan(a) -> int:
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     cases, arrays = [], {}
-    for manifest in sorted(EXAMPLES.glob("*/manifest.toml")):
-        for role in roles_of(manifest):
-            cid = f"{manifest.parent.name}/{role}"
-            entry = {"id": cid}
-            try:
-                spec, role = case_spec(manifest, role)
-                chosen = replay.choose_inputs(spec, "random:0")
-                steps = [replay._concrete_symbols(spec, role, chosen.arrays, {}, x) for x in sequence(spec, role)]
-                buffers = dict(spec.buffers)
-                for x in steps:
-                    buffers.update(replay.infer_buffers(x, spec.buffers, chosen.arrays))
-                entry["launches"] = [plan_launch(x, buffers) for x in steps]
-                entry["buffers"] = {n: {"dtype": b.dtype, "nbytes": b.nbytes, "role": b.role}
-                                    for n, b in buffers.items()}
-                entry["noise"] = expected_noise(cid, role, [Path(x.ptx).read_text() for x in steps])
-                for n, b in buffers.items():
-                    arr = chosen.arrays.get(n)
-                    if arr is not None and b.role != "temp":
-                        raw = np.ascontiguousarray(arr).view(np.uint8).reshape(-1)[: b.nbytes]
-                        arrays[f"{cid}::{n}"] = raw
-            except Exception as err:  # noqa: BLE001 (a case the GPU step cannot take is reported, not fatal)
-                entry["skip"] = f"{type(err).__name__}: {err}".splitlines()[0][:200]
-            cases.append(entry)
+    for cid in case_ids():
+        entry = {"id": cid}
+        try:
+            spec, role = load_case(cid)
+            chosen = replay.choose_inputs(spec, "random:0")
+            steps = [replay._concrete_symbols(spec, role, chosen.arrays, {}, x) for x in sequence(spec, role)]
+            buffers = dict(spec.buffers)
+            for x in steps:
+                buffers.update(replay.infer_buffers(x, spec.buffers, chosen.arrays))
+            entry["launches"] = [plan_launch(x, buffers) for x in steps]
+            entry["buffers"] = {n: {"dtype": b.dtype, "nbytes": b.nbytes, "role": b.role} for n, b in buffers.items()}
+            entry["noise"] = expected_noise(cid, role, [Path(x.ptx).read_text() for x in steps])
+            for n, b in buffers.items():
+                arr = chosen.arrays.get(n)
+                if arr is not None and b.role != "temp":
+                    arrays[f"{cid}::{n}"] = np.ascontiguousarray(arr).view(np.uint8).reshape(-1)[: b.nbytes]
+        except Exception as err:  # noqa: BLE001 (a case the GPU step cannot take is reported, not fatal)
+            entry["skip"] = f"{type(err).__name__}: {err}".splitlines()[0][:200]
+        cases.append(entry)
     (out / "plan.json").write_text(json.dumps({"cases": cases}, indent=1))
     np.savez_compressed(out / "inputs.npz", **arrays)
     print(f"{len(cases)} cases ({sum('skip' in c for c in cases)} skipped) -> {out}")
@@ -310,6 +328,7 @@ def cmd_compare(a) -> int:
     gpu = np.load(a.gpu)
     meta = json.loads(Path(a.gpu).with_suffix(".json").read_text()) if Path(a.gpu).with_suffix(".json").exists() else {}
     tally = {"identical": 0, "differ": 0, "differ (expected)": 0, "not run": 0}
+    record, recorded = {}, {}  # --record: the GPU's out/inout words and volta's outcome per case
     for c in cases:
         cid = c["id"]
         if a.only and not re.search(a.only, cid):
@@ -319,8 +338,7 @@ def cmd_compare(a) -> int:
             print(f"{cid:58s} not run: {why}")
             tally["not run"] += 1
             continue
-        name, role = cid.split("/")
-        spec, role = case_spec(EXAMPLES / name / "manifest.toml", role)
+        spec, role = load_case(cid)
         arrays = {}
         for n, b in c["buffers"].items():
             key = f"{cid}::{n}"
@@ -335,6 +353,7 @@ def cmd_compare(a) -> int:
         except Exception as err:  # noqa: BLE001
             print(f"{cid:58s} volta: {type(err).__name__}: {str(err).splitlines()[0][:80]}")
             tally["not run"] += 1
+            recorded[cid] = _record(c, inputs, gpu, record, "unsupported")
             continue
         diffs = []
         for n, b in c["buffers"].items():
@@ -359,11 +378,34 @@ def cmd_compare(a) -> int:
             key = "differ (expected)" if noise else "differ"
             tally[key] += 1
             print(f"{cid:58s} DIFFER{' [' + ', '.join(noise) + ']' if noise else ''}: {'; '.join(diffs)}")
+        recorded[cid] = _record(c, inputs, gpu, record, "differs" if diffs else "identical")
         for k, v in meta.items():
             if k == f"{cid}#sanitizer":
                 print(f"{'':58s} sanitizer: {' | '.join(v)[:200]}")
     print(", ".join(f"{v} {k}" for k, v in tally.items()))
+    if a.record:
+        out = Path(a.record)
+        np.savez_compressed(out / "examples.npz", **record)
+        (out / "examples.json").write_text(json.dumps({"about": RECORD_ABOUT, "cases": recorded}, indent=1))
+        print(f"recorded {len(recorded)} cases in {out}")
     return 0 if tally["differ"] == 0 else 1
+
+
+RECORD_ABOUT = ("Every out/inout buffer of every case after one run on a GPU (examples/probes/replay_examples.py; "
+                "README 'Results' names the GPU), inputs from volta's random:0 (their SHA-256 prefixes here), the "
+                "sm_90 PTX where committed; volta_hopper is what `volta run --fp hopper` gave when recorded")
+
+
+def _record(c: dict, inputs, gpu, record: dict, outcome: str) -> dict:
+    import hashlib
+
+    cid = c["id"]
+    for n, b in c["buffers"].items():
+        if b["role"] in ("out", "inout"):
+            record[f"{cid}::{n}"] = gpu[f"{cid}::{n}"]
+    return {"ptx": c["launches"][0]["ptx"], "noise": c.get("noise", []), "volta_hopper": outcome,
+            "inputs_sha256": {n: hashlib.sha256(inputs[f"{cid}::{n}"].tobytes()).hexdigest()[:16]
+                              for n in c["buffers"] if f"{cid}::{n}" in inputs.files}}
 
 
 def _ulps(g, v, dtype: str):
@@ -401,6 +443,7 @@ def main(argv=None) -> int:
     c.add_argument("--gpu", required=True)
     c.add_argument("--arch", default="hopper")
     c.add_argument("--only", help="a regular expression over case ids")
+    c.add_argument("--record", help="also write examples.json/.npz (the fixture of tests/probes/test_h200.py) here")
     a = ap.parse_args(argv)
     return {"plan": cmd_plan, "gpu": cmd_gpu, "worker": cmd_worker, "compare": cmd_compare}[a.cmd](a)
 

@@ -1,7 +1,8 @@
 """volta against words an NVIDIA H200 computed (examples/probes/h200, gathered by examples/probes/gpu_check.sh).
 
 No GPU is needed: the hardware's outputs are committed, and each test replays the same inputs in volta.
-- every example whose `volta run --fp hopper` matched the H200 bit for bit on 2026-12-04 still does;
+- every example and Triton configuration whose `volta run --fp hopper` matched the H200 bit for bit still does
+  (those whose output depends on the schedule, through a race or atomics, are left out);
 - numerics.md's discriminating vectors and 20 random m16n8k16 GEMM tiles through the hopper tensor-core rows;
 - the issue-13 vectors and the parameter sweeps of derive.py, re-read from the saved GPU outputs;
 - f32 ex2/lg2/rcp/rsqrt/sqrt/div `.approx` give the H200's words (the measured unit, volta/numerics/mufu.py).
@@ -25,7 +26,8 @@ import approx_probe  # noqa: E402
 import replay_examples  # noqa: E402
 
 CASES = json.loads((H200 / "examples.json").read_text())["cases"]
-IDENTICAL = sorted(cid for cid, m in CASES.items() if m["volta_hopper"] == "identical")
+SCHEDULE = {"defect", "float atomics", "atomic order"}  # outputs that depend on the order threads ran in
+IDENTICAL = sorted(cid for cid, m in CASES.items() if m["volta_hopper"] == "identical" and not SCHEDULE & set(m["noise"]))
 
 
 @pytest.fixture(scope="module")
@@ -35,9 +37,9 @@ def gpu_outputs():
 
 
 def test_the_record_covers_the_examples():
-    assert len(IDENTICAL) >= 190
-    # every case that differed has a reason that is not volta's: a defect, float atomics, atomic order, .approx
-    assert all(m["noise"] for m in CASES.values() if m["volta_hopper"] == "differs")
+    assert len(IDENTICAL) >= 220 and sum(cid.startswith("triton/") for cid in IDENTICAL) == 34
+    # every case that differed depends on the schedule: a defect (a race, an uninitialized read) or atomics
+    assert all(SCHEDULE & set(m["noise"]) for m in CASES.values() if m["volta_hopper"] == "differs")
 
 
 @pytest.mark.parametrize("cid", IDENTICAL)
@@ -45,8 +47,7 @@ def test_example_matches_the_h200(cid, gpu_outputs):
     from volta.exec import replay
     from volta.exec.launch import DTYPES
 
-    name, role = cid.split("/")
-    spec, role = replay_examples.case_spec(ROOT / "examples" / name / "manifest.toml", role)
+    spec, role = replay_examples.load_case(cid)
     arrays = replay.choose_inputs(spec, "random:0").arrays
     for buf, digest in CASES[cid]["inputs_sha256"].items():
         raw = np.ascontiguousarray(arrays[buf]).view(np.uint8).reshape(-1)[: spec.buffers[buf].nbytes] \
