@@ -18,6 +18,7 @@ infinities) with values spread over each function's useful range.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 import numpy as np
@@ -67,6 +68,11 @@ SWEEPS = {
     "ex2.approx.ftz.f32@neg24": ("ex2.approx.ftz.f32", 0.0, -(2.0 ** -24), 1 << 24),
     "ex2.approx.f32@neg24": ("ex2.approx.f32", 0.0, -(2.0 ** -24), 1 << 24),
     "tanh.approx.f32@0.5": ("tanh.approx.f32", 0.5, 2.0 ** -24, 1 << 23),
+    # tanh keeps 19 fraction bits of its operand (constant on aligned runs of 16 in the sweep above): one binade
+    # each from 2^-14 (where it returns x) to 2^5 (where it returns 1), 2^19 operands apiece
+    **{f"tanh.approx.f32@2^{e}": ("tanh.approx.f32", 2.0 ** e, 2.0 ** (e - 19), 1 << 19) for e in range(-14, 6)},
+    # ... except on [1, 8), where it keeps more: whole binades
+    **{f"tanh.approx.f32@{lo}": ("tanh.approx.f32", lo, lo * 2.0 ** -23, 1 << 23) for lo in (1.0, 2.0, 4.0)},
 }
 
 
@@ -133,6 +139,8 @@ def cmd_gpu(a) -> int:
     if a.sweep_out:
         sweeps = {}
         for label, (op, *_rest) in SWEEPS.items():
+            if a.sweeps and not re.search(a.sweeps, label):
+                continue
             x = cupy.asarray(sweep_operands(label))
             out = cupy.zeros(x.size, np.float32)
             mod.get_function(f"k_{_key(op)}")(((x.size + 255) // 256,), (256,), (x, x, out, np.int32(x.size)))
@@ -201,7 +209,10 @@ TABLES = {"ex2_pos": ("ex2.approx.ftz.f32@1.0", 1), "ex2_neg": ("ex2.approx.ftz.
           "rcp": ("rcp.approx.ftz.f32@1.0", 1), "rsqrt_1": ("rsqrt.approx.ftz.f32@1.0", 1),
           "rsqrt_2": ("rsqrt.approx.ftz.f32@2.0", 1), "sqrt_1": ("sqrt.approx.ftz.f32@1.0", 1),
           "sqrt_2": ("sqrt.approx.ftz.f32@2.0", 1), "lg2_1": ("lg2.approx.ftz.f32@1.0", 1),
-          "lg2_05": ("lg2.approx.ftz.f32@0.5", 1)}
+          "lg2_05": ("lg2.approx.ftz.f32@0.5", 1),
+          # tanh, one table per binade at the operand bits it keeps (mufu.TANH_SHIFT)
+          **{f"tanh_{e}": (f"tanh.approx.f32@2^{e}", 1) for e in (-8, -7, -6, -5, -4, -3, -2, -1, 3)},
+          "tanh_0": ("tanh.approx.f32@1.0", 8), "tanh_1": ("tanh.approx.f32@2.0", 4), "tanh_2": ("tanh.approx.f32@4.0", 8)}
 
 
 def cmd_tables(a) -> int:
@@ -209,7 +220,6 @@ def cmd_tables(a) -> int:
     z, out = np.load(a.sweeps), {}
     for name, (label, every) in TABLES.items():
         words = sweep_words(z, label)[::every]
-        assert words.size == 1 << 23, name
         step = np.diff(words.astype(np.int64), prepend=0)
         big = np.flatnonzero(np.abs(step) >= 128)
         out[f"{name}.big_at"], out[f"{name}.big"] = big.astype(np.int32), step[big]
@@ -233,6 +243,7 @@ def main(argv=None) -> int:
     g = sub.add_parser("gpu")
     g.add_argument("--inputs", help="random operands (from `inputs`)")
     g.add_argument("--out", help="where the results on --inputs go")
+    g.add_argument("--sweeps", help="a regular expression: only the sweeps whose label matches")
     g.add_argument("--exhaustive16-out", help="also run EXHAUSTIVE16 on all 65,536 operands into this .npz")
     g.add_argument("--sweep-out", help="also run the sweeps (SWEEPS) into this .npz")
     c = sub.add_parser("compare")

@@ -1,9 +1,9 @@
 """`.approx` instructions: ex2, lg2, rcp, rsqrt, sqrt, sin, cos, tanh, div.approx and div.full.
 
 NVIDIA documents only error bounds for these (PTX ISA: ex2.approx.f32 ~2 ulp, rcp.approx ~1 ulp, ...). For f32
-ex2, lg2, rcp, rsqrt, sqrt and the two divisions, and for f16/bf16 ex2 and tanh, volta gives what an H200's
-special-function unit computes, bit for bit (volta/numerics/mufu.py: measured tables and reduction rules).
-Everywhere else (f32 sin, cos, tanh, f64, and the operands those rules leave: mostly zeros, infinities, NaN)
+ex2, lg2, rcp, rsqrt, sqrt, tanh and the two divisions, and for f16/bf16 ex2 and tanh, volta gives what an
+H200's special-function unit computes, bit for bit (volta/numerics/mufu.py: measured tables and reduction
+rules). Everywhere else (f32 sin and cos, f64, and the operands those rules leave: infinities, NaN, zeros)
 the documented choice: evaluate the function in float64 (Python's libm) on the exact operand and round that to
 the destination format with round-to-nearest-even, honouring `.ftz`. Every op name in `APPROX_OPS` marks a
 result that depended on a model of hardware no document specifies; an equivalence verdict resting on one must

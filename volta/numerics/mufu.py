@@ -11,10 +11,12 @@ rules, each checked on every random operand it covers:
 - ex2(x): x is cut toward zero to 23 fraction bits, |x| = n + f; 2^f from one table for x >= 0 and 2^-f from
   another for x < 0 (the unit does not derive one from the other), then scaled by 2^±n;
 - lg2(x), x = m·2^e: RZ(e + lg2(m)) for e >= 0 with m in [1, 2); RZ((e + 1) + lg2(m/2)) for e < 0;
+- tanh(x): odd; x itself below 2^-8, 1 from 16 on, in between one table per binade indexed by the top 19
+  fraction bits (20 on [1, 2) and [4, 8), 21 on [2, 4));
 - div.approx and div.full: RN(x · rcp(y)), with the scalings of `_div`.
 
 Operands the rules do not decide (`evaluate`'s mask: mostly zeros, infinities and NaN) keep volta's documented
-choice (volta/numerics/approx.py), as do f32 sin, cos and tanh (not reconstructed) and f64. The 16-bit ex2 and
+choice (volta/numerics/approx.py), as do f32 sin and cos (not reconstructed) and f64. The 16-bit ex2 and
 tanh (f16, bf16) were measured on every operand, so `evaluate16` is a lookup. The tables ship in
 data/mufu_sm90.npz (regenerate with `examples/probes/approx_probe.py tables`). Other architectures' units are
 not measured; volta uses these tables for every --fp mode, as the closest known answer.
@@ -27,7 +29,9 @@ from pathlib import Path
 import numpy as np
 
 TABLES = Path(__file__).with_name("data") / "mufu_sm90.npz"
-OPS = frozenset({"ex2", "lg2", "rcp", "rsqrt", "sqrt", "div", "div.full"})
+OPS = frozenset({"ex2", "lg2", "rcp", "rsqrt", "sqrt", "tanh", "div", "div.full"})
+# tanh keeps this many fewer of its operand's fraction bits in the binade 2^e (4 elsewhere: 19 bits)
+TANH_SHIFT = {0: 3, 1: 2, 2: 3}
 # 16-bit instructions, measured on all 65,536 operands: the table is the function
 OPS16 = frozenset({("ex2", "f16"), ("ex2", "bf16"), ("tanh", "f16"), ("tanh", "bf16")})
 _MANT = np.uint32(0x7FFFFF)
@@ -35,7 +39,7 @@ _MANT = np.uint32(0x7FFFFF)
 
 @lru_cache(maxsize=None)
 def table(name: str) -> np.ndarray:
-    """The 2^23 result words of one table (a few MB each, loaded on first use)."""
+    """The result words of one table (up to 2^23, loaded on first use)."""
     with np.load(TABLES) as z:
         step = z[f"{name}.step"].astype(np.int64)
         step[z[f"{name}.big_at"]] = z[f"{name}.big"]
@@ -102,6 +106,17 @@ def _lg2(x):
     return r.view(np.uint32), ok
 
 
+def _tanh(x):
+    a = x & np.uint32(0x7FFFFFFF)
+    e = ((a >> 23) & 0xFF).astype(np.int64) - 127
+    r = np.where(e <= -9, a, np.uint32(0x3F800000)).astype(np.uint32)  # x below 2^-8, 1 from 16 on
+    for b in range(-8, 4):
+        s = e == b
+        if s.any():
+            r[s] = table(f"tanh_{b}")[(a[s] & _MANT) >> TANH_SHIFT.get(b, 4)]
+    return r | (x & np.uint32(0x80000000)), e < 128
+
+
 def _div(x, y, full: bool):
     """div.approx: x · rcp(y) (0 for |y| >= 2^126); div.full: the same, but (x/4) · rcp(y/4) for |y| >= 2^126; a
     subnormal y: (x · rcp(y·2^24))·2^24. Every step an f32 multiply (RN, subnormals kept); x and y finite, y != 0."""
@@ -141,6 +156,8 @@ def _core(op: str, *words):
         return _ex2(words[0])
     if op == "lg2":
         return _lg2(words[0])
+    if op == "tanh":
+        return _tanh(words[0])
     return _div(*words, full=op == "div.full")
 
 
