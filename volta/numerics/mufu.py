@@ -1,4 +1,4 @@
-"""f32 `.approx` results as the special-function unit of an NVIDIA H200 (sm_90) computes them, bit for bit.
+"""`.approx` results as the special-function unit of an NVIDIA H200 (sm_90) computes them, bit for bit.
 
 PTX documents only error bounds for these instructions. An H200 was measured on 2026-12-04 (examples/probes/
 approx_probe.py, README "Results"): over whole binades for the tables below, and on 262,144 random operands per
@@ -57,16 +57,29 @@ def evaluate16(op: str, fmt: str, word: np.ndarray) -> np.ndarray:
     return _words16(op, fmt)[np.asarray(word).astype(np.uint16)]
 
 
+def _f32(w) -> np.ndarray:
+    return np.asarray(w, np.uint32).view(np.float32)
+
+
+def _mul(w: np.ndarray, c: float) -> np.ndarray:
+    """RN(word · c) in f32 (numpy's float32 multiply), as a word."""
+    return (_f32(w) * np.float32(c)).view(np.uint32)
+
+
+def _subnormal(w: np.ndarray) -> np.ndarray:
+    return ((w >> 23) & 0xFF == 0) & (w & _MANT != 0)
+
+
 def _fields(w: np.ndarray):
     w = w.astype(np.uint32)
     return w >> 31, ((w >> 23) & 0xFF).astype(np.int64), w & _MANT
 
 
-def _scaled(t: np.ndarray, shift: np.ndarray, sign=0):
+def _scaled(t: np.ndarray, shift: np.ndarray):
     """Table words with `shift` added to their exponents, and whether the result is still normal."""
     e = ((t >> 23) & 0xFF).astype(np.int64) + shift
     ok = (e > 0) & (e < 255)
-    return ((np.uint32(sign) << 31) | (np.clip(e, 0, 255).astype(np.uint32) << 23) | (t & _MANT)).astype(np.uint32), ok
+    return ((np.clip(e, 0, 255).astype(np.uint32) << 23) | (t & _MANT)).astype(np.uint32), ok
 
 
 def _rcp(x):
@@ -134,31 +147,13 @@ def _div(x, y, full: bool):
     return q.astype(np.float32).view(np.uint32), ok & np.isfinite(xv) & np.isfinite(yv) & (yv != 0)
 
 
-def _f32(w) -> np.ndarray:
-    return np.asarray(w, np.uint32).view(np.float32)
-
-
-def _mul(w: np.ndarray, c: float) -> np.ndarray:
-    """RN(word · c) in f32 (numpy's float32 multiply), as a word."""
-    return (_f32(w) * np.float32(c)).view(np.uint32)
-
-
-def _subnormal(w: np.ndarray) -> np.ndarray:
-    return ((w >> 23) & 0xFF == 0) & (w & _MANT != 0)
+_RULES = {"rcp": _rcp, "sqrt": lambda x: _root(x, "sqrt", 1), "rsqrt": lambda x: _root(x, "rsqrt", -1),
+          "ex2": _ex2, "lg2": _lg2, "tanh": _tanh,
+          "div": lambda x, y: _div(x, y, full=False), "div.full": lambda x, y: _div(x, y, full=True)}
 
 
 def _core(op: str, *words):
-    if op == "rcp":
-        return _rcp(words[0])
-    if op in ("sqrt", "rsqrt"):
-        return _root(words[0], op, 1 if op == "sqrt" else -1)
-    if op == "ex2":
-        return _ex2(words[0])
-    if op == "lg2":
-        return _lg2(words[0])
-    if op == "tanh":
-        return _tanh(words[0])
-    return _div(*words, full=op == "div.full")
+    return _RULES[op](*words)
 
 
 # Without .ftz, ptxas wraps the unit's instruction in scalings (read off the H200's results, each 100% of the
