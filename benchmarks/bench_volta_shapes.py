@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import resource
 import subprocess
 import sys
@@ -107,6 +108,9 @@ def main() -> int:
     if opts.one:
         print(json.dumps(one(opts.one[0], int(opts.one[1]), int(opts.one[2]))))
         return 0
+    if opts.profile and shutil.which("py-spy") is None:
+        print("--profile samples with py-spy, which is not installed here (pip install py-spy)", file=sys.stderr)
+        return 2
     for k in [int(x) for x in opts.k.split(",") if x]:
         for pair in [p for p in opts.pairs.split(",") if p]:
             cmd = [sys.executable, __file__, "--one", pair, str(k), str(opts.size)]

@@ -353,6 +353,8 @@ def unreadable(region, rows, offs, size):
     (None where they are), or None when every access is readable."""
     if region.cover is None:
         return None
+    if getattr(region, "cover_width", 0) == size and not (offs % size).any():
+        return None   # every expression stored is `size` bytes at a multiple of `size`, none cut: whole values
     c = region.cover[rows[:, None], offs[:, None] + np.arange(size)]
     if not ((c[:, 0] >= INSIDE).any() or (c[:, 1:] & 1).any()):   # START/DEAD after the first byte: odd
         return None
@@ -393,6 +395,10 @@ def _cover(region, rows, offs, size, has):
 def _mark(region, rows, offs, size):
     if region.cover is None:
         region.cover = np.zeros(region.data.shape, np.int8)
+    # cover_width: the one width of every expression marked so far, all at multiples of it (0: mixed widths,
+    # unaligned, or one cut by a narrower store); `unreadable` needs no look at the cover for such reads
+    width = getattr(region, "cover_width", None)
+    region.cover_width = size if width in (None, size) and not (offs % size).any() else 0
     region.cover[rows, offs] = START
     if size > 1:
         region.cover[rows[:, None], offs[:, None] + np.arange(1, size)] = INSIDE
@@ -408,6 +414,7 @@ def _kill_partial(region, r, o, size):
         end += 1
     part = cover[r, first:end]
     part[(part == START) | (part == INSIDE)] = DEAD   # the store's own bytes are reset after this
+    region.cover_width = 0
     if first < o:
         if region.sym is not None:
             region.sym[r, first] = None

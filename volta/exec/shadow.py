@@ -193,9 +193,10 @@ class Shadow:
         w_scope = c.w_scope[li]
         hit = (w_tid >= 0) & self._concurrent(w_tid, c.w_cta[li], c.w_gen[li], c.w_warp[li],
                                                c.w_wgen[li], tid, cta, gen, warp, wgen)
-        hit &= ~morally_strong(w_scope, c.w_cta[li], c.w_warp[li], scope, cta, warp)
-        if order is not None and hit.any():
-            hit &= ~order(w_tid, c.w_clk[li], np.arange(gidx.size))
+        if hit.any():  # most accesses meet no concurrent write: nothing for the exemptions to remove
+            hit &= ~morally_strong(w_scope, c.w_cta[li], c.w_warp[li], scope, cta, warp)
+            if order is not None and hit.any():
+                hit &= ~order(w_tid, c.w_clk[li], np.arange(gidx.size))
         if hit.any():
             k = int(np.argmax(hit))
             conflicts.append(Conflict(int(gidx[k]), int(c.w_pc[li[k]]), int(w_tid[k]), pc, int(tid[k]), True,
