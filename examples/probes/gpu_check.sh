@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything that needs real hardware, in one run on a GPU machine (sm_90; needs nvcc, numpy, CuPy and
 # compute-sanitizer; no volta). Steps: tensor approx examples sanitizers (default: all). Results go to
-# $OUT/results.tgz; compare them anywhere with volta installed (examples/probes/README.md, "Whole examples"):
+# $OUT/results.tgz (the two large .approx files beside it); compare them anywhere with volta installed (examples/probes/README.md, "Whole examples"):
 #
 #   python3 examples/probes/replay_examples.py plan --out .gpu/plan          # here, before
 #   python3 examples/probes/approx_probe.py inputs --out .gpu/approx_in.npz
@@ -60,4 +60,5 @@ fi
 step done
 } 2>&1 | tee $OUT/log.txt
 cp "$OUT/log.txt" $R/log.txt
+for big in approx_gpu.npz approx_sweeps.npz; do [ -f $R/$big ] && mv $R/$big "$OUT/"; done   # 16 MiB a file
 tar czf "$OUT/results.tgz" -C /tmp res
