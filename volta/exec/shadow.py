@@ -66,6 +66,13 @@ class Conflict:
     positions: tuple = ()
 
 
+def _per_access(v, shape, dtype=np.int64) -> np.ndarray:
+    """`v` (a scalar or an array) as one read-only value per access, without a copy where it already is one."""
+    if isinstance(v, np.ndarray) and v.shape == shape and v.dtype == dtype:
+        return v
+    return np.broadcast_to(np.asarray(v, dtype), shape)
+
+
 class _Columns:
     """The compact history: one array per field, PAGE entries for each page slot in use."""
     __slots__ = FIELDS + ("scratch",)
@@ -165,9 +172,9 @@ class Shadow:
         same_warp = np.zeros((0, 2), np.int64)
         if scope is None:
             scope = GPU if atomic else 0
-        scope = np.broadcast_to(np.asarray(scope, np.int64), gidx.shape)
-        clk = np.zeros(gidx.size, np.int64) if clk is None else np.broadcast_to(np.asarray(clk, np.int64), gidx.shape)
-        data = np.zeros(gidx.size, bool) if data is None else np.broadcast_to(np.asarray(data, bool), gidx.shape)
+        scope = _per_access(scope, gidx.shape)
+        clk = _per_access(0 if clk is None else clk, gidx.shape)
+        data = _per_access(False if data is None else data, gidx.shape, bool)
         c, li = self.c, self._local(gidx)  # li: compact positions; gidx stays the name of a granule in reports
         # 1. lanes of this very instruction against each other (distinct threads, same interval)
         if write and gidx.size > 1 and not ((scope >= GPU) & (scope < PLAIN)).all():
@@ -297,7 +304,7 @@ class Shadow:
     def _second_reader(c, li, tid, cta, warp, pc, scope):
         """Keep, besides the first reader, one reader of another thread: of another CTA if there was one,
         else of another warp, else any, so a write by the first reader names a reader that races."""
-        tid, cta, warp = (np.broadcast_to(np.asarray(v, np.int64), li.shape) for v in (tid, cta, warp))
+        tid, cta, warp = (_per_access(v, li.shape) for v in (tid, cta, warp))
         k = np.flatnonzero(tid != c.r_tid[li])
         if not k.size:
             return
