@@ -527,20 +527,16 @@ def load_lsym(m, op, region, lanes, offs, size):
             try:
                 if ids.size == 1:
                     return LaneSym(lanes, region.lslist[int(ids[0])].poly.take(row))
-                parts, buffer, index = [], None, np.empty(lanes.size, np.int64)
-                for r in ids:
-                    sel = ref == r
-                    poly = region.lslist[int(r)].poly
-                    parts.append(LaneSym(lanes[sel], poly.take(row[sel])))
-                    leaf = poly.leaf_parts()
-                    if leaf is not None and buffer in (None, leaf[0]):
-                        buffer = leaf[0]
+                polys = [region.lslist[int(r)].poly for r in ids]
+                leaves = [p.leaf_parts() for p in polys]
+                if all(leaf is not None and leaf[0] == leaves[0][0] for leaf in leaves):
+                    # input elements of one buffer stored by several instructions (a tile filled in steps): one leaf
+                    index = np.empty(lanes.size, np.int64)
+                    for r, leaf in zip(ids, leaves):
+                        sel = ref == r
                         index[sel] = leaf[1][row[sel]]
-                    else:
-                        buffer = False
-                if buffer:
-                    parts = [LaneSym(lanes, LanePoly.leaf(buffer, index))]
-                return lanesym.merge(parts)
+                    return LaneSym(lanes, LanePoly.leaf(leaves[0][0], index))
+                return lanesym.merge([LaneSym(lanes[ref == r], p.take(row[ref == r])) for r, p in zip(ids, polys)])
             except CoefficientOverflow:
                 return None
     if region.kwritten is not None and region.kwritten[rows[:, None], offs[:, None] + np.arange(size)].any():
