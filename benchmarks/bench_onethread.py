@@ -34,6 +34,9 @@ without the folds' tests. 1 M/s is not reached: each dot-product term interns fo
 product, the sum) at ~0.5-0.8 us each on this machine, half the time; the GEMM's 1,024 stores take the
 general path (~0.15 ms each).
 Before (first session, 2026-12-03): dot 65536 276 K/s, gemm 32 283 K/s; `first` ran on the lane executor.
+Measured 2026-12-04, fourth session (a faster VM that day; the session-start commit cd7b2e5 measured alike,
+1.25-1.44 M/s): dot 65536 1.31 M/s (0.23 s, median of 7), gemm 32 1.13 M/s (0.37 s), dot 4096 633 K/s,
+first 65536 480 K/s. The first run in a fresh process is slower (677 K/s for dot 65536): page faults.
 """
 from __future__ import annotations
 

@@ -36,6 +36,10 @@ Measured 2026-12-04 (2 cores, idle; a slower VM that day: the 12-03 commit 7bc29
             regblock 29.5 s (38.8 s in one noisy run), float4 25.5 s, dbuf 30.0 s, tpad 35.4 s; 583-607 MB.
             Conv2d 13.0 s, 255 MB. The rest is execution (~65 us a step for 512 lanes; tiled pairs: race
             bookkeeping of shared reads ~25%); moonshot < 20 s not met on this VM.
+Measured 2026-12-04 (fourth session; 2 cores, idle, a fast VM that day), --size 64, K = 4096, the same code
+            as dab0111 for these paths plus small race-shadow and load fast paths: naive 12.9-13.6 s, tiled
+            18.8-19.6 s, regblock 16.2 s, float4 13.2-13.7 s, dbuf 15.9-16.5 s, tpad 20.2-21.3 s; 583-607 MB.
+            The moonshot < 20 s holds for five pairs of six that day; tpad stays just above it.
 Earlier: --size 4096 (real sizes), K = 512, float4: 21.7 s, 6.3 GB, of which 2.8 GB per machine is the race shadow
             (history arrays initialized to -1 for every granule); the regions themselves are lazy (1 MB).
 """
