@@ -80,7 +80,8 @@ def _to_num(v: float) -> Num:
 
 
 def approx(op: str, *words: int, fmt="f32", ftz: bool = False, sat: bool = False) -> int:
-    """op.approx{.ftz}.fmt: RN(float64 libm value), see the module docstring; op in APPROX_OPS."""
+    """op.approx{.ftz}.fmt of one operand word (two for div): the measured unit where it decides, else
+    RN(float64 libm value); see the module docstring. op in APPROX_OPS."""
     if (op, fmt) in mufu.OPS16 and not sat:
         return int(mufu.evaluate16(op, fmt, np.array([words[0]]))[0])
     if fmt == "f32" and op in mufu.OPS and not sat:  # the measured unit, where its rules decide

@@ -109,8 +109,7 @@ _FP8_F16_SPLIT = _as_two_hmmas(_HOPPER_F16_F16)
 # HMMA.16816.F32 on f16-converted bytes 0,1 / 2,3 of each register, then FADD) decides for k % 4. E_floor -133 is
 # not observable with fp8 inputs.
 _FP8_BLACKWELL = _as_two_hmmas(_BLACKWELL_F16_F32)
-# Hopper fp8 `mma.sync` -> f32, measured on an H200 (sm_90, driver 580.159, 2026-12-04; examples/probes/results/
-# h200): Blackwell's two HMMAs with the Hopper f16 -> f32 row, as ptxas's SASS says. Vectors Q1 and Q2 and
+# Hopper fp8 `mma.sync` -> f32, measured on an H200 (sm_90, driver 580.159, 2026-12-04; examples/probes/h200): Blackwell's two HMMAs with the Hopper f16 -> f32 row, as ptxas's SASS says. Vectors Q1 and Q2 and
 # mma-vectors.json's five fp8 vectors all give this row's words; numerics.md's `wgmma` row gives none of them.
 _FP8_HOPPER = _as_two_hmmas(_row(16, 25, -133))
 _HOPPER = {

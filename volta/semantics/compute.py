@@ -11,10 +11,10 @@ with NaN → +0, and NaN results the canonical NaN (0x7fffffff for f32). The ref
 where IEEE 754 makes it provably the same operation: f32/f64 add, sub, mul, div, sqrt with round-to-nearest-even
 (numpy never sets FTZ/DAZ; `.ftz`, `.sat` and NaN canonicalization are applied around it), and f32 fma as an
 exact float64 product plus a round-to-odd sum rounded once to float32 (Boldo & Melquiond 2008).
-`.approx` instructions follow `volta.numerics.approx`: f32 ex2/lg2/rcp/rsqrt/sqrt/div as an H200's unit computes
-them (`volta.numerics.mufu`, tables and reduction rules), the rest RN of the float64 libm value: numpy computes
-it, and lanes whose value lies within 2^-30 (relative) of a rounding boundary, or whose operand or result is
-special, are recomputed one by one.
+`.approx` instructions follow `volta.numerics.approx`: f32 ex2/lg2/rcp/rsqrt/sqrt/tanh/div and f16/bf16 ex2/tanh
+as an H200's unit computes them (`volta.numerics.mufu`, tables and reduction rules), the rest RN of the float64
+libm value: numpy computes it, and lanes whose value lies within 2^-30 (relative) of a rounding boundary, or
+whose operand or result is special, are recomputed one by one.
 
 Integer ops are exact for every width, with 64-bit products and quotients in uint64 arithmetic (no float
 detours, no object arrays). A missing handler is `Unsupported`, never a silent default.
@@ -182,7 +182,7 @@ _MARGIN = 2.0 ** -30
 
 
 def approx(op, d, fmt, *words):
-    """`op.approx{.ftz}{.sat}` in the numerics package's documented choice (see `volta.numerics.approx`)."""
+    """`op.approx{.ftz}{.sat}` as `volta.numerics.approx` documents it, vectorized over lanes."""
     ftz, sat = d.has(".ftz"), d.has(".sat")
     words = [_words(w, fmt) for w in words]
     if (op, fmt) in mufu.OPS16 and not sat:
