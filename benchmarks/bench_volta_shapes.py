@@ -48,8 +48,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import resource
+import shutil
 import subprocess
 import sys
 import time

@@ -88,6 +88,11 @@ def approx(op: str, *words: int, fmt="f32", ftz: bool = False, sat: bool = False
         hw, decided = mufu.evaluate(op, *(np.array([w], np.uint32) for w in words), ftz=ftz)
         if decided[0]:
             return int(hw[0])
+    return libm_rn(op, *words, fmt=fmt, ftz=ftz, sat=sat)
+
+
+def libm_rn(op: str, *words: int, fmt="f32", ftz: bool = False, sat: bool = False) -> int:
+    """The documented choice where nothing was measured: RN of the float64 libm value of the exact operand."""
     fmt = get_format(fmt)
     fn = UNARY.get(op) or BINARY.get(op)
     if fn is None:

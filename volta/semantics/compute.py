@@ -25,8 +25,8 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.numerics import approx as _approx
-from volta.numerics import mufu
 from volta.numerics import lanes as NL
+from volta.numerics import mufu
 from volta.numerics.formats import FORMATS, Rnd
 from volta.semantics.bits import (  # noqa: F401  (re-exported: dispatch/machine use C.from_float etc.)
     MASKS, U64, as_float, as_int, as_uint, from_float, from_int, is_float, mask, signed, width,
@@ -187,6 +187,11 @@ def approx(op, d, fmt, *words):
     words = [_words(w, fmt) for w in words]
     if (op, fmt) in mufu.OPS16 and not sat:
         return mufu.evaluate16(op, fmt, words[0]).astype(words[0].dtype)
+    decided = None
+    if fmt == "f32" and op in mufu.OPS and not sat:  # the measured unit first; RN(libm) only for what it leaves
+        hw, decided = mufu.evaluate(op, *words, ftz=ftz)
+        if decided.all():
+            return hw.astype(words[0].dtype)
     if fmt not in _VIEWABLE:
         return NL.approx(op, *words, fmt=fmt, ftz=ftz, sat=sat)
     xs = [NL.to_f64(NL.flush(w, fmt) if ftz else w, fmt) for w in words]
@@ -210,15 +215,14 @@ def approx(op, d, fmt, *words):
                 special |= np.abs(x) > 1e4
     if op in _EXACT_IN_F64 and op != "rsqrt":
         special &= ~np.isfinite(y) | (y == 0)  # one IEEE f64 op then one rounding: only specials need care
+    if decided is not None:
+        special &= ~decided
     if special.any():
         idx = np.nonzero(special)[0]
         r = r.copy()
         for i in idx:
-            r[i] = _approx.approx(op, *(int(w[i]) for w in words), fmt=fmt, ftz=ftz, sat=sat)
-    if fmt == "f32" and op in mufu.OPS and not sat:  # the measured unit where its rules decide the lane
-        hw, decided = mufu.evaluate(op, *words, ftz=ftz)
-        r = np.where(decided, hw.astype(r.dtype), r)
-    return r
+            r[i] = _approx.libm_rn(op, *(int(w[i]) for w in words), fmt=fmt, ftz=ftz, sat=sat)
+    return r if decided is None else np.where(decided, hw.astype(r.dtype), r)
 
 
 # ==== add, sub, mul, mad, fma, div, min, max, abs, neg =========================================
