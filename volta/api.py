@@ -412,12 +412,13 @@ class RunResult(Result):
 
 @dataclass
 class MmaResult(Result):
-    """`volta.mma`: the accumulator word(s) a tensor core of `arch` produces, bit for bit."""
+    """`volta.mma`: the accumulator word(s) a tensor core of `arch` produces, bit for bit, and the row used."""
 
     word: int | None = None  # one dot product
     words: Any = None  # numpy int64 array, one per row, for a batch
     value: float | None = None
     acc: str = "f32"
+    row: dict | None = None  # volta.numerics.mma_select.MmaRow.to_json(setting): which row, why, from what
 
     def report(self, fmt: str = "text") -> str:
         from volta.numerics.formats import FORMATS
@@ -426,7 +427,7 @@ class MmaResult(Result):
         width = FORMATS[self.acc].width // 4
         if fmt == "json":
             words = [self.word] if self.words is None else [int(w) for w in self.words]
-            return json.dumps({"words": [f"{w:0{width}x}" for w in words], "value": self.value})
+            return json.dumps({"words": [f"{w:0{width}x}" for w in words], "value": self.value, "row": self.row})
         if self.words is not None:
             return "\n".join(f"{int(w):0{width}x}" for w in self.words)
         return f"{self.word:0{width}x} {_value_text(self.value)}"
@@ -657,19 +658,24 @@ def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, An
                      out=str(out) if out is not None else None)
 
 
-def mma(arch: str, in_fmt: str, a, b, c=0, acc: str = "f32") -> MmaResult:
+def mma(arch: str, in_fmt: str, a, b, c=0, acc: str = "f32", *, inst: str = "mma",
+        ptxas: str | None = None) -> MmaResult:
     """d = c + Σ a[k]·b[k] as a tensor core of `arch` computes it, bit for bit — `volta mma`. Words are ints
-    (or hex strings) in the input/accumulator formats; 2-D `a`/`b` (rows × K) with 1-D `c` evaluate a batch."""
+    (or hex strings) in the input/accumulator formats; 2-D `a`/`b` (rows × K) with 1-D `c` evaluate a batch.
+    `inst` ("mma" or "wgmma") and `ptxas` (e.g. "12.6"; default the nvcc found, else 13.0) choose the row where
+    the code depends on them (Hopper fp8); the result's `row` names the row used."""
     import numpy as np
 
+    from volta.cuda import nvcc_release
     from volta.numerics.formats import FORMATS, decode
-    from volta.numerics.mma_model import params_for
+    from volta.numerics.mma_select import make_setting, select_row
     from volta.numerics.mma_vec import mma_batch
 
     for name in (in_fmt, acc):
         if name not in FORMATS:
             raise UsageError(f"unknown format {name!r} (known: {', '.join(FORMATS)})")
-    params_for(arch, in_fmt, acc)  # validates the architecture/format pair, as `volta mma` does
+    setting = make_setting(inst, ptxas, nvcc_release())
+    row = select_row(arch, in_fmt, acc, setting)  # validates the pair and the setting, as `volta mma` does
     A, B = _words(a, "a", FORMATS[in_fmt].width), _words(b, "b", FORMATS[in_fmt].width)
     single = A.ndim == 1
     A, B = np.atleast_2d(A), np.atleast_2d(B)
@@ -677,13 +683,14 @@ def mma(arch: str, in_fmt: str, a, b, c=0, acc: str = "f32") -> MmaResult:
     if A.shape != B.shape or C.shape != (A.shape[0],):
         raise UsageError(f"a is {A.shape}, b {B.shape}, c {C.shape}: a and b need the same shape, c one word per row")
     start = time.perf_counter()
-    d = np.asarray(mma_batch(A, B, C, arch, in_fmt, acc), dtype=np.int64)
+    d = np.asarray(mma_batch(A, B, C, arch, in_fmt, acc, params=row.params), dtype=np.int64)
     timings = {"total": time.perf_counter() - start}
+    info = row.to_json(setting)
     if single:
         word = int(d[0])
         v = decode(word, acc)
-        return MmaResult("ok", 0, [], timings, d, word=word, value=float(v), acc=acc)
-    return MmaResult("ok", 0, [], timings, d, words=d, acc=acc)
+        return MmaResult("ok", 0, [], timings, d, word=word, value=float(v), acc=acc, row=info)
+    return MmaResult("ok", 0, [], timings, d, words=d, acc=acc, row=info)
 
 
 def _words(x, what: str, width: int):
