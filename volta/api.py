@@ -455,14 +455,21 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
           seed: int = 0, prove: bool = False, arch: str | None = None, nvcc_flags: Sequence[str] = (),
           save_counterexample: str | os.PathLike | None = None, emit_smt: str | os.PathLike | None = None,
           progress: Callable[[str], None] | None = None, ulp: float | None = None, rtol: float | None = None,
-          atol: float | None = None, signed_zero: str = "differ") -> CheckResult:
+          atol: float | None = None, signed_zero: str = "differ", ptxas: str | None = None) -> CheckResult:
     """Prove `ref` and `opt` equivalent over the reals (`fp="real"`), or compare their bits (`fp="ieee"`,
     `"ampere"`, `"hopper"`, …) — `volta check`. Give two kernels and a `Launch` (`opt_launch` when the
     optimized kernel launches differently; buffers and symbols are shared), or one manifest.toml path, or
     two pipelines (`Pipeline`s or lists of (kernel, Launch) pairs; a single launch is a one-item list) with no
     `launch` — the CLI's `--ref-launch`/`--opt-launch`. `buffers` declares buffers besides those passed in
-    the launches' args (e.g. a `temp` intermediate named by a string); every buffer needs a role here."""
+    the launches' args (e.g. a `temp` intermediate named by a string); every buffer needs a role here.
+    `ptxas` (e.g. "12.6"; default the nvcc found, else 13.0): the toolkit Hopper fp8 mma.sync depends on."""
+    from volta.cuda import nvcc_release
     from volta.exec.launch import compile_sources, pair_from_options, preflight
+    from volta.numerics.mma_select import make_setting
+
+    if ptxas is not None and fp in ("real", "ieee"):
+        raise UsageError(f"ptxas chooses a tensor-core row: give an architecture fp ('hopper', …), not {fp!r}")
+    tensor = make_setting("mma", ptxas, nvcc_release())
 
     pipes = {"ref": _as_pipeline(ref), "opt": _as_pipeline(opt)}
     if any(pipes.values()):
@@ -525,7 +532,7 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
         from volta.equiv.bitproof import prove_bits
         from volta.report.bits_report import ProofResult
 
-        proof = prove_bits(spec, fp=fp, trials=trials, seed=seed)
+        proof = prove_bits(spec, fp=fp, trials=trials, seed=seed, tensor=tensor)
         presented = ProofResult(proof)
         return CheckResult(proof.verdict, proof.exit_code, _flat(proof.findings),
                            {"total": time.perf_counter() - start, "execute": proof.seconds}, proof,
@@ -534,7 +541,8 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
         from volta.equiv.bits import check_bits
         from volta.report.bits_report import BitsResult
 
-        presented = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed, tolerance=tolerance))
+        presented = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed, tolerance=tolerance,
+                                           tensor=tensor))
         bits = presented.report
         return CheckResult(bits.verdict, presented.exit_code, _flat(bits.findings),
                            {"total": time.perf_counter() - start, "execute": bits.seconds}, bits,
@@ -622,12 +630,18 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
 def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, Any] | str | None = None,
         seed: int | None = None, fp: str = "ieee", role: str | None = None, check_races: bool = True,
         out: str | os.PathLike | None = None, arch: str | None = None,
-        nvcc_flags: Sequence[str] = ()) -> RunResult:
+        nvcc_flags: Sequence[str] = (), ptxas: str | None = None) -> RunResult:
     """Replay one launch on the CPU, bit for bit, on concrete inputs — `volta run`. `inputs` is a dict of
     arrays, an .npz path, "zeros", "random" or "random:SEED"; by default random from `seed` (0), as the CLI.
-    `result.inputs_used` says which were used; `out` writes every buffer to an .npz."""
+    `result.inputs_used` says which were used; `out` writes every buffer to an .npz. `ptxas` (e.g. "12.6";
+    default the nvcc found, else 13.0) is the toolkit Hopper fp8 mma.sync depends on; the report's
+    `tensor_cores` names each tensor-core row used."""
+    from volta.cuda import nvcc_release
     from volta.exec import replay
     from volta.exec.launch import compile_sources
+    from volta.numerics.mma_select import make_setting
+
+    tensor = make_setting("mma", ptxas, nvcc_release())
 
     if _is_manifest(kernel):
         if launch is not None:
@@ -645,7 +659,8 @@ def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, An
         spec, dict(inputs) if isinstance(inputs, Mapping) else (str(inputs) if inputs is not None else None), seed)
     start = time.perf_counter()
     try:
-        raw = replay.run_launch(spec, role, arrays, fp=fp, check_races=check_races, generated=generated)
+        raw = replay.run_launch(spec, role, arrays, fp=fp, check_races=check_races, generated=generated,
+                                tensor=tensor)
     except Unsupported as err:
         return RunResult("unsupported", err.exit_code, [], {"total": time.perf_counter() - start}, None,
                          inputs=arrays, inputs_used=described, seed=used_seed, error=err)

@@ -21,7 +21,7 @@ from volta.cuda import nvcc_release
 from volta.errors import UsageError
 from volta.numerics.formats import FORMATS, decode
 from volta.numerics.mma_model import MmaParams
-from volta.numerics.mma_select import INSTS, make_setting, select_row
+from volta.numerics.mma_select import INSTS, make_setting, select_row, summary
 from volta.numerics.mma_vec import mma_batch
 
 
@@ -156,14 +156,10 @@ def command(arch, in_fmt, acc_fmt, a_words, b_words, c_word, batch, inst, ptxas,
                                "value": None if value in (None, "nan") else float(value), "acc": acc_fmt,
                                "row": row.to_json(setting)}))
         return 0
-    click.echo(row_line(row, setting), err=True)
+    click.echo(f"volta mma: row {summary(row.to_json(setting))}", err=True)
     if value is not None:
         click.echo(f"{results[0]:0{width_hex}x} {value}")
     elif results:
         click.echo("\n".join(f"{d:0{width_hex}x}" for d in results))
     return 0
 
-
-def row_line(row, setting) -> str:
-    """The row a result comes from, in one line (stderr of `volta mma`)."""
-    return f"volta mma: row {row.name} (ptxas {setting.ptxas_text}, {setting.ptxas_from}): {row.structure}"

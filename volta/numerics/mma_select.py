@@ -133,6 +133,13 @@ def select_row(arch: str, in_fmt: str, acc_fmt: str, setting: MmaSetting = MmaSe
     return MmaRow(arch, "mma", in_fmt, acc_fmt, base, "every ptxas", _SOURCE_TABLE)
 
 
+def summary(row: dict) -> str:
+    """One line for a row as `MmaRow.to_json(setting)` gives it: name, the ptxas used where the row depends on
+    it, structure, source (what `volta mma` prints on stderr and `volta run` as `tensor cores:`)."""
+    ptxas = f" (ptxas {row['ptxas']}, {row['ptxas_from']})" if row["toolkits"] != "every ptxas" else ""
+    return f"{row['name']}{ptxas}: {row['structure']}; from {row['source']}"
+
+
 def describe(p: MmaParams) -> str:
     """One line for a row's structure, from its parameters alone (so no row is described by hand)."""
     if p.ieee_fma:
@@ -159,4 +166,4 @@ def describe(p: MmaParams) -> str:
 _RND = {Rnd.RZ: "RZ", Rnd.RN: "RNE", Rnd.RP: "RP", Rnd.RM: "RM"}
 
 __all__ = ["INSTS", "DEFAULT_PTXAS", "MmaSetting", "MmaRow", "parse_ptxas", "make_setting", "select_row",
-           "describe"]
+           "summary", "describe"]
