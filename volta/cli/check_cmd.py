@@ -24,9 +24,9 @@ from volta.exec import limits
 from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
 from volta.cuda import nvcc_release
-from volta.numerics.mma_select import make_setting
 from volta.exec.launch import (compile_sources, load_manifest, pair_from_options, parse_define_fn, preflight,
                                sequences_from_options)
+from volta.numerics.mma_select import make_setting
 from volta.report import render
 from volta.report.check_report import CheckResult, ReplayResult
 

@@ -9,10 +9,9 @@ row used is named on stderr (text) or under "row" (`--json`: {"words", "value", 
 from __future__ import annotations
 
 import functools
+import json
 import math
 from collections import defaultdict
-
-import json
 
 import click
 import numpy as np
@@ -162,4 +161,3 @@ def command(arch, in_fmt, acc_fmt, a_words, b_words, c_word, batch, inst, ptxas,
     elif results:
         click.echo("\n".join(f"{d:0{width_hex}x}" for d in results))
     return 0
-

@@ -18,9 +18,9 @@ from volta.exec.launch import KernelLaunch, bind_args
 from volta.exec.memory import KERNEL_PARAM_BASE, Memory
 from volta.exec.shadow import Shadow
 from volta.ir.program import Program, RegRef, SpecialRef, VarRef, type_size
+from volta.numerics.mma_select import MmaSetting
 from volta.ptx import ast
 from volta.semantics import compute as C
-from volta.numerics.mma_select import MmaSetting
 from volta.semantics import realops
 from volta.semantics.bits import U64, as_float, as_int, is_float, mask, signed, width
 from volta.symbolic import expr as E
@@ -68,7 +68,7 @@ class Machine(MachineServices):
         self.functions = functions or {}  # external function -> real meaning ('exp', 'sqrt', …)
         self.fp = fp  # 'real' | 'ieee' | an architecture name ('ampere', 'hopper', …) for tensor cores
         self.tensor = tensor or MmaSetting()  # which tensor-core code: instruction default, ptxas version
-        self.tensor_rows: dict = {}  # row name -> MmaRow, each tensor-core row this run used (volta run reports them)
+        self.tensor_rows: dict = {}  # row name -> MmaRow: each tensor-core row this run used (volta run names them)
         self.launch = launch
         self.structured = structured  # False for `volta run`: data may steer control flow
         self.check_races = check_races

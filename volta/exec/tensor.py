@@ -38,6 +38,7 @@ import numpy as np
 from volta.errors import Unsupported
 from volta.exec import access as A
 from volta.exec.dispatch import _advance, _data_flag, handles
+from volta.numerics.mma_select import select_row
 from volta.ptx import ast
 from volta.semantics.bits import U64
 
@@ -267,10 +268,8 @@ def _to_f64(words, fmt):
 def tensor_row(m, in_fmt: str, acc_fmt: str):
     """The tensor-core row of the machine's `--fp` architecture and setting (instruction, ptxas) for these types,
     recorded on the machine so that the run can say which rows it used; None under --fp ieee/real, where only
-    f64 (an fma chain) and integer mma are defined."""
-    from volta.numerics.mma_select import select_row
-
-    if m.fp in ("ieee", "real"):
+    f64 (an fma chain) and integer mma are defined. Integer mma is exact everywhere and has no row."""
+    if m.fp in ("ieee", "real") or in_fmt in ("s8", "u8"):
         return None
     row = select_row(m.fp, in_fmt, acc_fmt, m.tensor)
     m.tensor_rows.setdefault(row.name, row)
