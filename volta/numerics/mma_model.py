@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from volta.errors import UsageError
 from volta.numerics.formats import F16, F32, FORMATS, Format, Rnd, round_ratio, unpack
+from volta.numerics.scalar import add
 
 ARCH_ALIASES = {
     "volta": "volta", "sm_70": "volta", "sm70": "volta", "70": "volta",
@@ -59,7 +60,7 @@ class MmaParams:
     #                             and the pass results are added in order, one IEEE addition each, rounded so
 
     def __post_init__(self):
-        if self.rounding is Rnd.RNA or self.c_after is Rnd.RNA:
+        if Rnd.RNA in (self.rounding, self.c_after, self.pass_sum):
             raise ValueError("tensor-core rounding is RN, RZ, RP or RM")
         if sorted(i for part in self.k_split for i in part) != list(range(self.split_mod)):
             raise ValueError(f"k_split {self.k_split} does not partition k mod {self.split_mod}")
@@ -69,8 +70,6 @@ class MmaParams:
             raise ValueError("inst_k must be a multiple of split_mod")
         if self.pass_sum is not None and self.c_after is None:
             raise ValueError("pass_sum needs c_after (each pass starts from +0, so c is added after)")
-        if self.pass_sum is Rnd.RNA:
-            raise ValueError("tensor-core rounding is RN, RZ, RP or RM")
 
 
 def _row(g, f, floor, rnd=Rnd.RZ, cut14=False):
@@ -303,8 +302,6 @@ def mma_dot(a: list[int], b: list[int], c: int, arch: str, in_fmt: str, acc_fmt:
         a = [convert_word(w, in_fmt, p.operand_fmt) for w in a]
         b = [convert_word(w, in_fmt, p.operand_fmt) for w in b]
         fmt = FORMATS[p.operand_fmt]
-    from volta.numerics.scalar import add
-
     acc = c
     for passes in schedule(len(a), p):
         run, total = (0 if p.c_after is not None else acc), None
@@ -333,5 +330,5 @@ def mma_tile(a: list[list[int]], b: list[list[int]], c: list[list[int]], arch: s
             for i, row in enumerate(a)]
 
 
-__all__ = ["ARCHS", "MmaParams", "PARAMS", "HOPPER_WGMMA_FP8", "HOPPER_FP8_PTXAS_12_4", "arch_name", "params_for", "mma_dot", "mma_tile", "cut14",
-           "tf32_truncate", "schedule", "convert_word", "F16", "F32"]
+__all__ = ["ARCHS", "MmaParams", "PARAMS", "HOPPER_WGMMA_FP8", "HOPPER_FP8_PTXAS_12_4", "arch_name", "params_for",
+           "mma_dot", "mma_tile", "cut14", "tf32_truncate", "schedule", "convert_word", "F16", "F32"]
