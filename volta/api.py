@@ -412,12 +412,13 @@ class RunResult(Result):
 
 @dataclass
 class MmaResult(Result):
-    """`volta.mma`: the accumulator word(s) a tensor core of `arch` produces, bit for bit."""
+    """`volta.mma`: the accumulator word(s) a tensor core of `arch` produces, bit for bit, and the row used."""
 
     word: int | None = None  # one dot product
     words: Any = None  # numpy int64 array, one per row, for a batch
     value: float | None = None
     acc: str = "f32"
+    row: dict | None = None  # volta.numerics.mma_select.MmaRow.to_json(setting): which row, why, from what
 
     def report(self, fmt: str = "text") -> str:
         from volta.numerics.formats import FORMATS
@@ -426,7 +427,7 @@ class MmaResult(Result):
         width = FORMATS[self.acc].width // 4
         if fmt == "json":
             words = [self.word] if self.words is None else [int(w) for w in self.words]
-            return json.dumps({"words": [f"{w:0{width}x}" for w in words], "value": self.value})
+            return json.dumps({"words": [f"{w:0{width}x}" for w in words], "value": self.value, "row": self.row})
         if self.words is not None:
             return "\n".join(f"{int(w):0{width}x}" for w in self.words)
         return f"{self.word:0{width}x} {_value_text(self.value)}"
@@ -454,14 +455,21 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
           seed: int = 0, prove: bool = False, arch: str | None = None, nvcc_flags: Sequence[str] = (),
           save_counterexample: str | os.PathLike | None = None, emit_smt: str | os.PathLike | None = None,
           progress: Callable[[str], None] | None = None, ulp: float | None = None, rtol: float | None = None,
-          atol: float | None = None, signed_zero: str = "differ") -> CheckResult:
+          atol: float | None = None, signed_zero: str = "differ", ptxas: str | None = None) -> CheckResult:
     """Prove `ref` and `opt` equivalent over the reals (`fp="real"`), or compare their bits (`fp="ieee"`,
     `"ampere"`, `"hopper"`, …) — `volta check`. Give two kernels and a `Launch` (`opt_launch` when the
     optimized kernel launches differently; buffers and symbols are shared), or one manifest.toml path, or
     two pipelines (`Pipeline`s or lists of (kernel, Launch) pairs; a single launch is a one-item list) with no
     `launch` — the CLI's `--ref-launch`/`--opt-launch`. `buffers` declares buffers besides those passed in
-    the launches' args (e.g. a `temp` intermediate named by a string); every buffer needs a role here."""
+    the launches' args (e.g. a `temp` intermediate named by a string); every buffer needs a role here.
+    `ptxas` (e.g. "12.6"; default the nvcc found, else 13.0): the toolkit Hopper fp8 mma.sync depends on."""
+    from volta.cuda import nvcc_release
     from volta.exec.launch import compile_sources, pair_from_options, preflight
+    from volta.numerics.mma_select import make_setting
+
+    if ptxas is not None and fp in ("real", "ieee"):
+        raise UsageError(f"ptxas chooses a tensor-core row: give an architecture fp ('hopper', …), not {fp!r}")
+    tensor = make_setting("mma", ptxas, nvcc_release())
 
     pipes = {"ref": _as_pipeline(ref), "opt": _as_pipeline(opt)}
     if any(pipes.values()):
@@ -524,7 +532,7 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
         from volta.equiv.bitproof import prove_bits
         from volta.report.bits_report import ProofResult
 
-        proof = prove_bits(spec, fp=fp, trials=trials, seed=seed)
+        proof = prove_bits(spec, fp=fp, trials=trials, seed=seed, tensor=tensor)
         presented = ProofResult(proof)
         return CheckResult(proof.verdict, proof.exit_code, _flat(proof.findings),
                            {"total": time.perf_counter() - start, "execute": proof.seconds}, proof,
@@ -533,7 +541,8 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
         from volta.equiv.bits import check_bits
         from volta.report.bits_report import BitsResult
 
-        presented = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed, tolerance=tolerance))
+        presented = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed, tolerance=tolerance,
+                                           tensor=tensor))
         bits = presented.report
         return CheckResult(bits.verdict, presented.exit_code, _flat(bits.findings),
                            {"total": time.perf_counter() - start, "execute": bits.seconds}, bits,
@@ -621,12 +630,18 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
 def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, Any] | str | None = None,
         seed: int | None = None, fp: str = "ieee", role: str | None = None, check_races: bool = True,
         out: str | os.PathLike | None = None, arch: str | None = None,
-        nvcc_flags: Sequence[str] = ()) -> RunResult:
+        nvcc_flags: Sequence[str] = (), ptxas: str | None = None) -> RunResult:
     """Replay one launch on the CPU, bit for bit, on concrete inputs — `volta run`. `inputs` is a dict of
     arrays, an .npz path, "zeros", "random" or "random:SEED"; by default random from `seed` (0), as the CLI.
-    `result.inputs_used` says which were used; `out` writes every buffer to an .npz."""
+    `result.inputs_used` says which were used; `out` writes every buffer to an .npz. `ptxas` (e.g. "12.6";
+    default the nvcc found, else 13.0) is the toolkit Hopper fp8 mma.sync depends on; the report's
+    `tensor_cores` names each tensor-core row used."""
+    from volta.cuda import nvcc_release
     from volta.exec import replay
     from volta.exec.launch import compile_sources
+    from volta.numerics.mma_select import make_setting
+
+    tensor = make_setting("mma", ptxas, nvcc_release())
 
     if _is_manifest(kernel):
         if launch is not None:
@@ -644,7 +659,8 @@ def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, An
         spec, dict(inputs) if isinstance(inputs, Mapping) else (str(inputs) if inputs is not None else None), seed)
     start = time.perf_counter()
     try:
-        raw = replay.run_launch(spec, role, arrays, fp=fp, check_races=check_races, generated=generated)
+        raw = replay.run_launch(spec, role, arrays, fp=fp, check_races=check_races, generated=generated,
+                                tensor=tensor)
     except Unsupported as err:
         return RunResult("unsupported", err.exit_code, [], {"total": time.perf_counter() - start}, None,
                          inputs=arrays, inputs_used=described, seed=used_seed, error=err)
@@ -657,19 +673,24 @@ def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, An
                      out=str(out) if out is not None else None)
 
 
-def mma(arch: str, in_fmt: str, a, b, c=0, acc: str = "f32") -> MmaResult:
+def mma(arch: str, in_fmt: str, a, b, c=0, acc: str = "f32", *, inst: str = "mma",
+        ptxas: str | None = None) -> MmaResult:
     """d = c + Σ a[k]·b[k] as a tensor core of `arch` computes it, bit for bit — `volta mma`. Words are ints
-    (or hex strings) in the input/accumulator formats; 2-D `a`/`b` (rows × K) with 1-D `c` evaluate a batch."""
+    (or hex strings) in the input/accumulator formats; 2-D `a`/`b` (rows × K) with 1-D `c` evaluate a batch.
+    `inst` ("mma" or "wgmma") and `ptxas` (e.g. "12.6"; default the nvcc found, else 13.0) choose the row where
+    the code depends on them (Hopper fp8); the result's `row` names the row used."""
     import numpy as np
 
+    from volta.cuda import nvcc_release
     from volta.numerics.formats import FORMATS, decode
-    from volta.numerics.mma_model import params_for
+    from volta.numerics.mma_select import make_setting, select_row
     from volta.numerics.mma_vec import mma_batch
 
     for name in (in_fmt, acc):
         if name not in FORMATS:
             raise UsageError(f"unknown format {name!r} (known: {', '.join(FORMATS)})")
-    params_for(arch, in_fmt, acc)  # validates the architecture/format pair, as `volta mma` does
+    setting = make_setting(inst, ptxas, nvcc_release())
+    row = select_row(arch, in_fmt, acc, setting)  # validates the pair and the setting, as `volta mma` does
     A, B = _words(a, "a", FORMATS[in_fmt].width), _words(b, "b", FORMATS[in_fmt].width)
     single = A.ndim == 1
     A, B = np.atleast_2d(A), np.atleast_2d(B)
@@ -677,13 +698,14 @@ def mma(arch: str, in_fmt: str, a, b, c=0, acc: str = "f32") -> MmaResult:
     if A.shape != B.shape or C.shape != (A.shape[0],):
         raise UsageError(f"a is {A.shape}, b {B.shape}, c {C.shape}: a and b need the same shape, c one word per row")
     start = time.perf_counter()
-    d = np.asarray(mma_batch(A, B, C, arch, in_fmt, acc), dtype=np.int64)
+    d = np.asarray(mma_batch(A, B, C, arch, in_fmt, acc, params=row.params), dtype=np.int64)
     timings = {"total": time.perf_counter() - start}
+    info = row.to_json(setting)
     if single:
         word = int(d[0])
         v = decode(word, acc)
-        return MmaResult("ok", 0, [], timings, d, word=word, value=float(v), acc=acc)
-    return MmaResult("ok", 0, [], timings, d, words=d, acc=acc)
+        return MmaResult("ok", 0, [], timings, d, word=word, value=float(v), acc=acc, row=info)
+    return MmaResult("ok", 0, [], timings, d, words=d, acc=acc, row=info)
 
 
 def _words(x, what: str, width: int):

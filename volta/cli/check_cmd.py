@@ -23,8 +23,10 @@ from volta.cli.bounds import bounded
 from volta.exec import limits
 from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
+from volta.cuda import nvcc_release
 from volta.exec.launch import (compile_sources, load_manifest, pair_from_options, parse_define_fn, preflight,
                                sequences_from_options)
+from volta.numerics.mma_select import make_setting
 from volta.report import render
 from volta.report.check_report import CheckResult, ReplayResult
 
@@ -77,6 +79,9 @@ def _launch_options(f):
 @click.option("--fp", default="real", show_default=True, metavar="real|ieee|ARCH",
               help="real: prove equivalence over the reals. ieee, volta, ampere, ada, hopper, blackwell: compare "
                    "the bits both kernels produce on random and adversarial inputs, and say where they part.")
+@click.option("--ptxas", default=None, metavar="VERSION",
+              help="With an architecture --fp: the ptxas that compiles the PTX, e.g. 12.6 (default: the nvcc "
+                   "found, else 13.0); Hopper fp8 mma.sync depends on it.")
 @click.option("--trials", type=click.IntRange(min=1), default=4, show_default=True,
               help="With a bit-exact --fp: input sets per generator.")
 @click.option("--seed", type=int, default=0, show_default=True, help="With a bit-exact --fp: random seed.")
@@ -108,7 +113,7 @@ def _launch_options(f):
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
             as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag,
             allow_exit_before_barrier, prove, batch_invariant, ulp=None, rtol=None, atol=None,
-            signed_zero="differ", ctas=None, **launch) -> int:
+            signed_zero="differ", ctas=None, ptxas=None, **launch) -> int:
     """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
 
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
@@ -116,6 +121,9 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     """
     if as_json and as_sarif:
         raise UsageError("choose one of --json and --sarif")
+    if ptxas is not None and fp in ("real", "ieee"):
+        raise UsageError(f"--ptxas chooses a tensor-core row: give an architecture --fp (hopper, …), not {fp}")
+    tensor = make_setting("mma", ptxas, nvcc_release())
     spec, argv = _spec(targets, launch, buffer, symbol, shared_dynamic)
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
     limits.check_buffers(spec.buffers)  # before any input array is drawn (--max-memory)
@@ -154,7 +162,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         if batch_invariant and not prove:
             raise UsageError("--batch-invariant is a proof: add --prove")
         return _bits(spec, fp, trials, seed, as_json, as_sarif or junit_file or emit_smt or save_cex, prove,
-                     batch_invariant, tolerance=_tolerance(ulp, rtol, atol, signed_zero, prove))
+                     batch_invariant, tolerance=_tolerance(ulp, rtol, atol, signed_zero, prove), tensor=tensor)
     if prove or batch_invariant:
         raise UsageError("--prove proves bits identical: give a bit-exact --fp (ieee or an architecture)")
     if ulp is not None or rtol is not None or atol is not None or signed_zero != "differ":
@@ -207,7 +215,7 @@ def _tolerance(ulp, rtol, atol, signed_zero, prove):
 
 
 def _bits(spec, fp, trials, seed, as_json, unsupported_option, prove=False, batch_invariant=False,
-          tolerance=None) -> int:
+          tolerance=None, tensor=None) -> int:
     """`--fp ieee|ARCH`: bit-level comparison plus the HEAL-style diagnosis of the worst element;
     with `--prove`, first the proof that every element is the same function of the input bits."""
     from volta.equiv.bits import check_bits
@@ -221,10 +229,11 @@ def _bits(spec, fp, trials, seed, as_json, unsupported_option, prove=False, batc
     if prove:
         from volta.equiv.bitproof import prove_bits
 
-        proved = ProofResult(prove_bits(spec, fp=fp, trials=trials, seed=seed, batch_invariant=batch_invariant))
+        proved = ProofResult(prove_bits(spec, fp=fp, trials=trials, seed=seed, batch_invariant=batch_invariant,
+                                        tensor=tensor))
         click.echo(PROOF_FORMATS["json" if as_json else "text"](proved))
         return proved.exit_code
-    result = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed,
+    result = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed, tensor=tensor,
                                     **({"tolerance": tolerance} if tolerance is not None else {})))
     click.echo(FORMATS["json" if as_json else "text"](result))
     return result.exit_code

@@ -18,6 +18,7 @@ from volta.exec.launch import KernelLaunch, bind_args
 from volta.exec.memory import KERNEL_PARAM_BASE, Memory
 from volta.exec.shadow import Shadow
 from volta.ir.program import Program, RegRef, SpecialRef, VarRef, type_size
+from volta.numerics.mma_select import MmaSetting
 from volta.ptx import ast
 from volta.semantics import compute as C
 from volta.semantics import realops
@@ -55,7 +56,7 @@ class Machine(MachineServices):
                  fp: str = "ieee", symbolic: bool = False, input_values: dict | None = None,
                  functions: dict | None = None,
                  lane_structured: bool = False, allow_exit_before_barrier: bool = False,
-                 lockstep_warps: bool = False):
+                 lockstep_warps: bool = False, tensor: MmaSetting | None = None):
         self.prog = prog
         self.lockstep = lockstep_warps  # pre-Volta: a warp's threads execute each instruction together
         # polynomial data as LaneSym (one numpy-structured value per register), see volta/exec/lanesym.py
@@ -66,6 +67,8 @@ class Machine(MachineServices):
         self.input_values = input_values  # {buffer: {index: Fraction}}: replay a counterexample exactly
         self.functions = functions or {}  # external function -> real meaning ('exp', 'sqrt', …)
         self.fp = fp  # 'real' | 'ieee' | an architecture name ('ampere', 'hopper', …) for tensor cores
+        self.tensor = tensor or MmaSetting()  # which tensor-core code: instruction default, ptxas version
+        self.tensor_rows: dict = {}  # row name -> MmaRow: each tensor-core row this run used (volta run names them)
         self.launch = launch
         self.structured = structured  # False for `volta run`: data may steer control flow
         self.check_races = check_races

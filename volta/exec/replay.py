@@ -22,6 +22,7 @@ import numpy as np
 from volta.errors import UsageError
 from volta.exec import structargs
 from volta.exec.launch import DTYPES, Buffer, KernelLaunch, LaunchSpec, parse_args_list
+from volta.numerics.mma_select import MmaSetting
 
 FP_CHOICES = ("real", "ieee", "volta", "ampere", "ada", "hopper", "blackwell")
 _RAW = {"bf16": np.uint16, "e4m3": np.uint8, "e5m2": np.uint8, "tf32": np.uint32}
@@ -44,6 +45,7 @@ class RunResult:
     fp: str
     generated_inputs: bool = False
     notes: list = field(default_factory=list)
+    tensor_cores: list = field(default_factory=list)  # MmaRow.to_json(setting) of each tensor-core row used
 
     @property
     def ok(self) -> bool:
@@ -200,8 +202,9 @@ def summarize(arr: np.ndarray, dtype: str) -> dict:
 # ---- running ----------------------------------------------------------------------------------
 
 def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", check_races: bool = True,
-               generated: bool = False, scalars: dict | None = None) -> RunResult:
-    """Parse, lower and execute one launch of `spec` on `inputs` (arrays by buffer name)."""
+               generated: bool = False, scalars: dict | None = None, tensor: MmaSetting | None = None) -> RunResult:
+    """Parse, lower and execute one launch of `spec` on `inputs` (arrays by buffer name). `tensor` is the
+    tensor-core setting (the ptxas version; default 13.0: the CLI and the API pass the nvcc found)."""
     from volta.exec.machine import Machine
     from volta.ir.program import lower
     from volta.ptx.parser import parse_file
@@ -230,7 +233,7 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
     for prog, launch in zip(progs, steps):   # a launch sequence: in order, on the same buffers
         m = pipeline.machine(carried, prog, launch, buffers, {}, inputs=kernel_inputs, structured=exact,
                              check_races=check_races, fp=fp, symbolic=exact, input_values=values,
-                             allow_exit_before_barrier=spec.allow_exit_before_barrier)
+                             allow_exit_before_barrier=spec.allow_exit_before_barrier, tensor=tensor)
         machines.append(m.run())
         carried = m.buffer_regions
     m = pipeline.combine(machines)
@@ -251,8 +254,10 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
     if fp == "real":
         notes.append("--fp real: every instruction computed in exact rational arithmetic; each output element "
                      "is rounded once, to nearest, into its buffer's dtype")
+    setting = tensor or MmaSetting()
+    rows = [row.to_json(setting) for row in m.tensor_rows.values()]
     return RunResult(launch, buffers, inputs, outputs, list(m.findings), int(m.thread_instructions), seconds,
-                     fp, generated, notes)
+                     fp, generated, notes, rows)
 
 
 def _exact_inputs(buffers: dict, arrays: dict) -> dict:

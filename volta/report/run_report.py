@@ -6,6 +6,7 @@ format with these, so a run reads the same either way.
 from __future__ import annotations
 
 from volta.exec import replay
+from volta.numerics.mma_select import summary
 from volta.report.text import finding_text
 
 SCHEMA = "volta.run/1"
@@ -28,6 +29,8 @@ def format_text(result, out_path: str | None = None, seed: int | None = None) ->
             stats = f"min {s['min']:.6g} max {s['max']:.6g} mean {s['mean']:.6g}"
         extra = "".join(f", {s[k]} {k}" for k in ("nan", "inf") if s[k])
         lines.append(f"  {name}: {buf.dtype}[{shape}] {stats}{extra}")
+    for row in result.tensor_cores:
+        lines.append(f"tensor cores: {summary(row)}")
     for note in result.notes:
         lines.append(f"note: {note}")
     if result.findings:
@@ -53,7 +56,7 @@ def to_json(result, out_path: str | None = None, seed: int | None = None) -> dic
         "kernel": L.kernel, "ptx": str(L.ptx), "grid": str(L.grid), "block": str(L.block), "fp": result.fp,
         "seed": seed, "buffers": bufs, "findings": [f.to_json() for f in result.findings],
         "thread_instructions": result.thread_instructions, "seconds": result.seconds, "out": out_path,
-        "notes": result.notes,
+        "notes": result.notes, "tensor_cores": result.tensor_cores,
     }
 
 
