@@ -63,3 +63,10 @@ class Finding:
         data = asdict(self)
         data["threads"] = [{"block": list(t.block), "thread": list(t.thread)} for t in self.threads]
         return data
+
+
+def benign_only_where_always(findings: list) -> list:
+    """A benign race is one where every racing write stores the same value: on every input tried and at
+    every address. Where the same pair of instructions also races with different values, only the RACE stays."""
+    racing = {f.key[1] for f in findings if f.kind == RACE}
+    return [f for f in findings if not (f.kind == BENIGN_RACE and f.key[1] in racing)]

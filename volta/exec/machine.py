@@ -16,6 +16,7 @@ from volta.exec import findings as F
 from volta.exec import limits
 from volta.exec.launch import KernelLaunch, bind_args
 from volta.exec.memory import KERNEL_PARAM_BASE, Memory
+from volta.exec.runtime import ConcreteRuntime
 from volta.exec.shadow import Shadow
 from volta.ir.program import Program, RegRef, SpecialRef, VarRef, type_size
 from volta.ptx import ast
@@ -55,8 +56,9 @@ class Machine(MachineServices):
                  fp: str = "ieee", symbolic: bool = False, input_values: dict | None = None,
                  functions: dict | None = None,
                  lane_structured: bool = False, allow_exit_before_barrier: bool = False,
-                 lockstep_warps: bool = False):
+                 lockstep_warps: bool = False, runtime: ConcreteRuntime | None = None):
         self.prog = prog
+        self.runtime = runtime or ConcreteRuntime()  # bodiless functions, printf, schedule (volta/exec/runtime.py)
         self.lockstep = lockstep_warps  # pre-Volta: a warp's threads execute each instruction together
         # polynomial data as LaneSym (one numpy-structured value per register), see volta/exec/lanesym.py
         self.lane_structured = bool(lane_structured and symbolic and input_values is None)
