@@ -14,6 +14,7 @@ import numpy as np
 from volta.errors import Unsupported, UsageError
 from volta.exec import findings as F
 from volta.exec import limits
+from volta.exec import structargs
 from volta.exec.launch import KernelLaunch, bind_args
 from volta.exec.memory import KERNEL_PARAM_BASE, Memory
 from volta.exec.runtime import ConcreteRuntime
@@ -188,6 +189,9 @@ class Machine(MachineServices):
         # kernel parameters: one read-only copy, values from --args
         self.param_values = {}
         for (pname, ptype, size), (kind, value) in zip(self.prog.params, bound):
+            if kind == "struct":  # a by-value struct whose address is taken: its bytes in parameter memory
+                structargs.place_image(mem, pname, size, value, self.buffer_regions)
+                continue
             if kind == "buffer":
                 bits = self.buffer_regions[value.name].base
             elif kind == "symbol":
