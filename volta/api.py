@@ -565,7 +565,7 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
           arch: str | None = None, nvcc_flags: Sequence[str] = (), progress: Callable[[str], None] | None = None,
           inputs: str | None = None, trials: int | None = None, structured_only: bool = False,
           lockstep_warps: bool = False, allow_benign_races: bool = False, allow_ordering_races: bool = False,
-          schedules: int = 16, schedule_seed: int = 0, show_printf: bool = False) -> RacesResult:
+          schedules: int = 8, schedule_seed: int = 0, show_printf: bool = False) -> RacesResult:
     """Find races, deadlocks, out-of-bounds accesses and uninitialized reads in one launch — `volta races`.
     Give a kernel (path or PTX text) and a `Launch`, or a manifest.toml path (every launch in it, or `role`), or
     a pipeline (a `Pipeline` or a list of (kernel, Launch) pairs, as a manifest's [[kernel.launch]]: each launch

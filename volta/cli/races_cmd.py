@@ -65,8 +65,9 @@ LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", 
               help="List ordering races (volatile/relaxed accesses that no fence orders: not undefined behaviour, "
                    "but the value read depends on the schedule), but leave them out of the exit code.")
 @click.option("--schedules", type=click.IntRange(min=1), default=DEFAULT_BUDGET, show_default=True, metavar="N",
-              help="Concrete mode: schedules of contended atomics (who wins a lock, who draws which ticket) "
-                   "per input set; every order when they are at most N, else N seeded random ones.")
+              help="Concrete mode: runs under different schedules of contended atomics (who wins a lock, who "
+                   "draws which ticket), over all input sets (at least one each); every order when they fit, "
+                   "else seeded random (PCT-style) ones.")
 @click.option("--schedule-seed", type=int, default=0, show_default=True, metavar="S",
               help="Seed of the random schedules (PCT-style) of launches with more orders than --schedules.")
 @click.option("--show-printf", is_flag=True,

@@ -105,6 +105,8 @@ class Machine(MachineServices):
         self.undef_origin = None  # (op, lane) of the first read of never-written shared/local memory
         self.last_branch = np.full(n, -1, np.int64)  # per lane: pc of the last conditional branch executed
         self.conditional = None  # (lanes whose path condition may fail, op) while if-conversion runs a side
+        self.path_condition = None  # {lane: condition} of the side running, when `path_log` is kept
+        self.path_log = None  # volta/exec/feasible.py: conditions each memory access ran under
         self.thread_instructions = 0
         self.unproved_stores: list = []  # same-warp stores of data to one address whose values need expressions
         self.normalizer = None  # shared by the value comparisons of those stores (symbolic mode)
@@ -353,6 +355,7 @@ class Machine(MachineServices):
         if cond is not None and any(int(t) in cond[0] for t in threads):
             message += (" (possible only when a condition on tensor data holds: the branch is if-converted, "
                         "both sides are checked)")
+            where["details"] = {**where.get("details", {}), "conditional": True}
         super().report(kind, message, op, threads, second, related, **where)
 
     # ---- register access ---------------------------------------------------------------------

@@ -31,14 +31,14 @@ from dataclasses import dataclass, field
 
 from volta.errors import Unsupported
 from volta.exec import findings as F
-from volta.exec import schedules, trials
+from volta.exec import feasible, schedules, trials
 from volta.exec.launch import LaunchSpec
 from volta.exec.trials import DEFAULT_TRIALS, GENERATED, trial_inputs, trial_modes, with_address  # noqa: F401
 
 CLEAN, FINDINGS, UNSUPPORTED = "clean", "findings", "unsupported"
 CLEAN_FOR_INPUTS = "clean-for-inputs"  # concrete mode found nothing on the inputs tried: not a proof
 EXIT_CODES = {CLEAN: 0, FINDINGS: 1, UNSUPPORTED: 3, CLEAN_FOR_INPUTS: 3}
-BENIGN_KINDS = frozenset({F.BENIGN_RACE})
+BENIGN_KINDS = F.BENIGN
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,8 @@ class Policy:
         """Does this finding decide the verdict?"""
         if finding.kind in BENIGN_KINDS:
             return not self.allow_benign_races
+        if finding.kind == F.ORDERING_RACE:
+            return not self.allow_ordering_races
         return True
 
 
@@ -191,7 +193,10 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=Non
         report.thread_instructions = machine.thread_instructions
         report.steps = machine.steps
         # findings made before the run left the structured class are real defects, so they decide
-        report.findings = F.benign_only_where_always([with_address(f, machine) for f in machine.findings + extra])
+        found = [with_address(f, machine) for f in machine.findings + extra]
+        if report.error is None:   # accesses on both sides of a branch on data: only those that can meet
+            found = feasible.prune(found, prog, launch, spec)
+        report.findings = F.benign_only_where_always(found)
         if report.counted:
             report.verdict = FINDINGS
         elif report.verdict == FINDINGS or (report.findings and report.error is None):

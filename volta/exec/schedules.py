@@ -28,7 +28,7 @@ import numpy as np
 
 from volta.ir import cfg as CFG
 
-DEFAULT_BUDGET = 16  # schedules per input set (`volta races --schedules`)
+DEFAULT_BUDGET = 8  # schedules per kernel over all its concrete input sets (`volta races --schedules`)
 PRIORITY_CHANGES = 2  # PCT depth - 1: decision points where the winner's priority drops
 
 
@@ -86,10 +86,10 @@ def serial_order(m, op, region, lz, offs, changes):
         group = [int(j) for j in np.flatnonzero(where == address)]
         while group:
             writers = [j for j in group if changes(j)]
-            if len(writers) >= 2:
-                j = writers[schedule.choose(m, op, lz[writers])]
-            else:
-                j = writers[0] if writers else group[0]
+            if not writers:   # none would change memory, so none will after the others: lane order
+                yield from group
+                break
+            j = writers[schedule.choose(m, op, lz[writers])] if len(writers) >= 2 else writers[0]
             group.remove(j)
             yield j
 

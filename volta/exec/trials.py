@@ -119,11 +119,13 @@ def with_address(finding: F.Finding, m) -> F.Finding:
 def run(spec: LaunchSpec, role: str, progs: list, launches: list, modes: list, *, lockstep_warps: bool = False,
         schedules: int = S.DEFAULT_BUDGET, schedule_seed: int = 0, show_printf: bool = False,
         progress=None, name: str = "") -> Outcome:
-    """Every input set of `modes`, each under the schedules `schedules.explore` picks (at most `schedules`)."""
+    """Every input set of `modes`, each under the schedules `schedules.explore` picks: at most `schedules` runs in
+    all, at least one (lane order) per input set."""
     from volta.exec.replay import _concrete_symbols, infer_buffers
 
     out = Outcome()
     merged: dict = {}
+    spent = 0
     for k, mode in enumerate(modes):
         arrays, described = trial_inputs(spec, mode)
         out.inputs.append(described)
@@ -168,7 +170,10 @@ def run(spec: LaunchSpec, role: str, progs: list, launches: list, modes: list, *
             if rt.printed is not None:
                 out.printed.append((k, rt.printed[:MAX_PRINTED]))
 
-        out.explored.append(S.explore(run_once, schedules, schedule_seed))
+        # the budget is the kernel's: every input set runs at least lane order, the first sets get the rest
+        budget = max(1, schedules - spent - (len(modes) - k - 1))
+        out.explored.append(S.explore(run_once, budget, schedule_seed))
+        spent += out.explored[-1].tried
     out.findings = F.benign_only_where_always(list(merged.values()))
     return out
 

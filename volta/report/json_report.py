@@ -64,6 +64,7 @@ def finding_dict(f) -> dict:
         "bounds": _int(f.bounds),
         "inputs": f.details.get("inputs"),  # concrete mode: indices into the kernel's `inputs` that show it
         "schedule": f.details.get("schedule"),  # concrete mode: the atomics' order that showed it, if not lane order
+        "condition": f.details.get("condition"),  # the condition on tensor data the accesses need (if-converted)
     }
 
 

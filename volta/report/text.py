@@ -72,6 +72,8 @@ def _kernel(r, max_findings: int) -> str:
         on = f.details.get("inputs") if inputs else None
         if on is not None:
             lines.append("  on inputs " + ", ".join(str(k + 1) for k in on) + f" of {len(inputs)}")
+        if f.details.get("condition"):
+            lines.append(f"  needs, on tensor data: {f.details['condition']}")
         if f.details.get("schedule"):
             lines.append(f"  only under another schedule: {f.details['schedule']}")
     hidden = len(groups) - len(shown)
@@ -97,14 +99,19 @@ def _verdict_line(r) -> str:
     if r.verdict == "unsupported":
         return f"{v} (outside the structured class; nothing is claimed)"
     if r.verdict == "clean-for-inputs":
-        benign = f"; {len(r.findings)} benign race(s) allowed" if r.findings else ""
-        return (f"{v} (no finding on these {len(r.inputs)} input set(s){benign}; the verdict covers these inputs "
+        allowed = f"; {_allowed(r)} allowed" if r.findings else ""
+        return (f"{v} (no finding on these {len(r.inputs)} input set(s){allowed}; the verdict covers these inputs "
                 f"only, not every input)")
     if r.findings:
-        return f"{v} (only benign races, allowed by --allow-benign-races: {len(r.findings)})"
+        return f"{v} (only findings the options allow: {_allowed(r)})"
     if r.ctas:
         return f"{v} (no races, deadlocks, out-of-bounds or uninitialized reads among the {r.ctas.split(':')[0]} run)"
     return f"{v} (no races, deadlocks, out-of-bounds or uninitialized reads in this launch)"
+
+
+def _allowed(r) -> str:
+    """`2 benign-race, 1 ordering-race` for the findings listed but not counted (--allow-benign-races, …)."""
+    return ", ".join(f"{n} {k}" for k, n in counts(r).items())
 
 
 def group_text(g) -> str:
