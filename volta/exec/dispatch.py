@@ -9,7 +9,7 @@ import numpy as np
 from volta.errors import Unsupported
 from volta.exec import access as A
 from volta.exec import findings as F
-from volta.exec import integer_real, printf, runtime, schedules
+from volta.exec import integer_real, runtime, schedules
 from volta.exec.lanesym import LaneSym
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED
 from volta.exec.services import DATA
@@ -91,8 +91,9 @@ def _extern_call(m, op, lanes):
     if getattr(m, "bit_terms", False):
         raise Unsupported(f"`{fn.name}` has no body in the PTX: nothing says its bits are a function of "
                           f"its arguments' bits alone", op.span)
-    if not m.symbolic and not m.structured:
-        _concrete_call(m, op, lanes, fn, rets, args)
+    if not m.symbolic and not m.structured:   # printf, or a result the run supplies (volta/exec/runtime.py)
+        runtime.call(m, op, lanes, fn, rets, args)
+        _advance(m, lanes)
         return
     values, flags = [], None
     for ref, t in zip(args, fn.param_types):
@@ -124,28 +125,6 @@ def _extern_call(m, op, lanes):
             apply = (lambda *a: E.call(fn.name, *a)) if meaning is None else _meaning(meaning, fn, op)
             results[:] = [apply(*a) for a in zip(*values)] if values else [apply()] * lanes.size
             A.store_sym(m, region, lanes, offs, size, results)
-    _advance(m, lanes)
-
-
-def _concrete_call(m, op, lanes, fn, rets, args):
-    """A bodiless function in a concrete run (volta/exec/runtime.py): `vprintf` is a no-op returning its argument
-    count (its text kept when asked for); another function's result is an unconstrained input where the run
-    supplies one (`volta races`), else refused (`volta run` cannot compute it)."""
-    def param_bits(ref, t):
-        region = m.memory.by_name[ref.name]
-        return A.load(m, region, lanes, np.zeros(lanes.size, np.int64), type_size(t))[0]
-
-    if fn.name == runtime.PRINTF and len(args) == 2:
-        results = [printf.vprintf(m, op, lanes, *(param_bits(r, t) for r, t in zip(args, fn.param_types)))]
-    elif m.runtime.nondet is not None:
-        results = [m.runtime.nondet.values(t, lanes.size) for t in fn.return_types]
-    else:
-        raise Unsupported(f"`{fn.name}` has no body in the PTX: a concrete run cannot compute it", op.span)
-    for ref, t, bits in zip(rets, fn.return_types, results):
-        region = m.memory.by_name[ref.name]
-        offs = np.zeros(lanes.size, np.int64)
-        A.store(m, region, lanes, offs, type_size(t), bits)
-        m.set_memory_flags(region, lanes, offs, type_size(t), None)
     _advance(m, lanes)
 
 

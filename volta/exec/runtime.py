@@ -21,6 +21,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from volta.errors import Unsupported
+from volta.exec import access as A
+from volta.exec import printf
+from volta.ir.program import type_size
+
 PRINTF = "vprintf"  # the function CUDA's printf compiles to
 
 
@@ -69,3 +74,24 @@ class ConcreteRuntime:
     nondet: Nondet | None = None  # None: a call of a bodiless function is refused (volta run)
     printed: list | None = None  # None: printf is a no-op; a list: (thread id, text) per printed line
     schedule: object = None  # volta.exec.schedules.Schedule; None: lanes of an atomic in lane order
+
+
+def call(m, op, lanes, fn, rets, args) -> None:
+    """A bodiless function called in a concrete run: `vprintf` returns its argument count (its text kept when
+    asked for); another function's result is an unconstrained input where the run supplies one (`volta races`),
+    else the call is refused (`volta run` cannot compute it). Writes the return parameters; the caller advances."""
+    def param_bits(ref, t):
+        region = m.memory.by_name[ref.name]
+        return A.load(m, region, lanes, np.zeros(lanes.size, np.int64), type_size(t))[0]
+
+    if fn.name == PRINTF and len(args) == 2:
+        results = [printf.vprintf(m, op, lanes, *(param_bits(r, t) for r, t in zip(args, fn.param_types)))]
+    elif m.runtime.nondet is not None:
+        results = [m.runtime.nondet.values(t, lanes.size) for t in fn.return_types]
+    else:
+        raise Unsupported(f"`{fn.name}` has no body in the PTX: a concrete run cannot compute it", op.span)
+    for ref, t, bits in zip(rets, fn.return_types, results):
+        region = m.memory.by_name[ref.name]
+        offs = np.zeros(lanes.size, np.int64)
+        A.store(m, region, lanes, offs, type_size(t), bits)
+        m.set_memory_flags(region, lanes, offs, type_size(t), None)

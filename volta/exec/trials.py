@@ -153,18 +153,19 @@ def run(spec: LaunchSpec, role: str, progs: list, launches: list, modes: list, *
                             structured=False, check_races=True, fp="ieee",
                             allow_exit_before_barrier=spec.allow_exit_before_barrier,
                             lockstep_warps=lockstep_warps, runtime=rt)
+                error = None
                 try:
                     m.run()
                 except Unsupported as err:
-                    if not stopped:
+                    error = err
+                    if not stopped:   # once per input set, whichever schedule met it first
                         stopped.append(err)
                         out.errors.append((k, err))
-                    m.stopped = True
                 out.thread_instructions += m.thread_instructions
                 out.steps += m.steps
                 for f in m.findings:
                     _merge(merged, with_address(f, m), k, None if first else S.describe(schedule))
-                if getattr(m, "stopped", False):
+                if error is not None:
                     break
                 carried = m.buffer_regions
             if rt.printed is not None:
