@@ -573,13 +573,15 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
 def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffer] = (), role: str | None = None,
           arch: str | None = None, nvcc_flags: Sequence[str] = (), progress: Callable[[str], None] | None = None,
           inputs: str | None = None, trials: int | None = None, structured_only: bool = False,
-          lockstep_warps: bool = False, allow_benign_races: bool = False) -> RacesResult:
+          lockstep_warps: bool = False, allow_benign_races: bool = False, allow_ordering_races: bool = False,
+          schedules: int = 8, schedule_seed: int = 0, show_printf: bool = False) -> RacesResult:
     """Find races, deadlocks, out-of-bounds accesses and uninitialized reads in one launch — `volta races`.
     Give a kernel (path or PTX text) and a `Launch`, or a manifest.toml path (every launch in it, or `role`), or
     a pipeline (a `Pipeline` or a list of (kernel, Launch) pairs, as a manifest's [[kernel.launch]]: each launch
     with the memory the earlier ones left). `buffers` declares buffers besides those passed in the args.
-    `inputs`/`trials`/`structured_only`/`lockstep_warps`/`allow_benign_races` are the CLI's options of those
-    names (a data-dependent kernel runs on concrete inputs: verdict clean-for-inputs, exit 3, when nothing shows)."""
+    `inputs`/`trials`/`structured_only`/`lockstep_warps`/`allow_benign_races`/`allow_ordering_races`/`schedules`/
+    `schedule_seed`/`show_printf` are the CLI's options of those names (a data-dependent kernel runs on concrete
+    inputs: verdict clean-for-inputs, exit 3, when nothing shows)."""
     from volta.exec.launch import compile_sources, from_options, preflight
     from volta.exec.races import RacesResult as Raw, analyze, roles
 
@@ -619,7 +621,8 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
     if structured_only and (inputs is not None or trials is not None):
         raise UsageError("structured_only never runs on concrete inputs: drop inputs/trials")
     options = dict(inputs=inputs, trials=trials, concrete=not structured_only, lockstep_warps=lockstep_warps,
-                   allow_benign_races=allow_benign_races)
+                   allow_benign_races=allow_benign_races, allow_ordering_races=allow_ordering_races,
+                   schedules=schedules, schedule_seed=schedule_seed, show_printf=show_printf)
     raw = Raw([analyze(spec, r, progress, **options) for r in chosen], spec.source)
     findings = [f for r in raw.reports for f in r.findings]
     timings = {r.role: r.seconds for r in raw.reports}

@@ -17,7 +17,11 @@ VERDICTS = {"clean", "race", "deadlock", "out-of-bounds", "uninitialized-read", 
             # a data-dependent kernel with no finding on the concrete inputs tried (not a proof for all inputs)
             "clean-for-inputs",
             # every racing write stores the same value (still a race; --allow-benign-races)
-            "benign-race"}
+            "benign-race",
+            # volatile/relaxed accesses that no fence orders (not UB; --allow-ordering-races)
+            "ordering-race",
+            # a read racing only with writes of the value already there (--allow-benign-races)
+            "benign-read-race"}
 # "findings": a pair equal over the reals whose opt kernel has a finding (check must not say EQUIVALENT)
 CHECKS = {"equivalent", "not-equivalent", "findings"}
 BUFFER_RE = re.compile(r"^([a-z0-9]+)\[(\d+)\]:([a-z]+)$")

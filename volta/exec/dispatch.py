@@ -9,7 +9,7 @@ import numpy as np
 from volta.errors import Unsupported
 from volta.exec import access as A
 from volta.exec import findings as F
-from volta.exec import integer_real
+from volta.exec import integer_real, runtime, schedules
 from volta.exec.lanesym import LaneSym
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED
 from volta.exec.services import DATA
@@ -91,8 +91,10 @@ def _extern_call(m, op, lanes):
     if getattr(m, "bit_terms", False):
         raise Unsupported(f"`{fn.name}` has no body in the PTX: nothing says its bits are a function of "
                           f"its arguments' bits alone", op.span)
-    if not m.symbolic and not m.structured:
-        raise Unsupported(f"`{fn.name}` has no body in the PTX: a concrete run cannot compute it", op.span)
+    if not m.symbolic and not m.structured:   # printf, or a result the run supplies (volta/exec/runtime.py)
+        runtime.call(m, op, lanes, fn, rets, args)
+        _advance(m, lanes)
+        return
     values, flags = [], None
     for ref, t in zip(args, fn.param_types):
         region = m.memory.by_name[ref.name]
@@ -687,7 +689,13 @@ def _atom(m, op, lanes):
         # serialize lanes in order: each sees the previous ones' updates
         olds = np.zeros(lz.size, np.uint64)
         old_flags = np.zeros(lz.size, np.uint8)
-        for j in range(lz.size):
+
+        def changes(j):   # would lane j's update change memory if it went now (volta/exec/schedules.py)
+            old = A.load(m, region, lz[j:j + 1], offs[j:j + 1], es)[0]
+            new = _atomic_value(op, kind, t, old, [v[pos[j:j + 1]] for v, _ in vals])
+            return mask(new, 8 * es)[0] != mask(old, 8 * es)[0]
+
+        for j in schedules.serial_order(m, op, region, lz, offs, changes):
             one = lz[j:j + 1]
             o = offs[j:j + 1]
             old, undef = A.load(m, region, one, o, es)

@@ -233,12 +233,13 @@ def _manifest_arg(a) -> str:
 # The manifest schema (examples/README.md): every key a manifest may have. Anything else is a typo
 # that would otherwise be silently ignored (`shared_dynamc`, a `[buffer]` table).
 MANIFEST_TABLES = {"kernel", "ref", "opt", "buffers", "symbols", "expect"}
-MANIFEST_TOP = MANIFEST_TABLES | {"description", "arch"}
+MANIFEST_TOP = MANIFEST_TABLES | {"description", "arch", "nvcc_flags"}  # nvcc_flags: examples/regenerate.sh
 LAUNCH_KEYS = {"ptx", "cuda", "name", "grid", "block", "args", "shared_dynamic"}
 EXPECT_KEYS = {"races", "check", "defect_line", "arch", "bits", "lockstep", "inputs"}
 EXPECT_VALUES = {
     "races": {"clean", "race", "deadlock", "out-of-bounds", "uninitialized-read", "unsupported", "clean-for-inputs",
-              "benign-race", "nondeterministic-write", "misaligned", "division-by-zero"},
+              "benign-race", "nondeterministic-write", "misaligned", "division-by-zero", "ordering-race",
+              "benign-read-race"},
     "check": {"equivalent", "not-equivalent", "findings", "unsupported", "unknown"},
 }
 

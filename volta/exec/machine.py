@@ -14,8 +14,10 @@ import numpy as np
 from volta.errors import Unsupported, UsageError
 from volta.exec import findings as F
 from volta.exec import limits
+from volta.exec import structargs
 from volta.exec.launch import KernelLaunch, bind_args
 from volta.exec.memory import KERNEL_PARAM_BASE, Memory
+from volta.exec.runtime import ConcreteRuntime
 from volta.exec.shadow import Shadow
 from volta.ir.program import Program, RegRef, SpecialRef, VarRef, type_size
 from volta.numerics.mma_select import MmaSetting
@@ -56,8 +58,10 @@ class Machine(MachineServices):
                  fp: str = "ieee", symbolic: bool = False, input_values: dict | None = None,
                  functions: dict | None = None,
                  lane_structured: bool = False, allow_exit_before_barrier: bool = False,
-                 lockstep_warps: bool = False, tensor: MmaSetting | None = None):
+                 lockstep_warps: bool = False, tensor: MmaSetting | None = None,
+                 runtime: ConcreteRuntime | None = None):
         self.prog = prog
+        self.runtime = runtime or ConcreteRuntime()  # bodiless functions, printf, schedule (volta/exec/runtime.py)
         self.lockstep = lockstep_warps  # pre-Volta: a warp's threads execute each instruction together
         # polynomial data as LaneSym (one numpy-structured value per register), see volta/exec/lanesym.py
         self.lane_structured = bool(lane_structured and symbolic and input_values is None)
@@ -105,6 +109,8 @@ class Machine(MachineServices):
         self.undef_origin = None  # (op, lane) of the first read of never-written shared/local memory
         self.last_branch = np.full(n, -1, np.int64)  # per lane: pc of the last conditional branch executed
         self.conditional = None  # (lanes whose path condition may fail, op) while if-conversion runs a side
+        self.path_condition = None  # {lane: condition} of the side running, when `path_log` is kept
+        self.path_log = None  # volta/exec/feasible.py: conditions each memory access ran under
         self.thread_instructions = 0
         self.unproved_stores: list = []  # same-warp stores of data to one address whose values need expressions
         self.normalizer = None  # shared by the value comparisons of those stores (symbolic mode)
@@ -189,6 +195,9 @@ class Machine(MachineServices):
         # kernel parameters: one read-only copy, values from --args
         self.param_values = {}
         for (pname, ptype, size), (kind, value) in zip(self.prog.params, bound):
+            if kind == "struct":  # a by-value struct whose address is taken: its bytes in parameter memory
+                structargs.place_image(mem, pname, size, value, self.buffer_regions)
+                continue
             if kind == "buffer":
                 bits = self.buffer_regions[value.name].base
             elif kind == "symbol":
@@ -350,6 +359,7 @@ class Machine(MachineServices):
         if cond is not None and any(int(t) in cond[0] for t in threads):
             message += (" (possible only when a condition on tensor data holds: the branch is if-converted, "
                         "both sides are checked)")
+            where["details"] = {**where.get("details", {}), "conditional": True}
         super().report(kind, message, op, threads, second, related, **where)
 
     # ---- register access ---------------------------------------------------------------------
