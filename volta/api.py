@@ -648,10 +648,9 @@ def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, An
     except Unsupported as err:
         return RunResult("unsupported", err.exit_code, [], {"total": time.perf_counter() - start}, None,
                          inputs=arrays, inputs_used=described, seed=used_seed, error=err)
-    if out is not None:
+    if out is not None and not raw.timed_out:
         replay.save_npz(str(out), raw)
-    verdict = "findings" if raw.findings else "clean"
-    return RunResult(verdict, 1 if raw.findings else 0, list(raw.findings),
+    return RunResult(raw.verdict, raw.exit_code, list(raw.findings),
                      {"total": time.perf_counter() - start, "run": raw.seconds}, raw, outputs=dict(raw.outputs),
                      inputs=dict(raw.inputs), inputs_used=described, seed=used_seed,
                      out=str(out) if out is not None else None)

@@ -104,7 +104,7 @@ def _launch_options(f):
                    "coordinates such as 0,5 or 0x0,3x1) and compare the outputs both write; the verdict says so.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 @cuda_options
-@bounded("check", timeout=True)
+@bounded("check")
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
             as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag,
             allow_exit_before_barrier, prove, batch_invariant, ulp=None, rtol=None, atol=None,
@@ -117,9 +117,17 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     if as_json and as_sarif:
         raise UsageError("choose one of --json and --sarif")
     spec, argv = _spec(targets, launch, buffer, symbol, shared_dynamic)
-    compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
-    limits.check_buffers(spec.buffers)  # before any input array is drawn (--max-memory)
-    preflight(spec, ("ref", "opt"), symbolic=fp == "real")  # both PTX files, kernels, args, memory: before running
+    report = None   # set here when --timeout runs out before the check starts (still a report, --json too)
+    try:
+        compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
+        limits.check_buffers(spec.buffers)  # before any input array is drawn (--max-memory)
+        preflight(spec, ("ref", "opt"), symbolic=fp == "real")  # both PTX files, kernels, args, memory: before running
+    except limits.Timeout as err:
+        if fp != "real" or replay_file is not None:
+            raise
+        from volta.equiv.check import timed_out
+
+        report = timed_out(spec, err, "reading the kernels")
     argv += (["--arch", arch] if arch else []) + [f"--nvcc-flag={f}" for f in nvcc_flag]
     spec.functions = dict(parse_define_fn(f) for f in define_fn)
     for name, meaning in spec.functions.items():
@@ -161,10 +169,13 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         raise UsageError("--ulp, --rtol, --atol and --signed-zero relax a bit-exact comparison: give --fp ieee or "
                          "an architecture (over the reals, --fp real, equivalence is exact)")
 
-    from volta.equiv.check import check, save_inputs
+    from volta.equiv.check import check, save_inputs, timed_out
 
     start = time.perf_counter()
-    report = check(spec, timeout_ms=timeout_ms, emit_smt=emit_smt, progress=progress)
+    try:
+        report = report or check(spec, timeout_ms=timeout_ms, emit_smt=emit_smt, progress=progress)
+    except limits.Timeout as err:   # outside what check() reports itself (reading a kernel for --ctas …)
+        report = timed_out(spec, err, "preparing the check")
     if progress is not None:
         progress.close()
     limits.disarm()  # decided (or out of time): printing the verdict is not interrupted

@@ -72,6 +72,16 @@ class CheckReport:
         return {"equivalent": 0, "not-equivalent": 1, "findings": 1}.get(self.verdict, 3)
 
 
+def timed_out(spec: LaunchSpec, err: Timeout, doing: str) -> CheckReport:
+    """The report of a check whose --timeout ran out before `check` could start or outside what it catches:
+    UNKNOWN, with the work the machines did (`Timeout.count`)."""
+    report = CheckReport("unknown", timed_out=f"{err.message} while {doing} ({err.thread_instructions:,} "
+                                              f"thread-instructions executed); no output element was compared")
+    report.kernels = {role: " → ".join(x.kernel or str(x.ptx) for x in sequence(spec, role)) for role in ("ref", "opt")}
+    report.stats["thread_instructions"] = err.thread_instructions
+    return report
+
+
 LANE_STRUCTURED = True  # polynomial data as lane-structured LaneSym values (volta/exec/lanesym.py)
 
 
@@ -83,13 +93,19 @@ def execute(spec: LaunchSpec, role: str, input_values=None, lane_structured: boo
     symbols = {k: v for k, v in spec.symbols.items()}
     lane = LANE_STRUCTURED if lane_structured is None else lane_structured
     machines, carried = [], None
-    for launch in sequence(spec, role):
-        prog = lower(parse_file(launch.ptx), launch.kernel)
-        m = pipeline.machine(carried, prog, launch, spec.buffers, symbols, symbolic=True, input_values=input_values,
-                             check_races=input_values is None, lane_structured=lane and input_values is None,
-                             functions=spec.functions, allow_exit_before_barrier=spec.allow_exit_before_barrier)
-        machines.append(m.run())
-        carried = m.buffer_regions
+    try:
+        for launch in sequence(spec, role):
+            prog = lower(parse_file(launch.ptx), launch.kernel)
+            m = pipeline.machine(carried, prog, launch, spec.buffers, symbols, symbolic=True,
+                                 input_values=input_values, check_races=input_values is None,
+                                 lane_structured=lane and input_values is None, functions=spec.functions,
+                                 allow_exit_before_barrier=spec.allow_exit_before_barrier)
+            machines.append(m.run())
+            carried = m.buffer_regions
+    except Timeout as err:
+        for done in machines:   # the launches that finished (the running one counted itself)
+            err.count(done)
+        raise
     return pipeline.combine(machines)
 
 
@@ -240,7 +256,12 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
             report.verdict, report.unsupported = "unsupported", (role, err)
             return report
         except Timeout as err:
-            report.verdict, report.timed_out = "unknown", f"{err.message}; no output element was compared"
+            done = err.thread_instructions + sum(m.thread_instructions for m in machines.values())
+            report.verdict = "unknown"
+            report.timed_out = (f"{err.message} ({role} side; {done:,} thread-instructions executed); no output "
+                                f"element was compared")
+            report.stats["execute_seconds"] = time.perf_counter() - start
+            report.stats["thread_instructions"] = done
             return report
         report.findings[role] = machines[role].findings
         report.notes += [f"{role}: {n}" for n in getattr(machines[role], "real_notes", ())]

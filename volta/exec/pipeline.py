@@ -68,33 +68,36 @@ def races(spec, role: str, progress=None, *, inputs=None, trials=None, concrete:
     progs = [lower(parse_file(x.ptx), x.kernel) for x in seq]
     if inputs is not None:
         return _concrete_trials(report, spec, role, progs, modes, start, progress, lockstep_warps, None)
-    for launch in seq:
-        prog = lower(parse_file(launch.ptx), launch.kernel)
-        names.append(prog.name)
-        launch = dataclasses.replace(launch, kernel=prog.name)
-        if progress is not None:
-            progress(f"{prog.name}: executing {launch.grid.count * launch.block.count} threads "
-                     f"(grid {launch.grid}, block {launch.block}), launch {len(names)} of {len(seq)}")
-        m = machine(carried, prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True,
-                    allow_exit_before_barrier=spec.allow_exit_before_barrier, lockstep_warps=lockstep_warps)
-        try:
-            m.run()
-            if m.unproved_stores:
-                op = m.unproved_stores[0]
-                raise Unsupported(f"threads of one warp store tensor data to the same address in one instruction "
-                                  f"(`{op.d.inst.opcode}`) in a launch sequence; their values are not compared "
-                                  f"here", op.span)
-        except Unsupported as err:
-            if concrete and R.is_data_dependence(err) and not found and not m.findings:
-                return _concrete_trials(report, spec, role, progs, modes, start, progress, lockstep_warps, err)
-            report.verdict, report.error = R.UNSUPPORTED, err
+    try:
+        for launch in seq:
+            prog = lower(parse_file(launch.ptx), launch.kernel)
+            names.append(prog.name)
+            launch = dataclasses.replace(launch, kernel=prog.name)
+            if progress is not None:
+                progress(f"{prog.name}: executing {launch.grid.count * launch.block.count} threads "
+                         f"(grid {launch.grid}, block {launch.block}), launch {len(names)} of {len(seq)}")
+            m = machine(carried, prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True,
+                        allow_exit_before_barrier=spec.allow_exit_before_barrier, lockstep_warps=lockstep_warps)
+            try:
+                m.run()
+                if m.unproved_stores:
+                    op = m.unproved_stores[0]
+                    raise Unsupported(f"threads of one warp store tensor data to the same address in one "
+                                      f"instruction (`{op.d.inst.opcode}`) in a launch sequence; their values are "
+                                      f"not compared here", op.span)
+            except Unsupported as err:
+                if concrete and R.is_data_dependence(err) and not found and not m.findings:
+                    return _concrete_trials(report, spec, role, progs, modes, start, progress, lockstep_warps, err)
+                report.verdict, report.error = R.UNSUPPORTED, err
+                found += [R._with_address(f, m) for f in m.findings]
+                report.thread_instructions += m.thread_instructions
+                break
             found += [R._with_address(f, m) for f in m.findings]
             report.thread_instructions += m.thread_instructions
-            break
-        found += [R._with_address(f, m) for f in m.findings]
-        report.thread_instructions += m.thread_instructions
-        report.steps += m.steps
-        carried = m.buffer_regions
+            report.steps += m.steps
+            carried = m.buffer_regions
+    except R.Timeout as err:
+        return R.out_of_time(report, err, start, found)
     report.kernel = " → ".join(names + [x.kernel or "" for x in seq[len(names):]])
     report.seconds = time.perf_counter() - start
     report.findings = R._benign_only_where_always(found)
@@ -120,39 +123,42 @@ def _concrete_trials(report, spec, role, progs, modes, start, progress, lockstep
 
     report.data_dependence = why
     merged: dict = {}
-    for k, mode in enumerate(modes):
-        arrays, described = R.trial_inputs(spec, mode)
-        report.inputs.append(described)
-        if progress is not None:
-            progress(f"{report.kernel}: trial {k + 1}/{len(modes)} on concrete inputs: {described}")
-        steps = [_concrete_symbols(spec, role, arrays, {}, x) for x in sequence(spec, role)]
-        buffers = dict(spec.buffers)
-        for x in steps:
-            buffers.update(infer_buffers(x, spec.buffers, arrays))
-        given = {n: np.ascontiguousarray(a).reshape(-1) for n, a in arrays.items()
-                 if n in buffers and buffers[n].role != "temp"}
-        carried = None
-        for prog, x in zip(progs, steps):
-            m = machine(carried, prog, dataclasses.replace(x, kernel=prog.name), buffers, {}, inputs=given,
-                        structured=False, check_races=True, fp="ieee",
-                        allow_exit_before_barrier=spec.allow_exit_before_barrier, lockstep_warps=lockstep_warps)
-            stopped = False
-            try:
-                m.run()
-            except Unsupported as err:
-                report.trial_errors.append((k, err))
-                stopped = True
-            report.thread_instructions += m.thread_instructions
-            report.steps += m.steps
-            for f in m.findings:
-                f = R._with_address(f, m)
-                if f.key not in merged:
-                    merged[f.key] = dataclasses.replace(f, details={**f.details, "inputs": []})
-                if k not in merged[f.key].details["inputs"]:
-                    merged[f.key].details["inputs"].append(k)
-            if stopped:
-                break
-            carried = m.buffer_regions
+    try:
+        for k, mode in enumerate(modes):
+            arrays, described = R.trial_inputs(spec, mode)
+            report.inputs.append(described)
+            if progress is not None:
+                progress(f"{report.kernel}: trial {k + 1}/{len(modes)} on concrete inputs: {described}")
+            steps = [_concrete_symbols(spec, role, arrays, {}, x) for x in sequence(spec, role)]
+            buffers = dict(spec.buffers)
+            for x in steps:
+                buffers.update(infer_buffers(x, spec.buffers, arrays))
+            given = {n: np.ascontiguousarray(a).reshape(-1) for n, a in arrays.items()
+                     if n in buffers and buffers[n].role != "temp"}
+            carried = None
+            for prog, x in zip(progs, steps):
+                m = machine(carried, prog, dataclasses.replace(x, kernel=prog.name), buffers, {}, inputs=given,
+                            structured=False, check_races=True, fp="ieee",
+                            allow_exit_before_barrier=spec.allow_exit_before_barrier, lockstep_warps=lockstep_warps)
+                stopped = False
+                try:
+                    m.run()
+                except Unsupported as err:
+                    report.trial_errors.append((k, err))
+                    stopped = True
+                report.thread_instructions += m.thread_instructions
+                report.steps += m.steps
+                for f in m.findings:
+                    f = R._with_address(f, m)
+                    if f.key not in merged:
+                        merged[f.key] = dataclasses.replace(f, details={**f.details, "inputs": []})
+                    if k not in merged[f.key].details["inputs"]:
+                        merged[f.key].details["inputs"].append(k)
+                if stopped:
+                    break
+                carried = m.buffer_regions
+    except R.Timeout as err:
+        return R.out_of_time(report, err, start, merged.values())
     report.seconds = time.perf_counter() - start
     report.findings = R._benign_only_where_always(list(merged.values()))
     if report.counted:

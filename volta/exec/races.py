@@ -6,10 +6,11 @@ deadlocks, bounds and uninitialized reads. This module only turns one run into a
 `RaceReport` with a verdict, the findings, the `Unsupported` error when the kernel left the
 structured class, and the cost of the run — so that reports and the CLI never touch the machine.
 
-Verdicts (DESIGN.md): `clean` (exit 0), `findings` (exit 1), `unsupported` (exit 3). Findings made
-before a run left the structured class are concrete defects, so they still make the verdict
-`findings` (the report keeps the error too, saying the run stopped early). Usage and parse errors
-are not verdicts: they propagate as `VoltaError`s (exit 2).
+Verdicts (DESIGN.md): `clean` (exit 0), `findings` (exit 1), `unsupported` (exit 3), `unknown` (exit 3:
+--timeout ran out; the report says how far the run got). Findings made before a run left the structured
+class, or before it ran out of time, are concrete defects, so they still make the verdict `findings` (the
+report keeps the error too, saying the run stopped early). Usage and parse errors are not verdicts: they
+propagate as `VoltaError`s (exit 2).
 
 Concrete mode: when the structured run stops because a branch, address or count depends on tensor
 data, the kernel is executed again on concrete inputs (`inputs`: an .npz, `random[:SEED]`, `zeros`,
@@ -27,10 +28,11 @@ from dataclasses import dataclass, field
 from volta.errors import Unsupported
 from volta.exec import findings as F
 from volta.exec.launch import LaunchSpec
+from volta.exec.limits import Timeout
 
-CLEAN, FINDINGS, UNSUPPORTED = "clean", "findings", "unsupported"
+CLEAN, FINDINGS, UNSUPPORTED, UNKNOWN = "clean", "findings", "unsupported", "unknown"
 CLEAN_FOR_INPUTS = "clean-for-inputs"  # concrete mode found nothing on the inputs tried: not a proof
-EXIT_CODES = {CLEAN: 0, FINDINGS: 1, UNSUPPORTED: 3, CLEAN_FOR_INPUTS: 3}
+EXIT_CODES = {CLEAN: 0, FINDINGS: 1, UNSUPPORTED: 3, UNKNOWN: 3, CLEAN_FOR_INPUTS: 3}
 # `--inputs` default when a data-dependent kernel falls back to concrete runs (the first --trials of them)
 DEFAULT_TRIALS = ("random:0", "zeros", "equal", "colliding")
 GENERATED = ("zeros", "equal", "colliding")
@@ -47,9 +49,10 @@ class RaceReport:
     grid: str  # "X", "XxY" or "XxYxZ" as the launch gave it
     block: str
     threads: int  # threads in the whole launch
-    verdict: str  # clean | findings | unsupported
+    verdict: str  # clean | findings | unsupported | unknown | clean-for-inputs
     findings: list = field(default_factory=list)  # volta.exec.findings.Finding
-    error: Unsupported | None = None  # set when the run left the structured class (then it stopped early)
+    error: Unsupported | Timeout | None = None  # why the run stopped early: it left the structured class, or
+    # --timeout ran out (verdict unknown)
     thread_instructions: int = 0
     # concrete mode: why the all-inputs run stopped (data dependence), and the inputs of each trial
     data_dependence: Unsupported | None = None
@@ -86,7 +89,7 @@ class RacesResult:
     @property
     def verdict(self) -> str:
         verdicts = {r.verdict for r in self.reports}
-        for v in (FINDINGS, UNSUPPORTED, CLEAN_FOR_INPUTS):  # a definite defect outranks "could not decide"
+        for v in (FINDINGS, UNSUPPORTED, UNKNOWN, CLEAN_FOR_INPUTS):  # a definite defect outranks "could not decide"
             if v in verdicts:
                 return v
         return CLEAN
@@ -111,17 +114,8 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=Non
     is on, the kernel runs on concrete inputs instead (`inputs`, `trials`: see `trial_modes`).
     `inputs` given forces concrete runs even for a structured kernel (the report then covers those inputs).
     """
-    from volta.exec.machine import Machine  # the executor is heavy: import it only when analyzing
-    from volta.ir.program import lower
-    from volta.ptx.parser import parse_file
-
     modes = trial_modes(inputs, trials)  # bad --inputs / --trials are usage errors before any run
-    if spec.sequences.get(role):  # [[role.launch]]: each launch with the memory the earlier ones left
-        from volta.exec import pipeline
-        return pipeline.races(spec, role, progress, inputs=inputs, trials=trials, concrete=concrete,
-                              lockstep_warps=lockstep_warps, allow_benign_races=allow_benign_races)
     launch = spec.launches[role]
-    module = parse_file(launch.ptx)
     report = RaceReport(
         kernel=launch.kernel or "", role=role, ptx=str(launch.ptx), grid=str(launch.grid),
         block=str(launch.block), threads=launch.grid.count * launch.block.count, verdict=CLEAN,
@@ -133,6 +127,35 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=Non
         report.ctas = describe(launch.ctas, launch.grid)
         report.threads = len(launch.ctas) * launch.block.count
     start = time.perf_counter()
+    try:
+        if spec.sequences.get(role):  # [[role.launch]]: each launch with the memory the earlier ones left
+            from volta.exec import pipeline
+            return pipeline.races(spec, role, progress, inputs=inputs, trials=trials, concrete=concrete,
+                                  lockstep_warps=lockstep_warps, allow_benign_races=allow_benign_races)
+        return _analyze(report, spec, role, launch, progress, modes, start, inputs, concrete, lockstep_warps)
+    except Timeout as err:   # (a launch sequence's report keeps the findings of its finished launches itself)
+        return out_of_time(report, err, start)
+
+
+def out_of_time(report: RaceReport, err: Timeout, start: float, findings: list = ()) -> RaceReport:
+    """--timeout ran out: UNKNOWN with the work done (finished runs counted in `report`, the running one in
+    `err`), unless `findings` of finished runs already are defects."""
+    report.error = err
+    report.thread_instructions += err.thread_instructions
+    report.steps += err.steps
+    report.seconds = time.perf_counter() - start
+    report.findings = _benign_only_where_always(list(findings))
+    report.verdict = FINDINGS if report.counted else UNKNOWN
+    return report
+
+
+def _analyze(report, spec, role, launch, progress, modes, start, inputs, concrete, lockstep_warps) -> RaceReport:
+    """The structured run over the whole grid, or the concrete trials when it stops for data (see analyze)."""
+    from volta.exec.machine import Machine  # the executor is heavy: import it only when analyzing
+    from volta.ir.program import lower
+    from volta.ptx.parser import parse_file
+
+    module = parse_file(launch.ptx)
     machine = None
     try:
         prog = lower(module, launch.kernel)
@@ -248,13 +271,33 @@ def _benign_only_where_always(findings: list) -> list:
 
 def _concrete(report, spec, role, prog, launch, modes, start, progress, lockstep_warps, why):
     """Run the kernel on each trial's concrete inputs; merge findings, noting which inputs show each."""
+    report.data_dependence = why
+    merged: dict = {}
+    try:
+        _trials(report, spec, role, prog, modes, progress, lockstep_warps, merged)
+    except Timeout as err:
+        return out_of_time(report, err, start, merged.values())
+    report.seconds = time.perf_counter() - start
+    report.findings = _benign_only_where_always(list(merged.values()))
+    if report.counted:
+        report.verdict = FINDINGS
+    elif len(report.trial_errors) == len(modes):
+        report.verdict = UNSUPPORTED
+        report.error = report.trial_errors[0][1]
+    else:
+        report.verdict = CLEAN_FOR_INPUTS
+        if report.trial_errors:
+            report.error = report.trial_errors[0][1]  # some trial stopped: shown, the verdict covers the rest
+    return report
+
+
+def _trials(report, spec, role, prog, modes, progress, lockstep_warps, merged: dict) -> None:
+    """Each trial's run, its cost added to `report` and its findings merged into `merged` (by key)."""
     from volta.exec.machine import Machine
     from volta.exec.replay import _concrete_symbols, infer_buffers
 
     import numpy as np
 
-    report.data_dependence = why
-    merged: dict = {}
     for k, mode in enumerate(modes):
         arrays, described = trial_inputs(spec, mode)
         report.inputs.append(described)
@@ -280,18 +323,6 @@ def _concrete(report, spec, role, prog, launch, modes, start, progress, lockstep
                 merged[f.key].details["inputs"].append(k)
         except Unsupported as err:
             report.trial_errors.append((k, err))
-    report.seconds = time.perf_counter() - start
-    report.findings = _benign_only_where_always(list(merged.values()))
-    if report.counted:
-        report.verdict = FINDINGS
-    elif len(report.trial_errors) == len(modes):
-        report.verdict = UNSUPPORTED
-        report.error = report.trial_errors[0][1]
-    else:
-        report.verdict = CLEAN_FOR_INPUTS
-        if report.trial_errors:
-            report.error = report.trial_errors[0][1]  # some trial stopped: shown, the verdict covers the rest
-    return report
 
 
 def _same_warp_store_values(machine, prog, launch, spec) -> list:

@@ -22,6 +22,7 @@ import numpy as np
 from volta.errors import UsageError
 from volta.exec import structargs
 from volta.exec.launch import DTYPES, Buffer, KernelLaunch, LaunchSpec, parse_args_list
+from volta.exec.limits import Timeout
 
 FP_CHOICES = ("real", "ieee", "volta", "ampere", "ada", "hopper", "blackwell")
 _RAW = {"bf16": np.uint16, "e4m3": np.uint8, "e5m2": np.uint8, "tf32": np.uint32}
@@ -44,10 +45,20 @@ class RunResult:
     fp: str
     generated_inputs: bool = False
     notes: list = field(default_factory=list)
+    timed_out: str | None = None  # --timeout ran out: why; `outputs` is then empty (the run did not end)
 
     @property
     def ok(self) -> bool:
         return not self.findings
+
+    @property
+    def verdict(self) -> str:
+        """findings (defects on this input, exit 1), unknown (--timeout, exit 3) or clean (exit 0)."""
+        return "findings" if self.findings else "unknown" if self.timed_out else "clean"
+
+    @property
+    def exit_code(self) -> int:
+        return {"findings": 1, "unknown": 3, "clean": 0}[self.verdict]
 
 
 # ---- arrays and dtypes ---------------------------------------------------------------------------
@@ -231,7 +242,13 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
         m = pipeline.machine(carried, prog, launch, buffers, {}, inputs=kernel_inputs, structured=exact,
                              check_races=check_races, fp=fp, symbolic=exact, input_values=values,
                              allow_exit_before_barrier=spec.allow_exit_before_barrier)
-        machines.append(m.run())
+        try:
+            machines.append(m.run())
+        except Timeout as err:   # a report all the same: the work done and the findings made until then
+            findings = [f for x in machines + [m] for f in x.findings]
+            return RunResult(launch, buffers, inputs, {}, findings, sum(x.thread_instructions for x in machines)
+                             + err.thread_instructions, time.perf_counter() - start, fp, generated,
+                             timed_out=err.message)
         carried = m.buffer_regions
     m = pipeline.combine(machines)
     launch = steps[0] if len(steps) == 1 else steps[-1]

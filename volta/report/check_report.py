@@ -349,6 +349,7 @@ def to_dict(result: CheckResult) -> dict:
         "unsupported": None if r.unsupported is None else {"role": r.unsupported[0],
                                                              **json_report._error(r.unsupported[1])},
         "unknown": [{"buffer": b, "index": i, "reason": why} for b, i, why in r.unknown],
+        "timed_out": getattr(r, "timed_out", None),
         "notes": list(getattr(r, "notes", ())),
         "coverage": getattr(r, "coverage", None),
     }
