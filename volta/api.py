@@ -51,17 +51,27 @@ Arg = Union["Buffer", "Struct", str, int, float]  # a Buffer (or its name), a st
 class Buffer:
     """A global buffer: `Buffer("x", "f32", 1024, "in")`. dtype is a Volta name (f32, bf16, s32, …) or a
     numpy dtype; role is in, out or inout. `volta.check` needs the role (it decides what is compared);
-    `races`/`run` take a missing role as inout, as the CLI does."""
+    `races`/`run` take a missing role as inout, as the CLI does. `range=(lo, hi)` declares every element of an
+    integer input to lie in [lo, hi] (token ids: `Buffer("ids", "s32", 32, "in", range=(0, 50256))`)."""
 
     name: str
     dtype: Any = "f32"
     count: int = 1
     role: str | None = None
+    range: tuple | None = None
 
     def option(self) -> str:
         """The `--buffer` text of this buffer, which the launch constructors parse and validate."""
         text = f"{self.name}={_dtype_name(self.dtype)}[{int(self.count)}]"
-        return text + (f":{self.role}" if self.role is not None else "")
+        text += f":{self.role}" if self.role is not None else ""
+        if self.range is not None:
+            try:
+                lo, hi = (int(v) for v in self.range)
+            except (TypeError, ValueError):
+                raise UsageError(f"Buffer {self.name!r}: range must be a pair of integers (lo, hi), not "
+                                 f"{self.range!r}") from None
+            text += f":range={lo}..{hi}"
+        return text
 
 
 @dataclass

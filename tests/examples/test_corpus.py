@@ -19,8 +19,10 @@ VERDICTS = {"clean", "race", "deadlock", "out-of-bounds", "uninitialized-read", 
             # every racing write stores the same value (still a race; --allow-benign-races)
             "benign-race"}
 # "findings": a pair equal over the reals whose opt kernel has a finding (check must not say EQUIVALENT)
-CHECKS = {"equivalent", "not-equivalent", "findings"}
-BUFFER_RE = re.compile(r"^([a-z0-9]+)\[(\d+)\]:([a-z]+)$")
+CHECKS = {"equivalent", "not-equivalent", "findings",
+          # addresses depend on integer inputs: equal on the concrete assignments checked (not a proof)
+          "equivalent-for-inputs"}
+BUFFER_RE = re.compile(r"^([a-z0-9]+)\[(\d+)\]:([a-z]+)(:range=-?\d+\.\.-?\d+)?$")
 DIM_RE = re.compile(r"^\d+(x\d+){0,2}$")
 INT_RE = re.compile(r"^-?(0x[0-9a-fA-F]+|\d+)$")
 FLOAT_RE = re.compile(r"^-?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?$|^-?(inf|nan)$")

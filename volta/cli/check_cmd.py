@@ -77,8 +77,14 @@ def _launch_options(f):
 @click.option("--fp", default="real", show_default=True, metavar="real|ieee|ARCH",
               help="real: prove equivalence over the reals. ieee, volta, ampere, ada, hopper, blackwell: compare "
                    "the bits both kernels produce on random and adversarial inputs, and say where they part.")
-@click.option("--trials", type=click.IntRange(min=1), default=4, show_default=True,
-              help="With a bit-exact --fp: input sets per generator.")
+@click.option("--trials", type=click.IntRange(min=1), default=None,
+              help="With a bit-exact --fp: input sets per generator [default: 4]. Over the reals, when addresses "
+                   "depend on integer inputs: how many assignments of them to check (see --inputs).")
+@click.option("--inputs", "inputs", metavar="MODE[,MODE…]", default=None,
+              help="Over the reals, when addresses depend on integer inputs (an embedding lookup): the assignments "
+                   "of those inputs to check, each with every float input symbolic: FILE.npz, random[:SEED] (within "
+                   "a declared :range=LO..HI), zeros, equal, colliding. Default: every assignment when there are at "
+                   "most 64, else random:0,zeros,equal,colliding (EQUIVALENT ON THESE INPUTS: not a proof).")
 @click.option("--seed", type=int, default=0, show_default=True, help="With a bit-exact --fp: random seed.")
 @click.option("--define-fn", "define_fn", multiple=True, metavar="NAME=exp|exp2|log|sqrt|rsqrt|tanh",
               help="Give an external function with no body its exact real meaning (else: uninterpreted).")
@@ -108,7 +114,7 @@ def _launch_options(f):
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
             as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag,
             allow_exit_before_barrier, prove, batch_invariant, ulp=None, rtol=None, atol=None,
-            signed_zero="differ", ctas=None, **launch) -> int:
+            signed_zero="differ", ctas=None, inputs=None, **launch) -> int:
     """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
 
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
@@ -159,12 +165,20 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         return rep.exit_code
 
     if fp != "real":
+        if inputs is not None:
+            raise UsageError("--inputs chooses assignments of integer inputs for the check over the reals; a "
+                             "bit-exact --fp draws its own inputs (--trials, --seed)")
+        trials = 4 if trials is None else trials
         if batch_invariant and not prove:
             raise UsageError("--batch-invariant is a proof: add --prove")
         return _bits(spec, fp, trials, seed, as_json, as_sarif or junit_file or emit_smt or save_cex, prove,
                      batch_invariant, tolerance=_tolerance(ulp, rtol, atol, signed_zero, prove))
     if prove or batch_invariant:
         raise UsageError("--prove proves bits identical: give a bit-exact --fp (ieee or an architecture)")
+    if inputs is not None or trials is not None:
+        from volta.exec.races import trial_modes
+
+        trial_modes(inputs, trials)   # a bad --inputs/--trials is a usage error before anything runs
     if ulp is not None or rtol is not None or atol is not None or signed_zero != "differ":
         raise UsageError("--ulp, --rtol, --atol and --signed-zero relax a bit-exact comparison: give --fp ieee or "
                          "an architecture (over the reals, --fp real, equivalence is exact)")
@@ -173,7 +187,8 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
 
     start = time.perf_counter()
     try:
-        report = report or check(spec, timeout_ms=timeout_ms, emit_smt=emit_smt, progress=progress)
+        report = report or check(spec, timeout_ms=timeout_ms, emit_smt=emit_smt, progress=progress, inputs=inputs,
+                                 trials=trials)
     except limits.Timeout as err:   # outside what check() reports itself (reading a kernel for --ctas …)
         report = timed_out(spec, err, "preparing the check")
     if progress is not None:

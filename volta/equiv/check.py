@@ -7,6 +7,7 @@ reported with a counterexample that re-executing both kernels on concrete exact 
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import operator
 import time
@@ -16,13 +17,14 @@ from pathlib import Path
 
 import numpy as np
 
+from volta.equiv import fixed_inputs
 from volta.errors import Unsupported, UsageError
 from volta.exec import access as A, limits
 from volta.exec import integer_real
 from volta.exec.limits import Timeout
 from volta.exec.access import region_itemsize
 from volta.exec.findings import Site
-from volta.exec.launch import LaunchSpec, sequence
+from volta.exec.launch import DTYPES, FIXED, LaunchSpec, sequence
 from volta.exec.machine import Machine, constants
 from volta.exec.pipeline import names as pipeline_names
 from volta.ir.program import lower
@@ -50,6 +52,7 @@ class Counterexample:
     depends: dict = field(default_factory=dict)  # buffer -> sorted indices the element reads; '__symbols__' -> names
     writers: dict = field(default_factory=dict)  # role -> (ThreadId, Site) of the store that wrote the element
     parting: object = None  # volta.equiv.parting.Parting: where the two kernels' values first part (or None)
+    fixed: list = field(default_factory=list)  # integer inputs fixed to their values here (fixed_inputs.py)
 
 
 @dataclass
@@ -66,6 +69,8 @@ class CheckReport:
     notes: list = field(default_factory=list)  # what the real semantics relied on (e.g. expf's 2^n bit idiom)
     timed_out: str | None = None  # set when --timeout ended the check: what was running, what was left
     coverage: dict | None = None  # --ctas: {role: CTAs run, "not_compared": elements written on one side only}
+    # addresses depending on integer inputs: {buffers, assignments, enumerated, decided, inputs} (fixed_inputs.py)
+    fixed_inputs: dict | None = None
 
     @property
     def exit_code(self) -> int:
@@ -92,11 +97,12 @@ def execute(spec: LaunchSpec, role: str, input_values=None, lane_structured: boo
 
     symbols = {k: v for k, v in spec.symbols.items()}
     lane = LANE_STRUCTURED if lane_structured is None else lane_structured
+    buffers, fixed = fixed_buffers(spec)
     machines, carried = [], None
     try:
         for launch in sequence(spec, role):
             prog = lower(parse_file(launch.ptx), launch.kernel)
-            m = pipeline.machine(carried, prog, launch, spec.buffers, symbols, symbolic=True,
+            m = pipeline.machine(carried, prog, launch, buffers, symbols, inputs=fixed, symbolic=True,
                                  input_values=input_values, check_races=input_values is None,
                                  lane_structured=lane and input_values is None, functions=spec.functions,
                                  allow_exit_before_barrier=spec.allow_exit_before_barrier)
@@ -107,6 +113,15 @@ def execute(spec: LaunchSpec, role: str, input_values=None, lane_structured: boo
             err.count(done)
         raise
     return pipeline.combine(machines)
+
+
+def fixed_buffers(spec: LaunchSpec) -> tuple[dict, dict]:
+    """(buffers, their initial bytes) for a run whose integer inputs `spec.fixed` have concrete values: those
+    buffers take the role FIXED (known numbers, volta/equiv/fixed_inputs.py); the rest stay as declared."""
+    if not spec.fixed:
+        return spec.buffers, {}
+    buffers = {n: dataclasses.replace(b, role=FIXED) if n in spec.fixed else b for n, b in spec.buffers.items()}
+    return buffers, {n: np.ascontiguousarray(a, DTYPES[spec.buffers[n].dtype][0]) for n, a in spec.fixed.items()}
 
 
 class PolyRow:
@@ -214,16 +229,24 @@ def _element_type(dtype: str) -> str:
             "s64": ".s64", "u64": ".u64", "s8": ".s8", "u8": ".u8", "s16": ".s16", "u16": ".u16"}.get(dtype, ".b32")
 
 
-def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = None, progress=None) -> CheckReport:
+def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = None, progress=None,
+          inputs=None, trials: int | None = None) -> CheckReport:
     """Decide ref vs opt over the reals. Elements of integer buffers are reals to the decision (what holds
-    for every real holds for every integer) and integers in any counterexample (E.INTEGER_INPUTS)."""
+    for every real holds for every integer) and integers in any counterexample (E.INTEGER_INPUTS), within
+    their declared ranges. Where addresses depend on integer inputs, per assignment of them
+    (volta/equiv/fixed_inputs.py: every one when few, else those of `inputs`/`trials`)."""
     saved, saved_ranges = set(E.INTEGER_INPUTS), dict(E.INTEGER_RANGES)
     E.INTEGER_INPUTS.clear()
     E.INTEGER_INPUTS.update(n for n, b in spec.buffers.items() if b.dtype[0] in "su")
     E.INTEGER_RANGES.clear()
-    E.INTEGER_RANGES.update((n, integer_real.type_range("." + spec.buffers[n].dtype)) for n in E.INTEGER_INPUTS)
+    E.INTEGER_RANGES.update((n, spec.buffers[n].range or integer_real.type_range("." + spec.buffers[n].dtype))
+                            for n in E.INTEGER_INPUTS)   # a declared range (`:range=0..50256`), else the dtype's
     try:
-        return _check(spec, timeout_ms, emit_smt, progress)
+        report = _check(spec, timeout_ms, emit_smt, progress)
+        if fixed_inputs.applies(spec, report):
+            report = fixed_inputs.check_each(spec, lambda one: _check(one, timeout_ms, emit_smt, progress),
+                                             inputs, trials, progress)
+        return report
     finally:
         E.INTEGER_INPUTS.clear()
         E.INTEGER_INPUTS.update(saved)
@@ -527,7 +550,8 @@ def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None) -> Counterexa
         values[role] = _stored(spec, name, _exact(element))
     if values["ref"] is None or values["opt"] is None or not values["ref"] != values["opt"]:
         return None  # undefined, or not certainly different (equal, or enclosures that overlap)
-    cex = Counterexample(inputs, name, i, values["ref"], values["opt"], depends=dependencies(a, b))
+    depends = {**dependencies(a, b), **{n: list(range(len(v))) for n, v in spec.fixed.items()}}
+    cex = Counterexample(inputs, name, i, values["ref"], values["opt"], depends=depends)
     for role, m in (machines or {}).items():
         writer = last_writer(m, spec, name, i)
         if writer is not None:
@@ -618,11 +642,15 @@ def _exact(element):
 
 
 def _full_inputs(spec, model, a, b) -> dict:
-    """Every input element gets a value: the model's, else a small default (1, to keep divisions defined)."""
+    """Every input element gets a value: the model's, else a small default (1, to keep divisions defined; the
+    nearest value of a declared range); integer inputs fixed for the run their values."""
     inputs = {}
     for name, buf in spec.buffers.items():
-        if buf.role in ("in", "inout"):
-            inputs[name] = {k: Fraction(1) for k in range(buf.count)}
+        if name in spec.fixed:   # integer inputs fixed for this run: their values (volta/equiv/fixed_inputs.py)
+            inputs[name] = {k: Fraction(int(v)) for k, v in enumerate(spec.fixed[name])}
+        elif buf.role in ("in", "inout"):
+            one = Fraction(1) if buf.range is None else Fraction(min(max(1, buf.range[0]), buf.range[1]))
+            inputs[name] = {k: one for k in range(buf.count)}
     inputs["__symbols__"] = {s: Fraction(1) for s in spec.symbols}
     for leaf, value in (model or {}).items():
         if leaf.op == E.VAR:
@@ -635,7 +663,10 @@ def _full_inputs(spec, model, a, b) -> dict:
 
 def save_inputs(cex: Counterexample, path: str | Path) -> None:
     data = {k: {str(i): str(v) for i, v in vals.items()} for k, vals in cex.inputs.items()}
-    Path(path).write_text(json.dumps({"inputs": data, "buffer": cex.buffer, "index": cex.index}, indent=1))
+    saved = {"inputs": data, "buffer": cex.buffer, "index": cex.index}
+    if cex.fixed:   # integer inputs the addresses depend on: the replay fixes them to these values
+        saved["fixed"] = list(cex.fixed)
+    Path(path).write_text(json.dumps(saved, indent=1))
 
 
 def _replay_matches(spec: LaunchSpec, path, inputs: dict, name: str, index: int) -> None:
@@ -669,9 +700,12 @@ def replay(spec: LaunchSpec, path: str | Path) -> dict:
         inputs = {k: {(i if k == "__symbols__" else int(i)): Fraction(v) for i, v in vals.items()}
                   for k, vals in data["inputs"].items()}
         name, index = data["buffer"], int(data["index"])
+        fixed = {n: np.array([int(inputs[n][i]) for i in range(spec.buffers[n].count)],
+                             DTYPES[spec.buffers[n].dtype][0]) for n in data.get("fixed", ())}
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
         raise UsageError(f"cannot read counterexample file {path}: {type(err).__name__}: {err}") from None
     _replay_matches(spec, path, inputs, name, index)
+    spec = dataclasses.replace(spec, fixed=fixed) if fixed else spec
     values = {}
     for role in ("ref", "opt"):
         m = execute(spec, role, input_values=inputs)

@@ -11,6 +11,7 @@ from volta.exec import access as A
 from volta.exec import findings as F
 from volta.exec import integer_real
 from volta.exec.lanesym import LaneSym
+from volta.exec.launch import FIXED
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED
 from volta.exec.services import DATA
 from volta.ir.program import RegRef, type_size
@@ -503,8 +504,8 @@ def _data_flag(m, region, lanes, offs, size):
     if region.space == ".global":
         # the grid-sync workspace (%envreg1:2) holds the barrier's own counter, not tensor data; a module
         # variable nothing has written yet holds its initializer (a `__device__` table of constants)
-        if region.name == "%grid_sync_workspace" or region.role == "module" and not region.stored:
-            return None
+        if region.name == "%grid_sync_workspace" or region.role in ("module", FIXED) and not region.stored:
+            return None   # (an integer input given fixed values, volta/equiv/fixed_inputs.py: known numbers)
         return np.ones(lanes.size, np.uint8)
     if region.space == ".const":
         return None

@@ -22,6 +22,9 @@ DTYPES = {
     "e4m3": (np.uint8, 1), "e5m2": (np.uint8, 1), "tf32": (np.uint32, 4),
 }
 ROLES = ("in", "out", "inout", "temp")  # temp: an intermediate of a launch sequence (not compared, not an input)
+# an integer input given concrete values for one run (volta/equiv/fixed_inputs.py): its elements are known
+# numbers, like the sizes, so addresses and branches may depend on them; never a user's role
+FIXED = "fixed"
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,7 @@ class Buffer:
     dtype: str
     count: int
     role: str = "inout"
+    range: tuple | None = None  # integer inputs: the declared (lo, hi) of every element (`:range=0..50257`)
 
     @property
     def itemsize(self) -> int:
@@ -80,6 +84,8 @@ class LaunchSpec:
     # role -> (KernelLaunch, …): a multi-kernel pipeline ([[ref.launch]] in a manifest), run in order on the same
     # buffers; launches[role] is then its first launch (what single-launch code paths see)
     sequences: dict = field(default_factory=dict)
+    # buffer -> array: integer inputs fixed to these values for this run (volta/equiv/fixed_inputs.py)
+    fixed: dict = field(default_factory=dict)
 
 
 def single_launches(spec: LaunchSpec, what: str) -> None:
@@ -131,10 +137,13 @@ def parse_dim3(text: str, what: str) -> Dim3:
 
 
 def parse_buffer(text: str) -> Buffer:
-    """`name=dtype[count]` with an optional `:role` (in, out, inout)."""
-    m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*=\s*([a-z0-9]+)\s*\[\s*(\d+)\s*\]\s*(?::\s*(\w+))?\s*", text)
+    """`name=dtype[count]` with an optional `:role` (in, out, inout, temp) and, for an integer input, an optional
+    `:range=LO..HI`: every element lies in [LO, HI] (token ids `ids=s32[32]:in:range=0..50257`)."""
+    m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*=\s*([a-z0-9]+)\s*\[\s*(\d+)\s*\]\s*(?::\s*(\w+))?\s*"
+                     r"(?::\s*range\s*=\s*(.*?))?\s*", text)
     if not m:
-        raise UsageError(f"bad --buffer `{text}`: expected NAME=DTYPE[COUNT] or NAME=DTYPE[COUNT]:ROLE, e.g. x=f32[1024]:in")
+        raise UsageError(f"bad --buffer `{text}`: expected NAME=DTYPE[COUNT] or NAME=DTYPE[COUNT]:ROLE, e.g. x=f32[1024]:in "
+                         f"(an integer input may add :range=LO..HI)")
     name, dtype, count, role = m[1], m[2], int(m[3]), m[4] or "inout"
     if dtype not in DTYPES:
         raise UsageError(f"bad --buffer `{text}`: unknown dtype `{dtype}` (known: {', '.join(DTYPES)})")
@@ -142,7 +151,27 @@ def parse_buffer(text: str) -> Buffer:
         raise UsageError(f"bad --buffer `{text}`: role must be one of {', '.join(ROLES)}")
     if count == 0:
         raise UsageError(f"bad --buffer `{text}`: a buffer needs at least one element")
-    return Buffer(name, dtype, count, role)
+    return Buffer(name, dtype, count, role, _parse_range(text, m[5], dtype, role))
+
+
+def _parse_range(text: str, given: str | None, dtype: str, role: str) -> tuple | None:
+    if given is None:
+        return None
+    r = re.fullmatch(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*", given)
+    if not r:
+        raise UsageError(f"bad --buffer `{text}`: expected :range=LO..HI with integers LO <= HI, e.g. range=0..50257")
+    if dtype[0] not in "su":
+        raise UsageError(f"bad --buffer `{text}`: a range applies to integer buffers (s8 … u64), not {dtype}")
+    if role not in ("in", "inout"):
+        raise UsageError(f"bad --buffer `{text}`: a range describes the values a kernel reads, so it applies to an "
+                         f"input (role in or inout), not {role}")
+    lo, hi = int(r[1]), int(r[2])
+    bits = 8 * DTYPES[dtype][1]
+    tlo, thi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dtype[0] == "s" else (0, (1 << bits) - 1)
+    if not tlo <= lo <= hi <= thi:
+        raise UsageError(f"bad --buffer `{text}`: range {lo}..{hi} must have LO <= HI and lie in {dtype}'s range "
+                         f"[{tlo}, {thi}]")
+    return (lo, hi)
 
 
 def parse_args_list(text: str) -> tuple:
@@ -239,7 +268,7 @@ EXPECT_KEYS = {"races", "check", "defect_line", "arch", "bits", "lockstep", "inp
 EXPECT_VALUES = {
     "races": {"clean", "race", "deadlock", "out-of-bounds", "uninitialized-read", "unsupported", "clean-for-inputs",
               "benign-race", "nondeterministic-write", "misaligned", "division-by-zero"},
-    "check": {"equivalent", "not-equivalent", "findings", "unsupported", "unknown"},
+    "check": {"equivalent", "not-equivalent", "findings", "unsupported", "unknown", "equivalent-for-inputs"},
 }
 
 

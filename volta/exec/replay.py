@@ -158,8 +158,8 @@ def infer_buffers(launch: KernelLaunch, declared: dict, inputs: dict, symbols=()
 
 
 def random_inputs(buffers: dict, seed: int = 0, symbols: dict | None = None) -> dict:
-    """Deterministic inputs for every buffer the kernel reads (roles in/inout): normal floats, small ints;
-    one-element arrays for symbolic scalars."""
+    """Deterministic inputs for every buffer the kernel reads (roles in/inout): normal floats, small ints (in
+    the buffer's declared range, when it has one); one-element arrays for symbolic scalars."""
     rng = np.random.default_rng(seed)
     out = {}
     for name in sorted(symbols or {}):
@@ -177,6 +177,8 @@ def random_inputs(buffers: dict, seed: int = 0, symbols: dict | None = None) -> 
             fmt = dt
             words = lanes.round_f64(rng.standard_normal(n), fmt)
             out[name] = words.astype(_RAW[dt])
+        elif buf.range is not None:   # a declared range (token ids): uniform in it
+            out[name] = rng.integers(buf.range[0], buf.range[1] + 1, n).astype(DTYPES[dt][0])
         else:
             out[name] = rng.integers(0, 64, n).astype(DTYPES[dt][0])
     return out
@@ -372,6 +374,11 @@ class ChosenInputs(NamedTuple):
     seed: int | None  # the seed of random inputs, else None
 
 
+def _lowest(buf) -> int:
+    """`--inputs zeros`: 0, or the lowest value of a declared range that excludes it."""
+    return 0 if buf.range is None or buf.range[0] <= 0 <= buf.range[1] else buf.range[0]
+
+
 def choose_inputs(spec: LaunchSpec, inputs=None, seed: int | None = None) -> ChosenInputs:
     """The arrays a run starts from, a one-line description of them, whether they were generated, the seed.
 
@@ -390,7 +397,8 @@ def choose_inputs(spec: LaunchSpec, inputs=None, seed: int | None = None) -> Cho
         if mode == "zeros":
             if seed is not None:
                 raise UsageError("--seed applies to random inputs, not --inputs zeros: drop one")
-            arrays = {n: np.zeros(spec.buffers[n].count, DTYPES[spec.buffers[n].dtype][0]) for n in readable}
+            arrays = {n: np.full(spec.buffers[n].count, _lowest(spec.buffers[n]), DTYPES[spec.buffers[n].dtype][0])
+                      for n in readable}
             arrays.update({n: np.zeros(1, DTYPES.get(t, (np.float32,))[0]) for n, t in spec.symbols.items()})
             return ChosenInputs(arrays, f"zeros for {names}", True, None)
         if mode.startswith("random:"):
