@@ -65,7 +65,7 @@ def test_example_pair(case, capsys, tmp_path):
     for side in ("ref", "opt"):   # a launch sequence ([[opt.launch]]): every launch ran, in order
         if "launch" in m[side]:
             ran = {k["role"]: k["kernel"] for k in data["kernels"]}
-            assert ran[side] == " → ".join(t["name"] for t in m[side]["launch"]), data["kernels"]
+            assert ran[side] == " → ".join(t.get("name") or t["step"] for t in m[side]["launch"]), data["kernels"]
     if expected in ("equivalent", "equivalent-for-inputs"):   # (the latter: equal on the ids tried, exit 3)
         assert code == (0 if expected == "equivalent" else 3)
         assert data["counterexample"] is None and not cex.exists()

@@ -98,7 +98,8 @@ def _sample(rng: random.Random) -> list:
     for case in CASES:
         m = tomllib.loads((EX / case / "manifest.toml").read_text())
         side = m.get("opt") or m.get("kernel")
-        kernels.append((case, side["launch"][0]["ptx"] if "launch" in side else side["ptx"]))
+        launches = [t for t in side["launch"] if "ptx" in t] if "launch" in side else [side]   # (not a host step)
+        kernels.append((case, launches[0]["ptx"]))
     picked = []
     for case, ptx in rng.sample(kernels, min(MUTANTS, len(kernels))):
         found = mutants((EX / case / ptx).read_text())

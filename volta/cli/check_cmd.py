@@ -45,7 +45,22 @@ def _launch_options(f):
     return f
 
 
-@click.command("check")
+class _InOrder(click.Command):
+    """Records the order of --ref-launch/--ref-step (and --opt-…) as given: click keeps each option's values in
+    order but not the order between two options, and a host step runs where it stands among the launches."""
+
+    def parse_args(self, ctx, args):
+        order = {"ref": [], "opt": []}
+        for a in args:
+            for role in order:
+                for kind in ("launch", "step"):
+                    if a == f"--{role}-{kind}" or a.startswith(f"--{role}-{kind}="):
+                        order[role].append(kind)
+        ctx.meta["volta.step_order"] = order
+        return super().parse_args(ctx, args)
+
+
+@click.command("check", cls=_InOrder)
 @click.argument("targets", nargs=-1, type=click.Path(dir_okay=False))
 @_launch_options
 @click.option("--ref-launch", "ref_launch", multiple=True, metavar='"FILE[:KERNEL] grid=G block=B args=A,B"',
@@ -55,6 +70,12 @@ def _launch_options(f):
               help="One launch of the optimized side, in order (repeatable), e.g. --opt-launch "
                    '"k.ptx:partial_sums grid=8 block=256 args=x,tmp,1024" --opt-launch "k.ptx:reduce grid=1 block=32 '
                    'args=tmp,out,8".')
+@click.option("--ref-step", "ref_step", multiple=True, metavar='"memset BUF BYTE" | "copy SRC DST"',
+              help="A host step of the reference's launch sequence, where it stands among the --ref-launch options: "
+                   "cudaMemset of a buffer (every byte BYTE) or a device-to-device copy of SRC into DST.")
+@click.option("--opt-step", "opt_step", multiple=True, metavar='"memset BUF BYTE" | "copy SRC DST"',
+              help='A host step of the optimized side, in order with its --opt-launch options, e.g. --opt-step '
+                   '"memset out 0" before an atomicAdd kernel, --opt-step "copy tmp out".')
 @click.option("--buffer", multiple=True, metavar="NAME=DTYPE[N]:ROLE",
               help="A global buffer shared by both kernels; ROLE is in, out, inout or temp (an intermediate of a "
                    "launch sequence: not compared, not an input) (repeatable).")
@@ -274,21 +295,30 @@ def _spec(targets, launch: dict, buffer, symbol, shared_dynamic):
             raise UsageError(f"{paths[0]} has no [{'] and ['.join(missing)}] table: volta check compares the "
                              f"[ref] and [opt] kernels of a pair manifest (use volta races for one kernel)")
         return spec, [str(paths[0])]
-    if launch.get("ref_launch") or launch.get("opt_launch"):
-        given = [k for k, v in launch.items() if v and k not in ("ref_launch", "opt_launch")]
+    steps = ("ref_launch", "opt_launch", "ref_step", "opt_step")
+    if any(launch.get(k) for k in steps):
+        given = [k for k, v in launch.items() if v and k not in steps]
         if paths or given or shared_dynamic:
             extra = [str(p) for p in paths] + ["--" + g.replace("_", "-") for g in given] + (
                 ["--shared-dynamic"] if shared_dynamic else [])
-            raise UsageError(f"--ref-launch/--opt-launch give each side's files and launches; drop {', '.join(extra)} "
+            raise UsageError(f"--ref-launch/--opt-launch (and --ref-step/--opt-step) give each side's files and "
+                             f"launches; drop {', '.join(extra)} "
                              f"(a launch's dynamic shared memory is its shared=BYTES)")
         if not buffer:
             raise UsageError("declare the buffers the launches share: --buffer NAME=DTYPE[N]:ROLE "
                              "(ROLE in, out, inout or temp)")
-        spec = sequences_from_options(launch["ref_launch"], launch["opt_launch"], buffer, symbol)
+        order = click.get_current_context().meta.get("volta.step_order") or {
+            role: ["launch"] * len(launch[f"{role}_launch"]) + ["step"] * len(launch[f"{role}_step"])
+            for role in ("ref", "opt")}
+        items = {}
+        for role in ("ref", "opt"):
+            given_in_order = {kind: iter(launch[f"{role}_{kind}"]) for kind in ("launch", "step")}
+            items[role] = [(kind, next(given_in_order[kind])) for kind in order[role]]
+        spec = sequences_from_options(items["ref"], items["opt"], buffer, symbol)
         argv = []
         for role in ("ref", "opt"):
-            for text in launch[f"{role}_launch"]:
-                argv += [f"--{role}-launch", text]
+            for kind, text in items[role]:
+                argv += [f"--{role}-{kind}", text]
         for b in buffer:
             argv += ["--buffer", b]
         for s in symbol:

@@ -26,7 +26,7 @@ from volta.exec.access import region_itemsize
 from volta.exec.findings import Site
 from volta.exec.launch import DTYPES, FIXED, LaunchSpec, sequence
 from volta.exec.machine import Machine, constants
-from volta.exec.pipeline import names as pipeline_names
+from volta.exec.pipeline import names as pipeline_names, step_name
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
 from volta.symbolic import expr as E
@@ -82,7 +82,7 @@ def timed_out(spec: LaunchSpec, err: Timeout, doing: str) -> CheckReport:
     UNKNOWN, with the work the machines did (`Timeout.count`)."""
     report = CheckReport("unknown", timed_out=f"{err.message} while {doing} ({err.thread_instructions:,} "
                                               f"thread-instructions executed); no output element was compared")
-    report.kernels = {role: " → ".join(x.kernel or str(x.ptx) for x in sequence(spec, role)) for role in ("ref", "opt")}
+    report.kernels = {role: " → ".join(map(step_name, sequence(spec, role))) for role in ("ref", "opt")}
     report.stats["thread_instructions"] = err.thread_instructions
     return report
 
@@ -263,7 +263,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
     if not any(b.role in ("out", "inout") for b in spec.buffers.values()):
         raise UsageError("volta check needs at least one :out or :inout buffer to compare")
     report = CheckReport("equivalent")
-    report.kernels = {role: " → ".join(x.kernel or str(x.ptx) for x in sequence(spec, role)) for role in ("ref", "opt")}
+    report.kernels = {role: " → ".join(map(step_name, sequence(spec, role))) for role in ("ref", "opt")}
     partial = _partial(spec, report)
     if report.verdict == "unsupported":
         return report

@@ -708,6 +708,11 @@ def _atom(m, op, lanes):
         m.note_undefined_read(op, lz, old_flags)
         flags = _merge(*(f[pos] if f is not None else None for _, f in vals))
         old_taint = _merge(held, old_flags)   # an atomicAdd to a never-zeroed shared slot stays undefined
+        if region.space == ".global" and old_flags.any():   # as a store of an undefined value to a global buffer
+            j = int(np.nonzero(old_flags)[0][0])
+            m.uninitialized(f"`{op.d.inst.opcode}` updates never-written bytes of global buffer `{region.name}` "
+                            f"(nothing zeroed it first: a memset step, or an earlier launch)", op, lz[j],
+                            buffer=region.name)
         # lanes updating one address in turn: the final value, and what later lanes read, carry all their taint
         same = np.unique(A.row_index(region, lz, m) * region.data.shape[1] + offs, return_inverse=True)[1].reshape(-1)
         m.set_memory_flags(region, lz, offs, es, _taint_per_address(same, flags if kind == ".exch" else

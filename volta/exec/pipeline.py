@@ -31,13 +31,18 @@ def combine(machines: list):
         notes = [n for m in machines for n in getattr(m, "real_notes", ())]
         if notes:
             last.real_notes = list(dict.fromkeys(notes))
-    last.sequence = [m.prog.name for m in machines]
+    last.sequence = [step_name(m.launch, m.prog.name) for m in machines]
     return last
 
 
 def names(m) -> str:
     """`partial_sums → reduce_partials` for a sequence's machine, the kernel name otherwise."""
     return " → ".join(getattr(m, "sequence", None) or [m.prog.name])
+
+
+def step_name(launch, kernel: str | None = None) -> str:
+    """What a report calls one step of a sequence: a host step's text (`memset out 0`), else the kernel."""
+    return launch.host or kernel or launch.kernel or str(launch.ptx)
 
 
 def races(spec, role: str, progress=None, *, inputs=None, trials=None, concrete: bool = True,
@@ -59,7 +64,7 @@ def races(spec, role: str, progress=None, *, inputs=None, trials=None, concrete:
     seq = sequence(spec, role)
     modes = R.trial_modes(inputs, trials)
     report = R.RaceReport(
-        kernel=" → ".join(x.kernel or "" for x in seq), role=role,
+        kernel=" → ".join(step_name(x) for x in seq), role=role,
         ptx=" → ".join(dict.fromkeys(str(x.ptx) for x in seq)), grid=" → ".join(str(x.grid) for x in seq),
         block=" → ".join(str(x.block) for x in seq), threads=sum(x.grid.count * x.block.count for x in seq),
         verdict=R.CLEAN, allow_benign=allow_benign_races)
@@ -71,7 +76,7 @@ def races(spec, role: str, progress=None, *, inputs=None, trials=None, concrete:
     try:
         for launch in seq:
             prog = lower(parse_file(launch.ptx), launch.kernel)
-            names.append(prog.name)
+            names.append(step_name(launch, prog.name))
             launch = dataclasses.replace(launch, kernel=prog.name)
             if progress is not None:
                 progress(f"{prog.name}: executing {launch.grid.count * launch.block.count} threads "
@@ -98,7 +103,7 @@ def races(spec, role: str, progress=None, *, inputs=None, trials=None, concrete:
             carried = m.buffer_regions
     except R.Timeout as err:
         return R.out_of_time(report, err, start, found)
-    report.kernel = " → ".join(names + [x.kernel or "" for x in seq[len(names):]])
+    report.kernel = " → ".join(names + [step_name(x) for x in seq[len(names):]])
     report.seconds = time.perf_counter() - start
     report.findings = R._benign_only_where_always(found)
     if report.counted:

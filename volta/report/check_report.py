@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import volta
+from volta.exec.launch import sequence
 from volta.exec.races import RaceReport, RacesResult
 from volta.report import json_report, sarif
 from volta.report import text as races_text
@@ -254,8 +255,8 @@ def _summary(result: CheckResult) -> str:
 
 def _kernel_lines(result: CheckResult, writers: dict | None = None, element: str = "") -> list:
     lines = []
-    for role in ("ref", "opt"):
-        launch = result.spec.launches[role]
+    for role in ("ref", "opt"):   # (a sequence: its first kernel launch, not a host step before it)
+        launch = next((x for x in sequence(result.spec, role) if x.host is None), result.spec.launches[role])
         line = (f"  {role} {result.report.kernels.get(role) or launch.kernel or '?'} "
                 f"({display_path(str(launch.ptx))}): grid {launch.grid}, block {launch.block}")
         writer = (writers or {}).get(role)
