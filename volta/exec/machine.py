@@ -695,9 +695,9 @@ class Machine(MachineServices):
                 raise Unsupported(f"`{d.inst.opcode}` builds a float in the exponent field, but the bounds of the "
                                   f"shifted value do not prove it is an integer f32 whose exponent field lands in "
                                   f"the normal range [1, 254]", op.span)
-            note = (f"{op.span.file}:{op.span.line}: `{d.inst.opcode}` (full-precision expf) read as 2^n; checked "
-                    f"by interval bounds: the shifted f32 is an integer in [2^23, 2^24) whose exponent field lands "
-                    f"in the normal range [1, 254]; over the reals n is unrounded (it cancels in 2^(x*c-n)*2^n)")
+            note = (f"{op.span.file}:{op.span.line}: `{d.inst.opcode}` (the exp range reduction of expf, coshf, "
+                    f"erfcf…) read as 2^n; checked by interval bounds: the shifted f32 is an integer in [2^23, 2^24) "
+                    f"whose exponent field lands in the normal range [1, 254]; over the reals n is unrounded")
             notes = self.__dict__.setdefault("real_notes", [])
             if note not in notes:
                 notes.append(note)
