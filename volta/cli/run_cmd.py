@@ -17,9 +17,9 @@ Exit codes: 0 clean, 1 findings, 2 usage error (a buffer with no array, dtype/si
 3 unsupported (an instruction without semantics) or unknown (`--timeout` ran out: the report still comes, with
 the work done and no outputs).
 
-`--json` prints one object: {"verdict", "exit_code", "timed_out", "kernel", "ptx", "grid", "block", "fp", "seed", "buffers": {NAME: {"dtype",
-"shape", "role", "min", "max", "mean", "nan", "inf"}}, "findings": [Finding.to_json()], "thread_instructions",
-"seconds", "out", "notes"}.
+`--json` prints one object: {"verdict", "exit_code", "timed_out", "kernel", "ptx", "grid", "block", "fp", "seed",
+"buffers": {NAME: {"dtype", "shape", "role", "min", "max", "mean", "nan", "inf"}}, "findings": [Finding.to_json()],
+"thread_instructions", "seconds", "out", "notes"}.
 """
 from __future__ import annotations
 
