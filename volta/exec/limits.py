@@ -282,6 +282,8 @@ class StepClock:
     at: float = dataclasses.field(default_factory=time.monotonic)
     steps_at: int = 0
     progress_at: float | None = None
+    memory_at: float = float("-inf")  # when resident memory was last read (a /proc read: ~0.1 ms, at most every
+    #                                   CHECK_SECONDS; the clock itself is a time.monotonic, ~0.1 us)
     reads: int = 0  # how many times step_check ran (benchmarks report it)
 
     def advance(self, steps: int, now: float) -> None:
@@ -304,7 +306,10 @@ def step_check(machine) -> None:
     if lim.deadline is not None and now >= lim.deadline:
         raise Timeout(f"--timeout {lim.timeout:g} s ran out while executing `{machine.prog.name}` "
                       f"({machine.steps:,} steps)")
-    rss = resident_memory()
+    rss = None
+    if now - clock.memory_at >= CHECK_SECONDS:
+        clock.memory_at = now
+        rss = resident_memory()
     if rss is not None and rss > lim.memory_limit:
         where = ("--max-memory" if lim.max_memory is not None
                  else f"the default --max-memory, half of this machine's {human(physical_memory())}")
