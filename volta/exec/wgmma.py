@@ -17,8 +17,10 @@ the accumulator registers then, and the instruction stays *in flight* until that
   with the pair of instructions: "Accessing the accumulator register or the input register containing the
   fragments of matrix A ... without first performing a wgmma.wait_group ... is undefined behavior" (§9.7.15.7.3).
   The check is a watcher (dispatch.watches) that sees every instruction of a kernel that has wgmma;
-- its shared-memory operands may be read at any moment: their reads enter the race shadow at issue (spread over
-  the warpgroup's threads, so a write by any thread that no barrier orders before the issue races with them),
+- its shared-memory operands may be read at any moment: their reads enter the race shadow at issue, on behalf
+  of the warps that use them (A's rows 16w..16w+15 by warp w, B by all four), so that a write no barrier orders
+  before the issue races with them, and one after the completion is ordered only within the reading warp
+  (`wait_group` is .sync.aligned, a warp synchronization) or by a barrier after the wait in every reading warp;
   and when the wait completes it, a write to those bytes since the issue (the shadow's last writer or the bytes
   changed) is a RACE with the wgmma, as a cp.async destination's window is (volta/exec/asynccopy.py).
 Not checked: the `wgmma.fence` ordering of register accesses before a wgmma (§9.7.15.7.1; nvcc places moves of
@@ -100,6 +102,7 @@ def _wgmma(m, op, lanes):
         if not isinstance(n, ast.Imm) or n.value < 0:
             raise Unsupported(f"`{d.inst.opcode}`: N must be a non-negative integer constant", op.span)
         complete(m, op, lanes, n.value)
+        m.wgen[np.unique(m.gwarp[lanes])] += 1   # .sync.aligned: orders the warp's accesses (as bar.warp.sync)
     elif not d.has(".fence"):
         raise Unsupported(f"`{d.inst.opcode}` is not modelled", op.span)
     _advance(m, lanes)
@@ -244,6 +247,18 @@ def locate(m, op, word, mn, k, es, mn_major, which):
     return desc, region, offs, (offs < 0) | (offs + es > region.size)
 
 
+def _readers(elems, mn, k, which):
+    """The warpgroup threads on whose behalf each element (flat index into mn x k) is read, as a list of arrays:
+    warp w multiplies rows 16w..16w+15 of A by all of B (§9.7.15.5.1.1), so an element of A is read by two
+    threads of its row's warp, one of B by a thread of each warp. A write ordered after the wgmma's completion
+    in those warps (their wgmma.wait_group, then a barrier where other warps read it) does not race with it."""
+    spread = elems % 32
+    if which == "A":
+        base = 32 * ((elems // k) // 16)
+        return [base + spread, base + (spread + 16) % 32]
+    return [32 * w + spread for w in range(4)]
+
+
 def shared_operand(m, op, grid, words, mn, k, fmt, mn_major, which):
     """Matrix `which` of every warpgroup from shared memory through its descriptor: element words (G, mn, k), the
     OR of their flags per warpgroup, and the reads (SharedRead) for the in-flight window check."""
@@ -268,7 +283,7 @@ def shared_operand(m, op, grid, words, mn, k, fmt, mn_major, which):
             flags[gs] |= 2
         good = np.flatnonzero(~bad)
         o = offs[good]
-        spread = np.arange(o.size) % 128
+        readers = _readers(good, mn, k, which)
         for g in gs:
             lane = int(grid[g, 0])
             lz = np.full(o.size, lane)
@@ -277,8 +292,8 @@ def shared_operand(m, op, grid, words, mn, k, fmt, mn_major, which):
             for f in (undef, _data_flag(m, region, lz, o, es)):
                 if f is not None and f.size:
                     flags[g] |= np.bitwise_or.reduce(f.astype(np.uint8))
-            for shift in (0, 64):   # read on behalf of the warpgroup: two of its threads per element
-                A.track(m, op, region, grid[g, (spread + shift) % 128], o, es, write=False)
+            for local in readers:   # read on behalf of the warps that use each element
+                A.track(m, op, region, grid[g, local], o, es, write=False)
             row = A.row_index(region, lz[:1], m)[0]
             byte = (row * region.data.shape[1] + o)[:, None] + np.arange(es)
             reads.append(SharedRead(int(g), region, lane, o, es, _writers(region, row, o, es),
