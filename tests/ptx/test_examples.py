@@ -36,6 +36,7 @@ def test_print_parse_round_trip(path):
     assert without_positions(again) == without_positions(module)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not on PATH")
 @pytest.mark.parametrize("path", FILES, ids=IDS)
 def test_ptxas_accepts_printed_text(path, tmp_path):
