@@ -156,6 +156,7 @@ def test_ray_gives_the_same_results_as_the_pool(tmp_path, local_ray):
     assert local_ray.is_initialized()  # a cluster the caller started is left running
 
 
+@pytest.mark.slow
 def test_killed_batch_resumes_without_repeating_or_losing_jobs(tmp_path):
     import os
     import signal

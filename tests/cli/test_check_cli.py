@@ -53,6 +53,8 @@ def _usage_error(capsys, argv, needle):
 
 # ---- every pair in examples/ -------------------------------------------------------------------------
 
+@pytest.mark.slow
+@pytest.mark.isolated
 @pytest.mark.parametrize("case", PAIRS)
 def test_example_pair(case, capsys, tmp_path):
     manifest = str(EX / case / "manifest.toml")

@@ -51,6 +51,7 @@ def _describe(report) -> str:
     return f"{report.verdict}: " + "; ".join(f"{f.kind}: {f.message}" for f in report.findings[:5])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", [_param(c) for c in CASES])
 def test_example_races(case):
     spec = load_manifest(EXAMPLES / case / "manifest.toml")
@@ -61,6 +62,7 @@ LOCKSTEP = sorted(p.parent.name for p in EXAMPLES.glob("*/manifest.toml")
                   if "lockstep" in load_manifest(p).expect)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", LOCKSTEP)
 def test_example_races_lockstep(case):
     """`expect.lockstep`: the verdict under --lockstep-warps (pre-Volta warps), next to the ITS default."""

@@ -19,27 +19,34 @@ import click
 
 from volta.errors import VoltaError
 
-# name -> module defining a click command called `command`
+# name -> (module defining a click command called `command`, the line `volta --help` shows for it);
+# the line is kept here so that `volta --help` lists the commands without importing any of them
 COMMANDS = {
-    "parse": "volta.cli.parse_cmd",
-    "races": "volta.cli.races_cmd",
-    "check": "volta.cli.check_cmd",
-    "run": "volta.cli.run_cmd",
-    "mma": "volta.cli.mma_cmd",
-    "classes": "volta.cli.classes_cmd",
-    "batch": "volta.cli.batch_cmd",
+    "parse": ("volta.cli.parse_cmd", "Parse PTX; report each kernel's parameters, registers, opcodes."),
+    "races": ("volta.cli.races_cmd", "Find races, deadlocks, out-of-bounds and uninitialized reads."),
+    "check": ("volta.cli.check_cmd", "Prove two kernels equivalent, or find an input where they differ."),
+    "run": ("volta.cli.run_cmd", "Replay a kernel on concrete inputs; report outputs and findings."),
+    "mma": ("volta.cli.mma_cmd", "One tensor-core dot product, bit for bit as an architecture does."),
+    "classes": ("volta.cli.classes_cmd", "Split kernel configs into classes with the same bits on any input."),
+    "batch": ("volta.cli.batch_cmd", "Run jobs given as JSON lines; print one JSON result per job."),
 }
 
 
 class LazyGroup(click.Group):
     def list_commands(self, ctx):
-        return sorted(name for name, module in COMMANDS.items() if importlib.util.find_spec(module))
+        return sorted(name for name, (module, _) in COMMANDS.items() if importlib.util.find_spec(module))
 
     def get_command(self, ctx, name):
-        module = COMMANDS.get(name)
-        if module is None:
+        if name not in COMMANDS:
             return None
-        return importlib.import_module(module).command
+        return importlib.import_module(COMMANDS[name][0]).command
+
+    def format_commands(self, ctx, formatter):
+        """The command list from COMMANDS' summaries (click's own would import every command for its help)."""
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
