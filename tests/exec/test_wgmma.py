@@ -8,7 +8,9 @@ layouts of §9.7.15.5.1.2.1.3 as CuTe layouts with the byte Swizzle<B,4,3>, and 
 the fragment figures (tests/exec/test_wgmma_layout.py checks wgmma_layout.py against the same)."""
 from __future__ import annotations
 
+import json
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,14 +21,14 @@ from volta.exec import access as A
 from volta.exec import findings as F
 from volta.exec.launch import from_options
 from volta.exec.machine import Machine
-from volta.exec.wgmma_layout import encode_descriptor
+from volta.exec.wgmma_layout import K_OF, encode_descriptor
 from volta.ir.program import lower
 from volta.ptx.parser import parse_text
 from volta.symbolic import expr as E
 from volta.symbolic.evaluate import evaluate
 
 NP = {"f16": np.float16, "f32": np.float32}
-SIZE = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1, "s8": 1}
+SIZE = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1}
 BUF = {"f16": "f16", "bf16": "bf16", "tf32": "f32", "e4m3": "u8", "s8": "s8"}
 
 
@@ -164,6 +166,8 @@ def words_of(x, fmt):
         return (np.asarray(x, np.float32).view(np.uint32) >> 16).astype(np.uint64)
     if fmt == "tf32":
         return np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    if fmt == "e5m2":   # the high byte of the f16 word (small integers have at most 2 fraction bits)
+        return np.asarray(x, np.float16).view(np.uint16).astype(np.uint64) >> np.uint64(8)
     if fmt == "e4m3":   # small integers: exponent bias 7, 3 mantissa bits
         out = np.zeros(np.shape(x), np.uint64)
         for idx, v in np.ndenumerate(np.asarray(x)):
@@ -176,15 +180,17 @@ def words_of(x, fmt):
     return np.asarray(x, np.int64).astype(np.uint64) & 0xFF
 
 
-def setup(fmt, n, k, *, swz_a=0, swz_b=0, mn_a=False, mn_b=False, a_regs=False, seed=0, c=None, d_fmt="f32"):
-    """Inputs, buffers and kernel keywords for D = A·B + C with A 64 x k, B k x n of small integers."""
+def setup(fmt, n, k, *, swz_a=0, swz_b=0, mn_a=False, mn_b=False, a_regs=False, seed=0, c=None, d_fmt="f32",
+          b_fmt=None):
+    """Inputs, buffers and kernel keywords for D = A·B + C with A 64 x k, B k x n of small integers (B in b_fmt
+    when given)."""
     rng = np.random.default_rng(seed)
     a = rng.integers(-3, 4, (64, k))
     b = rng.integers(-3, 4, (k, n))
     es = SIZE[fmt]
     inputs, kw = {}, {}
 
-    def place(x_mn_k, mn, swz, mn_major, name):
+    def place(x_mn_k, mn, swz, mn_major, name, fmt=fmt):
         w = swz or 16
         if mn_major:   # swizzled: LBO per MN atom (after its k/8 groups of 8 K rows), SBO per 8 K rows
             lbo, sbo = (8 * w * (k // 8), 8 * w) if swz else (128 * (mn * es // 16), 128)
@@ -208,7 +214,7 @@ def setup(fmt, n, k, *, swz_a=0, swz_b=0, mn_a=False, mn_b=False, a_regs=False, 
         kw.update(a_regs=True)
     else:
         kw["a_words"], kw["desc_a"] = place(a, 64, swz_a, mn_a, "A")
-    kw["b_words"], kw["desc_b"] = place(b.T, n, swz_b, mn_b, "B")
+    kw["b_words"], kw["desc_b"] = place(b.T, n, swz_b, mn_b, "B", b_fmt or fmt)
     rows, cols = thread_value("C", n, n // 2)
     cval = np.zeros((64, n)) if c is None else c
     if d_fmt == "f32":
@@ -261,6 +267,35 @@ def test_wgmma_product_through_every_layout(fmt, n, swz_a, swz_b, mn_a, mn_b, a_
     assert not m.findings, m.findings
     got = result(m, n) if fmt != "s8" else _ints(m, n)
     assert (got == a @ b + c).all()
+
+
+@pytest.mark.parametrize("a_fmt,b_fmt,a_regs", [("e4m3", "e5m2", False), ("e5m2", "e4m3", True),
+                                               ("e5m2", "e5m2", False)])
+def test_fp8_inputs_of_either_format(a_fmt, b_fmt, a_regs):
+    """.e4m3 and .e5m2 in any combination (§9.7.15.5.2); under --fp ieee exact products summed in f64. A mixed
+    pair has no measured tensor-core row: --fp hopper refuses it, naming the instruction."""
+    c = np.arange(64 * 8).reshape(64, 8) % 5 - 2.0
+    a, b, inputs, buffers, kw = setup(a_fmt, 8, 32, swz_a=64, swz_b=32, a_regs=a_regs, c=c, b_fmt=b_fmt)
+    ptx = kernel(shape="m64n8k32", types=f"f32.{a_fmt}.{b_fmt}", n_acc=4, **kw, imms="1, 1")
+    m = run(ptx, buffers, inputs)
+    assert not m.findings and (result(m, 8) == a @ b + c).all()
+    if a_fmt != b_fmt:
+        with pytest.raises(Unsupported, match=f"wgmma with .{a_fmt} x .{b_fmt} inputs under --fp hopper"):
+            run(ptx, buffers, inputs, fp="hopper")
+    else:
+        assert (result(run(ptx, buffers, inputs, fp="hopper"), 8) == a @ b + c).all()   # small sums: exact
+
+
+@pytest.mark.parametrize("a_fmt,b_fmt", [("s8", "u8"), ("u8", "s8"), ("u8", "u8")])
+def test_integer_inputs_signed_and_unsigned(a_fmt, b_fmt):
+    """.s8/.u8 in any combination, each side extended by its own signedness, into .s32 (§9.7.15.5.2)."""
+    c = np.arange(64 * 16).reshape(64, 16) % 7 - 3
+    a, b, inputs, buffers, kw = setup(a_fmt, 16, 32, swz_a=128, swz_b=0, c=c, b_fmt=b_fmt)
+    inputs["C"] = c[thread_value("C", 16, 8)].astype(np.int32).reshape(-1).view(np.uint32)
+    ptx = kernel(shape="m64n16k32", types=f"s32.{a_fmt}.{b_fmt}", n_acc=8, acc_type=".b32", **kw, imms="")
+    m = run(ptx.replace("%p2, ;", "%p2;"), buffers, inputs)
+    value = {"s8": lambda x: x, "u8": lambda x: x % 256}
+    assert not m.findings and (_ints(m, 16) == value[a_fmt](a) @ value[b_fmt](b) + c).all()
 
 
 def _ints(m, n):
@@ -320,6 +355,34 @@ def test_hopper_rows_are_the_wgmma_rows():
     bits = run(ptx, buffers, inputs, fp="hopper")
     assert list(bits.tensor_rows) == ["hopper wgmma e4m3->f32, every ptxas"] and result(bits, 8)[0, 0] == 0.0
     assert result(run(ptx, buffers, inputs), 8)[0, 0] == 2.0 ** -18   # --fp ieee: exact products, one rounding
+
+
+SPEC = Path("/work/shared/specs/mma-vectors.json")
+if not SPEC.exists():  # a copy may live beside the tests in other checkouts
+    SPEC = Path(__file__).parents[1] / "numerics" / "mma-vectors.json"
+VECTORS = [v for v in (json.loads(SPEC.read_text())["vectors"] if SPEC.exists() else [])
+           if "hopper" in v["expect"] and len(v["a"]) <= K_OF.get(v["in"], 0)]
+
+
+@pytest.mark.parametrize("vec", VECTORS, ids=[v["case"] for v in VECTORS])
+def test_discriminating_vectors_bit_for_bit_through_one_wgmma(vec):
+    """numerics.md's discriminating dot products as row 0 of A, column 0 of B and D[0][0] of one wgmma under
+    --fp hopper: D[0][0] is the spec's Hopper word (the fp8 ones are its wgmma row) and every other element 0."""
+    fmt, k = vec["in"], K_OF[vec["in"]]
+    es = SIZE[fmt]
+    _, _, inputs, buffers, kw = setup(fmt, 8, k, swz_a=32, swz_b=32)
+    wa, wb = np.zeros((64, k), np.uint64), np.zeros((8, k), np.uint64)   # B as N x K
+    wa[0, :len(vec["a"])] = [int(x, 16) for x in vec["a"]]
+    wb[0, :len(vec["b"])] = [int(x, 16) for x in vec["b"]]
+    inputs["A"] = image(wa, canonical(64, k, es, 32, 16, 256, False), es, 4 * inputs["A"].size).view(np.uint32)
+    inputs["B"] = image(wb, canonical(8, k, es, 32, 16, 256, False), es, 4 * inputs["B"].size).view(np.uint32)
+    inputs["C"] = np.zeros(inputs["C"].size, np.uint32)
+    inputs["C"][0] = int(vec["c"], 16)
+    imms = "1, 1, 0, 0" if es == 2 else "1, 1"
+    m = run(kernel(shape=f"m64n8k{k}", types=f"f32.{fmt}.{fmt}", n_acc=4, **kw, imms=imms), buffers, inputs,
+            fp="hopper")
+    d = m.buffer_regions["D"].data[0, :64 * 8 * 4].view(np.uint32)
+    assert f"{int(d[0]):08x}" == vec["expect"]["hopper"] and not d[1:].any()
 
 
 def test_hopper_fp8_to_f16_wgmma_has_no_row():

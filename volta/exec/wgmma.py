@@ -39,7 +39,7 @@ from volta.exec import findings as F
 from volta.exec import wgmma_layout as L
 from volta.exec.dispatch import _advance, _data_flag, handles, watches
 from volta.exec.services import WARP
-from volta.exec.tensor import _mixed_int, matmul, slots_from_tile, tile_from_slots
+from volta.exec.tensor import _mixed_int, _to_f64, matmul, slots_from_tile, tile_from_slots
 from volta.ir.program import RegRef
 from volta.numerics.mma_select import select_row
 from volta.ptx import ast
@@ -301,13 +301,19 @@ def shared_operand(m, op, grid, words, mn, k, fmt, mn_major, which):
     return out, flags, reads
 
 
+def as_f16(words, fmt):
+    """fp8 words as the f16 words of the same values: every .e4m3 and .e5m2 value (NaN, inf) is an f16 value."""
+    return _to_f64(words, fmt).astype(np.float16).view(np.uint16).astype(np.uint64)
+
+
 def tensor_row(m, form):
     """The tensor-core row for this wgmma under the machine's --fp (None under ieee/real and for integers)."""
     if m.fp in ("ieee", "real") or form.integer:
         return None
     if form.a != form.b:
-        raise Unsupported(f"wgmma with .{form.a} x .{form.b} inputs: the bit-exact tensor-core model takes one input "
-                          f"format")
+        raise Unsupported(f"wgmma with .{form.a} x .{form.b} inputs under --fp {m.fp}: no measured tensor-core row "
+                          f"for mixed fp8 inputs (numerics.md's rows are for one input format; --fp ieee computes "
+                          f"exact products summed in f64)")
     try:
         row = select_row(m.fp, form.a, form.d, replace(m.tensor, inst="wgmma"))
     except UsageError as e:
@@ -357,6 +363,9 @@ def _mma_async(m, op, lanes):
     Aw, Bw, Cw, flags, reads = operands(m, op, form, grid, mods)
     if form.integer and form.a != form.b:
         Dw = _mixed_int(Aw, Bw, Cw, form.a, form.b, form.satfinite)
+    elif form.a != form.b:   # .e4m3 x .e5m2: refused under --fp ARCH, under ieee the values as f16 words
+        tensor_row(m, form)
+        Dw = matmul(as_f16(Aw, form.a), as_f16(Bw, form.b), Cw, "f16", form.d, None)
     else:
         Dw = matmul(Aw, Bw, Cw, form.a, form.d, tensor_row(m, form), form.satfinite)
     rd = _regs(op.operands[0])
