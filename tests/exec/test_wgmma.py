@@ -458,7 +458,13 @@ def test_shared_operand_written_after_the_wait_is_ordered_in_the_reading_warps()
     assert not _races(run(late("SA", 0, ""), buffers, inputs))   # row 0 of A: warp 0's
     races = _races(run(late("SB", 0, ""), buffers, inputs))
     assert races and races[0].buffer == "SB"
+    assert races[0].sites[0].text.startswith("wgmma.mma_async") and races[0].sites[1].text.startswith("st.shared")
     assert not _races(run(late("SB", 0, "    bar.sync 0;\n"), buffers, inputs))
+    # a barrier between the issue and the waits orders the issue's reads, not the other warps' completion
+    kw["after_issue"] = "    bar.sync 0;"
+    races = _races(run(late("SB", 0, ""), buffers, inputs))
+    assert races and races[0].buffer == "SB" and races[0].sites[0].text.startswith("wgmma.mma_async")
+    assert not _races(run(late("SA", 0, ""), buffers, inputs))
 
 
 def test_shared_operand_written_before_the_issue_without_a_barrier_races():

@@ -20,7 +20,9 @@ the accumulator registers then, and the instruction stays *in flight* until that
 - its shared-memory operands may be read at any moment: their reads enter the race shadow at issue, on behalf
   of the warps that use them (A's rows 16w..16w+15 by warp w, B by all four), so that a write no barrier orders
   before the issue races with them, and one after the completion is ordered only within the reading warp
-  (`wait_group` is .sync.aligned, a warp synchronization) or by a barrier after the wait in every reading warp;
+  (`wait_group` is .sync.aligned, a warp synchronization) or by a barrier after the wait in every reading warp:
+  each warp's share of the reads enters the shadow again at its wait (_read_at_completion), so the verdict does
+  not depend on the order the machine runs the warps in;
   and when the wait completes it, a write to those bytes since the issue (the shadow's last writer or the bytes
   changed) is a RACE with the wgmma, as a cp.async destination's window is (volta/exec/asynccopy.py).
 Not checked: the `wgmma.fence` ordering of register accesses before a wgmma (§9.7.15.7.1; nvcc places moves of
@@ -59,6 +61,7 @@ class SharedRead:
     esize: int
     writers: np.ndarray   # (3, n, esize): last writer's thread, pc, barrier generation of each byte at issue
     data: np.ndarray      # (n, esize) bytes at issue
+    readers: list         # arrays (n,) of warpgroup threads on whose behalf each element is read (_readers)
 
 
 @dataclass
@@ -297,7 +300,7 @@ def shared_operand(m, op, grid, words, mn, k, fmt, mn_major, which):
             row = A.row_index(region, lz[:1], m)[0]
             byte = (row * region.data.shape[1] + o)[:, None] + np.arange(es)
             reads.append(SharedRead(int(g), region, lane, o, es, _writers(region, row, o, es),
-                                    region.data.reshape(-1)[byte].copy()))
+                                    region.data.reshape(-1)[byte].copy(), readers))
     return out, flags, reads
 
 
@@ -395,10 +398,24 @@ def complete(m, op, lanes, keep):
         now = ~fl.done & (fl.group[:, None] < limit[fl.lanes])
         for g in np.flatnonzero(now.any(axis=1) & ~fl.done.any(axis=1)):
             _window_check(m, fl, int(g))
+        for g in np.flatnonzero(now.any(axis=1)):
+            _read_at_completion(m, fl, int(g), np.flatnonzero(now[g]))
         fl.done |= now
         if not fl.done.all():
             alive.append(fl)
     st.flights = alive
+
+
+def _read_at_completion(m, fl, g, threads):
+    """The completing warps' share of the shared reads enters the race shadow again, as made at their wait: in
+    any schedule a warp's part of the wgmma may read until then, so a write that no barrier orders after the
+    wait (in a warp that completed first) races with it, whichever order the machine ran the warps in."""
+    warps = np.unique(threads // 32)
+    for rd in (r for r in fl.reads if r.warpgroup == g):
+        for who in rd.readers:
+            sel = np.isin(who // 32, warps)
+            if sel.any():
+                A.track(m, fl.op, rd.region, fl.lanes[g, who[sel]], rd.offs[sel], rd.esize, write=False)
 
 
 def _window_check(m, fl, g):
