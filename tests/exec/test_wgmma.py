@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from test_wgmma_layout import TV, cute   # tests/exec: the CuTe evaluator and CUTLASS's layouts
+from volta.cli import run as cli_run
 from volta.errors import Unsupported
 from volta.exec import access as A
 from volta.exec import findings as F
@@ -390,6 +391,23 @@ def test_hopper_fp8_to_f16_wgmma_has_no_row():
     ptx = kernel(shape="m64n8k32", types="f16.e4m3.e4m3", n_acc=2, acc_type=".b32", **kw, imms="1, 1")
     with pytest.raises(Unsupported, match="no measured model for hopper wgmma e4m3 -> f16"):
         run(ptx, buffers, inputs, fp="hopper")
+
+
+def test_volta_run_says_unsupported_with_the_instruction_and_its_line(tmp_path, capsys):
+    """Through the CLI: `volta run --fp hopper` on an fp8 -> f16 wgmma is UNSUPPORTED (exit 3), one paragraph
+    naming the instruction at file:line:col, no traceback; --fp ieee runs it."""
+    a, b, inputs, buffers, kw = setup("e4m3", 8, 32, swz_a=32, swz_b=32, d_fmt="f16")
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(kernel(shape="m64n8k32", types="f16.e4m3.e4m3", n_acc=2, acc_type=".b32", **kw, imms="1, 1"))
+    np.savez(tmp_path / "in.npz", **inputs)
+    line = next(i for i, t in enumerate(ptx.read_text().splitlines(), 1) if "wgmma.mma_async" in t)
+    argv = ["run", str(ptx), "--grid", "1", "--block", "128", "--args", "A,B,C,D", "--inputs", str(tmp_path / "in.npz")]
+    argv += [x for buf in buffers for x in ("--buffer", buf)]
+    code = cli_run(argv + ["--fp", "hopper"])
+    out, err = capsys.readouterr()
+    assert code == 3 and "Traceback" not in out + err
+    assert f"k.ptx:{line}:" in out + err and "wgmma.mma_async.sync.aligned.m64n8k32.f16.e4m3.e4m3" in out + err
+    assert cli_run(argv + ["--fp", "ieee"]) == 0
 
 
 # ---- the asynchronous protocol (§9.7.15.7) ----------------------------------------------------------------------

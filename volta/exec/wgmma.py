@@ -309,18 +309,18 @@ def as_f16(words, fmt):
     return _to_f64(words, fmt).astype(np.float16).view(np.uint16).astype(np.uint64)
 
 
-def tensor_row(m, form):
+def tensor_row(m, op, form):
     """The tensor-core row for this wgmma under the machine's --fp (None under ieee/real and for integers)."""
     if m.fp in ("ieee", "real") or form.integer:
         return None
     if form.a != form.b:
-        raise Unsupported(f"wgmma with .{form.a} x .{form.b} inputs under --fp {m.fp}: no measured tensor-core row "
-                          f"for mixed fp8 inputs (numerics.md's rows are for one input format; --fp ieee computes "
-                          f"exact products summed in f64)")
+        raise Unsupported(f"`{op.d.inst.opcode}`: wgmma with .{form.a} x .{form.b} inputs under --fp {m.fp}: no "
+                          f"measured tensor-core row for mixed fp8 inputs (numerics.md's rows are for one input "
+                          f"format; --fp ieee computes exact products summed in f64)", op.span)
     try:
         row = select_row(m.fp, form.a, form.d, replace(m.tensor, inst="wgmma"))
     except UsageError as e:
-        raise Unsupported(f"wgmma under --fp {m.fp}: {e}") from None
+        raise Unsupported(f"`{op.d.inst.opcode}` under --fp {m.fp}: {e}", op.span) from None
     m.tensor_rows.setdefault(row.name, row)
     return row.params
 
@@ -367,10 +367,10 @@ def _mma_async(m, op, lanes):
     if form.integer and form.a != form.b:
         Dw = _mixed_int(Aw, Bw, Cw, form.a, form.b, form.satfinite)
     elif form.a != form.b:   # .e4m3 x .e5m2: refused under --fp ARCH, under ieee the values as f16 words
-        tensor_row(m, form)
+        tensor_row(m, op, form)
         Dw = matmul(as_f16(Aw, form.a), as_f16(Bw, form.b), Cw, "f16", form.d, None)
     else:
-        Dw = matmul(Aw, Bw, Cw, form.a, form.d, tensor_row(m, form), form.satfinite)
+        Dw = matmul(Aw, Bw, Cw, form.a, form.d, tensor_row(m, op, form), form.satfinite)
     rd = _regs(op.operands[0])
     out = scatter(Dw, form.d_per_register, L.WIDTH[form.d], L.table(L.accumulator, form.n // 2), len(rd))
     flat = grid.reshape(-1)
