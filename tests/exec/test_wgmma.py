@@ -493,6 +493,19 @@ def test_shared_operand_written_before_the_issue_without_a_barrier_races():
     assert races and races[0].buffer == "SB"
 
 
+@pytest.mark.parametrize("fence", ["", "fence.proxy.async.global;"])
+def test_generic_writes_without_a_proxy_fence_race_with_the_wgmma(fence):
+    """§9.7.15.4: wgmma reads shared memory through the async proxy; the st.shared that filled it (generic proxy)
+    needs a fence.proxy.async of its thread before the barrier. A .global proxy fence does not order shared."""
+    a, b, inputs, buffers, kw = _f16_case()
+    ptx = kernel(**kw).replace("fence.proxy.async.shared::cta;", fence)
+    races = _races(run(ptx, buffers, inputs))
+    assert races and "fence.proxy.async" in races[0].message and "through the generic proxy" in races[0].message
+    assert races[0].sites[0].text.startswith("wgmma.mma_async") and races[0].sites[1].text.startswith("st.shared")
+    assert not _races(run(kernel(**kw).replace("fence.proxy.async.shared::cta;", "fence.proxy.async;"), buffers,
+                          inputs))
+
+
 # ---- what is refused or reported ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("edit,match", [

@@ -25,9 +25,11 @@ the accumulator registers then, and the instruction stays *in flight* until that
   not depend on the order the machine runs the warps in;
   and when the wait completes it, a write to those bytes since the issue (the shadow's last writer or the bytes
   changed) is a RACE with the wgmma, as a cp.async destination's window is (volta/exec/asynccopy.py).
+- an operand written through the generic proxy with no `fence.proxy.async` of its writer since is a RACE with the
+  wgmma, which reads through the async proxy (volta/exec/wgmma_proxy.py).
 Not checked: the `wgmma.fence` ordering of register accesses before a wgmma (§9.7.15.7.1; nvcc places moves of
 inline-asm operands between the fence and the wgmma, and ptxas serializes such code rather than miscompiling
-it), and `fence.proxy.async` between generic-proxy writes of shared memory and wgmma reads.
+it).
 """
 from __future__ import annotations
 
@@ -42,6 +44,7 @@ from volta.exec import wgmma_layout as L
 from volta.exec.dispatch import _advance, _data_flag, handles, watches
 from volta.exec.services import WARP
 from volta.exec.tensor import _mixed_int, _to_f64, matmul, slots_from_tile, tile_from_slots
+from volta.exec.wgmma_proxy import ProxyFences
 from volta.ir.program import RegRef
 from volta.numerics.mma_select import select_row
 from volta.ptx import ast
@@ -81,6 +84,7 @@ class Flight:
 class WgmmaState:
     committed: np.ndarray                           # per thread: wgmma-groups committed so far
     flights: list = field(default_factory=list)
+    proxy: ProxyFences | None = None                # set by the watcher (race checking only)
 
 
 def state(m) -> WgmmaState:
@@ -299,14 +303,34 @@ def shared_operand(m, op, grid, words, mn, k, fmt, mn_major, which):
                 A.track(m, op, region, grid[g, local], o, es, write=False)
             row = A.row_index(region, lz[:1], m)[0]
             byte = (row * region.data.shape[1] + o)[:, None] + np.arange(es)
-            reads.append(SharedRead(int(g), region, lane, o, es, _writers(region, row, o, es),
-                                    region.data.reshape(-1)[byte].copy(), readers))
+            writers = _writers(region, row, o, es)
+            _proxy_check(m, op, region, lane, o, writers)
+            reads.append(SharedRead(int(g), region, lane, o, es, writers, region.data.reshape(-1)[byte].copy(),
+                                    readers))
     return out, flags, reads
 
 
 def as_f16(words, fmt):
     """fp8 words as the f16 words of the same values: every .e4m3 and .e5m2 value (NaN, inf) is an f16 value."""
     return _to_f64(words, fmt).astype(np.float16).view(np.uint16).astype(np.uint64)
+
+
+def _proxy_check(m, op, region, lane, offs, writers):
+    """An operand byte last written through the generic proxy with no fence.proxy.async of its writer since is a
+    RACE between the write and this wgmma (volta/exec/wgmma_proxy.py)."""
+    proxy = state(m).proxy
+    if proxy is None:
+        return
+    bad = proxy.unfenced(writers[0], writers[1])
+    if not bad.any():
+        return
+    e, b = (int(x[0]) for x in np.nonzero(bad))
+    tid, pc = int(writers[0, e, b]), int(writers[1, e, b])
+    store = m.prog.ops[pc]
+    m.report(F.RACE, f"`{store.d.inst.opcode}` writes `{region.name}` through the generic proxy and its thread runs no "
+             f"fence.proxy.async before the wgmma.mma_async that reads it through the async proxy (PTX ISA "
+             f"§9.7.15.4: a cross-proxy fence is required)", op, [lane, tid], second=store, buffer=region.name,
+             offset=int(offs[e]) + b, bounds=region.size)
 
 
 def tensor_row(m, op, form):
@@ -505,4 +529,11 @@ class InFlightRegisters:
 
 @watches("wgmma")
 def _watch(m):
-    return InFlightRegisters(m)
+    registers = InFlightRegisters(m)
+    proxy = state(m).proxy = ProxyFences(m) if m.check_races else None
+
+    def watch(op, lanes):
+        registers(op, lanes)
+        if proxy is not None:
+            proxy(op, lanes)
+    return watch
