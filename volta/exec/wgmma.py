@@ -17,14 +17,13 @@ the accumulator registers then, and the instruction stays *in flight* until that
   with the pair of instructions: "Accessing the accumulator register or the input register containing the
   fragments of matrix A ... without first performing a wgmma.wait_group ... is undefined behavior" (§9.7.15.7.3).
   The check is a watcher (dispatch.watches) that sees every instruction of a kernel that has wgmma;
-- its shared-memory operands may be read at any moment: their reads enter the race shadow at issue, on behalf
-  of the warps that use them (A's rows 16w..16w+15 by warp w, B by all four), so that a write no barrier orders
-  before the issue races with them, and one after the completion is ordered only within the reading warp
-  (`wait_group` is .sync.aligned, a warp synchronization) or by a barrier after the wait in every reading warp:
-  each warp's share of the reads enters the shadow again at its wait (_read_at_completion), so the verdict does
-  not depend on the order the machine runs the warps in;
-  and when the wait completes it, a write to those bytes since the issue (the shadow's last writer or the bytes
-  changed) is a RACE with the wgmma, as a cp.async destination's window is (volta/exec/asynccopy.py).
+- its shared-memory operands may be read at any moment. Their reads enter the race shadow at issue, on behalf
+  of the warps that use them (A's rows 16w..16w+15 by warp w, B by all four), so a write that no barrier orders
+  before the issue races with them; and again at each warp's completing wait (_read_at_completion), so a write
+  after it is ordered only within that warp (`wait_group` is .sync.aligned, a warp synchronization) or by a
+  barrier after the wait of every reading warp, whatever order the machine runs the warps in. When the wait
+  completes it, a write to those bytes since the issue (the shadow's last writer or the bytes changed) is a
+  RACE with the wgmma, as a cp.async destination's window is (volta/exec/asynccopy.py);
 - an operand written through the generic proxy with no `fence.proxy.async` of its writer since is a RACE with the
   wgmma, which reads through the async proxy (volta/exec/wgmma_proxy.py).
 Not checked: the `wgmma.fence` ordering of register accesses before a wgmma (§9.7.15.7.1; nvcc places moves of
