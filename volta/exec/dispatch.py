@@ -24,6 +24,10 @@ DISPATCH = {}
 # gives them a real meaning here: handler(m, op, lanes) runs instead of the bit handler, or raises
 # Unsupported naming what it does not model.
 REAL = {}
+# Instructions whose semantics constrain what *other* instructions may do while they are in progress (wgmma's
+# registers in flight): opcode -> make(machine) -> watch(op, lanes), called before every instruction of a kernel
+# that contains the opcode (Machine.watchers).
+WATCHERS = {}
 
 
 def handles(*names, table=DISPATCH):
@@ -36,6 +40,13 @@ def handles(*names, table=DISPATCH):
 
 def handles_real(*names):
     return handles(*names, table=REAL)
+
+
+def watches(name):
+    def register(make):
+        WATCHERS[name] = make
+        return make
+    return register
 
 
 def run_bits(m, op, lanes):
@@ -965,6 +976,6 @@ def _reduce_bits(op, t, v):
     return int(r) & 0xFFFFFFFF
 
 
-from volta.exec import asynccopy, hopper, tensor  # noqa: E402,F401  (register their handlers)
-from volta.exec import atomics_real, copy_real, redux_real, tensor_real  # noqa: E402,F401  (their real meanings: REAL)
+from volta.exec import asynccopy, hopper, tensor, wgmma  # noqa: E402,F401  (register their handlers)
+from volta.exec import atomics_real, copy_real, redux_real, tensor_real, wgmma_real  # noqa: E402,F401  (REAL)
 from volta.exec import indirect  # noqa: E402,F401  (registers the end of indirect-call dispatch chains)

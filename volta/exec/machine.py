@@ -122,6 +122,8 @@ class Machine(MachineServices):
         self.clocks = memmodel.Clocks(self) if check_races and memmodel.needs_clocks(prog) else None
         # loops may spin on memory (atomics, strong loads, a grid barrier): park lanes whose iteration changed nothing
         self.may_spin = not structured or _may_spin(prog)
+        opcodes = {o.op for o in prog.ops}   # instructions that watch the others (dispatch.WATCHERS: wgmma)
+        self.watchers = [make(self) for name, make in WATCHERS.items() if name in opcodes]
 
     # ---- set-up ---------------------------------------------------------------------------
     def _mark_read_only(self):
@@ -341,6 +343,8 @@ class Machine(MachineServices):
     def _execute(self, op, lanes):
         """op on lanes whose guard holds (or that if-conversion runs under a path condition)."""
         self.thread_instructions += lanes.size
+        for watch in self.watchers:
+            watch(op, lanes)
         if self.symbolic and op.op in NOT_REAL:
             real = REAL.get(op.op) if not getattr(self, "bit_terms", False) else None
             if real is not None:
@@ -1096,4 +1100,4 @@ def _pointer_params(prog: Program) -> set:
     return pointers
 
 
-from volta.exec.dispatch import DISPATCH, REAL  # noqa: E402  (handlers need Machine defined first)
+from volta.exec.dispatch import DISPATCH, REAL, WATCHERS  # noqa: E402  (handlers need Machine defined first)
