@@ -454,13 +454,15 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
           seed: int = 0, prove: bool = False, arch: str | None = None, nvcc_flags: Sequence[str] = (),
           save_counterexample: str | os.PathLike | None = None, emit_smt: str | os.PathLike | None = None,
           progress: Callable[[str], None] | None = None, ulp: float | None = None, rtol: float | None = None,
-          atol: float | None = None, signed_zero: str = "differ") -> CheckResult:
+          atol: float | None = None, signed_zero: str = "differ", exact_constants: bool = False) -> CheckResult:
     """Prove `ref` and `opt` equivalent over the reals (`fp="real"`), or compare their bits (`fp="ieee"`,
     `"ampere"`, `"hopper"`, …) — `volta check`. Give two kernels and a `Launch` (`opt_launch` when the
     optimized kernel launches differently; buffers and symbols are shared), or one manifest.toml path, or
     two pipelines (`Pipeline`s or lists of (kernel, Launch) pairs; a single launch is a one-item list) with no
     `launch` — the CLI's `--ref-launch`/`--opt-launch`. `buffers` declares buffers besides those passed in
-    the launches' args (e.g. a `temp` intermediate named by a string); every buffer needs a role here."""
+    the launches' args (e.g. a `temp` intermediate named by a string); every buffer needs a role here.
+    `exact_constants=True` reads every float literal as the rational it is (the CLI's --exact-constants); by
+    default RN(log2 e), RN(pi), ... are read as those constants over the reals."""
     from volta.exec.launch import compile_sources, pair_from_options, preflight
 
     pipes = {"ref": _as_pipeline(ref), "opt": _as_pipeline(opt)}
@@ -511,6 +513,8 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
         command += [f"--define-fn={n}={m}" for n, m in spec.functions.items()]
     compile_sources(spec, arch, tuple(nvcc_flags))
     command += (["--arch", arch] if arch else []) + [f"--nvcc-flag={f}" for f in nvcc_flags]
+    spec.exact_constants = spec.exact_constants or exact_constants
+    command += ["--exact-constants"] if exact_constants else []
     preflight(spec, ("ref", "opt"), symbolic=fp == "real")  # every launch's file, kernel and args, before any runs
 
     start = time.perf_counter()

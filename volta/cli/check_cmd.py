@@ -82,6 +82,10 @@ def _launch_options(f):
 @click.option("--seed", type=int, default=0, show_default=True, help="With a bit-exact --fp: random seed.")
 @click.option("--define-fn", "define_fn", multiple=True, metavar="NAME=exp|exp2|log|sqrt|rsqrt|tanh",
               help="Give an external function with no body its exact real meaning (else: uninterpreted).")
+@click.option("--exact-constants", "exact_constants", is_flag=True,
+              help="Over the reals: read every float literal as the rational it is. By default a literal that is the "
+                   "correctly rounded value of log2 e, ln 2, pi, sqrt 2, sqrt(2/pi), ... (or a hi/lo split of one) "
+                   "is read as that constant, so expf, __expf and exp2f(x*log2e) are one function.")
 @click.option("--prove", is_flag=True,
               help="With a bit-exact --fp: prove every output element has the same bits for every input "
                    "(BIT-IDENTICAL), or show an input where they differ.")
@@ -108,7 +112,7 @@ def _launch_options(f):
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
             as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag,
             allow_exit_before_barrier, prove, batch_invariant, ulp=None, rtol=None, atol=None,
-            signed_zero="differ", ctas=None, **launch) -> int:
+            signed_zero="differ", ctas=None, exact_constants=False, **launch) -> int:
     """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
 
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
@@ -126,6 +130,8 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         argv += ["--define-fn", f"{name}={meaning}"]
     spec.allow_exit_before_barrier = allow_exit_before_barrier
     argv += ["--allow-exit-before-barrier"] if allow_exit_before_barrier else []
+    spec.exact_constants = spec.exact_constants or exact_constants   # (a manifest may say so too)
+    argv += ["--exact-constants"] if exact_constants else []
     if ctas is not None:
         if fp != "real":
             raise UsageError("--ctas applies to the check over the reals (--fp real); the bit comparison runs "

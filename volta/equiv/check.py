@@ -23,7 +23,7 @@ from volta.exec.limits import Timeout
 from volta.exec.access import region_itemsize
 from volta.exec.findings import Site
 from volta.exec.launch import LaunchSpec, sequence
-from volta.exec.machine import Machine, constants
+from volta.exec.machine import Machine, constants, named_reading
 from volta.exec.pipeline import names as pipeline_names
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
@@ -64,6 +64,9 @@ class CheckReport:
     stats: dict = field(default_factory=dict)
     kernels: dict = field(default_factory=dict)  # role -> .entry name that ran
     notes: list = field(default_factory=list)  # what the real semantics relied on (e.g. expf's 2^n bit idiom)
+    # float literals read as the named constants they round (volta/symbolic/constants.py): one entry per constant,
+    # {"name": "log2 e", "literals": ["0f3FB8AA3B", "lo 0f32A57060"], "roles": ["ref", "opt"]}
+    constants: list = field(default_factory=list)
     timed_out: str | None = None  # set when --timeout ended the check: what was running, what was left
     coverage: dict | None = None  # --ctas: {role: CTAs run, "not_compared": elements written on one side only}
 
@@ -83,11 +86,13 @@ def execute(spec: LaunchSpec, role: str, input_values=None, lane_structured: boo
     symbols = {k: v for k, v in spec.symbols.items()}
     lane = LANE_STRUCTURED if lane_structured is None else lane_structured
     machines, carried = [], None
-    for launch in sequence(spec, role):
-        prog = lower(parse_file(launch.ptx), launch.kernel)
+    progs = [(launch, lower(parse_file(launch.ptx), launch.kernel)) for launch in sequence(spec, role)]
+    named = named_reading(spec, [prog for _, prog in progs])
+    for launch, prog in progs:
         m = pipeline.machine(carried, prog, launch, spec.buffers, symbols, symbolic=True, input_values=input_values,
                              check_races=input_values is None, lane_structured=lane and input_values is None,
-                             functions=spec.functions, allow_exit_before_barrier=spec.allow_exit_before_barrier)
+                             functions=spec.functions, allow_exit_before_barrier=spec.allow_exit_before_barrier,
+                             named=named)
         machines.append(m.run())
         carried = m.buffer_regions
     return pipeline.combine(machines)
@@ -174,7 +179,7 @@ def outputs(m: Machine, spec: LaunchSpec, rows: bool = False) -> dict:
             else:
                 bits = region.data[0, off:off + size].copy().view({1: np.uint8, 2: np.uint16, 4: np.uint32,
                                                                    8: np.uint64}[size]).astype(np.uint64)
-                elements[i] = constants(bits, t)[0]
+                elements[i] = constants(bits, t, m.named)[0]
         elements = Elements(elements)
         elements.poly_at = np.array(poly_at, np.int64)
         result[name] = elements
@@ -244,6 +249,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
             return report
         report.findings[role] = machines[role].findings
         report.notes += [f"{role}: {n}" for n in getattr(machines[role], "real_notes", ())]
+    report.constants = constants_read({role: m.named for role, m in machines.items()})
     report.stats["execute_seconds"] = time.perf_counter() - start
     report.stats["thread_instructions"] = sum(m.thread_instructions for m in machines.values())
     if any(report.findings.values()):
@@ -330,6 +336,20 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
 
 
 PROGRESS_SECONDS = 2.0
+
+
+def constants_read(readings: dict) -> list:
+    """What each side's named-constant reading read (role -> Reading or None), one entry per constant."""
+    out: dict = {}
+    for role, named in readings.items():
+        for name, text, lo in (named.read if named is not None else ()):
+            entry = out.setdefault(name, {"name": name, "literals": [], "roles": []})
+            literal = f"lo {text}" if lo else text
+            if literal not in entry["literals"]:
+                entry["literals"].append(literal)
+            if role not in entry["roles"]:
+                entry["roles"].append(role)
+    return list(out.values())
 
 
 def _progress(progress, done: int, total: int, start: float, shown: float) -> float:

@@ -107,7 +107,7 @@ def _extern_call(m, op, lanes):
             # a defined meaning (exp, sqrt, …) takes a float: nvcc passes a float as `.param .b32`, so a
             # concrete argument is read as the float of that width, never as the integer of its bits
             ct = {".b32": ".f32", ".b64": ".f64"}.get(t, t) if fn.name in m.functions else t
-            consts = constants(bits, ct)
+            consts = constants(bits, ct, m.named)
             values[-1] = np.array([e if e is not None else c for e, c in zip(values[-1], consts)], dtype=object)
     for ref, t in zip(rets, fn.return_types):
         region = m.memory.by_name[ref.name]
@@ -648,7 +648,7 @@ def _exprs_at(m, reg, lanes, t):
     cur = m.sym[reg.index] if isinstance(reg, RegRef) else None
     if isinstance(cur, LaneSym):
         bits, _ = m.read(reg, lanes, t)
-        out = constants(bits, t)
+        out = constants(bits, t, m.named)
         found, part = cur.restrict(np.unique(lanes))
         if part is not None:
             where = {int(lane): k for k, lane in enumerate(part.lanes)}

@@ -22,6 +22,7 @@ from volta.ptx import ast
 from volta.semantics import compute as C
 from volta.semantics import realops
 from volta.semantics.bits import U64, as_float, as_int, is_float, mask, signed, width
+from volta.symbolic import constants as named_constants
 from volta.symbolic import expr as E
 from volta.exec import floatbits, ifconvert, integer_real, lanesym
 from volta.exec.services import BAR, DATA, EXIT, RUN, SPIN, UNDEF, WARP, MachineServices  # noqa: F401 (re-exported)
@@ -55,7 +56,7 @@ class Machine(MachineServices):
                  fp: str = "ieee", symbolic: bool = False, input_values: dict | None = None,
                  functions: dict | None = None,
                  lane_structured: bool = False, allow_exit_before_barrier: bool = False,
-                 lockstep_warps: bool = False):
+                 lockstep_warps: bool = False, named=None):
         self.prog = prog
         self.lockstep = lockstep_warps  # pre-Volta: a warp's threads execute each instruction together
         # polynomial data as LaneSym (one numpy-structured value per register), see volta/exec/lanesym.py
@@ -65,6 +66,10 @@ class Machine(MachineServices):
         self.symbolic = symbolic  # float data as real-valued expressions (`volta check`)
         self.input_values = input_values  # {buffer: {index: Fraction}}: replay a counterexample exactly
         self.functions = functions or {}  # external function -> real meaning ('exp', 'sqrt', …)
+        # a `constants.Reading`: float words that are RN(log2 e), RN(π), … read as those constants (`volta check`,
+        # volta/symbolic/constants.py); None: every concrete float is the rational its bits are (`volta run`,
+        # the bit modes, --exact-constants)
+        self.named = named if symbolic else None
         self.fp = fp  # 'real' | 'ieee' | an architecture name ('ampere', 'hopper', …) for tensor cores
         self.launch = launch
         self.structured = structured  # False for `volta run`: data may steer control flow
@@ -525,7 +530,7 @@ class Machine(MachineServices):
                 return out
         at = lanes if need is None else lanes[need]
         bits, _ = self.read(operand, at, t)
-        consts = booleans(bits) if pred else constants(bits, t)
+        consts = booleans(bits) if pred else constants(bits, t, self.named)
         if need is None:
             out[:] = consts
         else:
@@ -905,8 +910,11 @@ _PACKED = frozenset({".f16x2", ".bf16x2"})   # the keys of tensor_real.PACKED (i
 
 
 def _lane_constants(m, operand, lanes, t):
-    """Concrete operand bits on `lanes` as per-lane rational constants (None for inf/NaN)."""
+    """Concrete operand bits on `lanes` as per-lane rational constants (None for inf/NaN, and for a named
+    constant such as log2 e, which is no rational: the per-lane path reads it)."""
     bits, _ = m.read(operand, lanes, t)
+    if m.named is not None and any(m.named.value(t, int(w)) is not None for w in np.unique(bits).tolist()):
+        return None
     return lane_bits_constants(bits, t)
 
 
@@ -1010,8 +1018,10 @@ def _no_meaning(op, v):
     raise Unsupported(f"`{op.d.inst.opcode}` rounds a value with no real meaning ({v!r}) to an integer", op.span)
 
 
-def constants(bits, t):
+def constants(bits, t, named=None):
     """Concrete lane bits as exact real constants of type t (NaN/inf have no real value): an object array.
+    With `named` (the machine's `named` reading, volta/symbolic/constants.py), a word that is the correctly
+    rounded value of log2 e, π, √2, … is that constant.
 
     Each distinct bit pattern is converted once (lanes mostly share a few values)."""
     bits = np.asarray(bits)
@@ -1019,18 +1029,46 @@ def constants(bits, t):
     if t is not None and is_float(t) and t not in (".f16x2", ".bf16x2"):
         values = as_float(unique, t)
         made = []
-        for v in values:
+        for v, word in zip(values, unique.tolist()):
             if np.isinf(v):
                 made.append(realops.infinity(1 if v > 0 else -1))
             elif np.isnan(v):
                 raise Unsupported(f"a concrete {t} NaN (not a real number) meets symbolic data")
             else:
-                made.append(E.const(float(v)))
+                c = named.value(t, word) if named is not None else None
+                made.append(E.const(float(v)) if c is None else c)
     else:
         w = width(t) if t else 64
         ints = as_int(unique, w) if t is not None and signed(t) else mask(unique, w)
         made = [E.const(int(v)) for v in ints]
     return _objects(made)[inverse.reshape(-1)]
+
+
+def named_reading(spec, progs) -> named_constants.Reading | None:
+    """How one side of `volta check` reads float literals: RN(log2 e) as log2 e (volta/symbolic/constants.py), one
+    reading for its launch sequence `progs`; None with --exact-constants (every literal the rational it is)."""
+    if spec.exact_constants:
+        return None
+    return named_constants.reading(set().union(*(float_literals(p) for p in progs)))
+
+
+def float_literals(prog: Program) -> set:
+    """(type, word) of every float literal of `prog`, as its named-constant reading needs them (a lo word of a
+    hi/lo split reads as 0 only beside its hi word: volta/symbolic/constants.py)."""
+    literals = set()
+    for op in prog.ops:
+        for o in op.operands:
+            if isinstance(o, ast.FloatImm):
+                value = float(o.text) if o.bits is None else None
+                if o.width == 32 or value is not None:
+                    literals.add((".f32", o.bits if value is None else _word(np.float32(value), np.uint32)))
+                if o.width == 64 or value is not None:
+                    literals.add((".f64", o.bits if value is None else _word(np.float64(value), np.uint64)))
+    return literals
+
+
+def _word(value, kind) -> int:
+    return int(np.array([value]).view(kind)[0])
 
 
 def booleans(bits):

@@ -192,8 +192,20 @@ def format_text(result: CheckResult) -> str:
             lines.append("  a longer --timeout-ms may decide them")
     if r.verdict in ("equivalent", "not-equivalent", "unknown"):
         lines += _coverage_lines(r)
+        lines += constants_lines(r)
         lines += [f"  note: {n}" for n in getattr(r, "notes", ())]
     return "\n".join(lines)
+
+
+def constants_lines(r) -> list:
+    """One line: the float literals read as the named constants they round (log2 e, π, …)."""
+    read = getattr(r, "constants", None)
+    if not read:
+        return []
+    items = [f"{c['name']} ({', '.join(c['literals'])}" + ("" if len(c["roles"]) == 2 else f"; {c['roles'][0]} only")
+             + ")" for c in read]
+    return [f"  constants read as exact reals (a lo part of a hi/lo split as 0): {'; '.join(items)}; "
+            f"--exact-constants reads each literal as the rational it is"]
 
 
 def _coverage_lines(r) -> list:
@@ -350,6 +362,7 @@ def to_dict(result: CheckResult) -> dict:
                                                              **json_report._error(r.unsupported[1])},
         "unknown": [{"buffer": b, "index": i, "reason": why} for b, i, why in r.unknown],
         "notes": list(getattr(r, "notes", ())),
+        "constants": list(getattr(r, "constants", ())),
         "coverage": getattr(r, "coverage", None),
     }
 

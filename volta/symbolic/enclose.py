@@ -15,6 +15,7 @@ from mpmath import iv  # mpmath ships with sympy, a dependency already
 from mpmath.libmp import finf, fnan, fninf, to_rational
 
 from volta.symbolic import expr as E
+from volta.symbolic.constants import BaseValue
 from volta.symbolic.evaluate import Inexact, Undefined, _run
 from volta.symbolic.expr import Expr
 
@@ -50,6 +51,8 @@ class Enclosure:
 def _interval(value):
     if isinstance(value, bool):
         return value
+    if type(value) is BaseValue:   # log2 e, π: enclosed at the current precision
+        return value.interval()
     value = Fraction(value)
     return iv.mpf(value.numerator) / iv.mpf(value.denominator)
 

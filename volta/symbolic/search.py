@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Iterable, Sequence
 
 from volta.symbolic import expr as E
+from volta.symbolic.constants import is_named
 from volta.symbolic.enclose import enclose
 from volta.symbolic.evaluate import EvalError, Inexact, evaluate
 from volta.symbolic.expr import Expr
@@ -20,11 +21,13 @@ SMALL = [Fraction(v) for v in (0, 1, -1, 2, -2, 3)]
 
 
 def inputs_of(*roots: Expr) -> list[Expr]:
-    """The VAR and SYM leaves of the roots, in a stable order."""
+    """The VAR and SYM leaves of the roots, in a stable order: the inputs (a named constant such as log2 e is a
+    SYM but not an input: it has its own value, volta/symbolic/constants.py)."""
     seen: dict[Expr, None] = {}
     for r in roots:
         for leaf in E.leaves(r):
-            seen.setdefault(leaf, None)
+            if not is_named(leaf):
+                seen.setdefault(leaf, None)
     return sorted(seen, key=lambda n: (n.op, str(n.data)))
 
 

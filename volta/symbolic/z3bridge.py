@@ -16,6 +16,7 @@ from pathlib import Path
 import z3
 
 from volta.symbolic import expr as E
+from volta.symbolic.constants import is_named, rational_bounds
 from volta.symbolic.expr import Expr
 from volta.symbolic.normal import Normalizer, equal, normalize, to_expr
 from volta.symbolic.verdict import Proved, Refuted, Unknown, Verdict
@@ -57,6 +58,12 @@ class Translator:
             return z3.RealVal(f"{value.numerator}/{value.denominator}")
         if op is E.BOOL:
             return z3.BoolVal(node.data)
+        if op is E.SYM and is_named(node):   # log2 e, π: a constant, given to z3 by rational bounds
+            lo, hi = rational_bounds(node.data)
+            leaf = z3.Real(f"${node.data}")
+            self.facts += [leaf > z3.RealVal(f"{lo.numerator}/{lo.denominator}"),
+                           leaf < z3.RealVal(f"{hi.numerator}/{hi.denominator}")]
+            return leaf
         if op is E.VAR or op is E.SYM:
             name = f"{node.data[0]}[{node.data[1]}]" if op is E.VAR else f"${node.data}"
             self.leaves[name] = node
