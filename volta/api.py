@@ -543,7 +543,8 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
                            {"total": time.perf_counter() - start, "execute": bits.seconds}, bits,
                            findings_by_role=dict(bits.findings), _presented=presented)
 
-    from volta.equiv.check import check as check_pair, save_inputs
+    from volta.equiv.check import check as check_pair
+    from volta.equiv.witness import save_inputs
     from volta.report.check_report import CheckResult as Presented
 
     report = check_pair(spec, timeout_ms=timeout_ms, emit_smt=str(emit_smt) if emit_smt else None,
@@ -552,7 +553,7 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
     if report.counterexample is not None and save_counterexample is not None:
         cex_file = str(save_counterexample)
         try:
-            save_inputs(report.counterexample, cex_file)
+            save_inputs(report.counterexample, cex_file, spec)
         except OSError as err:
             raise UsageError(f"cannot write the counterexample to {cex_file}: {err.strerror or err}") from None
     timings = {"total": time.perf_counter() - start}

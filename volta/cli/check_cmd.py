@@ -66,10 +66,12 @@ def _launch_options(f):
 @click.option("--emit-smt", "emit_smt", type=click.Path(file_okay=False), metavar="DIR",
               help="Write each solver obligation (elements not identical) as SMT-LIB2 into DIR.")
 @click.option("--save-counterexample", "save_cex", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Save a counterexample to FILE (JSON) and print the command that replays it; "
-                   "nothing is written without it.")
+              help="Save a counterexample to FILE and print the command that replays it: FILE.npz holds every input "
+                   "buffer as an array of its dtype (what a GPU run is given), any other name JSON with exact "
+                   "values; nothing is written without it.")
 @click.option("--replay", "replay_file", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Re-execute both kernels on a saved counterexample and print both values (exit 1 if they differ).")
+              help="Re-execute both kernels on a saved counterexample (.json or .npz) and print both values (exit 1 "
+                   "if they differ).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema: volta/report/SCHEMA.md).")
 @click.option("--sarif", "as_sarif", is_flag=True, help="Print SARIF 2.1.0 for code scanning.")
 @click.option("--junit", "junit_file", type=click.Path(dir_okay=False), metavar="FILE",
@@ -167,7 +169,8 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         raise UsageError("--ulp, --rtol, --atol and --signed-zero relax a bit-exact comparison: give --fp ieee or "
                          "an architecture (over the reals, --fp real, equivalence is exact)")
 
-    from volta.equiv.check import check, save_inputs
+    from volta.equiv.check import check
+    from volta.equiv.witness import save_inputs
 
     start = time.perf_counter()
     report = check(spec, timeout_ms=timeout_ms, emit_smt=emit_smt, progress=progress)
@@ -178,7 +181,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     if report.counterexample is not None and save_cex:
         cex_file = save_cex  # written only when asked: never into the current directory unasked
         try:
-            save_inputs(report.counterexample, cex_file)
+            save_inputs(report.counterexample, cex_file, spec)
         except OSError as err:
             raise UsageError(f"cannot write the counterexample to {cex_file}: {err.strerror or err}") from None
     result = CheckResult(report, spec, argv, cex_file)

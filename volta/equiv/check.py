@@ -7,7 +7,6 @@ reported with a counterexample that re-executing both kernels on concrete exact 
 """
 from __future__ import annotations
 
-import json
 import operator
 import time
 from dataclasses import dataclass, field
@@ -25,12 +24,16 @@ from volta.exec.findings import Site
 from volta.exec.launch import LaunchSpec, sequence
 from volta.exec.machine import Machine, constants, named_reading
 from volta.exec.pipeline import names as pipeline_names
+from volta.equiv.witness import (SMALL, below_resolution, input_domain, larger_difference, load_inputs,
+                                 relative_difference)
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
 from volta.symbolic import expr as E
 from volta.symbolic.enclose import enclose
 from volta.symbolic.evaluate import EvalError, Inexact, evaluate
 from volta.symbolic.normal import Normalizer, equal, normalize
+from volta.symbolic.domain import Domain
+from volta.symbolic.screen import Screen
 from volta.symbolic.search import inputs_of, random_search
 from volta.symbolic.verdict import Proved, Refuted, Unknown
 
@@ -50,6 +53,8 @@ class Counterexample:
     depends: dict = field(default_factory=dict)  # buffer -> sorted indices the element reads; '__symbols__' -> names
     writers: dict = field(default_factory=dict)  # role -> (ThreadId, Site) of the store that wrote the element
     parting: object = None  # volta.equiv.parting.Parting: where the two kernels' values first part (or None)
+    relative: float | None = None  # |ref - opt| / max(|ref|, |opt|) (volta.equiv.witness)
+    below_resolution: str | None = None  # the output dtype ('f32') when `relative` is below its resolution
 
 
 @dataclass
@@ -270,6 +275,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
         return report
     total = sum(len(v) for v in outs["ref"].values())
     norm = Normalizer()
+    screen = Screen(input_domain(spec))
     shown = time.perf_counter()
     smt_dir = Path(emit_smt) if emit_smt else None
     if smt_dir:
@@ -305,7 +311,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
                 shown = _progress(progress, report.compared, total, start, shown)
             try:
                 a, b = _plain(a), _plain(b)
-                verdict = _compare(a, b, norm, timeout_ms, smt_dir, name, i)
+                verdict = _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen)
             except Timeout as err:
                 _out_of_time(report, name, i, err, total)
                 break
@@ -318,7 +324,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
                     break
                 continue
             try:
-                cex = _confirm(spec, verdict, name, i, a, b, machines)
+                cex = _confirm(spec, verdict, name, i, a, b, machines, screen.domain)
             except Timeout as err:
                 _out_of_time(report, name, i, err, total, "confirming a candidate counterexample")
                 break
@@ -440,7 +446,7 @@ def _bulk_equal(ref: list, opt: list) -> np.ndarray:
     return proved
 
 
-def _compare(a, b, norm, timeout_ms, smt_dir, name, i):
+def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen):
     from volta.symbolic import z3bridge
 
     if a is b:
@@ -449,17 +455,21 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i):
         return Refuted({}, confirmed=True)
     if smt_dir is not None:
         z3bridge.emit_smt(a, b, smt_dir / f"{name}_{i}.smt2", norm)
+    found = screen.search(a, b)   # float64 at several input scales, confirmed exactly: before any normal form
+    if found is not None:
+        return found
+    domain = screen.domain
     large = _expansion(a, b) > LARGE_EXPANSION
     if large:  # a few cheap exact evaluations first: normalizing a large expression can take minutes
-        quick = random_search(a, b, tries=8)
+        quick = random_search(a, b, tries=8, domain=domain)
         if quick is not None:
             return quick
     if equal(normalize(a, norm), normalize(b, norm)):
         return Proved("normal-form")
-    quick = random_search(a, b, tries=60, seed=1 if large else 0)  # cheap exact evaluation before any solver
+    quick = random_search(a, b, tries=60, seed=1 if large else 0, domain=domain)  # exact evaluation before a solver
     if quick is not None:
         return quick
-    return z3bridge.decide_equal(a, b, limits.remaining_ms(timeout_ms), norm)
+    return z3bridge.decide_equal(a, b, limits.remaining_ms(timeout_ms), norm, domain)
 
 
 LARGE_EXPANSION = 50_000  # estimated terms: above this, a few random inputs are tried before normalizing
@@ -511,9 +521,39 @@ def _expansion(*roots) -> int:
 _EXPANSION: dict = {}  # node id -> estimated (numerator, denominator) terms, 0 = no denominator (see _expansion)
 
 
-def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None) -> Counterexample | None:
-    """Re-execute both kernels on the candidate input with exact arithmetic; keep it only if they differ."""
-    inputs = _full_inputs(spec, verdict.model, a, b)
+def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None, domain: Domain | None = None
+             ) -> Counterexample | None:
+    """Re-execute both kernels on the candidate input with exact arithmetic; keep it only if they differ. The
+    input is rounded to each buffer's dtype first (nearest, else down, else up: `Domain.variants`), so a
+    counterexample is always one a GPU run can be given."""
+    domain = domain or input_domain(spec)
+    for model in domain.variants(verdict.model or {}):
+        cex = _replayed(spec, model, name, i, a, b)
+        if cex is not None:
+            break
+    else:
+        return None
+    cex.relative = relative_difference(cex.ref_value, cex.opt_value)
+    if cex.relative is not None and cex.relative < SMALL and isinstance(a, E.Expr) and isinstance(b, E.Expr):
+        larger = larger_difference(model, cex.relative, domain, a, b)   # prefer a witness that parts clearly
+        better = _replayed(spec, larger, name, i, a, b) if larger is not None else None
+        if better is not None:
+            cex, cex.relative = better, relative_difference(better.ref_value, better.opt_value)
+    cex.below_resolution = below_resolution(spec, name, cex.relative)
+    for role, m in (machines or {}).items():
+        writer = last_writer(m, spec, name, i)
+        if writer is not None:
+            cex.writers[role] = writer
+            tid, site = writer
+            text = f"{tid} at {site.ptx}:{site.line}:{site.col} `{site.text}`"
+            setattr(cex, f"{role}_threads", text)
+    cex.parting = _values_part(spec, cex.inputs, name, i, machines)
+    return cex
+
+
+def _replayed(spec, model, name, i, a, b) -> Counterexample | None:
+    """Both kernels re-executed exactly on `model` (every other input 1): a Counterexample if they differ."""
+    inputs = _full_inputs(spec, model, a, b)
     if not _integer_inputs_fit(spec, inputs):
         return None   # not an input the kernels can be given
     values = {}
@@ -526,16 +566,7 @@ def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None) -> Counterexa
         values[role] = _stored(spec, name, _exact(element))
     if values["ref"] is None or values["opt"] is None or not values["ref"] != values["opt"]:
         return None  # undefined, or not certainly different (equal, or enclosures that overlap)
-    cex = Counterexample(inputs, name, i, values["ref"], values["opt"], depends=dependencies(a, b))
-    for role, m in (machines or {}).items():
-        writer = last_writer(m, spec, name, i)
-        if writer is not None:
-            cex.writers[role] = writer
-            tid, site = writer
-            text = f"{tid} at {site.ptx}:{site.line}:{site.col} `{site.text}`"
-            setattr(cex, f"{role}_threads", text)
-    cex.parting = _values_part(spec, inputs, name, i, machines)
-    return cex
+    return Counterexample(inputs, name, i, values["ref"], values["opt"], depends=dependencies(a, b))
 
 
 def _values_part(spec, inputs, name, i, machines):
@@ -632,11 +663,6 @@ def _full_inputs(spec, model, a, b) -> dict:
     return inputs
 
 
-def save_inputs(cex: Counterexample, path: str | Path) -> None:
-    data = {k: {str(i): str(v) for i, v in vals.items()} for k, vals in cex.inputs.items()}
-    Path(path).write_text(json.dumps({"inputs": data, "buffer": cex.buffer, "index": cex.index}, indent=1))
-
-
 def _replay_matches(spec: LaunchSpec, path, inputs: dict, name: str, index: int) -> None:
     """A counterexample file saved for another pair (other buffers, sizes, symbols) is a usage error."""
     outs = [n for n, b in spec.buffers.items() if b.role in ("out", "inout")]
@@ -662,14 +688,9 @@ def _replay_matches(spec: LaunchSpec, path, inputs: dict, name: str, index: int)
 
 
 def replay(spec: LaunchSpec, path: str | Path) -> dict:
-    """Run both kernels on the inputs in a counterexample file; return the element's two exact values."""
-    try:
-        data = json.loads(Path(path).read_text())
-        inputs = {k: {(i if k == "__symbols__" else int(i)): Fraction(v) for i, v in vals.items()}
-                  for k, vals in data["inputs"].items()}
-        name, index = data["buffer"], int(data["index"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
-        raise UsageError(f"cannot read counterexample file {path}: {type(err).__name__}: {err}") from None
+    """Run both kernels on the inputs in a counterexample file (JSON or .npz); return the element's two exact
+    values."""
+    inputs, name, index = load_inputs(spec, path)
     _replay_matches(spec, path, inputs, name, index)
     values = {}
     for role in ("ref", "opt"):

@@ -791,6 +791,9 @@ class Machine(MachineServices):
                 return self._integer_compute(op, data, out, args, t)
             fn = realops.TABLE.get(d.op)
             if fn is not None:
+                if any(_has_infinity(a) for a in args) and self.named is not None and d.op in ("mul", "fma", "mad"):
+                    infinite = np.any([_IS_INFINITY(a).astype(bool) for a in args[:2]], axis=0)
+                    args[:2] = [self._lo_words_signed(s, dl, t, a, infinite) for s, a in zip(srcs[:2], args[:2])]
                 if d.has(".sat") or any(_has_infinity(a) for a in args):
                     values = np.frompyfunc(lambda *a: realops.apply(d, a), len(args), 1)(*args)
                 else:  # the common case: one expression constructor over the lanes
@@ -801,6 +804,21 @@ class Machine(MachineServices):
                 return out
         raise Unsupported(f"`{d.inst.opcode}` on tensor data has no real-number semantics here "
                           f"(bit manipulation of float data is outside what `volta check` decides)", op.span)
+
+    def _lo_words_signed(self, operand, lanes, t, vals, infinite):
+        """A factor that is the lo word of a hi/lo split (read as 0, volta/symbolic/constants.py) times ±inf (the
+        lanes `infinite`) is the number its bits are: ±inf·lo is ±inf with lo's sign (libdevice expf of a masked
+        -inf score), where ±inf·0 would have no value. Only the sign matters to the product, so the result is
+        the same ±inf."""
+        zero = np.array([v is E.ZERO for v in vals], bool) & infinite
+        if not zero.any():
+            return vals
+        bits, _ = self.read(operand, lanes[zero], t)
+        out = vals.copy()
+        for j, word in zip(np.flatnonzero(zero).tolist(), bits.tolist()):
+            if self.named.is_lo(t, word):
+                out[j] = E.const(float(as_float(np.array([word], np.uint64), t)[0]))
+        return out
 
     def _integer_compute(self, op, data, out, args, t):
         """add/sub/mul/mad/neg/min/max/abs on integer data (volta/exec/integer_real.py): operands the
@@ -873,6 +891,8 @@ class Machine(MachineServices):
                 poly = args[0] + args[1]
             elif kind == "sub":
                 poly = args[0] - args[1]
+            elif kind in ("mul", "fma", "mad") and lanesym.expands(args[0], args[1]):
+                return None   # a product of two long sums: kept as a product on the per-lane path
             elif kind == "mul":
                 poly = args[0] * args[1]
             elif kind in ("fma", "mad"):

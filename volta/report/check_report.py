@@ -116,6 +116,18 @@ def _sci(v: Fraction, digits: int) -> str:
     return f"{ctx.divide(Decimal(v.numerator), Decimal(v.denominator)):g}"
 
 
+def relative_text(c) -> str:
+    """`; relative difference 0.25`, and whether it is below the output dtype's resolution."""
+    rel = getattr(c, "relative", None)
+    if rel is None:
+        return ""
+    below = getattr(c, "below_resolution", None)
+    if below:
+        return (f"; they differ by {rel:.2g} relative, below {below} resolution: an approximation choice, "
+                f"not a lost term?")
+    return f"; relative difference {rel:.2g}"
+
+
 def verdict_text(result: CheckResult) -> str:
     r = result.report
     if r.verdict == "findings":
@@ -229,7 +241,7 @@ def _summary(result: CheckResult) -> str:
     if r.verdict == "not-equivalent":
         c = r.counterexample
         return (f"{c.buffer}[{c.index}] differs: ref = {value_text(c.ref_value, c.opt_value)}, "
-                f"opt = {value_text(c.opt_value, c.ref_value)}")
+                f"opt = {value_text(c.opt_value, c.ref_value)}{relative_text(c)}")
     if r.verdict == "findings":
         return f"{names}: a kernel has findings, so its output is not one function of its inputs"
     if r.verdict == "unsupported":
@@ -350,6 +362,8 @@ def to_dict(result: CheckResult) -> dict:
         "counterexample": None if c is None else {
             "buffer": c.buffer, "index": c.index,
             "ref_value": _json_value(c.ref_value), "opt_value": _json_value(c.opt_value),
+            "relative_difference": getattr(c, "relative", None),
+            "below_resolution": getattr(c, "below_resolution", None),
             "inputs": {k: {str(i): str(v) for i, v in vals.items()} for k, vals in shown_inputs(c).items()},
             "default_input": "1",
             "writers": {role: _writer(w) for role, w in c.writers.items()},

@@ -189,6 +189,11 @@ class Reading:
     his: frozenset
     read: dict = field(default_factory=dict)
 
+    def is_lo(self, t: str, word: int) -> bool:
+        """Is `word` a lo word this program reads as 0?"""
+        entry = WORDS.get((t, word & 0xFFFFFFFF if t == ".f32" else word))
+        return entry is not None and entry.lo and entry.row.name in self.his
+
     def value(self, t: str, word: int) -> E.Expr | None:
         entry = WORDS.get((t, word & 0xFFFFFFFF if t == ".f32" else word))
         if entry is None or entry.lo and entry.row.name not in self.his:
