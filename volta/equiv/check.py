@@ -643,7 +643,7 @@ def _exact(element):
             return enclose(element, {})
         except (EvalError, KeyError):
             return None
-    except (EvalError, KeyError):  # KeyError: a leaf with no exact value (log2(e) of --define-fn exp)
+    except (EvalError, KeyError):  # KeyError: a leaf with no value (a symbol the replay did not fix)
         return None
 
 

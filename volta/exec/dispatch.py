@@ -17,6 +17,7 @@ from volta.ir.program import RegRef, type_size
 from volta.ptx import ast
 from volta.semantics import compute as C
 from volta.semantics.bits import U64, mask, width
+from volta.symbolic.constants import LOG2E
 
 DISPATCH = {}
 # Over the reals (`volta check`), the instructions in machine.NOT_REAL keep bits only unless a module
@@ -128,13 +129,15 @@ def _extern_call(m, op, lanes):
 
 def _meaning(meaning, fn, op):
     """The exact real function `--define-fn` names. e enters as 2^(x·L) with L = log2(e) a positive
-    symbol: identities proved for every L > 0 hold for the real one, and base-2 normal forms stay exact."""
+    symbol: identities proved for every L > 0 hold for the real one, and base-2 normal forms stay exact. L is the
+    named constant RN(log2 e) literals read as (volta/symbolic/constants.py), so a defined `exp` meets `__expf`."""
     from volta.symbolic import expr as E
+
+    log2e = LOG2E
 
     if len(fn.param_types) != 1:
         raise Unsupported(f"--define-fn gives `{fn.name}` a one-argument meaning, but it takes "
                           f"{len(fn.param_types)} arguments", op.span)
-    log2e = E.sym("log2(e)")
     exact = {"exp2": E.exp2, "sqrt": E.sqrt, "rsqrt": E.rsqrt, "tanh": E.tanh,
              "exp": lambda x: E.exp2(E.mul(x, log2e)), "log": lambda x: E.div(E.lg2(x), log2e)}[meaning]
 

@@ -57,10 +57,17 @@ def _interval(value):
     return iv.mpf(value.numerator) / iv.mpf(value.denominator)
 
 
+MAX_EXPONENT = 1 << 16   # binary exponent beyond which an endpoint is not turned into a rational (2^(2^40) would
+                         # be a 2^40-bit integer: exp2 of a witness scaled to 3e38)
+
+
 def _endpoints(x):
-    """The exact rational endpoints of an interval; None when one is infinite or NaN."""
+    """The exact rational endpoints of an interval; None when one is infinite or NaN, or too large or too
+    small to write as a rational (its binary exponent beyond MAX_EXPONENT)."""
     lo, hi = x._mpi_
     if any(r in (finf, fninf, fnan) for r in (lo, hi)):
+        return None
+    if any(r[1] and abs(r[2] + r[3]) > MAX_EXPONENT for r in (lo, hi)):   # mpf tuples: (sign, man, exp, bc)
         return None
     return Fraction(*to_rational(lo)), Fraction(*to_rational(hi))
 

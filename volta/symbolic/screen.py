@@ -5,12 +5,13 @@ A tanh-GELU against an erf-GELU over a 32-term dot product differs almost everyw
 but only where the dot product is of order 1: at small integers it is tens, and both GELUs are 1 - 1e-40 or so of
 it (no certified enclosure tells them apart); and normalizing libdevice's erff polynomial of a 32-term sum can
 take minutes. So before any normal form is built, every output element pair is evaluated in float64 (numpy,
-all points at once) at 32 input points: 8 draws of small halves (-3 .. 3) for each input, at scales 1, 1/4,
-1/16 and 1/64 (dyadic, so every value is an f32/f16/bf16; integer inputs stay small integers). The points
-where the relative difference exceeds `THRESHOLD` (float64's own error on these expressions is far below it)
-are tried in decreasing order of that difference: exact evaluation (rationals, or certified enclosures where a
-value is irrational, `search.values_at`) must confirm each; a float difference alone is never a verdict. The
-first confirmed point is the witness, the one with the largest relative difference the screen saw.
+all points at once) at 34 input points: every input 1, every input -1, then 8 draws of small halves (-3 .. 3)
+for each input at scales 1, 1/4, 1/16 and 1/64 (dyadic, so every value is an f32/f16/bf16; integer inputs stay
+small integers). Points where the relative difference exceeds `THRESHOLD` (float64's own error on these
+expressions is far below it) are candidates: first the earliest point (the simplest inputs) that parts by at
+least half the largest difference seen, then the others by decreasing difference. Exact evaluation (rationals,
+or certified enclosures where a value is irrational, `search.values_at`) must confirm each; a float difference
+alone is never a verdict. The first confirmed candidate is the witness.
 
 Values of the input leaves depend only on the leaf (a hash of its buffer and index) and the point, so one
 `Screen` serves every element of a check and memoizes each shared node's values (bounded: `MEMO_MAX`).
@@ -31,7 +32,8 @@ from volta.symbolic.search import admissible, inputs_of, values_at
 from volta.symbolic.verdict import Refuted
 
 SCALES = (1.0, 1 / 4, 1 / 16, 1 / 64)
-DRAWS = 8                 # per scale: 32 points in all
+DRAWS = 8                 # per scale; with the all-1 and all-(-1) points, 34 points in all
+SPECIAL = (1, -1)
 THRESHOLD = 1e-10         # relative float64 difference worth an exact look
 CONFIRM = 3               # exact confirmations tried per element, largest difference first
 MEMO_MAX = 200_000        # nodes whose values are kept across elements
@@ -49,7 +51,7 @@ class Screen:
     def __init__(self, domain: Domain = ANY) -> None:
         self.domain = domain
         self.memo: dict = {}
-        self.points = len(SCALES) * DRAWS
+        self.points = len(SPECIAL) + len(SCALES) * DRAWS
 
     def search(self, a: E.Expr, b: E.Expr) -> Refuted | None:
         """A confirmed Refuted at the point where a and b part most in float64, or None."""
@@ -63,6 +65,8 @@ class Screen:
         order = [int(k) for k in np.argsort(-rel, kind="stable")[:CONFIRM] if rel[k] > THRESHOLD]
         if not order:
             return None
+        simplest = int(np.argmax(rel >= rel[order[0]] / 2))   # the first point parting by half the most
+        order = [simplest] + [k for k in order if k != simplest]
         leaves = inputs_of(a, b)
         for k in order:
             env = {leaf: Fraction(float(self._point_values(leaf)[k])) for leaf in leaves}
@@ -107,8 +111,8 @@ class Screen:
         base = rng.integers(-6, 7, DRAWS)
         if E.is_integer_leaf(leaf):
             lo, hi = E.integer_range(leaf) or (-3, 3)
-            return np.tile(np.clip(base // 2, lo, hi), len(SCALES)).astype(float)
-        values = np.concatenate([base / 2 * s for s in SCALES])
+            return np.clip(np.concatenate([SPECIAL, np.tile(base // 2, len(SCALES))]), lo, hi).astype(float)
+        values = np.concatenate([SPECIAL, *(base / 2 * s for s in SCALES)]).astype(float)
         fmt = self.domain.format_of(leaf)
         if fmt is not None:   # small dyadics are values of every format here; round anyway (e4m3, e5m2)
             values = np.array([float(round_to(Fraction(v), fmt)) for v in values])
