@@ -114,7 +114,7 @@ class Screen:
             return np.clip(np.concatenate([SPECIAL, np.tile(base // 2, len(SCALES))]), lo, hi).astype(float)
         values = np.concatenate([SPECIAL, *(base / 2 * s for s in SCALES)]).astype(float)
         fmt = self.domain.format_of(leaf)
-        if fmt is not None:   # small dyadics are values of every format here; round anyway (e4m3, e5m2)
+        if fmt is not None and fmt.man < 3:   # halves up to 3 scaled by 4^-k need 3 bits: only e5m2 rounds them
             values = np.array([float(round_to(Fraction(v), fmt)) for v in values])
         return values
 
