@@ -535,7 +535,7 @@ def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None, domain: Domai
         return None
     cex.relative = relative_difference(cex.ref_value, cex.opt_value)
     if cex.relative is not None and cex.relative < SMALL and isinstance(a, E.Expr) and isinstance(b, E.Expr):
-        larger = larger_difference(model, cex.relative, domain, a, b)   # prefer a witness that parts clearly
+        larger = larger_difference(model, cex.relative, domain, a, b, spec.buffers[name].dtype)   # parts clearly
         better = _replayed(spec, larger, name, i, a, b) if larger is not None else None
         if better is not None:
             cex, cex.relative = better, relative_difference(better.ref_value, better.opt_value)

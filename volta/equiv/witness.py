@@ -40,16 +40,17 @@ def input_domain(spec: LaunchSpec) -> Domain:
 def relative_difference(ref, opt) -> float | None:
     """|ref - opt| / max(|ref|, |opt|) of two replayed values (an enclosure by its midpoint); None when either
     has no number (untouched, undefined)."""
-    def number(v):
-        if isinstance(v, Enclosure):
-            return (v.lo + v.hi) / 2
-        return v if isinstance(v, (int, Fraction)) else None
-
-    r, o = number(ref), number(opt)
+    r, o = _number(ref), _number(opt)
     if r is None or o is None:
         return None
     big = max(abs(r), abs(o))
     return float(abs(r - o) / big) if big else 0.0
+
+
+def _number(v) -> Fraction | None:
+    if isinstance(v, Enclosure):
+        return (v.lo + v.hi) / 2
+    return Fraction(v) if isinstance(v, (int, Fraction)) else None
 
 
 SMALL = 1e-3   # a witness whose outputs part by less than this relative amount is worth improving
@@ -65,17 +66,21 @@ def scaled_models(model: dict, domain: Domain) -> list[dict]:
     return [domain.snap({k: v * s if k in floats else v for k, v in model.items()}) for s in SCALES]
 
 
-def larger_difference(model: dict, rel: float, domain: Domain, a, b) -> dict | None:
+def larger_difference(model: dict, rel: float, domain: Domain, a, b, output: str) -> dict | None:
     """Among `scaled_models`, the least scaled one where the exact values of a and b part by half or more, else
-    the one where they part most (at least twice `rel`), or None. Exact evaluation only; the caller replays the
-    kernels on it."""
+    the one where they part most (at least twice `rel`), or None; both values within the normal range of the
+    `output` dtype when it is a float format (exp of a scaled witness could be 1e-331, which no f32 holds).
+    Exact evaluation only; the caller replays the kernels on it."""
     best, best_rel = None, 2 * rel
+    fmt = FORMATS.get(output)
     for env in scaled_models(model, domain):
         try:
             va, vb = values_at(a, b, env)
         except EvalError:
             continue
         r = relative_difference(va, vb) if va != vb else None
+        if fmt is not None and r is not None and not all(fmt.holds(_number(v)) for v in (va, vb)):
+            continue
         if r is not None and r > best_rel:
             best, best_rel = env, r
             if r >= 0.5:

@@ -28,6 +28,10 @@ class FloatFormat:
     emin: int
     largest: Fraction
 
+    def holds(self, v: Fraction) -> bool:
+        """Is v zero or of a normal magnitude of the format (neither overflowing nor underflowing it)?"""
+        return v == 0 or Fraction(2) ** self.emin <= abs(v) <= self.largest
+
     @property
     def resolution(self) -> Fraction:
         """The spacing of the format's values just above 1 (machine epsilon, 2^-man)."""
