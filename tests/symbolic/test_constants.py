@@ -127,3 +127,16 @@ def test_z3_knows_the_constants_bounds():
     assert decide_equal(E.maximum(C.PI, 3), C.PI) == Proved("z3")
     found = decide_equal(E.maximum(C.PI, 4), C.PI)
     assert isinstance(found, Refuted) and found.confirmed
+
+
+def test_no_word_is_both_a_constant_and_a_lo_correction():
+    """A lo word reads as 0, a hi word as its constant: no word of the table (any sign, any 2^k) is both."""
+    his, los = set(), set()
+    for t, (width, man, field) in C.FORMATS.items():
+        for k in range(-C.MAX_SHIFT, C.MAX_SHIFT + 1):
+            for row in C.TABLE:
+                for lo, into in ((False, his), (True, los)):
+                    word = C._scaled(getattr(row, field + "_lo" if lo else field), width, man, k)
+                    if word is not None:
+                        into |= {(t, word), (t, word ^ (1 << (width - 1)))}
+    assert his and los and not his & los

@@ -32,6 +32,7 @@ from volta.symbolic import expr as E
 from volta.symbolic.enclose import enclose
 from volta.symbolic.evaluate import EvalError, Inexact, evaluate
 from volta.symbolic.normal import Normalizer, equal, normalize
+from volta.symbolic.constants import constants_read
 from volta.symbolic.domain import Domain
 from volta.symbolic.screen import Screen
 from volta.symbolic.search import inputs_of, random_search
@@ -254,7 +255,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
             return report
         report.findings[role] = machines[role].findings
         report.notes += [f"{role}: {n}" for n in getattr(machines[role], "real_notes", ())]
-    report.constants = constants_read({role: m.named for role, m in machines.items()})
+    report.constants = constants_read({role: m.named for role, m in machines.items()})   # (None: --exact-constants)
     report.stats["execute_seconds"] = time.perf_counter() - start
     report.stats["thread_instructions"] = sum(m.thread_instructions for m in machines.values())
     if any(report.findings.values()):
@@ -342,20 +343,6 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
 
 
 PROGRESS_SECONDS = 2.0
-
-
-def constants_read(readings: dict) -> list:
-    """What each side's named-constant reading read (role -> Reading or None), one entry per constant."""
-    out: dict = {}
-    for role, named in readings.items():
-        for name, text, lo in (named.read if named is not None else ()):
-            entry = out.setdefault(name, {"name": name, "literals": [], "roles": []})
-            literal = f"lo {text}" if lo else text
-            if literal not in entry["literals"]:
-                entry["literals"].append(literal)
-            if role not in entry["roles"]:
-                entry["roles"].append(role)
-    return list(out.values())
 
 
 def _progress(progress, done: int, total: int, start: float, shown: float) -> float:
@@ -525,7 +512,8 @@ def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None, domain: Domai
              ) -> Counterexample | None:
     """Re-execute both kernels on the candidate input with exact arithmetic; keep it only if they differ. The
     input is rounded to each buffer's dtype first (nearest, else down, else up: `Domain.variants`), so a
-    counterexample is always one a GPU run can be given."""
+    counterexample is always one a GPU run can be given; one whose outputs part by under 1e-3 relative is
+    scaled up where they part more (`witness.larger_difference`), and the scaled one replayed too."""
     domain = domain or input_domain(spec)
     for model in domain.variants(verdict.model or {}):
         cex = _replayed(spec, model, name, i, a, b)

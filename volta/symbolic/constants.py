@@ -207,3 +207,17 @@ def reading(literals) -> Reading:
     his = {e.row.name for key in literals if (e := WORDS.get(key)) is not None and not e.lo}
     return Reading(frozenset(his))
 
+
+def constants_read(readings: dict) -> list:
+    """What each side's reading read (role -> Reading, or None), one entry per constant, for the report:
+    `{"name": "log2 e", "literals": ["0f3FB8AA3B", "lo 0f32A57060"], "roles": ["ref", "opt"]}`."""
+    out: dict = {}
+    for role, named in readings.items():
+        for name, text, lo in (named.read if named is not None else ()):
+            entry = out.setdefault(name, {"name": name, "literals": [], "roles": []})
+            literal = f"lo {text}" if lo else text
+            if literal not in entry["literals"]:
+                entry["literals"].append(literal)
+            if role not in entry["roles"]:
+                entry["roles"].append(role)
+    return list(out.values())
