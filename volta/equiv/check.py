@@ -433,9 +433,10 @@ def _bulk_equal(ref: list, opt: list) -> np.ndarray:
     return proved
 
 
-def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen):
+def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = None):
     from volta.symbolic import z3bridge
 
+    screen = screen or Screen()
     if a is b:
         return Proved("identical")
     if a is UNTOUCHED or b is UNTOUCHED:

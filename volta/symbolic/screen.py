@@ -8,8 +8,8 @@ take minutes. So before any normal form is built, every output element pair is e
 all points at once) at 34 input points: every input 1, every input -1, then 8 draws of small halves (-3 .. 3)
 for each input at scales 1, 1/4, 1/16 and 1/64 (dyadic, so every value is an f32/f16/bf16; integer inputs stay
 small integers). Points where the relative difference exceeds `THRESHOLD` (float64's own error on these
-expressions is far below it) are candidates: first the earliest point (the simplest inputs) that parts by at
-least half the largest difference seen, then the others by decreasing difference. Exact evaluation (rationals,
+expressions is far below it) are candidates: first the earliest point (the simplest inputs) that parts by
+10% or by half the largest difference seen, then the others by decreasing difference. Exact evaluation (rationals,
 or certified enclosures where a value is irrational, `search.values_at`) must confirm each; a float difference
 alone is never a verdict. The first confirmed candidate is the witness.
 
@@ -36,6 +36,7 @@ DRAWS = 8                 # per scale; with the all-1 and all-(-1) points, 34 po
 SPECIAL = (1, -1)
 THRESHOLD = 1e-10         # relative float64 difference worth an exact look
 CONFIRM = 3               # exact confirmations tried per element, largest difference first
+CLEAR = 0.1               # a relative difference that needs no larger one: the simplest such point is the witness
 MEMO_MAX = 200_000        # nodes whose values are kept across elements
 
 
@@ -65,7 +66,8 @@ class Screen:
         order = [int(k) for k in np.argsort(-rel, kind="stable")[:CONFIRM] if rel[k] > THRESHOLD]
         if not order:
             return None
-        simplest = int(np.argmax(rel >= rel[order[0]] / 2))   # the first point parting by half the most
+        clear = min(rel[order[0]] / 2, CLEAR)
+        simplest = int(np.argmax(rel >= clear))   # the first point parting clearly: every input 1, often
         order = [simplest] + [k for k in order if k != simplest]
         leaves = inputs_of(a, b)
         for k in order:
