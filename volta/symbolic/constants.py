@@ -24,7 +24,6 @@ program also holds the matching hi literal.
 """
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -174,11 +173,6 @@ def literal_text(t: str, word: int) -> str:
     return f"0f{word:08X}" if t == ".f32" else f"0d{word:016X}"
 
 
-def float_of(t: str, word: int) -> float:
-    return struct.unpack("<f", struct.pack("<I", word))[0] if t == ".f32" else \
-        struct.unpack("<d", struct.pack("<Q", word))[0]
-
-
 @dataclass
 class Reading:
     """The named-constant reading of one program: `value(t, word)` is the constant a word stands for, or None.
@@ -191,15 +185,20 @@ class Reading:
 
     def is_lo(self, t: str, word: int) -> bool:
         """Is `word` a lo word this program reads as 0?"""
-        entry = WORDS.get((t, word & 0xFFFFFFFF if t == ".f32" else word))
+        entry = WORDS.get((t, _masked(t, word)))
         return entry is not None and entry.lo and entry.row.name in self.his
 
     def value(self, t: str, word: int) -> E.Expr | None:
-        entry = WORDS.get((t, word & 0xFFFFFFFF if t == ".f32" else word))
+        word = _masked(t, word)
+        entry = WORDS.get((t, word))
         if entry is None or entry.lo and entry.row.name not in self.his:
             return None
         self.read.setdefault((entry.row.name, literal_text(t, word), entry.lo), None)
         return entry.value
+
+
+def _masked(t: str, word: int) -> int:
+    return word & 0xFFFFFFFF if t == ".f32" else word
 
 
 def reading(literals) -> Reading:

@@ -40,12 +40,6 @@ CLEAR = 0.1               # a relative difference that needs no larger one: the 
 MEMO_MAX = 200_000        # nodes whose values are kept across elements
 
 
-def relative_difference(x: float, y: float) -> float:
-    """|x - y| / max(|x|, |y|) (0 when both are 0)."""
-    big = max(abs(x), abs(y))
-    return abs(x - y) / big if big else 0.0
-
-
 class Screen:
     """Float64 values of expressions at the screen's points, memoized across the elements of one check."""
 
@@ -55,7 +49,8 @@ class Screen:
         self.points = len(SPECIAL) + len(SCALES) * DRAWS
 
     def search(self, a: E.Expr, b: E.Expr) -> Refuted | None:
-        """A confirmed Refuted at the point where a and b part most in float64, or None."""
+        """A confirmed Refuted at the simplest point where a and b part clearly in float64 (else where they part
+        most), or None."""
         if len(self.memo) > MEMO_MAX:
             self.memo.clear()
         with np.errstate(all="ignore"):
