@@ -99,15 +99,18 @@ def below_resolution(spec: LaunchSpec, name: str, rel: float | None) -> str | No
 # ---- files -------------------------------------------------------------------------------------------------
 
 def save_inputs(cex, path: str | Path, spec: LaunchSpec) -> None:
-    """Every input of the counterexample: `.npz` (dtype arrays) or JSON (exact values), by the file's suffix."""
+    """Every input of the counterexample: `.npz` (dtype arrays) or JSON (exact values), by the file's suffix. The
+    integer inputs that addresses depend on (`cex.fixed`, volta/equiv/fixed_inputs.py) are listed: the replay
+    fixes them to these values again."""
     path = Path(path)
+    where = {"buffer": cex.buffer, "index": cex.index, **({"fixed": list(cex.fixed)} if cex.fixed else {})}
     if path.suffix != ".npz":
         data = {k: {str(i): str(v) for i, v in vals.items()} for k, vals in cex.inputs.items()}
-        path.write_text(json.dumps({"inputs": data, "buffer": cex.buffer, "index": cex.index}, indent=1))
+        path.write_text(json.dumps({"inputs": data, **where}, indent=1))
         return
-    arrays = {META: np.array(json.dumps({"buffer": cex.buffer, "index": cex.index}))}
+    arrays = {META: np.array(json.dumps(where))}
     for name, buf in spec.buffers.items():
-        if buf.role in ("in", "inout"):
+        if buf.role in ("in", "inout") or name in cex.fixed:
             values = cex.inputs.get(name, {})
             arrays[name] = _array([values.get(i, Fraction(1)) for i in range(buf.count)], buf.dtype)
     for name, t in spec.symbols.items():
@@ -126,8 +129,9 @@ def _array(values: list, dtype: str) -> np.ndarray:
     return out
 
 
-def load_inputs(spec: LaunchSpec, path: str | Path) -> tuple[dict, str, int]:
-    """(inputs, buffer, index) of a counterexample file, JSON or `.npz`; a usage error when unreadable."""
+def load_inputs(spec: LaunchSpec, path: str | Path) -> tuple[dict, str, int, list]:
+    """(inputs, buffer, index, fixed integer inputs) of a counterexample file, JSON or `.npz`; a usage error when
+    unreadable."""
     path = Path(path)
     try:
         if path.suffix == ".npz":
@@ -135,12 +139,12 @@ def load_inputs(spec: LaunchSpec, path: str | Path) -> tuple[dict, str, int]:
         data = json.loads(path.read_text())
         inputs = {k: {(i if k == "__symbols__" else int(i)): Fraction(v) for i, v in vals.items()}
                   for k, vals in data["inputs"].items()}
-        return inputs, data["buffer"], int(data["index"])
+        return inputs, data["buffer"], int(data["index"]), list(data.get("fixed", ()))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
         raise UsageError(f"cannot read counterexample file {path}: {type(err).__name__}: {err}") from None
 
 
-def _load_npz(spec: LaunchSpec, path: Path) -> tuple[dict, str, int]:
+def _load_npz(spec: LaunchSpec, path: Path) -> tuple[dict, str, int, list]:
     with np.load(path, allow_pickle=False) as data:
         arrays = {k: data[k] for k in data.files}
     meta = json.loads(str(arrays.pop(META)))
@@ -152,7 +156,7 @@ def _load_npz(spec: LaunchSpec, path: Path) -> tuple[dict, str, int]:
             inputs["__symbols__"][name] = values[0]
         else:
             inputs[name] = dict(enumerate(values))
-    return inputs, meta["buffer"], int(meta["index"])
+    return inputs, meta["buffer"], int(meta["index"]), list(meta.get("fixed", ()))
 
 
 def _value(x, dtype) -> Fraction:

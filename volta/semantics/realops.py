@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+from volta.semantics import intervals
 from volta.symbolic import expr as E
 from volta.symbolic.constants import is_named, rational_bounds
 
@@ -272,7 +273,7 @@ def _bounds_walk(e, memo):
                      None if a1 is None or b1 is None else a1 + b1)
             elif op is E.MUL:
                 if None in (a0, a1, b0, b1):
-                    r = (None, None)
+                    r = intervals.mul((a0, a1), (b0, b1))   # unbounded factors: |x|·|x| >= 0
                 else:
                     ps = [a0 * b0, a0 * b1, a1 * b0, a1 * b1]
                     r = (min(ps), max(ps))
@@ -296,6 +297,12 @@ def _bounds_walk(e, memo):
         elif op is E.SQRT:   # sqrt(2), sqrt(pi) in named constants: bounds of a non-negative argument
             a0, a1 = memo[n.args[0]]
             r = (None, None) if a0 is None or a0 < 0 else (_sqrt_below(a0), None if a1 is None else _sqrt_below(a1) + _ULP)
+        elif op is E.ABS:
+            r = intervals.absolute(memo[n.args[0]])
+        elif op is E.RINT:
+            r = intervals.rint(memo[n.args[0]])
+        elif op is E.SELECT:   # the exp range reduction's clamp of j (coshf, erfcf): volta/semantics/intervals.py
+            r = intervals.select(n, memo)
         else:
             r = (None, None)
         memo[n] = r
