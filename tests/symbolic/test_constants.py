@@ -1,5 +1,6 @@
 """Named real constants (volta/symbolic/constants.py): the table's proofs, the reading of words, and how the rest of
 the symbolic package treats the constants (not inputs; irrational in exact evaluation; enclosed; bounded in z3)."""
+import functools
 import importlib.util
 import math
 import struct
@@ -7,7 +8,7 @@ import sys
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from volta.symbolic import constants as C
 from volta.symbolic import expr as E
@@ -23,6 +24,7 @@ x = E.var("x", 0)
 LOG2E_F32, LO_F32 = 0x3FB8AA3B, 0x32A57060
 
 
+@functools.cache
 def _load_proof():
     spec = importlib.util.spec_from_file_location("named_constants", ROOT / "proofs" / "named_constants.py")
     mod = importlib.util.module_from_spec(spec)
@@ -46,6 +48,40 @@ def test_the_proof_rejects_a_word_one_ulp_off():
     assert proof.check_row(dataclasses.replace(row, f32=row.f32 + 1))
     assert proof.check_row(dataclasses.replace(row, f64_lo=row.f64_lo - 1))
     assert proof.check_row(dataclasses.replace(row, value=E.sqrt(E.div(2, C.LOG2E))))
+
+
+@settings(deadline=None)   # the first example loads the proof (its series)
+@given(st.sampled_from(C.TABLE), st.sampled_from(["f32", "f64"]), st.sampled_from([-1, 1]))
+def test_the_exact_proof_rejects_every_neighbour_word(row, fmt, ulp):
+    """rounds_to (struct-decoded words, rational midpoints) accepts the table's word and neither neighbour."""
+    proof = _load_proof()
+    c = proof.TRUTH[row.name]()
+    assert proof.rounds_to(c, getattr(row, fmt), fmt)
+    assert not proof.rounds_to(c, getattr(row, fmt) + ulp, fmt)
+
+
+@settings(deadline=None)
+@given(st.fractions(min_value=Fraction(-10 ** 6), max_value=Fraction(10 ** 6)).filter(lambda q: abs(q) > 1e-30))
+def test_the_exact_proofs_rounding_agrees_with_volta_encode(q):
+    """Two independent roundings of a rational to f32: the proof's midpoint test and volta.numerics' encode
+    (a tie, where the strict test holds for neither neighbour, is skipped)."""
+    from volta.numerics.formats import encode
+
+    proof = _load_proof()
+    word = encode(q, "f32")
+    point = proof.I.exact(q)
+    if not any(proof.rounds_to(point, word + d, "f32") for d in (-1, 0, 1)):
+        return   # a midpoint between two words
+    assert proof.rounds_to(point, word, "f32")
+
+
+def test_the_exact_enclosures_hold_the_libm_values():
+    """The series enclosures (no mpmath) agree with the C library's doubles to their precision."""
+    proof = _load_proof()
+    for interval, double in ((proof.LN2, math.log(2)), (proof.LN10, math.log(10)), (proof.PI, math.pi),
+                             (proof.EULER, math.e), (proof.exp2(proof.I.exact(Fraction(1, 3))), 2 ** (1 / 3))):
+        assert interval.width < Fraction(1, 1 << 300)
+        assert abs(interval.lo - Fraction(double)) < Fraction(1, 1 << 51) * abs(Fraction(double))
 
 
 def _f32(word: int) -> float:

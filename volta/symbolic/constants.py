@@ -16,8 +16,8 @@ positive L, T, P holds for the true ones (EQUIVALENT stays sound); a difference 
 certified interval arithmetic (`BASE_INTERVALS`, used by `enclose.py`), never at the symbols' free values.
 
 `TABLE` has one row per constant: name, exact definition, RN32 and RN64 bits, and the lo word of each hi/lo split
-(lo = RN(c − hi)). `proofs/named_constants.py` proves every word from a 400-bit interval enclosure of the constant
-(tests/symbolic/test_constants.py runs it). `Reading` turns a literal's bits into its constant: the rows' words,
+(lo = RN(c − hi)). `proofs/named_constants.py` proves every word in exact rational arithmetic (series enclosures
+of the constant, no mpmath; tests/symbolic/test_constants.py runs it). `Reading` turns a literal's bits into its constant: the rows' words,
 their negations and their products by 2^k (|k| <= 8, RN(2^k·c) = 2^k·RN(c) for normal results: 2·log2 e in
 tanh, π/2), and a lo word as 0 (it corrects a rounding that the exact reading does not make) but only where the
 program also holds the matching hi literal.
