@@ -99,3 +99,29 @@ def test_a_lo_word_alone_is_the_number_it_is(tmp_path, capsys):
     ptx = _ptx(tmp_path, {"ref": F32_BODIES["mul"].format(c="0f32A57060"), "opt": zero})
     code, data = _check(capsys, ptx, "f32")
     assert code == 1 and data["verdict"] == "not-equivalent", data
+
+
+@pytest.mark.parametrize("row", C.TABLE[1::5], ids=lambda r: r.name)
+def test_two_kernels_one_ulp_off_either_side_are_not_equivalent(row, tmp_path, capsys):
+    """Neither word is RN(c), so neither is read as c: the two literals stay the two rationals they are, and
+    the witness, saved as .npz and replayed through the CLI, gives the same two values again."""
+    body = F32_BODIES["mul"]
+    ptx = _ptx(tmp_path, {"ref": body.format(c=f"0f{row.f32 - 1:08X}"), "opt": body.format(c=f"0f{row.f32 + 1:08X}")})
+    saved = tmp_path / "cex.npz"
+    code, data = _check(capsys, ptx, "f32", "--save-counterexample", str(saved))
+    assert code == 1 and data["verdict"] == "not-equivalent" and data["constants"] == [], data
+    cex = data["counterexample"]
+    code, again = _check(capsys, ptx, "f32", "--replay", str(saved))
+    assert code == 1, again
+    assert (again["ref_value"], again["opt_value"]) == (cex["ref_value"], cex["opt_value"]), (again, cex)
+
+
+def test_a_split_whose_lo_word_is_one_ulp_off_is_not_the_constant(tmp_path, capsys):
+    """libdevice's split with lo + 1 ulp: the hi word is log2 e, but the lo word is no table word, so it is the
+    rational it is and x·(log2 e + lo') is not x·log2 e; the difference is confirmed by certified enclosures."""
+    split = ("    ld.global.f32 %f1, [%rd6];\n    mul.f32 %f2, %f1, 0f3FB8AA3B;\n    fma.rn.f32 %f3, %f1, 0f32A57061, %f2;\n"
+             "    ex2.approx.f32 %f3, %f3;\n    st.global.f32 [%rd7], %f3;")
+    ptx = _ptx(tmp_path, {"ref": F32_BODIES["ex2"].format(c="0f3FB8AA3B"), "opt": split})
+    code, data = _check(capsys, ptx, "f32")
+    assert code == 1 and data["verdict"] == "not-equivalent", data
+    assert data["constants"][0]["literals"] == ["0f3FB8AA3B"], data
