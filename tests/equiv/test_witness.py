@@ -64,7 +64,7 @@ def test_a_tiny_difference_is_scaled_up_where_it_grows(capsys):
 
 
 def test_a_real_bug_is_the_witness_not_the_constant(capsys):
-    """expf(W x) against __expf(W^T x): the exp forms are one function, so the outputs part by a large relative
+    """__expf(W x) against expf(W^T x): the exp forms are one function, so the outputs part by a large relative
     amount (the transposition), not by 1e-8 (the last digits of log2 e)."""
     code, data = _json(capsys, ["check", str(EX / "neq_expf_linear_transposed" / "manifest.toml"), "-q"])
     assert code == 1 and data["counterexample"]["relative_difference"] > 0.5
