@@ -8,7 +8,6 @@ atom (max, min, abs, sqrt, rsqrt, rcp.approx, tanh, sin, cos, lg2). An opcode mi
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -287,16 +286,10 @@ def _bounds_walk(e, memo):
             r = (_ZERO_FRACTION, None)
         elif op is E.SYM and is_named(n):   # log2 e, π: certified rational bounds (volta/symbolic/constants.py)
             r = rational_bounds(n.data)
-        elif op is E.DIV:   # a / b with b away from 0: a times [1/b1, 1/b0]
-            (a0, a1), (b0, b1) = memo[n.args[0]], memo[n.args[1]]
-            if None in (a0, a1, b0, b1) or b0 <= 0 <= b1:
-                r = (None, None)
-            else:
-                ps = [a0 / b0, a0 / b1, a1 / b0, a1 / b1]
-                r = (min(ps), max(ps))
-        elif op is E.SQRT:   # sqrt(2), sqrt(pi) in named constants: bounds of a non-negative argument
-            a0, a1 = memo[n.args[0]]
-            r = (None, None) if a0 is None or a0 < 0 else (_sqrt_below(a0), None if a1 is None else _sqrt_below(a1) + _ULP)
+        elif op is E.DIV:
+            r = intervals.divide(memo[n.args[0]], memo[n.args[1]])
+        elif op is E.SQRT:
+            r = intervals.sqrt(memo[n.args[0]])
         elif op is E.ABS:
             r = intervals.absolute(memo[n.args[0]])
         elif op is E.RINT:
@@ -307,14 +300,6 @@ def _bounds_walk(e, memo):
             r = (None, None)
         memo[n] = r
     return memo[e]
-
-
-_ULP = Fraction(1, 1 << 32)
-
-
-def _sqrt_below(q: Fraction) -> Fraction:
-    """A rational at most sqrt(q) and within 2^-32 of it (q >= 0)."""
-    return Fraction(math.isqrt(math.floor(q * (1 << 64))), 1 << 32)
 
 
 def constant_sign(e) -> int:
