@@ -136,13 +136,11 @@ def _meaning(meaning, fn, op):
     named constant RN(log2 e) literals read as (volta/symbolic/constants.py), so a defined `exp` meets `__expf`."""
     from volta.symbolic import expr as E
 
-    log2e = LOG2E
-
     if len(fn.param_types) != 1:
         raise Unsupported(f"--define-fn gives `{fn.name}` a one-argument meaning, but it takes "
                           f"{len(fn.param_types)} arguments", op.span)
     exact = {"exp2": E.exp2, "sqrt": E.sqrt, "rsqrt": E.rsqrt, "tanh": E.tanh,
-             "exp": lambda x: E.exp2(E.mul(x, log2e)), "log": lambda x: E.div(E.lg2(x), log2e)}[meaning]
+             "exp": lambda x: E.exp2(E.mul(x, LOG2E)), "log": lambda x: E.div(E.lg2(x), LOG2E)}[meaning]
 
     def apply(x):
         from volta.semantics.realops import Infinity

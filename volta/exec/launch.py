@@ -286,7 +286,8 @@ def _manifest_arg(a) -> str:
 # The manifest schema (examples/README.md): every key a manifest may have. Anything else is a typo
 # that would otherwise be silently ignored (`shared_dynamc`, a `[buffer]` table).
 MANIFEST_TABLES = {"kernel", "ref", "opt", "buffers", "symbols", "expect"}
-MANIFEST_TOP = MANIFEST_TABLES | {"description", "arch", "nvcc_flags", "exact_constants"}  # nvcc_flags: examples/regenerate.sh
+# nvcc_flags: examples/regenerate.sh; exact_constants: volta check --exact-constants
+MANIFEST_TOP = MANIFEST_TABLES | {"description", "arch", "nvcc_flags", "exact_constants"}
 LAUNCH_KEYS = {"ptx", "cuda", "name", "grid", "block", "args", "shared_dynamic"}
 STEP_KEYS = {"step"}   # a [[role.launch]] table that is a host step (volta/exec/hoststeps.py)
 EXPECT_KEYS = {"races", "check", "defect_line", "arch", "bits", "lockstep", "inputs"}
