@@ -483,14 +483,17 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
           seed: int = 0, prove: bool = False, arch: str | None = None, nvcc_flags: Sequence[str] = (),
           save_counterexample: str | os.PathLike | None = None, emit_smt: str | os.PathLike | None = None,
           progress: Callable[[str], None] | None = None, ulp: float | None = None, rtol: float | None = None,
-          atol: float | None = None, signed_zero: str = "differ", ptxas: str | None = None) -> CheckResult:
+          atol: float | None = None, signed_zero: str = "differ", ptxas: str | None = None,
+          exact_constants: bool = False) -> CheckResult:
     """Prove `ref` and `opt` equivalent over the reals (`fp="real"`), or compare their bits (`fp="ieee"`,
     `"ampere"`, `"hopper"`, …) — `volta check`. Give two kernels and a `Launch` (`opt_launch` when the
     optimized kernel launches differently; buffers and symbols are shared), or one manifest.toml path, or
     two pipelines (`Pipeline`s or lists of (kernel, Launch) pairs; a single launch is a one-item list) with no
     `launch` — the CLI's `--ref-launch`/`--opt-launch`. `buffers` declares buffers besides those passed in
     the launches' args (e.g. a `temp` intermediate named by a string); every buffer needs a role here.
-    `ptxas` (e.g. "12.6"; default the nvcc found, else 13.0): the toolkit Hopper fp8 mma.sync depends on."""
+    `ptxas` (e.g. "12.6"; default the nvcc found, else 13.0): the toolkit Hopper fp8 mma.sync depends on.
+    `exact_constants=True` reads every float literal as the rational it is (the CLI's --exact-constants); by
+    default RN(log2 e), RN(pi), ... are read as those constants over the reals."""
     from volta.cuda import nvcc_release
     from volta.exec.launch import compile_sources, pair_from_options, preflight
     from volta.numerics.mma_select import make_setting
@@ -547,6 +550,8 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
         command += [f"--define-fn={n}={m}" for n, m in spec.functions.items()]
     compile_sources(spec, arch, tuple(nvcc_flags))
     command += (["--arch", arch] if arch else []) + [f"--nvcc-flag={f}" for f in nvcc_flags]
+    spec.exact_constants = spec.exact_constants or exact_constants
+    command += ["--exact-constants"] if exact_constants else []
     preflight(spec, ("ref", "opt"), symbolic=fp == "real")  # every launch's file, kernel and args, before any runs
 
     start = time.perf_counter()
@@ -576,7 +581,8 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
                            {"total": time.perf_counter() - start, "execute": bits.seconds}, bits,
                            findings_by_role=dict(bits.findings), _presented=presented)
 
-    from volta.equiv.check import check as check_pair, save_inputs
+    from volta.equiv.check import check as check_pair
+    from volta.equiv.witness import save_inputs
     from volta.report.check_report import CheckResult as Presented
 
     report = check_pair(spec, timeout_ms=timeout_ms, emit_smt=str(emit_smt) if emit_smt else None,
@@ -585,7 +591,7 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
     if report.counterexample is not None and save_counterexample is not None:
         cex_file = str(save_counterexample)
         try:
-            save_inputs(report.counterexample, cex_file)
+            save_inputs(report.counterexample, cex_file, spec)
         except OSError as err:
             raise UsageError(f"cannot write the counterexample to {cex_file}: {err.strerror or err}") from None
     timings = {"total": time.perf_counter() - start}

@@ -89,10 +89,12 @@ class _InOrder(click.Command):
 @click.option("--emit-smt", "emit_smt", type=click.Path(file_okay=False), metavar="DIR",
               help="Write each solver obligation (elements not identical) as SMT-LIB2 into DIR.")
 @click.option("--save-counterexample", "save_cex", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Save a counterexample to FILE (JSON) and print the command that replays it; "
-                   "nothing is written without it.")
+              help="Save a counterexample to FILE and print the command that replays it: FILE.npz holds every input "
+                   "buffer as an array of its dtype (what a GPU run is given), any other name JSON with exact "
+                   "values; nothing is written without it.")
 @click.option("--replay", "replay_file", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Re-execute both kernels on a saved counterexample and print both values (exit 1 if they differ).")
+              help="Re-execute both kernels on a saved counterexample (.json or .npz) and print both values (exit 1 "
+                   "if they differ).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema: volta/report/SCHEMA.md).")
 @click.option("--sarif", "as_sarif", is_flag=True, help="Print SARIF 2.1.0 for code scanning.")
 @click.option("--junit", "junit_file", type=click.Path(dir_okay=False), metavar="FILE",
@@ -114,6 +116,10 @@ class _InOrder(click.Command):
 @click.option("--seed", type=int, default=0, show_default=True, help="With a bit-exact --fp: random seed.")
 @click.option("--define-fn", "define_fn", multiple=True, metavar="NAME=exp|exp2|log|sqrt|rsqrt|tanh",
               help="Give an external function with no body its exact real meaning (else: uninterpreted).")
+@click.option("--exact-constants", "exact_constants", is_flag=True,
+              help="Over the reals: read every float literal as the rational it is. By default a literal that is the "
+                   "correctly rounded value of log2 e, ln 2, pi, sqrt 2, sqrt(2/pi), ... (or a hi/lo split of one) "
+                   "is read as that constant, so expf, __expf and exp2f(x*log2e) are one function.")
 @click.option("--prove", is_flag=True,
               help="With a bit-exact --fp: prove every output element has the same bits for every input "
                    "(BIT-IDENTICAL), or show an input where they differ.")
@@ -140,7 +146,7 @@ class _InOrder(click.Command):
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
             as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag,
             allow_exit_before_barrier, prove, batch_invariant, ulp=None, rtol=None, atol=None,
-            signed_zero="differ", ctas=None, ptxas=None, inputs=None, **launch) -> int:
+            signed_zero="differ", ctas=None, ptxas=None, inputs=None, exact_constants=False, **launch) -> int:
     """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
 
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
@@ -169,6 +175,8 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         argv += ["--define-fn", f"{name}={meaning}"]
     spec.allow_exit_before_barrier = allow_exit_before_barrier
     argv += ["--allow-exit-before-barrier"] if allow_exit_before_barrier else []
+    spec.exact_constants = spec.exact_constants or exact_constants   # (a manifest may say so too)
+    argv += ["--exact-constants"] if exact_constants else []
     if ctas is not None:
         if fp != "real":
             raise UsageError("--ctas applies to the check over the reals (--fp real); the bit comparison runs "
@@ -212,7 +220,8 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         raise UsageError("--ulp, --rtol, --atol and --signed-zero relax a bit-exact comparison: give --fp ieee or "
                          "an architecture (over the reals, --fp real, equivalence is exact)")
 
-    from volta.equiv.check import check, save_inputs, timed_out
+    from volta.equiv.check import check, timed_out
+    from volta.equiv.witness import save_inputs
 
     start = time.perf_counter()
     try:
@@ -227,7 +236,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     if report.counterexample is not None and save_cex:
         cex_file = save_cex  # written only when asked: never into the current directory unasked
         try:
-            save_inputs(report.counterexample, cex_file)
+            save_inputs(report.counterexample, cex_file, spec)
         except OSError as err:
             raise UsageError(f"cannot write the counterexample to {cex_file}: {err.strerror or err}") from None
     result = CheckResult(report, spec, argv, cex_file)

@@ -18,6 +18,7 @@ from volta.ir.program import RegRef, type_size
 from volta.ptx import ast
 from volta.semantics import compute as C
 from volta.semantics.bits import U64, mask, width
+from volta.symbolic.constants import LOG2E
 
 DISPATCH = {}
 # Over the reals (`volta check`), the instructions in machine.NOT_REAL keep bits only unless a module
@@ -121,7 +122,7 @@ def _extern_call(m, op, lanes):
             # a defined meaning (exp, sqrt, …) takes a float: nvcc passes a float as `.param .b32`, so a
             # concrete argument is read as the float of that width, never as the integer of its bits
             ct = {".b32": ".f32", ".b64": ".f64"}.get(t, t) if fn.name in m.functions else t
-            consts = constants(bits, ct)
+            consts = constants(bits, ct, m.named)
             values[-1] = np.array([e if e is not None else c for e, c in zip(values[-1], consts)], dtype=object)
     for ref, t in zip(rets, fn.return_types):
         region = m.memory.by_name[ref.name]
@@ -142,15 +143,15 @@ def _extern_call(m, op, lanes):
 
 def _meaning(meaning, fn, op):
     """The exact real function `--define-fn` names. e enters as 2^(x·L) with L = log2(e) a positive
-    symbol: identities proved for every L > 0 hold for the real one, and base-2 normal forms stay exact."""
+    symbol: identities proved for every L > 0 hold for the real one, and base-2 normal forms stay exact. L is the
+    named constant RN(log2 e) literals read as (volta/symbolic/constants.py), so a defined `exp` meets `__expf`."""
     from volta.symbolic import expr as E
 
     if len(fn.param_types) != 1:
         raise Unsupported(f"--define-fn gives `{fn.name}` a one-argument meaning, but it takes "
                           f"{len(fn.param_types)} arguments", op.span)
-    log2e = E.sym("log2(e)")
     exact = {"exp2": E.exp2, "sqrt": E.sqrt, "rsqrt": E.rsqrt, "tanh": E.tanh,
-             "exp": lambda x: E.exp2(E.mul(x, log2e)), "log": lambda x: E.div(E.lg2(x), log2e)}[meaning]
+             "exp": lambda x: E.exp2(E.mul(x, LOG2E)), "log": lambda x: E.div(E.lg2(x), LOG2E)}[meaning]
 
     def apply(x):
         from volta.semantics.realops import Infinity
@@ -662,7 +663,7 @@ def _exprs_at(m, reg, lanes, t):
     cur = m.sym[reg.index] if isinstance(reg, RegRef) else None
     if isinstance(cur, LaneSym):
         bits, _ = m.read(reg, lanes, t)
-        out = constants(bits, t)
+        out = constants(bits, t, m.named)
         found, part = cur.restrict(np.unique(lanes))
         if part is not None:
             where = {int(lane): k for k, lane in enumerate(part.lanes)}

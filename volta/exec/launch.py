@@ -82,6 +82,7 @@ class LaunchSpec:
     source: str | None = None  # manifest path
     functions: dict = field(default_factory=dict)  # external function name -> real meaning (--define-fn)
     allow_exit_before_barrier: bool = False  # exited threads count as arrived at later barriers (sm_70+ hardware)
+    exact_constants: bool = False  # --exact-constants: RN(log2 e) is the rational it is, not log2 e (check)
     # role -> (KernelLaunch, …): a multi-kernel pipeline ([[ref.launch]] in a manifest), run in order on the same
     # buffers; launches[role] is then its first launch (what single-launch code paths see)
     sequences: dict = field(default_factory=dict)
@@ -243,7 +244,11 @@ def load_manifest(path: str | Path) -> LaunchSpec:
     if not launches:
         raise UsageError(f"{path}: a manifest needs a [kernel] table or [ref] and [opt] tables")
     syms = {k: v for k, v in data.get("symbols", {}).items()}
-    return LaunchSpec(launches, bufs, syms, data.get("expect", {}), str(path), sequences=sequences)
+    exact = data.get("exact_constants", False)
+    if not isinstance(exact, bool):
+        raise UsageError(f"{path}: exact_constants = {exact!r}: expected true or false")
+    return LaunchSpec(launches, bufs, syms, data.get("expect", {}), str(path), sequences=sequences,
+                      exact_constants=exact)
 
 
 def _manifest_launch(path: Path, table: dict, where: str) -> KernelLaunch:
@@ -281,7 +286,8 @@ def _manifest_arg(a) -> str:
 # The manifest schema (examples/README.md): every key a manifest may have. Anything else is a typo
 # that would otherwise be silently ignored (`shared_dynamc`, a `[buffer]` table).
 MANIFEST_TABLES = {"kernel", "ref", "opt", "buffers", "symbols", "expect"}
-MANIFEST_TOP = MANIFEST_TABLES | {"description", "arch", "nvcc_flags"}  # nvcc_flags: examples/regenerate.sh
+# nvcc_flags: examples/regenerate.sh; exact_constants: volta check --exact-constants
+MANIFEST_TOP = MANIFEST_TABLES | {"description", "arch", "nvcc_flags", "exact_constants"}
 LAUNCH_KEYS = {"ptx", "cuda", "name", "grid", "block", "args", "shared_dynamic"}
 STEP_KEYS = {"step"}   # a [[role.launch]] table that is a host step (volta/exec/hoststeps.py)
 EXPECT_KEYS = {"races", "check", "defect_line", "arch", "bits", "lockstep", "inputs"}

@@ -117,6 +117,18 @@ def _sci(v: Fraction, digits: int) -> str:
     return f"{ctx.divide(Decimal(v.numerator), Decimal(v.denominator)):g}"
 
 
+def relative_text(c) -> str:
+    """`; relative difference 0.25`, and whether it is below the output dtype's resolution."""
+    rel = getattr(c, "relative", None)
+    if rel is None:
+        return ""
+    below = getattr(c, "below_resolution", None)
+    if below:
+        return (f"; they differ by {rel:.2g} relative, below {below} resolution: an approximation choice, "
+                f"not a lost term?")
+    return f"; relative difference {rel:.2g}"
+
+
 def verdict_text(result: CheckResult) -> str:
     r = result.report
     if r.verdict == "findings":
@@ -196,10 +208,20 @@ def format_text(result: CheckResult) -> str:
     lines += _fixed_lines(r)
     if r.verdict in ("equivalent", "equivalent-for-inputs", "not-equivalent", "unknown"):
         lines += _coverage_lines(r)
+        lines += constants_lines(r)
         lines += [f"  note: {n}" for n in getattr(r, "notes", ())]
     return "\n".join(lines)
 
 
+def constants_lines(r) -> list:
+    """One line: the float literals read as the named constants they round (log2 e, π, …)."""
+    read = getattr(r, "constants", None)
+    if not read:
+        return []
+    items = [f"{c['name']} ({', '.join(c['literals'])}" + ("" if len(c["roles"]) == 2 else f"; {c['roles'][0]} only")
+             + ")" for c in read]
+    return [f"  constants read as exact reals (a lo part of a hi/lo split as 0): {'; '.join(items)}; "
+            f"--exact-constants reads each literal as the rational it is"]
 def _fixed_lines(r) -> list:
     """Addresses depend on integer inputs (volta/equiv/fixed_inputs.py): say how the verdict was decided."""
     fx = getattr(r, "fixed_inputs", None)
@@ -243,7 +265,7 @@ def _summary(result: CheckResult) -> str:
     if r.verdict == "not-equivalent":
         c = r.counterexample
         return (f"{c.buffer}[{c.index}] differs: ref = {value_text(c.ref_value, c.opt_value)}, "
-                f"opt = {value_text(c.opt_value, c.ref_value)}")
+                f"opt = {value_text(c.opt_value, c.ref_value)}{relative_text(c)}")
     if r.verdict == "findings":
         return f"{names}: a kernel has findings, so its output is not one function of its inputs"
     if r.verdict == "unsupported":
@@ -364,6 +386,8 @@ def to_dict(result: CheckResult) -> dict:
         "counterexample": None if c is None else {
             "buffer": c.buffer, "index": c.index,
             "ref_value": _json_value(c.ref_value), "opt_value": _json_value(c.opt_value),
+            "relative_difference": getattr(c, "relative", None),
+            "below_resolution": getattr(c, "below_resolution", None),
             "inputs": {k: {str(i): str(v) for i, v in vals.items()} for k, vals in shown_inputs(c).items()},
             "default_input": "1",
             "writers": {role: _writer(w) for role, w in c.writers.items()},
@@ -378,6 +402,7 @@ def to_dict(result: CheckResult) -> dict:
         "timed_out": getattr(r, "timed_out", None),
         "fixed_inputs": getattr(r, "fixed_inputs", None),
         "notes": list(getattr(r, "notes", ())),
+        "constants": list(getattr(r, "constants", ())),
         "coverage": getattr(r, "coverage", None),
     }
 
