@@ -659,11 +659,13 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
 
 
 def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, Any] | str | None = None,
-        seed: int | None = None, fp: str = "ieee", role: str | None = None, check_races: bool = True,
+        fill: str | None = None, seed: int | None = None, fp: str = "ieee", role: str | None = None, check_races: bool = True,
         out: str | os.PathLike | None = None, arch: str | None = None,
         nvcc_flags: Sequence[str] = (), ptxas: str | None = None) -> RunResult:
     """Replay one launch on the CPU, bit for bit, on concrete inputs — `volta run`. `inputs` is a dict of
     arrays, an .npz path, "zeros", "random" or "random:SEED"; by default random from `seed` (0), as the CLI.
+    Given arrays must name buffers of the launch and give every buffer the kernel reads, else UsageError;
+    `fill="random"` (or "zeros", "random:SEED") generates the ones not given.
     `result.inputs_used` says which were used; `out` writes every buffer to an .npz. `ptxas` (e.g. "12.6";
     default the nvcc found, else 13.0) is the toolkit Hopper fp8 mma.sync depends on; the report's
     `tensor_cores` names each tensor-core row used."""
@@ -687,7 +689,8 @@ def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, An
         role = "kernel"
     compile_sources(spec, arch, tuple(nvcc_flags))
     arrays, described, generated, used_seed = replay.choose_inputs(
-        spec, dict(inputs) if isinstance(inputs, Mapping) else (str(inputs) if inputs is not None else None), seed)
+        spec, dict(inputs) if isinstance(inputs, Mapping) else (str(inputs) if inputs is not None else None), seed,
+        fill=fill)
     start = time.perf_counter()
     try:
         raw = replay.run_launch(spec, role, arrays, fp=fp, check_races=check_races, generated=generated,

@@ -97,6 +97,19 @@ def test_run_default_random_seeded_and_dict_inputs():
     assert volta.run(ptx, launch, inputs="zeros").outputs["out"].max() == 0
 
 
+def test_run_misnamed_or_missing_inputs_raise_usage_error():
+    launch = volta.Launch(4, 128, [volta.Buffer("x", "f32", 500, "in"), volta.Buffer("y", "f32", 500, "in"),
+                                   volta.Buffer("out", "f32", 500, "out"), 500])
+    ptx = EX / "vector_add" / "kernel.sm80.ptx"
+    x = np.ones(500, np.float32)
+    with pytest.raises(volta.UsageError, match="array `xx` names no buffer"):
+        volta.run(ptx, launch, inputs={"xx": x, "y": x})
+    with pytest.raises(volta.UsageError, match=r"no array for the input buffer\(s\) y"):
+        volta.run(ptx, launch, inputs={"x": x})
+    r = volta.run(ptx, launch, inputs={"x": x}, fill="zeros")
+    assert np.array_equal(r.outputs["out"], x) and "zeros for y" in r.inputs_used
+
+
 def test_run_manifest_findings():
     r = volta.run(str(EX / "bug_global_race_accum" / "manifest.toml"))
     assert r.verdict == "findings" and r.exit_code == 1 and r.findings
