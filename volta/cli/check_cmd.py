@@ -19,6 +19,8 @@ from pathlib import Path
 
 import click
 
+from volta.cli.exit_codes import epilog
+
 from volta.cli.bounds import bounded
 from volta.exec import limits
 from volta.errors import UsageError
@@ -62,7 +64,7 @@ class _InOrder(click.Command):
         return super().parse_args(ctx, args)
 
 
-@click.command("check", cls=_InOrder)
+@click.command("check", cls=_InOrder, epilog=epilog("check"))
 @click.argument("targets", nargs=-1, type=click.Path(dir_okay=False))
 @_launch_options
 @click.option("--ref-launch", "ref_launch", multiple=True, metavar='"FILE[:KERNEL] grid=G block=B args=A,B"',

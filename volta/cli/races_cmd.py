@@ -16,6 +16,8 @@ from pathlib import Path
 
 import click
 
+from volta.cli.exit_codes import epilog
+
 from volta.cli.bounds import bounded
 from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
@@ -28,7 +30,7 @@ from volta.report.text import DEFAULT_MAX_FINDINGS
 LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", "shared_dynamic")
 
 
-@click.command("races")
+@click.command("races", epilog=epilog("races"))
 @click.argument("target", type=click.Path(dir_okay=False))
 @click.option("--kernel", "kernel", metavar="NAME", help="The .entry to run (needed when the file has several).")
 @click.option("--grid", metavar="X[xY[xZ]]", help="Grid dimensions, e.g. 8 or 8x4.")

@@ -34,6 +34,8 @@ import json
 
 import click
 
+from volta.cli.exit_codes import epilog
+
 from volta.cli.cuda_options import cuda_options
 from volta.cli.bounds import bounded
 from volta.exec import limits
@@ -45,7 +47,7 @@ from volta.numerics.mma_select import make_setting
 from volta.report import run_report
 
 
-@click.command("run")
+@click.command("run", epilog=epilog("run"))
 @click.argument("target", type=click.Path(exists=True, dir_okay=False))
 @click.option("--kernel", default=None, help="Kernel (.entry) name; with a manifest: its [kernel]/[ref]/[opt] table.")
 @click.option("--grid", default=None, help="Grid size: X, XxY or XxYxZ.")
