@@ -137,12 +137,13 @@ class _InOrder(click.Command):
               help="Over the reals: run only these CTAs of each kernel (corners, random:N[:SEED], or indices/"
                    "coordinates such as 0,5 or 0x0,3x1) and compare the outputs both write; the verdict says so.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+@click.option("-v", "--verbose", is_flag=True, help="Every note at each place it was made (text output).")
 @cuda_options
 @bounded("check")
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
             as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag,
             allow_exit_before_barrier, prove, batch_invariant, ulp=None, rtol=None, atol=None,
-            signed_zero="differ", ctas=None, ptxas=None, inputs=None, **launch) -> int:
+            signed_zero="differ", ctas=None, ptxas=None, inputs=None, verbose=False, **launch) -> int:
     """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
 
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
@@ -232,7 +233,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
             save_inputs(report.counterexample, cex_file)
         except OSError as err:
             raise UsageError(f"cannot write the counterexample to {cex_file}: {err.strerror or err}") from None
-    result = CheckResult(report, spec, argv, cex_file)
+    result = CheckResult(report, spec, argv, cex_file, verbose=verbose)
     if progress is not None:
         ti = report.stats.get("thread_instructions", 0)
         progress(f"{ti:,} thread-instructions, {report.compared:,} elements compared "

@@ -78,6 +78,7 @@ LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", 
               help="Run only these CTAs: corners, random:N[:SEED], or indices/coordinates such as 0,5 or 0x0,3x1 "
                    "(the report covers those CTAs only). Default: the whole grid.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+@click.option("-v", "--verbose", is_flag=True, help="Every note at each place it was made (text output).")
 @click.option("--allow-exit-before-barrier", is_flag=True,
               help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
                    "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
@@ -87,7 +88,7 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
             as_json, as_sarif, junit_file, max_findings, quiet, arch, nvcc_flag, allow_exit_before_barrier,
             inputs=None, trials=None, structured_only=False, lockstep_warps=False, allow_benign_races=False,
             allow_ordering_races=False, schedules=DEFAULT_BUDGET, schedule_seed=0, show_printf=False,
-            ctas=None) -> int:
+            ctas=None, verbose=False) -> int:
     """Find races, deadlocks, out-of-bounds accesses and uninitialized reads in one launch of a PTX kernel.
 
     TARGET is a .ptx file (give --grid, --block, --args and --buffer) or a manifest.toml; a .cu file

@@ -79,11 +79,12 @@ from volta.report import run_report
               help="Run only these CTAs: corners, random:N[:SEED], or indices/coordinates such as 0,5 or 0x0,3x1 "
                    "(the other CTAs' outputs keep their initial values). Default: the whole grid.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress line on stderr for long runs.")
+@click.option("-v", "--verbose", is_flag=True, help="Every note at each place it was made (text output).")
 @cuda_options
 @bounded("run")
 def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_path, shared_dynamic, fp, seed,
             no_races, as_json, arch, nvcc_flag, allow_exit_before_barrier=False, quiet=False, as_sarif=False,
-            junit_file=None, ctas=None, ptxas=None) -> int:
+            junit_file=None, ctas=None, ptxas=None, verbose=False) -> int:
     """Run TARGET (a .ptx file, or a manifest.toml) on concrete inputs; report outputs and findings."""
     if as_json and as_sarif:
         raise UsageError("choose one of --json and --sarif")
@@ -130,7 +131,7 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
     elif as_json:
         click.echo(json.dumps(run_report.to_json(result, out_path, seed), indent=2))
     else:
-        click.echo(run_report.format_text(result, out_path, seed))
+        click.echo(run_report.format_text(result, out_path, seed, verbose))
     return result.exit_code
 
 

@@ -29,7 +29,7 @@ from volta.exec.launch import sequence
 from volta.exec.races import RaceReport, RacesResult
 from volta.report import json_report, sarif
 from volta.report import text as races_text
-from volta.report.common import demangle_text, display_path, group_findings, split_cuda, verdict_name
+from volta.report.common import demangle_text, display_path, group_findings, note_lines, split_cuda, verdict_name
 from volta.symbolic.enclose import Enclosure
 
 SCHEMA = "volta.check/1"
@@ -47,6 +47,7 @@ class CheckResult:
     spec: object  # volta.exec.launch.LaunchSpec
     command: list = field(default_factory=list)  # argv of this check, without --replay/--save-counterexample
     cex_file: str | None = None  # where the counterexample was saved
+    verbose: bool = False  # -v: every note at each place (else one line per distinct note)
 
     @property
     def exit_code(self) -> int:
@@ -196,7 +197,7 @@ def format_text(result: CheckResult) -> str:
     lines += _fixed_lines(r)
     if r.verdict in ("equivalent", "equivalent-for-inputs", "not-equivalent", "unknown"):
         lines += _coverage_lines(r)
-        lines += [f"  note: {n}" for n in getattr(r, "notes", ())]
+        lines += [f"  note: {n}" for n in note_lines(getattr(r, "notes", ()), result.verbose)]
     return "\n".join(lines)
 
 

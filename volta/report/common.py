@@ -290,3 +290,28 @@ def group_findings(findings) -> list:
         else:
             g.members.append(f)
     return list(groups.values())
+
+
+_NOTE_AT = re.compile(r"^(?:(\w+): )?(\S+?):(\d+): (.*)$", re.S)   # `[ROLE: ]FILE:LINE: text`
+
+
+def note_lines(notes, verbose: bool = False) -> list:
+    """The text of each distinct note once: notes that differ only in their `[role: ]file:line:` prefix (expf's
+    range reduction read at each of its 30 inlined copies) become one line naming the first place and how many
+    there are; `verbose` (`-v`) keeps every note as it was made."""
+    if verbose:
+        return list(notes)
+    places: dict = {}   # text -> [(where or None, the note as made)]
+    for note in notes:
+        m = _NOTE_AT.match(note)
+        text, where = (m[4], f"{m[1] + ': ' if m[1] else ''}{os.path.basename(m[2])}:{m[3]}") if m else (note, None)
+        places.setdefault(text, []).append((where, note))
+    lines = []
+    for text, at in places.items():
+        if len(at) == 1:
+            lines.append(at[0][1])
+        elif at[0][0] is not None:
+            lines.append(f"{text} ({len(at)} places: first {at[0][0]}; -v lists each)")
+        else:
+            lines.append(f"{text} ({len(at)} times)")
+    return lines

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from volta.exec import replay
 from volta.numerics.mma_select import summary
+from volta.report.common import note_lines
 from volta.report.text import finding_text
 
 SCHEMA = "volta.run/1"
 
 
-def format_text(result, out_path: str | None = None, seed: int | None = None) -> str:
+def format_text(result, out_path: str | None = None, seed: int | None = None, verbose: bool = False) -> str:
     L = result.launch
     lines = [f"ran {L.kernel or L.ptx.name} ({L.ptx}) grid {L.grid} block {L.block}, --fp {result.fp}: "
              f"{result.thread_instructions:,} thread-instructions in {result.seconds:.2f} s"]
@@ -34,7 +35,7 @@ def format_text(result, out_path: str | None = None, seed: int | None = None) ->
         lines.append(f"  {name}: {buf.dtype}[{shape}] {stats}{extra}")
     for row in result.tensor_cores:
         lines.append(f"tensor cores: {summary(row)}")
-    for note in result.notes:
+    for note in note_lines(result.notes, verbose):
         lines.append(f"note: {note}")
     if result.findings:
         lines.append(f"{len(result.findings)} finding(s) for this input:")
