@@ -150,5 +150,5 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
     elif as_sarif:
         click.echo(render(result, "sarif"))
     else:
-        click.echo(render(result, "text", max_findings=max_findings))
+        click.echo(render(result, "text", max_findings=max_findings, verbose=verbose))
     return result.exit_code

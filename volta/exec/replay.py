@@ -13,7 +13,7 @@ given, else from the array of the same name in the inputs (.npz). bf16/fp8 buffe
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -257,6 +257,7 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
         carried = m.buffer_regions
     m = pipeline.combine(machines)
     launch = steps[0] if len(steps) == 1 else steps[-1]
+    launch = replace(launch, kernel=launch.kernel or progs[-1].name)   # the entry run, when not named
     seconds = time.perf_counter() - start
     outputs = {}
     for name, buf in buffers.items():

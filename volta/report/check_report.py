@@ -29,7 +29,7 @@ from volta.exec.launch import sequence
 from volta.exec.races import RaceReport, RacesResult
 from volta.report import json_report, sarif
 from volta.report import text as races_text
-from volta.report.common import demangle_text, display_path, group_findings, note_lines, split_cuda, verdict_name
+from volta.report.common import demangle_text, display_path, group_findings, launch_path, note_lines, split_cuda, verdict_name
 from volta.symbolic.enclose import Enclosure
 
 SCHEMA = "volta.check/1"
@@ -259,7 +259,7 @@ def _kernel_lines(result: CheckResult, writers: dict | None = None, element: str
     for role in ("ref", "opt"):   # (a sequence: its first kernel launch, not a host step before it)
         launch = next((x for x in sequence(result.spec, role) if x.host is None), result.spec.launches[role])
         line = (f"  {role} {result.report.kernels.get(role) or launch.kernel or '?'} "
-                f"({display_path(str(launch.ptx))}): grid {launch.grid}, block {launch.block}")
+                f"({launch_path(launch.ptx, result.verbose)}): grid {launch.grid}, block {launch.block}")
         writer = (writers or {}).get(role)
         if writer is not None:
             tid, site = writer

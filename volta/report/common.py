@@ -5,6 +5,8 @@ import os
 from dataclasses import dataclass
 from itertools import zip_longest
 
+from volta import cuda
+
 VERDICT_NAMES = {
     "race": "RACE", "deadlock": "DEADLOCK", "out-of-bounds": "OUT OF BOUNDS",
     "uninitialized-read": "UNINITIALIZED READ", "misaligned": "MISALIGNED ACCESS",
@@ -85,9 +87,13 @@ def counts(report) -> dict:
 
 
 def display_path(path: str | None) -> str | None:
-    """A path relative to the working directory when it lies below it, else as given."""
+    """A path relative to the working directory when it lies below it, else as given; the PTX nvcc made of the
+    user's .cu file is named after that file (`kernel.cu→sm_80.ptx`), not by its hashed cache path."""
     if not path:
         return path
+    compiled = cuda.shown_name(path)
+    if compiled is not None:
+        return compiled
     try:
         rel = os.path.relpath(path)
     except ValueError:
@@ -315,3 +321,9 @@ def note_lines(notes, verbose: bool = False) -> list:
         else:
             lines.append(f"{text} ({len(at)} times)")
     return lines
+
+
+def launch_path(ptx, verbose: bool = False) -> str:
+    """A header's file: the user's (`display_path`), and with `-v` the cache path of PTX compiled from a .cu."""
+    shown = display_path(str(ptx))
+    return f"{shown}; PTX {ptx}" if verbose and cuda.compiled_from(ptx) else shown

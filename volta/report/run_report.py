@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from volta.exec import replay
 from volta.numerics.mma_select import summary
-from volta.report.common import note_lines
+from volta.report.common import launch_path, note_lines
 from volta.report.text import finding_text
 
 SCHEMA = "volta.run/1"
@@ -15,7 +15,7 @@ SCHEMA = "volta.run/1"
 
 def format_text(result, out_path: str | None = None, seed: int | None = None, verbose: bool = False) -> str:
     L = result.launch
-    lines = [f"ran {L.kernel or L.ptx.name} ({L.ptx}) grid {L.grid} block {L.block}, --fp {result.fp}: "
+    lines = [f"ran {L.kernel or L.ptx.name} ({launch_path(L.ptx, verbose)}) grid {L.grid} block {L.block}, --fp {result.fp}: "
              f"{result.thread_instructions:,} thread-instructions in {result.seconds:.2f} s"]
     if result.timed_out:
         lines.append(f"UNKNOWN: {result.timed_out}; the run did not end, so no output is shown or written "
