@@ -29,7 +29,8 @@ from volta.exec.launch import sequence
 from volta.exec.races import RaceReport, RacesResult
 from volta.report import json_report, sarif
 from volta.report import text as races_text
-from volta.report.common import demangle_text, display_path, group_findings, launch_path, note_lines, split_cuda, verdict_name
+from volta.report.common import (cuda_site, demangle_text, display_path, group_findings, launch_path, note_lines,
+                                 resolve_cuda, verdict_name)
 from volta.symbolic.enclose import Enclosure
 
 SCHEMA = "volta.check/1"
@@ -265,8 +266,9 @@ def _kernel_lines(result: CheckResult, writers: dict | None = None, element: str
             tid, site = writer
             line += (f"; {element} last written by {tid}  {site.text}  "
                      f"{display_path(site.ptx)}:{site.line}:{site.col}")
-            if site.cuda:
-                line += f"  {display_path(site.cuda)}"
+            file, cuda_line = cuda_site(site)
+            if file:
+                line += f"  {file}:{cuda_line}"
         lines.append(line)
     return lines
 
@@ -314,7 +316,7 @@ def parting_lines(p, element: str) -> list:
         twin = points[other].value if points[other] is not None else None
         where = display_path(pt.ptx_file) + f":{pt.ptx_line}"
         if pt.cuda_file:
-            where += f" ({display_path(pt.cuda_file)}:{pt.cuda_line})"
+            where += f" ({resolve_cuda(pt.cuda_file, pt.ptx_file)}:{pt.cuda_line})"
         parts.append(f"{role} {pt.opcode} {where} = {value_text(pt.value, twin)}"
                      + (f" ({pt.element})" if pt.element else ""))
     if p.ref is not None and p.opt is not None:
@@ -398,14 +400,14 @@ def _parting_point(pt):
     if pt is None:
         return None
     return {"instruction": pt.opcode, "ptx": {"file": pt.ptx_file, "line": pt.ptx_line, "col": pt.ptx_col},
-            "cuda": {"file": pt.cuda_file, "line": pt.cuda_line} if pt.cuda_file else None,
+            "cuda": {"file": resolve_cuda(pt.cuda_file, pt.ptx_file), "line": pt.cuda_line} if pt.cuda_file else None,
             "value": _json_value(pt.value), "element": pt.element,
             "block": list(pt.thread.block), "thread": list(pt.thread.thread), "position": pt.position}
 
 
 def _writer(w) -> dict:
     tid, site = w
-    file, line = split_cuda(site.cuda)
+    file, line = cuda_site(site)
     return {"block": list(tid.block), "thread": list(tid.thread), "instruction": site.text,
             "ptx": {"file": site.ptx, "line": site.line, "col": site.col},
             "cuda": {"file": file, "line": line} if file else None}

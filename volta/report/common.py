@@ -202,13 +202,18 @@ def demangle_text(text: str | None) -> str | None:
 
 
 def resolve_cuda(file: str | None, ptx: str | None) -> str | None:
-    """The CUDA file of a `.loc`: the file of that name beside the PTX when there is one, else as nvcc wrote it.
+    """The CUDA file of a `.loc`, by one rule for every report (text, JSON, SARIF, check and races alike): the
+    file the user gave — the .cu they passed when the PTX was compiled from it, else the file of that name beside
+    the PTX they passed — relative to the working directory when below it; else the path as nvcc wrote it.
     nvcc records absolute paths, which go stale when a tree moves — or, worse, still point into the tree a
-    clone was made from, so the copy beside the PTX comes first."""
+    clone was made from, so the user's copy comes first."""
     if not file or not ptx:
-        return file
+        return display_path(file)
+    given = cuda.compiled_from(ptx)
+    if given is not None and os.path.basename(given) == os.path.basename(file):
+        return display_path(given)
     beside = os.path.join(os.path.dirname(ptx), os.path.basename(file))
-    return beside if os.path.exists(beside) else file
+    return display_path(beside if os.path.exists(beside) else file)
 
 
 def cuda_site(site):
