@@ -83,6 +83,7 @@ def resolve(m, op, space, addr, lanes, size, write):
             m.report(F.OUT_OF_BOUNDS, f"{'write' if write else 'read'} of {size} bytes past the end of "
                      f"`{region.name}`{dynamic}", op, [lz[k]], related=m.admitting_branch(lz[k]), buffer=region.name,
                      offset=int(o[k]), bounds=region.size, address=int(addr[sel][k]))
+            m.count_threads(F.OUT_OF_BOUNDS, op, lz[bad])
             o, lz = o[~bad], lz[~bad]
         align = min(size, 16)
         mis = (o % align) != 0

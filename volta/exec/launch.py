@@ -222,7 +222,12 @@ def load_manifest(path: str | Path) -> LaunchSpec:
     _check_manifest_keys(path, data)
     bufs = {}
     for name, text in data.get("buffers", {}).items():
-        bufs[name] = parse_buffer(f"{name}={text}")
+        try:
+            bufs[name] = parse_buffer(f"{name}={text}")
+        except UsageError as err:   # said in the manifest's words: its file and key, not --buffer
+            reason = err.message.partition("`: ")[2] or err.message
+            reason = reason.replace("NAME=DTYPE[COUNT] or NAME=DTYPE[COUNT]:ROLE, e.g. x=", "DTYPE[COUNT]:ROLE, e.g. ")
+            raise UsageError(f"{path}: [buffers] {name} = {text!r}: {reason}") from None
     launches, sequences = {}, {}
     for role in ("kernel", "ref", "opt"):
         table = data.get(role)

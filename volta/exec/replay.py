@@ -48,6 +48,7 @@ class RunResult:
     notes: list = field(default_factory=list)
     tensor_cores: list = field(default_factory=list)  # MmaRow.to_json(setting) of each tensor-core row used
     timed_out: str | None = None  # --timeout ran out: why; `outputs` is then empty (the run did not end)
+    launches: list = field(default_factory=list)  # every launch of a sequence, in order, each naming its entry
 
     @property
     def ok(self) -> bool:
@@ -277,7 +278,8 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
     setting = tensor or MmaSetting()
     rows = [row.to_json(setting) for row in m.tensor_rows.values()]
     return RunResult(launch, buffers, inputs, outputs, list(m.findings), int(m.thread_instructions), seconds,
-                     fp, generated, notes, rows)
+                     fp, generated, notes, rows,
+                     launches=[replace(x, kernel=p.name) for p, x in zip(progs, steps)])
 
 
 def _exact_inputs(buffers: dict, arrays: dict) -> dict:
@@ -425,6 +427,7 @@ def choose_inputs(spec: LaunchSpec, inputs=None, seed: int | None = None, fill: 
     if mode == "zeros":
         if seed is not None:
             raise UsageError("--seed applies to random inputs, not --inputs zeros: drop one")
+        names = names if readable or spec.symbols else "nothing (no in/inout buffer or symbol)"
         arrays = {n: np.full(spec.buffers[n].count, _lowest(spec.buffers[n]), DTYPES[spec.buffers[n].dtype][0])
                   for n in readable}
         arrays.update({n: np.zeros(1, DTYPES.get(t, (np.float32,))[0]) for n, t in spec.symbols.items()})
@@ -439,8 +442,10 @@ def choose_inputs(spec: LaunchSpec, inputs=None, seed: int | None = None, fill: 
             raise UsageError(f"--inputs {mode} and --seed {seed} disagree: give the seed once")
         seed = given
     seed = 0 if seed is None else seed
-    return ChosenInputs(random_inputs(spec.buffers, seed, spec.symbols),
-                        f"random from seed {seed} for {names} (--inputs FILE.npz gives your own)", True, seed)
+    described = (f"random from seed {seed} for {names} (--inputs FILE.npz gives your own)" if readable or spec.symbols
+                 else f"seed {seed}, no input to draw (no in/inout buffer or symbol): only what the seed steers varies "
+                      f"(bodiless functions' values, schedules)")
+    return ChosenInputs(random_inputs(spec.buffers, seed, spec.symbols), described, True, seed)
 
 
 def is_fill(mode: str) -> bool:

@@ -170,7 +170,7 @@ def format_text(result: CheckResult) -> str:
         how = ", ".join(f"{n:,} by {HOW.get(k, k)}" for k, n in r.proved_by.items())
         n = (getattr(r, "fixed_inputs", None) or {}).get("assignments", 1)
         per = f" ({r.compared // n:,} elements × {n} assignments of the integer inputs)" if n > 1 else ""
-        lines.append(f"  {r.compared:,} output elements compared{per}: {how or 'none'}")
+        lines.append(f"  {r.compared:,} output element{'' if r.compared == 1 else 's'} compared{per}: {how or 'none'}")
         lines += _kernel_lines(result)
     elif r.verdict == "not-equivalent":
         lines += _counterexample_lines(result)
@@ -258,9 +258,11 @@ def _summary(result: CheckResult) -> str:
 def _kernel_lines(result: CheckResult, writers: dict | None = None, element: str = "") -> list:
     lines = []
     for role in ("ref", "opt"):   # (a sequence: its first kernel launch, not a host step before it)
-        launch = next((x for x in sequence(result.spec, role) if x.host is None), result.spec.launches[role])
-        line = (f"  {role} {result.report.kernels.get(role) or launch.kernel or '?'} "
-                f"({launch_path(launch.ptx, result.verbose)}): grid {launch.grid}, block {launch.block}")
+        seq = [x for x in sequence(result.spec, role) if x.host is None] or [result.spec.launches[role]]
+        files = ", ".join(dict.fromkeys(launch_path(x.ptx, result.verbose) for x in seq))
+        grids, blocks = (" → ".join(str(getattr(x, k)) for x in seq) for k in ("grid", "block"))
+        line = (f"  {role} {result.report.kernels.get(role) or seq[0].kernel or '?'} "
+                f"({files}): grid {grids}, block {blocks}")
         writer = (writers or {}).get(role)
         if writer is not None:
             tid, site = writer

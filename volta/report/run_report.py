@@ -14,8 +14,11 @@ SCHEMA = "volta.run/1"
 
 
 def format_text(result, out_path: str | None = None, seed: int | None = None, verbose: bool = False) -> str:
-    L = result.launch
-    lines = [f"ran {L.kernel or L.ptx.name} ({launch_path(L.ptx, verbose)}) grid {L.grid} block {L.block}, --fp {result.fp}: "
+    seq = result.launches or [result.launch]   # a launch sequence: every kernel, in order
+    files = ", ".join(dict.fromkeys(launch_path(x.ptx, verbose) for x in seq))
+    names = " → ".join(x.kernel or x.ptx.name for x in seq)
+    grids, blocks = (" → ".join(str(getattr(x, k)) for x in seq) for k in ("grid", "block"))
+    lines = [f"ran {names} ({files}) grid {grids} block {blocks}, --fp {result.fp}: "
              f"{result.thread_instructions:,} thread-instructions in {result.seconds:.2f} s"]
     if result.timed_out:
         lines.append(f"UNKNOWN: {result.timed_out}; the run did not end, so no output is shown or written "

@@ -131,11 +131,15 @@ def group_text(g) -> str:
 def finding_text(f, source: bool = True) -> str:
     """One finding: kind and message, each access (thread, instruction, PTX and CUDA lines), where in the buffer or
     variable (a byte offset), and the CUDA source lines with a caret when their files are readable."""
-    lines = [f"{f.kind.upper()}: {demangle_text(f.message)}"]
+    threads = f.details.get("threads", 0)
+    by = f" (by {threads:,} threads)" if threads > 1 else ""
+    lines = [f"{f.kind.upper()}: {demangle_text(f.message)}{by}"]
     roles = access_roles(f)
     excerpts = {}
-    for (tid, site), role in zip(accesses(f), roles):
+    for i, ((tid, site), role) in enumerate(zip(accesses(f), roles)):
         parts = [f"{role:<6}"] if role else []
+        if tid is None and i > 0:   # the instruction that explains it, e.g. the branch that let the lane through
+            parts.append("last branch before it:" if f.kind == "out-of-bounds" else "related:")
         if tid is not None:
             parts.append(str(tid))
         if site is not None:
