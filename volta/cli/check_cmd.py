@@ -27,7 +27,7 @@ from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
 from volta.cuda import nvcc_release
 from volta.exec.launch import (compile_sources, load_manifest, pair_from_options, parse_define_fn, preflight,
-                               sequences_from_options)
+                               sequences_from_options, with_out_init)
 from volta.numerics.mma_select import make_setting
 from volta.report import render
 from volta.report.check_report import CheckResult, ReplayResult
@@ -130,6 +130,9 @@ class _InOrder(click.Command):
               help="With a bit-exact --fp (sampled): absolute tolerance (see --rtol).")
 @click.option("--signed-zero", type=click.Choice(["equal", "differ"]), default="differ", show_default=True,
               help="With a bit-exact --fp (sampled): whether +0 and -0 count as the same value.")
+@click.option("--out-init", type=click.Choice(["zeros", "undefined"]), default="zeros", show_default=True,
+              help="How out buffers start: zeros (as after cudaMemset) or undefined (a read before the kernel "
+                   "writes it is an UNINITIALIZED READ, as on a GPU without a memset).")
 @click.option("--allow-exit-before-barrier", is_flag=True,
               help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
                    "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
@@ -143,7 +146,7 @@ class _InOrder(click.Command):
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
             as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag,
             allow_exit_before_barrier, prove, batch_invariant, ulp=None, rtol=None, atol=None,
-            signed_zero="differ", ctas=None, ptxas=None, inputs=None, verbose=False, **launch) -> int:
+            signed_zero="differ", ctas=None, ptxas=None, inputs=None, verbose=False, out_init="zeros", **launch) -> int:
     """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
 
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
@@ -171,6 +174,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     for name, meaning in spec.functions.items():
         argv += ["--define-fn", f"{name}={meaning}"]
     spec.allow_exit_before_barrier = allow_exit_before_barrier
+    with_out_init(spec, out_init)
     argv += ["--allow-exit-before-barrier"] if allow_exit_before_barrier else []
     if ctas is not None:
         if fp != "real":

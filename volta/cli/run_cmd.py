@@ -41,7 +41,7 @@ from volta.cli.bounds import bounded
 from volta.exec import limits
 from volta.errors import UsageError
 from volta.exec import replay
-from volta.exec.launch import compile_sources
+from volta.exec.launch import compile_sources, with_out_init
 from volta.cuda import nvcc_release
 from volta.numerics.mma_select import make_setting
 from volta.report import run_report
@@ -72,6 +72,9 @@ from volta.report import run_report
 @click.option("--sarif", "as_sarif", is_flag=True, help="Print SARIF 2.1.0 (this run's findings) instead of text.")
 @click.option("--junit", "junit_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write JUnit XML here (a clean run is <skipped>: one input proves nothing about others).")
+@click.option("--out-init", type=click.Choice(["zeros", "undefined"]), default="zeros", show_default=True,
+              help="How out buffers start: zeros (as after cudaMemset) or undefined (a read before the kernel "
+                   "writes it is an UNINITIALIZED READ, as on a GPU without a memset).")
 @click.option("--allow-exit-before-barrier", is_flag=True,
               help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
                    "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
@@ -84,7 +87,7 @@ from volta.report import run_report
 @bounded("run")
 def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_path, shared_dynamic, fp, seed,
             no_races, as_json, arch, nvcc_flag, allow_exit_before_barrier=False, quiet=False, as_sarif=False,
-            junit_file=None, ctas=None, ptxas=None, verbose=False) -> int:
+            junit_file=None, ctas=None, ptxas=None, verbose=False, out_init="zeros") -> int:
     """Run TARGET (a .ptx file, or a manifest.toml) on concrete inputs; report outputs and findings."""
     if as_json and as_sarif:
         raise UsageError("choose one of --json and --sarif")
@@ -104,6 +107,7 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
     picked = cta_selection.select(spec, ctas, [role]).get(role)
     limits.check_buffers(spec.buffers)  # before any input array is drawn (--max-memory)
     spec.allow_exit_before_barrier = allow_exit_before_barrier
+    with_out_init(spec, out_init)
     given, fill = _inputs_and_fill(inputs)
     loaded, described, generated, seed = replay.choose_inputs(spec, given, seed, fill=fill)
     click.echo(f"volta run: inputs: {described}", err=True)

@@ -45,6 +45,7 @@ class Region:
     lslist: list = field(repr=False, default=None)        # ... the stored LaneSyms
     stored: bool = False  # some instruction of the launch wrote it (a module variable's bytes became data)
     read_only: bool = False  # no instruction of the launch can write it (volta/ir/written.py): reads never race
+    zero_start: bool = False  # an out buffer started at zero (--out-init zeros): `written` says what a read saw
 
     def __post_init__(self):
         padded = max(16, (self.size + 15) // 16 * 16)

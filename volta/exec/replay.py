@@ -272,6 +272,12 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
             arr = arr.view(given.dtype).reshape(given.shape)  # same dtype (ml_dtypes too) and shape as given
         outputs[name] = arr
     notes = []
+    zero_reads = sorted({n for x in machines for n in getattr(x, "zero_start_reads", ())})
+    if zero_reads:
+        notes.append(f"the kernel read out buffer{'s' if len(zero_reads) > 1 else ''} "
+                     f"{', '.join(f'`{n}`' for n in zero_reads)} where it had not written: out buffers start at zero "
+                     f"(--out-init zeros, the default), which a GPU gives only after a cudaMemset; --out-init "
+                     f"undefined makes such a read an UNINITIALIZED READ")
     if fp == "real":
         notes.append("--fp real: every instruction computed in exact rational arithmetic; each output element "
                      "is rounded once, to nearest, into its buffer's dtype")
