@@ -20,6 +20,7 @@ from pathlib import Path
 import click
 
 from volta.cli.exit_codes import epilog
+from volta.cli.output_format import output_format
 
 from volta.cli.bounds import bounded
 from volta.exec import limits
@@ -143,6 +144,7 @@ class _InOrder(click.Command):
 @click.option("-v", "--verbose", is_flag=True, help="Every note at each place it was made (text output).")
 @cuda_options
 @bounded("check")
+@output_format
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
             as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag,
             allow_exit_before_barrier, prove, batch_invariant, ulp=None, rtol=None, atol=None,

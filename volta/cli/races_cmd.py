@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from volta.cli.exit_codes import epilog
+from volta.cli.output_format import output_format
 
 from volta.cli.bounds import bounded
 from volta.errors import UsageError
@@ -87,6 +88,7 @@ LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", 
                    "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
 @cuda_options
 @bounded("races")
+@output_format
 def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynamic, role,
             as_json, as_sarif, junit_file, max_findings, quiet, arch, nvcc_flag, allow_exit_before_barrier,
             inputs=None, trials=None, structured_only=False, lockstep_warps=False, allow_benign_races=False,

@@ -35,6 +35,7 @@ import json
 import click
 
 from volta.cli.exit_codes import epilog
+from volta.cli.output_format import output_format
 
 from volta.cli.cuda_options import cuda_options
 from volta.cli.bounds import bounded
@@ -85,6 +86,7 @@ from volta.report import run_report
 @click.option("-v", "--verbose", is_flag=True, help="Every note at each place it was made (text output).")
 @cuda_options
 @bounded("run")
+@output_format
 def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_path, shared_dynamic, fp, seed,
             no_races, as_json, arch, nvcc_flag, allow_exit_before_barrier=False, quiet=False, as_sarif=False,
             junit_file=None, ctas=None, ptxas=None, verbose=False, out_init="zeros") -> int:
