@@ -50,3 +50,11 @@ def test_every_report_names_the_users_copy_relative_to_cwd(tmp_path, monkeypatch
     assert run(["races", "tree/kernel.sm80.ptx", "--grid", "4", "--block", "256", "--args", "x,partial,1024",
                 "--buffer", "x=f32[1024]:in", "--buffer", "partial=f32[4]:out", "-q", "--json"]) == 1
     assert _cuda_paths(json.loads(capsys.readouterr().out)) == {"tree/kernel.cu"}   # a PTX file: the .cu beside it
+
+
+def test_the_inlined_at_line_follows_the_rule(tmp_path, monkeypatch, capsys):
+    shutil.copytree(EX / "eq_dot_shared_atomic", tmp_path / "dot")
+    monkeypatch.chdir(tmp_path)
+    assert run(["races", "dot/manifest.toml", "-q", "--out-init", "undefined"]) == 1
+    out = capsys.readouterr().out
+    assert "(inlined at dot/opt.cu:13)" in out and "/examples/" not in out

@@ -18,7 +18,7 @@ beside the PTX when nvcc's absolute path has gone stale).
 from __future__ import annotations
 
 from volta.report.common import (access_roles, accesses, counts, cuda_site, demangle, demangle_text, display_path,
-                                 group_findings, kernel_verdict, launch_path, source_excerpt)
+                                 group_findings, kernel_verdict, launch_path, resolve_cuda, source_excerpt)
 
 DEFAULT_MAX_FINDINGS = 20
 
@@ -149,7 +149,10 @@ def finding_text(f, source: bool = True) -> str:
                 file, line = cuda_site(site)
                 inlined = site.cuda.split(" (inlined at ", 1)
                 text = f"{display_path(file)}:{line}" if line is not None else site.cuda
-                parts.append(text + (f" (inlined at {inlined[1]}" if len(inlined) > 1 and line is not None else ""))
+                if len(inlined) > 1 and line is not None:   # the caller's line by the same source-path rule
+                    at_file, _, at_rest = inlined[1].partition(":")
+                    text += f" (inlined at {resolve_cuda(at_file, site.ptx)}:{at_rest}"
+                parts.append(text)
                 excerpts.setdefault((file, line), source_excerpt(file, line))
         lines.append("  " + "  ".join(parts))
     if f.buffer is not None:
