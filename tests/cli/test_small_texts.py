@@ -78,3 +78,13 @@ def test_out_of_bounds_says_how_many_threads_and_labels_the_branch(capsys):
     out = capsys.readouterr().out
     assert code == 1 and "OUT-OF-BOUNDS: read of 4 bytes past the end of `y` (by 100 threads)" in out
     assert "  last branch before it:  bra  " in out
+
+
+def test_sarif_labels_the_branch_too(capsys):
+    import json
+
+    assert run(["races", *VA, "--buffer", "x=f32[500]:in", "--buffer", "y=f32[400]:in",
+                "--buffer", "out=f32[500]:out", "-q", "--sarif"]) == 1
+    texts = [r["message"]["text"] for r in json.loads(capsys.readouterr().out)["runs"][0]["results"][0]
+             ["relatedLocations"]]
+    assert "PTX of the last branch before it: bra" in texts and not any("second access" in t for t in texts)
