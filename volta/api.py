@@ -51,7 +51,8 @@ Arg = Union["Buffer", "Struct", str, int, float]  # a Buffer (or its name), a st
 # ---- errors in a Python caller's words ----------------------------------------------------------
 
 # the CLI's words in a shared message -> what a Python caller writes instead
-_PYTHON_WORDS = [("--save-counterexample", "save_counterexample="), ("--buffer NAME=DTYPE[N]:ROLE", "volta.Buffer"),
+_PYTHON_WORDS = [('volta run --inputs FILE.npz --inputs random; in Python, fill="random"', 'fill="random"'),
+                 ("--save-counterexample", "save_counterexample="), ("--buffer NAME=DTYPE[N]:ROLE", "volta.Buffer"),
                  ("--buffer", "volta.Buffer"), ("--args", "Launch(args=…)"), ("--kernel", "Launch(kernel=…)"),
                  ("--inputs", "inputs="), ("--seed", "seed="), ("--fp", "fp="), ("--trials", "trials="),
                  ("--arch", "arch="), ("--nvcc-flag", "nvcc_flags="), ("--out", "out="), ("--grid", "Launch(grid=…)"),
@@ -712,8 +713,8 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
 
 @_python_words
 def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, Any] | str | None = None,
-        fill: str | None = None, seed: int | None = None, fp: str = "ieee", role: str | None = None, check_races: bool = True,
-        out: str | os.PathLike | None = None, arch: str | None = None,
+        fill: str | None = None, seed: int | None = None, fp: str = "ieee", role: str | None = None,
+        check_races: bool = True, out: str | os.PathLike | None = None, arch: str | None = None,
         nvcc_flags: Sequence[str] = (), ptxas: str | None = None) -> RunResult:
     """Replay one launch on the CPU, bit for bit, on concrete inputs — `volta run`. `inputs` is a dict of
     arrays, an .npz path, "zeros", "random" or "random:SEED"; by default random from `seed` (0), as the CLI.

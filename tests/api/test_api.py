@@ -190,6 +190,7 @@ def _va_launch():
     (lambda: volta.run(VA_PTX, _va_launch(), inputs={"x": "abc", "y": "d"}), r"inputs\['x'\]: expected a numpy"),
     (lambda: volta.check(42, VA_PTX, _va_launch()), "a kernel is a .ptx or .cu path"),
     (lambda: volta.run(VA_PTX, _va_launch(), inputs="zeros", seed=3), "seed= applies to random inputs"),
+    (lambda: volta.run(VA_PTX, _va_launch(), inputs={"x": np.ones(500, np.float32)}), 'fill="random"'),
     (lambda: volta.run(VA_PTX, volta.Launch(4, 128, ["x", "y", "out", 500])), "volta.Buffer x=DTYPE"),
 ])
 def test_bad_python_input_is_a_usage_error_in_python_words(make, message):

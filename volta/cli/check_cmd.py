@@ -242,7 +242,8 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     result = CheckResult(report, spec, argv, cex_file, verbose=verbose)
     if progress is not None:
         ti = report.stats.get("thread_instructions", 0)
-        progress(f"{ti:,} thread-instructions, {report.compared:,} element{'' if report.compared == 1 else 's'} compared "
+        elements = f"{report.compared:,} element{'' if report.compared == 1 else 's'}"
+        progress(f"{ti:,} thread-instructions, {elements} compared "
                  f"in {time.perf_counter() - start:.2f} s")
         if emit_smt:
             n = len(list(Path(emit_smt).glob("*.smt2")))

@@ -68,7 +68,8 @@ def _junit(f, args, kwargs):
 
 
 def github_annotations(sarif: dict) -> str:
-    """One `::LEVEL file=…,line=…,col=…,title=…::message` line per SARIF result (GitHub Actions workflow commands)."""
+    """One `::LEVEL file=…,line=…,col=…,title=…::message` line per SARIF result (GitHub Actions workflow
+    commands)."""
     lines = []
     for run in sarif.get("runs", []):
         for result in run.get("results", []):

@@ -454,6 +454,9 @@ def choose_inputs(spec: LaunchSpec, inputs=None, seed: int | None = None, fill: 
     return ChosenInputs(random_inputs(spec.buffers, seed, spec.symbols), described, True, seed)
 
 
+FILL_HINT = 'volta run --inputs FILE.npz --inputs random; in Python, fill="random"'
+
+
 def is_fill(mode: str) -> bool:
     return mode in ("zeros", "random") or mode.startswith("random:")
 
@@ -485,6 +488,5 @@ def _match_inputs(spec: LaunchSpec, arrays: dict, source: str, need_all: bool) -
     if readable and need_all:
         raise UsageError(f"{source}: no array for the input buffer(s) {', '.join(readable)}, which the kernel "
                          f"reads (arrays: {', '.join(sorted(arrays)) or 'none'}). Give one for each, or fill the "
-                         f"rest knowingly: --inputs {source if source.endswith('.npz') else 'FILE.npz'} --inputs "
-                         f"random (or zeros); in Python, fill=\"random\"")
+                         f"rest knowingly with random or zeros ({FILL_HINT})")
     return readable
