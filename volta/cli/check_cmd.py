@@ -19,13 +19,16 @@ from pathlib import Path
 
 import click
 
+from volta.cli.exit_codes import epilog
+from volta.cli.output_format import output_format
+
 from volta.cli.bounds import bounded
 from volta.exec import limits
 from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
 from volta.cuda import nvcc_release
 from volta.exec.launch import (compile_sources, load_manifest, pair_from_options, parse_define_fn, preflight,
-                               sequences_from_options)
+                               sequences_from_options, with_out_init)
 from volta.numerics.mma_select import make_setting
 from volta.report import render
 from volta.report.check_report import CheckResult, ReplayResult
@@ -62,7 +65,7 @@ class _InOrder(click.Command):
         return super().parse_args(ctx, args)
 
 
-@click.command("check", cls=_InOrder)
+@click.command("check", cls=_InOrder, epilog=epilog("check"))
 @click.argument("targets", nargs=-1, type=click.Path(dir_okay=False))
 @_launch_options
 @click.option("--ref-launch", "ref_launch", multiple=True, metavar='"FILE[:KERNEL] grid=G block=B args=A,B"',
@@ -134,6 +137,9 @@ class _InOrder(click.Command):
               help="With a bit-exact --fp (sampled): absolute tolerance (see --rtol).")
 @click.option("--signed-zero", type=click.Choice(["equal", "differ"]), default="differ", show_default=True,
               help="With a bit-exact --fp (sampled): whether +0 and -0 count as the same value.")
+@click.option("--out-init", type=click.Choice(["zeros", "undefined"]), default="zeros", show_default=True,
+              help="How out buffers start: zeros (as after cudaMemset) or undefined (a read before the kernel "
+                   "writes it is an UNINITIALIZED READ, as on a GPU without a memset).")
 @click.option("--allow-exit-before-barrier", is_flag=True,
               help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
                    "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
@@ -141,12 +147,15 @@ class _InOrder(click.Command):
               help="Over the reals: run only these CTAs of each kernel (corners, random:N[:SEED], or indices/"
                    "coordinates such as 0,5 or 0x0,3x1) and compare the outputs both write; the verdict says so.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+@click.option("-v", "--verbose", is_flag=True, help="Every note at each place it was made (text output).")
 @cuda_options
 @bounded("check")
+@output_format
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
             as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag,
             allow_exit_before_barrier, prove, batch_invariant, ulp=None, rtol=None, atol=None,
-            signed_zero="differ", ctas=None, ptxas=None, inputs=None, exact_constants=False, **launch) -> int:
+            signed_zero="differ", ctas=None, ptxas=None, inputs=None, exact_constants=False, verbose=False,
+            out_init="zeros", **launch) -> int:
     """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
 
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
@@ -174,6 +183,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     for name, meaning in spec.functions.items():
         argv += ["--define-fn", f"{name}={meaning}"]
     spec.allow_exit_before_barrier = allow_exit_before_barrier
+    with_out_init(spec, out_init)
     argv += ["--allow-exit-before-barrier"] if allow_exit_before_barrier else []
     spec.exact_constants = spec.exact_constants or exact_constants   # (a manifest may say so too)
     argv += ["--exact-constants"] if exact_constants else []
@@ -239,10 +249,11 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
             save_inputs(report.counterexample, cex_file, spec)
         except OSError as err:
             raise UsageError(f"cannot write the counterexample to {cex_file}: {err.strerror or err}") from None
-    result = CheckResult(report, spec, argv, cex_file)
+    result = CheckResult(report, spec, argv, cex_file, verbose=verbose)
     if progress is not None:
         ti = report.stats.get("thread_instructions", 0)
-        progress(f"{ti:,} thread-instructions, {report.compared:,} elements compared "
+        elements = f"{report.compared:,} element{'' if report.compared == 1 else 's'}"
+        progress(f"{ti:,} thread-instructions, {elements} compared "
                  f"in {time.perf_counter() - start:.2f} s")
         if emit_smt:
             n = len(list(Path(emit_smt).glob("*.smt2")))

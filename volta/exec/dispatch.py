@@ -572,7 +572,8 @@ def _st(m, op, lanes):
                 if f is not None:
                     data |= (f[pos] & DATA) != 0
         if m.may_spin:
-            old = np.concatenate([A.load(m, region, lz, offs + k * es, es)[0][:, None] for k in range(n)], axis=1)
+            old = np.concatenate([A.load(m, region, lz, offs + k * es, es, seen=False)[0][:, None] for k in range(n)],
+                                 axis=1)
         same_warp = A.track(m, op, region, lz, offs, es * n, write=True, warp_uniform=True, image=image, data=data) \
             if region.space in (".global", ".shared") else None
         _sync_writes(m, op, region, lz, offs)
@@ -599,7 +600,8 @@ def _st(m, op, lanes):
                         not tensor_real.store_pairs(m, op, region, lz, offs + k * es, es, sym):
                     A.store_sym(m, region, lz, offs + k * es, es, sym)
         if m.may_spin:
-            new = np.concatenate([A.load(m, region, lz, offs + k * es, es)[0][:, None] for k in range(n)], axis=1)
+            new = np.concatenate([A.load(m, region, lz, offs + k * es, es, seen=False)[0][:, None] for k in range(n)],
+                                 axis=1)
             if (new != old).any():
                 m.mem_epoch += 1  # memory changed: spinning threads may see something new
     _advance(m, lanes)
@@ -704,7 +706,7 @@ def _atom(m, op, lanes):
         old_flags = np.zeros(lz.size, np.uint8)
 
         def changes(j):   # would lane j's update change memory if it went now (volta/exec/schedules.py)
-            old = A.load(m, region, lz[j:j + 1], offs[j:j + 1], es)[0]
+            old = A.load(m, region, lz[j:j + 1], offs[j:j + 1], es, seen=False)[0]
             new = _atomic_value(op, kind, t, old, [v[pos[j:j + 1]] for v, _ in vals])
             return mask(new, 8 * es)[0] != mask(old, 8 * es)[0]
 

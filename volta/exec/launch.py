@@ -34,6 +34,7 @@ class Buffer:
     count: int
     role: str = "inout"
     range: tuple | None = None  # integer inputs: the declared (lo, hi) of every element (`:range=0..50257`)
+    undefined_start: bool = False  # an out buffer under --out-init undefined: starts never-written, like a temp
 
     @property
     def itemsize(self) -> int:
@@ -223,7 +224,12 @@ def load_manifest(path: str | Path) -> LaunchSpec:
     _check_manifest_keys(path, data)
     bufs = {}
     for name, text in data.get("buffers", {}).items():
-        bufs[name] = parse_buffer(f"{name}={text}")
+        try:
+            bufs[name] = parse_buffer(f"{name}={text}")
+        except UsageError as err:   # said in the manifest's words: its file and key, not --buffer
+            reason = err.message.partition("`: ")[2] or err.message
+            reason = reason.replace("NAME=DTYPE[COUNT] or NAME=DTYPE[COUNT]:ROLE, e.g. x=", "DTYPE[COUNT]:ROLE, e.g. ")
+            raise UsageError(f"{path}: [buffers] {name} = {text!r}: {reason}") from None
     launches, sequences = {}, {}
     for role in ("kernel", "ref", "opt"):
         table = data.get(role)
@@ -562,6 +568,22 @@ def parse_define_fn(text: str) -> tuple:
         raise UsageError(f"bad --define-fn `{text}`: expected NAME=MEANING with MEANING one of "
                          f"{', '.join(FUNCTION_MEANINGS)}")
     return name.strip(), meaning.strip()
+
+
+OUT_INIT = ("zeros", "undefined")
+
+
+def with_out_init(spec: LaunchSpec, out_init: str) -> LaunchSpec:
+    """`--out-init zeros` (the default: out buffers start at zero, as after a cudaMemset) or `undefined` (they start
+    never-written, so a kernel reading one before writing it is an UNINITIALIZED READ, as for a temp buffer)."""
+    import dataclasses
+
+    if out_init not in OUT_INIT:
+        raise UsageError(f"unknown out-init `{out_init}`: choose zeros or undefined")
+    if out_init == "undefined":
+        spec.buffers = {n: dataclasses.replace(b, undefined_start=True) if b.role == "out" else b
+                        for n, b in spec.buffers.items()}
+    return spec
 
 
 def compile_sources(spec: LaunchSpec, arch: str | None = None, nvcc_flags=()) -> LaunchSpec:

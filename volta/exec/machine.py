@@ -179,8 +179,12 @@ class Machine(MachineServices):
                 self.buffer_regions[name] = region
                 continue
             region = mem.add(name, ".global", buf.nbytes, role=buf.role, dtype=buf.dtype)
-            if buf.role == "temp":  # an intermediate starts never-written: reading it first is an uninitialized read
+            if name in inputs:
+                pass   # given bytes: defined
+            elif buf.role == "temp" or buf.undefined_start:  # never-written: reading it first is an uninitialized read
                 region.written = np.zeros(region.data.shape, bool)
+            elif buf.role == "out" and not self.structured:   # `volta run`: zeros, but say when a read sees them
+                region.written, region.zero_start = np.zeros(region.data.shape, bool), True
             if name in inputs:
                 raw = np.ascontiguousarray(inputs[name]).view(np.uint8).reshape(-1)
                 region.data[0, : raw.size] = raw[: region.size]

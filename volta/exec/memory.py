@@ -51,6 +51,7 @@ class Region:
     stored: bool = False  # some instruction of the launch wrote it (a module variable's bytes became data)
     read_only: bool = False  # no instruction of the launch can write it (volta/ir/written.py): reads never race
     low: int = 0  # shared regions: where the region starts in the CTA's shared window (the address's low bits)
+    zero_start: bool = False  # an out buffer started at zero (--out-init zeros): `written` says what a read saw
 
     def __post_init__(self):
         padded = max(16, (self.size + 15) // 16 * 16)

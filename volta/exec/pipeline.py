@@ -80,12 +80,12 @@ def races(spec, role: str, progress=None, *, inputs=None, trials=None, concrete:
             prog = lower(parse_file(launch.ptx), launch.kernel)
             names.append(step_name(launch, prog.name))
             launch = dataclasses.replace(launch, kernel=prog.name)
-            if progress is not None:
-                progress(f"{prog.name}: executing {launch.grid.count * launch.block.count} threads "
-                         f"(grid {launch.grid}, block {launch.block}), launch {len(names)} of {len(seq)}")
             m = machine(carried, prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True,
                         allow_exit_before_barrier=spec.allow_exit_before_barrier,
                         lockstep_warps=policy.lockstep_warps)
+            if progress is not None:   # once admitted (within --max-memory)
+                progress(f"{prog.name}: executing {launch.grid.count * launch.block.count:,} threads "
+                         f"(grid {launch.grid}, block {launch.block}), launch {len(names)} of {len(seq)}")
             try:
                 m.run()
                 if m.unproved_stores:

@@ -194,14 +194,14 @@ def _analyze(report, spec, role, launch, progress, modes, start, inputs, concret
     try:
         prog = lower(module, launch.kernel)
         report.kernel = prog.name
-        if progress is not None:
-            progress(f"{report.kernel}: executing {report.threads} threads "
-                     f"(grid {report.grid}, block {report.block})")
         launch = dataclasses.replace(launch, kernel=prog.name)  # so usage errors name the kernel
         if inputs is not None:
             raise _DataDependent()
         machine = Machine(prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True,
                           allow_exit_before_barrier=spec.allow_exit_before_barrier, lockstep_warps=lockstep_warps)
+        if progress is not None:   # said once the launch is admitted (its memory estimate within --max-memory)
+            progress(f"{report.kernel}: executing {report.threads:,} threads "
+                     f"(grid {report.grid}, block {report.block})")
         machine.run()
         extra = _same_warp_store_values(machine, prog, launch, spec) if machine.unproved_stores else []
     except _DataDependent:

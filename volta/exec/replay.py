@@ -13,7 +13,7 @@ given, else from the array of the same name in the inputs (.npz). bf16/fp8 buffe
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -48,6 +48,7 @@ class RunResult:
     notes: list = field(default_factory=list)
     tensor_cores: list = field(default_factory=list)  # MmaRow.to_json(setting) of each tensor-core row used
     timed_out: str | None = None  # --timeout ran out: why; `outputs` is then empty (the run did not end)
+    launches: list = field(default_factory=list)  # every launch of a sequence, in order, each naming its entry
 
     @property
     def ok(self) -> bool:
@@ -257,6 +258,7 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
         carried = m.buffer_regions
     m = pipeline.combine(machines)
     launch = steps[0] if len(steps) == 1 else steps[-1]
+    launch = replace(launch, kernel=launch.kernel or progs[-1].name)   # the entry run, when not named
     seconds = time.perf_counter() - start
     outputs = {}
     for name, buf in buffers.items():
@@ -270,13 +272,20 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
             arr = arr.view(given.dtype).reshape(given.shape)  # same dtype (ml_dtypes too) and shape as given
         outputs[name] = arr
     notes = []
+    zero_reads = sorted({n for x in machines for n in getattr(x, "zero_start_reads", ())})
+    if zero_reads:
+        notes.append(f"the kernel read out buffer{'s' if len(zero_reads) > 1 else ''} "
+                     f"{', '.join(f'`{n}`' for n in zero_reads)} where it had not written: out buffers start at zero "
+                     f"(--out-init zeros, the default), which a GPU gives only after a cudaMemset; --out-init "
+                     f"undefined makes such a read an UNINITIALIZED READ")
     if fp == "real":
         notes.append("--fp real: every instruction computed in exact rational arithmetic; each output element "
                      "is rounded once, to nearest, into its buffer's dtype")
     setting = tensor or MmaSetting()
     rows = [row.to_json(setting) for row in m.tensor_rows.values()]
     return RunResult(launch, buffers, inputs, outputs, list(m.findings), int(m.thread_instructions), seconds,
-                     fp, generated, notes, rows)
+                     fp, generated, notes, rows,
+                     launches=[replace(x, kernel=p.name) for p, x in zip(progs, steps)])
 
 
 def _exact_inputs(buffers: dict, arrays: dict) -> dict:
@@ -384,41 +393,100 @@ def _lowest(buf) -> int:
     return 0 if buf.range is None or buf.range[0] <= 0 <= buf.range[1] else buf.range[0]
 
 
-def choose_inputs(spec: LaunchSpec, inputs=None, seed: int | None = None) -> ChosenInputs:
+def choose_inputs(spec: LaunchSpec, inputs=None, seed: int | None = None, fill: str | None = None,
+                  complete: bool = True) -> ChosenInputs:
     """The arrays a run starts from, a one-line description of them, whether they were generated, the seed.
 
     `inputs` is a dict of arrays, a path to an .npz, `"zeros"`, `"random"` or `"random:SEED"`; None means
     random from `seed` (default 0). Nothing is silent: the description says which inputs were used.
-    Buffers with role `out` start zeroed in every mode.
+    Buffers with role `out` start zeroed in every mode. Given arrays must each name a buffer (or symbol) of
+    the launch, and with `complete` every buffer the kernel reads (role in/inout) must have one, unless
+    `fill` ("zeros", "random[:SEED]"; also written `FILE.npz+zeros`) generates the rest knowingly.
     """
-    if isinstance(inputs, dict):
-        if seed is not None:
-            raise UsageError("--seed applies to generated inputs; drop it when giving the input arrays")
-        return ChosenInputs(dict(inputs), f"given arrays ({', '.join(sorted(inputs)) or 'none'})", False, None)
+    if isinstance(inputs, str) and "+" in inputs and is_fill(inputs.rpartition("+")[2]):
+        if fill is not None:
+            raise UsageError(f"--inputs {inputs} already names a fill for the rest: drop the other one")
+        inputs, _, fill = inputs.rpartition("+")
+    if fill is not None and not is_fill(fill):
+        raise UsageError(f"bad fill `{fill}` for the inputs not given: expected random, random:SEED or zeros")
+    if fill is not None and not isinstance(inputs, dict) and (inputs is None or is_fill(str(inputs))):
+        raise UsageError(f"a fill ({fill}) completes given arrays (an .npz or a dict): give the arrays first")
+    if isinstance(inputs, dict) or (inputs is not None and not is_fill(str(inputs))):
+        if isinstance(inputs, dict):
+            arrays, source = dict(inputs), "the given arrays"
+            described = f"given arrays ({', '.join(sorted(inputs)) or 'none'})"
+        else:
+            arrays, source = load_npz(str(inputs)), str(inputs)
+            described = f"from {inputs} ({', '.join(sorted(arrays)) or 'no arrays'})"
+        missing = _match_inputs(spec, arrays, source, need_all=complete and fill is None)
+        if seed is not None and not (fill or "").startswith("random"):
+            raise UsageError("--seed applies to generated inputs (--inputs random[:SEED]); drop it when giving "
+                             "the input arrays")
+        if not missing or fill is None:
+            return ChosenInputs(arrays, described, False, None)
+        rest = choose_inputs(spec, fill, seed)
+        arrays.update({n: rest.arrays[n] for n in missing})
+        return ChosenInputs(arrays, f"{described}; {fill} for {', '.join(missing)}", False, rest.seed)
     mode = "random" if inputs is None else str(inputs)
-    if mode == "zeros" or mode == "random" or mode.startswith("random:"):
-        readable = [n for n in sorted(spec.buffers) if spec.buffers[n].role not in ("out", "temp")]
-        names = ", ".join(readable + sorted(spec.symbols)) or "no input buffers"
-        if mode == "zeros":
-            if seed is not None:
-                raise UsageError("--seed applies to random inputs, not --inputs zeros: drop one")
-            arrays = {n: np.full(spec.buffers[n].count, _lowest(spec.buffers[n]), DTYPES[spec.buffers[n].dtype][0])
-                      for n in readable}
-            arrays.update({n: np.zeros(1, DTYPES.get(t, (np.float32,))[0]) for n, t in spec.symbols.items()})
-            return ChosenInputs(arrays, f"zeros for {names}", True, None)
-        if mode.startswith("random:"):
-            text = mode.partition(":")[2]
-            try:
-                given = int(text)
-            except ValueError:
-                raise UsageError(f"bad --inputs `{mode}`: expected random:SEED with an integer SEED") from None
-            if seed is not None and seed != given:
-                raise UsageError(f"--inputs {mode} and --seed {seed} disagree: give the seed once")
-            seed = given
-        seed = 0 if seed is None else seed
-        return ChosenInputs(random_inputs(spec.buffers, seed, spec.symbols),
-                            f"random from seed {seed} for {names} (--inputs FILE.npz gives your own)", True, seed)
-    if seed is not None:
-        raise UsageError("--seed applies to generated inputs (--inputs random[:SEED]); drop it with an .npz file")
-    arrays = load_npz(mode)
-    return ChosenInputs(arrays, f"from {mode} ({', '.join(sorted(arrays)) or 'no arrays'})", False, None)
+    readable = [n for n in sorted(spec.buffers) if spec.buffers[n].role not in ("out", "temp")]
+    names = ", ".join(readable + sorted(spec.symbols)) or "no input buffers"
+    if mode == "zeros":
+        if seed is not None:
+            raise UsageError("--seed applies to random inputs, not --inputs zeros: drop one")
+        names = names if readable or spec.symbols else "nothing (no in/inout buffer or symbol)"
+        arrays = {n: np.full(spec.buffers[n].count, _lowest(spec.buffers[n]), DTYPES[spec.buffers[n].dtype][0])
+                  for n in readable}
+        arrays.update({n: np.zeros(1, DTYPES.get(t, (np.float32,))[0]) for n, t in spec.symbols.items()})
+        return ChosenInputs(arrays, f"zeros for {names}", True, None)
+    if mode.startswith("random:"):
+        text = mode.partition(":")[2]
+        try:
+            given = int(text)
+        except ValueError:
+            raise UsageError(f"bad --inputs `{mode}`: expected random:SEED with an integer SEED") from None
+        if seed is not None and seed != given:
+            raise UsageError(f"--inputs {mode} and --seed {seed} disagree: give the seed once")
+        seed = given
+    seed = 0 if seed is None else seed
+    described = (f"random from seed {seed} for {names} (--inputs FILE.npz gives your own)" if readable or spec.symbols
+                 else f"seed {seed}, no input to draw (no in/inout buffer or symbol): only what the seed steers varies "
+                      f"(bodiless functions' values, schedules)")
+    return ChosenInputs(random_inputs(spec.buffers, seed, spec.symbols), described, True, seed)
+
+
+FILL_HINT = 'volta run --inputs FILE.npz --inputs random; in Python, fill="random"'
+
+
+def is_fill(mode: str) -> bool:
+    return mode in ("zeros", "random") or mode.startswith("random:")
+
+
+def _match_inputs(spec: LaunchSpec, arrays: dict, source: str, need_all: bool) -> list:
+    """The buffers the kernel reads that `arrays` gives nothing for (a usage error when `need_all`); an array
+    that names no buffer or symbol of the launch is always a usage error, with the names it could have meant."""
+    import difflib
+
+    from volta.exec.launch import sequence
+
+    named = set(spec.buffers) | set(spec.symbols)
+    for role in spec.launches:
+        for launch in sequence(spec, role):
+            if isinstance(launch, KernelLaunch):
+                named.update(buffer_arg_names(launch))
+    for name in sorted(arrays):
+        if name in spec.buffers and spec.buffers[name].role == "temp":
+            raise UsageError(f"{source}: array `{name}` is for a temp buffer, which starts never-written and is no "
+                             f"input: drop it")
+        if name not in named:
+            close = difflib.get_close_matches(name, sorted(named), n=1)
+            hint = (f"did you mean `{close[0]}`? " if close else
+                    f"a `volta run --out` file keeps generated inputs as input.NAME: rename them NAME; "
+                    if name.startswith("input.") else "")
+            raise UsageError(f"{source}: array `{name}` names no buffer of the launch ({hint}buffers: "
+                             f"{', '.join(sorted(named)) or 'none'})")
+    readable = [n for n in sorted(spec.buffers) if spec.buffers[n].role in ("in", "inout") and n not in arrays]
+    if readable and need_all:
+        raise UsageError(f"{source}: no array for the input buffer(s) {', '.join(readable)}, which the kernel "
+                         f"reads (arrays: {', '.join(sorted(arrays)) or 'none'}). Give one for each, or fill the "
+                         f"rest knowingly with random or zeros ({FILL_HINT})")
+    return readable

@@ -59,7 +59,7 @@ def trial_modes(inputs, trials: int | None) -> list:
     if not items:
         raise UsageError("--inputs is empty: give random[:SEED], zeros, equal, colliding or FILE.npz")
     for item in items:
-        if item in GENERATED or item == "random" or item.endswith(".npz"):
+        if item in GENERATED or item == "random" or item.endswith(".npz") or ".npz+" in item:
             continue
         if item.startswith("random:"):
             try:
@@ -77,13 +77,14 @@ def trial_modes(inputs, trials: int | None) -> list:
     return items
 
 
-def trial_inputs(spec: LaunchSpec, mode):
+def trial_inputs(spec: LaunchSpec, mode, complete: bool = True):
     """(arrays, one-line description) for one trial; generated patterns start from random:0 and replace
-    every integer input: `equal` with one value everywhere, `colliding` with pairs of equal values."""
+    every integer input: `equal` with one value everywhere, `colliding` with pairs of equal values. Given
+    arrays must name buffers of the launch and, with `complete`, give every buffer the kernel reads."""
     from volta.exec.replay import choose_inputs
 
     if isinstance(mode, dict) or mode not in ("equal", "colliding"):
-        chosen = choose_inputs(spec, mode)
+        chosen = choose_inputs(spec, mode, complete=complete)
         return chosen.arrays, chosen.description
     arrays = choose_inputs(spec, "random:0").arrays
     changed = []
