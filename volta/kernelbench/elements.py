@@ -63,6 +63,10 @@ class _Unwritten:
 UNWRITTEN = _Unwritten()
 
 
+def _size(shape) -> int:
+    return math.prod(shape) if isinstance(shape, (tuple, list)) else int(shape)
+
+
 def _as_array(value) -> np.ndarray:
     if isinstance(value, np.ndarray):
         return value
@@ -139,12 +143,13 @@ class SymbolicKit:
         return E.const(int(value))
 
     def full(self, shape, value) -> np.ndarray:
+        self.meter.charge(_size(shape))
         out = np.empty(shape, dtype=object)
         out.fill(value)
-        self.meter.charge(out.size)
         return out
 
     def leaves(self, name: str, n: int) -> np.ndarray:
+        self.meter.charge(n)
         out = np.empty(n, dtype=object)
         out[:] = [E.var(name, j) for j in range(n)]
         return out
@@ -289,11 +294,11 @@ class FloatKit:
         return float(np.float32(value)) if dtype.is_floating_point and dtype.volta != "f64" else float(value)
 
     def full(self, shape, value) -> np.ndarray:
-        out = np.full(shape, value, dtype=np.bool_ if isinstance(value, bool) else np.float64)
-        self.meter.charge(out.size)
-        return out
+        self.meter.charge(_size(shape))
+        return np.full(shape, value, dtype=np.bool_ if isinstance(value, bool) else np.float64)
 
     def leaves(self, name: str, n: int) -> np.ndarray:
+        self.meter.charge(n)
         return self.rng.uniform(-1.0, 1.0, n)
 
     def unwritten(self, n: int) -> np.ndarray:

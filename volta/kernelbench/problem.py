@@ -37,7 +37,8 @@ from volta.symbolic import expr as E
 
 DEFAULT_BUDGET = 300_000          # element operations of the dry run a reference may cost at default sizes
 HARD_LIMIT_FACTOR = 20            # the symbolic run stops past this many times the budget
-MAX_ATTEMPTS = 64
+DRY_RUN_FACTOR = 30                # a dry run stops past this many times the budget (too big to judge)
+MAX_ATTEMPTS = 100
 
 
 @dataclass
@@ -125,7 +126,7 @@ def load_problem(path: str, sizes: dict[str, int] | None = None, budget: int = D
         built = _build(path, code, policy, run)
         names = _input_names(built.namespace, built.inputs)
         ranges = _name_inputs(run, built.inputs, names)
-        parameters = _name_state(run, built.model)
+        parameters = name_state(run, built.model)
     run.random_allowed = False
     return Problem(path, run, built.namespace, built.model, built.init_inputs, built.inputs, names, parameters,
                    list(policy.choices.values()), ranges, cost)
@@ -156,49 +157,70 @@ def _build(path: str, code: Instrumented, policy: SizePolicy, run: Run) -> _Buil
     return _Built(namespace, init_inputs, model, inputs)
 
 
+@dataclass
+class _Trial:
+    outcome: str        # "fits", "over" (ran, costs more than the budget), "huge" (stopped), "error"
+    cost: int
+
+
+def _dry_run(path: str, code: Instrumented, policy: SizePolicy, budget: int) -> _Trial:
+    """The whole reference in floats at the policy's sizes, stopped past DRY_RUN_FACTOR × budget."""
+    policy.choices = {}
+    run = new_run(symbolic=False, limit=DRY_RUN_FACTOR * budget)
+    try:
+        with installed(run):
+            built = _build(path, code, policy, run)
+            run.random_allowed = False
+            built.model(*built.inputs)
+    except BudgetExceeded:
+        return _Trial("huge", run.kit.meter.used)
+    except Exception:        # a shape error at these sizes (or an unsupported op: the symbolic run says which)
+        return _Trial("error", run.kit.meter.used)
+    cost = run.kit.meter.used
+    return _Trial("fits" if cost <= budget else "over", cost)
+
+
 def choose_sizes(path: str, code: Instrumented, given: dict, budget: int) -> tuple[SizePolicy, int]:
-    """Default sizes, then the largest shrinkable size lowered (one at a time) while the float dry run of
-    the whole reference costs more than `budget` element operations. A lowering that breaks the model
-    (a shape error) is undone and that size left alone."""
+    """Default sizes; while the float dry run of the reference costs more than `budget` element operations,
+    first halve every shrinkable size together (ratios between sizes are kept), then lower the largest
+    shrinkable size one at a time. A step that breaks the model (a shape error) is undone; a size whose
+    lowering broke it is left alone."""
     policy = SizePolicy(code.sizes, given)
-    last: tuple[str, int | None] | None = None
+    trial = _dry_run(path, code, policy, budget)
+    while trial.outcome in ("over", "huge") and policy.halve_all():
+        step = _dry_run(path, code, policy, budget)
+        if step.outcome == "error":
+            policy.shift -= 1
+            break
+        trial = step
     frozen: set[str] = set()
-    cost = 0
     for _ in range(MAX_ATTEMPTS):
-        policy.choices = {}
-        run = new_run(symbolic=False, limit=budget)
-        try:
-            with installed(run):
-                built = _build(path, code, policy, run)
-                run.random_allowed = False
-                built.model(*built.inputs)
-            return policy, run.kit.meter.used
-        except BudgetExceeded:
-            cost = run.kit.meter.used
-            candidates = [n for n in policy.choices if policy.shrinkable(n) and n not in frozen]
-            candidates.sort(key=lambda n: -largest(policy.choices[n].value))
-            last = None
-            for name in candidates:
-                previous = policy.caps.get(name)
-                if policy.lower(name):
-                    last = (name, previous)
-                    break
-                frozen.add(name)
-            if last is None:
-                return policy, cost
-        except VoltaError:
-            return policy, cost
-        except Exception:
-            if last is None:
-                return policy, cost      # the symbolic run reports the error with its line
-            name, previous = last
+        if trial.outcome not in ("over", "huge"):
+            break
+        trial = _dry_run(path, code, policy, budget)       # re-records the choices of the current policy
+        candidates = [n for n in policy.choices if policy.shrinkable(n) and n not in frozen]
+        candidates.sort(key=lambda n: -largest(policy.choices[n].value))
+        lowered = None
+        for name in candidates:
+            previous = policy.caps.get(name)
+            if policy.lower(name):
+                lowered = (name, previous)
+                break
+            frozen.add(name)
+        if lowered is None:
+            break
+        step = _dry_run(path, code, policy, budget)
+        if step.outcome == "error":
+            name, previous = lowered
             if previous is None:
-                policy.caps.pop(name, None)
+                policy.caps.pop(name)
             else:
                 policy.caps[name] = previous
             frozen.add(name)
-            last = None
-    return policy, cost
+            continue
+        trial = step
+    _dry_run(path, code, policy, budget)                   # the choices of the final policy
+    return policy, trial.cost
 
 
 # ---------------------------------------------------------------- naming the leaves
@@ -306,9 +328,10 @@ def _bool_leaves(t: SymTensor, sources: dict):
     return None
 
 
-def _name_state(run: Run, model: Module) -> dict[str, SymTensor]:
+def name_state(run: Run, model: Module) -> dict[str, SymTensor]:
     """Parameters (and buffers drawn at random: BatchNorm's running statistics) as leaves named by their
-    qualified names; constant buffers keep their values."""
+    qualified names, written into their storages; constant buffers keep their values. Returns the named
+    tensors. (The candidate side names ModelNew's state the same way, so equal names meet.)"""
     random_storages = {id(s.storage) for s in run.sources}
     state: dict[str, SymTensor] = {}
     named_storages: dict[int, str] = {}

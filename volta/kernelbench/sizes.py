@@ -160,23 +160,45 @@ class Choice:
     how: str        # "given" (--size), "scaled", "kept"
 
 
+def halve(value, times: int):
+    """Each int of a size halved `times` times while it stays even and at least 2 (ratios between sizes are
+    kept: a problem whose widths must equal its channels stays consistent)."""
+    def one(v: int) -> int:
+        for _ in range(times):
+            if v % 2 or v // 2 < 2:
+                break
+            v //= 2
+        return v
+    if isinstance(value, int) and not isinstance(value, bool):
+        return one(value)
+    if isinstance(value, (tuple, list)):
+        return type(value)(one(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in value)
+    return value
+
+
 @dataclass
 class SizePolicy:
-    """What the hooks do: user-given values first, then scaling of roots by their caps; records choices."""
+    """What the hooks do: user-given values first, then each root scaled by its cap and halved `shift`
+    times if it is shrinkable; records what it chose."""
 
     info: dict[str, SizeInfo]
     given: dict[str, object] = field(default_factory=dict)
     caps: dict[str, int] = field(default_factory=dict)
+    shift: int = 0
     choices: dict[str, Choice] = field(default_factory=dict)
 
     def cap(self, name: str) -> int:
         return self.caps.get(name, DEFAULT_CAP)
 
+    def _value(self, name: str, original, cap: int):
+        chosen = scale(original, cap)
+        return halve(chosen, self.shift) if self.shift and self._shrinkable(name, original) else chosen
+
     def apply(self, name: str, value):
         if name in self.given:
             chosen, how = self.given[name], "given"
         elif self.info.get(name) and self.info[name].root and is_size(value):
-            chosen = scale(value, self.cap(name))
+            chosen = self._value(name, value, self.cap(name))
             how = "scaled" if chosen != value else "kept"
         else:
             return value
@@ -193,23 +215,36 @@ class SizePolicy:
             return self.apply(name, value)
         return {HOOK: sizes_hook, LITERAL_HOOK: literal_hook}
 
+    def _shrinkable(self, name: str, original) -> bool:
+        info = self.info.get(name)
+        if info is None or not info.root or name in self.given:
+            return False
+        return info.in_inputs or largest(original) > LITERAL_THRESHOLD
+
     def shrinkable(self, name: str) -> bool:
         """Whether the budget may lower this size below the default: a root read by get_inputs, or one
         larger than the literal threshold; never a size the user gave."""
-        info = self.info.get(name)
         choice = self.choices.get(name)
-        if info is None or not info.root or name in self.given or choice is None:
-            return False
-        return info.in_inputs or largest(choice.original) > LITERAL_THRESHOLD
+        return choice is not None and self._shrinkable(name, choice.original)
+
+    def halve_all(self) -> bool:
+        """Halve every shrinkable size at once (phase one of the search); False when none would change."""
+        changes = any(self.shrinkable(n) and halve(c.value, 1) != c.value for n, c in self.choices.items())
+        if changes:
+            self.shift += 1
+        return changes
 
     def lower(self, name: str) -> bool:
-        """Halve (about) this size's value by lowering its cap; False when that would go below 2."""
-        current = largest(self.choices[name].value)
-        if current <= 2:
-            return False
-        cap = (current - 1).bit_length() - 1        # 2^cap < current: 64 -> 5, 63 -> 5, 48 -> 5, 3 -> 1
-        smaller = scale(self.choices[name].original, cap)
-        if largest(smaller) < 2 or largest(smaller) >= current:
-            return False
-        self.caps[name] = cap
-        return True
+        """Lower one size by lowering its cap until its value drops; False when it would go below 2."""
+        choice = self.choices[name]
+        current = largest(choice.value)
+        cap = self.cap(name)
+        while current > 2 and cap > 0:
+            cap -= 1
+            smaller = largest(self._value(name, choice.original, cap))
+            if smaller < current:
+                if smaller < 2:
+                    return False
+                self.caps[name] = cap
+                return True
+        return False

@@ -201,6 +201,8 @@ class SymTensor:
         return self.storage.address + self.offset * self.dtype.itemsize
 
     def is_contiguous(self, memory_format=None) -> bool:
+        if self.numel() == 0:
+            return True
         expected = 1
         for n, s in zip(reversed(self._shape), reversed(self._strides)):
             if n != 1 and s != expected:
@@ -529,7 +531,7 @@ def _basic_index(t: SymTensor, key) -> SymTensor | None:
             if step <= 0:
                 raise TorchError("step must be greater than zero")
             length = len(range(start, stop, step))
-            offset += start * s if length else 0
+            offset += start * s
             shape.append(length)
             strides.append(s * step)
         else:

@@ -16,6 +16,7 @@ from volta.kernelbench.torchsym import norm as N
 from volta.kernelbench.torchsym import pointwise as P
 from volta.kernelbench.torchsym import pool as Q
 from volta.kernelbench.torchsym import reduction as R
+from volta.kernelbench.torchsym.creation import Factories
 from volta.kernelbench.torchsym.module import Module, Parameter
 from volta.kernelbench.torchsym.shape import one_hot
 
@@ -120,14 +121,17 @@ class _BatchNorm(_Layer):
         if track_running_stats:
             self.register_buffer("running_mean", self._buffer(num_features, dtype=dtype))
             self.register_buffer("running_var", self._buffer(num_features, dtype=dtype))
+            self.register_buffer("num_batches_tracked", Factories(self._run).zeros((), dtype=D.int64))
         else:
-            self.running_mean = self.running_var = None
+            self.running_mean = self.running_var = self.num_batches_tracked = None
 
     def forward(self, input):
         if self.training and self.momentum is None:
             raise unsupported(f"nn.{type(self).__name__}(momentum=None)", "the cumulative moving average is "
                               "not modelled")
         batch_statistics = self.training or self.running_mean is None
+        if self.training and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
         return N.batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias, batch_statistics,
                             self.momentum or 0.0, self.eps)
 

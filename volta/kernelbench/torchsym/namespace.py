@@ -262,7 +262,8 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 @contextlib.contextmanager
 def installed(run: Run):
-    """Install the Run's stand-in as `torch` in sys.modules for the block; restore everything after."""
+    """Install the Run's stand-in as `torch` in sys.modules for the block; restore everything after.
+    Real torch must not run inside the block: an import it makes there would get the stand-in."""
     stashed = {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
     for name in stashed:
         del sys.modules[name]
