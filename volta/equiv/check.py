@@ -21,6 +21,7 @@ from volta.exec import access as A, limits
 from volta.exec import integer_real
 from volta.exec.limits import Timeout
 from volta.exec.access import region_itemsize
+from volta.exec import findings as F, replica_bits
 from volta.exec.findings import Site
 from volta.exec.launch import LaunchSpec, sequence
 from volta.exec.machine import Machine, constants
@@ -198,6 +199,13 @@ def _element_type(dtype: str) -> str:
             "s64": ".s64", "u64": ".u64", "s8": ".s8", "u8": ".u8", "s16": ".s16", "u16": ".u16"}.get(dtype, ".b32")
 
 
+def blocking(finding) -> bool:
+    """Does a finding stop the comparison? Benign kinds do not: every racing write stores one value over the
+    reals (or a read gets the same value in any order), so the outputs are still one function of the inputs;
+    they are listed with the verdict."""
+    return finding.kind not in F.BENIGN
+
+
 def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = None, progress=None) -> CheckReport:
     """Decide ref vs opt over the reals. Elements of integer buffers are reals to the decision (what holds
     for every real holds for every integer) and integers in any counterexample (E.INTEGER_INPUTS)."""
@@ -246,9 +254,15 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
         report.notes += [f"{role}: {n}" for n in getattr(machines[role], "real_notes", ())]
     report.stats["execute_seconds"] = time.perf_counter() - start
     report.stats["thread_instructions"] = sum(m.thread_instructions for m in machines.values())
-    if any(report.findings.values()):
+    if any(blocking(f) for found in report.findings.values() for f in found):
         report.verdict = "findings"
         return report
+    for role, m in machines.items():   # stores equal over the reals: do their bits differ? (listed, not blocking)
+        if m.replicas:
+            launches = sequence(spec, role)
+            progs = [lower(parse_file(x.ptx), x.kernel) for x in launches]
+            report.findings[role] = replica_bits.merge(
+                report.findings[role], replica_bits.bits_findings(spec, role, progs, launches, [m]))
     start = time.perf_counter()
     if progress is not None:
         progress("comparing outputs")

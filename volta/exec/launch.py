@@ -239,7 +239,7 @@ EXPECT_KEYS = {"races", "check", "defect_line", "arch", "bits", "lockstep", "inp
 EXPECT_VALUES = {
     "races": {"clean", "race", "deadlock", "out-of-bounds", "uninitialized-read", "unsupported", "clean-for-inputs",
               "benign-race", "nondeterministic-write", "misaligned", "division-by-zero", "ordering-race",
-              "benign-read-race"},
+              "benign-read-race", "nondeterministic-bits"},
     "check": {"equivalent", "not-equivalent", "findings", "unsupported", "unknown"},
 }
 

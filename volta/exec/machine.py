@@ -113,6 +113,8 @@ class Machine(MachineServices):
         self.path_log = None  # volta/exec/feasible.py: conditions each memory access ran under
         self.thread_instructions = 0
         self.unproved_stores: list = []  # same-warp stores of data to one address whose values need expressions
+        self.reals_rerun: list = []  # stores racing with tensor data in a structured run: compared over the reals
+        self.replicas: set = set()  # PTX sites of stores to one slot found equal over the reals (replicas.py)
         self.normalizer = None  # shared by the value comparisons of those stores (symbolic mode)
         self.mem_epoch = 0  # bumped whenever a store or atomic changes memory (wakes parked spinners)
         self.spin_hash = self.spin_pc = self.spin_epoch = None  # per lane, allocated at the first back-edge

@@ -193,7 +193,21 @@ def format_text(result: CheckResult) -> str:
     if r.verdict in ("equivalent", "not-equivalent", "unknown"):
         lines += _coverage_lines(r)
         lines += [f"  note: {n}" for n in getattr(r, "notes", ())]
+        lines += listed_lines(r.findings)
     return "\n".join(lines)
+
+
+def listed_lines(findings: dict) -> list:
+    """Findings that leave a verdict over the reals alone (benign races, nondeterministic bits), one line each
+    with the PTX (and source) line of its first access."""
+    lines = []
+    for role, found in findings.items():
+        for f in found:
+            where = f.sites[0] if f.sites else None
+            at = f"  at {display_path(where.ptx)}:{where.line}" + (f" ({where.cuda})" if where.cuda else "") \
+                if where is not None else ""
+            lines.append(f"  listed ({role}): {verdict_name(f.kind)}: {f.message}{at}")
+    return lines
 
 
 def _coverage_lines(r) -> list:
