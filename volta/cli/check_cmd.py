@@ -85,7 +85,7 @@ def _launch_options(f):
 @click.option("--trials", type=click.IntRange(min=1), default=4, show_default=True,
               help="With a bit-exact --fp: input sets per generator.")
 @click.option("--seed", type=int, default=0, show_default=True, help="With a bit-exact --fp: random seed.")
-@click.option("--define-fn", "define_fn", multiple=True, metavar="NAME=exp|exp2|log|sqrt|rsqrt|tanh",
+@click.option("--define-fn", "define_fn", multiple=True, metavar="NAME=exp|exp2|log|log2|sqrt|rsqrt|tanh|erf|sin|cos",
               help="Give an external function with no body its exact real meaning (else: uninterpreted).")
 @click.option("--prove", is_flag=True,
               help="With a bit-exact --fp: prove every output element has the same bits for every input "

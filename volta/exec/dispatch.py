@@ -137,8 +137,9 @@ def _meaning(meaning, fn, op):
         raise Unsupported(f"--define-fn gives `{fn.name}` a one-argument meaning, but it takes "
                           f"{len(fn.param_types)} arguments", op.span)
     log2e = E.sym("log2(e)")
-    exact = {"exp2": E.exp2, "sqrt": E.sqrt, "rsqrt": E.rsqrt, "tanh": E.tanh,
-             "exp": lambda x: E.exp2(E.mul(x, log2e)), "log": lambda x: E.div(E.lg2(x), log2e)}[meaning]
+    exact = {"exp2": E.exp2, "sqrt": E.sqrt, "rsqrt": E.rsqrt, "tanh": E.tanh, "log2": E.lg2, "sin": E.sin,
+             "cos": E.cos, "exp": lambda x: E.exp2(E.mul(x, log2e)), "log": lambda x: E.div(E.lg2(x), log2e),
+             "erf": _erf}[meaning]
 
     def apply(x):
         from volta.semantics.realops import Infinity
@@ -151,6 +152,16 @@ def _meaning(meaning, fn, op):
         return exact(x)
 
     return apply
+
+
+def _erf(x):
+    """erf has no Volta operator: the uninterpreted `erf(x)` (erf(0) = 0), as the torch stand-in builds it
+    (volta/kernelbench/reals.py), so a kernel's erf meets a reference's."""
+    from volta.symbolic import expr as E
+
+    if x.op is E.CONST and x.data == 0:
+        return E.ZERO
+    return E.call("erf", x)
 
 
 @handles("trap", "brkpt")

@@ -492,11 +492,11 @@ def sequences_from_options(ref_launches, opt_launches, buffers, symbols=()) -> L
     return spec
 
 
-FUNCTION_MEANINGS = ("exp", "exp2", "log", "sqrt", "rsqrt", "tanh")
+FUNCTION_MEANINGS = ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "erf", "sin", "cos")
 
 
 def parse_define_fn(text: str) -> tuple:
-    """`NAME=exp|exp2|log|sqrt|rsqrt|tanh` for `--define-fn`."""
+    """`NAME=MEANING` for `--define-fn`, MEANING one of FUNCTION_MEANINGS."""
     name, eq, meaning = text.partition("=")
     if not eq or not name.strip() or meaning.strip() not in FUNCTION_MEANINGS:
         raise UsageError(f"bad --define-fn `{text}`: expected NAME=MEANING with MEANING one of "
