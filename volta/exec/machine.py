@@ -202,6 +202,8 @@ class Machine(MachineServices):
                 continue
             if kind == "buffer":
                 bits = self.buffer_regions[value.name].base
+            elif kind == "buffer_at":   # a pointer into a buffer (`--args x+256`)
+                bits = self.buffer_regions[value[0].name].base + value[1]
             elif kind == "symbol":
                 bits = 0
             elif isinstance(value, float) or ptype.startswith(".f"):
