@@ -16,6 +16,9 @@ it asked for per program.
                            args=[x, y, out, 1000], constexprs={"BLOCK": 256}, num_warps=4)
     r.verdict, print(r.report())
     volta.triton.races(softmax_kernel, grid=(4,), args=[out, x, 128], constexprs={"BLOCK": 128})
+    r = volta.triton.launcher("norms.py:rms_norm_fwd", ref="ref_rms_norm.py:rms_norm_fwd", sizes={"cols": 64})
+
+`launcher` takes the Python launcher itself (volta/kernelbench/triton_check.py): no launch is copied by hand.
 
 The signature Triton compiles for is inferred from `args` (a `volta.Buffer` is a pointer to its dtype, an int
 an `i32` — `i64` when it does not fit —, a float an `fp32`, a symbol name its declared type); give
@@ -27,9 +30,21 @@ from dataclasses import replace
 from typing import Sequence
 
 from volta.api import Buffer, Launch, UsageError, check as _check, races as _races, run as _run
+from volta.kernelbench.triton_check import TritonResult, check as _check_launcher
 from volta.triton_jit import Call, TritonKernel, compile, compile_call, require_triton
 
-__all__ = ["TritonKernel", "Call", "compile", "compile_call", "launch", "check", "races", "run"]
+__all__ = ["TritonKernel", "Call", "TritonResult", "compile", "compile_call", "launch", "check", "races", "run",
+           "launcher"]
+
+
+def launcher(launcher: str, ref: str | None = None, sizes: dict | None = None, *, timeout_ms: int = 10_000,
+             sms: int = 4) -> TritonResult:
+    """`volta triton LAUNCHER.py:fn --ref REF.py:fn --size N=V`: the launcher function run as its host code runs
+    it (every `kernel[grid](...)` compiled as Triton launches it, torch between launches on the stand-in),
+    against the plain-torch reference on the inputs of the reference file's `get_inputs()`; without `ref`,
+    races, bounds and uninitialized reads only. `result.verdict`, `result.exit_code`; the report is
+    `volta.report.render(result)` (text) or `render(result, "json")`."""
+    return _check_launcher(launcher, ref, sizes, timeout_ms=timeout_ms, sms=sms)
 
 
 def launch(fn, grid, args: Sequence, *, constexprs=None, num_warps: int = 4, num_stages: int = 3, arch: int = 80,

@@ -21,7 +21,7 @@ from volta.exec import access as A, limits
 from volta.exec import integer_real
 from volta.exec.limits import Timeout
 from volta.exec.access import region_itemsize
-from volta.exec import findings as F, replica_bits
+from volta.exec import findings as F, racy_reads, replica_bits
 from volta.exec.findings import Site
 from volta.exec.launch import LaunchSpec, sequence
 from volta.exec.machine import Machine, constants
@@ -254,6 +254,11 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
         report.notes += [f"{role}: {n}" for n in getattr(machines[role], "real_notes", ())]
     report.stats["execute_seconds"] = time.perf_counter() - start
     report.stats["thread_instructions"] = sum(m.thread_instructions for m in machines.values())
+    for role, m in machines.items():   # racing reads whose values never reach an output (exec/racy_reads.py)
+        if role not in spec.sequences:
+            launch = spec.launches[role]
+            report.findings[role] = racy_reads.settle(m, report.findings[role], racy_reads.rerun_launch(
+                m.prog, launch, spec.buffers, spec.symbols, spec.functions, spec.allow_exit_before_barrier))
     if any(blocking(f) for found in report.findings.values() for f in found):
         report.verdict = "findings"
         return report

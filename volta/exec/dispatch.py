@@ -9,7 +9,7 @@ import numpy as np
 from volta.errors import Unsupported
 from volta.exec import access as A
 from volta.exec import findings as F
-from volta.exec import integer_real, replicas, runtime, schedules
+from volta.exec import integer_real, racy_reads, replicas, runtime, schedules
 from volta.exec.lanesym import LaneSym
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED
 from volta.exec.services import DATA
@@ -488,6 +488,8 @@ def _ld(m, op, lanes):
                 m.write(r, lz, bits, _merge(undef, data, _undef_only(carried)), fast)
             elif m.symbolic:
                 sym = A.load_sym(m, op, region, lz, offs + k * es, es, t, bits)
+                if m.racing is not None:   # what a racing read returns: a fresh leaf (volta/exec/racy_reads.py)
+                    sym = racy_reads.substitute(m, op, region, lz, offs + k * es, es, sym)
                 data = (sym != None).astype(np.uint8)  # noqa: E711
                 m.write(r, lz, bits, _merge(undef, data, _undef_only(carried)), sym)
             else:

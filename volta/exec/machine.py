@@ -115,6 +115,7 @@ class Machine(MachineServices):
         self.unproved_stores: list = []  # same-warp stores of data to one address whose values need expressions
         self.reals_rerun: list = []  # stores racing with tensor data in a structured run: compared over the reals
         self.replicas: set = set()  # PTX sites of stores to one slot found equal over the reals (replicas.py)
+        self.racing: dict | None = None  # racy_reads.py's second run: region -> the first run's race shadow
         self.normalizer = None  # shared by the value comparisons of those stores (symbolic mode)
         self.mem_epoch = 0  # bumped whenever a store or atomic changes memory (wakes parked spinners)
         self.spin_hash = self.spin_pc = self.spin_epoch = None  # per lane, allocated at the first back-edge

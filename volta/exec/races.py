@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from volta.errors import Unsupported
 from volta.exec import findings as F
-from volta.exec import feasible, replica_bits, schedules, trials
+from volta.exec import feasible, racy_reads, replica_bits, schedules, trials
 from volta.exec.launch import LaunchSpec
 from volta.exec.trials import DEFAULT_TRIALS, GENERATED, trial_inputs, trial_modes, with_address  # noqa: F401
 
@@ -197,6 +197,9 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=Non
         first = machine.findings if extra is None else [f for f in machine.findings
                                                          if not f.details.get("reals-undecided")]
         found = [with_address(f, machine) for f in first + (extra or [])]
+        if report.error is None:   # a racing read whose value never reaches an output (volta/exec/racy_reads.py)
+            found = racy_reads.settle(machine, found, racy_reads.rerun_launch(
+                prog, launch, spec.buffers, spec.symbols, spec.functions, spec.allow_exit_before_barrier))
         if report.error is None:   # accesses on both sides of a branch on data: only those that can meet
             found = feasible.prune(found, prog, launch, spec)
         report.findings = F.benign_only_where_always(found)

@@ -102,6 +102,9 @@ def check(launcher: str, ref: str | None = None, sizes: dict | None = None, time
     (the reference's file, else the launcher's) and decide them (module docstring). Bad input raises a
     `UsageError`; what Volta does not model is the verdict `unsupported` with its error."""
     start = time.perf_counter()
+    for spec, what in ((launcher, "the launcher"), (ref, "--ref")):
+        if spec is not None:
+            split_spec(spec, what)
     result = TritonResult(launcher, ref, sms=sms)
     try:
         _check(result, sizes or {}, timeout_ms, progress)
@@ -112,6 +115,14 @@ def check(launcher: str, ref: str | None = None, sizes: dict | None = None, time
         result.unknown.append((0, 0, err.message))
     result.seconds = time.perf_counter() - start
     return result
+
+
+def split_spec(spec: str, what: str) -> tuple:
+    """(file, function) of `FILE.py:FUNCTION`, or a usage error."""
+    path, colon, name = str(spec).rpartition(":")
+    if not colon or not path or not name.isidentifier():
+        raise UsageError(f"{what} `{spec}`: expected FILE.py:FUNCTION")
+    return path, name
 
 
 def _check(result: TritonResult, sizes: dict, timeout_ms: int, progress) -> None:

@@ -27,7 +27,7 @@ import numpy as np
 from volta.equiv.check import UNTOUCHED, blocking, outputs
 from volta.errors import Unsupported
 from volta.exec import access as A
-from volta.exec import pipeline, replica_bits
+from volta.exec import pipeline, racy_reads, replica_bits
 from volta.exec.launch import Buffer, Dim3, KernelLaunch, LaunchSpec
 from volta.exec.memory import Region
 from volta.exec.races import with_address
@@ -81,10 +81,16 @@ def run(kernel, ptx_path, grid: tuple, args: list, storages: dict, bits_ptx=None
     dims = Dim3(*(tuple(grid) + (1, 1))[:3])
     launch = KernelLaunch(ptx_path, prog.name, dims, Dim3(kernel.block), tuple(str(a) for a in args),
                           kernel.shared)
-    m = pipeline.machine(carried, prog, launch, buffers, {}, symbolic=True, check_races=True,
-                         lane_structured=True, functions=kernel.functions)
-    m.run()
-    found = [with_address(f, m) for f in m.findings]
+
+    def machine(racing=None):
+        regions = carried if racing is None else {n: _region(n, storages[n]) for n in carried}
+        m = pipeline.machine(regions, prog, launch, buffers, {}, symbolic=True, check_races=racing is None,
+                             lane_structured=racing is None, functions=kernel.functions)
+        m.racing = racing
+        return m.run()
+
+    m = machine()
+    found = racy_reads.settle(m, [with_address(f, m) for f in m.findings], machine)
     done = Executed(found, m.thread_instructions, 0.0, dict(storages), str(ptx_path))
     if not done.blocked:
         if m.replicas:
