@@ -73,7 +73,7 @@ class TritonResult:
     verdict: str = EQUIVALENT
     launches: list = field(default_factory=list)        # triton_launch.Launched
     sizes: list = field(default_factory=list)           # kernelbench.sizes.Choice of the inputs file
-    inputs: list = field(default_factory=list)          # (name, shape, dtype) of each tensor input
+    inputs: list = field(default_factory=list)          # (name, shape, dtype) of a tensor, (name, None, repr)
     compared: int = 0
     proved_by: dict = field(default_factory=dict)
     unknown: list = field(default_factory=list)         # (output, index, reason)
@@ -135,7 +135,8 @@ def _check(result: TritonResult, sizes: dict, timeout_ms: int, progress) -> None
         ref_fn = load_function(result.ref, run, "the reference") if result.ref else None
         fn = load_function(result.launcher, run, "the launcher")
         named = _named_inputs(module, ref_fn or fn, run, inputs_file)
-        result.inputs = [(n, tuple(t.shape), t.dtype.volta) for n, t in named if isinstance(t, SymTensor)]
+        result.inputs = [(n, tuple(t.shape), t.dtype.volta) if isinstance(t, SymTensor) else (n, None, repr(t))
+                         for n, t in named]
         if progress is not None:
             progress(f"running the launcher {result.launcher}")
         launched = _launch(fn, result.launcher, named, run, result.sms)
@@ -278,9 +279,9 @@ def _replay(result: TritonResult, fn, ref_fn, named: list, model: dict, sms: int
             constant.append((name, t))
             continue
         chosen = {}
-        flat = np.empty(t.numel(), object)
-        for i in range(t.numel()):
-            leaf = t.values()[i]
+        leaves = t.values()
+        flat = np.empty(leaves.shape[0], object)
+        for i, leaf in enumerate(leaves):
             v = model.get(leaf, Fraction(1)) if type(leaf) is E.Expr and leaf.op is E.VAR else None
             flat[i] = E.const(v) if v is not None else leaf
             if v is not None and leaf in model:

@@ -77,7 +77,8 @@ def _launch_lines(k: int, launch) -> list:
 def format_text(r) -> str:
     lines = [f"{VERDICTS[r.verdict]}: {_headline(r)}"]
     if r.inputs:
-        lines.append("  inputs: " + ", ".join(f"{n} {d}{list(s)}" for n, s, d in r.inputs))
+        lines.append("  inputs: " + ", ".join(f"{n} {d}{list(s)}" if s is not None else f"{n} = {d}"
+                                              for n, s, d in r.inputs))
     shown = [c for c in r.sizes if c.how != "kept"]
     if r.sizes:
         lines.append("  sizes: " + ", ".join(f"{c.name}={c.value}" + (f" (file: {c.original}, {c.how})"
@@ -131,7 +132,8 @@ def format_json(r) -> str:
     d = r.difference
     data = {
         "schema": "volta.triton/1", "verdict": r.verdict, "exit_code": r.exit_code, "launcher": r.launcher,
-        "ref": r.ref, "inputs": [{"name": n, "shape": list(s), "dtype": t} for n, s, t in r.inputs],
+        "ref": r.ref, "inputs": [{"name": n, "shape": list(s), "dtype": t} if s is not None else
+                                  {"name": n, "shape": None, "value": t} for n, s, t in r.inputs],
         "sizes": [{"name": c.name, "value": c.value, "file": c.original, "how": c.how} for c in r.sizes],
         "launches": [{
             "kernel": x.kernel.name, "at": {"file": x.where[0], "line": x.where[1]}, "grid": list(x.grid),
