@@ -41,8 +41,10 @@ for dir in "${CASES[@]}"; do
   for src in kernel ref opt; do
     [ -f "$dir/$src.cu" ] || continue
     rm -f "$dir/$src".sm*.ptx
+    # a source may ask for more flags on a line of its own: `// nvcc-flags: --use_fast_math`
+    read -r -a EXTRA <<< "$(sed -n 's|^// nvcc-flags: *||p' "$dir/$src.cu" | head -1)"
     for a in $(archs_for "$dir"); do
-      "$NVCC" "${FLAGS[@]}" "${EXTRA[@]}" -arch=sm_$a -o "$dir/$src.sm$a.ptx" "$dir/$src.cu"
+      "$NVCC" "${FLAGS[@]}" ${EXTRA[@]+"${EXTRA[@]}"} -arch=sm_$a -o "$dir/$src.sm$a.ptx" "$dir/$src.cu"
     done
   done
   echo "built $dir"

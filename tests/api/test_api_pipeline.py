@@ -43,6 +43,7 @@ def test_equivalent_pipeline_matches_the_cli(capsys):
     assert capsys.readouterr().out.splitlines()[0] == r.report().splitlines()[0]
 
 
+@pytest.mark.slow
 def test_not_equivalent_pipeline_counterexample_and_replay(tmp_path, capsys):
     saved = tmp_path / "cex.json"
     r = volta.check(*_sides("neq_blocksum_reduce_one_short"), save_counterexample=saved)
@@ -64,6 +65,7 @@ def test_not_equivalent_pipeline_counterexample_and_replay(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[0] == r.report().splitlines()[0]
 
 
+@pytest.mark.slow
 def test_a_list_of_pairs_is_a_pipeline_and_buffers_can_be_declared_apart():
     ref, opt = _sides("neq_blocksum_reduce_one_short")
     # the temp buffer named by a string in the args and declared once in buffers=

@@ -33,6 +33,7 @@ def test_signed_zero_only_difference_is_named_and_the_policy_decides():
     assert data["signed_zero_only"] == 8 and data["tolerance"]["signed_zero"] == "equal"
 
 
+@pytest.mark.slow
 def test_ulp_and_rtol_tolerances():
     exact = volta.check(SUM, fp="ieee", trials=1)
     assert exact.verdict == "bits-differ"

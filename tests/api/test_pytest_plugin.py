@@ -6,6 +6,8 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 from pathlib import Path
 
+import pytest
+
 pytest_plugins = ["pytester"]
 
 EX = Path(__file__).resolve().parents[2] / "examples"
@@ -30,6 +32,7 @@ def test_entry_point_is_registered():
     assert eps and eps[0].value == "volta.pytest_plugin"
 
 
+@pytest.mark.slow
 def test_ten_line_file_through_the_installed_plugin(pytester):
     pytester.makepyfile(test_kernels=TEN_LINES)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")  # a fresh pytest: entry points, no -p volta

@@ -33,6 +33,7 @@ def test_same_rounded_operations_in_the_same_order_are_bit_identical(opt):
     assert proof.verdict == "bit-identical" and proof.proved == proof.compared == 8
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ref, opt", [("dot_seq", "dot_mul_add"), ("dot_seq", "dot_split64"),
                                       ("dot_split64", "dot_split128")])
 def test_different_rounding_steps_are_never_bit_identical(ref, opt):
@@ -41,6 +42,7 @@ def test_different_rounding_steps_are_never_bit_identical(ref, opt):
     assert proof.sampled.witness is not None and proof.proved == 0
 
 
+@pytest.mark.slow
 def test_ftz_is_never_bit_identical_to_the_ieee_kernel():
     proof = _proof("dot_seq", "dot_seq", opt_ptx=FTZ)
     assert proof.verdict in ("bits-differ", "unknown") and proof.proved == 0

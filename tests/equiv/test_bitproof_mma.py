@@ -120,6 +120,7 @@ def test_triton_chain_of_four_k8_steps_through_ldmatrix():
     assert [str(a) for a in first.args[8:16]] == [str(E.var("B", 1 + 32 * k)) for k in range(8)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ref, opt", [("BK=8 SPLIT_K=1 num_warps=1", "BK=8 SPLIT_K=2 num_warps=1"),
                                       ("BK=16 SPLIT_K=1 num_warps=2", "BK=16 SPLIT_K=2 num_warps=2"),
                                       ("BK=8 SPLIT_K=2 num_warps=1", "BK=8 SPLIT_K=4 num_warps=1")])

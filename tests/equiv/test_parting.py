@@ -74,6 +74,7 @@ def test_launch_sequence_is_traced_across_launches():
     assert p.float_events["opt"] > 1000
 
 
+@pytest.mark.slow
 def test_untouched_element_and_a_cut_slice_say_nothing():
     spec, cex = _check("neq_kb_gemm_missing_rows")  # opt never writes C[1024]
     assert cex.opt_value == C.UNTOUCHED and cex.parting is None

@@ -111,6 +111,7 @@ def test_a_wrong_condition_on_a_conditional_atomic_is_not_equivalent(capsys):
     assert "NOT EQUIVALENT: out[0] differs" in out
 
 
+@pytest.mark.slow
 def test_integer_buffers_get_integer_witnesses(capsys):
     """`a > 0` (ref) and `!(a < 1)` (nvcc's form in opt) agree on integers and differ on reals in (0, 1):
     a witness with a[0] = 1/2 is not an input of an s32 buffer, so this is never NOT EQUIVALENT."""

@@ -52,6 +52,7 @@ def test_triton_matmul_pipelined_equivalent_to_naive_gemm(capsys, ptx, m, n, k, 
     assert data["compared"] == m * n
 
 
+@pytest.mark.slow
 def test_triton_matmul_against_a_wrong_reference_has_a_replayed_witness(capsys, tmp_path):
     cex = tmp_path / "cex.json"
     argv = _triton("matmul.16x16x8.w4.s3.sm80.ptx", 32, 32, 32, 16, 2048, ref_args="B,A,C")   # ref computes B·A
@@ -81,6 +82,7 @@ def test_cuda_cp_async_gemm_equivalent_to_naive(capsys, case, arch):
     assert code == 0 and data["verdict"] == "equivalent", data
 
 
+@pytest.mark.slow
 def test_src_size_in_floats_is_not_equivalent(capsys):
     code, data = _check(capsys, _pair("neq_gemm_cpasync_zfill_bytes"))
     assert code == 1 and data["verdict"] == "not-equivalent", data

@@ -73,6 +73,7 @@ def test_reference_one_step_matrix_is_the_step():
     assert X._words((X._transition() @ X._bits(v)) & 1) == X._step(v)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case, code, word", [("curand_uniform", 0, "CLEAN"), ("bug_curand_shared_slot", 1, "RACE")])
 def test_races_labels(capsys, case, code, word):
     manifest = CASE.parent / case / "manifest.toml"

@@ -34,6 +34,7 @@ def test_early_exit_under_a_data_condition_is_equivalent_to_a_select_over_the_ol
     assert _pair("early_exit_select", "early_exit", y_role="inout").verdict == "equivalent"
 
 
+@pytest.mark.slow
 def test_nested_branches_merge_at_both_joins():
     assert _pair("nested_sign_select", "nested_sign").verdict == "equivalent"
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import cache
 
 import ml_dtypes
 import numpy as np
@@ -17,6 +18,7 @@ NP = {"f32": (np.float32, np.uint32), "f16": (np.float16, np.uint16), "bf16": (m
 CANON = {"f32": 0x7FFFFFFF, "f16": 0x7FFF, "bf16": 0x7FFF}
 
 
+@cache   # one strategy per format: built anew for each draw, hypothesis re-analysed it every time (a third of the file)
 def words(fmt: str):
     """Uniform words, plus words biased toward subnormals, specials and nearby exponents."""
     f = FORMATS[fmt]

@@ -71,6 +71,7 @@ def test_volta_mma_command_end_to_end():
     assert (got["f16-f16"]["E_floor"], got["f16-f16"]["rounding"]) == (-20, "RNE")
 
 
+@pytest.mark.slow
 def test_compare_gemm_counts_differing_words(tmp_path, capsys):
     """compare_gemm.py's comparison half (--gpu-out), fed Hopper-model words as the 'GPU' output."""
     import numpy as np

@@ -42,6 +42,7 @@ def test_the_record_covers_the_examples():
     assert all(SCHEDULE & set(m["noise"]) for m in CASES.values() if m["volta_hopper"] == "differs")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cid", IDENTICAL)
 def test_example_matches_the_h200(cid, gpu_outputs):
     from volta.exec import replay

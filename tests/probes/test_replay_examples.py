@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "examples" / "probes" / "replay_examples.py"
@@ -62,6 +63,7 @@ class cuda:
 '''
 
 
+@pytest.mark.slow
 def test_plan_and_a_gpu_run_with_a_hang_and_a_failure(tmp_path):
     plan = tmp_path / "plan"
     subprocess.run([sys.executable, str(SCRIPT), "plan", "--out", str(plan)], check=True, capture_output=True)

@@ -75,6 +75,7 @@ def mutate(text: str, rng: random.Random) -> str:
 POSITION = re.compile(r"^\S+\.ptx:\d+:\d+: ")
 
 
+@pytest.mark.slow
 def test_mutants_never_crash(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("VOLTA_CACHE_DIR", str(tmp_path / "cache"))
     rng = random.Random(20240601)
@@ -146,6 +147,7 @@ def _argv(cmd: str, ptx, launch: dict) -> list:
     return argv
 
 
+@pytest.mark.slow
 def test_mutated_kernels_and_launches_through_races_check_run(tmp_path, capsys, monkeypatch):
     """Mutated PTX (small kernels) and mutated launch options through `volta races`, `check` and `run`:
     never a traceback, an exit code in {0, 1, 2, 3}, every case bounded (small launches, --max-steps,
@@ -177,7 +179,7 @@ def test_mutated_kernels_and_launches_through_races_check_run(tmp_path, capsys, 
                         + (f"--- text ---\n{text}" if text else ""))
         out, err = capsys.readouterr()
         assert code in (0, 1, 2, 3), (i, argv, code, err)
-        assert "Traceback" not in out + err, (i, argv, err)
+        assert "Traceback" not in out + err and "internal error" not in err, (i, argv, err)
         if code == 2:
             assert err.strip() and "\n\n" not in err.strip(), (i, argv, err)
         counts[(cmd, what, code)] = counts.get((cmd, what, code), 0) + 1

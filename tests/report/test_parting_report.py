@@ -6,6 +6,8 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
+import pytest
+
 import volta
 from volta.cli import run as cli
 from volta.equiv.check import CheckReport, Counterexample
@@ -67,6 +69,7 @@ def test_json_parting_fields():
     assert "vote.sync.ballot.b32 at opt.ptx:30" in format_text(_result(p))
 
 
+@pytest.mark.slow
 def test_end_to_end_cli_json_and_api(capsys):
     manifest = str(EX / "neq_gemm_swapped" / "manifest.toml")
     assert cli(["check", manifest, "--json", "-q"]) == 1

@@ -223,6 +223,7 @@ def test_f32_arith_matches_reference(a, b, c, r, f):
     assert one(f"div{rr}{f}.f32", a, b) == S.div(a, b, "f32", _rnd(r), ftz=ftz, sat=sat)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(a=word32, b=word32, ftz=st.booleans())
 def test_f32_compare_minmax_sqrt_match_reference(a, b, ftz):

@@ -4,6 +4,8 @@ import pathlib
 import sys
 from fractions import Fraction as F
 
+import pytest
+
 from volta.symbolic import expr as E
 from volta.symbolic.evaluate import evaluate
 from volta.symbolic.normal import equal_exprs
@@ -76,6 +78,7 @@ def test_emit_smt_rechecks_with_both_solvers(tmp_path):
     assert all(r.z3 == "unsat" for r in results)
 
 
+@pytest.mark.slow
 def test_every_rule_is_proved_and_spot_checked():
     assert _load("check_rules").main() == 0
 

@@ -24,6 +24,7 @@ def _rational_expr(draw, depth):
     return op(_rational_expr(draw, depth - 1), _rational_expr(draw, depth - 1))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.data(), rationals, rationals)
 def test_rational_values_are_enclosed(data, x, y):

@@ -51,6 +51,7 @@ def test_exact_evaluation_and_its_limits():
     assert evaluate_float(x / (z - 4), env) == float("inf")
 
 
+@pytest.mark.slow
 def test_deep_chain_has_no_recursion_limit():
     acc = E.ZERO
     n = 100_000

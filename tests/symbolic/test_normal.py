@@ -1,6 +1,7 @@
 """Normal forms: known equalities, known inequalities, and value preservation (property test)."""
 from fractions import Fraction as F
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from volta.symbolic import expr as E
@@ -79,6 +80,7 @@ def trees():
 values = st.fractions(min_value=-5, max_value=5, max_denominator=7)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(trees(), st.lists(values, min_size=4, max_size=4))
 def test_normalization_preserves_value(tree, vals):

@@ -75,6 +75,7 @@ def test_matmul_too_little_dynamic_shared_memory_is_a_finding():
     assert r.verdict == "findings" and any(f.kind == "out-of-bounds" for f in r.findings), r.report()
 
 
+@pytest.mark.slow
 def test_layernorm_equivalent_to_cuda_reference_over_the_reals():
     # Triton: one warp per row, tl.sum + 1/tl.sqrt; CUDA: two warps per row, shuffles + shared memory, rsqrtf
     x, g, b, y = B("x", "f32", 128, "in"), B("gamma", "f32", 32, "in"), B("beta", "f32", 32, "in"), B("y", "f32", 128, "out")

@@ -11,6 +11,7 @@ from volta.exec import access as A
 from volta.exec import findings as F
 from volta.exec import integer_real, racy_reads, replicas, runtime, schedules
 from volta.exec.lanesym import LaneSym
+from volta.exec.launch import FIXED
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED
 from volta.exec.services import DATA
 from volta.ir.program import RegRef, type_size
@@ -518,8 +519,8 @@ def _data_flag(m, region, lanes, offs, size):
     if region.space == ".global":
         # the grid-sync workspace (%envreg1:2) holds the barrier's own counter, not tensor data; a module
         # variable nothing has written yet holds its initializer (a `__device__` table of constants)
-        if region.name == "%grid_sync_workspace" or region.role == "module" and not region.stored:
-            return None
+        if region.name == "%grid_sync_workspace" or region.role in ("module", FIXED) and not region.stored:
+            return None   # (an integer input given fixed values, volta/equiv/fixed_inputs.py: known numbers)
         return np.ones(lanes.size, np.uint8)
     if region.space == ".const":
         return None
@@ -725,6 +726,11 @@ def _atom(m, op, lanes):
         m.note_undefined_read(op, lz, old_flags)
         flags = _merge(*(f[pos] if f is not None else None for _, f in vals))
         old_taint = _merge(held, old_flags)   # an atomicAdd to a never-zeroed shared slot stays undefined
+        if region.space == ".global" and old_flags.any():   # as a store of an undefined value to a global buffer
+            j = int(np.nonzero(old_flags)[0][0])
+            m.uninitialized(f"`{op.d.inst.opcode}` updates never-written bytes of global buffer `{region.name}` "
+                            f"(nothing zeroed it first: a memset step, or an earlier launch)", op, lz[j],
+                            buffer=region.name)
         # lanes updating one address in turn: the final value, and what later lanes read, carry all their taint
         same = np.unique(A.row_index(region, lz, m) * region.data.shape[1] + offs, return_inverse=True)[1].reshape(-1)
         m.set_memory_flags(region, lz, offs, es, _taint_per_address(same, flags if kind == ".exch" else

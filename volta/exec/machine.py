@@ -33,7 +33,6 @@ from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
 from fractions import Fraction
 
 WARP_COLLECTIVES = {"shfl", "vote", "match", "redux", "ldmatrix", "mma", "wmma", "bar.warp", "activemask", "elect"}
-MAX_STEPS = limits.DEFAULT_MAX_STEPS  # the default of --max-steps (volta/exec/limits.py)
 # Data movement and arithmetic whose handlers keep bits but no expressions: over the reals they
 # would silently compute with placeholder values, so `volta check` refuses them.
 NOT_REAL = frozenset({"cp", "ldmatrix", "stmatrix", "movmatrix", "mma", "wmma", "wgmma", "redux", "match",
@@ -106,6 +105,7 @@ class Machine(MachineServices):
         self.flags: list = [None] * len(prog.regs)
         self.sym: list = [None] * len(prog.regs)  # object lane arrays of expressions (symbolic mode)
         self.steps = 0
+        self.clock = limits.StepClock()  # when step_check next reads the clock (deadline, memory, progress)
         self.undef_origin = None  # (op, lane) of the first read of never-written shared/local memory
         self.last_branch = np.full(n, -1, np.int64)  # per lane: pc of the last conditional branch executed
         self.conditional = None  # (lanes whose path condition may fail, op) while if-conversion runs a side
@@ -226,10 +226,14 @@ class Machine(MachineServices):
     def run(self):
         from volta.exec import onethread
 
-        if onethread.applies(self):
-            onethread.run(self)   # one thread: decoded closures over scalars, this machine for the rest
-        else:
-            self._run_lanes()
+        try:
+            if onethread.applies(self):
+                onethread.run(self)   # one thread: decoded closures over scalars, this machine for the rest
+            else:
+                self._run_lanes()
+        except limits.Timeout as err:
+            err.count(self)   # a timed-out report shows the work done until then
+            raise
         waiting = np.nonzero((self.status == BAR) | (self.status == WARP) | (self.status == SPIN))[0]
         if waiting.size:
             self._report_deadlock(waiting)
@@ -242,7 +246,7 @@ class Machine(MachineServices):
         n_ops = len(self.prog.ops)
         every = self.all_lanes
         fast_pc = -1  # set while every lane is converged and running: the next step needs no search
-        max_steps = limits.current().max_steps
+        max_steps = limits.current().step_limit
         while True:
             if 0 <= fast_pc < n_ops:
                 pc, lanes = fast_pc, every
@@ -293,8 +297,8 @@ class Machine(MachineServices):
     def _counted_step(self, pc, lanes, max_steps):
         ops = self.prog.ops
         self.steps += 1
-        if not self.steps & 4095:
-            limits.step_check(self)  # --timeout deadline, progress line
+        if self.steps >= self.clock.due:
+            limits.step_check(self)  # --timeout deadline, memory, progress line: by the clock (StepClock)
         if self.steps > max_steps:
             raise limits.too_many_steps(max_steps, ops[pc].span)
         op = ops[pc]
@@ -709,9 +713,9 @@ class Machine(MachineServices):
                 raise Unsupported(f"`{d.inst.opcode}` builds a float in the exponent field, but the bounds of the "
                                   f"shifted value do not prove it is an integer f32 whose exponent field lands in "
                                   f"the normal range [1, 254]", op.span)
-            note = (f"{op.span.file}:{op.span.line}: `{d.inst.opcode}` (full-precision expf) read as 2^n; checked "
-                    f"by interval bounds: the shifted f32 is an integer in [2^23, 2^24) whose exponent field lands "
-                    f"in the normal range [1, 254]; over the reals n is unrounded (it cancels in 2^(x*c-n)*2^n)")
+            note = (f"{op.span.file}:{op.span.line}: `{d.inst.opcode}` (the exp range reduction of expf, coshf, "
+                    f"erfcf…) read as 2^n; checked by interval bounds: the shifted f32 is an integer in [2^23, 2^24) "
+                    f"whose exponent field lands in the normal range [1, 254]; over the reals n is unrounded")
             notes = self.__dict__.setdefault("real_notes", [])
             if note not in notes:
                 notes.append(note)
@@ -936,11 +940,11 @@ def lane_bits_constants(bits, t):
     values = as_float(unique, t)
     if not np.isfinite(values).all():
         return None
-    if unique.size == 1:
-        return LanePoly.constant(Fraction(float(values[0])), lanes.size)
     try:
+        if unique.size == 1:
+            return LanePoly.constant(Fraction(float(values[0])), lanes.size)
         uniq = LanePoly.lane_constants([Fraction(float(v)) for v in values])
-    except CoefficientOverflow:
+    except CoefficientOverflow:   # (1e30f, 3e-39f: the per-lane expressions carry them exactly)
         return None
     if not uniq.groups:
         return LanePoly.constant(0, lanes.size)

@@ -34,13 +34,18 @@ def combine(machines: list):
             last.real_notes = list(dict.fromkeys(notes))
         last.tensor_rows = {name: row for m in machines for name, row in m.tensor_rows.items()}
         last.replicas = set().union(*(m.replicas for m in machines))
-    last.sequence = [m.prog.name for m in machines]
+    last.sequence = [step_name(m.launch, m.prog.name) for m in machines]
     return last
 
 
 def names(m) -> str:
     """`partial_sums → reduce_partials` for a sequence's machine, the kernel name otherwise."""
     return " → ".join(getattr(m, "sequence", None) or [m.prog.name])
+
+
+def step_name(launch, kernel: str | None = None) -> str:
+    """What a report calls one step of a sequence: a host step's text (`memset out 0`), else the kernel."""
+    return launch.host or kernel or launch.kernel or str(launch.ptx)
 
 
 def races(spec, role: str, progress=None, *, inputs=None, trials=None, concrete: bool = True, policy=None):
@@ -63,7 +68,7 @@ def races(spec, role: str, progress=None, *, inputs=None, trials=None, concrete:
     policy = policy or R.Policy()
     modes = R.trial_modes(inputs, trials)
     report = R.RaceReport(
-        kernel=" → ".join(x.kernel or "" for x in seq), role=role,
+        kernel=" → ".join(step_name(x) for x in seq), role=role,
         ptx=" → ".join(dict.fromkeys(str(x.ptx) for x in seq)), grid=" → ".join(str(x.grid) for x in seq),
         block=" → ".join(str(x.block) for x in seq), threads=sum(x.grid.count * x.block.count for x in seq),
         verdict=R.CLEAN, policy=policy)
@@ -72,34 +77,38 @@ def races(spec, role: str, progress=None, *, inputs=None, trials=None, concrete:
     progs = [lower(parse_file(x.ptx), x.kernel) for x in seq]
     if inputs is not None:
         return R.concrete_report(report, spec, role, progs, seq, modes, start, progress, None)
-    for launch in seq:
-        prog = lower(parse_file(launch.ptx), launch.kernel)
-        names.append(prog.name)
-        launch = dataclasses.replace(launch, kernel=prog.name)
-        if progress is not None:
-            progress(f"{prog.name}: executing {launch.grid.count * launch.block.count} threads "
-                     f"(grid {launch.grid}, block {launch.block}), launch {len(names)} of {len(seq)}")
-        m = machine(carried, prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True,
-                    allow_exit_before_barrier=spec.allow_exit_before_barrier, lockstep_warps=policy.lockstep_warps)
-        try:
-            m.run()
-            if m.unproved_stores:
-                op = m.unproved_stores[0]
-                raise Unsupported(f"threads of one warp store tensor data to the same address in one instruction "
-                                  f"(`{op.d.inst.opcode}`) in a launch sequence; their values are not compared "
-                                  f"here", op.span)
-        except Unsupported as err:
-            if concrete and R.is_data_dependence(err) and not found and not m.findings:
-                return R.concrete_report(report, spec, role, progs, seq, modes, start, progress, err)
-            report.verdict, report.error = R.UNSUPPORTED, err
+    try:
+        for launch in seq:
+            prog = lower(parse_file(launch.ptx), launch.kernel)
+            names.append(step_name(launch, prog.name))
+            launch = dataclasses.replace(launch, kernel=prog.name)
+            if progress is not None:
+                progress(f"{prog.name}: executing {launch.grid.count * launch.block.count} threads "
+                         f"(grid {launch.grid}, block {launch.block}), launch {len(names)} of {len(seq)}")
+            m = machine(carried, prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True,
+                        allow_exit_before_barrier=spec.allow_exit_before_barrier,
+                        lockstep_warps=policy.lockstep_warps)
+            try:
+                m.run()
+                if m.unproved_stores:
+                    op = m.unproved_stores[0]
+                    raise Unsupported(f"threads of one warp store tensor data to the same address in one "
+                                      f"instruction (`{op.d.inst.opcode}`) in a launch sequence; their values are "
+                                      f"not compared here", op.span)
+            except Unsupported as err:
+                if concrete and R.is_data_dependence(err) and not found and not m.findings:
+                    return R.concrete_report(report, spec, role, progs, seq, modes, start, progress, err)
+                report.verdict, report.error = R.UNSUPPORTED, err
+                found += [R.with_address(f, m) for f in m.findings]
+                report.thread_instructions += m.thread_instructions
+                break
             found += [R.with_address(f, m) for f in m.findings]
             report.thread_instructions += m.thread_instructions
-            break
-        found += [R.with_address(f, m) for f in m.findings]
-        report.thread_instructions += m.thread_instructions
-        report.steps += m.steps
-        carried = m.buffer_regions
-    report.kernel = " → ".join(names + [x.kernel or "" for x in seq[len(names):]])
+            report.steps += m.steps
+            carried = m.buffer_regions
+    except R.Timeout as err:
+        return R.out_of_time(report, err, start, found)
+    report.kernel = " → ".join(names + [step_name(x) for x in seq[len(names):]])
     report.seconds = time.perf_counter() - start
     report.findings = F.benign_only_where_always(found)
     if report.counted:

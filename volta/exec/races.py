@@ -6,10 +6,11 @@ deadlocks, bounds and uninitialized reads. This module only turns one run into a
 `RaceReport` with a verdict, the findings, the `Unsupported` error when the kernel left the
 structured class, and the cost of the run — so that reports and the CLI never touch the machine.
 
-Verdicts (DESIGN.md): `clean` (exit 0), `findings` (exit 1), `unsupported` (exit 3). Findings made
-before a run left the structured class are concrete defects, so they still make the verdict
-`findings` (the report keeps the error too, saying the run stopped early). Usage and parse errors
-are not verdicts: they propagate as `VoltaError`s (exit 2).
+Verdicts (DESIGN.md): `clean` (exit 0), `findings` (exit 1), `unsupported` (exit 3), `unknown` (exit 3:
+--timeout ran out; the report says how far the run got). Findings made before a run left the structured
+class, or before it ran out of time, are concrete defects, so they still make the verdict `findings` (the
+report keeps the error too, saying the run stopped early). Usage and parse errors are not verdicts: they
+propagate as `VoltaError`s (exit 2).
 
 Concrete mode: when the structured run stops because a branch, address or count depends on tensor
 data, the kernel is executed again on concrete inputs (`inputs`: an .npz, `random[:SEED]`, `zeros`,
@@ -34,10 +35,11 @@ from volta.exec import findings as F
 from volta.exec import feasible, racy_reads, replica_bits, schedules, trials
 from volta.exec.launch import LaunchSpec
 from volta.exec.trials import DEFAULT_TRIALS, GENERATED, trial_inputs, trial_modes, with_address  # noqa: F401
+from volta.exec.limits import Timeout
 
-CLEAN, FINDINGS, UNSUPPORTED = "clean", "findings", "unsupported"
+CLEAN, FINDINGS, UNSUPPORTED, UNKNOWN = "clean", "findings", "unsupported", "unknown"
 CLEAN_FOR_INPUTS = "clean-for-inputs"  # concrete mode found nothing on the inputs tried: not a proof
-EXIT_CODES = {CLEAN: 0, FINDINGS: 1, UNSUPPORTED: 3, CLEAN_FOR_INPUTS: 3}
+EXIT_CODES = {CLEAN: 0, FINDINGS: 1, UNSUPPORTED: 3, UNKNOWN: 3, CLEAN_FOR_INPUTS: 3}
 BENIGN_KINDS = F.BENIGN
 
 
@@ -71,9 +73,10 @@ class RaceReport:
     grid: str  # "X", "XxY" or "XxYxZ" as the launch gave it
     block: str
     threads: int  # threads in the whole launch
-    verdict: str  # clean | findings | unsupported
+    verdict: str  # clean | findings | unsupported | unknown | clean-for-inputs
     findings: list = field(default_factory=list)  # volta.exec.findings.Finding
-    error: Unsupported | None = None  # set when the run left the structured class (then it stopped early)
+    error: Unsupported | Timeout | None = None  # why the run stopped early: it left the structured class, or
+    # --timeout ran out (verdict unknown)
     thread_instructions: int = 0
     # concrete mode: why the all-inputs run stopped (data dependence), and the inputs of each trial
     data_dependence: Unsupported | None = None
@@ -116,7 +119,7 @@ class RacesResult:
     @property
     def verdict(self) -> str:
         verdicts = {r.verdict for r in self.reports}
-        for v in (FINDINGS, UNSUPPORTED, CLEAN_FOR_INPUTS):  # a definite defect outranks "could not decide"
+        for v in (FINDINGS, UNSUPPORTED, UNKNOWN, CLEAN_FOR_INPUTS):  # a definite defect outranks "could not decide"
             if v in verdicts:
                 return v
         return CLEAN
@@ -145,17 +148,9 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=Non
     `inputs` given forces concrete runs even for a structured kernel (the report then covers those inputs).
     The other keywords make the `Policy`.
     """
-    from volta.exec.machine import Machine  # the executor is heavy: import it only when analyzing
-    from volta.ir.program import lower
-    from volta.ptx.parser import parse_file
-
     policy = Policy(lockstep_warps, allow_benign_races, allow_ordering_races, schedules, schedule_seed, show_printf)
     modes = trial_modes(inputs, trials)  # bad --inputs / --trials are usage errors before any run
-    if spec.sequences.get(role):  # [[role.launch]]: each launch with the memory the earlier ones left
-        from volta.exec import pipeline
-        return pipeline.races(spec, role, progress, inputs=inputs, trials=trials, concrete=concrete, policy=policy)
     launch = spec.launches[role]
-    module = parse_file(launch.ptx)
     report = RaceReport(
         kernel=launch.kernel or "", role=role, ptx=str(launch.ptx), grid=str(launch.grid),
         block=str(launch.block), threads=launch.grid.count * launch.block.count, verdict=CLEAN, policy=policy,
@@ -166,6 +161,35 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=Non
         report.ctas = describe(launch.ctas, launch.grid)
         report.threads = len(launch.ctas) * launch.block.count
     start = time.perf_counter()
+    try:
+        if spec.sequences.get(role):  # [[role.launch]]: each launch with the memory the earlier ones left
+            from volta.exec import pipeline
+            return pipeline.races(spec, role, progress, inputs=inputs, trials=trials, concrete=concrete,
+                                  policy=policy)
+        return _analyze(report, spec, role, launch, progress, modes, start, inputs, concrete, lockstep_warps)
+    except Timeout as err:   # (a launch sequence's report keeps the findings of its finished launches itself)
+        return out_of_time(report, err, start)
+
+
+def out_of_time(report: RaceReport, err: Timeout, start: float, findings: list = ()) -> RaceReport:
+    """--timeout ran out: UNKNOWN with the work done (finished runs counted in `report`, the running one in
+    `err`), unless `findings` of finished runs already are defects."""
+    report.error = err
+    report.thread_instructions += err.thread_instructions
+    report.steps += err.steps
+    report.seconds = time.perf_counter() - start
+    report.findings = F.benign_only_where_always(list(findings))
+    report.verdict = FINDINGS if report.counted else UNKNOWN
+    return report
+
+
+def _analyze(report, spec, role, launch, progress, modes, start, inputs, concrete, lockstep_warps) -> RaceReport:
+    """The structured run over the whole grid, or the concrete trials when it stops for data (see analyze)."""
+    from volta.exec.machine import Machine  # the executor is heavy: import it only when analyzing
+    from volta.ir.program import lower
+    from volta.ptx.parser import parse_file
+
+    module = parse_file(launch.ptx)
     machine = None
     try:
         prog = lower(module, launch.kernel)
@@ -223,9 +247,13 @@ def concrete_report(report, spec, role, progs, launches, modes, start, progress,
     """The report of concrete mode (volta/exec/trials.py): findings for the inputs and schedules tried, or
     `clean-for-inputs` (exit 3) when none showed one; UNSUPPORTED when every input set stopped."""
     p = report.policy
-    out = trials.run(spec, role, progs, launches, modes, lockstep_warps=p.lockstep_warps, schedules=p.schedules,
-                     schedule_seed=p.schedule_seed, show_printf=p.show_printf, progress=progress, name=report.kernel)
     report.data_dependence = why
+    try:
+        out = trials.run(spec, role, progs, launches, modes, lockstep_warps=p.lockstep_warps, schedules=p.schedules,
+                         schedule_seed=p.schedule_seed, show_printf=p.show_printf, progress=progress,
+                         name=report.kernel)
+    except Timeout as err:
+        return out_of_time(report, err, start)
     report.inputs, report.trial_errors, report.findings = out.inputs, out.errors, out.findings
     report.schedules = [e.text() for e in out.explored]
     report.printed = out.printed

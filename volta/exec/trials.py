@@ -89,12 +89,14 @@ def trial_inputs(spec: LaunchSpec, mode):
     changed = []
     for name, arr in arrays.items():
         if arr.dtype.kind in "iu" and name in spec.buffers:
+            lo, hi = spec.buffers[name].range or (0, 3)   # (a declared range holds these values too)
             if mode == "equal":
-                arrays[name] = np.ones_like(arr)
+                arrays[name] = np.full_like(arr, min(lo + 1, hi))
             else:
-                arrays[name] = (np.arange(arr.size) // 2 % 4).astype(arr.dtype)
+                arrays[name] = np.minimum(lo + np.arange(arr.size) // 2 % 4, hi).astype(arr.dtype)
             changed.append(name)
-    what = ("every integer input 1" if mode == "equal" else "integer inputs 0,0,1,1,2,2,3,3,0,0,…")
+    what = ("every integer input 1 (LO+1 of a declared range LO..HI)" if mode == "equal" else
+            "integer inputs 0,0,1,1,2,2,3,3,0,0,… (from LO of a declared range)")
     return arrays, (f"{mode}: {what} ({', '.join(changed) or 'no integer inputs'}); other inputs random "
                     f"from seed 0")
 

@@ -20,13 +20,23 @@ choice (volta/numerics/approx.py), as do f32 sin and cos (not reconstructed) and
 tanh (f16, bf16) were measured on every operand, so `evaluate16` is a lookup. The tables ship in
 data/mufu_sm90.npz (regenerate with `examples/probes/approx_probe.py tables`). Other architectures' units are
 not measured; volta uses these tables for every --fp mode, as the closest known answer.
+
+A table is stored as differences (2 MB for all of them); decoded it is up to 32 MB, and decoding one took
+0.1-0.4 s. So each is decoded once into Volta's cache directory (`mufu/` under $VOLTA_CACHE_DIR, else
+~/.cache/volta) and mapped read-only from there: a process reads in only the pages it looks up, and processes
+running side by side (a batch, test workers) share them.
 """
 from __future__ import annotations
 
+import hashlib
+import os
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+
+from volta.cuda import cache_root
 
 TABLES = Path(__file__).with_name("data") / "mufu_sm90.npz"
 OPS = frozenset({"ex2", "lg2", "rcp", "rsqrt", "sqrt", "tanh", "div", "div.full"})
@@ -39,11 +49,40 @@ _MANT = np.uint32(0x7FFFFF)
 
 @lru_cache(maxsize=None)
 def table(name: str) -> np.ndarray:
-    """The result words of one table (up to 2^23, loaded on first use)."""
+    """The result words of one table (up to 2^23), mapped from the decoded copy in the cache (made on first use;
+    decoded in memory when the cache cannot be written)."""
+    path = cache_root() / "mufu" / f"{name}.{_tables_digest()}.npy"
+    try:
+        return np.load(path, mmap_mode="r")
+    except (OSError, ValueError):
+        pass
+    words = _decode(name)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(suffix=".npy", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.save(fh, words)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        return np.load(path, mmap_mode="r")
+    except (OSError, ValueError):
+        return words   # a read-only cache is only slower
+
+
+def _decode(name: str) -> np.ndarray:
     with np.load(TABLES) as z:
         step = z[f"{name}.step"].astype(np.int64)
         step[z[f"{name}.big_at"]] = z[f"{name}.big"]
     return np.cumsum(step).astype(np.uint32)
+
+
+@lru_cache(maxsize=1)
+def _tables_digest() -> str:
+    """Names the decoded copies after the shipped tables' content, so new tables never meet old copies."""
+    return hashlib.sha256(TABLES.read_bytes()).hexdigest()[:16]
 
 
 @lru_cache(maxsize=None)

@@ -45,6 +45,7 @@ RULE_DESCRIPTIONS = {
                              "lands. Verdicts over the reals stand.",
     "unsupported": "The kernel left the structured class Volta decides (a data-dependent branch or "
                    "address, or an instruction without semantics); nothing is claimed past that point.",
+    "unknown": "--timeout ran out before the run ended; nothing is claimed past the point it reached.",
 }
 
 
@@ -53,11 +54,13 @@ def verdict_name(kind: str) -> str:
 
 
 def kernel_verdict(report) -> str:
-    """CLEAN, UNSUPPORTED, or the finding kinds in upper case (`RACE`, `OUT OF BOUNDS, RACE`)."""
+    """CLEAN, UNSUPPORTED, UNKNOWN (--timeout), or the finding kinds in upper case (`RACE`, `OUT OF BOUNDS, RACE`)."""
     if report.verdict == "clean":
         return "CLEAN"
     if report.verdict == "unsupported":
         return "UNSUPPORTED"
+    if report.verdict == "unknown":
+        return "UNKNOWN"
     if report.verdict == "clean-for-inputs":
         return "NO FINDING ON THESE INPUTS"
     return ", ".join(verdict_name(k) for k in report.kinds)

@@ -33,7 +33,7 @@ def format(result, max_findings: int = DEFAULT_MAX_FINDINGS) -> str:
 
 
 def _overall(result) -> str:
-    return {"clean": "CLEAN", "findings": "FINDINGS", "unsupported": "UNSUPPORTED",
+    return {"clean": "CLEAN", "findings": "FINDINGS", "unsupported": "UNSUPPORTED", "unknown": "UNKNOWN",
             "clean-for-inputs": "NO FINDING ON THESE INPUTS"}[result.verdict]
 
 
@@ -98,6 +98,8 @@ def _verdict_line(r) -> str:
         return f"{v} ({n} finding{'s' if n != 1 else ''}{at}: {by_kind})"
     if r.verdict == "unsupported":
         return f"{v} (outside the structured class; nothing is claimed)"
+    if r.verdict == "unknown":
+        return f"{v} (--timeout ran out before the run ended; nothing is claimed)"
     if r.verdict == "clean-for-inputs":
         allowed = f"; {_allowed(r)} allowed" if r.findings else ""
         return (f"{v} (no finding on these {len(r.inputs)} input set(s){allowed}; the verdict covers these inputs "

@@ -1,0 +1,75 @@
+"""Suite-wide test plumbing: the `isolated` marker, which runs a test's body in a forked child.
+
+Volta interns every symbolic node for the life of the process (volta/symbolic/expr.py), exact concrete
+runs included, so a process that checks every example pair keeps every pair's DAG: one pytest process
+grew to 4.6 GB over the suite. A test marked `isolated` runs its body in a child forked after its fixtures
+are set up; what the body interns goes when the child exits, and the worker stays near its start size.
+Fixtures stay in the parent (module-scoped ones are built once), and the child's outcome comes back: a
+pass, a skip or xfail as itself, anything else as a failure carrying the child's traceback. What the body
+changes in module-level state (a counter, a cache) stays in the child. Where there is no fork (Windows),
+the body runs in the process as usual.
+"""
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import traceback
+
+import pytest
+
+# pytest's own outcomes, raised again in the parent as themselves (xfail first: it is a kind of fail)
+OUTCOMES = ((pytest.xfail.Exception, pytest.xfail), (pytest.skip.Exception, pytest.skip),
+            (pytest.fail.Exception, lambda message: pytest.fail(message, pytrace=False)))
+
+
+def _child(pyfuncitem, write_fd: int) -> None:
+    """Run the body and send back (index into OUTCOMES or None, message or traceback text); never returns."""
+    status = 0
+    try:
+        args = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+        try:
+            pyfuncitem.obj(**args)
+            payload = (None, "")
+        except BaseException as exc:  # noqa: BLE001 -- every outcome goes back to the parent
+            kind = next((k for k, (cls, _) in enumerate(OUTCOMES) if isinstance(exc, cls)), None)
+            payload = (kind, exc.msg) if kind is not None else (None, "".join(traceback.format_exception(exc)))
+        with os.fdopen(write_fd, "wb") as pipe:
+            pickle.dump(payload, pipe)
+    except BaseException:  # noqa: BLE001
+        status = 1
+    finally:
+        os._exit(status)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):
+    if pyfuncitem.get_closest_marker("isolated") is None or not hasattr(os, "fork"):
+        return None
+    read_fd, write_fd = os.pipe()
+    gc.freeze()   # the child's collections skip the parent's objects (and do not copy their pages)
+    try:
+        pid = os.fork()
+    finally:
+        gc.unfreeze()
+    if pid == 0:
+        os.close(read_fd)
+        _child(pyfuncitem, write_fd)
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if not data:
+        pytest.fail(f"the forked child running this test died ({_describe(status)}) before reporting", pytrace=False)
+    kind, text = pickle.loads(data)
+    if kind is not None:
+        OUTCOMES[kind][1](text)
+    if text:
+        pytest.fail(f"in the forked child:\n{text}", pytrace=False)
+    return True
+
+
+def _describe(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"signal {os.WTERMSIG(status)}"
+    return f"exit status {os.waitstatus_to_exitcode(status)}"
