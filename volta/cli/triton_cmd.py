@@ -47,7 +47,7 @@ def parse_sizes(items) -> dict:
               help="Solver time limit per output element.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema volta.triton/1: volta/report/SCHEMA.md).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
-@bounded("triton", timeout=True)
+@bounded("triton")
 def command(launcher, ref, size, sms, timeout_ms, as_json, quiet) -> int:
     """Check a Triton launcher (its kernels as it launches them) against a torch reference."""
     from volta.kernelbench.triton_check import check
