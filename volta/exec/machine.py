@@ -116,6 +116,7 @@ class Machine(MachineServices):
         self.reals_rerun: list = []  # stores racing with tensor data in a structured run: compared over the reals
         self.replicas: set = set()  # PTX sites of stores to one slot found equal over the reals (replicas.py)
         self.racing: dict | None = None  # racy_reads.py's second run: region -> the first run's race shadow
+        self.racing_pcs: set = set()  # ... and the loads that returned fresh leaves there
         self.normalizer = None  # shared by the value comparisons of those stores (symbolic mode)
         self.mem_epoch = 0  # bumped whenever a store or atomic changes memory (wakes parked spinners)
         self.spin_hash = self.spin_pc = self.spin_epoch = None  # per lane, allocated at the first back-edge

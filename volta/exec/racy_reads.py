@@ -7,12 +7,14 @@ nothing that replica computes from it lands anywhere (its stores are masked off)
 cannot depend on the order, and the race is listed as a `benign-read-race` ("the value read never reaches an
 output") instead of a RACE.
 
-`settle` decides it with a second run over the reals in which every racing read returns a fresh leaf
-(`k@race<pc>[i]`) instead of the value in memory: a lane's read of a granule races when the first run's final
-race shadow shows another thread's write of it that nothing orders with the read (a different CTA, or the same
-barrier interval), or when several threads wrote it (then every read of it is treated as racing). Structured
-kernels cannot branch or address on data, so what a launch does that anyone can observe is the final contents
-of its global buffers: a race whose fresh leaves appear in none of them is benign; the others stay RACEs.
+`settle` decides it with a second run over the reals in which every racing read of a global buffer returns a
+fresh leaf (`k@race<pc>[i]`) instead of the value in memory. Which reads race is over-approximated from the
+first run's final race shadow: a lane's read of a granule gets a fresh leaf when any other thread wrote that
+granule during the launch (whatever orders the two: a fresh leaf where none was needed can only keep a RACE),
+or several threads did. Structured kernels cannot branch or address on data, so what a launch does that anyone
+can observe is the final contents of its global buffers: a race whose racing load got fresh leaves and none of
+them appear in those buffers is benign; the others stay RACEs, and so does every race whose read is not a
+load of a global buffer (shared memory, `cp.async`): its value was never replaced, so nothing was shown.
 """
 from __future__ import annotations
 
@@ -33,22 +35,20 @@ def reads(findings: list) -> list:
 
 
 def substitute(m, op, region, lanes, offs, size, sym):
-    """The expressions a load returns in the second run: fresh leaves on the lanes whose read races."""
+    """The expressions a load returns in the second run: fresh leaves on the lanes whose read may race (another
+    thread, or several, wrote a granule the read covers); records the load's pc in `m.racing_pcs`."""
     shadow = m.racing.get(region.name)
     if shadow is None or region.space != ".global":
         return sym
     g = shadow.g
-    gidx = offs // g
-    w_tid = shadow.w_tid[gidx]
-    written = w_tid >= 0
-    if not written.any():
-        return sym
-    many = shadow.w_many[gidx]
-    cta = m.cta[lanes]
-    unordered = (shadow.w_cta[gidx] != cta) | (shadow.w_gen[gidx] == m.gen[cta])
-    racing = written & (many | ((w_tid != lanes) & unordered))
+    racing = np.zeros(lanes.size, bool)
+    for first in range(0, max(size, 1), g):   # every granule the element covers
+        gidx = (offs + first) // g
+        w_tid = shadow.w_tid[gidx]
+        racing |= (w_tid >= 0) & (shadow.w_many[gidx] | (w_tid != lanes))
     if not racing.any():
         return sym
+    m.racing_pcs.add(op.index)
     out = np.array(sym, dtype=object)
     name = f"{region.name}{MARK}{op.index}"
     for k in np.flatnonzero(racing):
@@ -84,12 +84,15 @@ def settle(m, findings: list, rerun) -> list:
     again = rerun(racing)
     if again is None:
         return findings
-    leaked = escaped(again)
-    lines = {op.index: (op.span.line, op.span.col) for op in m.prog.ops if op.op in ("ld", "ldu")}
-    leaked_sites = {lines[pc] for pc in leaked if pc in lines}
+    leaked, replaced = escaped(again), again.racing_pcs
+    loads = {}   # (line, col) -> the pcs of the loads there
+    for op in m.prog.ops:
+        if op.op in ("ld", "ldu"):
+            loads.setdefault((op.span.line, op.span.col), set()).add(op.index)
     out = []
     for f in findings:
-        if f in candidates and not ({(s.line, s.col) for s in f.sites[:2]} & leaked_sites):
+        pcs = set().union(*(loads.get((s.line, s.col), set()) for s in f.sites[:2]))
+        if f in candidates and pcs and pcs <= replaced and not pcs & leaked:
             f = dataclasses.replace(f, kind=F.BENIGN_READ, message=(
                 f"benign read race on `{f.buffer}`: {f.message.split(' race on ')[0]} race whose value read never "
                 f"reaches an output (the reading thread's results are not stored: a replicated layout's "
