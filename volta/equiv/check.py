@@ -30,7 +30,7 @@ from volta.exec.machine import Machine, constants
 from volta.exec.pipeline import names as pipeline_names, step_name
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
-from volta.symbolic import expr as E
+from volta.symbolic import cuts, expr as E
 from volta.symbolic.enclose import enclose
 from volta.symbolic.evaluate import EvalError, Inexact, evaluate
 from volta.symbolic.normal import Normalizer, equal, normalize
@@ -327,6 +327,9 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
         return report
     total = sum(len(v) for v in outs["ref"].values())
     norm = Normalizer()
+
+    def nf(e):
+        return normalize(e, norm)
     shown = time.perf_counter()
     smt_dir = Path(emit_smt) if emit_smt else None
     if smt_dir:
@@ -355,13 +358,23 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
             if count:   # decided in bulk: counted at once, not visited one by one
                 report.compared += count
                 report.proved_by[how] = report.proved_by.get(how, 0) + count
-        for i in np.flatnonzero(~(proved | same | skip)).tolist():
-            a, b = ref_el[i], opt_el[i]
+        todo = np.flatnonzero(~(proved | same | skip)).tolist()
+        try:   # shared sub-expressions (row statistics) proved equal once, then atoms (symbolic/cuts.py)
+            plain = [(_plain(ref_el[i]), _plain(opt_el[i])) for i in todo]
+            cut_ref, cut_opt, made = cuts.cut([a for a, _ in plain], [b for _, b in plain], nf, equal, _expansion) \
+                if len(todo) > 1 else ([], [], 0)
+        except Timeout as err:
+            _out_of_time(report, name, todo[0], err, total)
+            break
+        for pos, i in enumerate(todo):
             report.compared += 1
             if progress is not None:
                 shown = _progress(progress, report.compared, total, start, shown)
             try:
-                a, b = _plain(a), _plain(b)
+                a, b = plain[pos]
+                if made and cuts.proved_equal(cut_ref[pos], cut_opt[pos], a, b, nf, equal, _expansion):
+                    report.proved_by["cut-points"] = report.proved_by.get("cut-points", 0) + 1
+                    continue
                 verdict = _compare(a, b, norm, timeout_ms, smt_dir, name, i)
             except Timeout as err:
                 _out_of_time(report, name, i, err, total)

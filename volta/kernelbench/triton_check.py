@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from volta.equiv.check import MAX_UNKNOWN, _compare, _exact
+from volta.equiv.check import MAX_UNKNOWN, _compare, _exact, _expansion
 from volta.errors import Unsupported, UsageError
 from volta.exec.limits import Timeout
 from volta.kernelbench.elements import UNWRITTEN
@@ -38,8 +38,8 @@ from volta.kernelbench.tensor import SymTensor, from_array
 from volta.kernelbench.torchsym import installed, new_run
 from volta.kernelbench.triton_launch import (DEFAULT_SMS, LauncherRun, StorageNames, load_function, load_module,
                                              reporting, run_launcher)
-from volta.symbolic import expr as E
-from volta.symbolic.normal import Normalizer
+from volta.symbolic import cuts, expr as E
+from volta.symbolic.normal import Normalizer, equal, normalize
 from volta.symbolic.verdict import Proved, Unknown
 
 EQUIVALENT, NOT_EQUIVALENT, FINDINGS, UNKNOWN, CLEAN = "equivalent", "not-equivalent", "findings", "unknown", "clean"
@@ -244,11 +244,19 @@ def _compare_outputs(result: TritonResult, expected: list, produced: list, timeo
         result.verdict = FINDINGS
         return
     norm = Normalizer()
+    cut_a, cut_b, made = cuts.cut([x for a, _, _ in pairs for x in a], [x for _, b, _ in pairs for x in b],
+                                  lambda e: normalize(e, norm), equal, _expansion)
+    j = -1
     for k, (a, b, shape) in enumerate(pairs):
         for i in range(len(a)):
             result.compared += 1
+            j += 1
             if a[i] is b[i]:
                 result.proved_by["identical"] = result.proved_by.get("identical", 0) + 1
+                continue
+            if made and cuts.proved_equal(cut_a[j], cut_b[j], a[i], b[i], lambda e: normalize(e, norm),
+                                          equal, _expansion):
+                result.proved_by["cut-points"] = result.proved_by.get("cut-points", 0) + 1
                 continue
             verdict = _compare(a[i], b[i], norm, timeout_ms, None, f"out{k}", i)
             if isinstance(verdict, Proved):

@@ -38,7 +38,8 @@ MAX_INPUTS_SHOWN = 24
 VERDICT_TEXT = {"equivalent": "EQUIVALENT", "not-equivalent": "NOT EQUIVALENT", "unsupported": "UNSUPPORTED",
                 "unknown": "UNKNOWN", "equivalent-for-inputs": "EQUIVALENT ON THESE INPUTS"}
 HOW = {"identical": "identical expressions", "normal-form": "equal normal forms", "z3": "z3 (unsat)",
-       "case-split": "case splits on max/min argument orders"}
+       "case-split": "case splits on max/min argument orders",
+       "cut-points": "equal normal forms over cut points (shared sub-expressions proved equal once)"}
 
 
 @dataclass

@@ -16,7 +16,8 @@ from volta.report.common import display_path, verdict_name
 
 VERDICTS = {"equivalent": "EQUIVALENT", "not-equivalent": "NOT EQUIVALENT", "findings": "FINDINGS",
             "unknown": "UNKNOWN", "unsupported": "UNSUPPORTED", "clean": "CLEAN"}
-HOW = {"identical": "identical expressions", "normal-form": "equal normal forms", "z3": "Z3"}
+HOW = {"identical": "identical expressions", "normal-form": "equal normal forms", "z3": "Z3",
+       "cut-points": "equal normal forms over cut points"}
 
 
 def _name(spec: str | None) -> str:
