@@ -5,7 +5,7 @@ import torch
 import triton
 import triton.language as tl
 
-from norms import _rms_norm_bwd, _rms_norm_fwd, calculate_settings, rms_norm_fwd
+from norms import _rms_norm_bwd, _rms_norm_fwd, calculate_settings, layer_norm_fwd, rms_norm_fwd
 
 
 def rms_norm_train_step_no_reduce(x, w, dy, eps):
@@ -66,3 +66,44 @@ def shift_left_inplace(x):
     n = x.numel()
     _shift_left[(triton.cdiv(n, 64),)](x, n, BLOCK=64, num_warps=2)
     return x
+
+
+@triton.jit
+def _layer_norm_bwd_block_mean(DX, DY, DW, DB, X, W, Mean, Rstd, stride, n_rows, n_cols, rows_per_program,
+                               BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < n_cols
+    dw = tl.zeros((BLOCK_SIZE,), dtype=tl.float32)
+    db = tl.zeros((BLOCK_SIZE,), dtype=tl.float32)
+    w = tl.load(W + cols, mask=mask, other=0.0)
+    for row in range(pid * rows_per_program, min((pid + 1) * rows_per_program, n_rows)):
+        x = tl.load(X + row * stride + cols, mask=mask, other=0.0)
+        dy = tl.load(DY + row * stride + cols, mask=mask, other=0.0)
+        mean = tl.load(Mean + row)
+        rstd = tl.load(Rstd + row)
+        xhat = tl.where(mask, (x - mean) * rstd, 0.0)
+        wdy = w * dy
+        c1 = tl.sum(xhat * wdy, axis=0) / BLOCK_SIZE   # DEFECT: the block, not the row
+        c2 = tl.sum(wdy, axis=0) / n_cols
+        tl.store(DX + row * stride + cols, (wdy - (xhat * c1 + c2)) * rstd, mask=mask)
+        dw += dy * xhat
+        db += dy
+    tl.store(DW + pid * n_cols + cols, dw, mask=mask)
+    tl.store(DB + pid * n_cols + cols, db, mask=mask)
+
+
+def layer_norm_train_step_block_mean(x, w, b, dy, eps):
+    """DEFECT (in the backward kernel): the mean of x̂·w·dy divides by BLOCK_SIZE; a row statistic both sides
+    compute, which must not be taken for the reference's (cut points propose it by value, never by name)."""
+    y, mean, rstd = layer_norm_fwd(x, w, b, eps)
+    n_rows, n_cols = x.shape
+    sm_count = torch.cuda.get_device_properties(x.device).multi_processor_count
+    BLOCK_SIZE, num_warps = calculate_settings(n_cols)
+    dx = torch.empty_like(dy)
+    _dw = torch.empty((sm_count, n_cols), dtype=torch.float32, device=w.device)
+    _db = torch.empty((sm_count, n_cols), dtype=torch.float32, device=w.device)
+    _layer_norm_bwd_block_mean[(sm_count,)](dx, dy, _dw, _db, x, w, mean, rstd, x.stride(0), n_rows, n_cols,
+                                            math.ceil(n_rows / sm_count), BLOCK_SIZE=BLOCK_SIZE,
+                                            num_warps=num_warps)
+    return y, dx, _dw.sum(0), _db.sum(0)
