@@ -9,7 +9,9 @@ they make normal forms of a quarter of a million monomials per element (minutes 
 inputs agree (a fingerprint) form classes; a class with members reachable from both sides, each expanding to at
 least CUT_TERMS terms, becomes a fresh leaf `@cut[k]`: its first member defines it, and every other member
 whose normal form — over the members' own rewritten arguments, so already small — equals the first's is
-replaced by it. Members not proved equal keep their own (rewritten) form: the fingerprint only proposes.
+replaced by it. Members not proved equal keep their own (rewritten) form: the fingerprint only proposes (a
+max or select agrees with one argument wherever that argument wins, as at both random inputs); a class whose
+proof failed once stops trying, and new classes stop opening once most proofs fail.
 
 Sound by substitution: every node replaced by `@cut[k]` equals the first member wherever both are defined, so
 an identity between the rewritten roots that holds for every value of `@cut[k]` holds at that value too. Not
@@ -28,9 +30,11 @@ from volta.symbolic.evaluate import EvalError, evaluate_float
 
 CUT = "@cut"
 CUT_TERMS = 32        # smaller sub-expressions stay expanded: cutting them gains little and can lose a proof
+WORTH_CUTTING = 2_000  # no sub-expression this large (a 128-key attention: ~512): normalizing is cheap, no cuts
 MAX_PROOF_TERMS = 50_000   # a rewritten member larger than this is left to the caller's comparison
 POINTS = 2            # random inputs per fingerprint
 DIGITS = 9            # significant digits a fingerprint keeps (summation orders differ in the last bits)
+MAX_FAILED = 8        # after this many failed proofs, new classes are opened only while half the proofs succeed
 
 
 def cut(ref_roots: list, opt_roots: list, normalize, equal, expansion) -> tuple[list, list, int]:
@@ -40,6 +44,8 @@ def cut(ref_roots: list, opt_roots: list, normalize, equal, expansion) -> tuple[
     ref_nodes = _reachable([r for r in ref_roots if isinstance(r, E.Expr)])
     opt_nodes = _reachable([r for r in opt_roots if isinstance(r, E.Expr)])
     order = sorted(ref_nodes | opt_nodes, key=lambda n: n.id)   # ascending id: children before parents
+    if not any(expansion(n) >= WORTH_CUTTING for n in order):
+        return list(ref_roots), list(opt_roots), 0
     prints = _fingerprints(exprs, order)
     classes: dict = {}
     for node in order:
@@ -51,21 +57,28 @@ def cut(ref_roots: list, opt_roots: list, normalize, equal, expansion) -> tuple[
     class_of = {m: key for key in cuttable for m in classes[key]}
     new: dict = {}
     leader: dict = {}    # fingerprint -> (the cut leaf, the first member's rewritten form, its normal form)
-    made = 0
+    dead: set = set()    # classes where a proof failed: their later members keep their own forms
+    made = proofs = failed = 0
     for node in order:
         args = node.args
         rebuilt = node if not args else E.rebuild(node, tuple(new[a] for a in args)) \
             if any(new[a] is not a for a in args) else node
         key = class_of.get(node)
-        if key is not None:
+        if key is not None and key not in dead:
             first = leader.get(key)
             if first is None:
-                leaf = E.var(CUT, made)
-                made += 1
-                leader[key] = (leaf, rebuilt, None)
-                rebuilt = leaf
+                if failed <= MAX_FAILED or failed * 2 <= proofs:   # fingerprints that keep failing: stop
+                    leaf = E.var(CUT, made)
+                    made += 1
+                    leader[key] = (leaf, rebuilt, None)
+                    rebuilt = leaf
             elif _proved(first, rebuilt, key, leader, normalize, equal, expansion):
+                proofs += 1
                 rebuilt = first[0]
+            else:
+                proofs += 1
+                failed += 1
+                dead.add(key)
         new[node] = rebuilt
     return ([new.get(r, r) if isinstance(r, E.Expr) else r for r in ref_roots],
             [new.get(r, r) if isinstance(r, E.Expr) else r for r in opt_roots], made)
@@ -80,10 +93,16 @@ def proved_equal(x, y, a, b, normalize, equal, expansion) -> bool:
         return True
     if not (isinstance(x, E.Expr) and isinstance(y, E.Expr)) or expansion(x, y) > MAX_PROOF_TERMS:
         return False
+    if _cut_leaves(x) != _cut_leaves(y):   # one side kept what the other cut: not worth normalizing
+        return False
     try:
         return equal(normalize(x), normalize(y))
     except Unsupported:
         return False
+
+
+def _cut_leaves(root) -> frozenset:
+    return frozenset(leaf for leaf in E.leaves(root) if leaf.op is E.VAR and leaf.data[0] == CUT)
 
 
 def _proved(first: tuple, rebuilt, key, leader: dict, normalize, equal, expansion) -> bool:
