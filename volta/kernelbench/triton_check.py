@@ -244,8 +244,13 @@ def _compare_outputs(result: TritonResult, expected: list, produced: list, timeo
         result.verdict = FINDINGS
         return
     norm = Normalizer()
+
+    def nf(e):
+        return normalize(e, norm)
+
+    # shared row statistics proved equal once, then atoms (volta/symbolic/cuts.py)
     cut_a, cut_b, made = cuts.cut([x for a, _, _ in pairs for x in a], [x for _, b, _ in pairs for x in b],
-                                  lambda e: normalize(e, norm), equal, _expansion)
+                                  nf, equal, _expansion)
     j = -1
     for k, (a, b, shape) in enumerate(pairs):
         for i in range(len(a)):
@@ -254,8 +259,7 @@ def _compare_outputs(result: TritonResult, expected: list, produced: list, timeo
             if a[i] is b[i]:
                 result.proved_by["identical"] = result.proved_by.get("identical", 0) + 1
                 continue
-            if made and cuts.proved_equal(cut_a[j], cut_b[j], a[i], b[i], lambda e: normalize(e, norm),
-                                          equal, _expansion):
+            if made and cuts.proved_equal(cut_a[j], cut_b[j], a[i], b[i], nf, equal, _expansion):
                 result.proved_by["cut-points"] = result.proved_by.get("cut-points", 0) + 1
                 continue
             verdict = _compare(a[i], b[i], norm, timeout_ms, None, f"out{k}", i)
