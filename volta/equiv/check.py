@@ -363,8 +363,9 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
             plain = [(_plain(ref_el[i]), _plain(opt_el[i])) for i in todo]
             cut_ref, cut_opt, made = cuts.cut([a for a, _ in plain], [b for _, b in plain], nf, equal, _expansion) \
                 if len(todo) > 1 else ([], [], 0)
-        except Timeout as err:
-            _out_of_time(report, name, todo[0], err, total)
+        except Timeout as err:   # counted as the loop counts the element it stops at
+            report.compared += 1
+            _out_of_time(report, name, todo[0], err, total, "proving shared sub-expressions equal (cut points)")
             break
         for pos, i in enumerate(todo):
             report.compared += 1
