@@ -117,7 +117,7 @@ class _InOrder(click.Command):
                    "a declared :range=LO..HI), zeros, equal, colliding. Default: every assignment when there are at "
                    "most 64, else random:0,zeros,equal,colliding (EQUIVALENT ON THESE INPUTS: not a proof).")
 @click.option("--seed", type=int, default=0, show_default=True, help="With a bit-exact --fp: random seed.")
-@click.option("--define-fn", "define_fn", multiple=True, metavar="NAME=exp|exp2|log|sqrt|rsqrt|tanh",
+@click.option("--define-fn", "define_fn", multiple=True, metavar="NAME=exp|exp2|log|log2|sqrt|rsqrt|tanh|erf|sin|cos",
               help="Give an external function with no body its exact real meaning (else: uninterpreted).")
 @click.option("--exact-constants", "exact_constants", is_flag=True,
               help="Over the reals: read every float literal as the rational it is. By default a literal that is the "

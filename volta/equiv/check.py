@@ -22,6 +22,7 @@ from volta.exec import access as A, limits
 from volta.exec import integer_real
 from volta.exec.limits import Timeout
 from volta.exec.access import region_itemsize
+from volta.exec import findings as F, racy_reads, replica_bits
 from volta.exec.findings import Site
 from volta.exec.launch import DTYPES, FIXED, LaunchSpec, sequence
 from volta.exec.machine import Machine, constants, named_reading
@@ -30,7 +31,7 @@ from volta.equiv.witness import (SMALL, below_resolution, input_domain, larger_d
                                  relative_difference)
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
-from volta.symbolic import expr as E
+from volta.symbolic import cuts, expr as E
 from volta.symbolic.enclose import enclose
 from volta.symbolic.evaluate import EvalError, Inexact, evaluate
 from volta.symbolic.normal import Normalizer, equal, normalize
@@ -239,6 +240,13 @@ def _element_type(dtype: str) -> str:
             "s64": ".s64", "u64": ".u64", "s8": ".s8", "u8": ".u8", "s16": ".s16", "u16": ".u16"}.get(dtype, ".b32")
 
 
+def blocking(finding) -> bool:
+    """Does a finding stop the comparison? Benign kinds do not: every racing write stores one value over the
+    reals (or a read gets the same value in any order), so the outputs are still one function of the inputs;
+    they are listed with the verdict."""
+    return finding.kind not in F.BENIGN
+
+
 def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = None, progress=None,
           inputs=None, trials: int | None = None) -> CheckReport:
     """Decide ref vs opt over the reals. Elements of integer buffers are reals to the decision (what holds
@@ -301,9 +309,20 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
     report.constants = constants_read({role: m.named for role, m in machines.items()})   # (None: --exact-constants)
     report.stats["execute_seconds"] = time.perf_counter() - start
     report.stats["thread_instructions"] = sum(m.thread_instructions for m in machines.values())
-    if any(report.findings.values()):
+    for role, m in machines.items():   # racing reads whose values never reach an output (exec/racy_reads.py)
+        if role not in spec.sequences:
+            launch = spec.launches[role]
+            report.findings[role] = racy_reads.settle(m, report.findings[role], racy_reads.rerun_launch(
+                m.prog, launch, spec.buffers, spec.symbols, spec.functions, spec.allow_exit_before_barrier))
+    if any(blocking(f) for found in report.findings.values() for f in found):
         report.verdict = "findings"
         return report
+    for role, m in machines.items():   # stores equal over the reals: do their bits differ? (listed, not blocking)
+        if m.replicas:
+            launches = sequence(spec, role)
+            progs = [lower(parse_file(x.ptx), x.kernel) for x in launches]
+            report.findings[role] = replica_bits.merge(
+                report.findings[role], replica_bits.bits_findings(spec, role, progs, launches, [m]))
     start = time.perf_counter()
     if progress is not None:
         progress("comparing outputs")
@@ -320,6 +339,9 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
     total = sum(len(v) for v in outs["ref"].values())
     norm = Normalizer()
     screen = Screen(input_domain(spec))
+
+    def nf(e):
+        return normalize(e, norm)
     shown = time.perf_counter()
     smt_dir = Path(emit_smt) if emit_smt else None
     if smt_dir:
@@ -348,13 +370,24 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
             if count:   # decided in bulk: counted at once, not visited one by one
                 report.compared += count
                 report.proved_by[how] = report.proved_by.get(how, 0) + count
-        for i in np.flatnonzero(~(proved | same | skip)).tolist():
-            a, b = ref_el[i], opt_el[i]
+        todo = np.flatnonzero(~(proved | same | skip)).tolist()
+        try:   # shared sub-expressions (row statistics) proved equal once, then atoms (symbolic/cuts.py)
+            plain = [(_plain(ref_el[i]), _plain(opt_el[i])) for i in todo]
+            cut_ref, cut_opt, made = cuts.cut([a for a, _ in plain], [b for _, b in plain], nf, equal, _expansion) \
+                if len(todo) > 1 else ([], [], 0)
+        except Timeout as err:   # counted as the loop counts the element it stops at
+            report.compared += 1
+            _out_of_time(report, name, todo[0], err, total, "proving shared sub-expressions equal (cut points)")
+            break
+        for pos, i in enumerate(todo):
             report.compared += 1
             if progress is not None:
                 shown = _progress(progress, report.compared, total, start, shown)
             try:
-                a, b = _plain(a), _plain(b)
+                a, b = plain[pos]
+                if made and cuts.proved_equal(cut_ref[pos], cut_opt[pos], a, b, nf, equal, _expansion):
+                    report.proved_by["cut-points"] = report.proved_by.get("cut-points", 0) + 1
+                    continue
                 verdict = _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen)
             except Timeout as err:
                 _out_of_time(report, name, i, err, total)

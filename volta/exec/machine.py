@@ -118,6 +118,10 @@ class Machine(MachineServices):
         self.path_log = None  # volta/exec/feasible.py: conditions each memory access ran under
         self.thread_instructions = 0
         self.unproved_stores: list = []  # same-warp stores of data to one address whose values need expressions
+        self.reals_rerun: list = []  # stores racing with tensor data in a structured run: compared over the reals
+        self.replicas: set = set()  # PTX sites of stores to one slot found equal over the reals (replicas.py)
+        self.racing: dict | None = None  # racy_reads.py's second run: region -> the first run's race shadow
+        self.racing_pcs: set = set()  # ... and the loads that returned fresh leaves there
         self.normalizer = None  # shared by the value comparisons of those stores (symbolic mode)
         self.mem_epoch = 0  # bumped whenever a store or atomic changes memory (wakes parked spinners)
         self.spin_hash = self.spin_pc = self.spin_epoch = None  # per lane, allocated at the first back-edge
@@ -211,6 +215,8 @@ class Machine(MachineServices):
                 continue
             if kind == "buffer":
                 bits = self.buffer_regions[value.name].base
+            elif kind == "buffer_at":   # a pointer into a buffer (`--args x+256`)
+                bits = self.buffer_regions[value[0].name].base + value[1]
             elif kind == "symbol":
                 bits = 0
             elif isinstance(value, float) or ptype.startswith(".f"):

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from volta.errors import Unsupported
 from volta.exec import findings as F
-from volta.exec import feasible, schedules, trials
+from volta.exec import feasible, racy_reads, replica_bits, schedules, trials
 from volta.exec.launch import LaunchSpec
 from volta.exec.trials import DEFAULT_TRIALS, GENERATED, trial_inputs, trial_modes, with_address  # noqa: F401
 from volta.exec.limits import Timeout
@@ -203,7 +203,8 @@ def _analyze(report, spec, role, launch, progress, modes, start, inputs, concret
             progress(f"{report.kernel}: executing {report.threads:,} threads "
                      f"(grid {report.grid}, block {report.block})")
         machine.run()
-        extra = _same_warp_store_values(machine, prog, launch, spec) if machine.unproved_stores else []
+        extra = _over_the_reals(machine, prog, launch, spec, role) \
+            if machine.unproved_stores or machine.reals_rerun else None
     except _DataDependent:
         return concrete_report(report, spec, role, [prog], [launch], modes, start, progress, None)
     except Unsupported as err:
@@ -211,13 +212,18 @@ def _analyze(report, spec, role, launch, progress, modes, start, inputs, concret
             return concrete_report(report, spec, role, [prog], [launch], modes, start, progress, err)
         report.verdict = UNSUPPORTED
         report.error = err
-        extra = []
+        extra = None
     report.seconds = time.perf_counter() - start
     if machine is not None:
         report.thread_instructions = machine.thread_instructions
         report.steps = machine.steps
         # findings made before the run left the structured class are real defects, so they decide
-        found = [with_address(f, machine) for f in machine.findings + extra]
+        first = machine.findings if extra is None else [f for f in machine.findings
+                                                         if not f.details.get("reals-undecided")]
+        found = [with_address(f, machine) for f in first + (extra or [])]
+        if report.error is None:   # a racing read whose value never reaches an output (volta/exec/racy_reads.py)
+            found = racy_reads.settle(machine, found, racy_reads.rerun_launch(
+                prog, launch, spec.buffers, spec.symbols, spec.functions, spec.allow_exit_before_barrier))
         if report.error is None:   # accesses on both sides of a branch on data: only those that can meet
             found = feasible.prune(found, prog, launch, spec)
         report.findings = F.benign_only_where_always(found)
@@ -266,11 +272,15 @@ def concrete_report(report, spec, role, progs, launches, modes, start, progress,
     return report
 
 
-def _same_warp_store_values(machine, prog, launch, spec) -> list:
-    """Threads of one warp stored tensor data to one address in one instruction (Triton's reductions
-    do, after a butterfly shuffle): defined only if the values are always equal. Bits of a concrete
-    run cannot show that, so run again over the reals and compare expressions; the findings of that
-    run that the first did not make are the nondeterministic writes."""
+def _over_the_reals(machine, prog, launch, spec, role) -> list | None:
+    """Stores of tensor data whose values the structured run could not compare: threads of one warp storing
+    to one address in one instruction (Triton's reductions do, after a butterfly shuffle), and racing stores of
+    different warps (Triton's replicated layouts, a block's result stored by every thread). Bits of a run
+    that knows nothing of the data cannot show them equal, so run again over the reals and compare expressions
+    (volta/exec/replicas.py). Returns the findings of that run that the first did not make (nondeterministic
+    writes, races and benign races on tensor data, which replace the first run's undecided races), with the
+    bits of the stores found equal over the reals compared on concrete inputs (volta/exec/replica_bits.py);
+    None when the re-run stopped and only races were undecided (they stay races)."""
     from volta.exec.machine import Machine
 
     try:
@@ -279,12 +289,15 @@ def _same_warp_store_values(machine, prog, launch, spec) -> list:
                         allow_exit_before_barrier=spec.allow_exit_before_barrier)
         again.run()
     except Unsupported as err:
+        if not machine.unproved_stores:
+            return None
         op = machine.unproved_stores[0]
         raise Unsupported(f"threads of one warp store tensor data to the same address in one instruction "
                           f"(`{op.d.inst.opcode}`); showing the values equal needs the real-number model, "
                           f"which stopped: {err.message}", op.span) from None
-    seen = {f.key for f in machine.findings}
-    return [f for f in again.findings if f.key not in seen]
+    seen = {f.key for f in machine.findings if not f.details.get("reals-undecided")}
+    found = [f for f in again.findings if f.key not in seen]
+    return replica_bits.merge(found, replica_bits.bits_findings(spec, role, [prog], [launch], [again]))
 
 
 def analyze_all(spec: LaunchSpec, progress=None, **options) -> RacesResult:
