@@ -37,7 +37,8 @@ MAX_INPUTS_SHOWN = 24
 VERDICT_TEXT = {"equivalent": "EQUIVALENT", "not-equivalent": "NOT EQUIVALENT", "unsupported": "UNSUPPORTED",
                 "unknown": "UNKNOWN"}
 HOW = {"identical": "identical expressions", "normal-form": "equal normal forms", "z3": "z3 (unsat)",
-       "case-split": "case splits on max/min argument orders"}
+       "case-split": "case splits on max/min argument orders",
+       "shared-terms": "equal normal forms with shared sums kept whole"}
 
 
 @dataclass

@@ -46,18 +46,6 @@ def _innermost_atoms(roots: list[Expr]) -> list[Expr]:
     return out
 
 
-def _substitute(root: Expr, sub: dict[Expr, Expr]) -> Expr:
-    memo: dict[Expr, Expr] = {}
-    for n in E.postorder(root):
-        if n in sub:
-            memo[n] = sub[n]
-        elif n.args:
-            memo[n] = E.rebuild(n, tuple(memo[c] for c in n.args))
-        else:
-            memo[n] = n
-    return memo[root]
-
-
 class _Budget:
     def __init__(self, n: int) -> None:
         self.left = n
@@ -116,7 +104,7 @@ def _decide(a: Expr, b: Expr, norm: Normalizer, budget: _Budget, depth: int, kno
         for atom in atoms:
             args = minmax_args(atom.op, atom)
             sub[atom] = max(args, key=rank.get) if atom.op is E.MAX else min(args, key=rank.get)
-        if not _decide(_substitute(ea, sub), _substitute(eb, sub), norm, budget, depth - 1, order):
+        if not _decide(E.substitute(ea, sub), E.substitute(eb, sub), norm, budget, depth - 1, order):
             return False
     return True
 

@@ -563,6 +563,21 @@ def postorder(root: Expr, done: Mapping | set = frozenset()) -> list[Expr]:
     return sorted(seen, key=_node_id)
 
 
+def substitute(root: Expr, mapping: Mapping) -> Expr:
+    """root with every node in `mapping` replaced by its image, rebuilt through the folding constructors
+    (the composition of root, as a function of those nodes, with the images)."""
+    memo: dict[Expr, Expr] = {}
+    for n in postorder(root):
+        image = mapping.get(n)
+        if image is not None:
+            memo[n] = image
+        elif n.args:
+            memo[n] = rebuild(n, tuple(memo[c] for c in n.args))
+        else:
+            memo[n] = n
+    return memo[root]
+
+
 def _node_id(node: Expr) -> int:
     return node.id
 

@@ -317,6 +317,10 @@ def poly_to_expr(p: Poly) -> Expr:
 
 def to_expr(nf: NormalForm) -> Expr:
     """A canonical expression for nf, denominator scaled to leading coefficient 1."""
+    if nf.den is None and nf.scale is None and len(nf._num) == 1:
+        ((factors, e), c), = nf._num.items()
+        if c == 1 and not e and len(factors) == 1 and factors[0][1] == 1:
+            return E.NODES[factors[0][0]]   # one leaf or atom (what poly_to_expr builds, without the walk)
     if nf.den is None:
         return poly_to_expr(nf.num)
     lead = nf.den[min(nf.den)]
@@ -388,12 +392,17 @@ class Normalizer:
 
     Intermediate sums consumed by exactly one parent are updated in place and dropped from the
     memo, so a chain of n additions costs O(n) time and memory instead of O(n^2).
+
+    `shared` (a `volta.symbolic.shared.SharedTerms`, None: expand everything) keeps each long sum that a
+    root uses more than once as one atom, and unifies atoms whose arguments agree modulo those sums.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, shared=None) -> None:
         self.memo: dict[Expr, NormalForm] = {}
         self.bools: dict[Expr, Expr] = {}
         self.differences: dict[Expr, NormalForm] = {}   # normalized comparison -> its d (of `d < 0`, ...)
+        self.shared = shared
+        self.totals: dict[Expr, bool] = {}             # node -> no partial operation in it (_total)
 
     def clear(self) -> None:
         self.memo.clear()
@@ -416,12 +425,17 @@ class Normalizer:
         # call (its NormalForm already returned to a caller) must never be mutated.
         fresh = set(order)
         owned = {n for n, k in parents.items() if k == 1 and n.op is _ADD and n in fresh}
-        boolean, memo, step = E.BOOLEAN, self.memo, self._step
+        boolean, memo, step, shared = E.BOOLEAN, self.memo, self._step, self.shared
         for node in order:
             if node.op in boolean:
                 self._bool(node)
-            else:
+            elif shared is None or get(node, 0) < 2:
                 memo[node] = step(node, owned)
+            else:   # used twice or more: a long sum becomes its atom (volta/symbolic/shared.py)
+                nf, atom = shared.abstract(step(node, owned))
+                if atom is not None:
+                    memo[atom] = _leaf_nf(atom)
+                memo[node] = nf
         return self.memo[root]
 
     def _take(self, node: Expr, owned: set) -> tuple[NormalForm, bool]:
@@ -433,6 +447,8 @@ class Normalizer:
 
     def _step(self, node: Expr, owned: set) -> NormalForm:
         op = node.op
+        if self.shared is not None and node.id in self.shared.definitions:
+            return _leaf_nf(node)   # a shared sum's atom (after clear())
         if op is _ADD:
             (a, own_a), (b, own_b) = self._take(node.args[0], owned), self._take(node.args[1], owned)
             if a.scale is not None or b.scale is not None:
@@ -470,14 +486,22 @@ class Normalizer:
         A select of a comparison between its own two arms is max/min (rules select-max-*, select-min-*,
         select-eq, select-ne, select-not); max/min are flattened, deduplicated and sorted (max-assoc,
         max-dedupe, max-consts and their min twins), so equal sets of arguments give the same atom."""
-        args = tuple(self._arg(c) for c in node.args)
         op = node.op
+        if self.shared is not None and op in E.UNARY_ATOMS:   # an atom already made for an equal argument
+            arg = self.memo[node.args[0]]                      # (found before building this one's argument)
+            if p_constant_value(arg.num) is None or arg.den is not None:
+                found = self.shared.find(E.SQRT if op is E.RSQRT else op, None, (arg,))
+                if found is not None:
+                    return nf_div(NormalForm({UNIT: 1}), _leaf_nf(found)) if op is E.RSQRT else _leaf_nf(found)
+        args = tuple(self._arg(c) for c in node.args)
         if op is E.RSQRT and not (args[0].op is E.CONST and args[0].data <= 0):
             root = E.sqrt(args[0])                  # rule rsqrt-recip: rsqrt(v) = 1/sqrt(v) (v > 0 both)
             if root.op is E.SQRT:
+                if self.shared is not None:
+                    root = self.shared.representative(root, (self.memo[node.args[0]],))
                 SQRT_ARGS.setdefault(root.id, _copy(self.memo[node.args[0]]))
                 return nf_div(NormalForm({UNIT: 1}), _leaf_nf(root))
-            return nf_div(NormalForm({UNIT: 1}), Normalizer()(root))
+            return nf_div(NormalForm({UNIT: 1}), Normalizer(self.shared)(root))
         shared = self._shared(node, args)
         if shared is not None:
             return shared
@@ -488,10 +512,12 @@ class Normalizer:
         else:
             rebuilt = E.rebuild(node, args)
         if rebuilt.op is node.op and rebuilt.op in _OPAQUE or rebuilt.op is E.MAX or rebuilt.op is E.MIN:
+            if self.shared is not None and rebuilt.op is node.op and op not in (E.SELECT, E.MAX, E.MIN):
+                rebuilt = self.shared.representative(rebuilt, tuple(self.memo[c] for c in node.args))
             if rebuilt.op is E.SQRT:
                 SQRT_ARGS.setdefault(rebuilt.id, _copy(self.memo[node.args[0]]))
             return _leaf_nf(rebuilt)   # (a max/min from minmax() is canonical already)
-        nf = Normalizer()(rebuilt)   # folded into something else: small, normalize afresh
+        nf = Normalizer(self.shared)(rebuilt)   # folded into something else: small, normalize afresh
         return NormalForm(dict(nf.num), None if nf.den is None else dict(nf.den))
 
     def _select(self, node: Expr, args: tuple) -> Expr:
@@ -516,7 +542,37 @@ class Normalizer:
                     return minmax(E.MAX, (x, y))
             elif d is x_minus_y or d is y_minus_x:
                 return y if cond.op is E.EQ else x  # x == y ? x : y is y; x != y ? x : y is x
+            if cond.op is E.LT or cond.op is E.LE:
+                through = self._through_extremum(cond, x, y)
+                if through is not None:
+                    return through
         return E.select(cond, x, y)
+
+    def _through_extremum(self, cond: Expr, x: Expr, y: Expr) -> Expr | None:
+        """Rules select-max-through, select-min-through: for any total function F, `u < w ? F(w) : F(u)` is
+        F(max(u, w)) and `u < w ? F(u) : F(w)` is F(min(u, w)) (<= likewise: where u = w every form agrees).
+        An online softmax's `if (v > m) { d *= exp(m - v); m = v; }` is `m < v ? d·2^(m−v) : d`, which is
+        d·2^(m − max(m, v)) with F(s) = d·2^(m − s). F is an arm with u or w taken as the parameter, and the
+        other arm must have the normal form of F at the other argument. Only for total arms (no division,
+        root, log or call anywhere), so F(max) is defined wherever the select is."""
+        pair = _ordered_pair(self.differences.get(cond))
+        if pair is None or not all(self._total(e) for e in (x, y, *pair)):
+            return None
+        u, w = pair                                # cond is u < w (or u <= w)
+        top, bottom = minmax(E.MAX, pair), minmax(E.MIN, pair)
+        fresh = Normalizer(self.shared)
+        for arm, other, param, at, extremum in ((x, y, w, u, top), (y, x, u, w, top),
+                                                (x, y, u, w, bottom), (y, x, w, u, bottom)):
+            if param.op is not E.CONST and equal(fresh(E.substitute(arm, {param: at})), fresh(other)):
+                return E.substitute(arm, {param: extremum})
+        return None
+
+    def _total(self, root: Expr) -> bool:
+        """No partial operation (division, root, log, rcp, call) anywhere in root: defined everywhere."""
+        memo = self.totals
+        for n in E.postorder(root, memo):
+            memo[n] = n.op not in _PARTIAL and all(memo[c] for c in n.args)
+        return memo[root]
 
     def _shared(self, node: Expr, args: tuple) -> NormalForm | None:
         """Rule select-common: c ? b + x : b + y is b + (c ? x : y), and max(b + x, b + y) is b + max(x, y)
@@ -538,7 +594,7 @@ class Normalizer:
             inner = self._select_of(args[0], to_expr(dx), to_expr(dy), dx, dy)
         else:
             inner = minmax(node.op, (to_expr(dx), to_expr(dy)))
-        rest = _leaf_nf(inner) if inner.op in (E.SELECT, E.MAX, E.MIN) else Normalizer()(inner)
+        rest = _leaf_nf(inner) if inner.op in (E.SELECT, E.MAX, E.MIN) else Normalizer(self.shared)(inner)
         return nf_add(NormalForm(common), rest)
 
     def _bool(self, node: Expr) -> None:
@@ -582,6 +638,31 @@ class Normalizer:
         return self.bools[cond]
 
 
+_PARTIAL = frozenset({E.DIV, E.SQRT, E.RSQRT, E.LG2, E.FLOOR_LOG2, E.RCP_APPROX, E.CALL})
+
+
+def _ordered_pair(d: NormalForm | None) -> tuple[Expr, Expr] | None:
+    """(u, w) when `d < 0` says u < w: d = c·(u − w) with c > 0, u and w each a leaf, an atom or a constant
+    (not both constants); None for any other difference."""
+    if d is None or d.den is not None:
+        return None
+    terms = list(d.num.items())
+    if len(terms) != 2:
+        return None
+    sides = []
+    for (factors, e), c in terms:
+        if e or len(factors) > 1 or factors and factors[0][1] != 1:
+            return None
+        sides.append((E.NODES[factors[0][0]] if factors else None, c))
+    (a, ca), (b, cb) = sorted(sides, key=lambda s: s[0] is None)   # a constant second
+    if b is None:                              # ca·a + cb < 0: a < -cb/ca, or -cb/ca < a when ca < 0
+        bound = E.const(-Fraction(cb) / ca)
+        return (a, bound) if ca > 0 else (bound, a)
+    if ca != -cb:
+        return None
+    return (a, b) if ca > 0 else (b, a)
+
+
 def minmax_args(op: Op, node: Expr) -> list[Expr]:
     """The arguments of a (nested) max or min chain, flattened."""
     out, stack = [], [node]
@@ -597,6 +678,11 @@ def minmax_args(op: Op, node: Expr) -> list[Expr]:
 def minmax(op: Op, args) -> Expr:
     """Canonical n-ary max/min over canonical arguments: flattened, constants folded to one,
     duplicates dropped, sorted by node id, built as a left chain."""
+    if len(args) == 2:   # a running max: a canonical chain and one new argument after its last
+        chain, x = args if args[0].op is op else args[::-1]
+        if (chain.op is op and x.op is not op and x.op is not E.CONST and x.id > chain.args[1].id
+                and chain.args[1].op is not E.CONST):
+            return E._make(op, (chain, x))
     flat: dict[Expr, None] = {}
     best = None
     for a in args:
