@@ -123,3 +123,17 @@ def test_fingerprint_of_equal_values_agree(pair, point):
     ka, kb = kept(E.add(a, used)), kept(E.add(b, used))
     if kept.shared.equal(ka, kb):
         assert kept.shared.fingerprint(ka) == kept.shared.fingerprint(kb)
+
+
+def test_only_total_arguments_unify_atoms():
+    """sqrt(t²) and sqrt(t²·y/y) agree wherever both are defined, but the second is undefined at y = 0:
+    an atom is only replaced by one whose argument is defined everywhere its own is (polynomials)."""
+    x = [E.var("u", i) for i in range(20)]
+    y = E.var("w", 0)
+    s = E.add_all(x)
+    square = E.mul(s, s)
+    kept = _kept()
+    plain_root, ratio_root = E.sqrt(E.add(square, E.ONE)), E.sqrt(E.div(E.mul(E.add(square, E.ONE), y), y))
+    first, second = kept(plain_root), kept(ratio_root)
+    assert kept.shared.equal(kept(E.sqrt(E.add(E.mul(s, s), E.ONE))), first)
+    assert not kept.shared.equal(first, second)

@@ -402,7 +402,7 @@ class Normalizer:
         self.bools: dict[Expr, Expr] = {}
         self.differences: dict[Expr, NormalForm] = {}   # normalized comparison -> its d (of `d < 0`, ...)
         self.shared = shared
-        self.totals: dict[Expr, bool] = {}             # node -> no partial operation in it (_total)
+        self.totals: dict[Expr, bool] = {}             # node -> no partial operation in it (E.is_total)
 
     def clear(self) -> None:
         self.memo.clear()
@@ -556,7 +556,7 @@ class Normalizer:
         other arm must have the normal form of F at the other argument. Only for total arms (no division,
         root, log or call anywhere), so F(max) is defined wherever the select is."""
         pair = _ordered_pair(self.differences.get(cond))
-        if pair is None or not all(self._total(e) for e in (x, y, *pair)):
+        if pair is None or not all(E.is_total(e, self.totals) for e in (x, y, *pair)):
             return None
         u, w = pair                                # cond is u < w (or u <= w)
         top, bottom = minmax(E.MAX, pair), minmax(E.MIN, pair)
@@ -566,13 +566,6 @@ class Normalizer:
             if param.op is not E.CONST and equal(fresh(E.substitute(arm, {param: at})), fresh(other)):
                 return E.substitute(arm, {param: extremum})
         return None
-
-    def _total(self, root: Expr) -> bool:
-        """No partial operation (division, root, log, rcp, call) anywhere in root: defined everywhere."""
-        memo = self.totals
-        for n in E.postorder(root, memo):
-            memo[n] = n.op not in _PARTIAL and all(memo[c] for c in n.args)
-        return memo[root]
 
     def _shared(self, node: Expr, args: tuple) -> NormalForm | None:
         """Rule select-common: c ? b + x : b + y is b + (c ? x : y), and max(b + x, b + y) is b + max(x, y)
@@ -636,9 +629,6 @@ class Normalizer:
             elif node not in self.memo:
                 self(node)
         return self.bools[cond]
-
-
-_PARTIAL = frozenset({E.DIV, E.SQRT, E.RSQRT, E.LG2, E.FLOOR_LOG2, E.RCP_APPROX, E.CALL})
 
 
 def _ordered_pair(d: NormalForm | None) -> tuple[Expr, Expr] | None:

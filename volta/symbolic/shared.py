@@ -73,6 +73,7 @@ class SharedTerms:
         self._by_poly: dict[frozenset, Expr] = {}
         self._atoms: dict[tuple, list] = {}      # (op, data, argument fingerprints) -> [(atom, argument forms)]
         self._prints: dict[int, int] = {}        # node id -> fingerprint of its value
+        self._totals: dict[Expr, bool] = {}       # node -> no partial operation in it (E.is_total)
 
     # ------------------------------------------------------------ atoms for shared sums
 
@@ -157,7 +158,10 @@ class SharedTerms:
 
     def find(self, op, data, args: tuple[NormalForm, ...]) -> Expr | None:
         """The atom recorded for `op` (and `data`) whose arguments equal `args` modulo the definitions
-        (rule congruence: then it is the same value), or None."""
+        (rule congruence: then it is the same value), or None. Only polynomial arguments without partial
+        operations take part: those are defined everywhere, so the atom found is defined where this one is."""
+        if not all(self._total(a) for a in args):
+            return None
         try:
             key = (op, data, tuple(self.fingerprint(a) for a in args))
         except _NoPrint:
@@ -170,8 +174,8 @@ class SharedTerms:
     def representative(self, atom: Expr, args: tuple[NormalForm, ...]) -> Expr:
         """`find` for the atom's operator and arguments; when there is none, `atom` itself, recorded."""
         found = self.find(atom.op, atom.data, args)
-        if found is not None:
-            return found
+        if found is not None or not all(self._total(a) for a in args):
+            return found or atom
         try:
             key = (atom.op, atom.data, tuple(self.fingerprint(a) for a in args))
         except _NoPrint:
@@ -179,6 +183,19 @@ class SharedTerms:
         kept = tuple(NormalForm(dict(a.num), None if a.den is None else dict(a.den)) for a in args)
         self._atoms.setdefault(key, []).append((atom, kept))
         return atom
+
+    def _total(self, nf: NormalForm) -> bool:
+        """A polynomial whose factors and exponents hold no partial operation: defined everywhere."""
+        if nf.den is not None:
+            return False
+        polys = [nf.num]
+        while polys:
+            for (factors, e), _c in polys.pop().items():
+                if not all(E.is_total(E.NODES[leaf], self._totals) for leaf, _k in factors):
+                    return False
+                if e:
+                    polys.append(EXP_POLYS[e])
+        return True
 
     # ------------------------------------------------------------ fingerprints
 
