@@ -16,7 +16,8 @@ from __future__ import annotations
 from volta.errors import Unsupported
 from volta.symbolic import expr as E
 from volta.symbolic.expr import Expr
-from volta.symbolic.normal import (Normalizer, equal, minmax_args, nf_sub, normalize, p_constant_value,
+from volta.symbolic.extrema import minmax_args
+from volta.symbolic.normal import (Normalizer, equal, nf_sub, normalize, p_constant_value,
                                    to_expr)
 from volta.symbolic.verdict import Proved
 

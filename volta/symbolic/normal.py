@@ -18,7 +18,8 @@ from fractions import Fraction
 
 from volta.errors import Unsupported
 from volta.symbolic import expr as E
-from volta.symbolic.expr import Expr, Op
+from volta.symbolic.expr import Expr
+from volta.symbolic.extrema import minmax, ordered_pair, through_extremum
 
 Mono = tuple  # (tuple[(leaf_id, power), ...], exp_id)
 Poly = dict   # Mono -> int | Fraction, never zero
@@ -549,23 +550,13 @@ class Normalizer:
         return E.select(cond, x, y)
 
     def _through_extremum(self, cond: Expr, x: Expr, y: Expr) -> Expr | None:
-        """Rules select-max-through, select-min-through: for any total function F, `u < w ? F(w) : F(u)` is
-        F(max(u, w)) and `u < w ? F(u) : F(w)` is F(min(u, w)) (<= likewise: where u = w every form agrees).
-        An online softmax's `if (v > m) { d *= exp(m - v); m = v; }` is `m < v ? d·2^(m−v) : d`, which is
-        d·2^(m − max(m, v)) with F(s) = d·2^(m − s). F is an arm with u or w taken as the parameter, and the
-        other arm must have the normal form of F at the other argument. Only for total arms (no division,
-        root, log or call anywhere), so F(max) is defined wherever the select is."""
-        pair = _ordered_pair(self.differences.get(cond))
+        """Rules select-max-through, select-min-through (`extrema.through_extremum`), for total arms only
+        (no division, root, log or call anywhere), so F(max) is defined wherever the select is."""
+        pair = ordered_pair(self.differences.get(cond))
         if pair is None or not all(E.is_total(e, self.totals) for e in (x, y, *pair)):
             return None
-        u, w = pair                                # cond is u < w (or u <= w)
-        top, bottom = minmax(E.MAX, pair), minmax(E.MIN, pair)
-        fresh = Normalizer(self.shared)
-        for arm, other, param, at, extremum in ((x, y, w, u, top), (y, x, u, w, top),
-                                                (x, y, u, w, bottom), (y, x, w, u, bottom)):
-            if param.op is not E.CONST and equal(fresh(E.substitute(arm, {param: at})), fresh(other)):
-                return E.substitute(arm, {param: extremum})
-        return None
+        same = equal if self.shared is None else self.shared.equal
+        return through_extremum(pair, x, y, Normalizer(self.shared), same)
 
     def _shared(self, node: Expr, args: tuple) -> NormalForm | None:
         """Rule select-common: c ? b + x : b + y is b + (c ? x : y), and max(b + x, b + y) is b + max(x, y)
@@ -629,66 +620,6 @@ class Normalizer:
             elif node not in self.memo:
                 self(node)
         return self.bools[cond]
-
-
-def _ordered_pair(d: NormalForm | None) -> tuple[Expr, Expr] | None:
-    """(u, w) when `d < 0` says u < w: d = c·(u − w) with c > 0, u and w each a leaf, an atom or a constant
-    (not both constants); None for any other difference."""
-    if d is None or d.den is not None:
-        return None
-    terms = list(d.num.items())
-    if len(terms) != 2:
-        return None
-    sides = []
-    for (factors, e), c in terms:
-        if e or len(factors) > 1 or factors and factors[0][1] != 1:
-            return None
-        sides.append((E.NODES[factors[0][0]] if factors else None, c))
-    (a, ca), (b, cb) = sorted(sides, key=lambda s: s[0] is None)   # a constant second
-    if b is None:                              # ca·a + cb < 0: a < -cb/ca, or -cb/ca < a when ca < 0
-        bound = E.const(-Fraction(cb) / ca)
-        return (a, bound) if ca > 0 else (bound, a)
-    if ca != -cb:
-        return None
-    return (a, b) if ca > 0 else (b, a)
-
-
-def minmax_args(op: Op, node: Expr) -> list[Expr]:
-    """The arguments of a (nested) max or min chain, flattened."""
-    out, stack = [], [node]
-    while stack:
-        n = stack.pop()
-        if n.op is op:
-            stack.extend(n.args)
-        else:
-            out.append(n)
-    return out
-
-
-def minmax(op: Op, args) -> Expr:
-    """Canonical n-ary max/min over canonical arguments: flattened, constants folded to one,
-    duplicates dropped, sorted by node id, built as a left chain."""
-    if len(args) == 2:   # a running max: a canonical chain and one new argument after its last
-        chain, x = args if args[0].op is op else args[::-1]
-        if (chain.op is op and x.op is not op and x.op is not E.CONST and x.id > chain.args[1].id
-                and chain.args[1].op is not E.CONST):
-            return E._make(op, (chain, x))
-    flat: dict[Expr, None] = {}
-    best = None
-    for a in args:
-        for x in minmax_args(op, a):
-            if x.op is E.CONST:
-                if best is None or (x.data > best.data if op is E.MAX else x.data < best.data):
-                    best = x
-            else:
-                flat[x] = None
-    items = sorted(flat, key=lambda n: n.id)
-    if best is not None:
-        items.insert(0, best)
-    acc = items[0]
-    for x in items[1:]:
-        acc = E._make(op, (acc, x))
-    return acc
 
 
 _DEFAULT = Normalizer()
