@@ -3,10 +3,11 @@ expanding the square of the mean, a wrong divisor is not, and on random expressi
 comparison with atoms agrees with the expanded one (never equal where expanding says unequal)."""
 from fractions import Fraction as F
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from volta.symbolic import expr as E
-from volta.symbolic.normal import Normalizer, equal
+from volta.symbolic.normal import ExpansionLimit, Normalizer, equal
 from volta.symbolic.shared import SharedTerms
 
 
@@ -137,3 +138,13 @@ def test_only_total_arguments_unify_atoms():
     first, second = kept(plain_root), kept(ratio_root)
     assert kept.shared.equal(kept(E.sqrt(E.add(E.mul(s, s), E.ONE))), first)
     assert not kept.shared.equal(first, second)
+
+
+def test_a_bounded_normalizer_gives_way_instead_of_expanding():
+    """Two different sums multiplied (nothing shared) would expand to 40 x 40 terms: with limit 1,000 the
+    attempt stops with ExpansionLimit (the check then goes on to its random search)."""
+    p = E.add_all(E.var("p", i) for i in range(40))
+    q = E.add_all(E.var("q", i) for i in range(40))
+    with pytest.raises(ExpansionLimit):
+        Normalizer(shared=SharedTerms(), limit=1_000)(E.mul(p, q))
+    assert len(Normalizer(shared=SharedTerms(), limit=2_000)(E.mul(p, q)).num) == 1_600

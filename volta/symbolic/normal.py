@@ -158,6 +158,10 @@ def p_constant_value(p: Poly):
 
 # ---------------------------------------------------------------- ratios
 
+class ExpansionLimit(Exception):
+    """A bounded normalizer (`Normalizer(limit=...)`) would expand beyond its bound: nothing is decided."""
+
+
 class NormalForm:
     """num/den over the reals; den None means 1. Not hash-consed: compare with `equal`.
 
@@ -396,13 +400,16 @@ class Normalizer:
 
     `shared` (a `volta.symbolic.shared.SharedTerms`, None: expand everything) keeps each long sum that a
     root uses more than once as one atom, and unifies atoms whose arguments agree modulo those sums.
+    `limit` bounds the monomial products of one sum, product or ratio: beyond it `ExpansionLimit` is
+    raised (None: no bound), for an attempt that must give way to cheaper steps when it would expand.
     """
 
-    def __init__(self, shared=None) -> None:
+    def __init__(self, shared=None, limit: int | None = None) -> None:
         self.memo: dict[Expr, NormalForm] = {}
         self.bools: dict[Expr, Expr] = {}
         self.differences: dict[Expr, NormalForm] = {}   # normalized comparison -> its d (of `d < 0`, ...)
         self.shared = shared
+        self.limit = limit
         self.totals: dict[Expr, bool] = {}             # node -> no partial operation in it (E.is_total)
 
     def clear(self) -> None:
@@ -458,8 +465,10 @@ class Normalizer:
                 if own_b and (len(b.num) > len(a.num) or not own_a):
                     a, b, own_a = b, a, True
                 return NormalForm(p_add(a.num, b.num, into=own_a))
+            self._bound(a, b)
             return nf_add(a, b)
         if op is _MUL:
+            self._bound(self.memo[node.args[0]], self.memo[node.args[1]])
             nf = nf_mul(self.memo[node.args[0]], self.memo[node.args[1]])
             return _reduce_radicals(nf) if SQRT_ARGS else nf
         if op is _VAR or op is _SYM:
@@ -467,6 +476,7 @@ class Normalizer:
         if op is _CONST:
             return NormalForm(p_const(node.data))
         if op is _DIV:
+            self._bound(self.memo[node.args[0]], self.memo[node.args[1]])
             nf = nf_div(self.memo[node.args[0]], self.memo[node.args[1]])
             return _reduce_radicals(nf) if SQRT_ARGS else nf
         if op is _EXP2:
@@ -475,6 +485,17 @@ class Normalizer:
                 e, k = _intern_exponent(arg.num)
                 return NormalForm({((), e): _pow2(1, k)})
         return self._atom(node)
+
+    def _bound(self, a: NormalForm, b: NormalForm) -> None:
+        """Raise ExpansionLimit when combining a and b could make more than `limit` monomial products."""
+        if self.limit is not None:
+            size_a, size_b = len(a._num) + len(a.den or ()), len(b._num) + len(b.den or ())
+            if size_a * size_b > self.limit:
+                raise ExpansionLimit(f"a product of {size_a} by {size_b} terms")
+
+    def _fresh(self) -> Normalizer:
+        """A new normalizer in the same mode (for a small expression built while normalizing)."""
+        return Normalizer(self.shared, self.limit)
 
     def _arg(self, child: Expr) -> Expr:
         if child.op in E.BOOLEAN:
@@ -502,7 +523,7 @@ class Normalizer:
                     root = self.shared.representative(root, (self.memo[node.args[0]],))
                 SQRT_ARGS.setdefault(root.id, _copy(self.memo[node.args[0]]))
                 return nf_div(NormalForm({UNIT: 1}), _leaf_nf(root))
-            return nf_div(NormalForm({UNIT: 1}), Normalizer(self.shared)(root))
+            return nf_div(NormalForm({UNIT: 1}), self._fresh()(root))
         shared = self._shared(node, args)
         if shared is not None:
             return shared
@@ -518,7 +539,7 @@ class Normalizer:
             if rebuilt.op is E.SQRT:
                 SQRT_ARGS.setdefault(rebuilt.id, _copy(self.memo[node.args[0]]))
             return _leaf_nf(rebuilt)   # (a max/min from minmax() is canonical already)
-        nf = Normalizer(self.shared)(rebuilt)   # folded into something else: small, normalize afresh
+        nf = self._fresh()(rebuilt)   # folded into something else: small, normalize afresh
         return NormalForm(dict(nf.num), None if nf.den is None else dict(nf.den))
 
     def _select(self, node: Expr, args: tuple) -> Expr:
@@ -556,7 +577,7 @@ class Normalizer:
         if pair is None or not all(E.is_total(e, self.totals) for e in (x, y, *pair)):
             return None
         same = equal if self.shared is None else self.shared.equal
-        return through_extremum(pair, x, y, Normalizer(self.shared), same)
+        return through_extremum(pair, x, y, self._fresh(), same)
 
     def _shared(self, node: Expr, args: tuple) -> NormalForm | None:
         """Rule select-common: c ? b + x : b + y is b + (c ? x : y), and max(b + x, b + y) is b + max(x, y)
@@ -578,7 +599,7 @@ class Normalizer:
             inner = self._select_of(args[0], to_expr(dx), to_expr(dy), dx, dy)
         else:
             inner = minmax(node.op, (to_expr(dx), to_expr(dy)))
-        rest = _leaf_nf(inner) if inner.op in (E.SELECT, E.MAX, E.MIN) else Normalizer(self.shared)(inner)
+        rest = _leaf_nf(inner) if inner.op in (E.SELECT, E.MAX, E.MIN) else self._fresh()(inner)
         return nf_add(NormalForm(common), rest)
 
     def _bool(self, node: Expr) -> None:
