@@ -12,12 +12,14 @@ knows about atoms; two sums equal up to normalization are one atom, whatever ord
 
 Forms with atoms are not canonical: Σ(x_i − t/C)² keeps −(2t/C²)·Σx_i where E[x²] − (t/C)² has −t²/C².
 `equal` decides equality modulo the definitions t = L: the difference D of the two forms is reduced by
-eliminating one *pivot* leaf per atom, a leaf p that the definition holds in one monomial c·p and nowhere
-else, replaced by (t − (L − c·p))/c. That replacement has the leaf's value, so a D that reduces to the zero
-polynomial is zero (rule shared-pivot; sound for any definition). Atoms are registered in order and each
-definition is reduced by the pivots before it, so the substitutions are triangular: for linear definitions
-the reduction is the isomorphism k[x, t]/(t − L) ≅ k[x without pivots, t] and the test is also complete.
-Only monomials that hold a pivot change, so the cost follows the difference, not the expansion.
+eliminating one *pivot* per atom, a leaf (or earlier atom) p that the definition holds in one monomial c·p
+and nowhere else, replaced by (t − (L − c·p))/c; an atom without a pivot (a sum of products) is replaced
+by its sum. Each replacement has the value of what it replaces, so a D that reduces to the zero polynomial
+is zero (rule shared-pivot; sound for any definition). Atoms are registered in order and each definition
+is reduced by the atoms before it, so the substitutions are triangular: the reduction is the isomorphism
+k[x, t]/(t − L) ≅ k[x without pivots, t], and within its budget the test is also complete (opaque atoms
+such as max or sqrt are taken as free, as in every normal form). Only monomials that hold a pivot change,
+so the cost follows the difference, not the expansion.
 
 Atoms over such forms (sqrt(var + eps)) are unified the same way (`representative`): an atom whose
 arguments equal an earlier same-operator atom's modulo the definitions is that atom (congruence). A
