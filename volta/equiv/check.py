@@ -34,11 +34,12 @@ from volta.ptx.parser import parse_file
 from volta.symbolic import cuts, expr as E
 from volta.symbolic.enclose import enclose
 from volta.symbolic.evaluate import EvalError, Inexact, evaluate
-from volta.symbolic.normal import Normalizer, equal, normalize
+from volta.symbolic.normal import ExpansionLimit, Normalizer, equal, normalize
 from volta.symbolic.constants import constants_read
 from volta.symbolic.domain import Domain
 from volta.symbolic.screen import Screen
 from volta.symbolic.search import inputs_of, random_search
+from volta.symbolic.shared import SharedTerms
 from volta.symbolic.verdict import Proved, Refuted, Unknown
 
 UNTOUCHED = "untouched"
@@ -342,6 +343,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
 
     def nf(e):
         return normalize(e, norm)
+    kept = Normalizer(shared=SharedTerms(), limit=LARGE_EXPANSION)   # shared sums kept whole (large elements)
     shown = time.perf_counter()
     smt_dir = Path(emit_smt) if emit_smt else None
     if smt_dir:
@@ -388,7 +390,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
                 if made and cuts.proved_equal(cut_ref[pos], cut_opt[pos], a, b, nf, equal, _expansion):
                     report.proved_by["cut-points"] = report.proved_by.get("cut-points", 0) + 1
                     continue
-                verdict = _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen)
+                verdict = _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen, kept)
             except Timeout as err:
                 _out_of_time(report, name, i, err, total)
                 break
@@ -509,7 +511,10 @@ def _bulk_equal(ref: list, opt: list) -> np.ndarray:
     return proved
 
 
-def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = None):
+def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = None, kept=None):
+    """Decide one element: identical DAGs, a float screen confirmed exactly, equal normal forms (for an element
+    whose expansion would be large, first with shared sums kept as atoms, `kept`), exact random search, case
+    splits, Z3."""
     from volta.symbolic import z3bridge
 
     screen = screen or Screen()
@@ -524,6 +529,8 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
         return found
     domain = screen.domain
     large = _expansion(a, b) > LARGE_EXPANSION
+    if large and kept is not None and _kept_equal(a, b, kept):
+        return Proved("shared-terms")
     if large:  # a few cheap exact evaluations first: normalizing a large expression can take minutes
         quick = random_search(a, b, tries=8, domain=domain)
         if quick is not None:
@@ -539,6 +546,15 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
 LARGE_EXPANSION = 50_000  # estimated terms: above this, a few random inputs are tried before normalizing
 
 
+def _kept_equal(a, b, kept: Normalizer) -> bool:
+    """a = b by normal forms with shared sums kept whole (`kept` is bounded: an element whose expansion
+    does not come from shared sums gives way to the random search instead of expanding here)."""
+    try:
+        return kept.shared.equal(kept(a), kept(b))
+    except ExpansionLimit:
+        return False
+
+
 def _expansion(*roots) -> int:
     """An estimate of the terms normalizing would expand to, numerator and denominator counted apart as
     the normal form keeps them (num/den): a sum adds its parts' terms (denominators taken as shared), a
@@ -546,43 +562,35 @@ def _expansion(*roots) -> int:
     two-pass variance of 256 elements estimates 1.7e7 (minutes to normalize), a 128-wide softmax 129, and
     attention over 256 keys, sum_k 2^(s_k - m)·V[k] / sum_k 2^(s_k - m), 512 (one product num·den made it
     65,536, and 8 exact evaluations per element before normalizing cost 7.6 s each, 95% of the check).
+    An atom is one term, but its arguments are normalized too: the estimate is the larger of the root's and
+    of any atom argument's below it (a two-pass variance under rsqrtf counts as large; it read 1,026 once).
     Linear in the DAG; capped at 1e12. Only decides whether a few random inputs are tried before
     normalizing: no verdict depends on it. Nodes are interned for the life of the process, so estimates are
-    kept by node id across elements (outputs share sub-DAGs: a fresh walk per element made a 512-element
+    kept by node across elements (outputs share sub-DAGs: a fresh walk per element made a 512-element
     softmax spend 70% of its time here)."""
     memo = _EXPANSION
     cap = 10 ** 12
-    for root in roots:
-        if not isinstance(root, E.Expr):
-            continue
-        stack = [(root, False)]
-        while stack:
-            node, ready = stack.pop()
-            if node.id in memo:
-                continue
-            kids = [x for x in node.args if isinstance(x, E.Expr)]
-            if not ready:
-                stack.append((node, True))
-                stack.extend((x, False) for x in kids if x.id not in memo)
-                continue
+    add, mul, div = E.ADD, E.MUL, E.DIV
+    exprs = [r for r in roots if isinstance(r, E.Expr)]
+    for root in exprs:
+        for node in E.postorder(root, memo):
             op = node.op
-            if op == E.ADD or op == E.MUL or op == E.DIV:
-                num, den = memo[kids[0].id]
-                for x in kids[1:]:
-                    n2, d2 = memo[x.id]
-                    if op == E.ADD:      # as if over one denominator (0: none), as a sum was counted before
-                        num, den = num + n2, max(den, d2)
-                    elif op == E.MUL:
-                        num, den = num * n2, den * d2 if den and d2 else den or d2
-                    else:                # (a/da) / (b/db) = a·db / (da·b)
-                        num, den = num * max(d2, 1), max(den, 1) * n2
-                memo[node.id] = (min(num, cap), min(den, cap))
-            else:
-                memo[node.id] = (1, 0)
-    return max((min(sum(memo[r.id]), cap) for r in roots if isinstance(r, E.Expr)), default=0)
+            if op is add or op is mul or op is div:
+                (num, den, inner), (n2, d2, i2) = memo[node.args[0]], memo[node.args[1]]
+                inner = max(inner, i2)
+                if op is add:      # as if over one denominator (0: none), as a sum was counted before
+                    num, den = num + n2, max(den, d2)
+                elif op is mul:
+                    num, den = num * n2, den * d2 if den and d2 else den or d2
+                else:              # (a/da) / (b/db) = a·db / (da·b)
+                    num, den = num * max(d2, 1), max(den, 1) * n2
+                memo[node] = (min(num, cap), min(den, cap), inner)
+            else:   # an atom: one term, after normalizing its arguments
+                memo[node] = (1, 0, max((max(n + d, i) for n, d, i in (memo[x] for x in node.args)), default=0))
+    return max((min(max(n + d, i), cap) for n, d, i in (memo[r] for r in exprs)), default=0)
 
 
-_EXPANSION: dict = {}  # node id -> estimated (numerator, denominator) terms, 0 = no denominator (see _expansion)
+_EXPANSION: dict = {}  # node -> estimated (numerator, denominator, largest atom argument) terms (_expansion)
 
 
 def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None, domain: Domain | None = None

@@ -40,7 +40,8 @@ VERDICT_TEXT = {"equivalent": "EQUIVALENT", "not-equivalent": "NOT EQUIVALENT", 
                 "unknown": "UNKNOWN", "equivalent-for-inputs": "EQUIVALENT ON THESE INPUTS"}
 HOW = {"identical": "identical expressions", "normal-form": "equal normal forms", "z3": "z3 (unsat)",
        "case-split": "case splits on max/min argument orders",
-       "cut-points": "equal normal forms over cut points (shared sub-expressions proved equal once)"}
+       "cut-points": "equal normal forms over cut points (shared sub-expressions proved equal once)",
+       "shared-terms": "equal normal forms with shared sums kept whole"}
 
 
 @dataclass
