@@ -127,6 +127,14 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     spec, argv = _spec(targets, launch, buffer, symbol, shared_dynamic)
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
     limits.check_buffers(spec.buffers)  # before any input array is drawn (--max-memory)
+    if ctas is not None:
+        if fp != "real":
+            raise UsageError("--ctas applies to the check over the reals (--fp real); the bit comparison runs "
+                             "every CTA")
+        from volta.exec import ctas as cta_selection
+
+        cta_selection.select(spec, ctas, ("ref", "opt"))  # before preflight: its memory estimate counts them
+        argv += ["--ctas", ctas]
     preflight(spec, ("ref", "opt"), symbolic=fp == "real")  # both PTX files, kernels, args, memory: before running
     argv += (["--arch", arch] if arch else []) + [f"--nvcc-flag={f}" for f in nvcc_flag]
     spec.functions = dict(parse_define_fn(f) for f in define_fn)
@@ -134,14 +142,6 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         argv += ["--define-fn", f"{name}={meaning}"]
     spec.allow_exit_before_barrier = allow_exit_before_barrier
     argv += ["--allow-exit-before-barrier"] if allow_exit_before_barrier else []
-    if ctas is not None:
-        if fp != "real":
-            raise UsageError("--ctas applies to the check over the reals (--fp real); the bit comparison runs "
-                             "every CTA")
-        from volta.exec import ctas as cta_selection
-
-        cta_selection.select(spec, ctas, ("ref", "opt"))
-        argv += ["--ctas", ctas]
     from volta.cli.progress import Progress
 
     progress = None if quiet else (limits.current().progress or Progress("volta check"))
