@@ -38,7 +38,7 @@ def _same_elements(spec, sample: int | None = 24, seed: int = 0):
             if sample is not None and len(idx) > sample:
                 idx = rng.sample(idx, sample)
             for i in idx:
-                a, b = fast[name][i], slow[name][i]
+                a, b = fast[name].at(i), slow[name].at(i)
                 if a is b:
                     continue
                 assert a is not CK.UNTOUCHED and b is not CK.UNTOUCHED, (role, name, i)

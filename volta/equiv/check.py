@@ -7,6 +7,7 @@ reported with a counterexample that re-executing both kernels on concrete exact 
 """
 from __future__ import annotations
 
+import functools
 import json
 import operator
 import time
@@ -35,6 +36,7 @@ from volta.symbolic.search import inputs_of, random_search
 from volta.symbolic.verdict import Proved, Refuted, Unknown
 
 UNTOUCHED = "untouched"
+UNCHANGED = "unchanged"   # an inout element the kernel did not write: its value before the launch (Elements.at)
 MAX_UNKNOWN = 8  # give up (UNKNOWN, nothing claimed) after this many undecided elements
 
 
@@ -152,11 +154,7 @@ def outputs(m: Machine, spec: LaunchSpec, rows: bool = False) -> dict:
                 cover = region.cover[0, i * size:(i + 1) * size]
                 later = np.flatnonzero((cover[1:] == 0) | (cover[1:] == A.START))   # the narrower store's bytes
                 refuse(i, i * size + (int(later[0]) + 1 if later.size else 0), f"is {size} bytes {why[bad[0]]}")
-        if buf.role == "out":
-            elements = Elements([UNTOUCHED]) * buf.count
-        else:
-            elements = Elements(E.var(name, i) if m.input_values is None else _input_value(m, name, i, buf.role)
-                                for i in range(buf.count))
+        elements = Elements([UNTOUCHED if buf.role == "out" else UNCHANGED]) * buf.count
         poly_at = []
         for i in np.flatnonzero(written).tolist():
             off = i * size
@@ -177,18 +175,29 @@ def outputs(m: Machine, spec: LaunchSpec, rows: bool = False) -> dict:
                 elements[i] = constants(bits, t)[0]
         elements = Elements(elements)
         elements.poly_at = np.array(poly_at, np.int64)
+        elements.initial = functools.partial(_input_value, m, name)
         result[name] = elements
     return result
 
 
 class Elements(list):
-    """An output buffer's elements; `poly_at`: the indices holding PolyRows (outputs(rows=True))."""
+    """An output buffer's elements; `poly_at`: the indices holding PolyRows (outputs(rows=True)). An inout
+    element the kernel did not write is the shared marker UNCHANGED (16 M input leaves would cost gigabytes
+    for a buffer of which one CTA writes 64 x 64): `at(i)` gives its value, `initial(i)`."""
 
     poly_at = None
+    initial = None
+
+    def at(self, i: int):
+        e = self[i]
+        return self.initial(i) if e is UNCHANGED else e
 
 
-def _input_value(m, name, i, role):
-    if role == "inout" and m.input_values is not None and name in m.input_values:
+def _input_value(m, name, i):
+    """Element i of inout buffer `name` before the launch: its leaf, or its given value in an exact replay."""
+    if m.input_values is None:
+        return E.var(name, i)
+    if name in m.input_values:
         return E.const(m.input_values[name][i])
     return UNTOUCHED
 
@@ -293,7 +302,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
                 report.compared += count
                 report.proved_by[how] = report.proved_by.get(how, 0) + count
         for i in np.flatnonzero(~(proved | same | skip)).tolist():
-            a, b = ref_el[i], opt_el[i]
+            a, b = ref_el.at(i), opt_el.at(i)
             report.compared += 1
             if progress is not None:
                 shown = _progress(progress, report.compared, total, start, shown)
@@ -369,7 +378,7 @@ def _written(m, spec, name) -> np.ndarray:
     count, size = spec.buffers[name].count, region_itemsize(region)
     if region.kwritten is None:
         return np.zeros(count, bool)
-    return region.kwritten[0, np.arange(count, dtype=np.int64) * size].astype(bool)
+    return region.kwritten[0, :count * size:size].astype(bool)
 
 
 def _out_of_time(report, name, i, err, total, doing="deciding it") -> None:
@@ -502,7 +511,7 @@ def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None) -> Counterexa
             m = execute(spec, role, input_values=inputs)
         except Unsupported:
             return None   # the exact replay meets what it does not model: nothing confirmed
-        element = outputs(m, spec)[name][i]
+        element = outputs(m, spec)[name].at(i)
         values[role] = _stored(spec, name, _exact(element))
     if values["ref"] is None or values["opt"] is None or not values["ref"] != values["opt"]:
         return None  # undefined, or not certainly different (equal, or enclosures that overlap)
@@ -654,5 +663,5 @@ def replay(spec: LaunchSpec, path: str | Path) -> dict:
     values = {}
     for role in ("ref", "opt"):
         m = execute(spec, role, input_values=inputs)
-        values[role] = _stored(spec, name, _exact(outputs(m, spec)[name][index]))
+        values[role] = _stored(spec, name, _exact(outputs(m, spec)[name].at(index)))
     return {"buffer": name, "index": index, **values}

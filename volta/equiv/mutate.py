@@ -128,7 +128,8 @@ def concrete_outputs(spec: LaunchSpec, role: str, inputs: dict) -> dict:
     from volta.equiv.check import _exact, execute, outputs
 
     m = execute(spec, role, input_values=inputs)
-    return {name: [_exact(e) for e in elements] for name, elements in outputs(m, spec).items()}
+    return {name: [_exact(elements.at(i)) for i in range(len(elements))]
+            for name, elements in outputs(m, spec).items()}
 
 
 def oracle_differs(spec: LaunchSpec, trials: int = 2, seed: int = 0):
