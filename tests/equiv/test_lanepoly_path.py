@@ -51,7 +51,8 @@ def test_example_pair_both_paths(case, monkeypatch):
     fast = _check(spec, True, monkeypatch)
     slow = _check(spec, False, monkeypatch)
     assert fast.verdict == slow.verdict == spec.expect.get("check", slow.verdict)
-    assert fast.compared == slow.compared
+    if fast.verdict == "equivalent":   # a difference stops the comparison: what came before counts in bulk or not
+        assert fast.compared == slow.compared
     if fast.counterexample is not None:
         assert (fast.counterexample.buffer, fast.counterexample.index) == (
             slow.counterexample.buffer, slow.counterexample.index)

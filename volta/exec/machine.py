@@ -851,8 +851,8 @@ class Machine(MachineServices):
         None sends the instruction to the per-lane path."""
         d = op.d
         kind = d.op
-        if kind == "cvt":
-            if not (d.types[0] in _LANE_TYPES and d.types[-1] in _LANE_TYPES) or d.rounding in (
+        if kind == "cvt":   # over the reals a float-to-float conversion is the identity
+            if not (d.types[0] in _LANE_CVT_TYPES and d.types[-1] in _LANE_CVT_TYPES) or d.rounding in (
                     ".rni", ".rzi", ".rmi", ".rpi") or d.has(".sat", ".relu", ".satfinite"):
                 return None
             t = d.types[-1]
@@ -879,6 +879,8 @@ class Machine(MachineServices):
                 poly = -args[0]
             else:  # cvt between float types, mov
                 poly = args[0]
+                if t in (".f16", ".bf16"):   # 16-bit bits read in one format: made or loaded in the other?
+                    tensor_real.refuse_unknown_format_poly(self, op, poly, t[1:])
             if poly.term_count() > lanesym.MAX_TERMS or poly.bound >= lanesym.MAX_BOUND:
                 return None   # too big, or coefficient sums could leave int64: the per-lane path
         except CoefficientOverflow:
@@ -904,6 +906,7 @@ def source_types(op) -> list:
 
 _LANE_OPS = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "mad": 3, "neg": 1, "mov": 1}
 _LANE_TYPES = frozenset({".f32", ".f64"})
+_LANE_CVT_TYPES = _LANE_TYPES | {".f16", ".bf16"}   # conversions: 16-bit elements are reals too
 _PACKED = frozenset({".f16x2", ".bf16x2"})   # the keys of tensor_real.PACKED (imported lazily there)
 
 
@@ -1083,3 +1086,4 @@ def _pointer_params(prog: Program) -> set:
 
 
 from volta.exec.dispatch import DISPATCH, REAL  # noqa: E402  (handlers need Machine defined first)
+from volta.exec import tensor_real  # noqa: E402  (imports dispatch)

@@ -377,6 +377,8 @@ def _term_product(a: LanePoly, b: LanePoly) -> LanePoly | None:
     if len(blocks1) != 1 or len(blocks2) != 1:
         return None
     (i1, c1), (i2, c2) = blocks1[0], blocks2[0]
+    if s1 + s2 != tuple(sorted(s1 + s2)):   # B[k]·A[i] is A[i]·B[k]: factors in shape order
+        (s1, i1, c1), (s2, i2, c2) = (s2, i2, c2), (s1, i1, c1)
     if i1.shape[0] != 1 or i2.shape[0] != 1 or c1.shape != (1, 1) or c2.shape != (1, 1) or \
             i1.shape[2] != i2.shape[2] or s1 + s2 != tuple(sorted(s1 + s2)):
         return None
