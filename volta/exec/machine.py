@@ -645,13 +645,17 @@ class Machine(MachineServices):
             v, f = self.read(s, lanes, st)
             vals.append(v)
             flags = f if flags is None else (flags | f if f is not None else flags)
-        if op.op in ("div", "rem"):
-            result = self._dividing(op, lanes, fn, vals)
-        else:
-            result = fn(op.d, *vals)
         sym = None
         if self.symbolic and flags is not None and (flags & DATA).any():
             sym = self._real_compute(op, lanes, srcs, flags, t)
+        if isinstance(sym, LaneSym) and sym.lanes.size == lanes.size:
+            # tensor data in every lane: its bits are placeholders nothing decides on (addresses, branches and
+            # counts refuse data), so the concrete computation (an f16 -> f32 cvt's rounding, ...) is skipped
+            result = np.zeros(lanes.size, np.uint64)
+        elif op.op in ("div", "rem"):
+            result = self._dividing(op, lanes, fn, vals)
+        else:
+            result = fn(op.d, *vals)
         self.write(dst, lanes, result, flags, sym)
         self.advance(lanes)
 

@@ -141,10 +141,19 @@ def refuse_unknown_format(m, op, elems, fmt):
 def refuse_unknown_format_poly(m, op, poly, fmt):
     """`refuse_unknown_format` for a lane polynomial's values (each lane one element): its leaves' buffers,
     and whether some lane holds more than one leaf."""
-    shapes = [shape for shape in poly.groups if shape]   # () holds constants: they have no format to doubt
-    if shapes:
-        leaf = poly.leaf_parts()
-        _refuse_format(m, op, fmt, {leaf[0]} if leaf else set(), leaf is None)
+    if not any(poly.groups):   # () holds constants: they have no format to doubt
+        return
+    if not _other_buffers(m, fmt):   # the leaves matter only beside buffers of the other format
+        _refuse_format(m, op, fmt, set(), False)
+        return
+    leaf = poly.leaf_parts()
+    _refuse_format(m, op, fmt, {leaf[0]} if leaf else set(), leaf is None)
+
+
+def _other_buffers(m, fmt) -> bool:
+    """Whether the launch has a buffer of the other 16-bit float format than `fmt`."""
+    other = {"f16": "bf16", "bf16": "f16"}.get(fmt)
+    return any(r.dtype == other for r in m.buffer_regions.values())
 
 
 def _refuse_format(m, op, fmt, leaf_buffers, computed: bool):
@@ -153,7 +162,7 @@ def _refuse_format(m, op, fmt, leaf_buffers, computed: bool):
     other = {"f16": "bf16", "bf16": "f16"}.get(fmt)
     if other is None:
         return
-    other_buffers = any(r.dtype == other for r in m.buffer_regions.values())
+    other_buffers = _other_buffers(m, fmt)
     for name in sorted(leaf_buffers) if other_buffers else ():
         region = m.buffer_regions.get(name)
         if getattr(region, "dtype", None) == other:
@@ -635,5 +644,9 @@ def store_pairs(m, op, region, lanes, offs, size, sym) -> bool:
     for j in (0, 1):
         half = np.full(lanes.size, None, dtype=object)
         half[has] = [sym[k].args[j] for k in has]
-        A.store_sym(m, region, lanes, offs + 2 * j, 2, half)
+        leaves = _leaf_tile(half) if m.lane_structured else None
+        if leaves is not None:   # input elements (a tile copied to shared memory): loads read them as one LaneSym
+            A.store_lsym(m, region, lanes, offs + 2 * j, 2, LaneSym(lanes, LanePoly.leaf(*leaves)))
+        else:
+            A.store_sym(m, region, lanes, offs + 2 * j, 2, half)
     return True
