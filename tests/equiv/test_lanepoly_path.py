@@ -274,3 +274,16 @@ def test_normalizer_never_mutates_a_returned_normal_form():
     nb = normalize(b, norm)
     assert not equal(na, nb)
     assert CK._compare(a, b, Normalizer(), 1000, None, "out", 0).__class__.__name__ != "Proved"
+
+
+def test_tensor_core_gemm_stays_lane_structured():
+    """f16 leaves converted to f32 (the reference's fma loop) and mma.sync accumulators built from ldmatrix
+    fragments of input leaves are lane polynomials: both sides store C as LaneSym rows, and the pair is
+    decided in bulk (no element needs a per-element normal form)."""
+    spec = load_manifest(EX / "eq_gemm_naive_mma_ldmatrix" / "manifest.toml")
+    for role in ("ref", "opt"):
+        m = CK.execute(spec, role, lane_structured=True)
+        assert m.lane_fallbacks == {}, (role, m.lane_fallbacks)
+        assert (m.buffer_regions["C"].lsref[0] > 0).sum() == 1024, role
+    report = CK.check(spec)
+    assert report.verdict == "equivalent" and report.proved_by == {"normal-form": 1024}
