@@ -14,14 +14,15 @@ architecture's tensor-core model. Data may steer branches and addresses. Races, 
 accesses are reported for this input in the same form as `volta races`.
 
 Exit codes: 0 clean, 1 findings, 2 usage error (a buffer with no array, dtype/size mismatch, bad --fp),
-3 unsupported (an instruction without semantics, a kernel that does not terminate).
+3 unsupported (an instruction without semantics) or unknown (`--timeout` ran out: the report still comes, with
+the work done and no outputs).
 
-`--json` prints one object: {"kernel", "ptx", "grid", "block", "fp", "seed", "buffers": {NAME: {"dtype",
-"shape", "role", "min", "max", "mean", "nan", "inf"}}, "findings": [Finding.to_json()], "thread_instructions",
-"seconds", "out", "notes", "tensor_cores": [{"name", "arch", "inst", "in", "acc", "toolkits", "structure", "source",
-"ptxas", "ptxas_from"}]} — each tensor-core row the run used (the text report prints them as `tensor cores:` lines).
-`--ptxas VERSION` is the ptxas that would compile the PTX (default: the nvcc found, else 13.0); Hopper fp8
-`mma.sync` depends on it (docs/numerics.md, "Which instruction, which toolkit").
+`--json` prints one object: {"verdict", "exit_code", "timed_out", "kernel", "ptx", "grid", "block", "fp", "seed",
+"buffers": {NAME: {"dtype", "shape", "role", "min", "max", "mean", "nan", "inf"}}, "findings": [Finding.to_json()],
+"thread_instructions", "seconds", "out", "notes", "tensor_cores": [{"name", "arch", "inst", "in", "acc", "toolkits",
+"structure", "source", "ptxas", "ptxas_from"}]} — each tensor-core row the run used (the text report prints them as
+`tensor cores:` lines). `--ptxas VERSION` is the ptxas that would compile the PTX (default: the nvcc found, else
+13.0); Hopper fp8 `mma.sync` depends on it (docs/numerics.md, "Which instruction, which toolkit").
 """
 from __future__ import annotations
 
@@ -101,7 +102,7 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
     if picked:
         result.notes.append(f"--ctas: only {cta_selection.describe(picked, spec.launches[role].grid)} ran; the "
                             f"others' outputs keep their initial values and their races are not checked")
-    if out_path:
+    if out_path and not result.timed_out:
         replay.save_npz(out_path, result)
     if as_sarif or junit_file:
         from volta.report import junit, sarif
@@ -115,13 +116,13 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
                 raise UsageError(f"cannot write {junit_file}: {err.strerror or err}") from None
     if as_sarif:
         doc = sarif.to_dict(races)
-        doc["runs"][0]["invocations"][0]["exitCode"] = 1 if result.findings else 0
+        doc["runs"][0]["invocations"][0]["exitCode"] = result.exit_code
         click.echo(json.dumps(doc, indent=2))
     elif as_json:
         click.echo(json.dumps(run_report.to_json(result, out_path, seed), indent=2))
     else:
         click.echo(run_report.format_text(result, out_path, seed))
-    return 1 if result.findings else 0
+    return result.exit_code
 
 
 def _override(spec, role, grid, block, args, named_args, buffers, shared_dynamic):
