@@ -655,8 +655,9 @@ def _full_inputs(spec, model, a, b) -> dict:
     nearest value of a declared range); integer inputs fixed for the run their values."""
     inputs = {}
     for name, buf in spec.buffers.items():
-        if name in spec.fixed:   # integer inputs fixed for this run: their values (volta/equiv/fixed_inputs.py)
-            inputs[name] = {k: Fraction(int(v)) for k, v in enumerate(spec.fixed[name])}
+        known = spec.fixed.get(name, buf.known_values())   # fixed for this run (fixed_inputs.py), or `:iota`
+        if known is not None:
+            inputs[name] = {k: Fraction(int(v)) for k, v in enumerate(known)}
         elif buf.role in ("in", "inout"):
             one = Fraction(1) if buf.range is None else Fraction(min(max(1, buf.range[0]), buf.range[1]))
             inputs[name] = {k: one for k in range(buf.count)}

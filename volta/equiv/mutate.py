@@ -119,7 +119,7 @@ def mutants(text: str) -> list:
 
 # ---- the oracle: concrete exact execution on random inputs ---------------------------------------
 def random_inputs(spec: LaunchSpec, rng: random.Random) -> dict:
-    inputs = {name: {k: Fraction(rng.randint(-6, 6)) for k in range(buf.count)}
+    inputs = {name: {k: Fraction(rng.randint(-6, 6) if buf.contents is None else k) for k in range(buf.count)}
               for name, buf in spec.buffers.items() if buf.role in ("in", "inout")}
     inputs["__symbols__"] = {s: Fraction(rng.randint(-4, 4)) for s in spec.symbols}
     return inputs

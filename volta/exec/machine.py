@@ -14,8 +14,8 @@ import numpy as np
 from volta.errors import Unsupported, UsageError
 from volta.exec import findings as F
 from volta.exec import limits
-from volta.exec import structargs
-from volta.exec.launch import KernelLaunch, bind_args
+from volta.exec import globalvars, structargs
+from volta.exec.launch import FIXED, KernelLaunch, bind_args
 from volta.exec.memory import KERNEL_PARAM_BASE, Memory
 from volta.exec.runtime import ConcreteRuntime
 from volta.exec.shadow import Shadow
@@ -171,11 +171,12 @@ class Machine(MachineServices):
                 mem.by_name[name] = region
                 self.buffer_regions[name] = region
                 continue
-            region = mem.add(name, ".global", buf.nbytes, role=buf.role, dtype=buf.dtype)
+            known = buf.known_values()   # `:iota`: known numbers whatever the inputs say (role FIXED)
+            region = mem.add(name, ".global", buf.nbytes, role=buf.role if known is None else FIXED, dtype=buf.dtype)
             if buf.role == "temp":  # an intermediate starts never-written: reading it first is an uninitialized read
                 region.written = np.zeros(region.data.shape, bool)
-            if name in inputs:
-                raw = np.ascontiguousarray(inputs[name]).view(np.uint8).reshape(-1)
+            if name in inputs or known is not None:
+                raw = np.ascontiguousarray(inputs[name] if known is None else known).view(np.uint8).reshape(-1)
                 region.data[0, : raw.size] = raw[: region.size]
             self.buffer_regions[name] = region
         shared_dyn = self.launch.shared_dynamic
@@ -189,7 +190,10 @@ class Machine(MachineServices):
                 # a variable this module defines starts as its initializer (zeros without one), known bytes of
                 # this module, never an input: ref and opt each have their own `__device__` tables. An
                 # `.extern` one is defined elsewhere: its contents are an input, like a buffer's
-                mem.add(var.name, var.space, var.size, init=var.init, role="in" if var.extern else "module")
+                # (`--global NAME=VALUE`, volta/exec/globalvars.py: the value the launch gives it, known too)
+                given = globalvars.initial_bytes(var, self.launch.globals) if var.space == ".global" else None
+                mem.add(var.name, var.space, var.size, init=given or var.init,
+                        role="in" if var.extern and given is None else "module")
             elif var.space == ".param" and var.name not in dict((p[0], p) for p in self.prog.params):
                 mem.add(var.name, ".param", var.size, copies=self.L)
         # kernel parameters: one read-only copy, values from --args
