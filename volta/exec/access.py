@@ -553,8 +553,8 @@ def load_lsym(m, op, region, lanes, offs, size):
                 if ids.size == 1:
                     return LaneSym(lanes, region.lslist[int(ids[0])].poly.take(row))
                 polys = [region.lslist[int(r)].poly for r in ids]
-                leaves = [p.leaf_parts() for p in polys]
-                if all(leaf is not None and leaf[0] == leaves[0][0] for leaf in leaves):
+                leaves = _leaves_of_one_buffer(polys)
+                if leaves is not None:
                     # input elements of one buffer stored by several instructions (a tile filled in steps): one leaf
                     index = np.empty(lanes.size, np.int64)
                     for r, leaf in zip(ids, leaves):
@@ -572,6 +572,18 @@ def load_lsym(m, op, region, lanes, offs, size):
             return None
         return LaneSym(lanes, LanePoly.leaf(region.name, offs // itemsize))
     return None
+
+
+def _leaves_of_one_buffer(polys: list):
+    """[(buffer, index per lane)] when every polynomial is one input element of the same buffer in each lane,
+    else None — decided at the first one that is not (a softmax's stored values: the first, of hundreds)."""
+    out = []
+    for p in polys:
+        leaf = p.leaf_parts()
+        if leaf is None or (out and leaf[0] != out[0][0]):
+            return None
+        out.append(leaf)
+    return out
 
 
 def _stored_leaves(region, lanes, rows, offs, size, stored):

@@ -46,12 +46,13 @@ def _check(x: np.ndarray, factor: int = 1) -> None:
 class LanePoly:
     """(1/den) · sum over shapes and terms of coef[t, lane] · prod_s shape[s][idx[t, s, lane]]."""
 
-    __slots__ = ("lanes", "groups", "den", "bound", "_terms")
+    __slots__ = ("lanes", "groups", "den", "bound", "_terms", "_leaf")
 
     def __init__(self, lanes: int, groups: dict[tuple, list[tuple[np.ndarray, np.ndarray]]],
                  den: int = 1, bound: int | None = None, terms: int | None = None):
         self.lanes, self.groups, self.den = lanes, groups, den
         self._terms = terms   # cached term_count() (blocks are never mutated, only consolidated)
+        self._leaf = False    # cached leaf_parts() (False: not computed yet)
         if bound is None:   # an upper bound on sum |coef| over the terms of any one lane (a Python int)
             bound = sum(int(np.abs(c).max()) * c.shape[0] for blocks in groups.values() for _, c in blocks
                         if c.size)
@@ -149,7 +150,13 @@ class LanePoly:
         return self._terms
 
     def leaf_parts(self):
-        """(buffer, index per lane) when every lane is exactly one input element, else None."""
+        """(buffer, index per lane) when every lane is exactly one input element, else None (computed once: a
+        stored tile's polynomial is asked at every load that reads it)."""
+        if self._leaf is False:
+            self._leaf = self._leaf_parts()
+        return self._leaf
+
+    def _leaf_parts(self):
         if self.den != 1 or len(self.groups) != 1:
             return None
         (shape,) = self.groups
@@ -322,6 +329,10 @@ class LanePoly:
     def to_exprs(self, lanes: list[int] | None = None) -> list[E.Expr]:
         """Per-lane hash-consed expressions (the general path)."""
         lanes = range(self.lanes) if lanes is None else lanes
+        leaf = self.leaf_parts()
+        if leaf is not None:   # one input element a lane (a tile read back from shared memory): its leaf node
+            name, index = leaf
+            return [E.var(name, int(index[lane])) for lane in lanes]
         out = []
         for lane in lanes:
             acc = E.ZERO
