@@ -8,6 +8,7 @@ reported with a counterexample that re-executing both kernels on concrete exact 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import operator
 import time
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ from volta.symbolic.shared import SharedTerms
 from volta.symbolic.verdict import Proved, Refuted, Unknown
 
 UNTOUCHED = "untouched"
+UNCHANGED = "unchanged"   # an inout element the kernel did not write: its value before the launch (Elements.at)
 MAX_UNKNOWN = 8  # give up (UNKNOWN, nothing claimed) after this many undecided elements
 
 
@@ -195,11 +197,7 @@ def outputs(m: Machine, spec: LaunchSpec, rows: bool = False) -> dict:
                 cover = region.cover[0, i * size:(i + 1) * size]
                 later = np.flatnonzero((cover[1:] == 0) | (cover[1:] == A.START))   # the narrower store's bytes
                 refuse(i, i * size + (int(later[0]) + 1 if later.size else 0), f"is {size} bytes {why[bad[0]]}")
-        if buf.role == "out":
-            elements = Elements([UNTOUCHED]) * buf.count
-        else:
-            elements = Elements(E.var(name, i) if m.input_values is None else _input_value(m, name, i, buf.role)
-                                for i in range(buf.count))
+        elements = Elements([UNTOUCHED if buf.role == "out" else UNCHANGED]) * buf.count
         poly_at = []
         for i in np.flatnonzero(written).tolist():
             off = i * size
@@ -220,18 +218,29 @@ def outputs(m: Machine, spec: LaunchSpec, rows: bool = False) -> dict:
                 elements[i] = constants(bits, t, m.named)[0]
         elements = Elements(elements)
         elements.poly_at = np.array(poly_at, np.int64)
+        elements.initial = functools.partial(_input_value, m, name)
         result[name] = elements
     return result
 
 
 class Elements(list):
-    """An output buffer's elements; `poly_at`: the indices holding PolyRows (outputs(rows=True))."""
+    """An output buffer's elements; `poly_at`: the indices holding PolyRows (outputs(rows=True)). An inout
+    element the kernel did not write is the shared marker UNCHANGED (16 M input leaves would cost gigabytes
+    for a buffer of which one CTA writes 64 x 64): `at(i)` gives its value, `initial(i)`."""
 
     poly_at = None
+    initial = None
+
+    def at(self, i: int):
+        e = self[i]
+        return self.initial(i) if e is UNCHANGED else e
 
 
-def _input_value(m, name, i, role):
-    if role == "inout" and m.input_values is not None and name in m.input_values:
+def _input_value(m, name, i):
+    """Element i of inout buffer `name` before the launch: its leaf, or its given value in an exact replay."""
+    if m.input_values is None:
+        return E.var(name, i)
+    if name in m.input_values:
         return E.const(m.input_values[name][i])
     return UNTOUCHED
 
@@ -374,7 +383,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
                 report.proved_by[how] = report.proved_by.get(how, 0) + count
         todo = np.flatnonzero(~(proved | same | skip)).tolist()
         try:   # shared sub-expressions (row statistics) proved equal once, then atoms (symbolic/cuts.py)
-            plain = [(_plain(ref_el[i]), _plain(opt_el[i])) for i in todo]
+            plain = [(_plain(ref_el.at(i)), _plain(opt_el.at(i))) for i in todo]
             cut_ref, cut_opt, made = cuts.cut([a for a, _ in plain], [b for _, b in plain], nf, equal, _expansion) \
                 if len(todo) > 1 else ([], [], 0)
         except Timeout as err:   # counted as the loop counts the element it stops at
@@ -460,7 +469,7 @@ def _written(m, spec, name) -> np.ndarray:
     count, size = spec.buffers[name].count, region_itemsize(region)
     if region.kwritten is None:
         return np.zeros(count, bool)
-    return region.kwritten[0, np.arange(count, dtype=np.int64) * size].astype(bool)
+    return region.kwritten[0, :count * size:size].astype(bool)
 
 
 def _out_of_time(report, name, i, err, total, doing="deciding it") -> None:
@@ -635,7 +644,7 @@ def _replayed(spec, model, name, i, a, b) -> Counterexample | None:
             m = execute(spec, role, input_values=inputs)
         except Unsupported:
             return None   # the exact replay meets what it does not model: nothing confirmed
-        element = outputs(m, spec)[name][i]
+        element = outputs(m, spec)[name].at(i)
         values[role] = _stored(spec, name, _exact(element))
     if values["ref"] is None or values["opt"] is None or not values["ref"] != values["opt"]:
         return None  # undefined, or not certainly different (equal, or enclosures that overlap)
@@ -726,8 +735,9 @@ def _full_inputs(spec, model, a, b) -> dict:
     nearest value of a declared range); integer inputs fixed for the run their values."""
     inputs = {}
     for name, buf in spec.buffers.items():
-        if name in spec.fixed:   # integer inputs fixed for this run: their values (volta/equiv/fixed_inputs.py)
-            inputs[name] = {k: Fraction(int(v)) for k, v in enumerate(spec.fixed[name])}
+        known = spec.fixed.get(name, buf.known_values())   # fixed for this run (fixed_inputs.py), or `:iota`
+        if known is not None:
+            inputs[name] = {k: Fraction(int(v)) for k, v in enumerate(known)}
         elif buf.role in ("in", "inout"):
             one = Fraction(1) if buf.range is None else Fraction(min(max(1, buf.range[0]), buf.range[1]))
             inputs[name] = {k: one for k in range(buf.count)}
@@ -776,5 +786,5 @@ def replay(spec: LaunchSpec, path: str | Path) -> dict:
     values = {}
     for role in ("ref", "opt"):
         m = execute(spec, role, input_values=inputs)
-        values[role] = _stored(spec, name, _exact(outputs(m, spec)[name][index]))
+        values[role] = _stored(spec, name, _exact(outputs(m, spec)[name].at(index)))
     return {"buffer": name, "index": index, **values}

@@ -566,8 +566,10 @@ def load_lsym(m, op, region, lanes, offs, size):
         return None
     rows = row_index(region, lanes, m)
     _refuse_unreadable(op, region, rows, offs, size)
-    if region.sym is not None and (region.sym[rows, offs] != None).any():  # noqa: E711
-        return None
+    if region.sym is not None:
+        stored = region.sym[rows, offs]
+        if (stored != None).any():  # noqa: E711
+            return _stored_leaves(region, lanes, rows, offs, size, stored)
     refs = region.lsref
     if refs is not None:
         ref = refs[rows, offs].astype(np.int64) - 1   # stored as slot + 1
@@ -587,8 +589,8 @@ def load_lsym(m, op, region, lanes, offs, size):
                 if ids.size == 1:
                     return LaneSym(lanes, region.lslist[int(ids[0])].poly.take(row))
                 polys = [region.lslist[int(r)].poly for r in ids]
-                leaves = [p.leaf_parts() for p in polys]
-                if all(leaf is not None and leaf[0] == leaves[0][0] for leaf in leaves):
+                leaves = _leaves_of_one_buffer(polys)
+                if leaves is not None:
                     # input elements of one buffer stored by several instructions (a tile filled in steps): one leaf
                     index = np.empty(lanes.size, np.int64)
                     for r, leaf in zip(ids, leaves):
@@ -606,6 +608,39 @@ def load_lsym(m, op, region, lanes, offs, size):
             return None
         return LaneSym(lanes, LanePoly.leaf(region.name, offs // itemsize))
     return None
+
+
+def _leaves_of_one_buffer(polys: list):
+    """[(buffer, index per lane)] when every polynomial is one input element of the same buffer in each lane,
+    else None — decided at the first one that is not (a softmax's stored values: the first, of hundreds)."""
+    out = []
+    for p in polys:
+        leaf = p.leaf_parts()
+        if leaf is None or (out and leaf[0] != out[0][0]):
+            return None
+        out.append(leaf)
+    return out
+
+
+def _stored_leaves(region, lanes, rows, offs, size, stored):
+    """Per-lane expressions stored at (rows, offs) as one LaneSym of leaves, when every lane reads an input
+    element of one buffer stored at this width (a tile copied into shared memory as f16 pairs, read back
+    element by element); None otherwise (the general path)."""
+    from volta.exec.lanesym import LaneSym
+    from volta.symbolic.lanepoly import LanePoly
+
+    first = stored[0]
+    if not isinstance(first, E.Expr) or first.op is not E.VAR or (region.symsize[rows, offs] != size).any():
+        return None
+    name = first.data[0]
+    try:
+        index = np.fromiter((e.data[1] if e.op is E.VAR and e.data[0] == name else -1 for e in stored),
+                            np.int64, stored.size)
+    except AttributeError:   # None (concrete bits) or another kind of value in some lane
+        return None
+    if (index < 0).any():
+        return None
+    return LaneSym(lanes, LanePoly.leaf(name, index))
 
 
 def region_itemsize(region) -> int:

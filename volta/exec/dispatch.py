@@ -19,6 +19,7 @@ from volta.ptx import ast
 from volta.semantics import compute as C
 from volta.semantics.bits import U64, mask, width
 from volta.symbolic.constants import LOG2E
+from volta.symbolic.lanepoly import LanePoly
 
 DISPATCH = {}
 # Over the reals (`volta check`), the instructions in machine.NOT_REAL keep bits only unless a module
@@ -558,8 +559,12 @@ def _kernel_param(m, op, reg, lanes, offs, es, t):
             if m.symbolic:
                 from volta.symbolic import expr as E
 
-                sym = np.full(lanes.size, None, dtype=object) if sym is None else sym
                 fixed = (m.input_values or {}).get("__symbols__", {})
+                if m.lane_structured and sel.all() and symbolic not in fixed:
+                    # one LanePoly factor for every lane: alpha·acc then shares acc's arrays (lanepoly.SYMBOL)
+                    sym = LaneSym(lanes, LanePoly.symbol(symbolic, lanes.size))
+                    continue
+                sym = np.full(lanes.size, None, dtype=object) if sym is None else sym
                 sym[sel] = E.const(fixed[symbolic]) if symbolic in fixed else E.sym(symbolic)
     m.write(reg, lanes, out, flags, sym)
 

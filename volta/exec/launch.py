@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from volta.errors import UsageError
+from volta.exec import globalvars
 
 DTYPES = {
     "f32": (np.float32, 4), "f64": (np.float64, 8), "f16": (np.float16, 2), "bf16": (np.uint16, 2),
@@ -36,6 +37,11 @@ class Buffer:
     role: str = "inout"
     range: tuple | None = None  # integer inputs: the declared (lo, hi) of every element (`:range=0..50257`)
     undefined_start: bool = False  # an out buffer under --out-init undefined: starts never-written, like a temp
+    contents: str | None = None  # an integer input with known values: "iota" (element i holds i; index arrays)
+
+    def known_values(self):
+        """The values of a buffer declared with known contents (`:iota`), else None."""
+        return None if self.contents is None else np.arange(self.count).astype(DTYPES[self.dtype][0])
 
     @property
     def itemsize(self) -> int:
@@ -73,6 +79,7 @@ class KernelLaunch:
     cuda: Path | None = None  # the CUDA source, when known: struct arguments take its field types
     ctas: tuple | None = None  # linear indices of the CTAs to run (--ctas, volta/exec/ctas.py); None: the grid
     host: str | None = None  # a host step of a sequence ("memset out 0", volta/exec/hoststeps.py): its text
+    globals: tuple = ()  # (name, value text) of module .global variables set for it (volta/exec/globalvars.py)
 
 
 @dataclass
@@ -142,20 +149,25 @@ def parse_dim3(text: str, what: str) -> Dim3:
 
 def parse_buffer(text: str) -> Buffer:
     """`name=dtype[count]` with an optional `:role` (in, out, inout, temp) and, for an integer input, an optional
-    `:range=LO..HI`: every element lies in [LO, HI] (token ids `ids=s32[32]:in:range=0..50257`)."""
+    `:range=LO..HI`: every element lies in [LO, HI] (token ids `ids=s32[32]:in:range=0..50257`), or `:iota`:
+    element i holds i (an index array `particles=u32[1024]:in:iota`; known numbers, like the sizes)."""
     m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*=\s*([a-z0-9]+)\s*\[\s*(\d+)\s*\]\s*(?::\s*(\w+))?\s*"
-                     r"(?::\s*range\s*=\s*(.*?))?\s*", text)
+                     r"(?::\s*range\s*=\s*(.*?)|:\s*(iota))?\s*", text)
     if not m:
         raise UsageError(f"bad --buffer `{text}`: expected NAME=DTYPE[COUNT] or NAME=DTYPE[COUNT]:ROLE, e.g. x=f32[1024]:in "
-                         f"(an integer input may add :range=LO..HI)")
+                         f"(an integer input may add :range=LO..HI or :iota)")
     name, dtype, count, role = m[1], m[2], int(m[3]), m[4] or "inout"
     if dtype not in DTYPES:
         raise UsageError(f"bad --buffer `{text}`: unknown dtype `{dtype}` (known: {', '.join(DTYPES)})")
     if role not in ROLES:
-        raise UsageError(f"bad --buffer `{text}`: role must be one of {', '.join(ROLES)}")
+        raise UsageError(f"bad --buffer `{text}`: role must be one of {', '.join(ROLES)}"
+                         + (f" (:iota follows the role: {name}={dtype}[{count}]:in:iota)" if role == "iota" else ""))
     if count == 0:
         raise UsageError(f"bad --buffer `{text}`: a buffer needs at least one element")
-    return Buffer(name, dtype, count, role, _parse_range(text, m[5], dtype, role))
+    if m[6] and (dtype[0] not in "su" or role != "in" or count - 1 > np.iinfo(DTYPES[dtype][0]).max):
+        raise UsageError(f"bad --buffer `{text}`: :iota gives an integer input (role in) the values 0 … {count - 1}, "
+                         f"so it needs an integer dtype that holds {count - 1} and the role in")
+    return Buffer(name, dtype, count, role, _parse_range(text, m[5], dtype, role), m[6])
 
 
 def _parse_range(text: str, given: str | None, dtype: str, role: str) -> tuple | None:
@@ -264,9 +276,17 @@ def _manifest_launch(path: Path, table: dict, where: str) -> KernelLaunch:
             path.parent / table["ptx"], table.get("name"), parse_dim3(table["grid"], "grid"),
             parse_dim3(table["block"], "block"), tuple(_manifest_arg(a) for a in table.get("args", ())),
             int(table.get("shared_dynamic", 0)), path.parent / table["cuda"] if "cuda" in table else None,
+            globals=_manifest_globals(path, table.get("globals", {}), where),
         )
     except KeyError as err:
         raise UsageError(f"{path}: {where} lacks the key {err}") from None
+
+
+def _manifest_globals(path: Path, table, where: str) -> tuple:
+    """`globals = { MAX_KEY = 32 }`: module .global variables set for the launch (volta/exec/globalvars.py)."""
+    if not isinstance(table, dict):
+        raise UsageError(f"{path}: {where} globals must be a table such as {{ MAX_KEY = 32 }}")
+    return tuple(globalvars.parse(f"{k}={v}", f"{path}: {where} globals entry") for k, v in table.items())
 
 
 def _manifest_step(path: Path, table: dict, buffers: dict, where: str) -> KernelLaunch:
@@ -295,7 +315,7 @@ def _manifest_arg(a) -> str:
 MANIFEST_TABLES = {"kernel", "ref", "opt", "buffers", "symbols", "expect"}
 # nvcc_flags: examples/regenerate.sh; exact_constants: volta check --exact-constants
 MANIFEST_TOP = MANIFEST_TABLES | {"description", "arch", "nvcc_flags", "exact_constants"}
-LAUNCH_KEYS = {"ptx", "cuda", "name", "grid", "block", "args", "shared_dynamic"}
+LAUNCH_KEYS = {"ptx", "cuda", "name", "grid", "block", "args", "shared_dynamic", "globals"}
 STEP_KEYS = {"step"}   # a [[role.launch]] table that is a host step (volta/exec/hoststeps.py)
 EXPECT_KEYS = {"races", "check", "defect_line", "arch", "bits", "lockstep", "inputs"}
 EXPECT_VALUES = {

@@ -172,7 +172,9 @@ def random_inputs(buffers: dict, seed: int = 0, symbols: dict | None = None) -> 
         if buf.role in ("out", "temp"):
             continue
         n, dt = buf.count, buf.dtype
-        if dt in ("f32", "f64", "f16"):
+        if buf.contents is not None:   # known values (`:iota`): the run uses them whatever is drawn
+            out[name] = buf.known_values()
+        elif dt in ("f32", "f64", "f16"):
             out[name] = rng.standard_normal(n).astype(DTYPES[dt][0])
         elif dt in ("bf16", "e4m3", "e5m2", "tf32"):
             from volta.numerics import lanes
@@ -429,13 +431,15 @@ def choose_inputs(spec: LaunchSpec, inputs=None, seed: int | None = None, fill: 
         return ChosenInputs(arrays, f"{described}; {fill} for {', '.join(missing)}", False, rest.seed)
     mode = "random" if inputs is None else str(inputs)
     readable = [n for n in sorted(spec.buffers) if spec.buffers[n].role not in ("out", "temp")]
-    names = ", ".join(readable + sorted(spec.symbols)) or "no input buffers"
+    names = ", ".join([n for n in readable if spec.buffers[n].contents is None] + sorted(spec.symbols)) or \
+        "no input buffers"
+    names += "".join(f"; {n} = {spec.buffers[n].contents}" for n in readable if spec.buffers[n].contents)
     if mode == "zeros":
         if seed is not None:
             raise UsageError("--seed applies to random inputs, not --inputs zeros: drop one")
         names = names if readable or spec.symbols else "nothing (no in/inout buffer or symbol)"
         arrays = {n: np.full(spec.buffers[n].count, _lowest(spec.buffers[n]), DTYPES[spec.buffers[n].dtype][0])
-                  for n in readable}
+                  if spec.buffers[n].contents is None else spec.buffers[n].known_values() for n in readable}
         arrays.update({n: np.zeros(1, DTYPES.get(t, (np.float32,))[0]) for n, t in spec.symbols.items()})
         return ChosenInputs(arrays, f"zeros for {names}", True, None)
     if mode.startswith("random:"):
@@ -484,7 +488,8 @@ def _match_inputs(spec: LaunchSpec, arrays: dict, source: str, need_all: bool) -
                     if name.startswith("input.") else "")
             raise UsageError(f"{source}: array `{name}` names no buffer of the launch ({hint}buffers: "
                              f"{', '.join(sorted(named)) or 'none'})")
-    readable = [n for n in sorted(spec.buffers) if spec.buffers[n].role in ("in", "inout") and n not in arrays]
+    readable = [n for n in sorted(spec.buffers) if spec.buffers[n].role in ("in", "inout") and n not in arrays
+                and spec.buffers[n].contents is None]   # `:iota` buffers hold known values, no input
     if readable and need_all:
         raise UsageError(f"{source}: no array for the input buffer(s) {', '.join(readable)}, which the kernel "
                          f"reads (arrays: {', '.join(sorted(arrays)) or 'none'}). Give one for each, or fill the "

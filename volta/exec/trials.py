@@ -89,7 +89,7 @@ def trial_inputs(spec: LaunchSpec, mode, complete: bool = True):
     arrays = choose_inputs(spec, "random:0").arrays
     changed = []
     for name, arr in arrays.items():
-        if arr.dtype.kind in "iu" and name in spec.buffers:
+        if arr.dtype.kind in "iu" and name in spec.buffers and spec.buffers[name].contents is None:
             lo, hi = spec.buffers[name].range or (0, 3)   # (a declared range holds these values too)
             if mode == "equal":
                 arrays[name] = np.full_like(arr, min(lo + 1, hi))
