@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import click
 
+from volta.cli.exit_codes import epilog
+
 from volta.cli.bounds import bounded
 from volta.errors import UsageError
 from volta.exec import limits
@@ -36,7 +38,7 @@ def parse_sizes(items) -> dict:
     return sizes
 
 
-@click.command("triton")
+@click.command("triton", epilog=epilog("triton"))
 @click.argument("launcher", metavar="LAUNCHER.py:FUNCTION")
 @click.option("--ref", metavar="REF.py:FUNCTION", help="The reference in plain torch (its file gives get_inputs()).")
 @click.option("--size", "size", multiple=True, metavar="NAME=VALUE",

@@ -167,7 +167,7 @@ def parse_buffer(text: str) -> Buffer:
     if m[6] and (dtype[0] not in "su" or role != "in" or count - 1 > np.iinfo(DTYPES[dtype][0]).max):
         raise UsageError(f"bad --buffer `{text}`: :iota gives an integer input (role in) the values 0 … {count - 1}, "
                          f"so it needs an integer dtype that holds {count - 1} and the role in")
-    return Buffer(name, dtype, count, role, _parse_range(text, m[5], dtype, role), m[6])
+    return Buffer(name, dtype, count, role, _parse_range(text, m[5], dtype, role), contents=m[6])
 
 
 def _parse_range(text: str, given: str | None, dtype: str, role: str) -> tuple | None:
