@@ -1,7 +1,8 @@
 """Launch specifications: `--grid 8x1 --block 128 --args x,y,1024 --buffer x=f32[1024]:in`, or a manifest.
 
 `--args` mirrors `kernel<<<grid, block>>>(x, y, 1024)`: one entry per kernel parameter, naming a
-declared buffer, a declared symbol, or giving a scalar literal. Everything is checked against the
+declared buffer, a declared symbol, or giving a scalar literal; `x+256` is a pointer 256 bytes into buffer x
+(`x.data_ptr() + 64` for floats, as host code passes a view of a tensor). Everything is checked against the
 kernel's parameters here, so a mistake is a one-line usage error rather than a wrong answer.
 """
 from __future__ import annotations
@@ -309,7 +310,8 @@ def _check_manifest_keys(path: Path, data: dict) -> None:
 
 
 def bind_args(launch: KernelLaunch, params: list, buffers: dict, symbols: dict) -> list:
-    """Match `--args` to the kernel's parameters: [('buffer', Buffer) | ('scalar', int|float) | ('symbol', name)].
+    """Match `--args` to the kernel's parameters: [('buffer', Buffer) | ('buffer_at', (Buffer, byte offset)) |
+    ('scalar', int|float) | ('symbol', name)].
 
     A struct parameter takes one `{…}` entry, bound onto the slices that follow it in `params`
     (volta/ir/structparams.py): the result has one binding per entry of `params`, slices included."""
@@ -358,16 +360,25 @@ def bind_args(launch: KernelLaunch, params: list, buffers: dict, symbols: dict) 
     return [bound[p[0]] for p in everything]
 
 
+def pointer_target(entry: str) -> str:
+    """The buffer an `--args` entry names: `x` for `x` and for `x+256` (a pointer into x)."""
+    name, plus, offset = str(entry).partition("+")
+    return name.strip() if plus and offset.strip().isdigit() else str(entry)
+
+
 def _bind_plain(pname: str, ptype: str, value: str, buffers: dict, symbols: dict) -> tuple:
     """One plain (non-struct) parameter's binding."""
     from volta.exec import structargs
 
     if structargs.is_struct_entry(value):
         raise UsageError(f"--args entry `{value}` is a struct, but parameter `{pname}` has the plain type {ptype}")
-    if value in buffers:
+    target = pointer_target(value)
+    if target in buffers:
         if ptype not in (".u64", ".b64", ".s64"):
-            raise UsageError(f"parameter `{pname}` has type {ptype} but --args passes buffer `{value}` to it")
-        return ("buffer", buffers[value])
+            raise UsageError(f"parameter `{pname}` has type {ptype} but --args passes buffer `{target}` to it")
+        if target == value:
+            return ("buffer", buffers[value])
+        return ("buffer_at", (buffers[target], int(value.partition("+")[2])))
     if value in symbols:
         return ("symbol", value)
     try:

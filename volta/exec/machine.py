@@ -188,6 +188,8 @@ class Machine(MachineServices):
         for (pname, ptype, size), (kind, value) in zip(self.prog.params, bound):
             if kind == "buffer":
                 bits = self.buffer_regions[value.name].base
+            elif kind == "buffer_at":   # a pointer into a buffer (`--args x+256`)
+                bits = self.buffer_regions[value[0].name].base + value[1]
             elif kind == "symbol":
                 bits = 0
             elif isinstance(value, float) or ptype.startswith(".f"):

@@ -21,7 +21,7 @@ import numpy as np
 
 from volta.errors import UsageError
 from volta.exec import structargs
-from volta.exec.launch import DTYPES, Buffer, KernelLaunch, LaunchSpec, parse_args_list
+from volta.exec.launch import DTYPES, Buffer, KernelLaunch, LaunchSpec, parse_args_list, pointer_target
 
 FP_CHOICES = ("real", "ieee", "volta", "ampere", "ada", "hopper", "blackwell")
 _RAW = {"bf16": np.uint16, "e4m3": np.uint8, "e5m2": np.uint8, "tf32": np.uint32}
@@ -109,7 +109,7 @@ def buffer_arg_names(launch: KernelLaunch) -> list:
         elif structargs.is_struct_entry(a):  # {x,y,1024}: its buffer fields
             names += [v for v in structargs.field_values(a) if not _is_number(v) and v != structargs.NULL]
         elif not _is_number(a):
-            names.append(a)
+            names.append(pointer_target(a))
     return list(dict.fromkeys(names))
 
 
