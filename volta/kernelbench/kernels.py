@@ -35,7 +35,7 @@ from volta.exec.machine import _pointer_params
 from volta.exec.memory import Region
 from volta.exec.races import _with_address
 from volta.ir.program import lower
-from volta.kernelbench.memory import ITEMSIZE, RUNTIME_BASE, SLOT_SHIFT, DeviceMemory
+from volta.kernelbench.memory import ITEMSIZE, RUNTIME_BASE, DeviceMemory, leaf_name
 from volta.ptx.parser import parse_file
 from volta.symbolic import expr as E
 
@@ -68,19 +68,6 @@ def _scalar(raw: bytes, ptype: str) -> str:
 
 def _is_fake_address(v: int) -> bool:
     return (1 << 60) <= v < RUNTIME_BASE + (1 << 60)
-
-
-def _pristine(storage) -> bool:
-    """Every element is still the storage's own input leaf E.var(name, i)."""
-    name = getattr(storage, "name", "")
-    if not name:
-        return False
-    values = storage.values
-    for i in range(storage.size):
-        v = values[i]
-        if not (isinstance(v, E.Expr) and v.op == E.VAR and v.data == (name, i)):
-            return False
-    return True
 
 
 def _region(name: str, storage, unwritten) -> Region:
@@ -151,7 +138,7 @@ def run(ev, built, memory: DeviceMemory, unwritten, exact: bool) -> LaunchResult
     buffers, carried = {}, {}
     for name, storage in reached.items():
         dtype = BUFFER_DTYPE.get(storage.dtype, storage.dtype)
-        if not exact and _pristine(storage) and name == storage.name:
+        if not exact and leaf_name(storage) == name:
             buffers[name] = Buffer(name, dtype, storage.size, "inout")
         else:
             buffers[name] = Buffer(name, dtype, storage.size, "temp")

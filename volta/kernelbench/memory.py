@@ -63,14 +63,31 @@ class DeviceMemory:
         return storage, address - base
 
     def name(self, storage) -> str:
-        """The buffer name for a storage in launches and findings: its own (an input's, a parameter's) or
-        `tensor#k` for the intermediates and allocations a run makes."""
+        """The buffer name for a storage in launches and findings: the name of the input leaves it still
+        holds (an input's, a parameter's, or a copy's of one), else its own name or `tensor#k`, made unique."""
         name = self._names.get(id(storage))
         if name is None:
-            own = getattr(storage, "name", "") or ""
-            name = own if own and own not in self._names.values() else f"{own or 'tensor'}#{len(self._names)}"
+            own = leaf_name(storage) or getattr(storage, "name", "") or ""
+            taken = set(self._names.values())
+            name = own if own and own not in taken else f"{own or 'tensor'}#{len(self._names)}"
             self._names[id(storage)] = name
         return name
+
+
+def leaf_name(storage) -> str | None:
+    """n when every element is still the input leaf E.var(n, i) (a pristine input, parameter or copy)."""
+    values = storage.values
+    if storage.size == 0:
+        return None
+    first = values[0]
+    if not (isinstance(first, E.Expr) and first.op is E.VAR and first.data[1] == 0):
+        return None
+    name = first.data[0]
+    for i in range(storage.size):
+        v = values[i]
+        if not (isinstance(v, E.Expr) and v.op is E.VAR and v.data == (name, i)):
+            return None
+    return name
 
 
 def itemsize(storage) -> int:

@@ -1,0 +1,122 @@
+"""Compare the reference's outputs with the candidate's, element by element, with `volta check`'s decision.
+
+Each output pair must agree in number and shape (a difference there holds for every input). Then every
+element is decided as `volta check` decides one (`equiv.check._compare`: identical DAGs, equal normal forms,
+exact random search, Z3), and a candidate difference is reported only after `confirm` re-executes both sides
+exactly on the model's input (the reference evaluated exactly, the candidate re-run with constant tensors)
+and finds two values that certainly differ; otherwise the element is UNKNOWN. An output element the candidate
+never wrote (a `torch::empty` a kernel left unfilled) is an uninitialized output, a finding: its value on a
+GPU is whatever the allocator hands over, so no value is compared.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from volta.equiv.check import MAX_UNKNOWN, _compare
+from volta.errors import Unsupported
+from volta.exec.limits import Timeout
+from volta.kernelbench.elements import UNWRITTEN
+from volta.symbolic.normal import Normalizer
+from volta.symbolic.verdict import Proved, Unknown
+
+PROGRESS_SECONDS = 2.0
+
+
+@dataclass
+class Difference:
+    """A confirmed difference: output `output`, element `index` (row-major position), both exact values and
+    the full input that shows it (leaf name -> {element: value})."""
+
+    output: int
+    index: int
+    shape: tuple
+    ref_value: object
+    cand_value: object
+    inputs: dict = field(default_factory=dict)
+    structural: str | None = None   # a difference in the number or shapes of outputs (every input shows it)
+
+    @property
+    def position(self) -> tuple:
+        return tuple(int(i) for i in np.unravel_index(self.index, self.shape)) if self.shape else ()
+
+
+@dataclass
+class Comparison:
+    verdict: str = "equivalent"         # equivalent | not-equivalent | findings | unknown
+    compared: int = 0
+    proved_by: dict = field(default_factory=dict)
+    unknown: list = field(default_factory=list)        # (output, index, reason)
+    difference: Difference | None = None
+    unwritten: dict = field(default_factory=dict)      # output -> flat indices the candidate never wrote
+    timed_out: str | None = None
+    seconds: float = 0.0
+
+
+def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, progress=None) -> Comparison:
+    """Decide every output element; `confirm(verdict, output, index, a, b)` returns a Difference or None."""
+    start = time.perf_counter()
+    result = Comparison()
+    if len(ref_outs) != len(cand_outs):
+        result.verdict = "not-equivalent"
+        result.difference = Difference(0, 0, (), None, None, structural=(
+            f"the reference returns {len(ref_outs)} output(s) and the candidate {len(cand_outs)}"))
+        return result
+    for k, (r, c) in enumerate(zip(ref_outs, cand_outs)):
+        if tuple(r.shape) != tuple(c.shape):
+            result.verdict = "not-equivalent"
+            result.difference = Difference(k, 0, tuple(r.shape), None, None, structural=(
+                f"output {k} has shape {list(r.shape)} in the reference and {list(c.shape)} in the candidate"))
+            return result
+    pairs = [(r.values(), c.values()) for r, c in zip(ref_outs, cand_outs)]
+    for k, (a, b) in enumerate(pairs):
+        if any(v is UNWRITTEN for v in a):
+            raise Unsupported(f"the reference's output {k} has elements nothing wrote (torch.empty returned as it is)")
+        missing = [i for i, v in enumerate(b) if v is UNWRITTEN]
+        if missing:
+            result.unwritten[k] = missing
+    if result.unwritten:
+        result.verdict = "findings"
+        return result
+    total = sum(len(a) for a, _ in pairs)
+    norm = Normalizer()
+    shown = time.perf_counter()
+    for k, (a, b) in enumerate(pairs):
+        for i in range(len(a)):
+            result.compared += 1
+            if a[i] is b[i]:
+                result.proved_by["identical"] = result.proved_by.get("identical", 0) + 1
+                continue
+            if progress is not None and time.perf_counter() - shown > PROGRESS_SECONDS:
+                shown = time.perf_counter()
+                progress(f"comparing: {result.compared:,} of {total:,} elements")
+            try:
+                verdict = _compare(a[i], b[i], norm, timeout_ms, None, f"out{k}", i)
+                if isinstance(verdict, Proved):
+                    result.proved_by[verdict.how] = result.proved_by.get(verdict.how, 0) + 1
+                    continue
+                if isinstance(verdict, Unknown):
+                    result.unknown.append((k, i, verdict.reason))
+                else:
+                    difference = confirm(verdict, k, i, a[i], b[i])
+                    if difference is not None:
+                        result.verdict, result.difference = "not-equivalent", difference
+                        result.seconds = time.perf_counter() - start
+                        return result
+                    result.unknown.append((k, i, "a candidate counterexample could not be confirmed exactly"))
+            except Timeout as err:
+                result.timed_out = f"{err.message} at output {k} element {i}"
+                result.unknown.append((k, i, err.message))
+                result.verdict = "unknown"
+                result.seconds = time.perf_counter() - start
+                return result
+            if len(result.unknown) >= MAX_UNKNOWN:
+                break
+        if len(result.unknown) >= MAX_UNKNOWN:
+            break
+    if result.unknown:
+        result.verdict = "unknown"
+    result.seconds = time.perf_counter() - start
+    return result
