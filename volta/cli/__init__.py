@@ -23,6 +23,7 @@ COMMANDS = {
     "mma": "volta.cli.mma_cmd",
     "classes": "volta.cli.classes_cmd",
     "batch": "volta.cli.batch_cmd",
+    "kernelbench": "volta.cli.kernelbench_cmd",
 }
 
 
