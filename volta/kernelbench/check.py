@@ -12,8 +12,10 @@ apart: a candidate may legitimately assume the benchmark's divisibility.
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
+import traceback
 from dataclasses import dataclass, field
 
 from volta.equiv.check import _exact
@@ -22,6 +24,7 @@ from volta.kernelbench import candidate as C
 from volta.kernelbench import witness
 from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.engine import Host, Stop
+from volta.kernelbench.failures import TorchError
 from volta.kernelbench.memory import DeviceMemory
 from volta.kernelbench.problem import Problem, load_problem
 from volta.kernelbench.tensor import SymTensor
@@ -29,6 +32,7 @@ from volta.kernelbench.torchsym import installed
 from volta.symbolic import expr as E
 from volta.symbolic.search import inputs_of
 
+VOLTA_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RAGGED_MIN = 4     # sizes below this stay as they are in the ragged run
 
 
@@ -158,12 +162,23 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str):
         report.verdict, report.unsupported = "unsupported", err
         outs = None
     except Exception as err:   # the candidate raised what torch (or its host code) would raise at these sizes
+        if not _candidate_made(err, path):
+            raise
         span = getattr(err, "span", None) or C.span_in(path, sys.exc_info()[2])
         report.verdict, report.raised = "unsupported", (type(err).__name__, str(err), span)
         outs = None
     finally:
         _collect(report, host)
     return outs, model
+
+
+def _candidate_made(err: Exception, path: str) -> bool:
+    """Whether an exception is the candidate's (its own code, torch's errors, its host code's), not Volta's."""
+    if isinstance(err, TorchError) or getattr(err, "volta_candidate", False):
+        return True
+    frames = traceback.extract_tb(err.__traceback__)
+    inner = os.path.abspath(frames[-1].filename) if frames else ""
+    return not inner.startswith(VOLTA_ROOT + os.sep)
 
 
 def _collect(report, host: Host) -> None:

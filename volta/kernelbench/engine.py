@@ -32,6 +32,13 @@ PYTHON_ERRORS = {"TypeError": TypeError, "IndexError": IndexError, "ValueError":
                  "AttributeError": AttributeError}
 
 
+def candidate_error(err: Exception) -> Exception:
+    """An exception torch would raise in the candidate's process (host code's TORCH_CHECK, a bad argument),
+    marked so that a Volta bug is never reported as the candidate's error."""
+    err.volta_candidate = True
+    return err
+
+
 class Stop(BaseException):
     """Ends the candidate's run with what stopped it: a VoltaError (UNSUPPORTED) or launch findings."""
 
@@ -69,7 +76,7 @@ class Host:
         try:
             ext = make()
         except extract.CandidateTypeError as err:
-            raise TypeError(str(err)) from None
+            raise candidate_error(TypeError(str(err))) from None
         try:
             built = build.build(ext, self.arch)
             if self.worker is None:
@@ -90,8 +97,9 @@ class Host:
     # ---- calls ----
     def call(self, module: str, fn: str, args: tuple, kwargs: dict):
         if kwargs:
-            raise TypeError(f"{fn}(): incompatible function arguments: keyword arguments "
-                            f"({', '.join(kwargs)}) were given, and the binding declares no argument names")
+            raise candidate_error(TypeError(f"{fn}(): incompatible function arguments: keyword arguments "
+                                            f"({', '.join(kwargs)}) were given, and the binding declares no "
+                                            f"argument names"))
         try:
             reply = self.worker.call(module, fn, [self._arg(a) for a in args])
             events = trace.parse(reply.trace)
@@ -101,7 +109,7 @@ class Host:
             self._execute(ev)
         if reply.status == STATUS_RAISED:
             kind = PYTHON_ERRORS.get(reply.result.get("type"), RuntimeError)
-            raise kind(reply.result.get("message", ""))
+            raise candidate_error(kind(reply.result.get("message", "")))
         if reply.status != STATUS_RETURNED:
             raise Stop(Unsupported(f"the host code of `{module}.{fn}` did what Volta does not model: "
                                    f"{reply.result.get('message')}"))
@@ -134,8 +142,8 @@ class Host:
                 return {"t": "ints", "v": [int(x) for x in items]}
             if all(isinstance(x, (int, float, np.number)) for x in items):
                 return {"t": "floats", "v": [float(x) for x in items]}
-        raise TypeError(f"incompatible function arguments: Volta passes tensors, numbers, strings and lists of "
-                        f"them to an extension, not {type(a).__name__}")
+        raise candidate_error(TypeError(f"incompatible function arguments: Volta passes tensors, numbers, strings and lists of "
+                        f"them to an extension, not {type(a).__name__}"))
 
     def _value(self, v: dict):
         kind = v.get("t") if isinstance(v, dict) else None

@@ -19,6 +19,8 @@ constant and nothing is lane-structured, as in `volta check`'s confirmation.
 from __future__ import annotations
 
 import dataclasses
+import os
+import re
 import struct
 import time
 from dataclasses import dataclass, field
@@ -148,12 +150,37 @@ def run(ev, built, memory: DeviceMemory, unwritten, exact: bool) -> LaunchResult
                          check_races=not exact, lane_structured=not exact)
     m.run()
     result = LaunchResult(prog.name, str(built.ptx), ev.grid, ev.block,
-                          [_with_address(f, m) for f in m.findings], m.thread_instructions,
+                          in_candidate([_with_address(f, m) for f in m.findings], built.ext), m.thread_instructions,
                           time.perf_counter() - start, dict(reached))
     if m.findings:
         return result   # a defective launch's outputs are not read: the verdict is its findings
     _read_back(m, buffers, reached)
     return result
+
+
+def in_candidate(findings: list, ext) -> list:
+    """Findings whose CUDA lines (`.../cuda.cu:29`, the generated file) are named as lines of the candidate's
+    Python file where its source string was found there (`extract.Extension.origin`)."""
+    def where(text):
+        if not text:
+            return text
+        out = []
+        for part in re.split(r"(\S+:\d+)", text):
+            m = re.fullmatch(r"(\S+):(\d+)", part)
+            origin = ext.origin(os.path.basename(m.group(1)), int(m.group(2))) if m else None
+            out.append(f"{origin[0]}:{origin[1]}" if origin else part)
+        return "".join(out)
+
+    def line_of(line):
+        origin = ext.origin("cuda.cu", line)
+        return origin[1] if origin else line
+
+    located = []
+    for f in findings:
+        sites = tuple(dataclasses.replace(s, cuda=where(s.cuda), cuda_lines=tuple(line_of(c) for c in s.cuda_lines))
+                      if getattr(s, "cuda", None) else s for s in f.sites)
+        located.append(dataclasses.replace(f, sites=sites))
+    return located
 
 
 def _read_back(m, buffers: dict, reached: dict) -> None:

@@ -69,7 +69,15 @@ def _race_report(r) -> RaceReport:
     launch = r.finding_launch
     return RaceReport(kernel=launch.kernel if launch else "?", role="candidate", ptx=launch.ptx if launch else "",
                       grid="x".join(map(str, launch.grid)) if launch else "", block="x".join(map(str, launch.block))
-                      if launch else "", threads=0, verdict="findings", findings=list(r.findings))
+                      if launch else "", threads=_count(launch.grid) * _count(launch.block) if launch else 0,
+                      verdict="findings", findings=list(r.findings))
+
+
+def _count(dims) -> int:
+    n = 1
+    for d in dims:
+        n *= d
+    return n
 
 
 def _value(v) -> str:
