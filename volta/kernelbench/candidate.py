@@ -77,37 +77,47 @@ def model_class(namespace: dict, path: str):
                      f"that replaces the reference's")
 
 
-def _sources(run) -> dict:
-    """id(storage) -> creation order, for the random tensors a run made."""
-    return {id(s.storage): s.order for s in run.sources}
+def _leaf_of(t: SymTensor) -> str | None:
+    """n when the tensor's elements, in row-major order, are E.var(n, 0), E.var(n, 1), ...: a tensor drawn
+    at random (directly, or copied in by an `nn.init` function) and not changed since."""
+    values = t.values()
+    if values.size == 0:
+        return None
+    first = values[0]
+    if type(first) is not E.Expr or first.op is not E.VAR:
+        return None
+    name = first.data[0]
+    return name if all(type(v) is E.Expr and v.op is E.VAR and v.data == (name, i)
+                       for i, v in enumerate(values)) else None
 
 
-def _random_state(model: Module, run) -> list:
-    """(qualified name, tensor) of the parameters and buffers a constructor drew at random, in creation order."""
-    order = _sources(run)
+def _random_state(model: Module, run, parameters: list | None = None) -> list:
+    """(qualified name, tensor, leaf name) of the parameters and buffers whose elements are one random draw of
+    the run, in the order the draws were made."""
+    order = {s.storage.name: s.order for s in run.sources}
     seen, out = set(), []
-    for name, t in list(model.named_parameters()) + list(model.named_buffers()):
-        if isinstance(t, SymTensor) and id(t.storage) in order and id(t.storage) not in seen:
-            seen.add(id(t.storage))
-            out.append((name, t))
-    return sorted(out, key=lambda nt: order[id(nt[1].storage)])
+    named = parameters if parameters is not None else list(model.named_parameters()) + list(model.named_buffers())
+    for name, t in named:
+        leaf = _leaf_of(t) if isinstance(t, SymTensor) else None
+        if leaf is not None and leaf not in seen and (leaf in order or parameters is not None):
+            seen.add(leaf)
+            out.append((name, t, leaf))
+    return sorted(out, key=lambda x: order.get(x[2], len(order)))
 
 
 def bind_parameters(problem: Problem, run, model: Module) -> list:
     """Bind the candidate's random parameters to the reference's (see the module docstring)."""
-    ref_order = _sources(problem.run)
-    refs = sorted(((n, t) for n, t in problem.parameters.items() if id(t.storage) in ref_order),
-                  key=lambda nt: ref_order[id(nt[1].storage)])
+    refs = [(name, t) for name, t, _ in _random_state(None, problem.run, list(problem.parameters.items()))]
     taken: set = set()
     chosen: dict = {}
     cands = _random_state(model, run)
     by_name = dict(refs)
-    for name, t in cands:
+    for name, t, _ in cands:
         r = by_name.get(name)
         if r is not None and tuple(r.shape) == tuple(t.shape) and name not in taken:
             chosen[name] = (name, "name")
             taken.add(name)
-    for name, t in cands:
+    for name, t, _ in cands:
         if name in chosen:
             continue
         for rname, r in refs:
@@ -116,17 +126,12 @@ def bind_parameters(problem: Problem, run, model: Module) -> list:
                 taken.add(rname)
                 break
     mapping, bindings = {}, []
-    for name, t in cands:
+    for name, t, leaf in cands:
         ref_name, how = chosen.get(name, (f"ModelNew.{name}", "unbound"))
-        if t.numel() != t.storage.size or not t.is_contiguous():
-            raise UsageError(f"the candidate's parameter `{name}` is a view of a larger tensor; binding it to the "
-                             f"reference's parameters is not modelled")
-        mapping[t.storage.name] = ref_name
+        mapping[leaf] = ref_name
         bindings.append(Binding(name, ref_name if how != "unbound" else None, how, tuple(t.shape)))
     for storage in held_storages(model):
         storage.values[:] = _rename(storage.values, mapping)
-        if storage.name in mapping:
-            storage.name = mapping[storage.name]
     return bindings
 
 

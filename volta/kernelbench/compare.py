@@ -2,7 +2,8 @@
 
 Each output pair must agree in number and shape (a difference there holds for every input). Then every
 element is decided as `volta check` decides one (`equiv.check._compare`: identical DAGs, equal normal forms,
-exact random search, Z3), and a candidate difference is reported only after `confirm` re-executes both sides
+exact random search, Z3) after a cheaper sufficient test (`symbolic.ringform`: the same polynomial over the
+same atoms), and a candidate difference is reported only after `confirm` re-executes both sides
 exactly on the model's input (the reference evaluated exactly, the candidate re-run with constant tensors)
 and finds two values that certainly differ; otherwise the element is UNKNOWN. An output element the candidate
 never wrote (a `torch::empty` a kernel left unfilled) is an uninitialized output, a finding: its value on a
@@ -20,6 +21,7 @@ from volta.errors import Unsupported
 from volta.exec.limits import Timeout
 from volta.kernelbench.elements import UNWRITTEN
 from volta.symbolic.normal import Normalizer
+from volta.symbolic.ringform import RingForms
 from volta.symbolic.verdict import Proved, Unknown
 
 PROGRESS_SECONDS = 2.0
@@ -81,7 +83,7 @@ def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, 
         result.verdict = "findings"
         return result
     total = sum(len(a) for a, _ in pairs)
-    norm = Normalizer()
+    norm, forms = Normalizer(), RingForms()
     shown = time.perf_counter()
     for k, (a, b) in enumerate(pairs):
         for i in range(len(a)):
@@ -93,6 +95,9 @@ def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, 
                 shown = time.perf_counter()
                 progress(f"comparing: {result.compared:,} of {total:,} elements")
             try:
+                if forms.equal(a[i], b[i]):
+                    result.proved_by["ring-form"] = result.proved_by.get("ring-form", 0) + 1
+                    continue
                 verdict = _compare(a[i], b[i], norm, timeout_ms, None, f"out{k}", i)
                 if isinstance(verdict, Proved):
                     result.proved_by[verdict.how] = result.proved_by.get(verdict.how, 0) + 1

@@ -23,6 +23,7 @@ from volta.report.common import demangle, display_path
 from volta.symbolic.enclose import Enclosure
 
 SCHEMA = "volta.kernelbench/1"
+KB_HOW = {"ring-form": "the same polynomial over the same atoms"}
 MAX_INPUTS_SHOWN = 16
 VERDICT_TEXT = {"equivalent": "EQUIVALENT", "not-equivalent": "NOT EQUIVALENT", "unsupported": "UNSUPPORTED",
                 "unknown": "UNKNOWN", "findings": "FINDINGS"}
@@ -100,7 +101,7 @@ def format_text(r, indent: str = "") -> str:
     lines = [f"{verdict_text(r)}: {_summary(r)}", f"  sizes: {sizes_text(r)}"]
     c = r.comparison
     if r.verdict == "equivalent":
-        how = ", ".join(f"{n:,} by {HOW.get(k, k)}" for k, n in c.proved_by.items())
+        how = ", ".join(f"{n:,} by {KB_HOW.get(k) or HOW.get(k, k)}" for k, n in c.proved_by.items())
         lines.append(f"  {c.compared:,} output elements compared: {how or 'none'}; over the reals, at these sizes")
     elif r.verdict == "not-equivalent":
         d = c.difference

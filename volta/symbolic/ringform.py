@@ -1,0 +1,144 @@
+"""A fast sufficient test of equality: both expressions as polynomials over the same atoms.
+
+`RingForms.of(e)` expands an expression in the commutative ring Q[atoms]: + and × (and constants) are
+expanded into a dict from monomials to rational coefficients; every other node (a leaf, max, exp2, tanh, a
+division, a comparison, ...) is an atom identified by its operator, data and the ring forms of its
+arguments (sorted for commutative operators). Two expressions with equal forms are equal as real functions:
+the expansion is exact polynomial arithmetic, and an atom is a function of its arguments' values. Unequal
+forms say nothing (the full normalizer, random search and Z3 decide those: `equiv.check._compare`).
+
+Why it exists: a symbolic reference and a kernel build the same GEMM or reduction with sums in different
+orders and shapes, thousands of elements each with tens of terms; the general normalizer (ratios, 2^x,
+case splits) costs milliseconds per element there, this a tenth of that. Forms are interned (atoms and
+argument polynomials to small ints) and memoized by node for the life of a `RingForms`, so sub-DAGs shared
+between elements are expanded once. A form larger than `max_terms` is refused (None), never truncated.
+"""
+from __future__ import annotations
+
+from volta.symbolic import expr as E
+
+MAX_TERMS = 4096
+
+
+class RingForms:
+    def __init__(self, max_terms: int = MAX_TERMS):
+        self.max_terms = max_terms
+        self._memo: dict = {}      # node -> form (dict monomial -> coefficient) or None (too large)
+        self._atoms: dict = {}     # atom key -> small int
+        self._polys: dict = {}     # frozen form -> small int (argument identities)
+
+    def equal(self, a, b) -> bool:
+        """True only when both have a form and the forms are equal (then a = b for every input)."""
+        fa = self.of(a)
+        if fa is None:
+            return False
+        fb = self.of(b)
+        return fb is not None and fa == fb
+
+    def of(self, e):
+        """e's form: {monomial (sorted tuple of atom ids, with repeats): int or Fraction}, or None when too
+        large. Nested sums are flattened (a left-folded sum of n terms costs n, not n²/2), and so are
+        nested products; the walk is iterative (no recursion limit on deep expressions)."""
+        if not isinstance(e, E.Expr):
+            return None
+        memo = self._memo
+        if e in memo:
+            return memo[e]
+        operands: dict = {}
+        order, stack = [], [(e, False)]
+        while stack:
+            node, ready = stack.pop()
+            if ready:
+                order.append(node)
+                continue
+            if node in memo or node in operands:
+                continue
+            ops = self._operands(node)
+            operands[node] = ops
+            stack.append((node, True))
+            stack.extend((c, False) for c in ops if c not in memo and c not in operands)
+        for node in order:
+            memo[node] = self._node(node, operands[node])
+        return memo[e]
+
+    def _operands(self, node) -> list:
+        """What a node's form is computed from: the summands of a nest of sums, the factors of a nest of
+        products (stopping at nodes whose forms are known), else its arguments."""
+        op = node.op
+        if op is not E.ADD and op is not E.MUL:
+            return list(node.args)
+        out, stack, memo = [], list(node.args), self._memo
+        while stack:
+            n = stack.pop()
+            if n.op is op and n not in memo:
+                stack.extend(n.args)
+            else:
+                out.append(n)
+        return out
+
+    def _node(self, node, operands):
+        memo = self._memo
+        op = node.op
+        if op is E.CONST:
+            value = node.data
+            if value.denominator == 1:
+                value = int(value)
+            return {(): value} if value != 0 else {}
+        if op is E.ADD:
+            out: dict = {}
+            for c in operands:
+                part = memo[c]
+                if part is None:
+                    return None
+                for m, k in part.items():
+                    v = out.get(m, 0) + k
+                    if v:
+                        out[m] = v
+                    else:
+                        out.pop(m, None)
+                if len(out) > self.max_terms:
+                    return None
+            return out
+        if op is E.MUL:
+            out = {(): 1}
+            for c in operands:
+                part = memo[c]
+                if part is None or len(out) * len(part) > self.max_terms * 4:
+                    return None
+                out = _times(out, part)
+                if len(out) > self.max_terms:
+                    return None
+            return out
+        args = []
+        for c in operands:
+            part = memo[c]
+            if part is None:
+                return None
+            args.append(self._poly_id(part))
+        if op in E.COMMUTATIVE:
+            args.sort()
+        key = (int(op), node.data if op is not E.VAR and op is not E.SYM else node.id, tuple(args))
+        atom = self._atoms.get(key)
+        if atom is None:
+            atom = self._atoms[key] = len(self._atoms)
+        return {(atom,): 1}
+
+    def _poly_id(self, form) -> int:
+        key = frozenset(form.items())
+        ident = self._polys.get(key)
+        if ident is None:
+            ident = self._polys[key] = len(self._polys)
+        return ident
+
+
+def _times(a: dict, b: dict) -> dict:
+    out: dict = {}
+    for ma, ka in a.items():
+        for mb, kb in b.items():
+            m = tuple(sorted(ma + mb)) if ma and mb else ma or mb
+            v = out.get(m, 0) + ka * kb
+            if v:
+                out[m] = v
+            else:
+                out.pop(m, None)
+    return out
