@@ -25,6 +25,7 @@ from volta.kernelbench import witness
 from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.engine import Host, Stop
 from volta.kernelbench.failures import TorchError
+from volta.kernelbench.libm import Readings
 from volta.kernelbench.memory import DeviceMemory
 from volta.kernelbench.problem import Problem, load_problem
 from volta.kernelbench.tensor import SymTensor
@@ -126,9 +127,12 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
         start = time.perf_counter()
         if progress:
             progress("comparing outputs")
-        confirm = _Confirmer(problem, run, host, model, ref_outs, report)
+        readings = Readings()
+        confirm = _Confirmer(problem, run, host, model, ref_outs, readings)
         with _integer_inputs(problem):
-            report.comparison = compare(ref_outs, cand_outs, confirm, timeout_ms, progress)
+            report.comparison = compare(ref_outs, cand_outs, confirm, timeout_ms, progress, readings.apply)
+        if readings.note():
+            report.notes.append(readings.note())
         report.seconds["compare"] = time.perf_counter() - start
         report.verdict = report.comparison.verdict
         if report.verdict == "not-equivalent" and save_counterexample:
@@ -197,9 +201,9 @@ class _Confirmer:
     """Exact re-execution of a candidate counterexample: the reference's element evaluated exactly, the
     candidate's forward re-run on constant tensors (its launches on constants, no symbolic leaves)."""
 
-    def __init__(self, problem, run, host: Host, model, ref_outs, report):
+    def __init__(self, problem, run, host: Host, model, ref_outs, readings: Readings):
         self.problem, self.run, self.host, self.model = problem, run, host, model
-        self.ref_outs, self.report = ref_outs, report
+        self.ref_outs, self.readings = ref_outs, readings
 
     def __call__(self, verdict, k, i, a, b) -> Difference | None:
         values = self.inputs(verdict.model, a, b)
@@ -234,7 +238,7 @@ class _Confirmer:
             for s, v in saved:
                 s.values[:] = v
             self.host.memory, self.host.exact = memory, exact
-        return _exact(element)
+        return _exact(self.readings.apply(element))
 
 
 def _exact_in(expr, env):

@@ -57,8 +57,10 @@ class Comparison:
     seconds: float = 0.0
 
 
-def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, progress=None) -> Comparison:
-    """Decide every output element; `confirm(verdict, output, index, a, b)` returns a Difference or None."""
+def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, progress=None,
+            reading=lambda e: e) -> Comparison:
+    """Decide every output element; `confirm(verdict, output, index, a, b)` returns a Difference or None;
+    `reading` maps each element of both sides first (`libm.Readings.apply`)."""
     start = time.perf_counter()
     result = Comparison()
     if len(ref_outs) != len(cand_outs):
@@ -72,7 +74,7 @@ def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, 
             result.difference = Difference(k, 0, tuple(r.shape), None, None, structural=(
                 f"output {k} has shape {list(r.shape)} in the reference and {list(c.shape)} in the candidate"))
             return result
-    pairs = [(r.values(), c.values()) for r, c in zip(ref_outs, cand_outs)]
+    pairs = [([reading(v) for v in r.values()], [reading(v) for v in c.values()]) for r, c in zip(ref_outs, cand_outs)]
     for k, (a, b) in enumerate(pairs):
         if any(v is UNWRITTEN for v in a):
             raise Unsupported(f"the reference's output {k} has elements nothing wrote (torch.empty returned as it is)")

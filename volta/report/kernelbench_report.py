@@ -86,11 +86,8 @@ def _value(v) -> str:
 
 
 def _inputs_line(difference) -> str:
-    shown = []
-    for name, values in difference.inputs.items():
-        for i, v in sorted(values.items())[:MAX_INPUTS_SHOWN]:
-            if v != 1:
-                shown.append(f"{name}[{i}] = {v}")
+    shown = [f"{name}[{i}] = {v}" for name, values in difference.inputs.items()
+             for i, v in sorted(values.items()) if v != 1]
     head = ", ".join(shown[:MAX_INPUTS_SHOWN]) + (" …" if len(shown) > MAX_INPUTS_SHOWN else "")
     return (f"inputs: {head} (every other input and parameter element is 1)" if shown
             else "inputs: every input and parameter element is 1")
