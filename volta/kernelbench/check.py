@@ -165,6 +165,10 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str):
     except VoltaError as err:
         report.verdict, report.unsupported = "unsupported", err
         outs = None
+    except MemoryError:
+        report.verdict = "unsupported"
+        report.unsupported = Unsupported("the check ran out of memory at these sizes; pass smaller --size values")
+        outs = None
     except Exception as err:   # the candidate raised what torch (or its host code) would raise at these sizes
         if not _candidate_made(err, path):
             raise
@@ -177,12 +181,17 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str):
 
 
 def _candidate_made(err: Exception, path: str) -> bool:
-    """Whether an exception is the candidate's (its own code, torch's errors, its host code's), not Volta's."""
+    """Whether an exception is the candidate's (its own code, torch's errors, its host code's), not Volta's:
+    torch-like errors and host code's are marked; anything else counts only when no frame below the
+    candidate's last one is Volta's own code (a numpy MemoryError inside the machine is Volta's)."""
     if isinstance(err, TorchError) or getattr(err, "volta_candidate", False):
         return True
-    frames = traceback.extract_tb(err.__traceback__)
-    inner = os.path.abspath(frames[-1].filename) if frames else ""
-    return not inner.startswith(VOLTA_ROOT + os.sep)
+    if isinstance(err, (MemoryError, RecursionError)):
+        return False
+    frames = [os.path.abspath(f.filename) for f in traceback.extract_tb(err.__traceback__)]
+    target = os.path.abspath(path)
+    last = max((i for i, f in enumerate(frames) if f == target), default=-1)
+    return last >= 0 and not any(f.startswith(VOLTA_ROOT + os.sep) for f in frames[last + 1:])
 
 
 def _collect(report, host: Host) -> None:

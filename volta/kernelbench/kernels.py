@@ -78,6 +78,7 @@ def _region(name: str, storage, unwritten) -> Region:
     size = ITEMSIZE[storage.dtype]
     region = Region(0, name, ".global", storage.size * size, 1, role="temp", dtype=dtype)
     region.written = np.zeros(region.data.shape, bool)
+    region.typed_values = True   # a storage holds values of its tensor's dtype (exec/tensor_real.py)
     values = storage.values
     known = np.array([v is not unwritten and v is not None for v in values], bool)
     at = np.flatnonzero(known)

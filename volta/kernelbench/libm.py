@@ -9,10 +9,13 @@ the rounding of one constant. So, in the outputs of both sides before they are c
 
 - a constant equal to the float32 or float64 rounding of one of `IRRATIONALS` (log2(e), ln 2, pi, 1/pi,
   sqrt(2), sqrt(1/2), sqrt(2/pi), 2/sqrt(pi), 1/sqrt(2 pi)) is read as that number;
-- inside the exponent of a 2^(...), `expf`'s correction constant is read as 0 (with the rounded log2(e) read
-  as L it completes `expf(x)` = e^x);
+- the argument of 2^(...), tanh, erf, sqrt or rsqrt whose every coefficient is a plain multiple (a power-of-two
+  denominator) of one such rounding c, as the machine leaves `x * c` distributed over a sum, is read as the exact
+  constant times the rest (`expf`'s split log2(e), hi + lo, is one of the roundings);
 - a call of `__volta_erf` / `__volta_tanh` (what the stand-in headers make of `erff`/`erf`/`tanhf`/`tanh` in
-  device code: `host/include/volta/core.h`) is read as erf / tanh.
+  device code: `host/include/volta/core.h`) is read as erf / tanh;
+- `rcp.approx(y)` (`1.0f / y` and `__frcp_rn`-style reciprocals under `--use_fast_math`) is read as 1/y, the
+  value exact evaluation already gives it (`symbolic/evaluate.py`).
 
 A truncated constant (`0.7978845f`, `0.0447f`) is no rounding of any of them and stays what it is: the
 difference it makes is real, and reported. Reports say which readings were applied (`Readings.note`).
@@ -21,11 +24,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from math import gcd
 
 from mpmath import mp
 
 from volta.kernelbench.reals import LOG2E, PI
 from volta.symbolic import expr as E
+from volta.symbolic.ringform import RingForms
 
 LOG2E_F32_LOW = Fraction(338819, 17592186044416)  # 0f32A57060: expf's correction to log2(e) rounded
 
@@ -69,11 +74,35 @@ def _table() -> dict:
     for name, (expr, value) in _irrationals().items():
         for rounded in _roundings(value):
             table[rounded] = (name, expr)
+    table[_fraction_sum()] = ("log2(e)", LOG2E)   # expf's hi + lo split of log2(e)
     return table
+
+
+def _fraction_sum() -> Fraction:
+    with mp.workprec(24):
+        return _fraction(+(1 / mp.log(2))) + LOG2E_F32_LOW
 
 
 CONSTANTS = _table()
 FUNCTIONS = {"__volta_erf": ("erf", lambda a: E.call("erf", a)), "__volta_tanh": ("tanh", E.tanh)}
+UNARY = (E.EXP2, E.TANH, E.CALL, E.SQRT, E.RSQRT)   # atoms whose argument may carry a distributed constant
+
+
+MANTISSAS = tuple({abs(c.numerator) >> ((abs(c.numerator) & -abs(c.numerator)).bit_length() - 1)
+                   for c in CONSTANTS})   # their odd parts
+
+
+def _shares_mantissa(q: Fraction) -> bool:
+    """Whether q's numerator has a factor in common with a rounded irrational's odd mantissa: a coefficient
+    that is a plain multiple of the constant needs one (the mantissas are odd numbers of ~24 or ~53 bits)."""
+    n = abs(q.numerator)
+    return n > 1 and any(gcd(n, m) > 1 for m in MANTISSAS)
+
+
+def _plain(q: Fraction) -> bool:
+    """A ratio a float computation produces from ordinary constants: a power-of-two denominator."""
+    d = q.denominator
+    return d & (d - 1) == 0 and abs(q.numerator) < (1 << 64)
 
 
 @dataclass
@@ -82,6 +111,7 @@ class Readings:
 
     read: set = field(default_factory=set)
     _memo: dict = field(default_factory=dict)
+    _forms: RingForms = field(default_factory=RingForms)
 
     def note(self) -> str | None:
         if not self.read:
@@ -108,12 +138,11 @@ class Readings:
         if not node.args:
             return node
         args = tuple(self._memo[c] for c in node.args)
-        if node.op is E.EXP2:
-            args = (self._without_expf_correction(args[0]),)
-        if node.op is E.MUL:
-            folded = self._constant_factors(node, args)
-            if folded is not None:
-                return folded
+        if node.op is E.RCP_APPROX:
+            self.read.add("rcp.approx (fast-math 1/x, read as the reciprocal)")
+            return E.div(1, args[0])
+        if node.op in UNARY and len(args) == 1:
+            args = (self._scaled(args[0]),)
         if node.op is E.CALL:
             for prefix, (name, make) in FUNCTIONS.items():
                 if prefix in node.data and len(args) == 1:
@@ -121,41 +150,18 @@ class Readings:
                     return make(args[0])
         return E.rebuild(node, args) if args != node.args else node
 
-    def _constant_factors(self, node, args):
-        """A product whose constant factors (in nested products: a float constant is often split as
-        m · 2^-k) multiply to a rounded irrational: that irrational times the other factors."""
-        factors, stack = [], list(args)
-        while stack:
-            a = stack.pop()
-            if a.op is E.MUL:
-                stack.extend(a.args)
-            else:
-                factors.append(a)
-        constants = [f for f in factors if f.op is E.CONST]
-        if len(constants) < 2:
-            return None
-        product = Fraction(1)
-        for c in constants:
-            product *= c.data
-        hit = CONSTANTS.get(product)
-        if hit is None:
-            return None
-        self.read.add(f"{hit[0]} (a float rounding of it)")
-        out = hit[1]
-        for f in factors:
-            if f.op is not E.CONST:
-                out = E.mul(out, f)
-        return out
-
-    def _without_expf_correction(self, exponent):
-        """The exponent with expf's low-order log2(e) constant as 0 (read after the rounded log2(e) is L)."""
-        cache: dict = {}
-        for node in E.postorder(exponent, cache):
-            if node.op is E.CONST and node.data == LOG2E_F32_LOW:
-                cache[node] = E.ZERO
-            elif node.args:
-                args = tuple(cache[c] for c in node.args)
-                cache[node] = E.rebuild(node, args) if args != node.args else node
-            else:
-                cache[node] = node
-        return cache[exponent]
+    def _scaled(self, arg):
+        """An atom's argument whose every coefficient is a plain multiple of one rounded constant c (the
+        machine distributes `x * c` over a sum: c·x1 + c·x2 + ...) as c's exact value times the rest."""
+        if not any(n.op is E.CONST and _shares_mantissa(n.data) for n in E.postorder(arg)):
+            return arg   # no constant of the argument carries a rounded irrational's mantissa: nothing to read
+        form = self._forms.of(arg)
+        if not form:
+            return arg
+        coefficients = [Fraction(k) for k in form.values()]
+        for rounded, (name, exact) in CONSTANTS.items():
+            if all(_plain(k / rounded) for k in coefficients):
+                self.read.add(f"{name} (a float rounding of it)")
+                rest = self._forms.expression({m: Fraction(k) / rounded for m, k in form.items()})
+                return E.mul(exact, rest)
+        return arg

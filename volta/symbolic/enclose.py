@@ -48,7 +48,7 @@ class Enclosure:
 
 
 def _interval(value):
-    if isinstance(value, bool) or isinstance(value, type(iv.mpf(0))):
+    if isinstance(value, bool) or hasattr(value, "_mpi_"):   # an interval already (a known symbol's value)
         return value
     value = Fraction(value)
     return iv.mpf(value.numerator) / iv.mpf(value.denominator)
@@ -193,7 +193,7 @@ def _erf(a):
 
 # Symbols with a known irrational value (Volta's exp is 2^(x·log2(e)), kernelbench references use pi) and
 # functions with an interval version: what enclosures may use where exact evaluation cannot.
-KNOWN_SYMBOLS = {"log2(e)": lambda: 1 / iv.log(iv.mpf(2)), "pi": lambda: iv.pi}
+KNOWN_SYMBOLS = {"log2(e)": lambda: 1 / iv.log(iv.mpf(2)), "pi": lambda: +iv.pi}
 INTERVAL_FUNCTIONS = {"erf": _erf}
 
 

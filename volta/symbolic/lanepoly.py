@@ -21,7 +21,11 @@ _LIMIT = 1 << 62   # int64 headroom check for coefficient arithmetic
 
 
 class CoefficientOverflow(ArithmeticError):
-    """A coefficient left int64: the caller falls back to per-lane expressions."""
+    """A coefficient left int64, or a product too large to expand: the caller falls back to per-lane
+    expressions."""
+
+
+PRODUCT_LIMIT = 1 << 25   # terms × lanes of a product's expansion (about 256 MiB of indices per factor)
 
 
 def _check(x: np.ndarray, factor: int = 1) -> None:
@@ -183,6 +187,10 @@ class LanePoly:
         if not isinstance(other, LanePoly):
             return self.scale(other)
         assert self.lanes == other.lanes, "lane counts differ"
+        if self.term_count() * other.term_count() * self.lanes > PRODUCT_LIMIT:
+            # (a 64-term dot product)^3 over 4,096 lanes would be 16 GiB of indices: per-lane expressions
+            # (DAGs, nothing expanded) instead, as for any other value this class cannot hold
+            raise CoefficientOverflow("lane polynomial product too large to expand")
         if len(self.groups) == 1 and len(other.groups) == 1:
             product = _term_product(self, other)
             if product is not None:

@@ -12,12 +12,18 @@ orders and shapes, thousands of elements each with tens of terms; the general no
 case splits) costs milliseconds per element there, this a tenth of that. Forms are interned (atoms and
 argument polynomials to small ints) and memoized by node for the life of a `RingForms`, so sub-DAGs shared
 between elements are expanded once. A form larger than `max_terms` is refused (None), never truncated.
+
+A product of non-constant factors is not expanded when one factor has more than ABSTRACT_TERMS terms: such
+a factor stays one atom identified by its whole form, so a GELU's x + 0.044715·x³ over a 64-term dot
+product x costs 65 terms, not 45,000. This keeps the test sufficient (equal subterms, the same atom) and makes
+it a little less complete (an identity that needs the expansion is left to the full decision).
 """
 from __future__ import annotations
 
 from volta.symbolic import expr as E
 
 MAX_TERMS = 4096
+ABSTRACT_TERMS = 16   # a factor this large in a product of non-constants is kept whole, as one atom
 
 
 class RingForms:
@@ -26,6 +32,7 @@ class RingForms:
         self._memo: dict = {}      # node -> form (dict monomial -> coefficient) or None (too large)
         self._atoms: dict = {}     # atom key -> small int
         self._polys: dict = {}     # frozen form -> small int (argument identities)
+        self.atom_nodes: dict = {}  # atom id -> the first node seen with that identity
 
     def equal(self, a, b) -> bool:
         """True only when both have a form and the forms are equal (then a = b for every input)."""
@@ -100,10 +107,18 @@ class RingForms:
                     return None
             return out
         if op is E.MUL:
+            parts = [memo[c] for c in operands]
+            if any(p is None for p in parts):
+                return None
+            varying = [any(p) and p != {(): p.get((), 0)} for p in parts]   # not a constant
+            if sum(varying) >= 2 and any(v and len(p) > ABSTRACT_TERMS for v, p in zip(varying, parts)):
+                # (sum of 64 products)^3 would expand to ~45,000 terms: a large factor of a product of
+                # non-constants stays one atom, identified by its whole form (x·x·x is a³ on both sides)
+                parts = [self._whole(p, c) if v and len(p) > ABSTRACT_TERMS else p
+                         for v, p, c in zip(varying, parts, operands)]
             out = {(): 1}
-            for c in operands:
-                part = memo[c]
-                if part is None or len(out) * len(part) > self.max_terms * 4:
+            for part in parts:
+                if len(out) * len(part) > self.max_terms * 4:
                     return None
                 out = _times(out, part)
                 if len(out) > self.max_terms:
@@ -121,6 +136,26 @@ class RingForms:
         atom = self._atoms.get(key)
         if atom is None:
             atom = self._atoms[key] = len(self._atoms)
+            self.atom_nodes[atom] = node
+        return {(atom,): 1}
+
+    def expression(self, form: dict):
+        """An expression whose form is `form` (a sum of coefficient × atoms, atoms as first seen)."""
+        out = E.ZERO
+        for monomial in sorted(form, key=lambda m: (len(m), m)):
+            term = E.const(form[monomial])
+            for atom in monomial:
+                term = E.mul(term, self.atom_nodes[atom])
+            out = E.add(out, term)
+        return out
+
+    def _whole(self, form: dict, node) -> dict:
+        """A large polynomial as one atom, identified by its form (the same polynomial is the same atom)."""
+        key = ("whole", self._poly_id(form))
+        atom = self._atoms.get(key)
+        if atom is None:
+            atom = self._atoms[key] = len(self._atoms)
+            self.atom_nodes[atom] = node
         return {(atom,): 1}
 
     def _poly_id(self, form) -> int:
