@@ -26,6 +26,7 @@ class CoefficientOverflow(ArithmeticError):
 
 
 PRODUCT_LIMIT = 1 << 25   # terms × lanes of a product's expansion (about 256 MiB of indices per factor)
+EXPANDED_PRODUCT_TERMS = 256   # terms of a product of two multi-term polynomials, per lane
 
 
 def _check(x: np.ndarray, factor: int = 1) -> None:
@@ -187,9 +188,12 @@ class LanePoly:
         if not isinstance(other, LanePoly):
             return self.scale(other)
         assert self.lanes == other.lanes, "lane counts differ"
-        if self.term_count() * other.term_count() * self.lanes > PRODUCT_LIMIT:
-            # (a 64-term dot product)^3 over 4,096 lanes would be 16 GiB of indices: per-lane expressions
-            # (DAGs, nothing expanded) instead, as for any other value this class cannot hold
+        t1, t2 = self.term_count(), other.term_count()
+        if t1 * t2 * self.lanes > PRODUCT_LIMIT or min(t1, t2) > 1 and t1 * t2 > EXPANDED_PRODUCT_TERMS:
+            # (a 64-term dot product)^3 over 4,096 lanes would be 16 GiB of indices, and a square of a
+            # 65-term sum 4,225 terms a lane: per-lane expressions (DAGs, nothing expanded) instead, as for
+            # any other value this class cannot hold. A symbolic reference keeps such a product as a product
+            # too, so both sides meet in symbolic/ringform.py without expanding it
             raise CoefficientOverflow("lane polynomial product too large to expand")
         if len(self.groups) == 1 and len(other.groups) == 1:
             product = _term_product(self, other)

@@ -13,12 +13,14 @@ case splits) costs milliseconds per element there, this a tenth of that. Forms a
 argument polynomials to small ints) and memoized by node for the life of a `RingForms`, so sub-DAGs shared
 between elements are expanded once. A form larger than `max_terms` is refused (None), never truncated.
 
-A product of non-constant factors is not expanded when one factor has more than ABSTRACT_TERMS terms: such
-a factor stays one atom identified by its whole form, so a GELU's x + 0.044715·x³ over a 64-term dot
+A product of two or more sums is not expanded when one of them has more than ABSTRACT_TERMS terms: such a
+sum stays one atom identified by its whole form (up to a constant factor), so a GELU's x + 0.044715·x³ over a 64-term dot
 product x costs 65 terms, not 45,000. This keeps the test sufficient (equal subterms, the same atom) and makes
 it a little less complete (an identity that needs the expansion is left to the full decision).
 """
 from __future__ import annotations
+
+from fractions import Fraction
 
 from volta.symbolic import expr as E
 
@@ -110,12 +112,12 @@ class RingForms:
             parts = [memo[c] for c in operands]
             if any(p is None for p in parts):
                 return None
-            varying = [any(p) and p != {(): p.get((), 0)} for p in parts]   # not a constant
-            if sum(varying) >= 2 and any(v and len(p) > ABSTRACT_TERMS for v, p in zip(varying, parts)):
-                # (sum of 64 products)^3 would expand to ~45,000 terms: a large factor of a product of
-                # non-constants stays one atom, identified by its whole form (x·x·x is a³ on both sides)
-                parts = [self._whole(p, c) if v and len(p) > ABSTRACT_TERMS else p
-                         for v, p, c in zip(varying, parts, operands)]
+            sums = [len(p) > 1 for p in parts]   # factors of more than one term
+            if sum(sums) >= 2 and any(s and len(p) > ABSTRACT_TERMS for s, p in zip(sums, parts)):
+                # (sum of 64 products)^3 would expand to ~45,000 terms: a large sum that multiplies another
+                # sum stays one atom, identified by its whole form (x·x·x is a³ on both sides)
+                parts = [self._whole(p, c) if s and len(p) > ABSTRACT_TERMS else p
+                         for s, p, c in zip(sums, parts, operands)]
             out = {(): 1}
             for part in parts:
                 if len(out) * len(part) > self.max_terms * 4:
@@ -150,13 +152,16 @@ class RingForms:
         return out
 
     def _whole(self, form: dict, node) -> dict:
-        """A large polynomial as one atom, identified by its form (the same polynomial is the same atom)."""
-        key = ("whole", self._poly_id(form))
+        """A large polynomial as its leading coefficient times one atom identified by the polynomial divided by
+        that coefficient (the same polynomial, or a multiple of it, is the same atom: 3·x·x is 3·a²)."""
+        lead = form[min(form)]
+        unit = {m: k / lead for m, k in form.items()}
+        key = ("whole", self._poly_id(unit))
         atom = self._atoms.get(key)
         if atom is None:
             atom = self._atoms[key] = len(self._atoms)
-            self.atom_nodes[atom] = node
-        return {(atom,): 1}
+            self.atom_nodes[atom] = E.mul(E.const(1 / Fraction(lead)), node)
+        return {(atom,): lead}
 
     def _poly_id(self, form) -> int:
         key = frozenset(form.items())
