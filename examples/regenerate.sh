@@ -34,11 +34,17 @@ for dir in "${CASES[@]}"; do
   dir=${dir%/}
   if [ "$dir" = parse-corpus ]; then DO_PC=1; continue; fi
   [ -f "$dir/manifest.toml" ] || continue
+  # a manifest's `nvcc_flags = ["-G"]` adds flags for that case (struct_big_O0: no optimization)
+  EXTRA=()
+  while read -r f; do [ -n "$f" ] && EXTRA+=("$f"); done < <(sed -n 's/^nvcc_flags *= *\[\([^]]*\)\].*/\1/p' \
+    "$dir/manifest.toml" | tr ',' '\n' | sed 's/^ *"\(.*\)" *$/\1/')
   for src in kernel ref opt; do
     [ -f "$dir/$src.cu" ] || continue
     rm -f "$dir/$src".sm*.ptx
+    # a source may ask for more flags on a line of its own: `// nvcc-flags: --use_fast_math`
+    read -r -a EXTRA <<< "$(sed -n 's|^// nvcc-flags: *||p' "$dir/$src.cu" | head -1)"
     for a in $(archs_for "$dir"); do
-      "$NVCC" "${FLAGS[@]}" -arch=sm_$a -o "$dir/$src.sm$a.ptx" "$dir/$src.cu"
+      "$NVCC" "${FLAGS[@]}" ${EXTRA[@]+"${EXTRA[@]}"} -arch=sm_$a -o "$dir/$src.sm$a.ptx" "$dir/$src.cu"
     done
   done
   echo "built $dir"

@@ -104,7 +104,8 @@ def check_exponent_field() -> tuple[bool, str]:
         the f32 with bits `bits(v) << 23 (mod 2^32)` is exactly 2^(v − base − 127);
     (3) exponent_field_base(lo, hi) only returns that base, for lo and hi alike, with both in range;
     (4) libdevice's constants: fma.rm(t, 252, 0f4B400001) for t in [0, 1] lies in [12582913, 12583165],
-        whose base is 12582912, so n = v + 0fCB40007F = v − 12583039 and 2^n is built exactly."""
+        whose base is 12582912, so n = v + 0fCB40007F = v − 12583039 and 2^n is built exactly;
+    (5) coshf's and erfcf's reductions (clamped j plus 0f4B40007D / 0f4B40007F) have that base too."""
     import numpy as np
     from volta.semantics.realops import exponent_field_base
     lo_all, hi_all = 1 << 23, 1 << 24
@@ -137,6 +138,12 @@ def check_exponent_field() -> tuple[bool, str]:
     if not (magic == 12582913 and minus_bias == -12583039 and exponent_field_base(
             Fraction(magic), Fraction(magic + 252)) == 12582912):
         return False, "libdevice constants do not give base 12582912"
+    # (5) the exp reductions of coshf (fast math: j + 0x4B40007D, j in [0, 126]) and erfcf (j + 0x4B40007F, j in
+    #     [-126, 126] by the clamp |j| > 126 ? copysign(126, j) : j, volta/semantics/intervals.py) land in range
+    for word, j_lo, j_hi in ((0x4B40007D, 0, 126), (0x4B40007F, -126, 126)):
+        c = int(np.array([word], np.uint32).view(np.float32)[0])
+        if exponent_field_base(Fraction(c + j_lo), Fraction(c + j_hi)) != 12582912:
+            return False, f"{word:#x} + j for j in [{j_lo}, {j_hi}] leaves the normal exponent range"
     return True, f"{int(ok.sum()):,} exponent-field values checked exhaustively"
 
 

@@ -51,17 +51,27 @@ Arg = Union["Buffer", "Struct", str, int, float]  # a Buffer (or its name), a st
 class Buffer:
     """A global buffer: `Buffer("x", "f32", 1024, "in")`. dtype is a Volta name (f32, bf16, s32, …) or a
     numpy dtype; role is in, out or inout. `volta.check` needs the role (it decides what is compared);
-    `races`/`run` take a missing role as inout, as the CLI does."""
+    `races`/`run` take a missing role as inout, as the CLI does. `range=(lo, hi)` declares every element of an
+    integer input to lie in [lo, hi] (token ids: `Buffer("ids", "s32", 32, "in", range=(0, 50256))`)."""
 
     name: str
     dtype: Any = "f32"
     count: int = 1
     role: str | None = None
+    range: tuple | None = None
 
     def option(self) -> str:
         """The `--buffer` text of this buffer, which the launch constructors parse and validate."""
         text = f"{self.name}={_dtype_name(self.dtype)}[{int(self.count)}]"
-        return text + (f":{self.role}" if self.role is not None else "")
+        text += f":{self.role}" if self.role is not None else ""
+        if self.range is not None:
+            try:
+                lo, hi = (int(v) for v in self.range)
+            except (TypeError, ValueError):
+                raise UsageError(f"Buffer {self.name!r}: range must be a pair of integers (lo, hi), not "
+                                 f"{self.range!r}") from None
+            text += f":range={lo}..{hi}"
+        return text
 
 
 @dataclass
@@ -107,29 +117,41 @@ class Pipeline:
                   ("k.ptx", Launch(1, 32, [tmp, out, 8], kernel="reduce"))])
 
     Each item is (kernel source, Launch): a .ptx or .cu path or PTX text, and its launch (`Launch.kernel` names
-    the .entry, `shared_dynamic` its dynamic shared memory). Buffers are shared by every launch (and, in
-    `volta.check`, by both sides); an intermediate is a Buffer of role "temp": not compared, not an input,
-    never-written when the first launch starts. A launch boundary orders everything before it before
-    everything after it; races are looked for within each launch."""
+    the .entry, `shared_dynamic` its dynamic shared memory); or a host step between launches, as the CLI's
+    `--opt-step`: "memset BUF BYTE" (cudaMemset) or "copy SRC DST" (a device-to-device copy). Buffers are shared
+    by every launch (and, in `volta.check`, by both sides); an intermediate is a Buffer of role "temp": not
+    compared, not an input, never-written when the first launch starts. A launch boundary orders everything
+    before it before everything after it; races are looked for within each launch."""
 
-    launches: Sequence[tuple[Source, Launch]]
+    launches: Sequence[tuple[Source, Launch] | str]
 
     def __post_init__(self):
         items = tuple(self.launches) if isinstance(self.launches, (list, tuple)) else None
         if not items:
             raise UsageError("a Pipeline needs a non-empty list of (kernel, Launch) pairs, in launch order")
         for k, item in enumerate(items, 1):
+            if isinstance(item, str) and item.split()[:1] in (["memset"], ["copy"]):
+                continue
             if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], Launch)):
-                raise UsageError(f"Pipeline launch {k}: expected a (kernel, volta.Launch) pair, got {item!r:.80}")
+                raise UsageError(f"Pipeline launch {k}: expected a (kernel, volta.Launch) pair or a host step "
+                                 f"(\"memset BUF BYTE\", \"copy SRC DST\"), got {item!r:.80}")
+        if all(isinstance(item, str) for item in items):
+            raise UsageError("a Pipeline of host steps only: it needs a (kernel, volta.Launch) pair")
         object.__setattr__(self, "launches", items)
+
+    def kernel_launches(self) -> list:
+        """The (kernel, Launch) pairs, without the host steps."""
+        return [item for item in self.launches if not isinstance(item, str)]
 
 
 def _as_pipeline(side) -> Pipeline | None:
-    """A Pipeline, or a list/tuple of (kernel, Launch) pairs, as a Pipeline; None for a single kernel source."""
+    """A Pipeline, or a list/tuple of (kernel, Launch) pairs (and host steps), as a Pipeline; None for a single
+    kernel source."""
     if isinstance(side, Pipeline):
         return side
-    if isinstance(side, (list, tuple)) and side and all(isinstance(x, tuple) and len(x) == 2 for x in side):
-        return Pipeline(list(side))
+    if (isinstance(side, (list, tuple)) and side and any(isinstance(x, tuple) for x in side)
+            and all(isinstance(x, tuple) and len(x) == 2 or isinstance(x, str) for x in side)):
+        return Pipeline(list(side))   # (kernel, Launch) pairs, and host steps between them
     return None
 
 
@@ -145,12 +167,18 @@ def _merged_buffers(launches, extra=()) -> list[Buffer]:
     return list(seen.values())
 
 
-def _kernel_launches(pipeline: Pipeline) -> tuple:
-    """The library's KernelLaunch of each step (grid, block, args validated as `--ref-launch` does)."""
+def _kernel_launches(pipeline: Pipeline, buffers: dict) -> tuple:
+    """The library's KernelLaunch of each step (grid, block, args validated as `--ref-launch` does; a host step as
+    `--opt-step` makes it, on the declared `buffers`)."""
+    from volta.exec.hoststeps import parse_step
     from volta.exec.launch import KernelLaunch, parse_args_list, parse_dim3
 
     out = []
-    for src, launch in pipeline.launches:
+    for item in pipeline.launches:
+        if isinstance(item, str):
+            out.append(parse_step(item, buffers, "Pipeline host step"))
+            continue
+        src, launch = item
         o = launch.options()
         out.append(KernelLaunch(kernel_path(src), o["kernel"], parse_dim3(o["grid"], "grid"),
                                 parse_dim3(o["block"], "block"), parse_args_list(o["args"]),
@@ -170,7 +198,7 @@ def _pipelines_spec(sides: dict, extra: Sequence[Buffer]):
     (`sequences_from_options`): buffers and symbols declared once for every launch. argv re-creates a check."""
     from volta.exec.launch import pair_from_options
 
-    steps = [launch for p in sides.values() for _, launch in p.launches]
+    steps = [launch for p in sides.values() for _, launch in p.kernel_launches()]
     buffers = _merged_buffers(steps, extra)
     symbols = {n: t for launch in steps for n, t in launch.symbols.items()}
     functions = {n: m for launch in steps for n, m in launch.functions.items()}
@@ -179,12 +207,12 @@ def _pipelines_spec(sides: dict, extra: Sequence[Buffer]):
     spec.launches.clear()
     argv = []
     for role, p in sides.items():
-        seq = _kernel_launches(p)
+        seq = _kernel_launches(p, spec.buffers)
         spec.launches[role] = seq[0]
         if len(seq) > 1:
             spec.sequences[role] = seq
         for x in seq:
-            argv += [f"--{role}-launch", _launch_text(x)]
+            argv += [f"--{role}-step", x.host] if x.host else [f"--{role}-launch", _launch_text(x)]
     spec.functions = functions
     argv += [f"--buffer={b.option()}" for b in buffers] + [f"--symbol={n}={t}" for n, t in symbols.items()]
     argv += [f"--define-fn={n}={m}" for n, m in functions.items()]
@@ -412,12 +440,13 @@ class RunResult(Result):
 
 @dataclass
 class MmaResult(Result):
-    """`volta.mma`: the accumulator word(s) a tensor core of `arch` produces, bit for bit."""
+    """`volta.mma`: the accumulator word(s) a tensor core of `arch` produces, bit for bit, and the row used."""
 
     word: int | None = None  # one dot product
     words: Any = None  # numpy int64 array, one per row, for a batch
     value: float | None = None
     acc: str = "f32"
+    row: dict | None = None  # volta.numerics.mma_select.MmaRow.to_json(setting): which row, why, from what
 
     def report(self, fmt: str = "text") -> str:
         from volta.numerics.formats import FORMATS
@@ -426,7 +455,7 @@ class MmaResult(Result):
         width = FORMATS[self.acc].width // 4
         if fmt == "json":
             words = [self.word] if self.words is None else [int(w) for w in self.words]
-            return json.dumps({"words": [f"{w:0{width}x}" for w in words], "value": self.value})
+            return json.dumps({"words": [f"{w:0{width}x}" for w in words], "value": self.value, "row": self.row})
         if self.words is not None:
             return "\n".join(f"{int(w):0{width}x}" for w in self.words)
         return f"{self.word:0{width}x} {_value_text(self.value)}"
@@ -454,14 +483,21 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
           seed: int = 0, prove: bool = False, arch: str | None = None, nvcc_flags: Sequence[str] = (),
           save_counterexample: str | os.PathLike | None = None, emit_smt: str | os.PathLike | None = None,
           progress: Callable[[str], None] | None = None, ulp: float | None = None, rtol: float | None = None,
-          atol: float | None = None, signed_zero: str = "differ") -> CheckResult:
+          atol: float | None = None, signed_zero: str = "differ", ptxas: str | None = None) -> CheckResult:
     """Prove `ref` and `opt` equivalent over the reals (`fp="real"`), or compare their bits (`fp="ieee"`,
     `"ampere"`, `"hopper"`, …) — `volta check`. Give two kernels and a `Launch` (`opt_launch` when the
     optimized kernel launches differently; buffers and symbols are shared), or one manifest.toml path, or
     two pipelines (`Pipeline`s or lists of (kernel, Launch) pairs; a single launch is a one-item list) with no
     `launch` — the CLI's `--ref-launch`/`--opt-launch`. `buffers` declares buffers besides those passed in
-    the launches' args (e.g. a `temp` intermediate named by a string); every buffer needs a role here."""
+    the launches' args (e.g. a `temp` intermediate named by a string); every buffer needs a role here.
+    `ptxas` (e.g. "12.6"; default the nvcc found, else 13.0): the toolkit Hopper fp8 mma.sync depends on."""
+    from volta.cuda import nvcc_release
     from volta.exec.launch import compile_sources, pair_from_options, preflight
+    from volta.numerics.mma_select import make_setting
+
+    if ptxas is not None and fp in ("real", "ieee"):
+        raise UsageError(f"ptxas chooses a tensor-core row: give an architecture fp ('hopper', …), not {fp!r}")
+    tensor = make_setting("mma", ptxas, nvcc_release())
 
     pipes = {"ref": _as_pipeline(ref), "opt": _as_pipeline(opt)}
     if any(pipes.values()):
@@ -524,7 +560,7 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
         from volta.equiv.bitproof import prove_bits
         from volta.report.bits_report import ProofResult
 
-        proof = prove_bits(spec, fp=fp, trials=trials, seed=seed)
+        proof = prove_bits(spec, fp=fp, trials=trials, seed=seed, tensor=tensor)
         presented = ProofResult(proof)
         return CheckResult(proof.verdict, proof.exit_code, _flat(proof.findings),
                            {"total": time.perf_counter() - start, "execute": proof.seconds}, proof,
@@ -533,7 +569,8 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
         from volta.equiv.bits import check_bits
         from volta.report.bits_report import BitsResult
 
-        presented = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed, tolerance=tolerance))
+        presented = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed, tolerance=tolerance,
+                                           tensor=tensor))
         bits = presented.report
         return CheckResult(bits.verdict, presented.exit_code, _flat(bits.findings),
                            {"total": time.perf_counter() - start, "execute": bits.seconds}, bits,
@@ -564,13 +601,15 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
 def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffer] = (), role: str | None = None,
           arch: str | None = None, nvcc_flags: Sequence[str] = (), progress: Callable[[str], None] | None = None,
           inputs: str | None = None, trials: int | None = None, structured_only: bool = False,
-          lockstep_warps: bool = False, allow_benign_races: bool = False) -> RacesResult:
+          lockstep_warps: bool = False, allow_benign_races: bool = False, allow_ordering_races: bool = False,
+          schedules: int = 8, schedule_seed: int = 0, show_printf: bool = False) -> RacesResult:
     """Find races, deadlocks, out-of-bounds accesses and uninitialized reads in one launch — `volta races`.
     Give a kernel (path or PTX text) and a `Launch`, or a manifest.toml path (every launch in it, or `role`), or
     a pipeline (a `Pipeline` or a list of (kernel, Launch) pairs, as a manifest's [[kernel.launch]]: each launch
     with the memory the earlier ones left). `buffers` declares buffers besides those passed in the args.
-    `inputs`/`trials`/`structured_only`/`lockstep_warps`/`allow_benign_races` are the CLI's options of those
-    names (a data-dependent kernel runs on concrete inputs: verdict clean-for-inputs, exit 3, when nothing shows)."""
+    `inputs`/`trials`/`structured_only`/`lockstep_warps`/`allow_benign_races`/`allow_ordering_races`/`schedules`/
+    `schedule_seed`/`show_printf` are the CLI's options of those names (a data-dependent kernel runs on concrete
+    inputs: verdict clean-for-inputs, exit 3, when nothing shows)."""
     from volta.exec.launch import compile_sources, from_options, preflight
     from volta.exec.races import RacesResult as Raw, analyze, roles
 
@@ -610,7 +649,8 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
     if structured_only and (inputs is not None or trials is not None):
         raise UsageError("structured_only never runs on concrete inputs: drop inputs/trials")
     options = dict(inputs=inputs, trials=trials, concrete=not structured_only, lockstep_warps=lockstep_warps,
-                   allow_benign_races=allow_benign_races)
+                   allow_benign_races=allow_benign_races, allow_ordering_races=allow_ordering_races,
+                   schedules=schedules, schedule_seed=schedule_seed, show_printf=show_printf)
     raw = Raw([analyze(spec, r, progress, **options) for r in chosen], spec.source)
     findings = [f for r in raw.reports for f in r.findings]
     timings = {r.role: r.seconds for r in raw.reports}
@@ -621,12 +661,18 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
 def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, Any] | str | None = None,
         seed: int | None = None, fp: str = "ieee", role: str | None = None, check_races: bool = True,
         out: str | os.PathLike | None = None, arch: str | None = None,
-        nvcc_flags: Sequence[str] = ()) -> RunResult:
+        nvcc_flags: Sequence[str] = (), ptxas: str | None = None) -> RunResult:
     """Replay one launch on the CPU, bit for bit, on concrete inputs — `volta run`. `inputs` is a dict of
     arrays, an .npz path, "zeros", "random" or "random:SEED"; by default random from `seed` (0), as the CLI.
-    `result.inputs_used` says which were used; `out` writes every buffer to an .npz."""
+    `result.inputs_used` says which were used; `out` writes every buffer to an .npz. `ptxas` (e.g. "12.6";
+    default the nvcc found, else 13.0) is the toolkit Hopper fp8 mma.sync depends on; the report's
+    `tensor_cores` names each tensor-core row used."""
+    from volta.cuda import nvcc_release
     from volta.exec import replay
     from volta.exec.launch import compile_sources
+    from volta.numerics.mma_select import make_setting
+
+    tensor = make_setting("mma", ptxas, nvcc_release())
 
     if _is_manifest(kernel):
         if launch is not None:
@@ -644,32 +690,37 @@ def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, An
         spec, dict(inputs) if isinstance(inputs, Mapping) else (str(inputs) if inputs is not None else None), seed)
     start = time.perf_counter()
     try:
-        raw = replay.run_launch(spec, role, arrays, fp=fp, check_races=check_races, generated=generated)
+        raw = replay.run_launch(spec, role, arrays, fp=fp, check_races=check_races, generated=generated,
+                                tensor=tensor)
     except Unsupported as err:
         return RunResult("unsupported", err.exit_code, [], {"total": time.perf_counter() - start}, None,
                          inputs=arrays, inputs_used=described, seed=used_seed, error=err)
-    if out is not None:
+    if out is not None and not raw.timed_out:
         replay.save_npz(str(out), raw)
-    verdict = "findings" if raw.findings else "clean"
-    return RunResult(verdict, 1 if raw.findings else 0, list(raw.findings),
+    return RunResult(raw.verdict, raw.exit_code, list(raw.findings),
                      {"total": time.perf_counter() - start, "run": raw.seconds}, raw, outputs=dict(raw.outputs),
                      inputs=dict(raw.inputs), inputs_used=described, seed=used_seed,
                      out=str(out) if out is not None else None)
 
 
-def mma(arch: str, in_fmt: str, a, b, c=0, acc: str = "f32") -> MmaResult:
+def mma(arch: str, in_fmt: str, a, b, c=0, acc: str = "f32", *, inst: str = "mma",
+        ptxas: str | None = None) -> MmaResult:
     """d = c + Σ a[k]·b[k] as a tensor core of `arch` computes it, bit for bit — `volta mma`. Words are ints
-    (or hex strings) in the input/accumulator formats; 2-D `a`/`b` (rows × K) with 1-D `c` evaluate a batch."""
+    (or hex strings) in the input/accumulator formats; 2-D `a`/`b` (rows × K) with 1-D `c` evaluate a batch.
+    `inst` ("mma" or "wgmma") and `ptxas` (e.g. "12.6"; default the nvcc found, else 13.0) choose the row where
+    the code depends on them (Hopper fp8); the result's `row` names the row used."""
     import numpy as np
 
+    from volta.cuda import nvcc_release
     from volta.numerics.formats import FORMATS, decode
-    from volta.numerics.mma_model import params_for
+    from volta.numerics.mma_select import make_setting, select_row
     from volta.numerics.mma_vec import mma_batch
 
     for name in (in_fmt, acc):
         if name not in FORMATS:
             raise UsageError(f"unknown format {name!r} (known: {', '.join(FORMATS)})")
-    params_for(arch, in_fmt, acc)  # validates the architecture/format pair, as `volta mma` does
+    setting = make_setting(inst, ptxas, nvcc_release())
+    row = select_row(arch, in_fmt, acc, setting)  # validates the pair and the setting, as `volta mma` does
     A, B = _words(a, "a", FORMATS[in_fmt].width), _words(b, "b", FORMATS[in_fmt].width)
     single = A.ndim == 1
     A, B = np.atleast_2d(A), np.atleast_2d(B)
@@ -677,13 +728,14 @@ def mma(arch: str, in_fmt: str, a, b, c=0, acc: str = "f32") -> MmaResult:
     if A.shape != B.shape or C.shape != (A.shape[0],):
         raise UsageError(f"a is {A.shape}, b {B.shape}, c {C.shape}: a and b need the same shape, c one word per row")
     start = time.perf_counter()
-    d = np.asarray(mma_batch(A, B, C, arch, in_fmt, acc), dtype=np.int64)
+    d = np.asarray(mma_batch(A, B, C, arch, in_fmt, acc, params=row.params), dtype=np.int64)
     timings = {"total": time.perf_counter() - start}
+    info = row.to_json(setting)
     if single:
         word = int(d[0])
         v = decode(word, acc)
-        return MmaResult("ok", 0, [], timings, d, word=word, value=float(v), acc=acc)
-    return MmaResult("ok", 0, [], timings, d, words=d, acc=acc)
+        return MmaResult("ok", 0, [], timings, d, word=word, value=float(v), acc=acc, row=info)
+    return MmaResult("ok", 0, [], timings, d, words=d, acc=acc, row=info)
 
 
 def _words(x, what: str, width: int):

@@ -8,10 +8,12 @@ arch, the flags and the nvcc binary, so a second run does not call nvcc (`$VOLTA
 are not part of the key: touch the `.cu` (or pass `--nvcc-flag` once more) after changing only a header.
 
 This module does one job, compiling; `volta.exec.launch.compile_sources` is where launches use it.
-No nvcc is needed for `.ptx` inputs, `volta parse` or `volta mma`.
+No nvcc is needed for `.ptx` inputs, `volta parse` or `volta mma`; where one is found, its release is the default
+ptxas version of the tensor-core rows (`nvcc_release`).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -120,3 +122,18 @@ def _nvcc_identity(nvcc: str) -> bytes:
     """Path, size and mtime of the nvcc binary: a different toolkit means a different cache entry."""
     st = os.stat(nvcc)
     return f"{os.path.realpath(nvcc)}:{st.st_size}:{st.st_mtime_ns}".encode()
+
+
+@functools.lru_cache(maxsize=None)
+def nvcc_release(nvcc: str | None = None) -> tuple[int, int] | None:
+    """(major, minor) of the nvcc found (`nvcc --version`: "release 13.0"), None without one or when it does not
+    answer. The tensor-core rows use it as the default ptxas version (volta.numerics.mma_select)."""
+    nvcc = nvcc or find_nvcc()
+    if nvcc is None:
+        return None
+    try:
+        proc = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"release (\d+)\.(\d+)", proc.stdout)
+    return (int(m.group(1)), int(m.group(2))) if m else None

@@ -110,6 +110,26 @@ def test_mma_matches_cli(capsys):
     assert [int(w) for w in batch.words] == [0x3F800000, 0x40000000]
 
 
+def test_mma_instruction_and_ptxas_choose_the_row():
+    """Vector P1 (tests/numerics/test_mma_select.py): ptxas 12.4-12.6's summed HMMAs round up, the chained
+    HMMAs of 12.8+ and wgmma's one group truncate; the result names the row."""
+    a, b = [0x68, 0, 0x0C], [0x68, 0, 0x08]
+    old = volta.mma("hopper", "e4m3", a, b, ptxas="12.6")
+    assert old.word == 0x45800001 and old.row["toolkits"] == "ptxas 12.4-12.6" and old.row["ptxas"] == "12.6"
+    assert volta.mma("hopper", "e4m3", a, b, ptxas="13.0").word == 0x45800000
+    wg = volta.mma("hopper", "e4m3", a, b, inst="wgmma")
+    assert wg.word == 0x45800000 and json.loads(wg.report("json"))["row"]["inst"] == "wgmma"
+    with pytest.raises(volta.UsageError, match="cannot compile fp8 mma.sync"):
+        volta.mma("hopper", "e4m3", a, b, ptxas="12")
+
+
+def test_run_reports_the_rows_and_takes_ptxas():
+    r = volta.run(str(EX / "gemm_mma_sync" / "manifest.toml"), fp="hopper", check_races=False, ptxas="12.6")
+    (row,) = r.raw.tensor_cores
+    assert row["name"] == "hopper mma.sync f16->f32, every ptxas" and row["ptxas_from"] == "--ptxas"
+    assert "tensor cores: hopper mma.sync f16->f32" in r.report()
+
+
 @pytest.mark.parametrize("make,message", [
     (lambda: volta.Launch(grid=(1, 2, 3, 4), block=1).options(), "one to three"),
     (lambda: volta.races(str(EX / "vector_add" / "kernel.sm80.ptx"), volta.Launch(4, 2048, [])), "at most 1024"),

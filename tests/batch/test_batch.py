@@ -51,6 +51,12 @@ def test_pool_runs_every_job_and_streams_one_result_per_line(tmp_path, capsys):
     assert code == 2  # a job was bad input
     err = capsys.readouterr().err
     assert "jobs/min" in err and "findings" in err and "Traceback" not in err
+    # issue 32 §2: a progress line per finished job, as they finish (done/total, not ok, findings, ETA)
+    progress = [line for line in err.splitlines() if line.startswith("volta batch: ")]
+    assert [int(line.split(": ")[1].split("/")[0]) for line in progress] == list(range(1, len(JOBS) + 1)), err
+    assert all(f"/{len(JOBS)} jobs done (" in line for line in progress)
+    assert " ETA " in progress[0] and " ETA " not in progress[-1]
+    assert "(1 not ok, 2 with findings)" in progress[-1]
 
 
 def test_results_go_to_stdout_without_out(tmp_path, capsys):

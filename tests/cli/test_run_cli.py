@@ -196,3 +196,79 @@ def test_fp_real_computes_exactly_and_rounds_once(tmp_path):
     expect = (a.reshape(n, n) @ b.reshape(n, n)).reshape(-1)
     # float64 products of f32 inputs are exact; their sum of 32 terms is within a few ulp of f64
     assert np.allclose(data["C"].astype(np.float64), expect.astype(np.float32), rtol=1e-6, atol=1e-6)
+
+
+# ---- which tensor-core row a run used (issue 34 §2) ---------------------------------------------------------
+
+# One warp, one fp8 mma.sync m16n8k32 -> f32: lane l loads A words 4l..4l+3, B 2l..2l+1, C 4l..4l+3 and stores D.
+FP8_MMA = """.version 8.7
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)
+{
+    .reg .b32 %r<2>;
+    .reg .b32 %x<20>;
+    .reg .b64 %rd<16>;
+    ld.param.u64 %rd1, [pa];
+    ld.param.u64 %rd2, [pb];
+    ld.param.u64 %rd3, [pc];
+    ld.param.u64 %rd4, [pd];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd5, %r1, 16;
+    mul.wide.u32 %rd6, %r1, 8;
+    add.s64 %rd7, %rd1, %rd5;
+    add.s64 %rd8, %rd2, %rd6;
+    add.s64 %rd9, %rd3, %rd5;
+    add.s64 %rd10, %rd4, %rd5;
+    ld.global.v4.b32 {%x0, %x1, %x2, %x3}, [%rd7];
+    ld.global.v2.b32 {%x4, %x5}, [%rd8];
+    ld.global.v4.b32 {%x6, %x7, %x8, %x9}, [%rd9];
+    mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%x10, %x11, %x12, %x13}, {%x0, %x1, %x2, %x3}, {%x4, %x5}, {%x6, %x7, %x8, %x9};
+    st.global.v4.b32 [%rd10], {%x10, %x11, %x12, %x13};
+    ret;
+}
+"""
+
+
+def _fp8_run(tmp_path, *extra):
+    """Element (0, 0) holds vector P1 of tests/numerics/test_mma_select.py: 2^6·2^6 at k0, 1.5·2^-6·2^-6 at k2.
+    Lane 0 holds A[0][0..3] in its first register and B[0..3][0] in its first: bytes 0 and 2 of each."""
+    ptx = tmp_path / "fp8.ptx"
+    ptx.write_text(FP8_MMA)
+    A, B = np.zeros(128, np.uint32), np.zeros(64, np.uint32)
+    A[0], B[0] = 0x0C0068, 0x080068
+    return run(["run", str(ptx), "--grid", "1", "--block", "32", "--args", "A,B,C,D", "--fp", "hopper",
+                "--buffer", "D=u32[128]:out", "--buffer", "C=u32[128]:in",
+                "--inputs", _inputs(tmp_path, A=A, B=B, C=np.zeros(128, np.uint32)), *extra])
+
+
+def test_run_json_names_the_tensor_core_row_and_takes_ptxas(tmp_path, capsys):
+    out = tmp_path / "out.npz"
+    assert _fp8_run(tmp_path, "--ptxas", "12.6", "--json", "--out", str(out)) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert int(np.load(out)["D"][0]) == 0x45800001  # FADD of the two HMMA results rounds to nearest
+    (row,) = data["tensor_cores"]
+    assert row["name"] == "hopper mma.sync e4m3->f32, ptxas 12.4-12.6" and row["ptxas"] == "12.6"
+    assert row["ptxas_from"] == "--ptxas" and "summed (RNE)" in row["structure"]
+    assert _fp8_run(tmp_path, "--ptxas", "13.0", "--out", str(out)) == 0
+    text = capsys.readouterr().out
+    assert int(np.load(out)["D"][0]) == 0x45800000  # the chained HMMAs truncate
+    assert "tensor cores: hopper mma.sync e4m3->f32, ptxas 12.8+ (ptxas 13.0, --ptxas): " in text
+
+
+def test_run_text_names_the_row_of_an_f16_mma(capsys):
+    assert run(["run", str(EX / "gemm_mma_sync" / "manifest.toml"), "--fp", "hopper", "--no-races"]) == 0
+    text = capsys.readouterr().out
+    assert "tensor cores: hopper mma.sync f16->f32, every ptxas" in text and "groups of 16, 25 extra bits" in text
+
+
+def test_run_without_tensor_cores_names_no_row(capsys):
+    assert run(["run", str(EX / "vector_add" / "manifest.toml"), "--json", "--fp", "hopper"]) == 0
+    assert json.loads(capsys.readouterr().out)["tensor_cores"] == []
+
+
+@pytest.mark.parametrize("ptxas,needle", [("12.2", "cannot compile fp8 mma.sync"), ("x", "bad --ptxas")])
+def test_run_ptxas_errors(tmp_path, capsys, ptxas, needle):
+    assert _fp8_run(tmp_path, "--ptxas", ptxas) == 2
+    err = capsys.readouterr().err
+    assert needle in err and "Traceback" not in err

@@ -17,10 +17,16 @@ VERDICTS = {"clean", "race", "deadlock", "out-of-bounds", "uninitialized-read", 
             # a data-dependent kernel with no finding on the concrete inputs tried (not a proof for all inputs)
             "clean-for-inputs",
             # every racing write stores the same value (still a race; --allow-benign-races)
-            "benign-race"}
+            "benign-race",
+            # volatile/relaxed accesses that no fence orders (not UB; --allow-ordering-races)
+            "ordering-race",
+            # a read racing only with writes of the value already there (--allow-benign-races)
+            "benign-read-race"}
 # "findings": a pair equal over the reals whose opt kernel has a finding (check must not say EQUIVALENT)
-CHECKS = {"equivalent", "not-equivalent", "findings"}
-BUFFER_RE = re.compile(r"^([a-z0-9]+)\[(\d+)\]:([a-z]+)$")
+CHECKS = {"equivalent", "not-equivalent", "findings",
+          # addresses depend on integer inputs: equal on the concrete assignments checked (not a proof)
+          "equivalent-for-inputs"}
+BUFFER_RE = re.compile(r"^([a-z0-9]+)\[(\d+)\]:([a-z]+)(:range=-?\d+\.\.-?\d+)?$")
 DIM_RE = re.compile(r"^\d+(x\d+){0,2}$")
 INT_RE = re.compile(r"^-?(0x[0-9a-fA-F]+|\d+)$")
 FLOAT_RE = re.compile(r"^-?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?$|^-?(inf|nan)$")
@@ -39,9 +45,15 @@ def _entries(ptx: Path) -> dict[str, int]:
 
 
 def _kernel_tables(m: dict) -> list[dict]:
-    """Every launch table: [kernel], or [ref] and [opt], where a side may be a sequence of [[side.launch]]."""
+    """Every launch table: [kernel], or [ref] and [opt], where a side may be a sequence of [[side.launch]] (its
+    host steps, `step = "memset acc 0"`, are not kernel launches: `_steps`)."""
     sides = [m["kernel"]] if "kernel" in m else [m["ref"], m["opt"]]
-    return [t for side in sides for t in (side["launch"] if "launch" in side else [side])]
+    return [t for side in sides for t in (side["launch"] if "launch" in side else [side]) if "step" not in t]
+
+
+def _steps(m: dict) -> list[str]:
+    """The host steps of every sequence (volta/exec/hoststeps.py)."""
+    return [t["step"] for seq in _sequences(m).values() for t in seq if "step" in t]
 
 
 def _sequences(m: dict) -> dict:
@@ -142,7 +154,12 @@ def test_manifest(case: Path):
         assert seqs, "role temp is for the intermediates of a launch sequence"
         # an intermediate is written by one launch and read by a later one of the same sequence
         for name in temps:
-            assert any(sum(name in t["args"] for t in seq) >= 2 for seq in seqs.values()), name
+            uses = [sum(name in (t.get("args") or t["step"].split()[1:]) for t in seq) for seq in seqs.values()]
+            assert max(uses) >= 2, name
+    for step in _steps(m):   # memset BUF BYTE | copy SRC DST, on declared buffers
+        words = step.split()
+        assert words[0] in ("memset", "copy") and len(words) == 3, step
+        assert all(w in buffers for w in (words[1:2] if words[0] == "memset" else words[1:])), step
     if "defect_line" in expect:
         src = case / _kernel_tables(m)[-1]["cuda"]
         line = src.read_text().splitlines()[expect["defect_line"] - 1]

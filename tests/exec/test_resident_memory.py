@@ -15,7 +15,8 @@ def test_resident_memory_is_read():
 def test_a_run_over_the_limit_stops_with_a_usage_error():
     if limits.resident_memory() is None:
         pytest.skip("no /proc/self/statm here")
-    machine = SimpleNamespace(prog=SimpleNamespace(name="k"), steps=8192, thread_instructions=0)
+    machine = SimpleNamespace(prog=SimpleNamespace(name="k"), steps=8192, thread_instructions=0,
+                              clock=limits.StepClock())
     with limits.using(max_memory=1 << 20):
         with pytest.raises(UsageError, match="resident memory after 8,192 steps.*--max-memory"):
             limits.step_check(machine)

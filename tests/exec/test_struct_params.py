@@ -171,8 +171,26 @@ def test_a_kernel_reading_past_its_struct(capsys):
                     "--args", "{x,1,2}"], "read_past_param_0", "past its declared 24 bytes", "struct_edge.ptx:17:")
 
 
-@pytest.mark.parametrize("kernel, needle", [("address_taken", "address of struct parameter"),
-                                            ("wide_load", "16 bytes at once")])
+def test_a_struct_whose_address_is_taken_lives_in_parameter_memory(capsys):
+    """`mov.u64 %rd3, p` then `ld.param.u64 %rd1, [%rd3]`: the pointer field read through the struct's address
+    in the parameter state space is buffer x, so every thread storing 1 there is a benign race on `x`."""
+    argv = ["races", EDGE, "--kernel", "address_taken", "--grid", "2", "--block", "32", "--buffer", "x=u32[4]",
+            "--buffer", "y=u32[4]", "--args", "{x,y}", "-q"]
+    assert run(argv) == 1
+    out = capsys.readouterr().out
+    assert "BENIGN RACE" in out and "benign race on `x`" in out
+    assert run(argv[:-3] + ["--args", "{null,y}", "-q"]) == 1   # a null pointer field holds address 0
+    assert "OUT OF BOUNDS" in capsys.readouterr().out
+
+
+def test_a_symbol_field_of_an_addressed_struct_is_unsupported(capsys):
+    argv = ["races", EDGE, "--kernel", "address_taken", "--grid", "2", "--block", "32", "--buffer", "x=u32[4]",
+            "--symbol", "a=f32", "--args", "{x,a}", "-q"]
+    assert run(argv) == 3
+    assert "is a symbol: only concrete fields" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("kernel, needle", [("wide_load", "16 bytes at once")])
 def test_structs_that_cannot_be_split_are_unsupported(capsys, kernel, needle):
     argv = ["races", EDGE, "--kernel", kernel, "--grid", "2", "--block", "32", "--buffer", "x=u32[4]",
             "--buffer", "y=u32[4]", "--args", "{x,y}", "-q"]

@@ -189,8 +189,11 @@ def _unfrag(words, fn, slots, per_reg, ew, shape):
 
 
 @pytest.mark.parametrize("case", ["m16n8k8.f16", "m16n8k8.tf32", "m16n8k32.s8", "m16n8k32.e4m3", "m8n8k4.f64",
-                                  "m16n8k16.bf16.f16acc"])
+                                  "m16n8k16.bf16.f16acc", "m16n8k32.s8@hopper"])
 def test_mma_shapes_against_numpy(case):
+    """Small integers: every model is exact. `@hopper`: integer mma under an architecture --fp has no
+    tensor-core row and stays exact."""
+    case, _, arch = case.partition("@")
     rng = np.random.default_rng(2)
     if case == "m16n8k8.f16":
         opcode, key, ab, acc = "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32", (".m16n8k8", "16"), "f16", "f32"
@@ -230,8 +233,9 @@ def test_mma_shapes_against_numpy(case):
     bt = "u64" if wide else "u32"
     m = run(_mma_kernel(opcode, Aw.shape[1], Bw.shape[1], Cw.shape[1], wide), "32", ["A", "B", "C", "D"],
             [f"A={bt}[{Aw.size}]:in", f"B={bt}[{Bw.size}]:in", f"C={bt}[{Cw.size}]:in", f"D={bt}[{Cw.size}]:out"],
-            {"A": Aw.astype(dt), "B": Bw.astype(dt), "C": Cw.astype(dt)}, fp="ada" if ab == "e4m3" else "ieee")
-    assert not m.findings
+            {"A": Aw.astype(dt), "B": Bw.astype(dt), "C": Cw.astype(dt)},
+            fp=arch or ("ada" if ab == "e4m3" else "ieee"))
+    assert not m.findings and (m.tensor_rows == {}) == (ab == "s8" or m.fp == "ieee")
     Dw = out(m, "D", dt)[: Cw.size].reshape(Cw.shape).astype(np.uint64)
     D = _unfrag(Dw, lc, M * N // 32, cper, cw, (M, N))
     want = c + a @ b

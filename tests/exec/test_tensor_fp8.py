@@ -18,7 +18,9 @@ from volta.exec import tensor as T
 from volta.exec.launch import from_options
 from volta.exec.machine import Machine
 from volta.ir.program import lower
-from volta.numerics.mma_model import PARAMS
+from volta.errors import UsageError
+from volta.numerics.mma_model import HOPPER_FP8_PTXAS_12_4, PARAMS
+from volta.numerics.mma_select import MmaSetting
 from volta.numerics.mma_vec import mma
 from volta.ptx.parser import parse_text
 
@@ -70,8 +72,9 @@ def _unfrag(words, fn, slots, per_reg, ew, shape):
     return tile
 
 
-def run_mma(ptx: str, A, B, C, acc: str, fp: str) -> np.ndarray:
-    """Run the kernel on one warp with tiles A (16x32), B (32x8) of fp8 words and C (16x8) accumulator words."""
+def run_mma(ptx: str, A, B, C, acc: str, fp: str, tensor: MmaSetting | None = None, rows: dict | None = None):
+    """Run the kernel on one warp with tiles A (16x32), B (32x8) of fp8 words and C (16x8) accumulator words;
+    `rows`, when given, receives the machine's tensor-core rows."""
     _, la, lb, lc, _ = T.MMA_SHAPES[(".m16n8k32", "8")]
     cper, cw = (2, 16) if acc == "f16" else (1, 32)
     Aw, Bw = _frag(A, la, 16, 4, 8), _frag(B, lb, 8, 4, 8)
@@ -80,8 +83,10 @@ def run_mma(ptx: str, A, B, C, acc: str, fp: str) -> np.ndarray:
                         [f"A=u32[{Aw.size}]:in", f"B=u32[{Bw.size}]:in", f"C=u32[{Cw.size}]:in",
                          f"D=u32[{Cw.size}]:out"])
     m = Machine(lower(parse_text(ptx), None), spec.launches["kernel"], spec.buffers, spec.symbols,
-                inputs={"A": Aw.reshape(-1), "B": Bw.reshape(-1), "C": Cw.reshape(-1)}, fp=fp).run()
+                inputs={"A": Aw.reshape(-1), "B": Bw.reshape(-1), "C": Cw.reshape(-1)}, fp=fp, tensor=tensor).run()
     assert not m.findings
+    if rows is not None:
+        rows.update(m.tensor_rows)
     Dw = m.buffer_regions["D"].data[0].view(np.uint32)[: Cw.size].reshape(Cw.shape)
     return _unfrag(Dw, lc, 4, cper, cw, (16, 8))
 
@@ -133,6 +138,34 @@ def test_fp8_mma_sync_discriminating_element(arch, in_fmt, acc, c, pairs, want):
     D = run_mma(_kernel(opcode, 2 if acc == "f16" else 4), A, B, C, acc, arch)
     assert int(D[0, 0]) == want
     assert (in_fmt, acc) in PARAMS[arch]
+
+
+@pytest.mark.parametrize("in_fmt", ["e4m3", "e5m2"])
+def test_the_machine_takes_the_ptxas_version(in_fmt):
+    """Hopper fp8 mma.sync -> f32 as ptxas 12.4-12.6 compile it: the whole tile is that row, element (0, 0)
+    carries vector P1 of tests/numerics/test_mma_select.py (45800001 there, 45800000 under ptxas 12.8+), and the
+    machine records the row it used."""
+    rng = np.random.default_rng(zlib.crc32(in_fmt.encode()))
+    A, B = _rand_fp8(rng, (16, 32)), _rand_fp8(rng, (32, 8))
+    C = rng.standard_normal((16, 8)).astype(np.float32).view(np.uint32).astype(np.uint64)
+    A[0, :], B[:, 0], C[0, 0] = 0, 0, 0
+    p1 = {"e4m3": ([0x68, 0, 0x0C], [0x68, 0, 0x08]), "e5m2": ([0x54, 0, 0x26], [0x54, 0, 0x24])}[in_fmt]
+    A[0, :3], B[:3, 0] = p1
+    ptx = _kernel(f"mma.sync.aligned.m16n8k32.row.col.f32.{in_fmt}.{in_fmt}.f32", 4)
+    rows = {}
+    D = run_mma(ptx, A, B, C, "f32", "hopper", MmaSetting("mma", (12, 6)), rows)
+    want = mma(A.astype(np.int64), B.astype(np.int64), C.astype(np.int64), "hopper", in_fmt, "f32",
+               params=HOPPER_FP8_PTXAS_12_4)
+    assert (D == want.astype(np.uint64)).all() and int(D[0, 0]) == 0x45800001
+    assert list(rows) == [f"hopper mma.sync {in_fmt}->f32, ptxas 12.4-12.6"]
+    assert int(run_mma(ptx, A, B, C, "f32", "hopper", MmaSetting("mma", (13, 0)))[0, 0]) == 0x45800000
+
+
+def test_a_toolkit_that_rejects_the_mma_is_a_usage_error():
+    ptx = _kernel("mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16", 2)
+    A, B, C = np.zeros((16, 32), np.uint64), np.zeros((32, 8), np.uint64), np.zeros((16, 8), np.uint64)
+    with pytest.raises(UsageError, match="rejects fp8 mma.sync with an f16 accumulator"):
+        run_mma(ptx, A, B, C, "f16", "hopper", MmaSetting("mma", (12, 5)))
 
 
 CUDA = r"""

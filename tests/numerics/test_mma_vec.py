@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from volta.errors import UsageError
 from volta.numerics.formats import FORMATS
 from volta.numerics.formats import Rnd
-from volta.numerics.mma_model import PARAMS, MmaParams, mma_dot, mma_tile
+from volta.numerics.mma_model import (HOPPER_FP8_PTXAS_12_4, HOPPER_WGMMA_FP8, PARAMS, MmaParams, mma_dot,
+                                     mma_tile)
 from volta.numerics.mma_vec import mma, mma_batch
 
 ROWS = [(arch, i, a) for arch, rows in PARAMS.items() for (i, a) in rows if i != "f64"]
@@ -51,7 +52,8 @@ def test_vectorized_equals_oracle(arch, in_fmt, acc_fmt, seed, specials):
 
 # Rows that no architecture uses, so that every structure parameter is exercised in both models: directed
 # roundings (f32 and f16 accumulators), a directed c_after (the scalar fallback), a split with three passes,
-# cut14 with c after, and an operand conversion to bf16.
+# cut14 with c after, an operand conversion to bf16, and passes summed instead of chained (the Hopper fp8 row of
+# ptxas 12.4-12.6, the same with directed sums of three passes) — plus the wgmma row, which PARAMS does not hold.
 VARIANTS = [
     ("f16", "f16", MmaParams(16, 25, -21, Rnd.RZ)),
     ("f16", "f16", MmaParams(8, 24, -20, Rnd.RP)),
@@ -62,6 +64,11 @@ VARIANTS = [
                               k_split=((3,), (0, 2), (1,)), operand_fmt="f16")),
     ("e4m3", "f32", MmaParams(16, 13, None, Rnd.RZ, cut14=True, inst_k=32, c_after=Rnd.RN)),
     ("e4m3", "f32", MmaParams(4, 25, -133, Rnd.RZ, operand_fmt="bf16")),
+    ("e4m3", "f32", HOPPER_FP8_PTXAS_12_4),
+    ("e5m2", "f32", HOPPER_FP8_PTXAS_12_4),
+    ("e4m3", "f32", HOPPER_WGMMA_FP8),
+    ("e5m2", "f16", MmaParams(8, 25, -21, Rnd.RN, inst_k=32, c_after=Rnd.RN, split_mod=4,
+                              k_split=((3,), (0, 2), (1,)), operand_fmt="f16", pass_sum=Rnd.RP)),
 ]
 
 

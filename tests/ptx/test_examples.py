@@ -43,6 +43,9 @@ def test_ptxas_accepts_printed_text(path, tmp_path):
     out = tmp_path / "printed.ptx"
     out.write_text(print_module(module))
     arch = module.target[0]
-    result = subprocess.run(["ptxas", f"-arch={arch}", str(out), "-o", str(tmp_path / "a.cubin")],
+    # A module that calls a function declared without a body (an .extern helper the harness supplies) is
+    # assembled as relocatable code (ptxas -c): linking it is the harness's job, not the printer's.
+    relocatable = ["-c"] if ".extern .func" in path.read_text() else []
+    result = subprocess.run(["ptxas", f"-arch={arch}", *relocatable, str(out), "-o", str(tmp_path / "a.cubin")],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr

@@ -177,7 +177,7 @@ def test_mutated_kernels_and_launches_through_races_check_run(tmp_path, capsys, 
                         + (f"--- text ---\n{text}" if text else ""))
         out, err = capsys.readouterr()
         assert code in (0, 1, 2, 3), (i, argv, code, err)
-        assert "Traceback" not in out + err, (i, argv, err)
+        assert "Traceback" not in out + err and "internal error" not in err, (i, argv, err)
         if code == 2:
             assert err.strip() and "\n\n" not in err.strip(), (i, argv, err)
         counts[(cmd, what, code)] = counts.get((cmd, what, code), 0) + 1

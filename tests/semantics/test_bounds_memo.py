@@ -22,11 +22,13 @@ def reference(e):
         (a0, a1), (b0, b1) = reference(e.args[0]), reference(e.args[1])
         if op is E.ADD:
             return (None if None in (a0, b0) else a0 + b0, None if None in (a1, b1) else a1 + b1)
-        if op is E.MUL:
-            if None in (a0, a1, b0, b1):
-                return None, None
-            ps = [a0 * b0, a0 * b1, a1 * b0, a1 * b1]
-            return min(ps), max(ps)
+        if op is E.MUL:   # unbounded ends as ±inf, with 0·inf = 0 (an end at 0 bounds the product at 0)
+            inf = float("inf")
+            ends_a = (-inf if a0 is None else a0, inf if a1 is None else a1)
+            ends_b = (-inf if b0 is None else b0, inf if b1 is None else b1)
+            ps = [0 if x == 0 or y == 0 else x * y for x in ends_a for y in ends_b]
+            lo, hi = min(ps), max(ps)
+            return (None if lo == -inf else lo, None if hi == inf else hi)
         if op is E.MAX:
             lo = a0 if b0 is None else b0 if a0 is None else max(a0, b0)
             return lo, None if None in (a1, b1) else max(a1, b1)

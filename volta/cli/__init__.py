@@ -2,13 +2,18 @@
 
 Each subcommand lives in its own module and is loaded only when used, so `volta mma` never pays
 for importing the executor and `volta parse` never imports z3. Every `VoltaError` becomes a
-one-paragraph message on stderr and its exit code; nothing reaches the user as a traceback.
+one-paragraph message on stderr and its exit code; nothing reaches the user as a traceback. Any other
+exception is a bug in Volta: it becomes one `internal error` paragraph naming the exception and the line
+of Volta that raised it, exit 3 (nothing is claimed); `VOLTA_TRACEBACK=1` shows the traceback instead.
 """
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
+import traceback
+from pathlib import Path
 
 import click
 
@@ -59,7 +64,30 @@ def run(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         return 2
+    except Exception as err:   # a bug: one paragraph, never a traceback (unless asked for)
+        if os.environ.get("VOLTA_TRACEBACK"):
+            raise
+        click.echo(internal_error(err), err=True)
+        return INTERNAL_ERROR_EXIT
     return result if isinstance(result, int) else 0
+
+
+INTERNAL_ERROR_EXIT = 3  # nothing is claimed, as for UNSUPPORTED and UNKNOWN
+
+
+def internal_error(err: BaseException) -> str:
+    """`internal error: OverflowError: … (raised at volta/exec/machine.py:926 in lane_bits_constants) …`."""
+    package = Path(__file__).resolve().parents[1]
+    where = ""
+    for frame in reversed(traceback.extract_tb(err.__traceback__)):
+        path = Path(frame.filename)
+        if package in path.parents:   # the innermost line of Volta's own code
+            where = f" (raised at {path.relative_to(package.parent)}:{frame.lineno} in {frame.name})"
+            break
+    message = " ".join(str(err).split())
+    return (f"internal error: {type(err).__name__}{': ' + message if message else ''}{where}. This is a bug in "
+            f"Volta, not a verdict on the kernel: nothing is claimed. Please report it with the command line "
+            f"(VOLTA_TRACEBACK=1 shows the traceback).")
 
 
 def main() -> None:

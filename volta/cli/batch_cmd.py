@@ -8,7 +8,8 @@
 The job format and the result line are described in `volta.batch` (and README "Batch"). Each job runs in its own
 process with `--timeout` seconds and `--memory-mb` of address space; a job past its limit is `timeout` or
 `memory`, never a verdict. Results stream to stdout (or `--out`, appended with `--resume`) as the jobs finish;
-a summary table goes to stderr.
+a progress line per finished job (done/total, jobs not ok and with findings, the ETA) and a summary table at the
+end go to stderr (not with `-q`).
 
 Exit codes: 0 every job exited 0; 2 a job was bad input (or the jobs file is); else 1 a job found something
 (not equivalent, findings); else 3 (unsupported, unknown, timeout, memory).
@@ -18,6 +19,7 @@ from __future__ import annotations
 import click
 
 from volta.batch import run_batch
+from volta.cli.progress import Progress
 
 
 @click.command("batch")
@@ -34,15 +36,20 @@ from volta.batch import run_batch
 @click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
               help="Run the jobs on Ray: a local instance, or --ray=ADDRESS of a cluster (give --ray after JOBS, "
                    "or --ray=ADDRESS, so it does not take JOBS as its address).")
-@click.option("-q", "--quiet", is_flag=True, help="No summary table on stderr.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress lines or summary table on stderr.")
 def command(jobs, workers, out, resume, timeout_s, memory_mb, ray_address, quiet) -> int:
     """Run the jobs in JOBS (one JSON object per line) and print one JSON result per line."""
     import os
 
-    summary = run_batch(jobs, workers=workers or os.cpu_count() or 1, out=out, resume=resume,
-                        timeout_s=timeout_s or None, memory_mb=memory_mb or None,
-                        ray_address=None if ray_address == "local" else ray_address,
-                        use_ray=ray_address is not None)
+    progress = None if quiet else Progress("volta batch")
+    try:
+        summary = run_batch(jobs, workers=workers or os.cpu_count() or 1, out=out, resume=resume,
+                            timeout_s=timeout_s or None, memory_mb=memory_mb or None,
+                            ray_address=None if ray_address == "local" else ray_address,
+                            use_ray=ray_address is not None, progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
     if not quiet:
         click.echo(summary.table(), err=True)
     return summary.exit_code

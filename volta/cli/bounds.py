@@ -1,7 +1,8 @@
-"""`--max-memory`, `--max-steps` (and `--timeout` for `volta check`): the options that bound one command.
+"""`--timeout`, `--max-memory` and the opt-in `--max-steps`: the options that bound one command.
 
-`bounded(name, timeout=...)` adds the options to a click command and runs its body inside
-`volta.exec.limits.using(...)`, with a progress line on stderr for long runs unless `-q`.
+`bounded(name)` adds the options to a click command and runs its body inside `volta.exec.limits.using(...)`,
+with a progress line on stderr for long runs unless `-q`. A run is bounded by time and memory: there is no
+step cap unless `--max-steps` asks for one.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from volta.cli.progress import Progress
 from volta.exec import limits
 
 
-def bounded(command_name: str, timeout: bool = False):
+def bounded(command_name: str):
     def decorate(f):
         @functools.wraps(f)
         def wrapper(*args, max_memory=None, max_steps=None, timeout_s=None, **kwargs):
@@ -29,17 +30,17 @@ def bounded(command_name: str, timeout: bool = False):
 
         wrapper = click.option(
             "--max-steps", type=click.IntRange(min=1), default=None, metavar="N",
-            help=f"Stop (UNSUPPORTED) after N machine steps [default: {limits.DEFAULT_MAX_STEPS:,}].")(wrapper)
+            help="Stop (UNSUPPORTED) after N machine steps [default: no cap; --timeout and --max-memory "
+                 "bound a run].")(wrapper)
         wrapper = click.option(
             "--max-memory", default=None, metavar="SIZE",
             help="Refuse a launch whose estimated memory exceeds SIZE (e.g. 8G, 512M) "
                  "[default: half of this machine's memory].")(wrapper)
-        if timeout:
-            wrapper = click.option(
-                "--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True), default=None,
-                metavar="SECONDS",
-                help="Bound the whole command (execution, normalization, search, solver): elements left "
-                     "undecided are UNKNOWN.")(wrapper)
+        wrapper = click.option(
+            "--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True), default=None,
+            metavar="SECONDS",
+            help="Bound the whole command (execution, and for check normalization, search and solver): what is "
+                 "left undecided is UNKNOWN (exit 3), reported with the work done until then.")(wrapper)
         return wrapper
 
     return decorate

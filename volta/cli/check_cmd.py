@@ -23,8 +23,10 @@ from volta.cli.bounds import bounded
 from volta.exec import limits
 from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
+from volta.cuda import nvcc_release
 from volta.exec.launch import (compile_sources, load_manifest, pair_from_options, parse_define_fn, preflight,
                                sequences_from_options)
+from volta.numerics.mma_select import make_setting
 from volta.report import render
 from volta.report.check_report import CheckResult, ReplayResult
 
@@ -45,7 +47,22 @@ def _launch_options(f):
     return f
 
 
-@click.command("check")
+class _InOrder(click.Command):
+    """Records the order of --ref-launch/--ref-step (and --opt-…) as given: click keeps each option's values in
+    order but not the order between two options, and a host step runs where it stands among the launches."""
+
+    def parse_args(self, ctx, args):
+        order = {"ref": [], "opt": []}
+        for a in args:
+            for role in order:
+                for kind in ("launch", "step"):
+                    if a == f"--{role}-{kind}" or a.startswith(f"--{role}-{kind}="):
+                        order[role].append(kind)
+        ctx.meta["volta.step_order"] = order
+        return super().parse_args(ctx, args)
+
+
+@click.command("check", cls=_InOrder)
 @click.argument("targets", nargs=-1, type=click.Path(dir_okay=False))
 @_launch_options
 @click.option("--ref-launch", "ref_launch", multiple=True, metavar='"FILE[:KERNEL] grid=G block=B args=A,B"',
@@ -55,6 +72,12 @@ def _launch_options(f):
               help="One launch of the optimized side, in order (repeatable), e.g. --opt-launch "
                    '"k.ptx:partial_sums grid=8 block=256 args=x,tmp,1024" --opt-launch "k.ptx:reduce grid=1 block=32 '
                    'args=tmp,out,8".')
+@click.option("--ref-step", "ref_step", multiple=True, metavar='"memset BUF BYTE" | "copy SRC DST"',
+              help="A host step of the reference's launch sequence, where it stands among the --ref-launch options: "
+                   "cudaMemset of a buffer (every byte BYTE) or a device-to-device copy of SRC into DST.")
+@click.option("--opt-step", "opt_step", multiple=True, metavar='"memset BUF BYTE" | "copy SRC DST"',
+              help='A host step of the optimized side, in order with its --opt-launch options, e.g. --opt-step '
+                   '"memset out 0" before an atomicAdd kernel, --opt-step "copy tmp out".')
 @click.option("--buffer", multiple=True, metavar="NAME=DTYPE[N]:ROLE",
               help="A global buffer shared by both kernels; ROLE is in, out, inout or temp (an intermediate of a "
                    "launch sequence: not compared, not an input) (repeatable).")
@@ -77,8 +100,17 @@ def _launch_options(f):
 @click.option("--fp", default="real", show_default=True, metavar="real|ieee|ARCH",
               help="real: prove equivalence over the reals. ieee, volta, ampere, ada, hopper, blackwell: compare "
                    "the bits both kernels produce on random and adversarial inputs, and say where they part.")
-@click.option("--trials", type=click.IntRange(min=1), default=4, show_default=True,
-              help="With a bit-exact --fp: input sets per generator.")
+@click.option("--ptxas", default=None, metavar="VERSION",
+              help="With an architecture --fp: the ptxas that compiles the PTX, e.g. 12.6 (default: the nvcc "
+                   "found, else 13.0); Hopper fp8 mma.sync depends on it.")
+@click.option("--trials", type=click.IntRange(min=1), default=None,
+              help="With a bit-exact --fp: input sets per generator [default: 4]. Over the reals, when addresses "
+                   "depend on integer inputs: how many assignments of them to check (see --inputs).")
+@click.option("--inputs", "inputs", metavar="MODE[,MODE…]", default=None,
+              help="Over the reals, when addresses depend on integer inputs (an embedding lookup): the assignments "
+                   "of those inputs to check, each with every float input symbolic: FILE.npz, random[:SEED] (within "
+                   "a declared :range=LO..HI), zeros, equal, colliding. Default: every assignment when there are at "
+                   "most 64, else random:0,zeros,equal,colliding (EQUIVALENT ON THESE INPUTS: not a proof).")
 @click.option("--seed", type=int, default=0, show_default=True, help="With a bit-exact --fp: random seed.")
 @click.option("--define-fn", "define_fn", multiple=True, metavar="NAME=exp|exp2|log|sqrt|rsqrt|tanh",
               help="Give an external function with no body its exact real meaning (else: uninterpreted).")
@@ -104,11 +136,11 @@ def _launch_options(f):
                    "coordinates such as 0,5 or 0x0,3x1) and compare the outputs both write; the verdict says so.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 @cuda_options
-@bounded("check", timeout=True)
+@bounded("check")
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
             as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag,
             allow_exit_before_barrier, prove, batch_invariant, ulp=None, rtol=None, atol=None,
-            signed_zero="differ", ctas=None, **launch) -> int:
+            signed_zero="differ", ctas=None, ptxas=None, inputs=None, **launch) -> int:
     """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
 
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
@@ -116,10 +148,21 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     """
     if as_json and as_sarif:
         raise UsageError("choose one of --json and --sarif")
+    if ptxas is not None and fp in ("real", "ieee"):
+        raise UsageError(f"--ptxas chooses a tensor-core row: give an architecture --fp (hopper, …), not {fp}")
+    tensor = make_setting("mma", ptxas, nvcc_release())
     spec, argv = _spec(targets, launch, buffer, symbol, shared_dynamic)
-    compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
-    limits.check_buffers(spec.buffers)  # before any input array is drawn (--max-memory)
-    preflight(spec, ("ref", "opt"), symbolic=fp == "real")  # both PTX files, kernels, args, memory: before running
+    report = None   # set here when --timeout runs out before the check starts (still a report, --json too)
+    try:
+        compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
+        limits.check_buffers(spec.buffers)  # before any input array is drawn (--max-memory)
+        preflight(spec, ("ref", "opt"), symbolic=fp == "real")  # both PTX files, kernels, args, memory: before running
+    except limits.Timeout as err:
+        if fp != "real" or replay_file is not None:
+            raise
+        from volta.equiv.check import timed_out
+
+        report = timed_out(spec, err, "reading the kernels")
     argv += (["--arch", arch] if arch else []) + [f"--nvcc-flag={f}" for f in nvcc_flag]
     spec.functions = dict(parse_define_fn(f) for f in define_fn)
     for name, meaning in spec.functions.items():
@@ -151,20 +194,32 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         return rep.exit_code
 
     if fp != "real":
+        if inputs is not None:
+            raise UsageError("--inputs chooses assignments of integer inputs for the check over the reals; a "
+                             "bit-exact --fp draws its own inputs (--trials, --seed)")
+        trials = 4 if trials is None else trials
         if batch_invariant and not prove:
             raise UsageError("--batch-invariant is a proof: add --prove")
         return _bits(spec, fp, trials, seed, as_json, as_sarif or junit_file or emit_smt or save_cex, prove,
-                     batch_invariant, tolerance=_tolerance(ulp, rtol, atol, signed_zero, prove))
+                     batch_invariant, tolerance=_tolerance(ulp, rtol, atol, signed_zero, prove), tensor=tensor)
     if prove or batch_invariant:
         raise UsageError("--prove proves bits identical: give a bit-exact --fp (ieee or an architecture)")
+    if inputs is not None or trials is not None:
+        from volta.exec.races import trial_modes
+
+        trial_modes(inputs, trials)   # a bad --inputs/--trials is a usage error before anything runs
     if ulp is not None or rtol is not None or atol is not None or signed_zero != "differ":
         raise UsageError("--ulp, --rtol, --atol and --signed-zero relax a bit-exact comparison: give --fp ieee or "
                          "an architecture (over the reals, --fp real, equivalence is exact)")
 
-    from volta.equiv.check import check, save_inputs
+    from volta.equiv.check import check, save_inputs, timed_out
 
     start = time.perf_counter()
-    report = check(spec, timeout_ms=timeout_ms, emit_smt=emit_smt, progress=progress)
+    try:
+        report = report or check(spec, timeout_ms=timeout_ms, emit_smt=emit_smt, progress=progress, inputs=inputs,
+                                 trials=trials)
+    except limits.Timeout as err:   # outside what check() reports itself (reading a kernel for --ctas …)
+        report = timed_out(spec, err, "preparing the check")
     if progress is not None:
         progress.close()
     limits.disarm()  # decided (or out of time): printing the verdict is not interrupted
@@ -207,7 +262,7 @@ def _tolerance(ulp, rtol, atol, signed_zero, prove):
 
 
 def _bits(spec, fp, trials, seed, as_json, unsupported_option, prove=False, batch_invariant=False,
-          tolerance=None) -> int:
+          tolerance=None, tensor=None) -> int:
     """`--fp ieee|ARCH`: bit-level comparison plus the HEAL-style diagnosis of the worst element;
     with `--prove`, first the proof that every element is the same function of the input bits."""
     from volta.equiv.bits import check_bits
@@ -221,10 +276,11 @@ def _bits(spec, fp, trials, seed, as_json, unsupported_option, prove=False, batc
     if prove:
         from volta.equiv.bitproof import prove_bits
 
-        proved = ProofResult(prove_bits(spec, fp=fp, trials=trials, seed=seed, batch_invariant=batch_invariant))
+        proved = ProofResult(prove_bits(spec, fp=fp, trials=trials, seed=seed, batch_invariant=batch_invariant,
+                                        tensor=tensor))
         click.echo(PROOF_FORMATS["json" if as_json else "text"](proved))
         return proved.exit_code
-    result = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed,
+    result = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed, tensor=tensor,
                                     **({"tolerance": tolerance} if tolerance is not None else {})))
     click.echo(FORMATS["json" if as_json else "text"](result))
     return result.exit_code
@@ -248,21 +304,30 @@ def _spec(targets, launch: dict, buffer, symbol, shared_dynamic):
             raise UsageError(f"{paths[0]} has no [{'] and ['.join(missing)}] table: volta check compares the "
                              f"[ref] and [opt] kernels of a pair manifest (use volta races for one kernel)")
         return spec, [str(paths[0])]
-    if launch.get("ref_launch") or launch.get("opt_launch"):
-        given = [k for k, v in launch.items() if v and k not in ("ref_launch", "opt_launch")]
+    steps = ("ref_launch", "opt_launch", "ref_step", "opt_step")
+    if any(launch.get(k) for k in steps):
+        given = [k for k, v in launch.items() if v and k not in steps]
         if paths or given or shared_dynamic:
             extra = [str(p) for p in paths] + ["--" + g.replace("_", "-") for g in given] + (
                 ["--shared-dynamic"] if shared_dynamic else [])
-            raise UsageError(f"--ref-launch/--opt-launch give each side's files and launches; drop {', '.join(extra)} "
+            raise UsageError(f"--ref-launch/--opt-launch (and --ref-step/--opt-step) give each side's files and "
+                             f"launches; drop {', '.join(extra)} "
                              f"(a launch's dynamic shared memory is its shared=BYTES)")
         if not buffer:
             raise UsageError("declare the buffers the launches share: --buffer NAME=DTYPE[N]:ROLE "
                              "(ROLE in, out, inout or temp)")
-        spec = sequences_from_options(launch["ref_launch"], launch["opt_launch"], buffer, symbol)
+        order = click.get_current_context().meta.get("volta.step_order") or {
+            role: ["launch"] * len(launch[f"{role}_launch"]) + ["step"] * len(launch[f"{role}_step"])
+            for role in ("ref", "opt")}
+        items = {}
+        for role in ("ref", "opt"):
+            given_in_order = {kind: iter(launch[f"{role}_{kind}"]) for kind in ("launch", "step")}
+            items[role] = [(kind, next(given_in_order[kind])) for kind in order[role]]
+        spec = sequences_from_options(items["ref"], items["opt"], buffer, symbol)
         argv = []
         for role in ("ref", "opt"):
-            for text in launch[f"{role}_launch"]:
-                argv += [f"--{role}-launch", text]
+            for kind, text in items[role]:
+                argv += [f"--{role}-{kind}", text]
         for b in buffer:
             argv += ["--buffer", b]
         for s in symbol:

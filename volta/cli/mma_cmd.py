@@ -2,19 +2,25 @@
 
 One dot product from --a/--b/--c, or many from --batch FILE (one `a-words ; b-words ; c-word` per line, words in
 hex of the input format, c and results in hex of the accumulator format), evaluated vectorized by K.
+The row is chosen by the instruction (`--inst mma|wgmma`) and, where the code depends on it (Hopper fp8
+`mma.sync`), the ptxas version (`--ptxas`, default the nvcc found, else 13.0): volta.numerics.mma_select. The
+row used is named on stderr (text) or under "row" (`--json`: {"words", "value", "acc", "row"}).
 """
 from __future__ import annotations
 
 import functools
+import json
 import math
 from collections import defaultdict
 
 import click
 import numpy as np
 
+from volta.cuda import nvcc_release
 from volta.errors import UsageError
 from volta.numerics.formats import FORMATS, decode
-from volta.numerics.mma_model import params_for
+from volta.numerics.mma_model import MmaParams
+from volta.numerics.mma_select import INSTS, make_setting, select_row, summary
 from volta.numerics.mma_vec import mma_batch
 
 
@@ -74,7 +80,8 @@ def _bulk_words(fields: list[str], rows, col: int, width: int, path: str, what: 
     raise UsageError(f"{path}: malformed {what} words")  # unreachable: some line failed above
 
 
-def run_batch_text(rows, path: str, arch: str, in_fmt: str, acc_fmt: str) -> list[int]:
+def run_batch_text(rows, path: str, arch: str, in_fmt: str, acc_fmt: str,
+                   params: MmaParams | None = None) -> list[int]:
     """Evaluate every row, one vectorized call per distinct K."""
     in_w, acc_w = FORMATS[in_fmt].width, FORMATS[acc_fmt].width
     by_k: dict[int, list[int]] = defaultdict(list)
@@ -90,14 +97,15 @@ def run_batch_text(rows, path: str, arch: str, in_fmt: str, acc_fmt: str) -> lis
         A = _bulk_words([r[1] for r in sel], sel, 1, in_w, path, "a").reshape(len(idx), k)
         B = _bulk_words([r[2] for r in sel], sel, 2, in_w, path, "b").reshape(len(idx), k)
         C = _bulk_words([r[3] for r in sel], sel, 3, acc_w, path, "c")
-        for i, d in zip(idx, mma_batch(A, B, C, arch, in_fmt, acc_fmt).tolist()):
+        for i, d in zip(idx, mma_batch(A, B, C, arch, in_fmt, acc_fmt, params=params).tolist()):
             out[i] = d
     return out
 
 
-def run_one(a: list[int], b: list[int], c: int, arch: str, in_fmt: str, acc_fmt: str) -> int:
+def run_one(a: list[int], b: list[int], c: int, arch: str, in_fmt: str, acc_fmt: str,
+            params: MmaParams | None = None) -> int:
     return int(mma_batch(np.array([a], dtype=np.int64), np.array([b], dtype=np.int64), np.array([c]), arch,
-                         in_fmt, acc_fmt)[0])
+                         in_fmt, acc_fmt, params=params)[0])
 
 
 @click.command(name="mma")
@@ -109,31 +117,47 @@ def run_one(a: list[int], b: list[int], c: int, arch: str, in_fmt: str, acc_fmt:
 @click.option("--b", "b_words", help="comma-separated hex words of B's column")
 @click.option("--c", "c_word", default="0", show_default=True, help="hex accumulator word")
 @click.option("--batch", "batch", type=click.Path(dir_okay=False), help="file of 'a ; b ; c' lines")
-def command(arch, in_fmt, acc_fmt, a_words, b_words, c_word, batch) -> int:
+@click.option("--inst", type=click.Choice(INSTS), default="mma", show_default=True,
+              help="the instruction: mma (mma.sync, wmma) or wgmma (sm_90a)")
+@click.option("--ptxas", default=None, metavar="VERSION",
+              help="the ptxas that compiled the code, e.g. 12.6 or 13.0 (default: the nvcc found, else 13.0); "
+                   "Hopper fp8 mma.sync depends on it")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object: words, value, acc and the row used")
+def command(arch, in_fmt, acc_fmt, a_words, b_words, c_word, batch, inst, ptxas, as_json) -> int:
     """Compute d = c + Σ a[k]·b[k] as a tensor core of ARCH does, bit for bit."""
     for name in (in_fmt, acc_fmt):
         if name not in FORMATS:
             raise UsageError(f"unknown format {name!r} (known: {', '.join(FORMATS)})")
-    params_for(arch, in_fmt, acc_fmt)  # validates the architecture/format pair
+    setting = make_setting(inst, ptxas, nvcc_release())
+    row = select_row(arch, in_fmt, acc_fmt, setting)  # validates the architecture/format pair and the setting
     in_width, acc_width = FORMATS[in_fmt].width, FORMATS[acc_fmt].width
     width_hex = acc_width // 4
     if batch is not None:
         if a_words or b_words:
             raise UsageError("--batch cannot be combined with --a/--b")
         rows = _read_batch(batch)
-        results = run_batch_text(rows, batch, arch, in_fmt, acc_fmt)
-        if results:
-            click.echo("\n".join(f"{d:0{width_hex}x}" for d in results))
+        results = run_batch_text(rows, batch, arch, in_fmt, acc_fmt, row.params)
+        value = None
+    else:
+        if a_words is None or b_words is None:
+            raise UsageError("give --a and --b (or --batch FILE)")
+        a = parse_words(a_words, "--a", in_width)
+        b = parse_words(b_words, "--b", in_width)
+        (c,) = parse_words(c_word, "--c", acc_width) if "," not in c_word else (None,)
+        if c is None:
+            raise UsageError("--c takes one word")
+        if len(a) != len(b):
+            raise UsageError(f"--a has {len(a)} words but --b has {len(b)}")
+        results = [run_one(a, b, c, arch, in_fmt, acc_fmt, row.params)]
+        value = format_value(results[0], acc_fmt)
+    if as_json:
+        click.echo(json.dumps({"words": [f"{d:0{width_hex}x}" for d in results],
+                               "value": None if value in (None, "nan") else float(value), "acc": acc_fmt,
+                               "row": row.to_json(setting)}))
         return 0
-    if a_words is None or b_words is None:
-        raise UsageError("give --a and --b (or --batch FILE)")
-    a = parse_words(a_words, "--a", in_width)
-    b = parse_words(b_words, "--b", in_width)
-    (c,) = parse_words(c_word, "--c", acc_width) if "," not in c_word else (None,)
-    if c is None:
-        raise UsageError("--c takes one word")
-    if len(a) != len(b):
-        raise UsageError(f"--a has {len(a)} words but --b has {len(b)}")
-    d = run_one(a, b, c, arch, in_fmt, acc_fmt)
-    click.echo(f"{d:0{width_hex}x} {format_value(d, acc_fmt)}")
+    click.echo(f"volta mma: row {summary(row.to_json(setting))}", err=True)
+    if value is not None:
+        click.echo(f"{results[0]:0{width_hex}x} {value}")
+    elif results:
+        click.echo("\n".join(f"{d:0{width_hex}x}" for d in results))
     return 0

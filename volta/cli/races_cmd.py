@@ -21,6 +21,7 @@ from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
 from volta.exec.launch import compile_sources, from_options, load_manifest
 from volta.exec.races import analyze, roles, RacesResult
+from volta.exec.schedules import DEFAULT_BUDGET
 from volta.report import render
 from volta.report.text import DEFAULT_MAX_FINDINGS
 
@@ -60,6 +61,17 @@ LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", 
                    "default: independent thread scheduling (sm_70+).")
 @click.option("--allow-benign-races", is_flag=True,
               help="List races where every write stores the same value, but leave them out of the exit code.")
+@click.option("--allow-ordering-races", is_flag=True,
+              help="List ordering races (volatile/relaxed accesses that no fence orders: not undefined behaviour, "
+                   "but the value read depends on the schedule), but leave them out of the exit code.")
+@click.option("--schedules", type=click.IntRange(min=1), default=DEFAULT_BUDGET, show_default=True, metavar="N",
+              help="Concrete mode: runs under different schedules of contended atomics (who wins a lock, who "
+                   "draws which ticket), over all input sets (at least one each); every order when they fit, "
+                   "else seeded random (PCT-style) ones.")
+@click.option("--schedule-seed", type=int, default=0, show_default=True, metavar="S",
+              help="Seed of the random schedules (PCT-style) of launches with more orders than --schedules.")
+@click.option("--show-printf", is_flag=True,
+              help="Concrete mode: show what the kernel's printf calls print (printf is a no-op otherwise).")
 @click.option("--ctas", "ctas", metavar="SPEC", default=None,
               help="Run only these CTAs: corners, random:N[:SEED], or indices/coordinates such as 0,5 or 0x0,3x1 "
                    "(the report covers those CTAs only). Default: the whole grid.")
@@ -72,6 +84,7 @@ LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", 
 def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynamic, role,
             as_json, as_sarif, junit_file, max_findings, quiet, arch, nvcc_flag, allow_exit_before_barrier,
             inputs=None, trials=None, structured_only=False, lockstep_warps=False, allow_benign_races=False,
+            allow_ordering_races=False, schedules=DEFAULT_BUDGET, schedule_seed=0, show_printf=False,
             ctas=None) -> int:
     """Find races, deadlocks, out-of-bounds accesses and uninitialized reads in one launch of a PTX kernel.
 
@@ -116,7 +129,8 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
 
     trial_modes(inputs, trials)  # bad --inputs/--trials: a usage error before any run
     options = dict(inputs=inputs, trials=trials, concrete=not structured_only, lockstep_warps=lockstep_warps,
-                   allow_benign_races=allow_benign_races)
+                   allow_benign_races=allow_benign_races, allow_ordering_races=allow_ordering_races,
+                   schedules=schedules, schedule_seed=schedule_seed, show_printf=show_printf)
     result = RacesResult([analyze(spec, r, progress, **options) for r in chosen], spec.source)
     if not quiet:
         for r in result.reports:

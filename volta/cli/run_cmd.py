@@ -14,11 +14,15 @@ architecture's tensor-core model. Data may steer branches and addresses. Races, 
 accesses are reported for this input in the same form as `volta races`.
 
 Exit codes: 0 clean, 1 findings, 2 usage error (a buffer with no array, dtype/size mismatch, bad --fp),
-3 unsupported (an instruction without semantics, a kernel that does not terminate).
+3 unsupported (an instruction without semantics) or unknown (`--timeout` ran out: the report still comes, with
+the work done and no outputs).
 
-`--json` prints one object: {"kernel", "ptx", "grid", "block", "fp", "seed", "buffers": {NAME: {"dtype",
-"shape", "role", "min", "max", "mean", "nan", "inf"}}, "findings": [Finding.to_json()], "thread_instructions",
-"seconds", "out", "notes"}.
+`--json` prints one object: {"verdict", "exit_code", "timed_out", "kernel", "ptx", "grid", "block", "fp", "seed",
+"buffers": {NAME: {"dtype", "shape", "role", "min", "max", "mean", "nan", "inf"}}, "findings": [Finding.to_json()],
+"thread_instructions", "seconds", "out", "notes", "tensor_cores": [{"name", "arch", "inst", "in", "acc", "toolkits",
+"structure", "source", "ptxas", "ptxas_from"}]} — each tensor-core row the run used (the text report prints them as
+`tensor cores:` lines). `--ptxas VERSION` is the ptxas that would compile the PTX (default: the nvcc found, else
+13.0); Hopper fp8 `mma.sync` depends on it (docs/numerics.md, "Which instruction, which toolkit").
 """
 from __future__ import annotations
 
@@ -32,6 +36,8 @@ from volta.exec import limits
 from volta.errors import UsageError
 from volta.exec import replay
 from volta.exec.launch import compile_sources
+from volta.cuda import nvcc_release
+from volta.numerics.mma_select import make_setting
 from volta.report import run_report
 
 
@@ -49,6 +55,9 @@ from volta.report import run_report
 @click.option("--shared-dynamic", type=int, default=None, help="Dynamic shared memory bytes.")
 @click.option("--fp", type=click.Choice(replay.FP_CHOICES), default="ieee", show_default=True,
               help="Float semantics: IEEE scalars plus this architecture's tensor-core model.")
+@click.option("--ptxas", default=None, metavar="VERSION",
+              help="The ptxas that compiles the PTX, e.g. 12.6 (default: the nvcc found, else 13.0); Hopper fp8 "
+                   "mma.sync depends on it.")
 @click.option("--seed", type=int, default=None, help="Seed for random inputs (default 0).")
 @click.option("--no-races", is_flag=True, help="Skip race detection (faster).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
@@ -66,10 +75,11 @@ from volta.report import run_report
 @bounded("run")
 def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_path, shared_dynamic, fp, seed,
             no_races, as_json, arch, nvcc_flag, allow_exit_before_barrier=False, quiet=False, as_sarif=False,
-            junit_file=None, ctas=None) -> int:
+            junit_file=None, ctas=None, ptxas=None) -> int:
     """Run TARGET (a .ptx file, or a manifest.toml) on concrete inputs; report outputs and findings."""
     if as_json and as_sarif:
         raise UsageError("choose one of --json and --sarif")
+    tensor = make_setting("mma", ptxas, nvcc_release())  # the instruction comes from the PTX, per mma
     scalars = {}
     if target.endswith(".toml"):
         spec, role = replay.spec_from_manifest(target, kernel)
@@ -88,11 +98,11 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
     loaded, described, generated, seed = replay.choose_inputs(spec, inputs, seed)
     click.echo(f"volta run: inputs: {described}", err=True)
     result = replay.run_launch(spec, role, loaded, fp=fp, check_races=not no_races, generated=generated,
-                               scalars=scalars)
+                               scalars=scalars, tensor=tensor)
     if picked:
         result.notes.append(f"--ctas: only {cta_selection.describe(picked, spec.launches[role].grid)} ran; the "
                             f"others' outputs keep their initial values and their races are not checked")
-    if out_path:
+    if out_path and not result.timed_out:
         replay.save_npz(out_path, result)
     if as_sarif or junit_file:
         from volta.report import junit, sarif
@@ -106,13 +116,13 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
                 raise UsageError(f"cannot write {junit_file}: {err.strerror or err}") from None
     if as_sarif:
         doc = sarif.to_dict(races)
-        doc["runs"][0]["invocations"][0]["exitCode"] = 1 if result.findings else 0
+        doc["runs"][0]["invocations"][0]["exitCode"] = result.exit_code
         click.echo(json.dumps(doc, indent=2))
     elif as_json:
         click.echo(json.dumps(run_report.to_json(result, out_path, seed), indent=2))
     else:
         click.echo(run_report.format_text(result, out_path, seed))
-    return 1 if result.findings else 0
+    return result.exit_code
 
 
 def _override(spec, role, grid, block, args, named_args, buffers, shared_dynamic):

@@ -36,6 +36,7 @@ from volta.exec.dispatch import REAL, _advance, _data_flag, _merge
 from volta.exec.launch import LaunchSpec
 from volta.exec.machine import DATA, Machine, source_types
 from volta.ir.program import RegRef, lower
+from volta.numerics.mma_select import MmaSetting
 from volta.ptx import ast
 from volta.ptx.parser import parse_file
 from volta.semantics.bits import is_float, mask, width
@@ -464,7 +465,7 @@ def element_terms(m: Machine, spec: LaunchSpec) -> dict:
 
 
 def prove_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 0,
-               batch_invariant: bool = False) -> BitProof:
+               batch_invariant: bool = False, tensor: MmaSetting | None = None) -> BitProof:
     """BIT-IDENTICAL when every output element is the same term in both kernels; else search for a witness.
 
     `batch_invariant`: ref and opt are one kernel at two launch sizes (M and 2M rows); only the elements
@@ -487,7 +488,7 @@ def prove_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 
     for role, prog in progs.items():
         proof.kernels[role] = prog.name
         try:
-            m = TermMachine(prog, spec.launches[role], spec.buffers, spec.symbols, fp=fp,
+            m = TermMachine(prog, spec.launches[role], spec.buffers, spec.symbols, fp=fp, tensor=tensor,
                             allow_exit_before_barrier=spec.allow_exit_before_barrier).run()
         except Unsupported as err:
             proof.verdict, proof.unsupported = "unsupported", (role, err)
@@ -511,10 +512,10 @@ def prove_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 
     if batch_invariant and not proof.compared:
         raise UsageError("--batch-invariant compares the elements the ref launch writes, and it writes none")
     if proof.unproved and batch_invariant:
-        proof.witness = _row_witness(spec, fp, proof.unproved, trials, seed)
+        proof.witness = _row_witness(spec, fp, proof.unproved, trials, seed, tensor)
         proof.verdict = "bits-differ" if proof.witness is not None else "unknown"
     elif proof.unproved:
-        sampled, divergence, _ = check_bits(spec, fp=fp, trials=trials, seed=seed)
+        sampled, divergence, _ = check_bits(spec, fp=fp, trials=trials, seed=seed, tensor=tensor)
         proof.sampled, proof.divergence = sampled, divergence
         if sampled.unsupported is not None:
             proof.verdict, proof.unsupported = "unsupported", sampled.unsupported
@@ -526,11 +527,11 @@ def prove_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 
     return proof
 
 
-def _row_witness(spec, fp, elements, trials, seed) -> dict | None:
+def _row_witness(spec, fp, elements, trials, seed, tensor: MmaSetting | None = None) -> dict | None:
     """An input on which some of `elements` differ between the two launches (same buffers), or None."""
     from volta.equiv.bits import GENERATORS, Runner, _seed, make_inputs, output_words
 
-    runner = Runner(spec, fp)
+    runner = Runner(spec, fp, tensor=tensor)
     for g, gen in enumerate(GENERATORS):
         for trial in range(trials):
             s = _seed(seed, g, trial)

@@ -26,6 +26,7 @@ from volta.exec.launch import DTYPES, LaunchSpec
 from volta.exec.machine import Machine
 from volta.ir.program import lower
 from volta.numerics import lanes as NL
+from volta.numerics.mma_select import MmaSetting
 from volta.ptx.parser import parse_file
 
 FLOATS = ("f64", "f32", "f16", "bf16")
@@ -222,8 +223,8 @@ def make_inputs(spec: LaunchSpec, generator: str, seed: int) -> tuple[dict, dict
 class Runner:
     """Parses and lowers each kernel of a pair once; runs it on concrete inputs."""
 
-    def __init__(self, spec: LaunchSpec, fp: str = "ieee", machine=Machine):
-        self.spec, self.fp, self.machine = spec, fp, machine
+    def __init__(self, spec: LaunchSpec, fp: str = "ieee", machine=Machine, tensor: MmaSetting | None = None):
+        self.spec, self.fp, self.machine, self.tensor = spec, fp, machine, tensor
         self.progs = {role: lower(parse_file(spec.launches[role].ptx), spec.launches[role].kernel)
                       for role in ("ref", "opt")}
 
@@ -231,7 +232,7 @@ class Runner:
         launch = self.spec.launches[role]
         args = tuple(repr(scalars[a]) if isinstance(a, str) and a in scalars else a for a in launch.args)
         launch = dataclasses.replace(launch, args=args)
-        opts = dict(structured=False, check_races=False, fp=self.fp)
+        opts = dict(structured=False, check_races=False, fp=self.fp, tensor=self.tensor)
         opts.update(kw)
         return self.machine(self.progs[role], launch, self.spec.buffers, {}, inputs=inputs, **opts).run()
 
@@ -278,15 +279,17 @@ def relative_difference(a: np.ndarray, b: np.ndarray, dtype: str) -> np.ndarray:
 
 
 def compare_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 8, seed: int = 0,
-                 generators=GENERATORS, tolerance: Tolerance = NO_TOLERANCE) -> BitsReport:
-    """Run both kernels of a pair on `trials` inputs from each generator and compare every output bitwise."""
+                 generators=GENERATORS, tolerance: Tolerance = NO_TOLERANCE,
+                 tensor: MmaSetting | None = None) -> BitsReport:
+    """Run both kernels of a pair on `trials` inputs from each generator and compare every output bitwise
+    (`tensor`: the tensor-core setting, volta.numerics.mma_select; default ptxas 13.0)."""
     if "ref" not in spec.launches or "opt" not in spec.launches:
         raise UsageError("a bit-exact check needs two kernels: REF.ptx OPT.ptx, or a manifest with [ref] and [opt]")
     if not any(b.role in ("out", "inout") for b in spec.buffers.values()):
         raise UsageError("a bit-exact check needs at least one :out or :inout buffer to compare")
     report = BitsReport(fp, tolerance=tolerance)
     start = time.perf_counter()
-    runner = Runner(spec, fp)
+    runner = Runner(spec, fp, tensor=tensor)
     for g, gen in enumerate(generators):
         res = report.generators[gen] = GeneratorResult(gen)
         for trial in range(trials):
@@ -370,7 +373,7 @@ FP_MODES = ("ieee", "volta", "ampere", "ada", "hopper", "blackwell")
 
 
 def check_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 0,
-               tolerance: Tolerance = NO_TOLERANCE):
+               tolerance: Tolerance = NO_TOLERANCE, tensor: MmaSetting | None = None):
     """What `volta check --fp ieee|ARCH` decides: the bitwise comparison, and for its worst element where
     the two kernels' bits first part. Returns (BitsReport, Divergence | None, why the diagnosis failed | None);
     the CLI and `volta.check` both call this."""
@@ -382,11 +385,11 @@ def check_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 
 
     if fp not in FP_MODES:
         raise UsageError(f"unknown --fp `{fp}`: choose real, {', '.join(FP_MODES)}")
-    report = compare_bits(spec, fp=fp, trials=trials, seed=seed, tolerance=tolerance)
+    report = compare_bits(spec, fp=fp, trials=trials, seed=seed, tolerance=tolerance, tensor=tensor)
     divergence, error = None, None
     if report.witness is not None:
         try:
-            divergence = diverge(spec, fp, witness=report.witness)
+            divergence = diverge(spec, fp, witness=report.witness, tensor=tensor)
         except VoltaError as err:
             error = str(err)
     return report, divergence, error

@@ -7,6 +7,7 @@ reported with a counterexample that re-executing both kernels on concrete exact 
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import operator
 import time
@@ -16,15 +17,16 @@ from pathlib import Path
 
 import numpy as np
 
+from volta.equiv import fixed_inputs
 from volta.errors import Unsupported, UsageError
 from volta.exec import access as A, limits
 from volta.exec import integer_real
 from volta.exec.limits import Timeout
 from volta.exec.access import region_itemsize
 from volta.exec.findings import Site
-from volta.exec.launch import LaunchSpec, sequence
+from volta.exec.launch import DTYPES, FIXED, LaunchSpec, sequence
 from volta.exec.machine import Machine, constants
-from volta.exec.pipeline import names as pipeline_names
+from volta.exec.pipeline import names as pipeline_names, step_name
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
 from volta.symbolic import expr as E
@@ -50,6 +52,7 @@ class Counterexample:
     depends: dict = field(default_factory=dict)  # buffer -> sorted indices the element reads; '__symbols__' -> names
     writers: dict = field(default_factory=dict)  # role -> (ThreadId, Site) of the store that wrote the element
     parting: object = None  # volta.equiv.parting.Parting: where the two kernels' values first part (or None)
+    fixed: list = field(default_factory=list)  # integer inputs fixed to their values here (fixed_inputs.py)
 
 
 @dataclass
@@ -66,10 +69,22 @@ class CheckReport:
     notes: list = field(default_factory=list)  # what the real semantics relied on (e.g. expf's 2^n bit idiom)
     timed_out: str | None = None  # set when --timeout ended the check: what was running, what was left
     coverage: dict | None = None  # --ctas: {role: CTAs run, "not_compared": elements written on one side only}
+    # addresses depending on integer inputs: {buffers, assignments, enumerated, decided, inputs} (fixed_inputs.py)
+    fixed_inputs: dict | None = None
 
     @property
     def exit_code(self) -> int:
         return {"equivalent": 0, "not-equivalent": 1, "findings": 1}.get(self.verdict, 3)
+
+
+def timed_out(spec: LaunchSpec, err: Timeout, doing: str) -> CheckReport:
+    """The report of a check whose --timeout ran out before `check` could start or outside what it catches:
+    UNKNOWN, with the work the machines did (`Timeout.count`)."""
+    report = CheckReport("unknown", timed_out=f"{err.message} while {doing} ({err.thread_instructions:,} "
+                                              f"thread-instructions executed); no output element was compared")
+    report.kernels = {role: " → ".join(map(step_name, sequence(spec, role))) for role in ("ref", "opt")}
+    report.stats["thread_instructions"] = err.thread_instructions
+    return report
 
 
 LANE_STRUCTURED = True  # polynomial data as lane-structured LaneSym values (volta/exec/lanesym.py)
@@ -82,15 +97,31 @@ def execute(spec: LaunchSpec, role: str, input_values=None, lane_structured: boo
 
     symbols = {k: v for k, v in spec.symbols.items()}
     lane = LANE_STRUCTURED if lane_structured is None else lane_structured
+    buffers, fixed = fixed_buffers(spec)
     machines, carried = [], None
-    for launch in sequence(spec, role):
-        prog = lower(parse_file(launch.ptx), launch.kernel)
-        m = pipeline.machine(carried, prog, launch, spec.buffers, symbols, symbolic=True, input_values=input_values,
-                             check_races=input_values is None, lane_structured=lane and input_values is None,
-                             functions=spec.functions, allow_exit_before_barrier=spec.allow_exit_before_barrier)
-        machines.append(m.run())
-        carried = m.buffer_regions
+    try:
+        for launch in sequence(spec, role):
+            prog = lower(parse_file(launch.ptx), launch.kernel)
+            m = pipeline.machine(carried, prog, launch, buffers, symbols, inputs=fixed, symbolic=True,
+                                 input_values=input_values, check_races=input_values is None,
+                                 lane_structured=lane and input_values is None, functions=spec.functions,
+                                 allow_exit_before_barrier=spec.allow_exit_before_barrier)
+            machines.append(m.run())
+            carried = m.buffer_regions
+    except Timeout as err:
+        for done in machines:   # the launches that finished (the running one counted itself)
+            err.count(done)
+        raise
     return pipeline.combine(machines)
+
+
+def fixed_buffers(spec: LaunchSpec) -> tuple[dict, dict]:
+    """(buffers, their initial bytes) for a run whose integer inputs `spec.fixed` have concrete values: those
+    buffers take the role FIXED (known numbers, volta/equiv/fixed_inputs.py); the rest stay as declared."""
+    if not spec.fixed:
+        return spec.buffers, {}
+    buffers = {n: dataclasses.replace(b, role=FIXED) if n in spec.fixed else b for n, b in spec.buffers.items()}
+    return buffers, {n: np.ascontiguousarray(a, DTYPES[spec.buffers[n].dtype][0]) for n, a in spec.fixed.items()}
 
 
 class PolyRow:
@@ -198,16 +229,24 @@ def _element_type(dtype: str) -> str:
             "s64": ".s64", "u64": ".u64", "s8": ".s8", "u8": ".u8", "s16": ".s16", "u16": ".u16"}.get(dtype, ".b32")
 
 
-def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = None, progress=None) -> CheckReport:
+def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = None, progress=None,
+          inputs=None, trials: int | None = None) -> CheckReport:
     """Decide ref vs opt over the reals. Elements of integer buffers are reals to the decision (what holds
-    for every real holds for every integer) and integers in any counterexample (E.INTEGER_INPUTS)."""
+    for every real holds for every integer) and integers in any counterexample (E.INTEGER_INPUTS), within
+    their declared ranges. Where addresses depend on integer inputs, per assignment of them
+    (volta/equiv/fixed_inputs.py: every one when few, else those of `inputs`/`trials`)."""
     saved, saved_ranges = set(E.INTEGER_INPUTS), dict(E.INTEGER_RANGES)
     E.INTEGER_INPUTS.clear()
     E.INTEGER_INPUTS.update(n for n, b in spec.buffers.items() if b.dtype[0] in "su")
     E.INTEGER_RANGES.clear()
-    E.INTEGER_RANGES.update((n, integer_real.type_range("." + spec.buffers[n].dtype)) for n in E.INTEGER_INPUTS)
+    E.INTEGER_RANGES.update((n, spec.buffers[n].range or integer_real.type_range("." + spec.buffers[n].dtype))
+                            for n in E.INTEGER_INPUTS)   # a declared range (`:range=0..50256`), else the dtype's
     try:
-        return _check(spec, timeout_ms, emit_smt, progress)
+        report = _check(spec, timeout_ms, emit_smt, progress)
+        if fixed_inputs.applies(spec, report):
+            report = fixed_inputs.check_each(spec, lambda one: _check(one, timeout_ms, emit_smt, progress),
+                                             inputs, trials, progress)
+        return report
     finally:
         E.INTEGER_INPUTS.clear()
         E.INTEGER_INPUTS.update(saved)
@@ -224,7 +263,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
     if not any(b.role in ("out", "inout") for b in spec.buffers.values()):
         raise UsageError("volta check needs at least one :out or :inout buffer to compare")
     report = CheckReport("equivalent")
-    report.kernels = {role: " → ".join(x.kernel or str(x.ptx) for x in sequence(spec, role)) for role in ("ref", "opt")}
+    report.kernels = {role: " → ".join(map(step_name, sequence(spec, role))) for role in ("ref", "opt")}
     partial = _partial(spec, report)
     if report.verdict == "unsupported":
         return report
@@ -240,7 +279,12 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
             report.verdict, report.unsupported = "unsupported", (role, err)
             return report
         except Timeout as err:
-            report.verdict, report.timed_out = "unknown", f"{err.message}; no output element was compared"
+            done = err.thread_instructions + sum(m.thread_instructions for m in machines.values())
+            report.verdict = "unknown"
+            report.timed_out = (f"{err.message} ({role} side; {done:,} thread-instructions executed); no output "
+                                f"element was compared")
+            report.stats["execute_seconds"] = time.perf_counter() - start
+            report.stats["thread_instructions"] = done
             return report
         report.findings[role] = machines[role].findings
         report.notes += [f"{role}: {n}" for n in getattr(machines[role], "real_notes", ())]
@@ -506,7 +550,8 @@ def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None) -> Counterexa
         values[role] = _stored(spec, name, _exact(element))
     if values["ref"] is None or values["opt"] is None or not values["ref"] != values["opt"]:
         return None  # undefined, or not certainly different (equal, or enclosures that overlap)
-    cex = Counterexample(inputs, name, i, values["ref"], values["opt"], depends=dependencies(a, b))
+    depends = {**dependencies(a, b), **{n: list(range(len(v))) for n, v in spec.fixed.items()}}
+    cex = Counterexample(inputs, name, i, values["ref"], values["opt"], depends=depends)
     for role, m in (machines or {}).items():
         writer = last_writer(m, spec, name, i)
         if writer is not None:
@@ -597,11 +642,15 @@ def _exact(element):
 
 
 def _full_inputs(spec, model, a, b) -> dict:
-    """Every input element gets a value: the model's, else a small default (1, to keep divisions defined)."""
+    """Every input element gets a value: the model's, else a small default (1, to keep divisions defined; the
+    nearest value of a declared range); integer inputs fixed for the run their values."""
     inputs = {}
     for name, buf in spec.buffers.items():
-        if buf.role in ("in", "inout"):
-            inputs[name] = {k: Fraction(1) for k in range(buf.count)}
+        if name in spec.fixed:   # integer inputs fixed for this run: their values (volta/equiv/fixed_inputs.py)
+            inputs[name] = {k: Fraction(int(v)) for k, v in enumerate(spec.fixed[name])}
+        elif buf.role in ("in", "inout"):
+            one = Fraction(1) if buf.range is None else Fraction(min(max(1, buf.range[0]), buf.range[1]))
+            inputs[name] = {k: one for k in range(buf.count)}
     inputs["__symbols__"] = {s: Fraction(1) for s in spec.symbols}
     for leaf, value in (model or {}).items():
         if leaf.op == E.VAR:
@@ -614,7 +663,10 @@ def _full_inputs(spec, model, a, b) -> dict:
 
 def save_inputs(cex: Counterexample, path: str | Path) -> None:
     data = {k: {str(i): str(v) for i, v in vals.items()} for k, vals in cex.inputs.items()}
-    Path(path).write_text(json.dumps({"inputs": data, "buffer": cex.buffer, "index": cex.index}, indent=1))
+    saved = {"inputs": data, "buffer": cex.buffer, "index": cex.index}
+    if cex.fixed:   # integer inputs the addresses depend on: the replay fixes them to these values
+        saved["fixed"] = list(cex.fixed)
+    Path(path).write_text(json.dumps(saved, indent=1))
 
 
 def _replay_matches(spec: LaunchSpec, path, inputs: dict, name: str, index: int) -> None:
@@ -648,9 +700,12 @@ def replay(spec: LaunchSpec, path: str | Path) -> dict:
         inputs = {k: {(i if k == "__symbols__" else int(i)): Fraction(v) for i, v in vals.items()}
                   for k, vals in data["inputs"].items()}
         name, index = data["buffer"], int(data["index"])
+        fixed = {n: np.array([int(inputs[n][i]) for i in range(spec.buffers[n].count)],
+                             DTYPES[spec.buffers[n].dtype][0]) for n in data.get("fixed", ())}
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
         raise UsageError(f"cannot read counterexample file {path}: {type(err).__name__}: {err}") from None
     _replay_matches(spec, path, inputs, name, index)
+    spec = dataclasses.replace(spec, fixed=fixed) if fixed else spec
     values = {}
     for role in ("ref", "opt"):
         m = execute(spec, role, input_values=inputs)

@@ -34,6 +34,7 @@ from volta.equiv.bits import MANTISSA, MIN_EXP, Runner, make_inputs
 from volta.exec import access as A
 from volta.exec.machine import WARP_COLLECTIVES, Machine
 from volta.ir.program import RegRef, type_size
+from volta.numerics.mma_select import MmaSetting
 from volta.ptx import ast
 from volta.semantics import realops
 from volta.semantics.bits import as_float, is_float
@@ -394,7 +395,7 @@ class Divergence:
 
 
 def diverge(spec, fp: str = "ieee", buffer: str | None = None, index: int | None = None, inputs=None,
-            scalars=None, witness=None, max_steps: int = 10_000) -> Divergence:
+            scalars=None, witness=None, max_steps: int = 10_000, tensor: MmaSetting | None = None) -> Divergence:
     """Diagnose one output element on one input: where each kernel's rounding departs from the reals.
 
     Give a `witness` from `compare_bits` (its input and element), or `inputs`/`scalars` (as `make_inputs`
@@ -406,7 +407,7 @@ def diverge(spec, fp: str = "ieee", buffer: str | None = None, index: int | None
             inputs, scalars = witness.inputs or make_inputs(spec, witness.generator, witness.seed)[0], witness.scalars
     if inputs is None or buffer is None or index is None:
         raise ValueError("diverge needs a witness, or inputs with a buffer and an index")
-    runner = Runner(spec, fp, machine=TracingMachine)
+    runner = Runner(spec, fp, machine=TracingMachine, tensor=tensor)
     result = {}
     for role in ("ref", "opt"):
         m = runner.run(role, {k: np.array(v, copy=True) for k, v in inputs.items()}, scalars or {})

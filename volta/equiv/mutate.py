@@ -20,6 +20,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from volta.errors import Unsupported, VoltaError
+from volta.exec import limits
 from volta.exec.launch import LaunchSpec
 
 NONCOMMUTATIVE = ("sub", "div", "rem", "shl", "shr", "setp", "selp", "bfe", "slct", "sad")
@@ -155,7 +156,22 @@ class Outcome:
     detail: str = ""
 
 
-def run_mutant(spec: LaunchSpec, mutant: Mutant, text: str, workdir: Path, timeout_ms: int = 5_000) -> Outcome:
+MUTANT_STEPS = 2_000_000  # a mutated loop bound or step can loop for ever: each mutant is bounded (steps, time)
+MUTANT_SECONDS = 120.0
+
+
+def run_mutant(spec: LaunchSpec, mutant: Mutant, text: str, workdir: Path, timeout_ms: int = 5_000,
+               seconds: float = MUTANT_SECONDS) -> Outcome:
+    """The mutant through `check`, the oracle, and the replay of a counterexample, within MUTANT_STEPS steps
+    per launch and `seconds` in all (over either: UNSUPPORTED or UNKNOWN, which is never EQUIVALENT)."""
+    try:
+        with limits.using(max_steps=MUTANT_STEPS, timeout=seconds):
+            return _run_mutant(spec, mutant, text, workdir, timeout_ms)
+    except limits.Timeout as err:
+        return Outcome(mutant, "unknown", None, detail=str(err))
+
+
+def _run_mutant(spec: LaunchSpec, mutant: Mutant, text: str, workdir: Path, timeout_ms: int) -> Outcome:
     from volta.equiv.check import check, replay, save_inputs
 
     ptx = workdir / f"mutant_{mutant.line}_{re.sub(r'[^a-z0-9]+', '_', mutant.kind)}.ptx"

@@ -10,6 +10,8 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import findings as F
+from volta.exec import ordering
+from volta.ir import spin
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_SHARED, KERNEL_PARAM_BASE
 from volta.ptx import ast
 from volta.symbolic import expr as E
@@ -180,6 +182,8 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
     shadow = region.shadow
     if shadow is None or not m.check_races:
         return none
+    if m.path_log is not None:
+        m.path_log.record(m, op, lanes)
     if m.L == 1 and not write and not atomic:   # one thread: no other access to race with (reference kernels);
         return none                           # writes still record the last writer for the reports
     if region.read_only:   # nothing in the launch can write it: no read of it races
@@ -211,21 +215,40 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
     clocks = getattr(m, "clocks", None)
     clk = clocks.own(tid) if clocks is not None else None
     order = clocks.ordered(tid) if clocks is not None else None
+    polling = not write and scope > 0 and op.index in spin.polling_loads(m.prog)
+    silent = None
+    if image is not None:   # which stores leave the bytes as they were (benign reads; equal values)
+        start = rows * stride + offs
+        before = region.data.reshape(-1)[start[:, None] + np.arange(image.shape[1])]
+        silent = (before == image).all(axis=1)
+        if data is not None and m.structured:
+            silent &= ~np.asarray(data, bool)   # a value of tensor data is a placeholder here: not known equal
     conflicts, same_warp = shadow.access(gidx, tid, cta, gen, warp, wgen, op.index, write, atomic, warp_uniform,
                                          scope=scope, clk=clk, order=order,
-                                         data=rep(data) if data is not None else None)
+                                         data=rep(data) if data is not None else None, polling=polling,
+                                         silent=rep(silent) if silent is not None else None)
     for c in conflicts:
         byte = (c.granule * g) % stride
         prior = m.prog.ops[c.prior_pc]
+        if c.ordering:
+            if c.prior_write and c.write and (image is None or _same_values(m, region, lanes, image, data, rows, offs,
+                                                                            g, per, c, prior)[0]):
+                continue   # equal values (or an atomic, whose value is its own business) remain in any order
+            if clocks is not None:
+                clocks.unordered_race(op)
+            ordering.report(m, region, c, op, prior, byte, size)
+            continue
         kinds = ("write" if c.prior_write else "read", "write" if c.write else "read")
         kind, pair, text = F.RACE, (c.prior_tid, c.tid), "no barrier"
-        if c.prior_strong and m.gwarp[c.prior_tid] == m.gwarp[c.tid] and scope >= 10:
-            text = ("only volatile/relaxed accesses of one warp (warp-synchronous code: with independent thread "
-                    "scheduling nothing runs a warp in lock step; __syncwarp() orders it, --lockstep-warps assumes "
-                    "pre-Volta lock step)")
-        elif c.prior_strong and m.cta[c.prior_tid] != m.cta[c.tid]:
+        if c.prior_strong and m.cta[c.prior_tid] != m.cta[c.tid]:
             text = ("no synchronization whose scope covers both (.cta-scoped atomics and fences do not order "
                     "or protect threads of different blocks)")
+        if c.prior_write != c.write and (c.prior_silent or (c.write and silent is not None and silent[c.at // per])):
+            m.report(F.BENIGN_READ, f"benign read race on `{region.name}`: the racing write stores the value already "
+                     f"there, so the read gets the same value in any order (still a data race in the PTX memory model; "
+                     f"--allow-benign-races leaves it out of the exit code)", prior, [c.prior_tid, c.tid], second=op,
+                     buffer=region.name, offset=byte, bounds=region.size)
+            continue
         if c.prior_write and c.write and image is not None and c.positions:
             same, pair, prior, at = _same_values(m, region, lanes, image, data, rows, offs, g, per, c, prior)
             if at is not None:

@@ -9,8 +9,9 @@ import numpy as np
 from volta.errors import Unsupported
 from volta.exec import access as A
 from volta.exec import findings as F
-from volta.exec import integer_real
+from volta.exec import integer_real, runtime, schedules
 from volta.exec.lanesym import LaneSym
+from volta.exec.launch import FIXED
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED
 from volta.exec.services import DATA
 from volta.ir.program import RegRef, type_size
@@ -91,8 +92,10 @@ def _extern_call(m, op, lanes):
     if getattr(m, "bit_terms", False):
         raise Unsupported(f"`{fn.name}` has no body in the PTX: nothing says its bits are a function of "
                           f"its arguments' bits alone", op.span)
-    if not m.symbolic and not m.structured:
-        raise Unsupported(f"`{fn.name}` has no body in the PTX: a concrete run cannot compute it", op.span)
+    if not m.symbolic and not m.structured:   # printf, or a result the run supplies (volta/exec/runtime.py)
+        runtime.call(m, op, lanes, fn, rets, args)
+        _advance(m, lanes)
+        return
     values, flags = [], None
     for ref, t in zip(args, fn.param_types):
         region = m.memory.by_name[ref.name]
@@ -503,8 +506,8 @@ def _data_flag(m, region, lanes, offs, size):
     if region.space == ".global":
         # the grid-sync workspace (%envreg1:2) holds the barrier's own counter, not tensor data; a module
         # variable nothing has written yet holds its initializer (a `__device__` table of constants)
-        if region.name == "%grid_sync_workspace" or region.role == "module" and not region.stored:
-            return None
+        if region.name == "%grid_sync_workspace" or region.role in ("module", FIXED) and not region.stored:
+            return None   # (an integer input given fixed values, volta/equiv/fixed_inputs.py: known numbers)
         return np.ones(lanes.size, np.uint8)
     if region.space == ".const":
         return None
@@ -687,7 +690,13 @@ def _atom(m, op, lanes):
         # serialize lanes in order: each sees the previous ones' updates
         olds = np.zeros(lz.size, np.uint64)
         old_flags = np.zeros(lz.size, np.uint8)
-        for j in range(lz.size):
+
+        def changes(j):   # would lane j's update change memory if it went now (volta/exec/schedules.py)
+            old = A.load(m, region, lz[j:j + 1], offs[j:j + 1], es)[0]
+            new = _atomic_value(op, kind, t, old, [v[pos[j:j + 1]] for v, _ in vals])
+            return mask(new, 8 * es)[0] != mask(old, 8 * es)[0]
+
+        for j in schedules.serial_order(m, op, region, lz, offs, changes):
             one = lz[j:j + 1]
             o = offs[j:j + 1]
             old, undef = A.load(m, region, one, o, es)
@@ -707,6 +716,11 @@ def _atom(m, op, lanes):
         m.note_undefined_read(op, lz, old_flags)
         flags = _merge(*(f[pos] if f is not None else None for _, f in vals))
         old_taint = _merge(held, old_flags)   # an atomicAdd to a never-zeroed shared slot stays undefined
+        if region.space == ".global" and old_flags.any():   # as a store of an undefined value to a global buffer
+            j = int(np.nonzero(old_flags)[0][0])
+            m.uninitialized(f"`{op.d.inst.opcode}` updates never-written bytes of global buffer `{region.name}` "
+                            f"(nothing zeroed it first: a memset step, or an earlier launch)", op, lz[j],
+                            buffer=region.name)
         # lanes updating one address in turn: the final value, and what later lanes read, carry all their taint
         same = np.unique(A.row_index(region, lz, m) * region.data.shape[1] + offs, return_inverse=True)[1].reshape(-1)
         m.set_memory_flags(region, lz, offs, es, _taint_per_address(same, flags if kind == ".exch" else

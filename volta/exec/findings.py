@@ -14,8 +14,12 @@ UNINITIALIZED = "uninitialized-read"
 DIV_BY_ZERO = "division-by-zero"
 NONDETERMINISTIC = "nondeterministic-write"  # threads of one warp store different values to one address at once
 BENIGN_RACE = "benign-race"  # a write-write race where every write stores the same value (still a PTX data race)
+BENIGN_READ = "benign-read-race"  # a read racing only with writes that store the value already there
+ORDERING_RACE = "ordering-race"  # morally strong (volatile/relaxed/atomic) accesses no fence orders: not UB
 
-KINDS = (RACE, DEADLOCK, OUT_OF_BOUNDS, MISALIGNED, UNINITIALIZED, DIV_BY_ZERO, NONDETERMINISTIC, BENIGN_RACE)
+KINDS = (RACE, ORDERING_RACE, DEADLOCK, OUT_OF_BOUNDS, MISALIGNED, UNINITIALIZED, DIV_BY_ZERO, NONDETERMINISTIC,
+         BENIGN_RACE, BENIGN_READ)
+BENIGN = frozenset({BENIGN_RACE, BENIGN_READ})
 
 
 @dataclass(frozen=True)
@@ -63,3 +67,11 @@ class Finding:
         data = asdict(self)
         data["threads"] = [{"block": list(t.block), "thread": list(t.thread)} for t in self.threads]
         return data
+
+
+def benign_only_where_always(findings: list) -> list:
+    """A benign race is one where every racing write stores the same value (or the value already there): on
+    every input tried and at every address. Where the same pair of instructions also races with values that
+    matter, only the RACE stays."""
+    racing = {f.key[1] for f in findings if f.kind == RACE}
+    return [f for f in findings if not (f.kind in BENIGN and f.key[1] in racing)]

@@ -279,6 +279,7 @@ def run_region(m, op, lanes):
                 edge(last + 1, g, out)
     finally:
         m.conditional = previous
+        m.path_condition = None
     stores.finish(m, entry)
     if reg.join < len(prog.ops):
         edges = incoming.get(reg.join, [])
@@ -307,6 +308,7 @@ def run_guarded(m, op, lanes):
         execute(m, op, lanes, np.full(lanes.size, E.TRUE, dtype=object), stores, None)
     finally:
         m.conditional = previous
+        m.path_condition = None
     stores.finish(m, ())
     m.pc[lanes] = op.index + 1
     m.status[lanes] = RUN
@@ -329,6 +331,8 @@ def execute(m, op, lanes, g, stores, block):
     c_run = cond[live]
     maybe = np.asarray(_SYMBOLIC(c_run), bool)
     m.conditional = (set(run[maybe].tolist()), op) if maybe.any() else None
+    if m.path_log is not None:   # volta/exec/feasible.py: the condition each lane's accesses run under
+        m.path_condition = dict(zip(run.tolist(), c_run))
     if q is not None:
         q_run = q[live]
         q_maybe = np.asarray(_SYMBOLIC(q_run), bool)

@@ -107,8 +107,17 @@ def in_range(m, op, values, t: str, what: str = "an operand"):
             raise Unsupported(f"`{op.d.inst.opcode}` reads {what} as a {t[1:]} number, but that integer data "
                               f"(bounds {shown}) is not proved to lie in {t[1:]}'s range [{lo}, {hi}]: where it "
                               f"wraps, the value the instruction reads is not the one the integer polynomial "
-                              f"stands for", op.span)
+                              f"stands for" + _range_hint(v), op.span)
     return out
+
+
+def _range_hint(e) -> str:
+    """When the bounds come from integer input buffers: how to declare the values they hold."""
+    names = sorted({leaf.data[0] for leaf in E.postorder(e, {}) if leaf.op is E.VAR and E.is_integer_leaf(leaf)})
+    if not names:
+        return ""
+    return (f"; if {', '.join(f'`{n}`' for n in names)} holds values in a known range (token ids, indices), declare "
+            f"it: `--buffer {names[0]}=DTYPE[N]:in:range=LO..HI` (in a manifest, `\"DTYPE[N]:in:range=LO..HI\"`)")
 
 
 def _integer_data(m, e) -> bool:

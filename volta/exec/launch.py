@@ -23,6 +23,9 @@ DTYPES = {
     "e4m3": (np.uint8, 1), "e5m2": (np.uint8, 1), "tf32": (np.uint32, 4),
 }
 ROLES = ("in", "out", "inout", "temp")  # temp: an intermediate of a launch sequence (not compared, not an input)
+# an integer input given concrete values for one run (volta/equiv/fixed_inputs.py): its elements are known
+# numbers, like the sizes, so addresses and branches may depend on them; never a user's role
+FIXED = "fixed"
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,7 @@ class Buffer:
     dtype: str
     count: int
     role: str = "inout"
+    range: tuple | None = None  # integer inputs: the declared (lo, hi) of every element (`:range=0..50257`)
 
     @property
     def itemsize(self) -> int:
@@ -67,6 +71,7 @@ class KernelLaunch:
     shared_dynamic: int = 0
     cuda: Path | None = None  # the CUDA source, when known: struct arguments take its field types
     ctas: tuple | None = None  # linear indices of the CTAs to run (--ctas, volta/exec/ctas.py); None: the grid
+    host: str | None = None  # a host step of a sequence ("memset out 0", volta/exec/hoststeps.py): its text
 
 
 @dataclass
@@ -81,6 +86,8 @@ class LaunchSpec:
     # role -> (KernelLaunch, …): a multi-kernel pipeline ([[ref.launch]] in a manifest), run in order on the same
     # buffers; launches[role] is then its first launch (what single-launch code paths see)
     sequences: dict = field(default_factory=dict)
+    # buffer -> array: integer inputs fixed to these values for this run (volta/equiv/fixed_inputs.py)
+    fixed: dict = field(default_factory=dict)
 
 
 def single_launches(spec: LaunchSpec, what: str) -> None:
@@ -132,10 +139,13 @@ def parse_dim3(text: str, what: str) -> Dim3:
 
 
 def parse_buffer(text: str) -> Buffer:
-    """`name=dtype[count]` with an optional `:role` (in, out, inout)."""
-    m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*=\s*([a-z0-9]+)\s*\[\s*(\d+)\s*\]\s*(?::\s*(\w+))?\s*", text)
+    """`name=dtype[count]` with an optional `:role` (in, out, inout, temp) and, for an integer input, an optional
+    `:range=LO..HI`: every element lies in [LO, HI] (token ids `ids=s32[32]:in:range=0..50257`)."""
+    m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*=\s*([a-z0-9]+)\s*\[\s*(\d+)\s*\]\s*(?::\s*(\w+))?\s*"
+                     r"(?::\s*range\s*=\s*(.*?))?\s*", text)
     if not m:
-        raise UsageError(f"bad --buffer `{text}`: expected NAME=DTYPE[COUNT] or NAME=DTYPE[COUNT]:ROLE, e.g. x=f32[1024]:in")
+        raise UsageError(f"bad --buffer `{text}`: expected NAME=DTYPE[COUNT] or NAME=DTYPE[COUNT]:ROLE, e.g. x=f32[1024]:in "
+                         f"(an integer input may add :range=LO..HI)")
     name, dtype, count, role = m[1], m[2], int(m[3]), m[4] or "inout"
     if dtype not in DTYPES:
         raise UsageError(f"bad --buffer `{text}`: unknown dtype `{dtype}` (known: {', '.join(DTYPES)})")
@@ -143,7 +153,27 @@ def parse_buffer(text: str) -> Buffer:
         raise UsageError(f"bad --buffer `{text}`: role must be one of {', '.join(ROLES)}")
     if count == 0:
         raise UsageError(f"bad --buffer `{text}`: a buffer needs at least one element")
-    return Buffer(name, dtype, count, role)
+    return Buffer(name, dtype, count, role, _parse_range(text, m[5], dtype, role))
+
+
+def _parse_range(text: str, given: str | None, dtype: str, role: str) -> tuple | None:
+    if given is None:
+        return None
+    r = re.fullmatch(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*", given)
+    if not r:
+        raise UsageError(f"bad --buffer `{text}`: expected :range=LO..HI with integers LO <= HI, e.g. range=0..50257")
+    if dtype[0] not in "su":
+        raise UsageError(f"bad --buffer `{text}`: a range applies to integer buffers (s8 … u64), not {dtype}")
+    if role not in ("in", "inout"):
+        raise UsageError(f"bad --buffer `{text}`: a range describes the values a kernel reads, so it applies to an "
+                         f"input (role in or inout), not {role}")
+    lo, hi = int(r[1]), int(r[2])
+    bits = 8 * DTYPES[dtype][1]
+    tlo, thi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dtype[0] == "s" else (0, (1 << bits) - 1)
+    if not tlo <= lo <= hi <= thi:
+        raise UsageError(f"bad --buffer `{text}`: range {lo}..{hi} must have LO <= HI and lie in {dtype}'s range "
+                         f"[{tlo}, {thi}]")
+    return (lo, hi)
 
 
 def parse_args_list(text: str) -> tuple:
@@ -191,6 +221,9 @@ def load_manifest(path: str | Path) -> LaunchSpec:
     except tomllib.TOMLDecodeError as err:
         raise UsageError(f"{path}: malformed TOML: {err}") from None
     _check_manifest_keys(path, data)
+    bufs = {}
+    for name, text in data.get("buffers", {}).items():
+        bufs[name] = parse_buffer(f"{name}={text}")
     launches, sequences = {}, {}
     for role in ("kernel", "ref", "opt"):
         table = data.get(role)
@@ -199,16 +232,17 @@ def load_manifest(path: str | Path) -> LaunchSpec:
         if "launch" in table:
             seq = []
             for k, item in enumerate(table["launch"]):
-                seq.append(_manifest_launch(path, item, f"[[{role}.launch]] number {k + 1}"))
+                where = f"[[{role}.launch]] number {k + 1}"
+                seq.append(_manifest_step(path, item, bufs, where) if "step" in item else
+                           _manifest_launch(path, item, where))
+            if all(x.host is not None for x in seq):
+                raise UsageError(f"{path}: [[{role}.launch]] has host steps only: a sequence needs a kernel launch")
             sequences[role] = tuple(seq)
             launches[role] = seq[0]
             continue
         launches[role] = _manifest_launch(path, table, f"[{role}]")
     if not launches:
         raise UsageError(f"{path}: a manifest needs a [kernel] table or [ref] and [opt] tables")
-    bufs = {}
-    for name, text in data.get("buffers", {}).items():
-        bufs[name] = parse_buffer(f"{name}={text}")
     syms = {k: v for k, v in data.get("symbols", {}).items()}
     return LaunchSpec(launches, bufs, syms, data.get("expect", {}), str(path), sequences=sequences)
 
@@ -224,6 +258,20 @@ def _manifest_launch(path: Path, table: dict, where: str) -> KernelLaunch:
         raise UsageError(f"{path}: {where} lacks the key {err}") from None
 
 
+def _manifest_step(path: Path, table: dict, buffers: dict, where: str) -> KernelLaunch:
+    """A `[[role.launch]]` table holding `step = "memset out 0"` (or `"copy tmp out"`) and nothing else."""
+    from volta.exec.hoststeps import parse_step
+
+    others = sorted(k for k in table if k != "step")
+    if others:
+        raise UsageError(f"{path}: {where} is a host step (`step = ...`) and has the key `{others[0]}`: a host step "
+                         f"table holds `step` alone")
+    try:
+        return parse_step(table["step"], buffers, f"{where} step")
+    except UsageError as err:
+        raise UsageError(f"{path}: {err.message}") from None
+
+
 def _manifest_arg(a) -> str:
     """An `args` item: a string or number, or an array `["x", "y", 1024]` for a struct argument `{x,y,1024}`."""
     if isinstance(a, list):
@@ -234,13 +282,15 @@ def _manifest_arg(a) -> str:
 # The manifest schema (examples/README.md): every key a manifest may have. Anything else is a typo
 # that would otherwise be silently ignored (`shared_dynamc`, a `[buffer]` table).
 MANIFEST_TABLES = {"kernel", "ref", "opt", "buffers", "symbols", "expect"}
-MANIFEST_TOP = MANIFEST_TABLES | {"description", "arch"}
+MANIFEST_TOP = MANIFEST_TABLES | {"description", "arch", "nvcc_flags"}  # nvcc_flags: examples/regenerate.sh
 LAUNCH_KEYS = {"ptx", "cuda", "name", "grid", "block", "args", "shared_dynamic"}
+STEP_KEYS = {"step"}   # a [[role.launch]] table that is a host step (volta/exec/hoststeps.py)
 EXPECT_KEYS = {"races", "check", "defect_line", "arch", "bits", "lockstep", "inputs"}
 EXPECT_VALUES = {
     "races": {"clean", "race", "deadlock", "out-of-bounds", "uninitialized-read", "unsupported", "clean-for-inputs",
-              "benign-race", "nondeterministic-write", "misaligned", "division-by-zero"},
-    "check": {"equivalent", "not-equivalent", "findings", "unsupported", "unknown"},
+              "benign-race", "nondeterministic-write", "misaligned", "division-by-zero", "ordering-race",
+              "benign-read-race"},
+    "check": {"equivalent", "not-equivalent", "findings", "unsupported", "unknown", "equivalent-for-inputs"},
 }
 
 
@@ -293,8 +343,8 @@ def _check_manifest_keys(path: Path, data: dict) -> None:
                                  f"every launch's keys inside its own [[{role}.launch]] table")
             for k, item in enumerate(items):
                 for key in item:
-                    if key not in LAUNCH_KEYS:
-                        raise unknown(f"key in [[{role}.launch]] number {k + 1}", key, LAUNCH_KEYS)
+                    if key not in LAUNCH_KEYS | STEP_KEYS:
+                        raise unknown(f"key in [[{role}.launch]] number {k + 1}", key, LAUNCH_KEYS | STEP_KEYS)
             continue
         for key in table:
             if key not in LAUNCH_KEYS:
@@ -488,14 +538,19 @@ def parse_launch(text: str, option: str) -> KernelLaunch:
                         parse_args_list(keys.get("args", "")), shared)
 
 
-def sequences_from_options(ref_launches, opt_launches, buffers, symbols=()) -> LaunchSpec:
-    """`volta check --ref-launch SPEC … --opt-launch SPEC …`: each side one launch or a sequence, in order."""
-    if not ref_launches or not opt_launches:
-        missing = "--ref-launch" if not ref_launches else "--opt-launch"
-        raise UsageError(f"give both sides as launches: {missing} is missing (one per kernel launch, in order)")
+def sequences_from_options(ref_items, opt_items, buffers, symbols=()) -> LaunchSpec:
+    """`volta check --ref-launch SPEC … --opt-launch SPEC … [--opt-step "memset out 0" …]`: each side one launch or
+    a sequence, in order. An item is ("launch", text) or ("step", text) (a host step, volta/exec/hoststeps.py)."""
+    from volta.exec.hoststeps import parse_step
+
+    for role, items in (("ref", ref_items), ("opt", opt_items)):
+        if not any(kind == "launch" for kind, _ in items):
+            raise UsageError(f"give both sides as launches: --{role}-launch is missing (one per kernel launch, in "
+                             f"order; --{role}-step adds host steps between them)")
     spec = pair_from_options("ref.ptx", "opt.ptx", buffers, grid="1", block="1", symbols=symbols)
-    for role, texts in (("ref", ref_launches), ("opt", opt_launches)):
-        seq = tuple(parse_launch(t, f"--{role}-launch") for t in texts)
+    for role, items in (("ref", ref_items), ("opt", opt_items)):
+        seq = tuple(parse_step(t, spec.buffers, f"--{role}-step") if kind == "step" else
+                    parse_launch(t, f"--{role}-launch") for kind, t in items)
         spec.launches[role] = seq[0]
         if len(seq) > 1:
             spec.sequences[role] = seq

@@ -1,38 +1,61 @@
-"""Bounds on one command: memory, steps, wall-clock time, and the progress line of long runs.
+"""Bounds on one command: wall-clock time and memory (and, when asked, steps), and the progress line of
+long runs.
 
 The command line sets them once per command (`with limits.using(...)`); the machine and the
-equivalence checker consult `limits.current()`. Everything here is cheap to ask: the machine asks
-every few thousand steps, so a bound costs nothing measurable on a normal run.
+equivalence checker consult `limits.current()`. A run is bounded by time and memory, not by how many
+steps it takes: a one-thread reference kernel may rightly run for millions of steps.
 
 - `--max-memory`: before a launch allocates anything, `check_memory` estimates what it will need
   (threads × per-thread state, buffers, shared and local copies, shadow memory for races) and refuses
-  with the estimate and the limit when it cannot fit. Default: half of this machine's physical memory.
-- `--max-steps`: the machine stops with UNSUPPORTED, naming the limit, after that many steps.
+  with the estimate and the limit when it cannot fit; while it runs, `step_check` compares the resident
+  memory with the limit. Default: half of this machine's physical memory.
 - `--timeout`: a deadline for the whole command. The machine checks it between steps; everything
   else (normalization, random search, Python code deep in the symbolic package) is interrupted by a
-  SIGALRM timer on the main thread that raises `Timeout` there. `volta check` turns a `Timeout` into
-  UNKNOWN naming what was being decided.
+  SIGALRM timer on the main thread that raises `Timeout` there. The commands turn a `Timeout` into
+  UNKNOWN naming what was running, with the work done until then (`Timeout.count`).
+- `--max-steps` (opt-in; no cap by default): the machine stops with UNSUPPORTED, naming the limit,
+  after that many steps.
+
+The machine reads the clock by time, not by a step count (`step_check`, `StepClock`): a step of 65,536
+lanes can take 30 ms and a one-thread step a microsecond, so the number of steps between two reads
+adapts to keep them about `CHECK_SECONDS` apart. The deadline, the memory guard and the progress line
+are then as prompt for a slow kernel as for a fast one, and cost nothing measurable on either.
 """
 from __future__ import annotations
 
 import contextlib
 import dataclasses
 import os
+import re
 import signal
 import threading
 import time
 
 from volta.errors import Unsupported, UsageError, VoltaError
 
-DEFAULT_MAX_STEPS = 2_000_000
 PROGRESS_SECONDS = 5.0  # a progress line at most this often
+CHECK_SECONDS = 0.1  # a running machine reads the clock about this often
+MAX_CHECK_EVERY = 4096  # and at least every this many steps
+NO_STEP_LIMIT = 1 << 62  # `Limits.step_limit` without --max-steps
 
 
 class Timeout(VoltaError):
-    """The --timeout deadline passed; whoever catches it reports UNKNOWN (nothing is claimed)."""
+    """The --timeout deadline passed; whoever catches it reports UNKNOWN (nothing is claimed).
+
+    `steps` and `thread_instructions` are the work the machines had done when it ran out: a machine adds
+    its own as the exception leaves its `run` (`count`), a launch sequence those of its finished launches."""
 
     exit_code = 3
     kind = "unknown"
+
+    def __init__(self, message: str, span=None):
+        super().__init__(message, span)
+        self.steps = 0
+        self.thread_instructions = 0
+
+    def count(self, machine) -> None:
+        self.steps += machine.steps
+        self.thread_instructions += machine.thread_instructions
 
     def __str__(self) -> str:  # when it reaches the command line unhandled (bit modes, --replay)
         return f"{super().__str__()}; nothing is claimed (a longer --timeout may decide)"
@@ -41,7 +64,7 @@ class Timeout(VoltaError):
 @dataclasses.dataclass
 class Limits:
     max_memory: int | None = None  # bytes; None: the default fraction of physical memory
-    max_steps: int = DEFAULT_MAX_STEPS
+    max_steps: int | None = None  # --max-steps; None: no cap (time and memory bound a run)
     timeout: float | None = None  # seconds for the whole command
     deadline: float | None = None  # time.monotonic() value
     progress: object = None  # callable(line) for long runs, or None (-q)
@@ -53,6 +76,11 @@ class Limits:
     def check_deadline(self, what: str) -> None:
         if self.expired():
             raise Timeout(f"--timeout {self.timeout:g} s ran out while {what}")
+
+    @property
+    def step_limit(self) -> int:
+        """--max-steps, or a number no run reaches (the machines compare with it every step)."""
+        return self.max_steps if self.max_steps is not None else NO_STEP_LIMIT
 
     @property
     def memory_limit(self) -> int:
@@ -88,8 +116,6 @@ def default_max_memory() -> int:
 
 def parse_memory(text: str) -> int:
     """`--max-memory 8G`, `512M`, `2.5GiB`, `1000000` (bytes)."""
-    import re
-
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b)?\s*", str(text), re.IGNORECASE)
     if not m:
         raise UsageError(f"bad --max-memory `{text}`: expected a size such as 8G, 512M or 1000000 (bytes)")
@@ -110,8 +136,19 @@ def human(n: float) -> str:
 
 def _on_alarm(signum, frame):
     lim = _CURRENT
-    if lim.deadline is not None and time.monotonic() >= lim.deadline - 0.01:
+    if lim.deadline is not None and time.monotonic() >= lim.deadline - 0.01 and not _importing(frame):
         raise Timeout(f"--timeout {lim.timeout:g} s ran out")
+
+
+def _importing(frame) -> bool:
+    """Whether the interrupted code is importing a module: an exception there leaves the module half made
+    (its next import fails in ways that have nothing to do with the timeout), so the alarm waits for its
+    next tick (every 0.5 s past the deadline)."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
 
 
 @contextlib.contextmanager
@@ -119,8 +156,7 @@ def using(max_memory=None, max_steps=None, timeout=None, progress=None):
     """Set the limits for one command (restored afterwards, so in-process callers and tests nest)."""
     global _CURRENT
     previous = _CURRENT
-    lim = Limits(max_memory=max_memory, max_steps=max_steps or DEFAULT_MAX_STEPS, timeout=timeout,
-                 progress=progress)
+    lim = Limits(max_memory=max_memory, max_steps=max_steps, timeout=timeout, progress=progress)
     if timeout is not None:
         lim.deadline = lim.start + timeout
     armed = timeout is not None and threading.current_thread() is threading.main_thread()
@@ -232,16 +268,48 @@ def resident_memory() -> int | None:
         return None
 
 
-def step_check(machine, every: int = 4096) -> None:
-    """Called by the machine every `every` steps: the --timeout deadline, resident memory against
-    --max-memory (memory grows with what a launch touches, so the estimate before the run cannot bound
-    it) and the progress line."""
+@dataclasses.dataclass
+class StepClock:
+    """When a running machine next reads the clock (`due`, a value of its step count), and what it saw then.
+
+    The steps between two reads adapt to their cost: after each read, `every` becomes the number of steps
+    that took about CHECK_SECONDS (at most twice the last `every`, at most MAX_CHECK_EVERY, at least 1), so
+    a launch whose steps take 30 ms reads the clock every few steps and a one-thread loop every few
+    thousand. The first read comes after the first step."""
+
+    due: int = 1
+    every: int = 1
+    at: float = dataclasses.field(default_factory=time.monotonic)
+    steps_at: int = 0
+    progress_at: float | None = None
+    memory_at: float = float("-inf")  # when resident memory was last read (a /proc read: ~0.1 ms, at most every
+    #                                   CHECK_SECONDS; the clock itself is a time.monotonic, ~0.1 us)
+    reads: int = 0  # how many times step_check ran (benchmarks report it)
+
+    def advance(self, steps: int, now: float) -> None:
+        ran, took = steps - self.steps_at, now - self.at
+        if ran > 0:
+            fit = int(ran * CHECK_SECONDS / took) if took > 0 else MAX_CHECK_EVERY
+            self.every = max(1, min(MAX_CHECK_EVERY, 2 * self.every, fit))
+        self.at, self.steps_at, self.due = now, steps, steps + self.every
+        self.reads += 1
+
+
+def step_check(machine) -> None:
+    """Called by the machine when its step count reaches `machine.clock.due`: the --timeout deadline,
+    resident memory against --max-memory (memory grows with what a launch touches, so the estimate before
+    the run cannot bound it) and the progress line; then the next read is scheduled (StepClock)."""
     lim = _CURRENT
+    clock = machine.clock
     now = time.monotonic()
+    clock.advance(machine.steps, now)
     if lim.deadline is not None and now >= lim.deadline:
         raise Timeout(f"--timeout {lim.timeout:g} s ran out while executing `{machine.prog.name}` "
                       f"({machine.steps:,} steps)")
-    rss = resident_memory()
+    rss = None
+    if now - clock.memory_at >= CHECK_SECONDS:
+        clock.memory_at = now
+        rss = resident_memory()
     if rss is not None and rss > lim.memory_limit:
         where = ("--max-memory" if lim.max_memory is not None
                  else f"the default --max-memory, half of this machine's {human(physical_memory())}")
@@ -249,16 +317,16 @@ def step_check(machine, every: int = 4096) -> None:
                          f"{machine.steps:,} steps, more than the limit of {human(lim.memory_limit)} ({where}); "
                          f"nothing is claimed: check fewer CTAs (--ctas), smaller buffers, or raise --max-memory")
     if lim.progress is not None:
-        last = getattr(machine, "_progress_at", None)
-        if last is None:
-            machine._progress_at = last = now
-        if now - last >= PROGRESS_SECONDS:
-            machine._progress_at = now
+        if clock.progress_at is None:
+            clock.progress_at = now
+        if now - clock.progress_at >= PROGRESS_SECONDS:
+            clock.progress_at = now
+            cap = f" (--max-steps {lim.max_steps:,})" if lim.max_steps is not None else ""
             lim.progress(f"{machine.prog.name}: {machine.steps:,} steps, {machine.thread_instructions:,} "
-                         f"thread-instructions, {now - lim.start:.0f} s (--max-steps {lim.max_steps:,})")
+                         f"thread-instructions, {now - lim.start:.0f} s{cap}")
 
 
 def too_many_steps(max_steps: int, span) -> Unsupported:
     """The error of a kernel that ran past --max-steps (both executors raise it)."""
     return Unsupported(f"the kernel did not finish within --max-steps {max_steps:,} steps (an unbounded loop, or a "
-                       f"long kernel: raise --max-steps to run longer)", span)
+                       f"long kernel: raise or drop --max-steps; --timeout bounds a run by time)", span)

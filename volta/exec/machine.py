@@ -14,10 +14,13 @@ import numpy as np
 from volta.errors import Unsupported, UsageError
 from volta.exec import findings as F
 from volta.exec import limits
+from volta.exec import structargs
 from volta.exec.launch import KernelLaunch, bind_args
 from volta.exec.memory import KERNEL_PARAM_BASE, Memory
+from volta.exec.runtime import ConcreteRuntime
 from volta.exec.shadow import Shadow
 from volta.ir.program import Program, RegRef, SpecialRef, VarRef, type_size
+from volta.numerics.mma_select import MmaSetting
 from volta.ptx import ast
 from volta.semantics import compute as C
 from volta.semantics import realops
@@ -30,7 +33,6 @@ from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
 from fractions import Fraction
 
 WARP_COLLECTIVES = {"shfl", "vote", "match", "redux", "ldmatrix", "mma", "wmma", "bar.warp", "activemask", "elect"}
-MAX_STEPS = limits.DEFAULT_MAX_STEPS  # the default of --max-steps (volta/exec/limits.py)
 # Data movement and arithmetic whose handlers keep bits but no expressions: over the reals they
 # would silently compute with placeholder values, so `volta check` refuses them.
 NOT_REAL = frozenset({"cp", "ldmatrix", "stmatrix", "movmatrix", "mma", "wmma", "wgmma", "redux", "match",
@@ -55,8 +57,10 @@ class Machine(MachineServices):
                  fp: str = "ieee", symbolic: bool = False, input_values: dict | None = None,
                  functions: dict | None = None,
                  lane_structured: bool = False, allow_exit_before_barrier: bool = False,
-                 lockstep_warps: bool = False):
+                 lockstep_warps: bool = False, tensor: MmaSetting | None = None,
+                 runtime: ConcreteRuntime | None = None):
         self.prog = prog
+        self.runtime = runtime or ConcreteRuntime()  # bodiless functions, printf, schedule (volta/exec/runtime.py)
         self.lockstep = lockstep_warps  # pre-Volta: a warp's threads execute each instruction together
         # polynomial data as LaneSym (one numpy-structured value per register), see volta/exec/lanesym.py
         self.lane_structured = bool(lane_structured and symbolic and input_values is None)
@@ -66,6 +70,8 @@ class Machine(MachineServices):
         self.input_values = input_values  # {buffer: {index: Fraction}}: replay a counterexample exactly
         self.functions = functions or {}  # external function -> real meaning ('exp', 'sqrt', …)
         self.fp = fp  # 'real' | 'ieee' | an architecture name ('ampere', 'hopper', …) for tensor cores
+        self.tensor = tensor or MmaSetting()  # which tensor-core code: instruction default, ptxas version
+        self.tensor_rows: dict = {}  # row name -> MmaRow: each tensor-core row this run used (volta run names them)
         self.launch = launch
         self.structured = structured  # False for `volta run`: data may steer control flow
         self.check_races = check_races
@@ -99,9 +105,12 @@ class Machine(MachineServices):
         self.flags: list = [None] * len(prog.regs)
         self.sym: list = [None] * len(prog.regs)  # object lane arrays of expressions (symbolic mode)
         self.steps = 0
+        self.clock = limits.StepClock()  # when step_check next reads the clock (deadline, memory, progress)
         self.undef_origin = None  # (op, lane) of the first read of never-written shared/local memory
         self.last_branch = np.full(n, -1, np.int64)  # per lane: pc of the last conditional branch executed
         self.conditional = None  # (lanes whose path condition may fail, op) while if-conversion runs a side
+        self.path_condition = None  # {lane: condition} of the side running, when `path_log` is kept
+        self.path_log = None  # volta/exec/feasible.py: conditions each memory access ran under
         self.thread_instructions = 0
         self.unproved_stores: list = []  # same-warp stores of data to one address whose values need expressions
         self.normalizer = None  # shared by the value comparisons of those stores (symbolic mode)
@@ -186,6 +195,9 @@ class Machine(MachineServices):
         # kernel parameters: one read-only copy, values from --args
         self.param_values = {}
         for (pname, ptype, size), (kind, value) in zip(self.prog.params, bound):
+            if kind == "struct":  # a by-value struct whose address is taken: its bytes in parameter memory
+                structargs.place_image(mem, pname, size, value, self.buffer_regions)
+                continue
             if kind == "buffer":
                 bits = self.buffer_regions[value.name].base
             elif kind == "buffer_at":   # a pointer into a buffer (`--args x+256`)
@@ -211,10 +223,14 @@ class Machine(MachineServices):
     def run(self):
         from volta.exec import onethread
 
-        if onethread.applies(self):
-            onethread.run(self)   # one thread: decoded closures over scalars, this machine for the rest
-        else:
-            self._run_lanes()
+        try:
+            if onethread.applies(self):
+                onethread.run(self)   # one thread: decoded closures over scalars, this machine for the rest
+            else:
+                self._run_lanes()
+        except limits.Timeout as err:
+            err.count(self)   # a timed-out report shows the work done until then
+            raise
         waiting = np.nonzero((self.status == BAR) | (self.status == WARP) | (self.status == SPIN))[0]
         if waiting.size:
             self._report_deadlock(waiting)
@@ -227,7 +243,7 @@ class Machine(MachineServices):
         n_ops = len(self.prog.ops)
         every = self.all_lanes
         fast_pc = -1  # set while every lane is converged and running: the next step needs no search
-        max_steps = limits.current().max_steps
+        max_steps = limits.current().step_limit
         while True:
             if 0 <= fast_pc < n_ops:
                 pc, lanes = fast_pc, every
@@ -278,8 +294,8 @@ class Machine(MachineServices):
     def _counted_step(self, pc, lanes, max_steps):
         ops = self.prog.ops
         self.steps += 1
-        if not self.steps & 4095:
-            limits.step_check(self)  # --timeout deadline, progress line
+        if self.steps >= self.clock.due:
+            limits.step_check(self)  # --timeout deadline, memory, progress line: by the clock (StepClock)
         if self.steps > max_steps:
             raise limits.too_many_steps(max_steps, ops[pc].span)
         op = ops[pc]
@@ -349,6 +365,7 @@ class Machine(MachineServices):
         if cond is not None and any(int(t) in cond[0] for t in threads):
             message += (" (possible only when a condition on tensor data holds: the branch is if-converted, "
                         "both sides are checked)")
+            where["details"] = {**where.get("details", {}), "conditional": True}
         super().report(kind, message, op, threads, second, related, **where)
 
     # ---- register access ---------------------------------------------------------------------
@@ -693,9 +710,9 @@ class Machine(MachineServices):
                 raise Unsupported(f"`{d.inst.opcode}` builds a float in the exponent field, but the bounds of the "
                                   f"shifted value do not prove it is an integer f32 whose exponent field lands in "
                                   f"the normal range [1, 254]", op.span)
-            note = (f"{op.span.file}:{op.span.line}: `{d.inst.opcode}` (full-precision expf) read as 2^n; checked "
-                    f"by interval bounds: the shifted f32 is an integer in [2^23, 2^24) whose exponent field lands "
-                    f"in the normal range [1, 254]; over the reals n is unrounded (it cancels in 2^(x*c-n)*2^n)")
+            note = (f"{op.span.file}:{op.span.line}: `{d.inst.opcode}` (the exp range reduction of expf, coshf, "
+                    f"erfcf…) read as 2^n; checked by interval bounds: the shifted f32 is an integer in [2^23, 2^24) "
+                    f"whose exponent field lands in the normal range [1, 254]; over the reals n is unrounded")
             notes = self.__dict__.setdefault("real_notes", [])
             if note not in notes:
                 notes.append(note)
@@ -920,11 +937,11 @@ def lane_bits_constants(bits, t):
     values = as_float(unique, t)
     if not np.isfinite(values).all():
         return None
-    if unique.size == 1:
-        return LanePoly.constant(Fraction(float(values[0])), lanes.size)
     try:
+        if unique.size == 1:
+            return LanePoly.constant(Fraction(float(values[0])), lanes.size)
         uniq = LanePoly.lane_constants([Fraction(float(v)) for v in values])
-    except CoefficientOverflow:
+    except CoefficientOverflow:   # (1e30f, 3e-39f: the per-lane expressions carry them exactly)
         return None
     if not uniq.groups:
         return LanePoly.constant(0, lanes.size)

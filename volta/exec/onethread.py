@@ -146,7 +146,7 @@ def _run(m):
     ops = m.prog.ops
     state = _state(m)
     regs = state[0]
-    max_steps = limits.current().max_steps
+    max_steps = limits.current().step_limit
     pc = int(m.pc[0])
     while True:
         base = m.steps
@@ -171,7 +171,7 @@ def solo(m, lane: int, below: int) -> int:
     regs = state[0]
     regs.at(lane)
     base = m.steps
-    done = _steps(m, ops, state, int(m.pc[lane]), base, limits.current().max_steps, below)
+    done = _steps(m, ops, state, int(m.pc[lane]), base, limits.current().step_limit, below)
     _count(m, regs, base, done)   # (also empties the cache: the general path may change any register)
     m.pc[lane] = regs.pc
     return done
@@ -198,41 +198,52 @@ def _steps(m, ops, state, pc, base, max_steps, below):
     Straight-line runs go as one compiled block (oneblock); where a block stopped short, step closures take
     the steps up to the next jump (`stepping`), so that a run is not compiled again from each of its steps."""
     regs, code, blocks = state
-    done, check = 0, min(4096 - (base & 4095), max_steps - base + 1)
+    cap = max_steps - base + 1   # exact: --max-steps stops at the same step with and without blocks
+    done, check = 0, max(1, min(m.clock.due - base, cap))   # the next step check (a block may run past the clock's)
     stepping = False
-    while pc < below:
-        if not stepping:
-            block = blocks[pc]
-            if block is _UNCOMPILED:
-                block = blocks[pc] = compile_block(m, ops, pc, regs)
-            if block is not None:
-                if pc + block.steps <= below and done + block.steps < check:
-                    pc, n = block.run()
-                    done += n
-                    stepping = n < block.steps
-                    continue
-                stepping = True   # a step check or `below` falls inside the block: its steps one by one
-        fn = code[pc]
-        if fn is _UNCOMPILED:
-            fn = code[pc] = compile_step(m, ops[pc], regs)
-        if fn is None:
-            break
-        done += 1
-        if done >= check:
-            m.steps = base + done
-            if m.steps > max_steps:
-                raise limits.too_many_steps(max_steps, ops[pc].span)
-            limits.step_check(m)  # --timeout deadline, progress line
-            check += 4096
-        try:
-            nxt = fn()
-        except Unsupported:
-            nxt = None   # nothing changed: the general path raises it again, with its message and place
-        if nxt is None:
-            done -= 1   # the general path counts it
-            break
-        stepping = stepping and nxt == pc + 1
-        pc = nxt
+    try:
+        while pc < below:
+            if not stepping:
+                block = blocks[pc]
+                if block is _UNCOMPILED:
+                    block = blocks[pc] = compile_block(m, ops, pc, regs)
+                if block is not None:
+                    if pc + block.steps <= below and done + block.steps < cap:
+                        pc, n = block.run()
+                        done += n
+                        stepping = n < block.steps
+                        if done >= check:
+                            m.steps = base + done
+                            limits.step_check(m)  # --timeout deadline, memory, progress line (StepClock)
+                            check = min(m.clock.due - base, cap)
+                        continue
+                    stepping = True   # --max-steps or `below` falls inside the block: its steps one by one
+            fn = code[pc]
+            if fn is _UNCOMPILED:
+                fn = code[pc] = compile_step(m, ops[pc], regs)
+            if fn is None:
+                break
+            done += 1
+            if done >= check:
+                m.steps = base + done
+                if m.steps > max_steps:
+                    raise limits.too_many_steps(max_steps, ops[pc].span)
+                limits.step_check(m)  # --timeout deadline, memory, progress line (StepClock)
+                check = min(m.clock.due - base, cap)
+            try:
+                nxt = fn()
+            except Unsupported:
+                nxt = None   # nothing changed: the general path raises it again, with its message and place
+            if nxt is None:
+                done -= 1   # the general path counts it
+                break
+            stepping = stepping and nxt == pc + 1
+            pc = nxt
+    except limits.Timeout:   # (from step_check, or SIGALRM): the report counts this run's steps so far
+        m.steps = base + done
+        m.thread_instructions += done - regs.skipped
+        regs.skipped = 0
+        raise
     regs.pc = pc
     return done
 

@@ -23,7 +23,7 @@ def machine(carried, *args, **kwargs):
 
 def combine(machines: list):
     """The last machine of a sequence, standing for the whole sequence: its buffers are the final memory;
-    findings, thread-instruction counts and real-semantics notes are those of every launch."""
+    findings, thread-instruction counts, real-semantics notes and tensor-core rows are those of every launch."""
     last = machines[-1]
     if len(machines) > 1:
         last.findings = [f for m in machines for f in m.findings]
@@ -31,7 +31,8 @@ def combine(machines: list):
         notes = [n for m in machines for n in getattr(m, "real_notes", ())]
         if notes:
             last.real_notes = list(dict.fromkeys(notes))
-    last.sequence = [m.prog.name for m in machines]
+        last.tensor_rows = {name: row for m in machines for name, row in m.tensor_rows.items()}
+    last.sequence = [step_name(m.launch, m.prog.name) for m in machines]
     return last
 
 
@@ -40,8 +41,12 @@ def names(m) -> str:
     return " → ".join(getattr(m, "sequence", None) or [m.prog.name])
 
 
-def races(spec, role: str, progress=None, *, inputs=None, trials=None, concrete: bool = True,
-          lockstep_warps: bool = False, allow_benign_races: bool = False):
+def step_name(launch, kernel: str | None = None) -> str:
+    """What a report calls one step of a sequence: a host step's text (`memset out 0`), else the kernel."""
+    return launch.host or kernel or launch.kernel or str(launch.ptx)
+
+
+def races(spec, role: str, progress=None, *, inputs=None, trials=None, concrete: bool = True, policy=None):
     """`volta races` on a launch sequence: each launch over its whole grid, structured (every input), with the
     memory the earlier launches left; one report for the sequence (kernels `k1 → k2`, every launch's findings,
     each naming its own PTX line). When a launch leaves the structured class for data dependence (and nothing
@@ -51,117 +56,61 @@ def races(spec, role: str, progress=None, *, inputs=None, trials=None, concrete:
     import time
 
     from volta.errors import Unsupported
+    from volta.exec import findings as F
     from volta.exec import races as R
     from volta.exec.launch import sequence
     from volta.ir.program import lower
     from volta.ptx.parser import parse_file
 
     seq = sequence(spec, role)
+    policy = policy or R.Policy()
     modes = R.trial_modes(inputs, trials)
     report = R.RaceReport(
-        kernel=" → ".join(x.kernel or "" for x in seq), role=role,
+        kernel=" → ".join(step_name(x) for x in seq), role=role,
         ptx=" → ".join(dict.fromkeys(str(x.ptx) for x in seq)), grid=" → ".join(str(x.grid) for x in seq),
         block=" → ".join(str(x.block) for x in seq), threads=sum(x.grid.count * x.block.count for x in seq),
-        verdict=R.CLEAN, allow_benign=allow_benign_races)
+        verdict=R.CLEAN, policy=policy)
     start = time.perf_counter()
     found, carried, names = [], None, []
     progs = [lower(parse_file(x.ptx), x.kernel) for x in seq]
     if inputs is not None:
-        return _concrete_trials(report, spec, role, progs, modes, start, progress, lockstep_warps, None)
-    for launch in seq:
-        prog = lower(parse_file(launch.ptx), launch.kernel)
-        names.append(prog.name)
-        launch = dataclasses.replace(launch, kernel=prog.name)
-        if progress is not None:
-            progress(f"{prog.name}: executing {launch.grid.count * launch.block.count} threads "
-                     f"(grid {launch.grid}, block {launch.block}), launch {len(names)} of {len(seq)}")
-        m = machine(carried, prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True,
-                    allow_exit_before_barrier=spec.allow_exit_before_barrier, lockstep_warps=lockstep_warps)
-        try:
-            m.run()
-            if m.unproved_stores:
-                op = m.unproved_stores[0]
-                raise Unsupported(f"threads of one warp store tensor data to the same address in one instruction "
-                                  f"(`{op.d.inst.opcode}`) in a launch sequence; their values are not compared "
-                                  f"here", op.span)
-        except Unsupported as err:
-            if concrete and R.is_data_dependence(err) and not found and not m.findings:
-                return _concrete_trials(report, spec, role, progs, modes, start, progress, lockstep_warps, err)
-            report.verdict, report.error = R.UNSUPPORTED, err
-            found += [R._with_address(f, m) for f in m.findings]
+        return R.concrete_report(report, spec, role, progs, seq, modes, start, progress, None)
+    try:
+        for launch in seq:
+            prog = lower(parse_file(launch.ptx), launch.kernel)
+            names.append(step_name(launch, prog.name))
+            launch = dataclasses.replace(launch, kernel=prog.name)
+            if progress is not None:
+                progress(f"{prog.name}: executing {launch.grid.count * launch.block.count} threads "
+                         f"(grid {launch.grid}, block {launch.block}), launch {len(names)} of {len(seq)}")
+            m = machine(carried, prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True,
+                        allow_exit_before_barrier=spec.allow_exit_before_barrier,
+                        lockstep_warps=policy.lockstep_warps)
+            try:
+                m.run()
+                if m.unproved_stores:
+                    op = m.unproved_stores[0]
+                    raise Unsupported(f"threads of one warp store tensor data to the same address in one "
+                                      f"instruction (`{op.d.inst.opcode}`) in a launch sequence; their values are "
+                                      f"not compared here", op.span)
+            except Unsupported as err:
+                if concrete and R.is_data_dependence(err) and not found and not m.findings:
+                    return R.concrete_report(report, spec, role, progs, seq, modes, start, progress, err)
+                report.verdict, report.error = R.UNSUPPORTED, err
+                found += [R.with_address(f, m) for f in m.findings]
+                report.thread_instructions += m.thread_instructions
+                break
+            found += [R.with_address(f, m) for f in m.findings]
             report.thread_instructions += m.thread_instructions
-            break
-        found += [R._with_address(f, m) for f in m.findings]
-        report.thread_instructions += m.thread_instructions
-        report.steps += m.steps
-        carried = m.buffer_regions
-    report.kernel = " → ".join(names + [x.kernel or "" for x in seq[len(names):]])
+            report.steps += m.steps
+            carried = m.buffer_regions
+    except R.Timeout as err:
+        return R.out_of_time(report, err, start, found)
+    report.kernel = " → ".join(names + [step_name(x) for x in seq[len(names):]])
     report.seconds = time.perf_counter() - start
-    report.findings = R._benign_only_where_always(found)
+    report.findings = F.benign_only_where_always(found)
     if report.counted:
         report.verdict = R.FINDINGS   # findings made before a launch left the structured class are real defects
     elif report.verdict != R.UNSUPPORTED:
         report.verdict = R.CLEAN
-    return report
-
-
-def _concrete_trials(report, spec, role, progs, modes, start, progress, lockstep_warps, why):
-    """The sequence on each trial's concrete inputs (the `volta run` machine, data steering control flow);
-    findings merged, each noting the trials that showed it (as `races._concrete` does for one kernel)."""
-    import dataclasses
-    import time
-
-    import numpy as np
-
-    from volta.errors import Unsupported
-    from volta.exec import races as R
-    from volta.exec.launch import sequence
-    from volta.exec.replay import _concrete_symbols, infer_buffers
-
-    report.data_dependence = why
-    merged: dict = {}
-    for k, mode in enumerate(modes):
-        arrays, described = R.trial_inputs(spec, mode)
-        report.inputs.append(described)
-        if progress is not None:
-            progress(f"{report.kernel}: trial {k + 1}/{len(modes)} on concrete inputs: {described}")
-        steps = [_concrete_symbols(spec, role, arrays, {}, x) for x in sequence(spec, role)]
-        buffers = dict(spec.buffers)
-        for x in steps:
-            buffers.update(infer_buffers(x, spec.buffers, arrays))
-        given = {n: np.ascontiguousarray(a).reshape(-1) for n, a in arrays.items()
-                 if n in buffers and buffers[n].role != "temp"}
-        carried = None
-        for prog, x in zip(progs, steps):
-            m = machine(carried, prog, dataclasses.replace(x, kernel=prog.name), buffers, {}, inputs=given,
-                        structured=False, check_races=True, fp="ieee",
-                        allow_exit_before_barrier=spec.allow_exit_before_barrier, lockstep_warps=lockstep_warps)
-            stopped = False
-            try:
-                m.run()
-            except Unsupported as err:
-                report.trial_errors.append((k, err))
-                stopped = True
-            report.thread_instructions += m.thread_instructions
-            report.steps += m.steps
-            for f in m.findings:
-                f = R._with_address(f, m)
-                if f.key not in merged:
-                    merged[f.key] = dataclasses.replace(f, details={**f.details, "inputs": []})
-                if k not in merged[f.key].details["inputs"]:
-                    merged[f.key].details["inputs"].append(k)
-            if stopped:
-                break
-            carried = m.buffer_regions
-    report.seconds = time.perf_counter() - start
-    report.findings = R._benign_only_where_always(list(merged.values()))
-    if report.counted:
-        report.verdict = R.FINDINGS
-    elif len({k for k, _ in report.trial_errors}) == len(modes):
-        report.verdict = R.UNSUPPORTED
-        report.error = report.trial_errors[0][1]
-    else:
-        report.verdict = R.CLEAN_FOR_INPUTS
-        if report.trial_errors:
-            report.error = report.trial_errors[0][1]
     return report

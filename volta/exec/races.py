@@ -6,17 +6,23 @@ deadlocks, bounds and uninitialized reads. This module only turns one run into a
 `RaceReport` with a verdict, the findings, the `Unsupported` error when the kernel left the
 structured class, and the cost of the run — so that reports and the CLI never touch the machine.
 
-Verdicts (DESIGN.md): `clean` (exit 0), `findings` (exit 1), `unsupported` (exit 3). Findings made
-before a run left the structured class are concrete defects, so they still make the verdict
-`findings` (the report keeps the error too, saying the run stopped early). Usage and parse errors
-are not verdicts: they propagate as `VoltaError`s (exit 2).
+Verdicts (DESIGN.md): `clean` (exit 0), `findings` (exit 1), `unsupported` (exit 3), `unknown` (exit 3:
+--timeout ran out; the report says how far the run got). Findings made before a run left the structured
+class, or before it ran out of time, are concrete defects, so they still make the verdict `findings` (the
+report keeps the error too, saying the run stopped early). Usage and parse errors are not verdicts: they
+propagate as `VoltaError`s (exit 2).
 
 Concrete mode: when the structured run stops because a branch, address or count depends on tensor
 data, the kernel is executed again on concrete inputs (`inputs`: an .npz, `random[:SEED]`, `zeros`,
 `equal`, `colliding`; `trials` of them), the Machine with `structured=False` as `volta run` does.
 Findings then hold for the inputs that showed them (`Finding.details["inputs"]`); no finding on any
 trial is the verdict `clean-for-inputs`, exit 3: the all-inputs question stays undecided, so a CI
-gate that accepts only exit 0 does not accept it (DESIGN.md: exit 0 is a proof for every input).
+gate that accepts only exit 0 does not accept it (DESIGN.md: exit 0 is a proof for every input). The
+concrete runs themselves (input sets, schedules of contended atomics, bodiless functions, printf) are
+volta/exec/trials.py.
+
+What counts toward the verdict is a `Policy` value: benign races (`--allow-benign-races`) and ordering races
+(`--allow-ordering-races`) can be listed without deciding it.
 """
 from __future__ import annotations
 
@@ -26,15 +32,35 @@ from dataclasses import dataclass, field
 
 from volta.errors import Unsupported
 from volta.exec import findings as F
+from volta.exec import feasible, schedules, trials
 from volta.exec.launch import LaunchSpec
+from volta.exec.trials import DEFAULT_TRIALS, GENERATED, trial_inputs, trial_modes, with_address  # noqa: F401
+from volta.exec.limits import Timeout
 
-CLEAN, FINDINGS, UNSUPPORTED = "clean", "findings", "unsupported"
+CLEAN, FINDINGS, UNSUPPORTED, UNKNOWN = "clean", "findings", "unsupported", "unknown"
 CLEAN_FOR_INPUTS = "clean-for-inputs"  # concrete mode found nothing on the inputs tried: not a proof
-EXIT_CODES = {CLEAN: 0, FINDINGS: 1, UNSUPPORTED: 3, CLEAN_FOR_INPUTS: 3}
-# `--inputs` default when a data-dependent kernel falls back to concrete runs (the first --trials of them)
-DEFAULT_TRIALS = ("random:0", "zeros", "equal", "colliding")
-GENERATED = ("zeros", "equal", "colliding")
-BENIGN_KINDS = frozenset({F.BENIGN_RACE})
+EXIT_CODES = {CLEAN: 0, FINDINGS: 1, UNSUPPORTED: 3, UNKNOWN: 3, CLEAN_FOR_INPUTS: 3}
+BENIGN_KINDS = F.BENIGN
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How `volta races` runs and what decides its verdict (the CLI's and the API's options, as one value)."""
+
+    lockstep_warps: bool = False  # pre-Volta warps: a warp's threads execute each instruction together
+    allow_benign_races: bool = False  # benign races are listed but leave the verdict alone
+    allow_ordering_races: bool = False  # so are ordering races (strong accesses that no fence orders)
+    schedules: int = schedules.DEFAULT_BUDGET  # schedules of contended atomics per concrete input set
+    schedule_seed: int = 0  # of the PCT-style random schedules, for launches too large for every order
+    show_printf: bool = False  # keep the text printf prints (concrete runs)
+
+    def counts(self, finding) -> bool:
+        """Does this finding decide the verdict?"""
+        if finding.kind in BENIGN_KINDS:
+            return not self.allow_benign_races
+        if finding.kind == F.ORDERING_RACE:
+            return not self.allow_ordering_races
+        return True
 
 
 @dataclass
@@ -47,16 +73,19 @@ class RaceReport:
     grid: str  # "X", "XxY" or "XxYxZ" as the launch gave it
     block: str
     threads: int  # threads in the whole launch
-    verdict: str  # clean | findings | unsupported
+    verdict: str  # clean | findings | unsupported | unknown | clean-for-inputs
     findings: list = field(default_factory=list)  # volta.exec.findings.Finding
-    error: Unsupported | None = None  # set when the run left the structured class (then it stopped early)
+    error: Unsupported | Timeout | None = None  # why the run stopped early: it left the structured class, or
+    # --timeout ran out (verdict unknown)
     thread_instructions: int = 0
     # concrete mode: why the all-inputs run stopped (data dependence), and the inputs of each trial
     data_dependence: Unsupported | None = None
     inputs: list = field(default_factory=list)  # one line per trial: which inputs
     trial_errors: list = field(default_factory=list)  # (trial index, Unsupported) of trials that stopped
-    allow_benign: bool = False  # benign races are listed but leave the verdict alone
+    policy: Policy = field(default_factory=Policy)  # what decides the verdict (allowed kinds are only listed)
     steps: int = 0  # scheduler steps (one instruction for a set of lanes)
+    schedules: list = field(default_factory=list)  # concrete mode: how many schedules each input set ran
+    printed: list = field(default_factory=list)  # concrete mode with show_printf: (input set, [(ThreadId, text)])
     seconds: float = 0.0
     ctas: str | None = None  # --ctas: which CTAs ran (volta.exec.ctas.describe); None: the whole grid
 
@@ -65,9 +94,13 @@ class RaceReport:
         return EXIT_CODES[self.verdict]
 
     @property
+    def allow_benign(self) -> bool:
+        return self.policy.allow_benign_races
+
+    @property
     def counted(self) -> list:
-        """Findings that decide the verdict (benign races are left out with `allow_benign`)."""
-        return [f for f in self.findings if not (self.allow_benign and f.kind in BENIGN_KINDS)]
+        """Findings that decide the verdict (kinds the policy allows are left out)."""
+        return [f for f in self.findings if self.policy.counts(f)]
 
     @property
     def kinds(self) -> list:
@@ -86,7 +119,7 @@ class RacesResult:
     @property
     def verdict(self) -> str:
         verdicts = {r.verdict for r in self.reports}
-        for v in (FINDINGS, UNSUPPORTED, CLEAN_FOR_INPUTS):  # a definite defect outranks "could not decide"
+        for v in (FINDINGS, UNSUPPORTED, UNKNOWN, CLEAN_FOR_INPUTS):  # a definite defect outranks "could not decide"
             if v in verdicts:
                 return v
         return CLEAN
@@ -102,30 +135,25 @@ def roles(spec: LaunchSpec) -> list:
 
 
 def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=None, trials: int | None = None,
-            concrete: bool = True, lockstep_warps: bool = False, allow_benign_races: bool = False) -> RaceReport:
+            concrete: bool = True, lockstep_warps: bool = False, allow_benign_races: bool = False,
+            allow_ordering_races: bool = False, schedules: int = schedules.DEFAULT_BUDGET, schedule_seed: int = 0,
+            show_printf: bool = False) -> RaceReport:
     """Execute `spec.launches[role]` over the whole grid with race checking on.
 
     `progress`, when given, is called with one line of text before the (possibly long) run.
     Raises `UsageError`/`PtxSyntaxError` for bad input; an `Unsupported` becomes the verdict.
     The structured (all-inputs) run comes first; when it stops for data dependence and `concrete`
-    is on, the kernel runs on concrete inputs instead (`inputs`, `trials`: see `trial_modes`).
+    is on, the kernel runs on concrete inputs instead (`inputs`, `trials`: see `trial_modes`), each under
+    up to `schedules` schedules of its contended atomics (volta/exec/schedules.py).
     `inputs` given forces concrete runs even for a structured kernel (the report then covers those inputs).
+    The other keywords make the `Policy`.
     """
-    from volta.exec.machine import Machine  # the executor is heavy: import it only when analyzing
-    from volta.ir.program import lower
-    from volta.ptx.parser import parse_file
-
+    policy = Policy(lockstep_warps, allow_benign_races, allow_ordering_races, schedules, schedule_seed, show_printf)
     modes = trial_modes(inputs, trials)  # bad --inputs / --trials are usage errors before any run
-    if spec.sequences.get(role):  # [[role.launch]]: each launch with the memory the earlier ones left
-        from volta.exec import pipeline
-        return pipeline.races(spec, role, progress, inputs=inputs, trials=trials, concrete=concrete,
-                              lockstep_warps=lockstep_warps, allow_benign_races=allow_benign_races)
     launch = spec.launches[role]
-    module = parse_file(launch.ptx)
     report = RaceReport(
         kernel=launch.kernel or "", role=role, ptx=str(launch.ptx), grid=str(launch.grid),
-        block=str(launch.block), threads=launch.grid.count * launch.block.count, verdict=CLEAN,
-        allow_benign=allow_benign_races,
+        block=str(launch.block), threads=launch.grid.count * launch.block.count, verdict=CLEAN, policy=policy,
     )
     if launch.ctas:
         from volta.exec.ctas import describe
@@ -133,6 +161,35 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=Non
         report.ctas = describe(launch.ctas, launch.grid)
         report.threads = len(launch.ctas) * launch.block.count
     start = time.perf_counter()
+    try:
+        if spec.sequences.get(role):  # [[role.launch]]: each launch with the memory the earlier ones left
+            from volta.exec import pipeline
+            return pipeline.races(spec, role, progress, inputs=inputs, trials=trials, concrete=concrete,
+                                  policy=policy)
+        return _analyze(report, spec, role, launch, progress, modes, start, inputs, concrete, lockstep_warps)
+    except Timeout as err:   # (a launch sequence's report keeps the findings of its finished launches itself)
+        return out_of_time(report, err, start)
+
+
+def out_of_time(report: RaceReport, err: Timeout, start: float, findings: list = ()) -> RaceReport:
+    """--timeout ran out: UNKNOWN with the work done (finished runs counted in `report`, the running one in
+    `err`), unless `findings` of finished runs already are defects."""
+    report.error = err
+    report.thread_instructions += err.thread_instructions
+    report.steps += err.steps
+    report.seconds = time.perf_counter() - start
+    report.findings = F.benign_only_where_always(list(findings))
+    report.verdict = FINDINGS if report.counted else UNKNOWN
+    return report
+
+
+def _analyze(report, spec, role, launch, progress, modes, start, inputs, concrete, lockstep_warps) -> RaceReport:
+    """The structured run over the whole grid, or the concrete trials when it stops for data (see analyze)."""
+    from volta.exec.machine import Machine  # the executor is heavy: import it only when analyzing
+    from volta.ir.program import lower
+    from volta.ptx.parser import parse_file
+
+    module = parse_file(launch.ptx)
     machine = None
     try:
         prog = lower(module, launch.kernel)
@@ -148,10 +205,10 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=Non
         machine.run()
         extra = _same_warp_store_values(machine, prog, launch, spec) if machine.unproved_stores else []
     except _DataDependent:
-        return _concrete(report, spec, role, prog, launch, modes, start, progress, lockstep_warps, None)
+        return concrete_report(report, spec, role, [prog], [launch], modes, start, progress, None)
     except Unsupported as err:
         if concrete and is_data_dependence(err) and not (machine is not None and machine.findings):
-            return _concrete(report, spec, role, prog, launch, modes, start, progress, lockstep_warps, err)
+            return concrete_report(report, spec, role, [prog], [launch], modes, start, progress, err)
         report.verdict = UNSUPPORTED
         report.error = err
         extra = []
@@ -160,12 +217,14 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=Non
         report.thread_instructions = machine.thread_instructions
         report.steps = machine.steps
         # findings made before the run left the structured class are real defects, so they decide
-        report.findings = _benign_only_where_always(
-            [_with_address(f, machine) for f in machine.findings + extra])
+        found = [with_address(f, machine) for f in machine.findings + extra]
+        if report.error is None:   # accesses on both sides of a branch on data: only those that can meet
+            found = feasible.prune(found, prog, launch, spec)
+        report.findings = F.benign_only_where_always(found)
         if report.counted:
             report.verdict = FINDINGS
         elif report.verdict == FINDINGS or (report.findings and report.error is None):
-            report.verdict = CLEAN  # only benign races, and --allow-benign-races
+            report.verdict = CLEAN  # only findings the policy allows
     return report
 
 
@@ -178,113 +237,26 @@ def is_data_dependence(err: Unsupported) -> bool:
     return "depends on tensor data" in err.message
 
 
-def trial_modes(inputs, trials: int | None) -> list:
-    """The input modes of concrete trials. `inputs`: None (the default sequence), a dict of arrays, or
-    a comma list of `random[:SEED]`, `zeros`, `equal`, `colliding`, FILE.npz. `random:S` with
-    `trials` N stands for seeds S..S+N-1; a list is taken as given (`trials` must then match or be unset)."""
-    from volta.errors import UsageError
-
-    if trials is not None and trials < 1:
-        raise UsageError(f"--trials {trials}: give at least 1 trial")
-    if isinstance(inputs, dict):
-        if trials not in (None, 1):
-            raise UsageError("--trials applies to generated inputs; given arrays are one trial")
-        return [inputs]
-    if inputs is None:
-        n = trials or len(DEFAULT_TRIALS)
-        return list(DEFAULT_TRIALS[:n]) + [f"random:{k}" for k in range(1, n - len(DEFAULT_TRIALS) + 1)]
-    items = [i.strip() for i in str(inputs).split(",") if i.strip()]
-    if not items:
-        raise UsageError("--inputs is empty: give random[:SEED], zeros, equal, colliding or FILE.npz")
-    for item in items:
-        if item in GENERATED or item == "random" or item.endswith(".npz"):
-            continue
-        if item.startswith("random:"):
-            try:
-                int(item.partition(":")[2])
-            except ValueError:
-                raise UsageError(f"bad --inputs `{item}`: expected random:SEED with an integer SEED") from None
-            continue
-        raise UsageError(f"bad --inputs `{item}`: expected random[:SEED], zeros, equal (every integer input one "
-                         f"value), colliding (integer inputs in pairs of equal values) or FILE.npz")
-    if len(items) == 1 and (items[0] == "random" or items[0].startswith("random:")) and trials:
-        seed = int(items[0].partition(":")[2] or 0)
-        return [f"random:{seed + k}" for k in range(trials)]
-    if trials is not None and trials != len(items):
-        raise UsageError(f"--trials {trials} but --inputs lists {len(items)} input set(s): give one of them")
-    return items
-
-
-def trial_inputs(spec: LaunchSpec, mode):
-    """(arrays, one-line description) for one trial; generated patterns start from random:0 and replace
-    every integer input: `equal` with one value everywhere, `colliding` with pairs of equal values."""
-    import numpy as np
-
-    from volta.exec.replay import choose_inputs
-
-    if isinstance(mode, dict) or mode not in ("equal", "colliding"):
-        chosen = choose_inputs(spec, mode)
-        return chosen.arrays, chosen.description
-    arrays = choose_inputs(spec, "random:0").arrays
-    changed = []
-    for name, arr in arrays.items():
-        if arr.dtype.kind in "iu" and name in spec.buffers:
-            if mode == "equal":
-                arrays[name] = np.ones_like(arr)
-            else:
-                arrays[name] = (np.arange(arr.size) // 2 % 4).astype(arr.dtype)
-            changed.append(name)
-    what = ("every integer input 1" if mode == "equal" else "integer inputs 0,0,1,1,2,2,3,3,0,0,…")
-    return arrays, (f"{mode}: {what} ({', '.join(changed) or 'no integer inputs'}); other inputs random "
-                    f"from seed 0")
-
-
-def _benign_only_where_always(findings: list) -> list:
-    """A benign race is one where every racing write stores the same value: on every input tried and at
-    every address. Where the same pair of instructions also races with different values, only the RACE stays."""
-    racing = {f.key[1] for f in findings if f.kind == F.RACE}
-    return [f for f in findings if not (f.kind == F.BENIGN_RACE and f.key[1] in racing)]
-
-
-def _concrete(report, spec, role, prog, launch, modes, start, progress, lockstep_warps, why):
-    """Run the kernel on each trial's concrete inputs; merge findings, noting which inputs show each."""
-    from volta.exec.machine import Machine
-    from volta.exec.replay import _concrete_symbols, infer_buffers
-
-    import numpy as np
-
+def concrete_report(report, spec, role, progs, launches, modes, start, progress, why) -> RaceReport:
+    """The report of concrete mode (volta/exec/trials.py): findings for the inputs and schedules tried, or
+    `clean-for-inputs` (exit 3) when none showed one; UNSUPPORTED when every input set stopped."""
+    p = report.policy
     report.data_dependence = why
-    merged: dict = {}
-    for k, mode in enumerate(modes):
-        arrays, described = trial_inputs(spec, mode)
-        report.inputs.append(described)
-        if progress is not None:
-            progress(f"{report.kernel}: trial {k + 1}/{len(modes)} on concrete inputs: {described}")
-        try:
-            run_launch = _concrete_symbols(spec, role, arrays, {})
-            buffers = infer_buffers(run_launch, spec.buffers, arrays)
-            given = {n: np.ascontiguousarray(a).reshape(-1) for n, a in arrays.items() if n in buffers}
-            m = Machine(prog, dataclasses.replace(run_launch, kernel=prog.name), buffers, {}, inputs=given,
-                        structured=False, check_races=True, fp="ieee",
-                        allow_exit_before_barrier=spec.allow_exit_before_barrier, lockstep_warps=lockstep_warps)
-            try:
-                m.run()
-            except Unsupported as err:
-                report.trial_errors.append((k, err))
-            report.thread_instructions += m.thread_instructions
-            report.steps += m.steps
-            for f in m.findings:
-                f = _with_address(f, m)
-                if f.key not in merged:
-                    merged[f.key] = dataclasses.replace(f, details={**f.details, "inputs": []})
-                merged[f.key].details["inputs"].append(k)
-        except Unsupported as err:
-            report.trial_errors.append((k, err))
+    try:
+        out = trials.run(spec, role, progs, launches, modes, lockstep_warps=p.lockstep_warps, schedules=p.schedules,
+                         schedule_seed=p.schedule_seed, show_printf=p.show_printf, progress=progress,
+                         name=report.kernel)
+    except Timeout as err:
+        return out_of_time(report, err, start)
+    report.inputs, report.trial_errors, report.findings = out.inputs, out.errors, out.findings
+    report.schedules = [e.text() for e in out.explored]
+    report.printed = out.printed
+    report.thread_instructions += out.thread_instructions
+    report.steps += out.steps
     report.seconds = time.perf_counter() - start
-    report.findings = _benign_only_where_always(list(merged.values()))
     if report.counted:
         report.verdict = FINDINGS
-    elif len(report.trial_errors) == len(modes):
+    elif len({k for k, _ in report.trial_errors}) == len(modes):
         report.verdict = UNSUPPORTED
         report.error = report.trial_errors[0][1]
     else:
@@ -317,13 +289,3 @@ def _same_warp_store_values(machine, prog, launch, spec) -> list:
 
 def analyze_all(spec: LaunchSpec, progress=None, **options) -> RacesResult:
     return RacesResult([analyze(spec, role, progress, **options) for role in roles(spec)], spec.source)
-
-
-def _with_address(finding: F.Finding, machine) -> F.Finding:
-    """Fill in the state-space address of a finding that names a region and offset but no address."""
-    if finding.address is not None or finding.buffer is None or finding.offset is None:
-        return finding
-    region = machine.memory.by_name.get(finding.buffer)
-    if region is None:
-        return finding
-    return dataclasses.replace(finding, address=region.base + finding.offset)

@@ -22,6 +22,8 @@ import numpy as np
 from volta.errors import UsageError
 from volta.exec import structargs
 from volta.exec.launch import DTYPES, Buffer, KernelLaunch, LaunchSpec, parse_args_list, pointer_target
+from volta.exec.limits import Timeout
+from volta.numerics.mma_select import MmaSetting
 
 FP_CHOICES = ("real", "ieee", "volta", "ampere", "ada", "hopper", "blackwell")
 _RAW = {"bf16": np.uint16, "e4m3": np.uint8, "e5m2": np.uint8, "tf32": np.uint32}
@@ -44,10 +46,21 @@ class RunResult:
     fp: str
     generated_inputs: bool = False
     notes: list = field(default_factory=list)
+    tensor_cores: list = field(default_factory=list)  # MmaRow.to_json(setting) of each tensor-core row used
+    timed_out: str | None = None  # --timeout ran out: why; `outputs` is then empty (the run did not end)
 
     @property
     def ok(self) -> bool:
         return not self.findings
+
+    @property
+    def verdict(self) -> str:
+        """findings (defects on this input, exit 1), unknown (--timeout, exit 3) or clean (exit 0)."""
+        return "findings" if self.findings else "unknown" if self.timed_out else "clean"
+
+    @property
+    def exit_code(self) -> int:
+        return {"findings": 1, "unknown": 3, "clean": 0}[self.verdict]
 
 
 # ---- arrays and dtypes ---------------------------------------------------------------------------
@@ -147,8 +160,8 @@ def infer_buffers(launch: KernelLaunch, declared: dict, inputs: dict, symbols=()
 
 
 def random_inputs(buffers: dict, seed: int = 0, symbols: dict | None = None) -> dict:
-    """Deterministic inputs for every buffer the kernel reads (roles in/inout): normal floats, small ints;
-    one-element arrays for symbolic scalars."""
+    """Deterministic inputs for every buffer the kernel reads (roles in/inout): normal floats, small ints (in
+    the buffer's declared range, when it has one); one-element arrays for symbolic scalars."""
     rng = np.random.default_rng(seed)
     out = {}
     for name in sorted(symbols or {}):
@@ -166,6 +179,8 @@ def random_inputs(buffers: dict, seed: int = 0, symbols: dict | None = None) -> 
             fmt = dt
             words = lanes.round_f64(rng.standard_normal(n), fmt)
             out[name] = words.astype(_RAW[dt])
+        elif buf.range is not None:   # a declared range (token ids): uniform in it
+            out[name] = rng.integers(buf.range[0], buf.range[1] + 1, n).astype(DTYPES[dt][0])
         else:
             out[name] = rng.integers(0, 64, n).astype(DTYPES[dt][0])
     return out
@@ -200,8 +215,9 @@ def summarize(arr: np.ndarray, dtype: str) -> dict:
 # ---- running ----------------------------------------------------------------------------------
 
 def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", check_races: bool = True,
-               generated: bool = False, scalars: dict | None = None) -> RunResult:
-    """Parse, lower and execute one launch of `spec` on `inputs` (arrays by buffer name)."""
+               generated: bool = False, scalars: dict | None = None, tensor: MmaSetting | None = None) -> RunResult:
+    """Parse, lower and execute one launch of `spec` on `inputs` (arrays by buffer name). `tensor` is the
+    tensor-core setting (the ptxas version; default 13.0: the CLI and the API pass the nvcc found)."""
     from volta.exec.machine import Machine
     from volta.ir.program import lower
     from volta.ptx.parser import parse_file
@@ -230,8 +246,14 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
     for prog, launch in zip(progs, steps):   # a launch sequence: in order, on the same buffers
         m = pipeline.machine(carried, prog, launch, buffers, {}, inputs=kernel_inputs, structured=exact,
                              check_races=check_races, fp=fp, symbolic=exact, input_values=values,
-                             allow_exit_before_barrier=spec.allow_exit_before_barrier)
-        machines.append(m.run())
+                             allow_exit_before_barrier=spec.allow_exit_before_barrier, tensor=tensor)
+        try:
+            machines.append(m.run())
+        except Timeout as err:   # a report all the same: the work done and the findings made until then
+            findings = [f for x in machines + [m] for f in x.findings]
+            return RunResult(launch, buffers, inputs, {}, findings, sum(x.thread_instructions for x in machines)
+                             + err.thread_instructions, time.perf_counter() - start, fp, generated,
+                             timed_out=err.message)
         carried = m.buffer_regions
     m = pipeline.combine(machines)
     launch = steps[0] if len(steps) == 1 else steps[-1]
@@ -251,8 +273,10 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
     if fp == "real":
         notes.append("--fp real: every instruction computed in exact rational arithmetic; each output element "
                      "is rounded once, to nearest, into its buffer's dtype")
+    setting = tensor or MmaSetting()
+    rows = [row.to_json(setting) for row in m.tensor_rows.values()]
     return RunResult(launch, buffers, inputs, outputs, list(m.findings), int(m.thread_instructions), seconds,
-                     fp, generated, notes)
+                     fp, generated, notes, rows)
 
 
 def _exact_inputs(buffers: dict, arrays: dict) -> dict:
@@ -355,6 +379,11 @@ class ChosenInputs(NamedTuple):
     seed: int | None  # the seed of random inputs, else None
 
 
+def _lowest(buf) -> int:
+    """`--inputs zeros`: 0, or the lowest value of a declared range that excludes it."""
+    return 0 if buf.range is None or buf.range[0] <= 0 <= buf.range[1] else buf.range[0]
+
+
 def choose_inputs(spec: LaunchSpec, inputs=None, seed: int | None = None) -> ChosenInputs:
     """The arrays a run starts from, a one-line description of them, whether they were generated, the seed.
 
@@ -373,7 +402,8 @@ def choose_inputs(spec: LaunchSpec, inputs=None, seed: int | None = None) -> Cho
         if mode == "zeros":
             if seed is not None:
                 raise UsageError("--seed applies to random inputs, not --inputs zeros: drop one")
-            arrays = {n: np.zeros(spec.buffers[n].count, DTYPES[spec.buffers[n].dtype][0]) for n in readable}
+            arrays = {n: np.full(spec.buffers[n].count, _lowest(spec.buffers[n]), DTYPES[spec.buffers[n].dtype][0])
+                      for n in readable}
             arrays.update({n: np.zeros(1, DTYPES.get(t, (np.float32,))[0]) for n, t in spec.symbols.items()})
             return ChosenInputs(arrays, f"zeros for {names}", True, None)
         if mode.startswith("random:"):

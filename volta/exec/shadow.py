@@ -19,6 +19,14 @@ strong* (PTX memory model) when each one's scope includes the other's thread: sa
 at gpu/sys scope; then they do not race. A `.cta`-scoped atomic used by two blocks is a race.
 Causality through release/acquire patterns comes in as vector clocks (`volta/exec/memmodel.py`):
 `order(prior_tid, prior_clk, tid)` says which prior accesses happen before the current ones.
+
+Morally strong accesses are no data race, but when at least one of them is not an atomic (a `.volatile` or
+`.relaxed` load or store) and nothing orders them, they are an *ordering race* (`Conflict.ordering`): the
+value read, or the value that remains, depends on the schedule. A read of a write is ordered after it when
+causality orders them, or when the reading thread already observed that write (an earlier strong read of it
+since it was made: coherence, the PTX model's observation order). Polling reads (volta/ir/spin.py: a loop
+repeats them until the value it waits for arrives) are not reported against the writes they wait for. Strong
+reads since the last write are kept per granule and thread in `strong` (a dict: strong accesses are few).
 """
 from __future__ import annotations
 
@@ -26,12 +34,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-FIELDS_W = ("w_tid", "w_cta", "w_gen", "w_warp", "w_wgen", "w_pc", "w_scope", "w_clk", "w_data")
+FIELDS_W = ("w_tid", "w_cta", "w_gen", "w_warp", "w_wgen", "w_pc", "w_scope", "w_clk", "w_data", "w_silent")
 FIELDS_R = ("r_tid", "r_cta", "r_gen", "r_warp", "r_wgen", "r_pc", "r_mthread", "r_mcta", "r_scope", "r_clk",
             "r_weak", "r_ctas", "r_mwarp", "r_wgen_max")
 FIELDS_R2 = ("r2_tid", "r2_cta", "r2_warp", "r2_pc", "r2_scope")  # a reader of another thread than r_tid
 FIELDS = FIELDS_W + FIELDS_R + FIELDS_R2
-_BOOL = ("r_mthread", "r_mcta", "r_weak", "r_ctas", "w_data", "r_mwarp")
+_BOOL = ("r_mthread", "r_mcta", "r_weak", "r_ctas", "w_data", "r_mwarp", "w_silent")
 _WIDE = ("w_clk", "r_clk")  # vector-clock entries; ids, pcs, scopes and generations fit 32 bits
 _ZERO = ("w_scope", "r_scope", "r2_scope", "w_clk", "r_clk")  # 0 when untouched; the others -1 / False
 DTYPE = {name: bool if name in _BOOL else np.int64 if name in _WIDE else np.int32 for name in FIELDS}
@@ -42,13 +50,29 @@ GPU = 3  # scopes at or above this include every thread of the grid
 PLAIN = 10  # added to the scope of a strong access that is not an atomic (ld/st .volatile/.relaxed/…)
 
 
-def morally_strong(p_scope, p_cta, p_warp, scope, cta, warp):
-    """Both strong and each scope includes the other thread (same CTA, or both gpu/sys scoped). Not for two
-    non-atomic strong accesses (volatile loads/stores) of threads of one warp: that is warp-synchronous code,
-    which nothing orders under independent thread scheduling (the outcome depends on the interleaving)."""
+def morally_strong(p_scope, p_cta, scope, cta):
+    """Both strong and each scope includes the other thread (same CTA, or both gpu/sys scoped)."""
     p_level, level = p_scope % PLAIN, scope % PLAIN
-    return (p_scope > 0) & (scope > 0) & ((p_cta == cta) | ((p_level >= GPU) & (level >= GPU))) & ~(
-        (p_warp == warp) & (p_scope >= PLAIN) & (scope >= PLAIN))
+    return (p_scope > 0) & (scope > 0) & ((p_cta == cta) | ((p_level >= GPU) & (level >= GPU)))
+
+
+def plain_involved(p_scope, scope):
+    """At least one of two strong accesses is not an atomic (a volatile/relaxed/acquire/release ld or st)."""
+    return (p_scope >= PLAIN) | (scope >= PLAIN)
+
+
+@dataclass(frozen=True)
+class StrongRead:
+    """A strong read of one granule by one thread since the granule's last write (its latest such read)."""
+
+    pc: int
+    clk: int
+    cta: int
+    gen: int
+    warp: int
+    wgen: int
+    scope: int
+    polling: bool
 
 
 @dataclass
@@ -61,6 +85,10 @@ class Conflict:
     prior_write: bool
     write: bool
     prior_strong: bool = False  # the conflict involves strong accesses whose scopes do not cover both threads
+    ordering: bool = False  # morally strong accesses that nothing orders: an ordering race, not a data race
+    prior_silent: bool = False  # the earlier access is a write that, like every write before it, stored the
+    # value already there (a read racing only with such writes reads the same value in any order)
+    at: int = -1  # position in the batch of the current access (write-after-read conflicts)
     # write-write conflicts: (position, prior position in the batch or -1, prior tid, prior pc, prior data?)
     # of every racing access, so that the caller can compare the stored values
     positions: tuple = ()
@@ -110,6 +138,8 @@ class Shadow:
             setattr(self.c, name, np.empty(0, DTYPE[name]))
         self.c.scratch = np.empty(0, np.int64)  # duplicate detection within one batch (scatter, re-read)
         self._arange = np.arange(0, dtype=np.int64)
+        # strong reads since each granule's last write: granule -> {tid: StrongRead}
+        self.strong: dict = {}
 
     def __getattr__(self, name):
         if name in DTYPE:  # shadow.w_tid[granule]: read by flat granule index
@@ -128,6 +158,7 @@ class Shadow:
         for name in FIELDS + ("scratch",):
             setattr(self.c, name, np.repeat(getattr(self.c, name)[: self.used * PAGE], factor))
         old = self.table
+        self.strong = {g * factor + q: dict(v) for g, v in self.strong.items() for q in range(factor)}
         self.table = np.zeros(old.size * factor, np.int32)
         pages = np.flatnonzero(old)
         slots = old[pages].astype(np.int64) - 1
@@ -159,12 +190,13 @@ class Shadow:
 
     def access(self, gidx, tid, cta, gen, warp, wgen, pc: int, write: bool, atomic: bool,
                warp_uniform: bool = False, scope=None, clk=None, order=None,
-               data=None) -> tuple[list[Conflict], np.ndarray]:
+               data=None, polling: bool = False, silent=None) -> tuple[list[Conflict], np.ndarray]:
         """Check a batch of granule accesses against history and record them. Arrays are per access.
 
         `scope`: 0 for a weak access, else the scope of a strong one (int or per access); `atomic` alone
         means gpu scope. `clk` is each access's own vector-clock entry and `order(prior_tid, prior_clk,
-        positions)` says which earlier accesses happen before (None: only barriers order).
+        positions)` says which earlier accesses happen before (None: only barriers order). `polling`: the
+        batch is a polling read (volta/ir/spin.py). `silent`: per write, it stores the bytes already there.
         Returns the conflicts, and the pairs of positions (k, j) of the batch where two threads of one
         warp write one granule in this one instruction. With `warp_uniform` (a plain `st`) those pairs
         are not races: CUDA lets one of the writes land, so the caller must show the values equal."""
@@ -175,6 +207,7 @@ class Shadow:
         scope = _per_access(scope, gidx.shape)
         clk = _per_access(0 if clk is None else clk, gidx.shape)
         data = _per_access(False if data is None else data, gidx.shape, bool)
+        silent = _per_access(False if silent is None else silent, gidx.shape, bool)
         c, li = self.c, self._local(gidx)  # li: compact positions; gidx stays the name of a granule in reports
         # 1. lanes of this very instruction against each other (distinct threads, same interval)
         if write and gidx.size > 1 and not ((scope >= GPU) & (scope < PLAIN)).all():
@@ -183,17 +216,19 @@ class Shadow:
             loser = np.flatnonzero(c.scratch[li] != pos)  # a granule another lane also writes
             if loser.size:
                 winner = c.scratch[li[loser]]
-                other = (tid[loser] != tid[winner]) & ~morally_strong(scope[winner], cta[winner], warp[winner],
-                                                                      scope[loser], cta[loser], warp[loser])
+                other = tid[loser] != tid[winner]
+                strong = morally_strong(scope[winner], cta[winner], scope[loser], cta[loser])
                 one_warp = other & (warp[loser] == warp[winner]) if warp_uniform else np.zeros(loser.size, bool)
-                racing = other & ~one_warp
-                if racing.any():
-                    k = int(np.argmax(racing))
-                    a, b = int(winner[k]), int(loser[k])
-                    conflicts.append(Conflict(int(gidx[a]), pc, int(tid[a]), pc, int(tid[b]), True, True,
-                                              bool(scope[a] or scope[b]),
-                                              tuple((int(b_), int(a_), int(tid[a_]), pc, bool(data[a_]))
-                                                    for b_, a_ in zip(loser[racing], winner[racing]))))
+                racing = other & ~one_warp & ~strong
+                ordering = other & ~one_warp & strong & plain_involved(scope[winner], scope[loser])
+                for chosen, is_ordering in ((racing, False), (ordering, True)):
+                    if chosen.any():
+                        k = int(np.argmax(chosen))
+                        a, b = int(winner[k]), int(loser[k])
+                        conflicts.append(Conflict(int(gidx[a]), pc, int(tid[a]), pc, int(tid[b]), True, True,
+                                                  bool(scope[a] or scope[b]), is_ordering,
+                                                  positions=tuple((int(b_), int(a_), int(tid[a_]), pc, bool(data[a_]))
+                                                                  for b_, a_ in zip(loser[chosen], winner[chosen]))))
                 same_warp = np.stack([loser[one_warp], winner[one_warp]], axis=1)
         # 2. against the last write
         w_tid = c.w_tid[li]
@@ -201,16 +236,30 @@ class Shadow:
         hit = (w_tid >= 0) & self._concurrent(w_tid, c.w_cta[li], c.w_gen[li], c.w_warp[li],
                                                c.w_wgen[li], tid, cta, gen, warp, wgen)
         if hit.any():  # most accesses meet no concurrent write: nothing for the exemptions to remove
-            hit &= ~morally_strong(w_scope, c.w_cta[li], c.w_warp[li], scope, cta, warp)
-            if order is not None and hit.any():
+            strong = morally_strong(w_scope, c.w_cta[li], scope, cta)
+            if order is not None:
                 hit &= ~order(w_tid, c.w_clk[li], np.arange(gidx.size))
-        if hit.any():
-            k = int(np.argmax(hit))
-            conflicts.append(Conflict(int(gidx[k]), int(c.w_pc[li[k]]), int(w_tid[k]), pc, int(tid[k]), True,
-                                      write, bool(w_scope[k] or scope[k]),
-                                      tuple((int(j), -1, int(w_tid[j]), int(c.w_pc[li[j]]),
-                                             bool(c.w_data[li[j]])) for j in np.flatnonzero(hit))
-                                      if write else ()))
+            ordering = hit & strong & plain_involved(w_scope, scope)
+            hit &= ~strong
+            if ordering.any() and not polling:  # a polling read is not reported against the write it waits for
+                ordering &= ~self._observed(gidx, tid, ordering)
+            else:
+                ordering[:] = False
+            for chosen, is_ordering in ((hit, False), (ordering, True)):
+                if not write:  # a read racing only with writes of the value already there reads it in any order
+                    quiet = chosen & c.w_silent[li]
+                    if is_ordering:
+                        chosen = chosen & ~quiet   # the value read does not depend on the schedule
+                    elif (chosen & ~quiet).any():
+                        chosen = chosen & ~quiet   # a plain race first; the quiet ones only when alone
+                if chosen.any():
+                    k = int(np.argmax(chosen))
+                    conflicts.append(Conflict(int(gidx[k]), int(c.w_pc[li[k]]), int(w_tid[k]), pc, int(tid[k]), True,
+                                              write, bool(w_scope[k] or scope[k]), is_ordering,
+                                              positions=tuple((int(j), -1, int(w_tid[j]), int(c.w_pc[li[j]]),
+                                                               bool(c.w_data[li[j]])) for j in np.flatnonzero(chosen))
+                                              if write else (), prior_silent=bool(c.w_silent[li[k]]) and not write,
+                                              at=k))
         if write:
             # 3. a write against reads since the last write
             r_tid = c.r_tid[li]
@@ -225,31 +274,74 @@ class Shadow:
             if hit.any():
                 # strong reads and a strong write whose scopes cover each other do not race
                 several = c.r_mthread[li] | c.r_mcta[li]
-                one = ~several & morally_strong(c.r_scope[li], r_cta, c.r_warp[li], scope, cta, warp)
+                one = ~several & morally_strong(c.r_scope[li], r_cta, scope, cta)
                 all_strong = several & (scope > 0) & ~c.r_weak[li] & (
                     ((scope % PLAIN >= GPU) & ~c.r_ctas[li]) | (~c.r_mcta[li] & (r_cta == cta)))
-                # several volatile readers, all of the writer's warp, and a volatile write: warp-synchronous
-                all_strong &= ~((scope >= PLAIN) & ~c.r_mwarp[li] & (c.r_warp[li] == warp))
                 hit &= ~(one | all_strong)
                 if order is not None and hit.any():
                     hit &= ~(~several & order(r_tid, c.r_clk[li], np.arange(gidx.size)))
             if hit.any():
+                if (hit & ~silent).any():  # a write of the value already there races more quietly: list apart
+                    hit &= ~silent
                 k = int(np.argmax(hit))
                 at = li[k]
                 reader, reader_pc, reader_scope = int(r_tid[k]), int(c.r_pc[at]), int(c.r_scope[at])
                 if reader == int(tid[k]) and c.r2_tid[at] >= 0:  # the writer read it too: name another reader
                     reader, reader_pc, reader_scope = int(c.r2_tid[at]), int(c.r2_pc[at]), int(c.r2_scope[at])
                 conflicts.append(Conflict(int(gidx[k]), reader_pc, reader, pc, int(tid[k]), False, True,
-                                          bool(reader_scope or scope[k])))
-            for name, value in zip(FIELDS_W, (tid, cta, gen, warp, wgen, pc, scope, clk, data)):
+                                          bool(reader_scope or scope[k]), at=k))
+            if self.strong:
+                conflicts += self._stale_reads(gidx, tid, cta, gen, warp, wgen, pc, np.where(silent, 0, scope), order)
+            # silent: this write and every earlier one stored the value already there (from the launch's start)
+            silent = silent & ((c.w_tid[li] < 0) | c.w_silent[li])
+            for name, value in zip(FIELDS_W, (tid, cta, gen, warp, wgen, pc, scope, clk, data, silent)):
                 getattr(c, name)[li] = value
             c.r_tid[li] = -1
             c.r2_tid[li] = -1
             for name in ("r_mthread", "r_mcta", "r_weak", "r_ctas", "r_mwarp"):
                 getattr(c, name)[li] = False
+            if self.strong:
+                for g in set(gidx.tolist()) & self.strong.keys():
+                    del self.strong[g]
         else:
             self._record_reads(c, li, tid, cta, gen, warp, wgen, pc, scope, clk)
+            if scope.any():
+                self._record_strong(gidx, tid, cta, gen, warp, wgen, pc, scope, clk, polling)
         return conflicts, same_warp
+
+    # ---- ordering races: strong reads since the last write ---------------------------------------
+    def _observed(self, gidx, tid, where) -> np.ndarray:
+        """Positions (among `where`) whose thread already read the granule strongly since its last write: the
+        write is then ordered before its later accesses (coherence)."""
+        out = np.zeros(gidx.size, bool)
+        for k in np.flatnonzero(where):
+            out[k] = int(tid[k]) in self.strong.get(int(gidx[k]), ())
+        return out
+
+    def _record_strong(self, gidx, tid, cta, gen, warp, wgen, pc, scope, clk, polling):
+        tid, cta, gen, warp, wgen = (_per_access(v, gidx.shape) for v in (tid, cta, gen, warp, wgen))
+        for k in np.flatnonzero(scope):
+            self.strong.setdefault(int(gidx[k]), {})[int(tid[k])] = StrongRead(
+                pc, int(clk[k]), int(cta[k]), int(gen[k]), int(warp[k]), int(wgen[k]), int(scope[k]), polling)
+
+    def _stale_reads(self, gidx, tid, cta, gen, warp, wgen, pc, scope, order) -> list:
+        """A strong write against the strong reads of other threads since the last write that nothing orders
+        before it (the value they read depends on the schedule): at most one ordering conflict."""
+        tid, cta, gen, warp, wgen = (_per_access(v, gidx.shape) for v in (tid, cta, gen, warp, wgen))
+        for k in np.flatnonzero(scope):
+            for reader, r in self.strong.get(int(gidx[k]), {}).items():
+                if r.polling or reader == int(tid[k]):
+                    continue
+                if not (morally_strong(r.scope, r.cta, int(scope[k]), int(cta[k]))
+                        and plain_involved(r.scope, int(scope[k]))):
+                    continue
+                if not self._concurrent(reader, r.cta, r.gen, r.warp, r.wgen, int(tid[k]), int(cta[k]), int(gen[k]),
+                                        int(warp[k]), int(wgen[k])):
+                    continue
+                if order is not None and order(np.array([reader]), np.array([r.clk]), np.array([k]))[0]:
+                    continue
+                return [Conflict(int(gidx[k]), r.pc, reader, pc, int(tid[k]), False, True, True, True)]
+        return []
 
     @staticmethod
     def _concurrent(p_tid, p_cta, p_gen, p_warp, p_wgen, tid, cta, gen, warp, wgen):

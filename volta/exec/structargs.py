@@ -200,8 +200,19 @@ def _declared_types(fields: list, declared: list, where: str, span, buffers: dic
     return out
 
 
+@dataclass(frozen=True)
+class StructImage:
+    """The bytes of a struct parameter whose address the kernel takes (`StructParam.addressed`): number fields
+    as laid out; each pointer field (offset -> buffer name, None for null) is filled with its buffer's
+    address by the machine that places the buffers."""
+
+    data: bytes
+    pointers: tuple  # ((offset, buffer name | None), ...)
+
+
 def bind_struct(struct, slices: list, entry, buffers: dict, symbols: dict, declared: list | None = None) -> list:
-    """The bindings of the struct parameter (never read: a 0) and of each slice, in order.
+    """The bindings of the struct parameter (never read: a 0; `("struct", StructImage)` when its address is
+    taken) and of each slice, in order.
 
     `declared` ([(name, type)] from the CUDA source, volta/exec/cudastruct.py) types the fields of a positional
     entry and fixes their number; an entry with offsets is taken as written."""
@@ -228,6 +239,14 @@ def bind_struct(struct, slices: list, entry, buffers: dict, symbols: dict, decla
             image[f.offset:f.offset + f.width] = _bytes(f, name, read_type.get(f.offset))
         owner[f.offset:f.offset + f.width] = [k] * f.width
     bound = [("scalar", 0)]
+    if getattr(struct, "addressed", False):
+        symbolic = [f for f in placed if f.value in symbols]
+        if symbolic:
+            raise Unsupported(f"struct parameter `{name}` has its address taken (its bytes are read through it) "
+                              f"and field `{symbolic[0].text}` is a symbol: only concrete fields can be stored "
+                              f"there", struct.span)
+        pointers = tuple((f.offset, f.value if f.value in buffers else None) for f in placed if f.type == "ptr")
+        bound = [("struct", StructImage(bytes(image), pointers))]
     for s in slices:
         lo, hi = s.offset, s.offset + s[2]
         what = f"the kernel reads {hi - lo} bytes at +{lo} of struct parameter `{name}`"
@@ -255,6 +274,17 @@ def bind_struct(struct, slices: list, entry, buffers: dict, symbols: dict, decla
             continue
         bound.append(("scalar", int.from_bytes(bytes(image[lo:hi]), "little")))
     return bound
+
+
+def place_image(memory, name: str, size: int, image: StructImage, buffer_regions: dict) -> None:
+    """The struct's bytes as a read-only region of the parameter state space named after it (so `mov %rd,
+    name` is its address), pointer fields holding their buffers' addresses."""
+    region = memory.add(name, ".param", size)
+    data = bytearray(image.data)
+    for offset, buffer in image.pointers:
+        base = buffer_regions[buffer].base if buffer is not None else 0
+        data[offset:offset + 8] = base.to_bytes(8, "little")
+    region.data[0, :size] = np.frombuffer(bytes(data), np.uint8)
 
 
 def _split_field(text: str) -> tuple:

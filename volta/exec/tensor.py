@@ -9,9 +9,10 @@ section it follows (PTX ISA 9.x, §9.7.14 "Warp Level Matrix Multiply-Accumulate
 Numerics of `mma`/`wmma` (see /work/shared/specs/numerics.md):
 - `fp` an architecture name (ampere, ada, hopper, …): the bit-exact tensor-core model of
   `volta.numerics.mma_vec` (`mma_batch`, one dot product per output element, chained over K). The row is
-  picked by (input, accumulator) type: fp8 m16n8k32 `.f16.e4m3.e4m3.f16` / `.f32.e4m3.e4m3.f32` (and e5m2) get
-  the fp8 rows of `mma_model.PARAMS` (Ada native; Hopper/Blackwell `.f16` and Blackwell `.f32` as two f16 HMMAs
-  plus an add of C, per instruction: each mma.sync here is one instruction of K = 32).
+  picked by (input, accumulator) type and the machine's `tensor` setting (the ptxas version, on which Hopper fp8
+  `mma.sync` depends: volta.numerics.mma_select), and recorded in `Machine.tensor_rows`: fp8 m16n8k32
+  `.f16.e4m3.e4m3.f16` / `.f32.e4m3.e4m3.f32` (and e5m2) get the fp8 rows (Ada native; Hopper and Blackwell as
+  two f16 HMMAs plus an add of C, per instruction: each mma.sync here is one instruction of K = 32).
 - `fp` 'ieee' or 'real': the documented default here is *exact products, summed in float64 in increasing
   k starting from C, rounded once to nearest-even into the accumulator format* (f32 or f16). Products of
   f16/bf16/tf32/fp8 inputs are exact in f64; the f64 sum is exact whenever the terms of one output span
@@ -37,6 +38,7 @@ import numpy as np
 from volta.errors import Unsupported
 from volta.exec import access as A
 from volta.exec.dispatch import _advance, _data_flag, handles
+from volta.numerics.mma_select import select_row
 from volta.ptx import ast
 from volta.semantics.bits import U64
 
@@ -263,8 +265,20 @@ def _to_f64(words, fmt):
     return decode_operand(words.astype(np.int64) if fmt != "f64" else words, FORMATS[fmt]).full
 
 
-def matmul(Aw, Bw, Cw, in_fmt, acc_fmt, fp, satfinite=False):
-    """D = C + A·B per warp: Aw (W, M, K), Bw (W, K, N), Cw (W, M, N) words → D words (W, M, N) uint64."""
+def tensor_row(m, in_fmt: str, acc_fmt: str):
+    """The tensor-core row of the machine's `--fp` architecture and setting (instruction, ptxas) for these types,
+    recorded on the machine so that the run can say which rows it used; None under --fp ieee/real, where only
+    f64 (an fma chain) and integer mma are defined. Integer mma is exact everywhere and has no row."""
+    if m.fp in ("ieee", "real") or in_fmt in ("s8", "u8"):
+        return None
+    row = select_row(m.fp, in_fmt, acc_fmt, m.tensor)
+    m.tensor_rows.setdefault(row.name, row)
+    return row.params
+
+
+def matmul(Aw, Bw, Cw, in_fmt, acc_fmt, params=None, satfinite=False):
+    """D = C + A·B per warp: Aw (W, M, K), Bw (W, K, N), Cw (W, M, N) words → D words (W, M, N) uint64.
+    `params` is the tensor-core row (`tensor_row`); None: the documented IEEE-f64 default below."""
     W, M, K = Aw.shape
     N = Bw.shape[2]
     if in_fmt in ("s8", "u8"):
@@ -279,11 +293,10 @@ def matmul(Aw, Bw, Cw, in_fmt, acc_fmt, fp, satfinite=False):
         if satfinite:
             d = np.clip(d, -2 ** 31, 2 ** 31 - 1)
         return (d & 0xFFFFFFFF).astype(np.uint64)
-    arch = None if fp in ("ieee", "real") else fp
-    if in_fmt == "f64" or arch is not None:
+    if in_fmt == "f64" or params is not None:
         from volta.numerics.mma_vec import mma_batch
 
-        arch = arch or "ampere"  # f64 is an IEEE fma chain on every architecture
+        arch = "ampere"  # f64 is an IEEE fma chain on every architecture; otherwise `params` is the row
         a_rows = np.broadcast_to(Aw[:, :, None, :], (W, M, N, K)).reshape(-1, K)
         b_cols = np.broadcast_to(np.swapaxes(Bw, 1, 2)[:, None, :, :], (W, M, N, K)).reshape(-1, K)
         if in_fmt != "f64":
@@ -292,7 +305,7 @@ def matmul(Aw, Bw, Cw, in_fmt, acc_fmt, fp, satfinite=False):
             c = Cw.reshape(-1).astype(np.int64)
         else:
             c = Cw.reshape(-1)
-        d = mma_batch(a_rows, b_cols, c, arch, in_fmt, acc_fmt)
+        d = mma_batch(a_rows, b_cols, c, arch, in_fmt, acc_fmt, params=params)
         return np.asarray(d).astype(np.uint64).reshape(W, M, N)
     a = _to_f64(Aw, in_fmt)
     b = _to_f64(Bw, in_fmt)
@@ -350,7 +363,7 @@ def _mma(m, op, lanes):
     if at != bt:  # mixed s8/u8: sign-extend each side on its own
         Dw = _mixed_int(Aw, Bw, Cw, at, bt, op.d.has(".satfinite"))
     else:
-        Dw = matmul(Aw, Bw, Cw, at, ct, m.fp, op.d.has(".satfinite"))
+        Dw = matmul(Aw, Bw, Cw, at, ct, tensor_row(m, at, ct), op.d.has(".satfinite"))
     out = _scatter(Dw, c_per, cw, layout_table(lc, M * N // 32), len(rd))
     _write_regs(m, rd, grid, out, fa | fb | fc)
     _advance(m, grid.reshape(-1))
@@ -594,7 +607,7 @@ def _wmma_mma(m, op, lanes):
     Cw = _gather(cbits, c_per, _WIDTH[ct], wmma_layout(M, N, len(rc) * c_per), (M, N))
     if ct != dt:  # mixed accumulators: convert C to D's format first (exactly for f16 -> f32)
         Cw = _convert_acc(Cw, ct, dt)
-    Dw = matmul(Aw, Bw, Cw, at, dt, m.fp, op.d.has(".satfinite"))
+    Dw = matmul(Aw, Bw, Cw, at, dt, tensor_row(m, at, dt), op.d.has(".satfinite"))
     out = _scatter(Dw, d_per, _WIDTH[dt], wmma_layout(M, N, len(rd) * d_per), len(rd))
     _write_regs(m, rd, grid, out, fa | fb | fc)
     _advance(m, grid.reshape(-1))

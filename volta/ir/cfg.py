@@ -20,6 +20,7 @@ class Cfg:
     ipdom: dict  # leader -> immediate post-dominator leader (EXIT for none)
     live: dict | None = None  # leader -> registers live at entry (live_in, computed on first use)
     regions: dict = field(default_factory=dict)  # (branch pc, allowed) -> Region or the reason there is none
+    polling: frozenset | None = None  # loads a spin-wait loop repeats (volta/ir/spin.py, computed on first use)
 
 
 def successors(prog, i: int) -> list[int]:

@@ -10,7 +10,10 @@ a number field a scalar parameter for everything downstream (buffers, bounds, ra
 The parameter list keeps the struct itself (a `StructParam`, never read) followed by its slices (`SliceParam`s),
 both unpacking as `(name, type, size)` like every other entry; `volta.exec.structargs` binds a launch's
 `{x, y, 1024}` argument onto the slices. A struct whose address is taken, or read by one access wider than 8
-bytes, cannot be split: it keeps the reason, and a launch of it is UNSUPPORTED naming the instruction.
+bytes, cannot be split: it keeps the reason, and a launch of it is UNSUPPORTED naming the instruction. A
+struct whose address is taken by `mov`/`cvta` (`mov.b64 %rd1, k_param_0`: nvcc does it at -O0, and at any level
+for an array field indexed at run time) is `addressed`: besides its slices it gets bytes in the parameter state
+space (volta/exec/machine.py), read through that address like any parameter memory.
 """
 from __future__ import annotations
 
@@ -27,9 +30,10 @@ class StructParam(tuple):
     """`(name, type, size)` of a struct parameter, plus its alignment, declaration span, slices and any refusal."""
 
     def __new__(cls, name: str, type_: str, size: int, align: int, span: Span, slices: tuple = (),
-                refused: tuple | None = None):
+                refused: tuple | None = None, addressed: bool = False):
         self = super().__new__(cls, (name, type_, size))
         self.align, self.span, self.slices, self.refused = align, span, slices, refused
+        self.addressed = addressed  # its address is taken: it also lives in parameter memory
         return self
 
     @property
@@ -60,7 +64,7 @@ def split(params: list, ops: list, variables: dict, decls, file: str) -> tuple:
     if not structs:
         return params, ops
     reads = {name: [] for name in structs}  # name -> [(offset, width, op index, operand index)]
-    refused = {}
+    refused, addressed = {}, set()
     for op in ops:
         for k, o in enumerate(op.operands):
             name = _struct_ref(o, structs)
@@ -69,6 +73,8 @@ def split(params: list, ops: list, variables: dict, decls, file: str) -> tuple:
             if op.op in ("ld", "ldu") and op.d.space == ".param" and k == 1 and isinstance(o, ast.Address):
                 t = op.d.types[-1] if op.d.types else ".b32"
                 reads[name].append((o.offset, type_size(t) * op.d.vec, op.index, k, op.span, t, type_size(t)))
+            elif op.op in ("mov", "cvta") and k == 1 and not isinstance(o, ast.Address):
+                addressed.add(name)  # `mov.b64 %rd, k_param_0`: its address, in the parameter state space
             elif name not in refused:
                 refused[name] = (f"the address of struct parameter `{name}` is taken by `{op.d.inst.opcode}` "
                                  f"(only field loads `ld.param [{name}+OFFSET]` are modelled)", op.span)
@@ -100,7 +106,7 @@ def split(params: list, ops: list, variables: dict, decls, file: str) -> tuple:
             variables[s[0]] = Variable(s[0], ".param", s[2], min(align, s[2]))
             for off, _, index, k, *_ in members:
                 rewrite[(index, k)] = (s[0], off - lo)
-        out.append(StructParam(name, t, size, align, span, tuple(slices)))
+        out.append(StructParam(name, t, size, align, span, tuple(slices), addressed=name in addressed))
         out.extend(slices)
     new_ops = []
     for op in ops:

@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from volta.errors import UsageError
 from volta.numerics.formats import F16, F32, FORMATS, Format, Rnd, round_ratio, unpack
+from volta.numerics.scalar import add
 
 ARCH_ALIASES = {
     "volta": "volta", "sm_70": "volta", "sm70": "volta", "70": "volta",
@@ -55,9 +56,11 @@ class MmaParams:
     k_split: tuple[tuple[int, ...], ...] = ((0,),)  # ...into passes (pass i: k % split_mod in k_split[i]), each
     #                     a chain of groups in increasing k, run one after the other on the same accumulator
     operand_fmt: str | None = None  # inputs converted exactly to this format before the products (f16 HMMAs)
+    pass_sum: Rnd | None = None  # None: the passes chain on one accumulator. Otherwise each pass starts from +0
+    #                             and the pass results are added in order, one IEEE addition each, rounded so
 
     def __post_init__(self):
-        if self.rounding is Rnd.RNA or self.c_after is Rnd.RNA:
+        if Rnd.RNA in (self.rounding, self.c_after, self.pass_sum):
             raise ValueError("tensor-core rounding is RN, RZ, RP or RM")
         if sorted(i for part in self.k_split for i in part) != list(range(self.split_mod)):
             raise ValueError(f"k_split {self.k_split} does not partition k mod {self.split_mod}")
@@ -65,6 +68,8 @@ class MmaParams:
             raise ValueError("c_after and k_split need inst_k (they are per instruction)")
         if self.inst_k is not None and self.inst_k % self.split_mod:
             raise ValueError("inst_k must be a multiple of split_mod")
+        if self.pass_sum is not None and self.c_after is None:
+            raise ValueError("pass_sum needs c_after (each pass starts from +0, so c is added after)")
 
 
 def _row(g, f, floor, rnd=Rnd.RZ, cut14=False):
@@ -83,20 +88,28 @@ _FP8_ADA = _row(16, 13, None, cut14=True)
 # the data; every fp8 product is a multiple of 2**-32, so with F = 13 no floor >= -19 could show at all.
 _FP8_ADA_F16 = _row(16, 13, None, Rnd.RN)
 # numerics.md's Hopper fp8 -> f32 row, which it gives for `wgmma` k32: group 32, 13 extra bits, 14-bit cut. It is
-# not the `mma.sync` row (measured on an H200, below); kept for `wgmma`, which volta does not execute yet.
+# not the `mma.sync` row (measured on an H200, below) but the native QGMMA.64xNx32 datapath that `wgmma` compiles
+# to: the MATLAB-tensor-core study's H100 and H200 e4m3/e5m2 -> f32 sets (5,000 dot products each, taken with
+# wgmma and a zero accumulator) give this row's word in every case (docs/numerics.md). Selected with
+# `MmaSetting(inst="wgmma")` (volta/numerics/mma_select.py); volta does not execute wgmma yet.
 HOPPER_WGMMA_FP8 = _row(32, 13, None, cut14=True)
 _HOPPER_F16_F16 = _row(16, 25, -21, Rnd.RN)
 _HOPPER_TF32 = _row(8, 25, -133)
 _BLACKWELL_F16_F32 = _row(16, 25, -133)
 
 
-def _as_two_hmmas(row: MmaParams) -> MmaParams:
+def _as_two_hmmas(row: MmaParams, chained: bool = True) -> MmaParams:
     """fp8 `mma.sync` m16n8k32 run as two f16 HMMA.16816 (sm_90, sm_100): inputs converted exactly to f16, the
     first HMMA over the k with k % 4 in {0, 1} (bytes 0, 1 of each fragment register), the second over k % 4 in
-    {2, 3}, chained on one accumulator starting at +0, each with `row`'s parameters; then d = RNE(c + that) in
-    the accumulator format. This is the code ptxas (CUDA 13.0) emits: F2FP.F16.E4M3.UNPACK_B, HMMA.16816 from RZ,
-    HMMA.16816 from the first result, then HADD2 / FADD of c (read in the SASS; no GPU ran it here)."""
-    return replace(row, inst_k=32, c_after=Rnd.RN, split_mod=4, k_split=((0, 1), (2, 3)), operand_fmt="f16")
+    {2, 3}, each with `row`'s parameters; then d = RNE(c + that) in the accumulator format.
+
+    `chained` (ptxas 12.8 to 13.x for sm_90, every ptxas for sm_100): the second HMMA accumulates onto the first's
+    result, which starts from +0 — F2FP.F16.E4M3.UNPACK_B, HMMA.16816 from RZ, HMMA.16816 from the first result,
+    then HADD2 / FADD of c. Not chained (ptxas 12.4 to 12.6 for sm_90, f32 only): both HMMAs start from RZ, then
+    FADD of the two results, then FADD of c, all round-to-nearest-even. Read in the SASS (cuobjdump -sass) of
+    each toolkit; docs/numerics.md, "Which instruction, which toolkit"."""
+    return replace(row, inst_k=32, c_after=Rnd.RN, split_mod=4, k_split=((0, 1), (2, 3)), operand_fmt="f16",
+                   pass_sum=None if chained else Rnd.RN)
 
 
 # Hopper and Blackwell fp8 `mma.sync` -> f16 (issue 13, GPU-measured): two HMMAs with the Hopper f16 -> f16 row
@@ -112,6 +125,11 @@ _FP8_BLACKWELL = _as_two_hmmas(_BLACKWELL_F16_F32)
 # Hopper fp8 `mma.sync` -> f32, measured on an H200 (sm_90, driver 580.159, 2026-12-04; examples/probes/h200): Blackwell's two HMMAs with the Hopper f16 -> f32 row, as ptxas's SASS says. Vectors Q1 and Q2 and
 # mma-vectors.json's five fp8 vectors all give this row's words; numerics.md's `wgmma` row gives none of them.
 _FP8_HOPPER = _as_two_hmmas(_row(16, 25, -133))
+# The same instruction as ptxas 12.4 to 12.6 compile it (SASS only, no GPU measurement): two HMMAs from +0 each,
+# their results added with FADD (RNE), then c. Random-normal data hardly tell it from the chained row (one word in
+# the study's 10,000 distinct fp8 dot products differs; a third of dot products of uniformly random fp8 words do);
+# vectors P1/P1' of tests/numerics/test_mma_select.py pin the difference.
+HOPPER_FP8_PTXAS_12_4 = _as_two_hmmas(_row(16, 25, -133), chained=False)
 _HOPPER = {
     ("f16", "f32"): _row(16, 25, -133), ("bf16", "f32"): _row(16, 25, -133),
     ("f16", "f16"): _HOPPER_F16_F16, ("tf32", "f32"): _HOPPER_TF32,
@@ -238,8 +256,8 @@ def _fma_chain(a: list[int], b: list[int], c: int, fmt: Format) -> int:
 
 
 @lru_cache(maxsize=512)
-def schedule(K: int, p: MmaParams) -> tuple[tuple[tuple[int, ...], ...], ...]:
-    """The row's structure as indices: per instruction, its groups of k in the order they are added.
+def schedule(K: int, p: MmaParams) -> tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]:
+    """The row's structure as indices: per instruction, its passes; per pass, its groups of k in order.
 
     One instruction covers `p.inst_k` consecutive k (all of K when None; the last one is zero-padded, which adds
     nothing); inside it each pass of `p.k_split` is a chain of groups of `p.group` in increasing k. A pass or an
@@ -250,11 +268,11 @@ def schedule(K: int, p: MmaParams) -> tuple[tuple[tuple[int, ...], ...], ...]:
     out = []
     for k0 in range(0, max(K, 1), block):
         ks = range(k0, min(k0 + block, K))
-        groups = []
+        passes = []
         for part in p.k_split:
             sel = [k for k in ks if (k - k0) % p.split_mod in part]
-            groups.extend(tuple(sel[g:g + p.group]) for g in range(0, max(len(sel), 1), p.group))
-        out.append(tuple(groups))
+            passes.append(tuple(tuple(sel[g:g + p.group]) for g in range(0, max(len(sel), 1), p.group)))
+        out.append(tuple(passes))
     return tuple(out)
 
 
@@ -285,15 +303,20 @@ def mma_dot(a: list[int], b: list[int], c: int, arch: str, in_fmt: str, acc_fmt:
         b = [convert_word(w, in_fmt, p.operand_fmt) for w in b]
         fmt = FORMATS[p.operand_fmt]
     acc = c
-    for groups in schedule(len(a), p):
-        run = 0 if p.c_after is not None else acc
-        for ks in groups:
-            if p.cut14:
-                run = cut14(run)
-            run = _group(run, [a[k] for k in ks], [b[k] for k in ks], fmt, afmt, p)
+    for passes in schedule(len(a), p):
+        run, total = (0 if p.c_after is not None else acc), None
+        for groups in passes:
+            if p.pass_sum is not None:
+                run = 0
+            for ks in groups:
+                if p.cut14:
+                    run = cut14(run)
+                run = _group(run, [a[k] for k in ks], [b[k] for k in ks], fmt, afmt, p)
+            if p.pass_sum is not None:
+                total = run if total is None else add(total, run, afmt, p.pass_sum)
+        if p.pass_sum is not None:
+            run = total
         if p.c_after is not None:
-            from volta.numerics.scalar import add
-
             run = add(acc, run, afmt, p.c_after)
         acc = run
     return acc
@@ -307,5 +330,5 @@ def mma_tile(a: list[list[int]], b: list[list[int]], c: list[list[int]], arch: s
             for i, row in enumerate(a)]
 
 
-__all__ = ["ARCHS", "MmaParams", "PARAMS", "arch_name", "params_for", "mma_dot", "mma_tile", "cut14",
-           "tf32_truncate", "schedule", "convert_word", "F16", "F32"]
+__all__ = ["ARCHS", "MmaParams", "PARAMS", "HOPPER_WGMMA_FP8", "HOPPER_FP8_PTXAS_12_4", "arch_name", "params_for",
+           "mma_dot", "mma_tile", "cut14", "tf32_truncate", "schedule", "convert_word", "F16", "F32"]

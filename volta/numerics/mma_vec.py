@@ -5,8 +5,8 @@ f64; scaling by a power of two is exact; each truncated term is an integer below
 33 of them, so the group sum stays below 2**53. Alignment exponents are int16 arrays; the group maximum is two
 int16 ufuncs per product, the truncation three f64 ufuncs. Work is blocked over rows so the working set stays
 in L2. Specials (inf, NaN) take a separate, slower path that runs only when a tile contains any.
-The order of groups (instructions, split-k passes, c joining the first group or added after) comes from
-`mma_model.schedule`, the same function the oracle walks; rounding is the row's `MmaParams.rounding`.
+The order of groups (instructions, split-k passes chained or summed, c joining the first group or added after)
+comes from `mma_model.schedule`, the same function the oracle walks; rounding is the row's `MmaParams.rounding`.
 """
 from __future__ import annotations
 
@@ -166,10 +166,18 @@ def _chain(a: Operand, b: Operand, c_words: np.ndarray, acc: Format, p: MmaParam
     words = c_words.astype(_word_dtype(acc))
     work = (np.empty(shape), np.empty(shape), np.empty(shape, dtype=np.int16), np.empty(shape, dtype=np.int16))
     specials = a.special or b.special
-    for groups in schedule(K, p):
-        run = np.zeros(shape, _word_dtype(acc)) if p.c_after is not None else words
-        for ks in groups:
-            run = _group(a, b, run, ks, acc, p, work, specials)
+    zero = np.zeros(shape, _word_dtype(acc))
+    for passes in schedule(K, p):
+        run, total = (zero if p.c_after is not None else words), None
+        for groups in passes:
+            if p.pass_sum is not None:
+                run = zero
+            for ks in groups:
+                run = _group(a, b, run, ks, acc, p, work, specials)
+            if p.pass_sum is not None:
+                total = run if total is None else _add_words(total, run, acc, p.pass_sum)
+        if p.pass_sum is not None:
+            run = total
         words = _add_words(words, run, acc, p.c_after) if p.c_after is not None else run
     return words
 

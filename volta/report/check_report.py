@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import volta
+from volta.exec.launch import sequence
 from volta.exec.races import RaceReport, RacesResult
 from volta.report import json_report, sarif
 from volta.report import text as races_text
@@ -35,7 +36,7 @@ SCHEMA = "volta.check/1"
 MAX_INPUTS_SHOWN = 24
 
 VERDICT_TEXT = {"equivalent": "EQUIVALENT", "not-equivalent": "NOT EQUIVALENT", "unsupported": "UNSUPPORTED",
-                "unknown": "UNKNOWN"}
+                "unknown": "UNKNOWN", "equivalent-for-inputs": "EQUIVALENT ON THESE INPUTS"}
 HOW = {"identical": "identical expressions", "normal-form": "equal normal forms", "z3": "z3 (unsat)",
        "case-split": "case splits on max/min argument orders"}
 
@@ -163,9 +164,11 @@ def shown_inputs(cex) -> dict:
 def format_text(result: CheckResult) -> str:
     r = result.report
     lines = [f"{verdict_text(result)}: {_summary(result)}"]
-    if r.verdict == "equivalent":
+    if r.verdict in ("equivalent", "equivalent-for-inputs"):
         how = ", ".join(f"{n:,} by {HOW.get(k, k)}" for k, n in r.proved_by.items())
-        lines.append(f"  {r.compared:,} output elements compared: {how or 'none'}")
+        n = (getattr(r, "fixed_inputs", None) or {}).get("assignments", 1)
+        per = f" ({r.compared // n:,} elements × {n} assignments of the integer inputs)" if n > 1 else ""
+        lines.append(f"  {r.compared:,} output elements compared{per}: {how or 'none'}")
         lines += _kernel_lines(result)
     elif r.verdict == "not-equivalent":
         lines += _counterexample_lines(result)
@@ -190,10 +193,30 @@ def format_text(result: CheckResult) -> str:
             lines.append(f"  stopped: {timed_out}; a longer --timeout may decide them")
         else:
             lines.append("  a longer --timeout-ms may decide them")
-    if r.verdict in ("equivalent", "not-equivalent", "unknown"):
+    lines += _fixed_lines(r)
+    if r.verdict in ("equivalent", "equivalent-for-inputs", "not-equivalent", "unknown"):
         lines += _coverage_lines(r)
         lines += [f"  note: {n}" for n in getattr(r, "notes", ())]
     return "\n".join(lines)
+
+
+def _fixed_lines(r) -> list:
+    """Addresses depend on integer inputs (volta/equiv/fixed_inputs.py): say how the verdict was decided."""
+    fx = getattr(r, "fixed_inputs", None)
+    if not fx:
+        return []
+    names = ", ".join(f"`{n}`" for n in fx["buffers"])
+    if fx["enumerated"]:
+        done = (f"every one of its {fx['assignments']:,} assignments (each element anywhere in its declared range "
+                f"or dtype), checked one by one" if r.verdict == "equivalent" else
+                f"assignment {fx['decided']} of its {fx['assignments']:,}, enumerated: {fx['inputs'][-1]}")
+        return [f"  addresses depend on the integer input(s) {names}: decided over {done}"]
+    if r.verdict == "equivalent-for-inputs":
+        lines = [f"  addresses depend on the integer input(s) {names}: equal on the {fx['assignments']} concrete "
+                 f"assignment(s) checked (every float input symbolic); not a proof for other values of {names}:"]
+        return lines + [f"    assignment {k + 1}: {d}" for k, d in enumerate(fx["inputs"])]
+    return [f"  addresses depend on the integer input(s) {names}: decided on concrete assignment {fx['decided']} of "
+            f"{fx['assignments']}: {fx['inputs'][-1]}"]
 
 
 def _coverage_lines(r) -> list:
@@ -214,6 +237,9 @@ def _summary(result: CheckResult) -> str:
         return f"{names}: every output element both kernels' selected CTAs write is equal for every input (over the reals)"
     if r.verdict == "equivalent":
         return f"{names}: every output element equal for every input (over the reals)"
+    if r.verdict == "equivalent-for-inputs":
+        return (f"{names}: every output element equal for every float input, on the integer inputs tried "
+                f"(over the reals)")
     if r.verdict == "not-equivalent":
         c = r.counterexample
         return (f"{c.buffer}[{c.index}] differs: ref = {value_text(c.ref_value, c.opt_value)}, "
@@ -229,8 +255,8 @@ def _summary(result: CheckResult) -> str:
 
 def _kernel_lines(result: CheckResult, writers: dict | None = None, element: str = "") -> list:
     lines = []
-    for role in ("ref", "opt"):
-        launch = result.spec.launches[role]
+    for role in ("ref", "opt"):   # (a sequence: its first kernel launch, not a host step before it)
+        launch = next((x for x in sequence(result.spec, role) if x.host is None), result.spec.launches[role])
         line = (f"  {role} {result.report.kernels.get(role) or launch.kernel or '?'} "
                 f"({display_path(str(launch.ptx))}): grid {launch.grid}, block {launch.block}")
         writer = (writers or {}).get(role)
@@ -349,6 +375,8 @@ def to_dict(result: CheckResult) -> dict:
         "unsupported": None if r.unsupported is None else {"role": r.unsupported[0],
                                                              **json_report._error(r.unsupported[1])},
         "unknown": [{"buffer": b, "index": i, "reason": why} for b, i, why in r.unknown],
+        "timed_out": getattr(r, "timed_out", None),
+        "fixed_inputs": getattr(r, "fixed_inputs", None),
         "notes": list(getattr(r, "notes", ())),
         "coverage": getattr(r, "coverage", None),
     }
@@ -396,6 +424,8 @@ def format_replay_json(rep: ReplayResult) -> str:
 CHECK_RULES = {
     "not-equivalent": "Two kernels compute different outputs for some input (confirmed by exact replay).",
     "unknown": "The decision procedure gave up on some output elements; nothing is claimed about them.",
+    "equivalent-for-inputs": "Equal outputs for every float input on the assignments of integer inputs checked "
+                             "(addresses depend on them); not a proof for other assignments.",
 }
 
 
@@ -478,6 +508,9 @@ def format_junit(result: CheckResult) -> str:
     elif errored:
         err = ET.SubElement(case, "error", type=r.verdict, message=first)
         err.text = body
+    elif r.verdict == "equivalent-for-inputs":   # not a pass: nothing is proved beyond the assignments checked
+        ET.SubElement(case, "skipped", message=first)
+        suite.set("skipped", "1")
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 

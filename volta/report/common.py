@@ -9,12 +9,20 @@ VERDICT_NAMES = {
     "race": "RACE", "deadlock": "DEADLOCK", "out-of-bounds": "OUT OF BOUNDS",
     "uninitialized-read": "UNINITIALIZED READ", "misaligned": "MISALIGNED ACCESS",
     "division-by-zero": "DIVISION BY ZERO", "nondeterministic-write": "NONDETERMINISTIC WRITE",
-    "benign-race": "BENIGN RACE",
+    "benign-race": "BENIGN RACE", "benign-read-race": "BENIGN READ RACE", "ordering-race": "ORDERING RACE",
 }
 
+# One per finding kind (the SARIF rule's description): what it is and why CUDA does or does not define it
+# (docs/races.md is the longer form).
 RULE_DESCRIPTIONS = {
-    "race": "Two conflicting accesses by different threads (at least one a write, not both atomic) "
-            "with no barrier ordering them.",
+    "race": "Two conflicting accesses by different threads (at least one a write) that are not morally strong "
+            "and that no barrier, fence or release/acquire pattern orders: a data race, which the PTX memory "
+            "model leaves undefined (undefined behaviour in CUDA).",
+    "ordering-race": "Conflicting volatile/relaxed accesses (or one of them atomic) that nothing orders. They are "
+                     "morally strong, so the PTX memory model defines the behaviour (no data race), but not the "
+                     "outcome: the value read, or the value that remains, depends on the schedule. A fence between "
+                     "payload and flag on both sides (or st.release/ld.acquire at a scope covering both threads), "
+                     "or __syncwarp() within a warp, orders them.",
     "deadlock": "A barrier or warp collective whose participants can never all arrive.",
     "out-of-bounds": "An access outside the buffer, variable or state-space window it addresses.",
     "uninitialized-read": "A value read from never-written shared or local memory reaches an output, "
@@ -22,11 +30,17 @@ RULE_DESCRIPTIONS = {
     "misaligned": "An access whose address is not a multiple of its size.",
     "division-by-zero": "An integer division or remainder by zero.",
     "nondeterministic-write": "Threads of one warp store different values to the same address in one "
-                              "instruction: one of the writes lands, and which one is unspecified.",
-    "benign-race": "Different threads write the same address with no ordering, but every write stores the same "
-                   "value (a data race in the PTX memory model that some suites call benign).",
+                              "instruction: CUDA defines that one of the writes lands, not which one (equal "
+                              "values are not reported).",
+    "benign-race": "Threads of different warps or blocks write the same address with no ordering, every write "
+                   "storing the same value: a data race in the PTX memory model (undefined), reported apart "
+                   "because the stored value cannot depend on the order.",
+    "benign-read-race": "A read races only with writes that store the value already there: a data race in the PTX "
+                        "memory model (undefined), reported apart because the read gets the same value in any "
+                        "order.",
     "unsupported": "The kernel left the structured class Volta decides (a data-dependent branch or "
                    "address, or an instruction without semantics); nothing is claimed past that point.",
+    "unknown": "--timeout ran out before the run ended; nothing is claimed past the point it reached.",
 }
 
 
@@ -35,11 +49,13 @@ def verdict_name(kind: str) -> str:
 
 
 def kernel_verdict(report) -> str:
-    """CLEAN, UNSUPPORTED, or the finding kinds in upper case (`RACE`, `OUT OF BOUNDS, RACE`)."""
+    """CLEAN, UNSUPPORTED, UNKNOWN (--timeout), or the finding kinds in upper case (`RACE`, `OUT OF BOUNDS, RACE`)."""
     if report.verdict == "clean":
         return "CLEAN"
     if report.verdict == "unsupported":
         return "UNSUPPORTED"
+    if report.verdict == "unknown":
+        return "UNKNOWN"
     if report.verdict == "clean-for-inputs":
         return "NO FINDING ON THESE INPUTS"
     return ", ".join(verdict_name(k) for k in report.kinds)

@@ -45,6 +45,10 @@ def kernel_dict(r) -> dict:
         # concrete mode (data-dependent kernels): the input sets run, and why the all-inputs run stopped
         "inputs": list(getattr(r, "inputs", None) or []),
         "data_dependence": _error(getattr(r, "data_dependence", None)),
+        # concrete mode: schedules of contended atomics run per input set; printf text with --show-printf
+        "schedules": list(getattr(r, "schedules", None) or []),
+        "printed": [{"inputs": k, "lines": [{"block": list(t.block), "thread": list(t.thread), "text": text}
+                                            for t, text in lines]} for k, lines in getattr(r, "printed", None) or []],
     }
 
 
@@ -59,6 +63,8 @@ def finding_dict(f) -> dict:
         "address": _int(f.address),
         "bounds": _int(f.bounds),
         "inputs": f.details.get("inputs"),  # concrete mode: indices into the kernel's `inputs` that show it
+        "schedule": f.details.get("schedule"),  # concrete mode: the atomics' order that showed it, if not lane order
+        "condition": f.details.get("condition"),  # the condition on tensor data the accesses need (if-converted)
     }
 
 

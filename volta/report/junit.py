@@ -26,7 +26,8 @@ def _cases(suite, classname: str, r, prefix: str = "") -> tuple:
     groups = group_findings(r.findings)
     tests, failures, errors = 1, 0, 0
     if r.error is not None:
-        err = ET.SubElement(case, "error", type="unsupported", message=r.error.message)
+        err = ET.SubElement(case, "error", type="unknown" if r.verdict == "unknown" else "unsupported",
+                            message=r.error.message)
         err.text = " ".join(str(r.error).split())
         errors += 1
     elif groups:

@@ -6,6 +6,7 @@ format with these, so a run reads the same either way.
 from __future__ import annotations
 
 from volta.exec import replay
+from volta.numerics.mma_select import summary
 from volta.report.text import finding_text
 
 SCHEMA = "volta.run/1"
@@ -14,11 +15,14 @@ SCHEMA = "volta.run/1"
 def format_text(result, out_path: str | None = None, seed: int | None = None) -> str:
     L = result.launch
     lines = [f"ran {L.kernel or L.ptx.name} ({L.ptx}) grid {L.grid} block {L.block}, --fp {result.fp}: "
-             f"{result.thread_instructions} thread-instructions in {result.seconds:.2f} s"]
+             f"{result.thread_instructions:,} thread-instructions in {result.seconds:.2f} s"]
+    if result.timed_out:
+        lines.append(f"UNKNOWN: {result.timed_out}; the run did not end, so no output is shown or written "
+                     f"(a longer --timeout may finish it)")
     if seed is not None:
         lines.append(f"inputs: generated from --seed {seed}" + (f" (saved in {out_path} as input.NAME)" if out_path else ""))
     for name, buf in result.buffers.items():
-        if buf.role == "in":
+        if buf.role == "in" or name not in result.outputs:
             continue
         s = replay.summarize(result.outputs[name], buf.dtype)
         shape = "x".join(map(str, s["shape"]))
@@ -28,12 +32,14 @@ def format_text(result, out_path: str | None = None, seed: int | None = None) ->
             stats = f"min {s['min']:.6g} max {s['max']:.6g} mean {s['mean']:.6g}"
         extra = "".join(f", {s[k]} {k}" for k in ("nan", "inf") if s[k])
         lines.append(f"  {name}: {buf.dtype}[{shape}] {stats}{extra}")
+    for row in result.tensor_cores:
+        lines.append(f"tensor cores: {summary(row)}")
     for note in result.notes:
         lines.append(f"note: {note}")
     if result.findings:
         lines.append(f"{len(result.findings)} finding(s) for this input:")
         lines.extend(finding_text(f) for f in result.findings)
-    else:
+    elif not result.timed_out:
         lines.append("no races, deadlocks or out-of-bounds accesses for this input")
     if out_path:
         lines.append(f"wrote {out_path}")
@@ -44,28 +50,31 @@ def to_json(result, out_path: str | None = None, seed: int | None = None) -> dic
     L = result.launch
     bufs = {}
     for name, buf in result.buffers.items():
+        if name not in result.outputs:   # a timed-out run shows no output
+            continue
         s = replay.summarize(result.outputs[name], buf.dtype)
         s["role"] = buf.role
         bufs[name] = s
     return {
-        "schema": SCHEMA, "verdict": "findings" if result.findings else "clean",
-        "exit_code": 1 if result.findings else 0,
+        "schema": SCHEMA, "verdict": result.verdict, "exit_code": result.exit_code,
+        "timed_out": result.timed_out,
         "kernel": L.kernel, "ptx": str(L.ptx), "grid": str(L.grid), "block": str(L.block), "fp": result.fp,
         "seed": seed, "buffers": bufs, "findings": [f.to_json() for f in result.findings],
         "thread_instructions": result.thread_instructions, "seconds": result.seconds, "out": out_path,
-        "notes": result.notes,
+        "notes": result.notes, "tensor_cores": result.tensor_cores,
     }
 
 
 def to_races(result, inputs_used: str = ""):
-    """The run as a `RacesResult` of one kernel, for the SARIF and JUnit formatters: its findings, or
-    `clean-for-inputs` (a replay on one input proves nothing about others)."""
+    """The run as a `RacesResult` of one kernel, for the SARIF and JUnit formatters: its findings, `unknown`
+    (--timeout), or `clean-for-inputs` (a replay on one input proves nothing about others)."""
     from volta.exec.races import RaceReport, RacesResult
 
     L = result.launch
     report = RaceReport(kernel=L.kernel or L.ptx.name, role="kernel", ptx=str(L.ptx), grid=str(L.grid),
                         block=str(L.block), threads=L.grid.count * L.block.count,
-                        verdict="findings" if result.findings else "clean-for-inputs", findings=list(result.findings),
+                        verdict={"clean": "clean-for-inputs"}.get(result.verdict, result.verdict),
+                        findings=list(result.findings),
                         thread_instructions=result.thread_instructions, inputs=[inputs_used or "one input"],
                         seconds=result.seconds)
     return RacesResult([report], str(L.ptx))

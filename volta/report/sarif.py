@@ -51,7 +51,7 @@ def rule_entry(kind: str, description: str | None = None, level: str | None = No
         "name": verdict_name(kind).title().replace(" ", ""),
         "shortDescription": {"text": verdict_name(kind).capitalize()},
         "fullDescription": {"text": description or RULE_DESCRIPTIONS.get(kind, kind)},
-        "defaultConfiguration": {"level": level or ("warning" if kind == "unsupported" else "error")},
+        "defaultConfiguration": {"level": level or ("warning" if kind in ("unsupported", "unknown") else "error")},
     }
 
 
@@ -69,7 +69,8 @@ def to_dict(result) -> dict:
         for g in group_findings(r.findings):
             results.append(_result(r, g, rule(g.kind)))
         if r.error is not None:
-            results.append(_unsupported(r, rule("unsupported")))
+            kind = "unknown" if r.verdict == "unknown" else "unsupported"
+            results.append(_unsupported(r, rule(kind), kind))
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [new_run(rules, results, result.exit_code)]}
 
 
@@ -155,10 +156,11 @@ def _result(r, g, rule_index: int) -> dict:
     return out
 
 
-def _unsupported(r, rule_index: int) -> dict:
+def _unsupported(r, rule_index: int, kind: str = "unsupported") -> dict:
+    """A warning: the run stopped (it left the structured class, or `unknown`: --timeout ran out)."""
     err = r.error
     out = {
-        "ruleId": "unsupported",
+        "ruleId": kind,
         "ruleIndex": rule_index,
         "level": "warning",
         "message": {"text": f"kernel `{r.kernel}`: {err.message}"},

@@ -33,7 +33,7 @@ def format(result, max_findings: int = DEFAULT_MAX_FINDINGS) -> str:
 
 
 def _overall(result) -> str:
-    return {"clean": "CLEAN", "findings": "FINDINGS", "unsupported": "UNSUPPORTED",
+    return {"clean": "CLEAN", "findings": "FINDINGS", "unsupported": "UNSUPPORTED", "unknown": "UNKNOWN",
             "clean-for-inputs": "NO FINDING ON THESE INPUTS"}[result.verdict]
 
 
@@ -56,6 +56,14 @@ def _kernel(r, max_findings: int) -> str:
         lines += [f"  inputs {k + 1}: {d}" for k, d in enumerate(inputs)]
         for k, err in getattr(r, "trial_errors", []):
             lines.append(f"  inputs {k + 1} stopped: {' '.join(str(err).split())}")
+        explored = getattr(r, "schedules", None) or []
+        if any(not e.startswith("1 ") for e in explored):
+            same = len(set(explored)) == 1
+            lines.append("schedules of contended atomics: " + (f"{explored[0]} per input set" if same else
+                         "; ".join(f"inputs {k + 1}: {e}" for k, e in enumerate(explored))))
+        for k, printed in getattr(r, "printed", None) or []:
+            lines.append(f"printf on inputs {k + 1} ({len(printed)} line(s)):")
+            lines += [f"  {tid}: {text.rstrip(chr(10))}" for tid, text in printed]
     groups = group_findings(r.findings)
     shown = groups if not max_findings else groups[:max_findings]
     for g in shown:
@@ -64,6 +72,10 @@ def _kernel(r, max_findings: int) -> str:
         on = f.details.get("inputs") if inputs else None
         if on is not None:
             lines.append("  on inputs " + ", ".join(str(k + 1) for k in on) + f" of {len(inputs)}")
+        if f.details.get("condition"):
+            lines.append(f"  needs, on tensor data: {f.details['condition']}")
+        if f.details.get("schedule"):
+            lines.append(f"  only under another schedule: {f.details['schedule']}")
     hidden = len(groups) - len(shown)
     if hidden:
         lines.append(f"... and {hidden} more finding group(s) not shown (--max-findings 0 shows all, --json lists "
@@ -86,15 +98,22 @@ def _verdict_line(r) -> str:
         return f"{v} ({n} finding{'s' if n != 1 else ''}{at}: {by_kind})"
     if r.verdict == "unsupported":
         return f"{v} (outside the structured class; nothing is claimed)"
+    if r.verdict == "unknown":
+        return f"{v} (--timeout ran out before the run ended; nothing is claimed)"
     if r.verdict == "clean-for-inputs":
-        benign = f"; {len(r.findings)} benign race(s) allowed" if r.findings else ""
-        return (f"{v} (no finding on these {len(r.inputs)} input set(s){benign}; the verdict covers these inputs "
+        allowed = f"; {_allowed(r)} allowed" if r.findings else ""
+        return (f"{v} (no finding on these {len(r.inputs)} input set(s){allowed}; the verdict covers these inputs "
                 f"only, not every input)")
     if r.findings:
-        return f"{v} (only benign races, allowed by --allow-benign-races: {len(r.findings)})"
+        return f"{v} (only findings the options allow: {_allowed(r)})"
     if r.ctas:
         return f"{v} (no races, deadlocks, out-of-bounds or uninitialized reads among the {r.ctas.split(':')[0]} run)"
     return f"{v} (no races, deadlocks, out-of-bounds or uninitialized reads in this launch)"
+
+
+def _allowed(r) -> str:
+    """`2 benign-race, 1 ordering-race` for the findings listed but not counted (--allow-benign-races, …)."""
+    return ", ".join(f"{n} {k}" for k, n in counts(r).items())
 
 
 def group_text(g) -> str:

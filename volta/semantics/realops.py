@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from volta.semantics import intervals
 from volta.symbolic import expr as E
 
 _CMP = {
@@ -270,7 +271,7 @@ def _bounds_walk(e, memo):
                      None if a1 is None or b1 is None else a1 + b1)
             elif op is E.MUL:
                 if None in (a0, a1, b0, b1):
-                    r = (None, None)
+                    r = intervals.mul((a0, a1), (b0, b1))   # unbounded factors: |x|·|x| >= 0
                 else:
                     ps = [a0 * b0, a0 * b1, a1 * b0, a1 * b1]
                     r = (min(ps), max(ps))
@@ -282,6 +283,12 @@ def _bounds_walk(e, memo):
                 r = (None if a0 is None or b0 is None else min(a0, b0), hi)
         elif op is E.EXP2:
             r = (_ZERO_FRACTION, None)
+        elif op is E.ABS:
+            r = intervals.absolute(memo[n.args[0]])
+        elif op is E.RINT:
+            r = intervals.rint(memo[n.args[0]])
+        elif op is E.SELECT:   # the exp range reduction's clamp of j (coshf, erfcf): volta/semantics/intervals.py
+            r = intervals.select(n, memo)
         else:
             r = (None, None)
         memo[n] = r

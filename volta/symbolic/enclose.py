@@ -54,10 +54,16 @@ def _interval(value):
     return iv.mpf(value.numerator) / iv.mpf(value.denominator)
 
 
+MAX_ENDPOINT_BITS = 1 << 16   # an endpoint 2^±65536 and beyond is not made a Fraction (too many digits)
+
+
 def _endpoints(x):
-    """The exact rational endpoints of an interval; None when one is infinite or NaN."""
+    """The exact rational endpoints of an interval; None when one is infinite or NaN, or has an exponent beyond
+    2^±MAX_ENDPOINT_BITS (exp2 of a large argument: as a Fraction it would have millions of digits)."""
     lo, hi = x._mpi_
     if any(r in (finf, fninf, fnan) for r in (lo, hi)):
+        return None
+    if any(abs(r[2]) > MAX_ENDPOINT_BITS for r in (lo, hi)):
         return None
     return Fraction(*to_rational(lo)), Fraction(*to_rational(hi))
 

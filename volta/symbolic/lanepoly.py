@@ -57,9 +57,13 @@ class LanePoly:
 
     @staticmethod
     def constant(value, lanes: int) -> LanePoly:
+        """One rational constant in every lane; CoefficientOverflow if its numerator or denominator leaves
+        int64 (a float such as 1e30 or 3e-39 is an integer or a denominator of 100 to 150 bits)."""
         v = Fraction(value)
         if v == 0:
             return LanePoly(lanes, {})
+        if abs(v.numerator) >= _LIMIT or v.denominator >= _LIMIT:
+            raise CoefficientOverflow("a constant exceeds int64")
         coef = np.full((1, 1), v.numerator, np.int64)
         return LanePoly(lanes, {(): [(np.zeros((1, 0, 1), np.int64), coef)]}, v.denominator)
 

@@ -1,0 +1,324 @@
+"""The Volta paper's benchmark on its own kernels: all 39 pairs and race checks, one process each.
+
+    python benchmarks/bench_paper.py PATH                 # PATH: a checkout of willtunnels/volta
+    python benchmarks/bench_paper.py PATH MatMul Red-     # only benchmarks whose name contains a word
+    python benchmarks/bench_paper.py PATH --timeout 400 --list
+
+The kernels stay in that checkout (`crates/volta_bench/kernels/`); this file holds only our own table of
+what its benchmark crate launches (`crates/volta_bench/src/benchmarks/*.rs`): kernel, block, arrays with
+their roles, parameters, dynamic shared memory, module globals. The reconstruction analyzes CTA 0 of the
+launch; so does this script (`--ctas 0`, the grid kept as the crate gives it, since some kernels read
+`%nctaid`). Each benchmark runs `python -m volta check|races … --json` in its own process; the script
+prints verdict, expectation, wall and CPU seconds and peak RSS of that process, and a summary line.
+
+Table rows (`Bench`, `Run`, `Array`) are plain data, so a test can run a kernel of our own through the
+same runner (tests/benchmarks/test_bench_paper.py).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+KERNELS = Path("crates/volta_bench/kernels")  # inside the checkout
+
+
+@dataclass(frozen=True)
+class Array:
+    """A global buffer: name, Volta dtype, element count, role (in/out/inout/temp), contents (iota…)."""
+
+    name: str
+    dtype: str
+    n: int
+    role: str
+    contents: str = ""  # "" (symbolic/random) or a `--buffer` contents spelling such as "iota"
+
+    def spec(self) -> str:
+        return f"{self.name}={self.dtype}[{self.n}]:{self.role}" + (f":{self.contents}" if self.contents else "")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One kernel launch as the benchmark crate defines it."""
+
+    ptx: str  # path relative to crates/volta_bench/kernels
+    kernel: str
+    block: str
+    grid: str
+    arrays: tuple[Array, ...]
+    args: tuple[str, ...]
+    shared: int = 0
+    globals: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class Bench:
+    name: str
+    category: str
+    expect: str  # equivalent | race | clean
+    ref: Run
+    opt: Run | None = None
+    symbols: tuple[str, ...] = ()  # scalars kept symbolic (alpha, beta)
+    define_fn: tuple[str, ...] = ()  # external functions given their meaning (__symexpf=exp)
+
+
+# --- the table -------------------------------------------------------------------------------------
+
+def _matmul(ptx: str, kernel: str, threads: int) -> Run:
+    n = 4096 * 4096
+    arrays = (Array("A", "f32", n, "in"), Array("B", "f32", n, "in"), Array("C", "f32", n, "inout"))
+    return Run(f"02_matmul/{ptx}", kernel, str(threads), "64x64", arrays, ("A", "B", "C", "alpha", "beta"))
+
+
+def _reduction(ptx: str, kernel: str, n: int, shared: int) -> Run:
+    arrays = (Array("in", "s32", n, "in"), Array("out", "s32", 1, "out"))
+    return Run(f"01_reduction/{ptx}", kernel, "128", "1", arrays, ("in", "out"), shared)
+
+
+def _attention(ptx: str, kernel: str, threads: int, aux: bool) -> Run:
+    lq, lk, dim = 16, 512, 64
+    arrays = (Array("Q", "f32", lq * dim, "in"), Array("K", "f32", lk * dim, "in"),
+              Array("V", "f32", lk * dim, "in"), Array("O", "f32", lq * dim, "out"))
+    args = ("Q", "K", "V", "O", "0.125")
+    if aux:  # FA1's running statistics: outputs of the optimized kernel only, so not compared
+        arrays += (Array("fa_l", "f32", lq, "temp"), Array("fa_m", "f32", lq, "temp"))
+        args += ("fa_l", "fa_m")
+    return Run(ptx, kernel, str(threads), "1", arrays, args)
+
+
+def _agent(ptx: str, kernel: str) -> Run:
+    n = 4096 * 4096
+    arrays = (Array("A", "f32", n, "in"), Array("B", "f32", n, "in"), Array("C", "f32", n, "inout"))
+    return Run(f"06_agent_gemm/{ptx}", kernel, "512", str(128 * 128), arrays, ("A", "B", "C"))
+
+
+def _tilelang(ptx: str) -> Run:
+    n = 4096 * 4096
+    arrays = (Array("A", "f16", n, "in"), Array("B", "f16", n, "in"), Array("C", "f16", n, "out"))
+    return Run(f"07_tilelang/{ptx}", "main_kernel", "128", "128x128", arrays, ("A", "B", "C"), 160 * 1024)
+
+
+def _races() -> list[Bench]:
+    big = 1 << 20
+    bucket = Run("", "_Z22computeBucketPositionsPj", "64", "1", (Array("bucketOffset", "u32", big, "inout"),),
+                 ("bucketOffset",), 64 * 1024)
+    crange = Run("", "_Z12computeRangePKiPi", "64", "1",
+                 (Array("data", "u32", big, "in"), Array("range", "u32", big, "out")), ("data", "range"),
+                 64 * 1024, (("MAX_KEY", 32),))
+    reduce_value = Run("", "computeRMSDPart1", "64", "1",
+                       (Array("posq", "f32", big, "in"), Array("refpos", "f32", big, "in"),
+                        Array("particles", "u32", big, "in", "iota"), Array("buffer", "f32", big, "inout")),
+                       ("posq", "refpos", "particles", "buffer"), 64 * 1024)
+    n1, n2 = 2, 1024
+    layer_norm = Run("", "_Z16cuApplyLayerNormIfffEvPT1_PT0_S3_PKT_iiS2_PKS0_S8_ii", "32", "1x2",
+                     (Array("out", "f32", n1 * n2, "out"), Array("mean", "f32", n1, "out"),
+                      Array("invvar", "f32", n1, "out"), Array("vals", "f32", n1 * n2, "in"),
+                      Array("gamma", "f32", n2, "in"), Array("beta", "f32", n2, "in")),
+                     ("out", "mean", "invvar", "vals", str(n1), str(n2), "1e-5", "gamma", "beta", "1", "1"))
+
+    # The crate's grid y = 1 << 20 only makes CTA (0,0) take row 0 of the row loop (stride %nctaid.y, n1 = 8
+    # rows baked in); CUDA allows y <= 65535, so the launch here is the natural one CTA per row: y = 8.
+    def grad_input(block: str) -> Run:
+        return Run("", "_Z18cuComputeGradInputIfffEvPKT1_PKT_PKT0_S8_S6_S2_PS3_", block, "1x8",
+                   (Array("dout", "f32", 1 << 22, "in"), Array("input", "f32", 1 << 22, "in"),
+                    Array("mean", "f32", big, "in"), Array("invvar", "f32", big, "in"),
+                    Array("gamma", "f32", 1 << 12, "in"), Array("grad_input", "f32", 1 << 22, "out")),
+                   ("dout", "input", "mean", "invvar", "1e-5", "gamma", "grad_input"), 64 * 1024)
+
+    out = []
+    for name, pre, post in (("BucketPositions", bucket, bucket), ("ComputeRange", crange, crange),
+                            ("ReduceValue", reduce_value, reduce_value), ("LayerNorm", layer_norm, layer_norm),
+                            ("GradInput", grad_input("32x4"), grad_input("32"))):
+        for run, suffix, expect in ((pre, "pre_racy", "race"), (post, "post_fixed", "clean")):
+            run = replace(run, ptx=f"08_races/{name}-{suffix}.ptx")
+            out.append(Bench(f"{name} ({suffix.split('_')[0]}-fix)", "races", expect, run))
+    return out
+
+
+def benchmarks() -> list[Bench]:
+    red1 = _reduction("Red-1.ptx", "_Z17reduce1024_1blockPKiPi", 128, 0)
+    reds = [_reduction("Red-2.ptx", "_Z7reduce2PiS_", 128, 0), _reduction("Red-3.ptx", "_Z7reduce3PiS_", 128, 0),
+            _reduction("Red-4.ptx", "_Z7reduce0PiS_", 192, 0)]
+    out = [Bench("(Red-1, Red-1)", "reduction", "equivalent", red1, red1)]
+    out += [Bench(f"(Red-1, Red-{i + 2})", "reduction", "equivalent", red1, r) for i, r in enumerate(reds)]
+    out += [Bench("Red-5 (racy)", "reduction", "race", _reduction("Red-5_racy.ptx", "_Z7reduce0PiS_", 192, 2048)),
+            Bench("Red-6 (racy)", "reduction", "race",
+                  _reduction("Red-6_racy.ptx", "_Z7reduce6ILj128EEvPiS0_", 128, 2048)),
+            Bench("Red-7 (racy)", "reduction", "race",
+                  _reduction("Red-7_racy.ptx", "_Z12reduce1blockILj128EEvPKiPi", 128, 2048))]
+
+    mm1 = _matmul("MatMul-1.ptx", "_Z5sgemmPKfS0_Pfff", 512)
+    mms = [("MatMul-2.ptx", "_Z5sgemmPKfS0_Pfff", 512), ("MatMul-3.ptx", "_Z5sgemmPfS_S_ff", 128),
+           ("MatMul-4.ptx", "_Z5sgemmPfS_S_ff", 128), ("MatMul-5.ptx", "_Z5sgemmPfS_S_ff", 128),
+           ("MatMul-6.ptx", "_Z5sgemmPKfS0_Pfff", 256), ("MatMul-7.ptx", "_Z5sgemmPKfS0_Pfff", 256)]
+    ab = ("alpha", "beta")
+    out.append(Bench("(MatMul-1, MatMul-1)", "matmul", "equivalent", mm1, mm1, ab))
+    out += [Bench(f"(MatMul-1, MatMul-{i + 2})", "matmul", "equivalent", mm1, _matmul(*m), ab)
+            for i, m in enumerate(mms)]
+
+    exp = ("__symexpf=exp",)
+    basic, fa1, fa2 = "_Z10sdpa_basicPKfS0_S0_Pff", "_Z12sdpa_fa_likePKfS0_S0_PffS1_S1_", "_Z11sdpa_fa2_tcPKfS0_S0_Pff"
+    att = _attention("03_attention/Attention.ptx", basic, 1, False)
+    for name, ptx, kernel, aux in (("Attention", "Attention", basic, False), ("FA1", "FA1", fa1, True),
+                                   ("FA1-TC", "FA1-TC", fa1, True), ("FA2-TC", "FA2-TC", fa2, False)):
+        threads = 1 if name == "Attention" else 128
+        opt = _attention(f"03_attention/{ptx}.ptx", kernel, threads, aux)
+        out.append(Bench(f"(Attention, {name})", "attention", "equivalent", att, opt, define_fn=exp))
+    for name, kernel, threads, aux in (("Causal-Attention", basic, 1, False), ("Causal-FA1", fa1, 128, True),
+                                       ("Causal-FA1-TC", fa1, 128, True), ("Causal-FA2-TC", fa2, 128, False)):
+        naive = _attention(f"04_causal_attention/{name}-naive.ptx", kernel, threads, aux)
+        fused = _attention(f"04_causal_attention/{name}-fused.ptx", kernel, threads, aux)
+        out.append(Bench(f"({name}-naive, {name}-fused)", "causal", "equivalent", naive, fused, define_fn=exp))
+
+    n_gemm = 100 * 55 * 55
+    conv_arrays = (Array("input", "f32", 100 * 3 * 224 * 224, "in"), Array("weight", "f32", 96 * 3 * 11 * 11, "in"),
+                   Array("bias", "f32", 96, "in"), Array("output", "f32", 96 * n_gemm, "out"))
+    conv_args = ("input", "weight", "bias", "output")
+    grid = str(-(-n_gemm // 128))
+    out.append(Bench("(Conv2D-ref, Conv2D-opt)", "conv2d", "race",  # the opt reads other lanes' wmma.store results
+                     Run("05_conv2d_llm/Conv2D-ref.ptx", "_Z11dumb_conv2dPKfS0_S0_Pf", "256", grid, conv_arrays,
+                         conv_args),
+                     Run("05_conv2d_llm/Conv2D-opt.ptx", "_Z6conv2dPKfS0_S0_Pf", "256", grid, conv_arrays, conv_args)))
+
+    ref32 = _agent("MatMul-1-ref_32x32.ptx", "_Z25sgemm_global_mem_coalescePKfS0_Pf")
+    out += [Bench(f"(MatMul-1-32x32, GEMM-{i})", "agent", "equivalent", ref32,
+                  _agent(f"GEMM-{i}.ptx", "_Z15sgemm_optimizedPKfS0_Pf")) for i in (1, 2, 3)]
+    out += [Bench(f"(TL-{s}-ref, TL-{s}-opt)", "tilelang", "equivalent", _tilelang(f"{s}-ref.ptx"),
+                  _tilelang(f"{s}-opt.ptx")) for s in ("32x32x32", "64x32x32", "64x64x32")]
+    return out + _races()
+
+
+# --- running ---------------------------------------------------------------------------------------
+
+def command(bench: Bench, kernels: Path) -> list[str]:
+    """The `volta` command line of one benchmark (CTA 0 only, as the reconstruction checks)."""
+    def side(prefix: str, run: Run) -> list[str]:
+        argv = [f"--{prefix}kernel", run.kernel, f"--{prefix}grid", run.grid, f"--{prefix}block", run.block,
+                f"--{prefix}args", ",".join(run.args)]
+        return argv
+
+    first = bench.ref
+    argv = ["--ctas", "0", "-q", "--json"]
+    arrays: dict[str, Array] = {}  # one buffer per name for both sides, as long as the longer side needs
+    for a in first.arrays + (bench.opt.arrays if bench.opt else ()):
+        if a.name not in arrays or a.n > arrays[a.name].n:
+            arrays[a.name] = a
+    for a in arrays.values():
+        argv += ["--buffer", a.spec()]
+    for name in bench.symbols:
+        argv += ["--symbol", f"{name}=f32"]
+    for fn in bench.define_fn:
+        argv += ["--define-fn", fn]
+    for name, value in first.globals:
+        argv += ["--global", f"{name}={value}"]
+    shared = max(first.shared, bench.opt.shared if bench.opt else 0)
+    if shared:
+        argv += ["--shared-dynamic", str(shared)]
+    if bench.opt is None:
+        return ["races", str(kernels / first.ptx)] + side("", first) + argv
+    return (["check", str(kernels / first.ptx), str(kernels / bench.opt.ptx)] + side("ref-", first)
+            + side("opt-", bench.opt) + argv)
+
+
+def finding_kinds(report) -> set[str]:
+    """Kinds of every finding anywhere in a `volta check`/`races` JSON report."""
+    kinds: set[str] = set()
+    if isinstance(report, dict):
+        for key, value in report.items():
+            if key == "findings" and isinstance(value, list):
+                kinds |= {f["kind"] for f in value if isinstance(f, dict) and "kind" in f}
+            else:
+                kinds |= finding_kinds(value)
+    elif isinstance(report, list):
+        for value in report:
+            kinds |= finding_kinds(value)
+    return kinds
+
+
+def outcome(report: dict | None) -> str:
+    """The benchmark's verdict in the table's words: equivalent, race, clean, or what Volta said instead."""
+    if report is None:
+        return "error"
+    kinds = finding_kinds(report)
+    if kinds:
+        return "race" if kinds & {"race", "benign-race", "nondeterministic-write"} else "findings:" + ",".join(
+            sorted(kinds))
+    return report.get("verdict", "error")
+
+
+# The child reports its own CPU seconds and peak RSS when it exits (a killed child reports nothing).
+_WRAPPER = """
+import atexit, json, resource, sys
+def _usage():
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    sys.stderr.write("\\n@usage " + json.dumps([u.ru_utime + u.ru_stime, u.ru_maxrss / 1024]) + "\\n")
+atexit.register(_usage)
+from volta.cli import run
+sys.exit(run(sys.argv[1:]))
+"""
+
+
+def run_one(bench: Bench, kernels: Path, timeout: float) -> dict:
+    argv = [sys.executable, "-c", _WRAPPER] + command(bench, kernels)
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        timed_out = True
+    wall = time.perf_counter() - start
+    cpu, rss, lines = float("nan"), float("nan"), []
+    for line in err.splitlines():
+        if line.startswith("@usage "):
+            cpu, rss = json.loads(line[len("@usage "):])
+        elif line.strip():
+            lines.append(line.strip())
+    try:
+        report = json.loads(out) if out.strip() else None
+    except ValueError:
+        report = None
+    got = "timeout" if timed_out else outcome(report)
+    return {"name": bench.name, "expect": bench.expect, "got": got, "wall": wall, "cpu": cpu, "rss_mb": rss,
+            "exit": proc.returncode, "stderr": lines[-1:]}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("checkout", type=Path, help="a checkout of willtunnels/volta")
+    parser.add_argument("only", nargs="*", help="run only benchmarks whose name contains one of these")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per benchmark (default 600)")
+    parser.add_argument("--list", action="store_true", help="print the command lines, run nothing")
+    args = parser.parse_args(argv)
+    kernels = args.checkout / KERNELS
+    if not kernels.is_dir():
+        parser.error(f"{kernels} is not a directory: give a checkout of willtunnels/volta")
+    chosen = [b for b in benchmarks() if not args.only or any(w in b.name for w in args.only)]
+    if args.list:
+        for b in chosen:
+            print(b.name, "::", "volta", " ".join(command(b, kernels)))
+        return 0
+    rows = []
+    print(f"{'benchmark':40s} {'expected':10s} {'got':22s} {'wall s':>8s} {'cpu s':>8s} {'peak MB':>8s}")
+    for bench in chosen:
+        row = run_one(bench, kernels, args.timeout)
+        rows.append(row)
+        mark = "" if row["got"] == row["expect"] else "   <-- " + " ".join(row["stderr"])[:120]
+        print(f"{row['name']:40s} {row['expect']:10s} {row['got']:22s} {row['wall']:8.2f} {row['cpu']:8.2f} "
+              f"{row['rss_mb']:8.0f}{mark}", flush=True)
+    right = sum(r["got"] == r["expect"] for r in rows)
+    slowest = max(rows, key=lambda r: r["wall"]) if rows else None
+    print(f"\n{len(rows)} benchmarks: {right} as expected, {len(rows) - right} not; total wall "
+          f"{sum(r['wall'] for r in rows):.0f} s, cpu {sum(r['cpu'] for r in rows):.0f} s"
+          + (f"; slowest {slowest['name']} {slowest['wall']:.1f} s" if slowest else ""))
+    return 0 if right == len(rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
