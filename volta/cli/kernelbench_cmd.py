@@ -54,7 +54,7 @@ def parse_sizes(items) -> dict:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema: volta/report/SCHEMA.md).")
 @click.option("--sarif", "as_sarif", is_flag=True, help="Print SARIF 2.1.0 for code scanning.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
-@bounded("kernelbench", timeout=True)
+@bounded("kernelbench")
 def command(problem, candidate, size, ragged, timeout_ms, save_cex, arch, as_json, as_sarif, quiet) -> int:
     """Check a KernelBench candidate (ModelNew with load_inline CUDA) against its problem's Model."""
     from volta.cuda import check_arch

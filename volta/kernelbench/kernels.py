@@ -35,7 +35,7 @@ from volta.exec import pipeline
 from volta.exec.launch import Buffer, Dim3, KernelLaunch
 from volta.exec.machine import _pointer_params
 from volta.exec.memory import Region
-from volta.exec.races import _with_address
+from volta.exec.trials import with_address
 from volta.ir.program import lower
 from volta.kernelbench.memory import ITEMSIZE, RUNTIME_BASE, DeviceMemory, leaf_name
 from volta.ptx.parser import parse_file
@@ -151,7 +151,7 @@ def run(ev, built, memory: DeviceMemory, unwritten, exact: bool) -> LaunchResult
                          check_races=not exact, lane_structured=not exact)
     m.run()
     result = LaunchResult(prog.name, str(built.ptx), ev.grid, ev.block,
-                          in_candidate([_with_address(f, m) for f in m.findings], built.ext), m.thread_instructions,
+                          in_candidate([with_address(f, m) for f in m.findings], built.ext), m.thread_instructions,
                           time.perf_counter() - start, dict(reached))
     if m.findings:
         return result   # a defective launch's outputs are not read: the verdict is its findings
