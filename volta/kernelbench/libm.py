@@ -142,7 +142,10 @@ class Readings:
             self.read.add("rcp.approx (fast-math 1/x, read as the reciprocal)")
             return E.div(1, args[0])
         if node.op in UNARY and len(args) == 1:
-            args = (self._scaled(args[0]),)
+            # the argument as the kernel wrote it first: expf's split log2(e), x*hi + x*lo, is one rounding
+            # only while hi is still a constant (reading hi alone as log2(e) would leave x*lo behind)
+            raw = self._scaled(node.args[0])
+            args = (self.apply(raw),) if raw is not node.args[0] else (self._scaled(args[0]),)
         if node.op is E.CALL:
             for prefix, (name, make) in FUNCTIONS.items():
                 if prefix in node.data and len(args) == 1:
