@@ -100,14 +100,20 @@ def runtime_library() -> Path:
     return out
 
 
-def build(ext: Extension, arch: str = cuda.DEFAULT_ARCH) -> Built:
-    """Compile and link `ext` (cached by content); BuildFailed with the compiler's message when it fails."""
+def build(ext: Extension, arch: str = cuda.DEFAULT_ARCH, libdevice: bool = False) -> Built:
+    """Compile and link `ext` (cached by content); BuildFailed with the compiler's message when it fails.
+
+    By default device code's erff/erf/tanhf/tanh are bodiless `__volta_erf`/`__volta_tanh` calls, read as the
+    real functions (`include/volta/core.h`, `kernelbench/libm.py`): right for a check over the reals, wrong
+    for anything that must compute what the GPU computes. `libdevice=True` builds (and caches apart) the
+    device code nvcc really makes, libdevice's approximations included, for concrete bit-exact replays."""
     nvcc = _nvcc()
     runtime = runtime_library()
-    defines = [f"-DTORCH_EXTENSION_NAME={ext.name}", "-DTORCH_API_INCLUDE_EXTENSION_H"]
+    defines = [f"-DTORCH_EXTENSION_NAME={ext.name}", "-DTORCH_API_INCLUDE_EXTENSION_H",
+               *(("-DVOLTA_LIBDEVICE",) if libdevice else ())]
     includes = [f"-I{INCLUDE}", *(f"-I{p}" for p in ext.include_paths)]
     key_text = "\0".join([ext.main_cpp, ext.cuda_cu or "", arch, *ext.cflags, "|", *ext.cuda_cflags, "|",
-                          *ext.ldflags, "|", *ext.include_paths, ext.name, str(runtime)])
+                          *ext.ldflags, "|", *ext.include_paths, ext.name, str(runtime), *defines])
     key = hashlib.sha256(key_text.encode() + cuda._nvcc_identity(nvcc)).hexdigest()[:24]
     home = cuda.cache_root() / "kernelbench" / f"{_safe(ext.name)}-{key}"
     built = Built(ext, home / "ext.so", home / "cuda.ptx" if ext.cuda_cu else None,

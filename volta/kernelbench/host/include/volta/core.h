@@ -31,8 +31,10 @@
 
 // erf and tanh: libdevice computes them as piecewise approximations (a polynomial here, exp there), which
 // are not the real functions. In device code they become calls of functions with no body, which Volta
-// reads as the real erf and tanh (volta/kernelbench/libm.py). Host code keeps libm's.
-#ifdef __CUDA_ARCH__
+// reads as the real erf and tanh (volta/kernelbench/libm.py). Host code keeps libm's. A build for a
+// concrete, bit-exact replay defines VOLTA_LIBDEVICE (host/build.py: build(libdevice=True)) and gets
+// libdevice's code, what the GPU runs.
+#if defined(__CUDA_ARCH__) && !defined(VOLTA_LIBDEVICE)
 __device__ float __volta_erf(float);
 __device__ double __volta_erf(double);
 __device__ float __volta_tanh(float);
