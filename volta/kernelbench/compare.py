@@ -128,7 +128,8 @@ def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, 
                         result.verdict, result.difference = "not-equivalent", difference
                         result.seconds = time.perf_counter() - start
                         return result
-                    result.unknown.append((k, i, "a candidate counterexample could not be confirmed exactly"))
+                    result.unknown.append((k, i, getattr(confirm, "refusal", None)
+                                           or "a candidate counterexample could not be confirmed exactly"))
             except Timeout as err:
                 result.timed_out = f"{err.message} at output {k} element {i}"
                 result.unknown.append((k, i, err.message))
