@@ -20,11 +20,12 @@ Figures of 2026-12-07, 2 cores shared with other sessions at a load average of 2
 several times what an idle machine gives; 90 s per problem):
 - refs level 1: 95/100 read, 5 timeouts (3D average pooling and four 3D transposed convolutions); median
   8.1 s, max 90 s, 1,389 s in all.
-- refs level 2, first 42 problems: 37 read, 4 timeouts (3D transposed convolutions), 1 error (6_Conv3d_Softmax_
-  MaxPool_MaxPool: the scaled sizes leave its second max_pool3d an empty output; the size policy should keep
-  such chains valid); median 22.6 s.
-- cands (our candidates against the real problems): 19_ReLU eq_dispatch_grid_stride EQUIVALENT 142 s wall;
-  20_LeakyReLU eq_slope_argument past 300 s under that load; the rest of the run in the report of that day.
+- refs level 2: 93/100 read, 4 timeouts (3D transposed convolutions), 2 UNSUPPORTED (dropout in training mode:
+  random), 1 error (6_Conv3d_Softmax_MaxPool_MaxPool: the scaled sizes leave its second max_pool3d an empty
+  output; the size policy should keep such chains valid); median 11.8 s, 2,142 s in all.
+- cands, 7 of our candidates against the real problems (4 wrong): 5/7 as expected: 19_ReLU grid-stride
+  EQUIVALENT 142 s; LeakyReLU wrong slope, Softmax partial sum, GELU tanh-for-erf, matmul B transposed NOT
+  EQUIVALENT 62-130 s; LeakyReLU and erf-GELU correct ones past the 300 s limit under that load (no verdict).
 """
 from __future__ import annotations
 
