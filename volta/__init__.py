@@ -6,6 +6,7 @@ The Python API (`volta.api`, loaded on first use so that `import volta` stays ch
     volta.races(kernel, launch)    # races, deadlocks, out-of-bounds, uninitialized reads, as `volta races`
     volta.run(kernel, launch)      # CPU replay on concrete inputs, as `volta run`
     volta.mma(arch, in_fmt, a, b)  # one tensor-core dot product, bit for bit, as `volta mma`
+    volta.kernelbench(problem, candidate, sizes={...})  # a KernelBench candidate against its PyTorch reference
     volta.Launch(grid, block, args=[...]), volta.Buffer(name, dtype, count, role)
     volta.Pipeline([(kernel, Launch), ...])  # launches in order on shared buffers, for check and races
 
@@ -17,11 +18,16 @@ __version__ = "0.1.0"
 
 _API = ("Buffer", "Launch", "Pipeline", "Struct", "CheckResult", "RacesResult", "RunResult", "MmaResult", "check", "races", "run", "mma",
         "VoltaError", "UsageError", "Unsupported")
-__all__ = ["__version__", *_API]
+__all__ = ["__version__", "kernelbench", *_API]
 
 
 def __getattr__(name: str):
-    """Load `volta.api` on first use of a public name: `volta parse` and `import volta` never import z3."""
+    """Load `volta.api` on first use of a public name: `volta parse` and `import volta` never import z3.
+    `volta.kernelbench` is the package volta/kernelbench, itself callable (its __init__ says why)."""
+    if name == "kernelbench":
+        import importlib
+
+        return importlib.import_module("volta.kernelbench")
     if name in _API:
         from volta import api
 

@@ -9,9 +9,11 @@ A job is one JSON object per line of the jobs file (blank lines and lines starti
      "opt_grid": "2", "opt_block": "256", "opt_args": […], "opt_kernel": "add_kernel", "opt_shared_dynamic": 0,
      "fp": "real", "timeout_ms": 10000}
     {"id": "k1", "command": "races", "kernel": "k.ptx", "grid": "8", "block": "128", "args": […], "buffers": {…}}
+    {"id": "relu-7", "problem": "19_ReLU.py", "candidate": "cands/relu_7.py", "sizes": {"batch_size": 2}, "ragged": false}
 
 `command` is check (default when `ref`/`opt` or a pair manifest is given), races (default for `kernel` or a
-one-kernel manifest) or run. Kernel paths are PTX or .cu files, or PTX text; relative paths are relative to the
+one-kernel manifest), run, or kernelbench (default for `problem` + `candidate`: `volta kernelbench`, with `sizes`
+and `ragged`). Kernel paths are PTX or .cu files, or PTX text; relative paths are relative to the
 jobs file. `id` defaults to `line-N`. Options for the call: fp, prove, trials, seed, timeout_ms (check); inputs,
 seed, fp (run); arch, nvcc_flags.
 
@@ -38,11 +40,12 @@ from typing import Callable, Iterable
 from volta.errors import UsageError
 
 SCHEMA = "volta.batch/1"
-COMMANDS = ("check", "races", "run")
+COMMANDS = ("check", "races", "run", "kernelbench")
 KNOWN_KEYS = {"id", "command", "manifest", "ref", "opt", "kernel", "grid", "block", "args", "buffers", "symbols",
               "shared_dynamic", "kernel_name", "functions", "role",
               "opt_grid", "opt_block", "opt_args", "opt_kernel", "opt_shared_dynamic", "ref_kernel",
-              "fp", "prove", "trials", "seed", "timeout_ms", "inputs", "arch", "nvcc_flags"}
+              "fp", "prove", "trials", "seed", "timeout_ms", "inputs", "arch", "nvcc_flags",
+              "problem", "candidate", "sizes", "ragged"}
 
 
 @dataclass
@@ -91,8 +94,16 @@ def _command(data: dict, where: str) -> str:
     if cmd is not None and cmd not in COMMANDS:
         raise UsageError(f"{where}: command `{cmd}`: choose {', '.join(COMMANDS)}")
     has_pair = "ref" in data or "opt" in data
-    if sum(("manifest" in data, has_pair, "kernel" in data)) != 1:
-        raise UsageError(f"{where}: give exactly one of `manifest`, `ref` + `opt`, or `kernel`")
+    has_problem = "problem" in data or "candidate" in data
+    if sum(("manifest" in data, has_pair, "kernel" in data, has_problem)) != 1:
+        raise UsageError(f"{where}: give exactly one of `manifest`, `ref` + `opt`, `kernel`, or `problem` + "
+                         f"`candidate`")
+    if has_problem or cmd == "kernelbench":
+        if not ("problem" in data and "candidate" in data) or cmd not in (None, "kernelbench"):
+            raise UsageError(f"{where}: a kernelbench job gives `problem` and `candidate` (PyTorch files)")
+        if not isinstance(data.get("sizes", {}), dict):
+            raise UsageError(f"{where}: `sizes` is an object of size globals, e.g. {{\"batch_size\": 2}}")
+        return "kernelbench"
     if has_pair and not ("ref" in data and "opt" in data):
         raise UsageError(f"{where}: a pair job needs both `ref` and `opt`")
     if cmd is None:
@@ -165,6 +176,11 @@ def execute(job: Job) -> dict:
     opts = {k: d[k] for k in ("arch",) if k in d}
     if "nvcc_flags" in d:
         opts["nvcc_flags"] = tuple(d["nvcc_flags"])
+    if cmd == "kernelbench":
+        r = volta.kernelbench(_resolve(base, d["problem"]), _resolve(base, d["candidate"]), d.get("sizes") or {},
+                              ragged=bool(d.get("ragged", False)),
+                              **{k: d[k] for k in ("timeout_ms", "arch") if k in d})
+        return _summary(cmd, r)
     if "manifest" in d:
         man = _resolve(base, d["manifest"])
         if cmd is None:

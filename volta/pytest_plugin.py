@@ -7,6 +7,9 @@
     def test_reduce(assert_race_free):
         assert_race_free("examples/reduce_tree/manifest.toml")
 
+    def test_llm_relu(assert_kernelbench_equivalent):
+        assert_kernelbench_equivalent("19_ReLU.py", "candidates/relu_3.py", sizes={"batch_size": 2})
+
 The fixtures return the helpers below, which are importable too (`from volta.pytest_plugin import
 assert_equivalent`). They pass only on a verdict that was made: `assert_equivalent` on EQUIVALENT (or
 BIT-IDENTICAL with `fp=`), `assert_race_free` on CLEAN. Anything else fails with the report a user would
@@ -58,6 +61,20 @@ def assert_race_free(kernel, launch=None, **options):
     return result
 
 
+def assert_kernelbench_equivalent(problem, candidate, sizes=None, **options):
+    """Fail unless `volta.kernelbench(problem, candidate, sizes, **options)` proves the candidate's ModelNew
+    equivalent to the problem's Model at the checked sizes (and, with `ragged=True`, finds nothing there
+    either). Returns the result when it passes."""
+    __tracebackhide__ = True
+    import volta.kernelbench
+
+    result = volta.kernelbench(problem, candidate, sizes, **options)
+    if result.exit_code != 0:
+        raise KernelCheckFailed(f"volta kernelbench: {candidate} is not proved equivalent to {problem} "
+                                f"(verdict {result.verdict}, exit {result.exit_code})\n{result.report()}", result)
+    return result
+
+
 @pytest.fixture(name="assert_equivalent")
 def _assert_equivalent_fixture():
     """`assert_equivalent(ref, opt, launch, **options)`: see `volta.pytest_plugin.assert_equivalent`."""
@@ -68,3 +85,10 @@ def _assert_equivalent_fixture():
 def _assert_race_free_fixture():
     """`assert_race_free(kernel, launch, **options)`: see `volta.pytest_plugin.assert_race_free`."""
     return assert_race_free
+
+
+@pytest.fixture(name="assert_kernelbench_equivalent")
+def _assert_kernelbench_equivalent_fixture():
+    """`assert_kernelbench_equivalent(problem, candidate, sizes, **options)`: see
+    `volta.pytest_plugin.assert_kernelbench_equivalent`."""
+    return assert_kernelbench_equivalent

@@ -10,7 +10,7 @@ from volta.cli import COMMANDS, run
 
 # the codes each command returns (volta/cli/exit_codes.py describes them)
 EXPECTED = {"check": "0123", "races": "0123", "run": "0123", "parse": "023", "mma": "023", "classes": "023",
-            "batch": "0123", "triton": "0123"}
+            "batch": "0123", "triton": "0123", "kernelbench": "0123"}
 
 
 def test_every_command_is_covered():

@@ -721,7 +721,7 @@ def _exact(element):
         return UNTOUCHED
     try:
         return evaluate(element, {})
-    except Inexact:
+    except (Inexact, KeyError):   # KeyError: a leaf with no exact value (log2(e) of --define-fn exp)
         try:
             return enclose(element, {})
         except (EvalError, KeyError):

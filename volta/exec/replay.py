@@ -22,8 +22,8 @@ import numpy as np
 from volta.errors import UsageError
 from volta.exec import structargs
 from volta.exec.launch import DTYPES, Buffer, KernelLaunch, LaunchSpec, parse_args_list, pointer_target
-from volta.numerics.mma_select import MmaSetting
 from volta.exec.limits import Timeout
+from volta.numerics.mma_select import MmaSetting
 
 FP_CHOICES = ("real", "ieee", "volta", "ampere", "ada", "hopper", "blackwell")
 _RAW = {"bf16": np.uint16, "e4m3": np.uint8, "e5m2": np.uint8, "tf32": np.uint32}

@@ -171,7 +171,7 @@ def _refuse_format(m, op, fmt, leaf_buffers, computed: bool):
     why = None
     if other in _formats_made(m):
         why = f"this kernel also makes {other} values"
-    elif getattr(m, "carried_regions", None):   # a later launch of a sequence: what came before is not seen here
+    elif _carried_unknown(m, other):   # a later launch of a sequence: what came before is not seen here
         why = f"an earlier launch of the sequence may have made {other} values"
     elif other_buffers and computed:
         why = f"this launch has {other} buffers"
@@ -179,6 +179,14 @@ def _refuse_format(m, op, fmt, leaf_buffers, computed: bool):
         raise Unsupported(f"`{op.d.inst.opcode}` reads 16-bit values moved through memory as {fmt}, and {why}: a "
                           f"moved value does not carry its format, and the same bits in the other format are "
                           f"another number", op.span)
+
+
+def _carried_unknown(m, other: str) -> bool:
+    """Whether memory carried in from earlier launches may hold `other`-format values: it does unless every
+    carried region says its values are of its own dtype (`typed_values`, set by the kernelbench front door,
+    whose storages hold values of their tensor's dtype) and none is of the other format."""
+    carried = getattr(m, "carried_regions", None) or {}
+    return any(not getattr(r, "typed_values", False) or r.dtype == other for r in carried.values())
 
 
 def _fragment(m, op, regs, grid, fmt, per, table, shape):

@@ -7,7 +7,7 @@ kernel, one failure per finding). `volta check` results (`check_report.CheckResu
 """
 from __future__ import annotations
 
-from volta.report import check_report, json_report, junit, sarif, text, triton_report
+from volta.report import check_report, json_report, junit, kernelbench_report, sarif, text, triton_report
 
 FORMATS = {
     "text": text.format,
@@ -21,6 +21,8 @@ def render(result, fmt: str = "text", **options) -> str:
     """Format `result` with the named formatter (options go to formatters that take them)."""
     if isinstance(result, check_report.CheckResult):
         return check_report.FORMATS[fmt](result, **options)
+    if type(result).__name__ == "KernelbenchReport":
+        return kernelbench_report.FORMATS[fmt](result, **options)
     if isinstance(result, check_report.ReplayResult):
         return check_report.REPLAY_FORMATS[fmt](result, **options)
     if type(result).__name__ == "TritonResult":   # volta.kernelbench.triton_check (volta triton)

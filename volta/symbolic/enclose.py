@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from mpmath import iv  # mpmath ships with sympy, a dependency already
+from mpmath import iv, mp  # mpmath ships with sympy, a dependency already
 from mpmath.libmp import finf, fnan, fninf, to_rational
 
 from volta.symbolic import expr as E
@@ -49,7 +49,7 @@ class Enclosure:
 
 
 def _interval(value):
-    if isinstance(value, bool):
+    if isinstance(value, bool) or hasattr(value, "_mpi_"):   # an interval already (a known symbol's value)
         return value
     if type(value) is BaseValue:   # log2 e, π: enclosed at the current precision
         return value.interval()
@@ -191,15 +191,41 @@ _INTERVAL = {
 }
 
 
+def _erf(a):
+    """erf is increasing: [erf(lo), erf(hi)], each end computed with guard bits and widened by more than its
+    error (mpmath's erf is accurate to a few ulps of the working precision)."""
+    lo, hi = _rationals(a)
+    with mp.workprec(iv.prec + 32):
+        ends = [mp.erf(mp.mpf(v.numerator) / v.denominator) for v in (lo, hi)]
+        slack = mp.mpf(2) ** (-iv.prec)
+        return iv.mpf([ends[0] - slack * (1 + abs(ends[0])), ends[1] + slack * (1 + abs(ends[1]))])
+
+
+# Symbols with a known irrational value (Volta's exp is 2^(x·log2(e)), kernelbench references use pi) and
+# functions with an interval version: what enclosures may use where exact evaluation cannot.
+KNOWN_SYMBOLS = {"log2(e)": lambda: 1 / iv.log(iv.mpf(2)), "pi": lambda: +iv.pi}
+INTERVAL_FUNCTIONS = {"erf": _erf}
+
+
+class _WithSymbols(dict):
+    """The caller's env, plus the known symbols at the current precision."""
+
+    def __missing__(self, node):
+        if node.op is E.SYM and node.data in KNOWN_SYMBOLS:
+            return KNOWN_SYMBOLS[node.data]()
+        raise KeyError(node)
+
+
 def enclose(root: Expr, env) -> Enclosure:
     """An enclosure of root's real value; raises Inexact (undecided even at the highest precision, or an
-    uninterpreted function) or Undefined (outside the real domain for certain)."""
+    uninterpreted function without an interval version) or Undefined (outside the real domain for certain);
+    KeyError for a leaf with no value (a symbol with no known value)."""
     err, saved = None, iv.prec
     try:
         for bits in PRECISIONS:
             iv.prec = bits
             try:
-                x = _run(root, env, _INTERVAL, _interval, {}, None)
+                x = _run(root, _WithSymbols(env), _INTERVAL, _interval, INTERVAL_FUNCTIONS, None)
             except Inexact as e:
                 err = e
                 continue

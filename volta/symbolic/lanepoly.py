@@ -35,7 +35,12 @@ def columns(shape: tuple) -> tuple:
 
 
 class CoefficientOverflow(ArithmeticError):
-    """A coefficient left int64: the caller falls back to per-lane expressions."""
+    """A coefficient left int64, or a product too large to expand: the caller falls back to per-lane
+    expressions."""
+
+
+PRODUCT_LIMIT = 1 << 25   # terms × lanes of a product's expansion (about 256 MiB of indices per factor)
+EXPANDED_PRODUCT_TERMS = 256   # terms of a product of two multi-term polynomials, per lane
 
 
 def _check(x: np.ndarray, factor: int = 1) -> None:
@@ -218,6 +223,13 @@ class LanePoly:
             factored = _times_scalars(other, self)
         if factored is not None:
             return factored
+        t1, t2 = self.term_count(), other.term_count()
+        if t1 * t2 * self.lanes > PRODUCT_LIMIT or min(t1, t2) > 1 and t1 * t2 > EXPANDED_PRODUCT_TERMS:
+            # (a 64-term dot product)^3 over 4,096 lanes would be 16 GiB of indices, and a square of a
+            # 65-term sum 4,225 terms a lane: per-lane expressions (DAGs, nothing expanded) instead, as for
+            # any other value this class cannot hold. A symbolic reference keeps such a product as a product
+            # too, so both sides meet in symbolic/ringform.py without expanding it
+            raise CoefficientOverflow("lane polynomial product too large to expand")
         if len(self.groups) == 1 and len(other.groups) == 1:
             product = _term_product(self, other)
             if product is not None:

@@ -1,0 +1,77 @@
+"""`volta kernelbench PROBLEM.py CANDIDATE.py`: is a KernelBench candidate's ModelNew the problem's Model?
+
+    volta kernelbench 19_ReLU.py my_relu.py                      # sizes scaled down, said in the report
+    volta kernelbench 1_Square_matrix_multiplication_.py cand.py --size N=64 --ragged --json
+
+The problem's `Model.forward` runs symbolically on a stand-in torch; the candidate's `load_inline` extension
+is built with nvcc and its host code run to capture every launch, which Volta's machine executes; every
+output element is compared over the reals (`volta/kernelbench/check.py`). Exit: 0 equivalent, 1 not
+equivalent or findings (also when --ragged finds one), 2 usage error, 3 unsupported or unknown.
+This module only turns options into a call and prints what `volta.report` formats.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from volta.cli.exit_codes import epilog
+
+from volta.cli.bounds import bounded
+from volta.errors import UsageError
+from volta.exec import limits
+from volta.report import render
+
+
+def parse_sizes(items) -> dict:
+    """`--size NAME=VALUE` (an int, or a tuple `3,224,224`) as a dict."""
+    sizes = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        name = name.strip()
+        try:
+            numbers = [int(v, 0) for v in value.replace("(", "").replace(")", "").split(",") if v.strip()]
+        except ValueError:
+            numbers = []
+        if not eq or not name or not numbers or min(numbers) < 1:
+            raise UsageError(f"bad --size `{item}`: expected NAME=VALUE with a positive integer (or a comma list "
+                             f"for a tuple), e.g. --size batch_size=2 --size dim=512")
+        sizes[name] = numbers[0] if len(numbers) == 1 else tuple(numbers)
+    return sizes
+
+
+@click.command("kernelbench", epilog=epilog("kernelbench"))
+@click.argument("problem", type=click.Path(dir_okay=False))
+@click.argument("candidate", type=click.Path(dir_okay=False))
+@click.option("--size", "size", multiple=True, metavar="NAME=VALUE",
+              help="Set a size global of the problem (and of the candidate), e.g. --size batch_size=2 "
+                   "(repeatable); the others are scaled down and the report says to what.")
+@click.option("--ragged", is_flag=True,
+              help="Also check at sizes that are not multiples of typical tile sizes (reported apart).")
+@click.option("--timeout-ms", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="Solver time limit per output element.")
+@click.option("--save-counterexample", "save_cex", type=click.Path(dir_okay=False), metavar="FILE.npz",
+              help="Save a confirmed counterexample as get_inputs-shaped arrays (numpy .npz).")
+@click.option("--arch", default="sm_80", show_default=True, metavar="sm_XX", help="The device code's target.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (schema: volta/report/SCHEMA.md).")
+@click.option("--sarif", "as_sarif", is_flag=True, help="Print SARIF 2.1.0 for code scanning.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+@bounded("kernelbench")
+def command(problem, candidate, size, ragged, timeout_ms, save_cex, arch, as_json, as_sarif, quiet) -> int:
+    """Check a KernelBench candidate (ModelNew with load_inline CUDA) against its problem's Model."""
+    from volta.cuda import check_arch
+    from volta.kernelbench.check import check
+
+    if as_json and as_sarif:
+        raise UsageError("choose one of --json and --sarif")
+    for path, what in ((problem, "problem"), (candidate, "candidate")):
+        if not Path(path).is_file():
+            raise UsageError(f"no such {what} file: {path}")
+    if save_cex is not None and not str(save_cex).endswith(".npz"):
+        raise UsageError(f"--save-counterexample {save_cex}: the file is a numpy archive; name it FILE.npz")
+    progress = None if quiet else limits.current().progress
+    report = check(problem, candidate, parse_sizes(size), ragged=ragged, timeout_ms=timeout_ms,
+                   save_counterexample=save_cex, progress=progress, arch=check_arch(arch))
+    limits.disarm()
+    click.echo(render(report, "json" if as_json else "sarif" if as_sarif else "text"))
+    return report.exit_code

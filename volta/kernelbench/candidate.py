@@ -1,0 +1,194 @@
+"""The candidate file: executed on the stand-in with the problem's sizes, its model built with the problem's
+init inputs, its parameters bound to the reference's, and its forward run symbolically or on constants.
+
+Sizes: the candidate's module globals that share a name with one of the problem's sizes get the value the
+problem used (candidates copy `batch_size = ...` and `get_inputs`); nothing else is scaled (a `BLOCK = 256`
+of the candidate's own stays 256).
+
+Parameters are shared between the two models, as KernelBench's harness seeds both constructors alike: each
+random tensor the candidate's constructor makes is bound to the reference's parameter of the same qualified
+name and shape, else to the next one of the same shape in creation order; bound leaves are renamed in every
+storage the candidate model holds (a weight transposed once in `__init__` follows its weight). What stays
+unbound keeps leaves of its own (`ModelNew.<name>`) and the report says so.
+"""
+from __future__ import annotations
+
+import builtins
+import os
+import traceback
+from dataclasses import dataclass
+
+import numpy as np
+
+from volta.errors import Span, UsageError
+from volta.kernelbench.problem import Problem, _rename, collector_paused, outputs_of
+from volta.kernelbench.sizes import SizePolicy, instrument
+from volta.kernelbench.tensor import SymTensor, from_array
+from volta.kernelbench.torchsym import installed
+from volta.kernelbench.torchsym.module import Module
+from volta.symbolic import expr as E
+
+
+@dataclass(frozen=True)
+class Binding:
+    candidate: str            # the candidate's qualified name
+    reference: str | None     # the reference parameter it shares, or None
+    how: str                  # "name" | "order" | "unbound"
+    shape: tuple
+
+
+def span_in(path: str, tb) -> Span | None:
+    """The innermost frame of a traceback in `path` (the candidate's line that raised)."""
+    target = os.path.abspath(path)
+    frames = [f for f in traceback.extract_tb(tb) if os.path.abspath(f.filename) == target]
+    if not frames:
+        return None
+    last = frames[-1]
+    return Span(last.filename, last.lineno or 1, (last.colno or 0) + 1)
+
+
+def execute_file(path: str, problem: Problem, run) -> dict:
+    """Run the candidate file on the stand-in (its size globals as the problem chose them); its namespace."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            source = f.read()
+    except OSError as err:
+        raise UsageError(f"cannot read the candidate file {path}: {err.strerror}") from None
+    try:
+        code = instrument(source, path)
+    except SyntaxError as err:
+        raise UsageError(f"the candidate file does not parse: {err.msg}",
+                         Span(path, err.lineno or 1, err.offset or 1)) from None
+    given = {c.name: c.value for c in problem.sizes if "@" not in c.name and c.name in code.sizes}
+    policy = SizePolicy({}, given)
+    namespace = {"__name__": "__volta_candidate__", "__file__": os.path.abspath(path), "__builtins__": builtins,
+                 **policy.hooks()}
+    with installed(run), collector_paused():
+        exec(code.code, namespace)
+    return namespace
+
+
+def model_class(namespace: dict, path: str):
+    for name in ("ModelNew", "Model"):
+        cls = namespace.get(name)
+        if isinstance(cls, type):
+            return cls
+    raise UsageError(f"{path} defines no `ModelNew` class (nor `Model`): a KernelBench candidate defines the model "
+                     f"that replaces the reference's")
+
+
+def _leaf_of(t: SymTensor) -> str | None:
+    """n when the tensor's elements, in row-major order, are E.var(n, 0), E.var(n, 1), ...: a tensor drawn
+    at random (directly, or copied in by an `nn.init` function) and not changed since."""
+    values = t.values()
+    if values.size == 0:
+        return None
+    first = values[0]
+    if type(first) is not E.Expr or first.op is not E.VAR:
+        return None
+    name = first.data[0]
+    return name if all(type(v) is E.Expr and v.op is E.VAR and v.data == (name, i)
+                       for i, v in enumerate(values)) else None
+
+
+def _random_state(model: Module, run, parameters: list | None = None) -> list:
+    """(qualified name, tensor, leaf name) of the parameters and buffers whose elements are one random draw of
+    the run, in the order the draws were made."""
+    order = {s.storage.name: s.order for s in run.sources}
+    seen, out = set(), []
+    named = parameters if parameters is not None else list(model.named_parameters()) + list(model.named_buffers())
+    for name, t in named:
+        leaf = _leaf_of(t) if isinstance(t, SymTensor) else None
+        if leaf is not None and leaf not in seen and (leaf in order or parameters is not None):
+            seen.add(leaf)
+            out.append((name, t, leaf))
+    return sorted(out, key=lambda x: order.get(x[2], len(order)))
+
+
+def bind_parameters(problem: Problem, run, model: Module) -> list:
+    """Bind the candidate's random parameters to the reference's (see the module docstring)."""
+    refs = [(name, t) for name, t, _ in _random_state(None, problem.run, list(problem.parameters.items()))]
+    taken: set = set()
+    chosen: dict = {}
+    cands = _random_state(model, run)
+    by_name = dict(refs)
+    for name, t, _ in cands:
+        r = by_name.get(name)
+        if r is not None and tuple(r.shape) == tuple(t.shape) and name not in taken:
+            chosen[name] = (name, "name")
+            taken.add(name)
+    for name, t, _ in cands:
+        if name in chosen:
+            continue
+        for rname, r in refs:
+            if rname not in taken and tuple(r.shape) == tuple(t.shape):
+                chosen[name] = (rname, "order")
+                taken.add(rname)
+                break
+    mapping, bindings = {}, []
+    for name, t, leaf in cands:
+        ref_name, how = chosen.get(name, (f"ModelNew.{name}", "unbound"))
+        mapping[leaf] = ref_name
+        bindings.append(Binding(name, ref_name if how != "unbound" else None, how, tuple(t.shape)))
+    for storage in held_storages(model):
+        storage.values[:] = _rename(storage.values, mapping)
+    return bindings
+
+
+def held_storages(root) -> list:
+    """Every storage a model holds: its parameters and buffers and any tensor in its attributes, at any depth
+    of submodules, lists, tuples and dicts."""
+    found, seen, stack = {}, set(), [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, SymTensor):
+            found[id(obj.storage)] = obj.storage
+        elif isinstance(obj, Module):
+            stack.extend(vars(obj).values())
+        elif isinstance(obj, dict):
+            stack.extend(obj.values())
+        elif isinstance(obj, (list, tuple, set)):
+            stack.extend(obj)
+    return list(found.values())
+
+
+def forward(model, inputs: list, run) -> list:
+    with installed(run), collector_paused():
+        result = model(*inputs)
+    return outputs_of(result, "ModelNew.forward")
+
+
+def constant_inputs(problem: Problem, values: dict) -> list:
+    """The problem's inputs with every element a constant: values[name][i], else 1."""
+    out = []
+    for name, t in zip(problem.input_names, problem.inputs):
+        if not isinstance(t, SymTensor):
+            out.append(t)
+            continue
+        given = values.get(name, {})
+        flat = np.empty(t.numel(), object)
+        flat[:] = [E.const(given.get(i, 1)) for i in range(t.numel())]
+        out.append(from_array(flat.reshape(tuple(t.shape)), t.dtype, t.session))
+    return out
+
+
+def substitute(values: np.ndarray, env: dict) -> np.ndarray:
+    """Elements with every input leaf E.var(n, i) replaced by the constant env[n][i] (1 when not given)."""
+    memo: dict = {}
+    out = np.empty_like(values)
+    for j, v in enumerate(values):
+        if type(v) is not E.Expr:
+            out[j] = v
+            continue
+        for node in E.postorder(v, memo):
+            if node.op is E.VAR:
+                memo[node] = E.const(env.get(node.data[0], {}).get(node.data[1], 1))
+            elif node.args:
+                memo[node] = E.rebuild(node, tuple(memo[c] for c in node.args))
+            else:
+                memo[node] = node
+        out[j] = memo[v]
+    return out

@@ -1,0 +1,314 @@
+"""`volta kernelbench PROBLEM.py CANDIDATE.py`: is the candidate's `ModelNew` the reference's `Model`?
+
+1. The problem is loaded at small sizes and its `Model.forward` run symbolically (`problem.py`).
+2. The candidate file runs on the same stand-in with the same sizes; its extensions are built and its host
+   code run in a worker (`engine.Host`); its parameters are bound to the reference's (`candidate.py`); its
+   `forward` runs on the same symbolic inputs, every launch on Volta's machine.
+3. Every output element is compared (`compare.py`); a difference is confirmed by exact re-execution of both
+   (`_confirm`), and can be saved as `get_inputs`-shaped arrays (`witness.py`).
+
+With `ragged`, the same check runs again at sizes that are not multiples of typical tile sizes, reported
+apart: a candidate may legitimately assume the benchmark's divisibility.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from volta.equiv.check import _exact
+from volta.errors import Unsupported, UsageError, VoltaError
+from volta.kernelbench import candidate as C
+from volta.kernelbench import witness
+from volta.kernelbench.compare import Comparison, Difference, compare
+from volta.kernelbench.engine import Host, Stop
+from volta.kernelbench.failures import TorchError
+from volta.kernelbench.libm import Readings
+from volta.kernelbench.memory import DeviceMemory
+from volta.kernelbench.problem import Problem, load_problem
+from volta.kernelbench.tensor import SymTensor
+from volta.kernelbench.torchsym import installed
+from volta.symbolic import expr as E
+from volta.symbolic.search import inputs_of
+
+VOLTA_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RAGGED_MIN = 4     # sizes below this stay as they are in the ragged run
+
+
+@dataclass
+class KernelbenchReport:
+    problem: str
+    candidate: str
+    verdict: str = "equivalent"     # equivalent | not-equivalent | findings | unsupported | unknown
+    sizes: list = field(default_factory=list)                 # sizes.Choice, as the problem used them
+    comparison: Comparison | None = None
+    findings: list = field(default_factory=list)              # launch findings (exec.findings.Finding)
+    finding_launch: object = None                             # kernels.LaunchResult that made them
+    unsupported: VoltaError | None = None
+    raised: tuple | None = None     # (exception type, message, Span) when the candidate raised at these sizes
+    bindings: list = field(default_factory=list)
+    launches: list = field(default_factory=list)              # kernels.LaunchResult, in order
+    refused: list = field(default_factory=list)
+    host_ops: list = field(default_factory=list)
+    extensions: dict = field(default_factory=dict)            # name -> host.build.Built
+    input_names: list = field(default_factory=list)
+    seconds: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
+    ragged: "KernelbenchReport | None" = None
+    witness_file: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        own = {"equivalent": 0, "not-equivalent": 1, "findings": 1}.get(self.verdict, 3)
+        if self.ragged is not None and self.ragged.exit_code == 1:
+            return 1
+        return own
+
+
+def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, ragged: bool = False,
+          timeout_ms: int = 10_000, save_counterexample: str | None = None, progress=None,
+          arch: str = "sm_80") -> KernelbenchReport:
+    """Check a candidate file against a problem file (the library call behind `volta kernelbench`)."""
+    report = _check_once(problem_path, candidate_path, sizes or {}, timeout_ms, save_counterexample, progress, arch)
+    if ragged and report.sizes:
+        odd = _ragged_sizes(report.sizes, sizes or {})
+        if not odd:
+            report.notes.append("--ragged: no size is large enough to make ragged")
+        else:
+            if progress:
+                progress("ragged sizes: " + ", ".join(f"{k}={v}" for k, v in odd.items()))
+            try:
+                report.ragged = _check_once(problem_path, candidate_path, {**(sizes or {}), **odd}, timeout_ms,
+                                            None, progress, arch)
+            except (UsageError, Unsupported) as err:
+                report.notes.append(f"--ragged: the problem does not run at sizes {odd}: {err.message}")
+    return report
+
+
+def _ragged_sizes(choices: list, given: dict) -> dict:
+    """Each size the run chose (not one the user gave) made odd: one less than an even value, so it is a
+    multiple of no power of two (64 -> 63, 32 -> 31); tuples element-wise; small sizes kept."""
+    def odd(v):
+        return v - 1 if isinstance(v, int) and not isinstance(v, bool) and v >= RAGGED_MIN and v % 2 == 0 else v
+
+    out = {}
+    for c in choices:
+        if c.name in given:
+            continue
+        v = c.value
+        new = type(v)(odd(x) for x in v) if isinstance(v, (tuple, list)) else odd(v)
+        if new != v:
+            out[c.name] = new
+    return out
+
+
+def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexample, progress, arch):
+    report = KernelbenchReport(problem_path, candidate_path)
+    start = time.perf_counter()
+    if progress:
+        progress(f"running the reference {problem_path} symbolically")
+    problem = load_problem(problem_path, sizes)
+    report.sizes, report.input_names = problem.sizes, problem.input_names
+    ref_outs = problem.reference_outputs()
+    report.seconds["reference"] = time.perf_counter() - start
+    run = problem.candidate_run()
+    host = Host(candidate_path, problem.run.session, arch=arch)
+    run.host = host
+    try:
+        start = time.perf_counter()
+        if progress:
+            progress(f"running the candidate {candidate_path}: building its extensions, running its host code")
+        cand_outs, model = _run_candidate(report, problem, run, host, candidate_path)
+        report.seconds["candidate"] = time.perf_counter() - start
+        if cand_outs is None:
+            return report
+        start = time.perf_counter()
+        if progress:
+            progress("comparing outputs")
+        readings = Readings()
+        confirm = _Confirmer(problem, run, host, model, ref_outs, readings)
+        with _integer_inputs(problem):
+            report.comparison = compare(ref_outs, cand_outs, confirm, timeout_ms, progress, readings.apply)
+        if readings.note():
+            report.notes.append(readings.note())
+        report.seconds["compare"] = time.perf_counter() - start
+        report.verdict = report.comparison.verdict
+        if report.verdict == "not-equivalent" and save_counterexample:
+            witness.save(save_counterexample, problem, report.comparison.difference)
+            report.witness_file = str(save_counterexample)
+    finally:
+        host.close()
+    return report
+
+
+def _run_candidate(report, problem: Problem, run, host: Host, path: str):
+    """The candidate's outputs on the problem's symbolic inputs, or None with the report saying why not."""
+    model = None
+    try:
+        namespace = C.execute_file(path, problem, run)
+        cls = C.model_class(namespace, path)
+        with installed(run):
+            model = cls(*problem.init_inputs)
+        report.bindings = C.bind_parameters(problem, run, model)
+        outs = C.forward(model, problem.fresh_inputs(), run)
+    except Stop as stop:
+        if stop.error is not None:
+            report.verdict, report.unsupported = "unsupported", stop.error
+        else:
+            report.verdict, report.findings = "findings", stop.findings
+            report.finding_launch = host.launches[-1] if host.launches else None
+        outs = None
+    except UsageError:
+        raise
+    except VoltaError as err:
+        report.verdict, report.unsupported = "unsupported", err
+        outs = None
+    except MemoryError:
+        report.verdict = "unsupported"
+        report.unsupported = Unsupported("the check ran out of memory at these sizes; pass smaller --size values")
+        outs = None
+    except Exception as err:   # the candidate raised what torch (or its host code) would raise at these sizes
+        if not _candidate_made(err, path):
+            raise
+        span = getattr(err, "span", None) or C.span_in(path, sys.exc_info()[2])
+        report.verdict, report.raised = "unsupported", (type(err).__name__, str(err), span)
+        outs = None
+    finally:
+        _collect(report, host)
+    return outs, model
+
+
+def _candidate_made(err: Exception, path: str) -> bool:
+    """Whether an exception is the candidate's (its own code, torch's errors, its host code's), not Volta's:
+    torch-like errors and host code's are marked; anything else counts only when no frame below the
+    candidate's last one is Volta's own code (a numpy MemoryError inside the machine is Volta's)."""
+    if isinstance(err, TorchError) or getattr(err, "volta_candidate", False):
+        return True
+    if isinstance(err, (MemoryError, RecursionError)):
+        return False
+    frames = [os.path.abspath(f.filename) for f in traceback.extract_tb(err.__traceback__)]
+    target = os.path.abspath(path)
+    last = max((i for i, f in enumerate(frames) if f == target), default=-1)
+    return last >= 0 and not any(f.startswith(VOLTA_ROOT + os.sep) for f in frames[last + 1:])
+
+
+def _collect(report, host: Host) -> None:
+    report.launches = list(host.launches)
+    report.refused = list(host.refused)
+    report.host_ops = list(host.ops)
+    report.extensions = dict(host.built)
+    if host.queries:
+        report.notes.append("host code read " + ", ".join(sorted(set(host.queries))) + " (the stand-in device "
+                            "answers with sm_80 limits; a path chosen from them is the one checked)")
+    for kernel, why in host.refused:
+        report.notes.append(f"a launch of {kernel} was refused as CUDA refuses it: {why}; it did nothing")
+
+
+class _Confirmer:
+    """Exact re-execution of a candidate counterexample: the reference's element evaluated exactly, the
+    candidate's forward re-run on constant tensors (its launches on constants, no symbolic leaves)."""
+
+    def __init__(self, problem, run, host: Host, model, ref_outs, readings: Readings):
+        self.problem, self.run, self.host, self.model = problem, run, host, model
+        self.ref_outs, self.readings = ref_outs, readings
+        self.refusal: str | None = None   # why the last candidate counterexample is not one
+
+    def __call__(self, verdict, k, i, a, b) -> Difference | None:
+        values = self.inputs(verdict.model, a, b)
+        self.refusal = _beyond_float32(values)
+        if self.refusal is not None:
+            return None
+        env = {leaf: values.get(leaf.data[0], {}).get(leaf.data[1], 1)
+               for leaf in inputs_of(a) if leaf.op is E.VAR}
+        ref_value = _exact_in(a, env)
+        cand_value = self.candidate_value(values, k, i)
+        if ref_value is None or cand_value is None or not ref_value != cand_value:
+            return None
+        return Difference(k, i, tuple(self.ref_outs[k].shape), ref_value, cand_value, values)
+
+    def inputs(self, model, a, b) -> dict:
+        values: dict = {}
+        for leaf, v in (model or {}).items():
+            if leaf.op is E.VAR:
+                values.setdefault(leaf.data[0], {})[leaf.data[1]] = v
+        return values
+
+    def candidate_value(self, values: dict, k: int, i: int):
+        held = C.held_storages(self.model)
+        saved = [(s, s.values.copy()) for s in held]
+        memory, exact = self.host.memory, self.host.exact
+        self.host.memory, self.host.exact = DeviceMemory(), True
+        try:
+            for s in held:
+                s.values[:] = C.substitute(s.values, values)
+            outs = C.forward(self.model, C.constant_inputs(self.problem, values), self.run)
+            element = outs[k].values()[i]
+        except (Stop, VoltaError, Exception):
+            return None
+        finally:
+            for s, v in saved:
+                s.values[:] = v
+            self.host.memory, self.host.exact = memory, exact
+        return _exact(self.readings.apply(element))
+
+
+FLOAT32_MAX = Fraction(2 ** 128 - 2 ** 104)
+
+
+def _beyond_float32(values: dict) -> str | None:
+    """Why a real counterexample is no input a float32 tensor can hold (a value beyond FLT_MAX: a kernel that
+    starts a max at -FLT_MAX differs from torch.max only there), else None. Integer inputs are exempt."""
+    for name, elements in values.items():
+        if name in E.INTEGER_INPUTS:
+            continue
+        for index, v in elements.items():
+            if abs(Fraction(v)) > FLOAT32_MAX:
+                return (f"the difference found needs {name}[{index}] = {float(v):.3g}, beyond float32's range "
+                        f"(no tensor holds it); nothing is claimed")
+    return None
+
+
+def _exact_in(expr, env):
+    """The reference element's exact value (or certified enclosure) at the input env; None if undecided."""
+    if not isinstance(expr, E.Expr):
+        return None
+    return _exact(_bind(expr, env))
+
+
+def _bind(expr, env):
+    memo: dict = {}
+    for node in E.postorder(expr, memo):
+        if node.op is E.VAR:
+            memo[node] = E.const(env.get(node, 1))
+        elif node.args:
+            memo[node] = E.rebuild(node, tuple(memo[c] for c in node.args))
+        else:
+            memo[node] = node
+    return memo[expr]
+
+
+class _integer_inputs:
+    """Integer inputs (randint) are integers of their range to the random search and Z3 (E.INTEGER_INPUTS),
+    as `volta check` declares integer buffers; restored afterwards."""
+
+    def __init__(self, problem: Problem):
+        self.names = {n: r for n, r in problem.integer_ranges.items()}
+        for n, t in zip(problem.input_names, problem.inputs):
+            if isinstance(t, SymTensor) and not t.dtype.is_floating_point and n not in self.names:
+                self.names[n] = None
+
+    def __enter__(self):
+        self.saved = (set(E.INTEGER_INPUTS), dict(E.INTEGER_RANGES))
+        E.INTEGER_INPUTS.update(self.names)
+        E.INTEGER_RANGES.update({n: r for n, r in self.names.items() if r is not None})
+
+    def __exit__(self, *exc):
+        E.INTEGER_INPUTS.clear()
+        E.INTEGER_INPUTS.update(self.saved[0])
+        E.INTEGER_RANGES.clear()
+        E.INTEGER_RANGES.update(self.saved[1])
+        return False
+

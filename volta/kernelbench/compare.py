@@ -1,0 +1,146 @@
+"""Compare the reference's outputs with the candidate's, element by element, with `volta check`'s decision.
+
+Each output pair must agree in number and shape (a difference there holds for every input). Then every
+element is decided as `volta check` decides one (`equiv.check._compare`: identical DAGs, equal normal forms,
+exact random search, Z3) after a cheaper sufficient test (`symbolic.ringform`: the same polynomial over the
+same atoms), and a candidate difference is reported only after `confirm` re-executes both sides
+exactly on the model's input (the reference evaluated exactly, the candidate re-run with constant tensors)
+and finds two values that certainly differ; otherwise the element is UNKNOWN. An output element the candidate
+never wrote (a `torch::empty` a kernel left unfilled) is an uninitialized output, a finding: its value on a
+GPU is whatever the allocator hands over, so no value is compared.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from volta.equiv.check import MAX_UNKNOWN, _compare, _expansion
+from volta.errors import Unsupported
+from volta.exec.limits import Timeout
+from volta.kernelbench.elements import UNWRITTEN
+from volta.symbolic.normal import Normalizer
+from volta.symbolic.ringform import RingForms
+from volta.symbolic.search import random_search
+from volta.symbolic.verdict import Proved, Unknown
+
+PROGRESS_SECONDS = 2.0
+
+
+@dataclass
+class Difference:
+    """A confirmed difference: output `output`, element `index` (row-major position), both exact values and
+    the full input that shows it (leaf name -> {element: value})."""
+
+    output: int
+    index: int
+    shape: tuple
+    ref_value: object
+    cand_value: object
+    inputs: dict = field(default_factory=dict)
+    structural: str | None = None   # a difference in the number or shapes of outputs (every input shows it)
+
+    @property
+    def position(self) -> tuple:
+        return tuple(int(i) for i in np.unravel_index(self.index, self.shape)) if self.shape else ()
+
+
+@dataclass
+class Comparison:
+    verdict: str = "equivalent"         # equivalent | not-equivalent | findings | unknown
+    compared: int = 0
+    proved_by: dict = field(default_factory=dict)
+    unknown: list = field(default_factory=list)        # (output, index, reason)
+    difference: Difference | None = None
+    unwritten: dict = field(default_factory=dict)      # output -> flat indices the candidate never wrote
+    timed_out: str | None = None
+    seconds: float = 0.0
+
+
+HUGE_EXPANSION = 2_000_000   # estimated terms past which normal forms are not attempted (memory, hours)
+
+
+def _decide(a, b, norm, timeout_ms, k, i):
+    """`volta check`'s decision for one element, except that expressions whose normal forms would expand to
+    more than HUGE_EXPANSION terms (a sum of many fractions: a row of sigmoids, a softmax read as one ratio)
+    only get the exact random search: a difference it finds is still confirmed, and otherwise the element is
+    UNKNOWN rather than a normalization that exhausts memory."""
+    if _expansion(a, b) > HUGE_EXPANSION:
+        found = random_search(a, b, tries=60)
+        return found if found is not None else Unknown(
+            f"too large to normalize (over {HUGE_EXPANSION:,} terms) and no random input tells the two apart")
+    return _compare(a, b, norm, timeout_ms, None, f"out{k}", i)
+
+
+def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, progress=None,
+            reading=lambda e: e) -> Comparison:
+    """Decide every output element; `confirm(verdict, output, index, a, b)` returns a Difference or None;
+    `reading` maps each element of both sides first (`libm.Readings.apply`)."""
+    start = time.perf_counter()
+    result = Comparison()
+    if len(ref_outs) != len(cand_outs):
+        result.verdict = "not-equivalent"
+        result.difference = Difference(0, 0, (), None, None, structural=(
+            f"the reference returns {len(ref_outs)} output(s) and the candidate {len(cand_outs)}"))
+        return result
+    for k, (r, c) in enumerate(zip(ref_outs, cand_outs)):
+        if tuple(r.shape) != tuple(c.shape):
+            result.verdict = "not-equivalent"
+            result.difference = Difference(k, 0, tuple(r.shape), None, None, structural=(
+                f"output {k} has shape {list(r.shape)} in the reference and {list(c.shape)} in the candidate"))
+            return result
+    pairs = [([reading(v) for v in r.values()], [reading(v) for v in c.values()]) for r, c in zip(ref_outs, cand_outs)]
+    for k, (a, b) in enumerate(pairs):
+        if any(v is UNWRITTEN for v in a):
+            raise Unsupported(f"the reference's output {k} has elements nothing wrote (torch.empty returned as it is)")
+        missing = [i for i, v in enumerate(b) if v is UNWRITTEN]
+        if missing:
+            result.unwritten[k] = missing
+    if result.unwritten:
+        result.verdict = "findings"
+        return result
+    total = sum(len(a) for a, _ in pairs)
+    norm, forms = Normalizer(), RingForms()
+    shown = time.perf_counter()
+    for k, (a, b) in enumerate(pairs):
+        for i in range(len(a)):
+            result.compared += 1
+            if a[i] is b[i]:
+                result.proved_by["identical"] = result.proved_by.get("identical", 0) + 1
+                continue
+            if progress is not None and time.perf_counter() - shown > PROGRESS_SECONDS:
+                shown = time.perf_counter()
+                progress(f"comparing: {result.compared:,} of {total:,} elements")
+            try:
+                if forms.equal(a[i], b[i]):
+                    result.proved_by["ring-form"] = result.proved_by.get("ring-form", 0) + 1
+                    continue
+                verdict = _decide(a[i], b[i], norm, timeout_ms, k, i)
+                if isinstance(verdict, Proved):
+                    result.proved_by[verdict.how] = result.proved_by.get(verdict.how, 0) + 1
+                    continue
+                if isinstance(verdict, Unknown):
+                    result.unknown.append((k, i, verdict.reason))
+                else:
+                    difference = confirm(verdict, k, i, a[i], b[i])
+                    if difference is not None:
+                        result.verdict, result.difference = "not-equivalent", difference
+                        result.seconds = time.perf_counter() - start
+                        return result
+                    result.unknown.append((k, i, getattr(confirm, "refusal", None)
+                                           or "a candidate counterexample could not be confirmed exactly"))
+            except Timeout as err:
+                result.timed_out = f"{err.message} at output {k} element {i}"
+                result.unknown.append((k, i, err.message))
+                result.verdict = "unknown"
+                result.seconds = time.perf_counter() - start
+                return result
+            if len(result.unknown) >= MAX_UNKNOWN:
+                break
+        if len(result.unknown) >= MAX_UNKNOWN:
+            break
+    if result.unknown:
+        result.verdict = "unknown"
+    result.seconds = time.perf_counter() - start
+    return result
