@@ -31,7 +31,7 @@ COMMANDS = {
     "classes": ("volta.cli.classes_cmd", "Split kernel configs into classes with the same bits on any input."),
     "batch": ("volta.cli.batch_cmd", "Run jobs given as JSON lines; print one JSON result per job."),
     "triton": ("volta.cli.triton_cmd", "Check a Triton launcher's kernels and torch glue against torch."),
-    "kernelbench": ("volta.cli.kernelbench_cmd", "Check a load_inline candidate against a KernelBench PyTorch problem."),
+    "kernelbench": ("volta.cli.kernelbench_cmd", "Check a load_inline candidate against its KernelBench problem."),
 }
 
 
