@@ -52,7 +52,8 @@ class LazyGroup(click.Group):
                 formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100,
+                                                     "terminal_width": 100})
 @click.version_option(package_name="volta")
 def cli():
     """Volta: prove GPU kernels equivalent, find races, replay them bit for bit."""
