@@ -23,7 +23,7 @@ __all__ = ["__version__", *_API]
 def __getattr__(name: str):
     """Load `volta.api` on first use of a public name: `volta parse` and `import volta` never import z3."""
     if name in _API:
-        from volta import api
+        from volta import api  # start-up: `import volta` stays cheap
 
         value = getattr(api, name)
         globals()[name] = value
