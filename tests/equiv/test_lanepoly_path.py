@@ -29,8 +29,8 @@ def _check(spec, lane: bool, monkeypatch, runs: dict | None = None):
     """`volta.equiv.check` with the fast path on or off; the machines it runs go to runs[(role, lane)]."""
     monkeypatch.setattr(CK, "LANE_STRUCTURED", lane)
     if runs is not None:
-        def execute(spec_, role, input_values=None, lane_structured=None):
-            m = EXECUTE(spec_, role, input_values=input_values, lane_structured=lane_structured)
+        def execute(spec_, role, input_values=None, lane_structured=None, **modes):
+            m = EXECUTE(spec_, role, input_values=input_values, lane_structured=lane_structured, **modes)
             if spec_ is spec and input_values is None and lane_structured is None:
                 runs[(role, lane)] = m
             return m

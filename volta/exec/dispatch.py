@@ -628,7 +628,7 @@ def _same_warp_values(m, op, region, lz, offs, pairs, bits, flags, reg, t):
         if equal_exprs(x, y, m.normalizer):
             decided.add((id(x), id(y)))
             continue
-        witness = random_search(x, y, tries=60)
+        witness = random_search(x, y, tries=60, integers=m.integers)
         if witness is None:
             raise Unsupported(f"threads of one warp store tensor data to the same address of `{region.name}` in "
                               f"one instruction, and whether the values are always equal was not decided", op.span)

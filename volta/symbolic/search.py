@@ -10,6 +10,7 @@ import random
 from fractions import Fraction
 from typing import Iterable, Sequence
 
+from volta.config import NO_INTEGERS, IntegerInputs
 from volta.symbolic import expr as E
 from volta.symbolic.enclose import enclose
 from volta.symbolic.evaluate import EvalError, Inexact, evaluate
@@ -28,11 +29,11 @@ def inputs_of(*roots: Expr) -> list[Expr]:
     return sorted(seen, key=lambda n: (n.op, str(n.data)))
 
 
-def confirm(a: Expr, b: Expr, model: dict[Expr, Fraction]) -> Refuted:
+def confirm(a: Expr, b: Expr, model: dict[Expr, Fraction], integers: IntegerInputs = NO_INTEGERS) -> Refuted:
     """Refuted(model), confirmed iff exact evaluation of a and b on model gives different values (and
     every element of an integer buffer is an integer there)."""
     env = {leaf: model.get(leaf, Fraction(0)) for leaf in inputs_of(a, b)}
-    if not admissible(env):
+    if not admissible(env, integers):
         return Refuted(env, confirmed=False)
     try:
         va, vb = values_at(a, b, env)
@@ -50,23 +51,25 @@ def values_at(a: Expr, b: Expr, env) -> tuple:
         return enclose(a, env), enclose(b, env)
 
 
-def admissible(env) -> bool:
+def admissible(env, integers: IntegerInputs) -> bool:
     """Is every element of an integer buffer an integer of its dtype in env (a valid input of the kernels)?"""
-    return all(v.denominator == 1 and _fits(leaf, v) for leaf, v in env.items() if E.is_integer_leaf(leaf))
+    return all(v.denominator == 1 and _fits(leaf, v, integers)
+               for leaf, v in env.items() if E.is_integer_leaf(leaf, integers))
 
 
-def _fits(leaf, v) -> bool:
-    rng = E.integer_range(leaf)
+def _fits(leaf, v, integers: IntegerInputs) -> bool:
+    rng = E.integer_range(leaf, integers)
     return rng is None or rng[0] <= v <= rng[1]
 
 
-def _candidates(variables: Sequence[Expr], rng: random.Random, tries: int) -> Iterable[list[Fraction]]:
+def _candidates(variables: Sequence[Expr], rng: random.Random, tries: int,
+                integers: IntegerInputs) -> Iterable[list[Fraction]]:
     n = len(variables)
-    integral = [E.is_integer_leaf(v) for v in variables]
+    integral = [E.is_integer_leaf(v, integers) for v in variables]
     yield [Fraction(0)] * n
     yield [Fraction(1)] * n
     yield [Fraction(-1)] * n   # every input negative: a max seeded with 0 instead of -inf (or INT_MIN) shows
-    ends = [E.integer_range(v) if whole else None for v, whole in zip(variables, integral)]
+    ends = [E.integer_range(v, integers) if whole else None for v, whole in zip(variables, integral)]
     if any(ends):   # integer inputs at the ends of their dtype: where a sum wraps or a comparison saturates
         for pick in (1, 0):
             yield [Fraction(e[pick]) if e else Fraction(1) for e in ends]
@@ -153,19 +156,19 @@ def _linear_form(root: Expr, memo: dict, limit: int = 64):
 
 
 def random_search(a: Expr, b: Expr, variables: Sequence[Expr] | None = None, tries: int = 200,
-                  seed: int = 0) -> Refuted | None:
+                  seed: int = 0, integers: IntegerInputs = NO_INTEGERS) -> Refuted | None:
     """A confirmed Refuted from small random inputs (also scaled to make exponents exact), or None."""
     variables = list(variables) if variables is not None else inputs_of(a, b)
     rng = random.Random(seed)
     scales = exp2_scales(a, b)
-    candidates = _candidates(variables, rng, tries)
+    candidates = _candidates(variables, rng, tries, integers)
     if scales:
-        candidates = ([v * scales[i % len(scales)] if vi.op == E.VAR and not E.is_integer_leaf(vi) else v
+        candidates = ([v * scales[i % len(scales)] if vi.op == E.VAR and not E.is_integer_leaf(vi, integers) else v
                        for v, vi in zip(vals, variables)]
-                      for i, vals in enumerate(_candidates(variables, rng, tries)))
+                      for i, vals in enumerate(_candidates(variables, rng, tries, integers)))
     for values in candidates:
         env = dict(zip(variables, values))
-        if not admissible(env):   # -1 for an unsigned element: not an input the kernels can be given
+        if not admissible(env, integers):   # -1 for an unsigned element: not an input the kernels can be given
             continue
         try:
             va, vb = values_at(a, b, env)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import z3
 
+from volta.config import NO_INTEGERS, IntegerInputs
 from volta.symbolic import expr as E
 from volta.symbolic.expr import Expr
 from volta.symbolic.normal import Normalizer, equal, normalize, to_expr
@@ -26,8 +27,8 @@ DEFAULT_TIMEOUT_MS = 10_000
 class Translator:
     """Memoized Expr -> z3 term; collects side facts (divisors != 0, atom definitions)."""
 
-    def __init__(self, integers: bool = False) -> None:
-        self.integers = integers                 # tell z3 which leaves are integers (E.is_integer_leaf)
+    def __init__(self, integers: IntegerInputs = NO_INTEGERS) -> None:
+        self.integers = integers                 # tell z3 which leaves are integers, and their ranges
         self.memo: dict[Expr, z3.ExprRef] = {}
         self.leaves: dict[str, Expr] = {}        # z3 constant name -> VAR/SYM node
         self.facts: list[z3.BoolRef] = []        # atom definitions: true of the real functions
@@ -61,9 +62,9 @@ class Translator:
             name = f"{node.data[0]}[{node.data[1]}]" if op is E.VAR else f"${node.data}"
             self.leaves[name] = node
             leaf = z3.Real(name)
-            if self.integers and E.is_integer_leaf(node):
+            if E.is_integer_leaf(node, self.integers):
                 self.facts.append(z3.IsInt(leaf))   # an element of an integer buffer, within its dtype
-                rng = E.integer_range(node)
+                rng = E.integer_range(node, self.integers)
                 if rng is not None:
                     self.facts += [leaf >= rng[0], leaf <= rng[1]]
             return leaf
@@ -140,7 +141,7 @@ def _fraction(value: z3.ExprRef) -> Fraction:
     return Fraction(0)
 
 
-def _difference_problem(a: Expr, b: Expr, norm: Normalizer | None, integers: bool = False
+def _difference_problem(a: Expr, b: Expr, norm: Normalizer | None, integers: IntegerInputs = NO_INTEGERS
                         ) -> tuple[Translator, list]:
     """Assertions satisfiable iff some defined input makes a != b (under the loose encodings)."""
     t = Translator(integers)
@@ -176,9 +177,10 @@ class ConstantTooLarge(Exception):
 
 
 def solver_model(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                 norm: Normalizer | None = None, integers: bool = False) -> dict[Expr, Fraction] | Proved | Unknown:
+                 norm: Normalizer | None = None, integers: IntegerInputs = NO_INTEGERS
+                 ) -> dict[Expr, Fraction] | Proved | Unknown:
     """A candidate model where a != b, Proved if there is none, or Unknown. Over the reals (Proved then
-    holds for integer inputs too); with `integers`, elements of integer buffers are integers."""
+    holds for integer inputs too); given `integers`, elements of integer buffers are integers in their ranges."""
     try:
         t, assertions = _difference_problem(a, b, norm, integers)
     except ConstantTooLarge as err:
@@ -193,8 +195,9 @@ def solver_model(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS,
 
 
 def decide_equal(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                 norm: Normalizer | None = None) -> Verdict:
-    """Proved | Refuted | Unknown: normal forms first (no solver), then Z3 on the residue."""
+                 norm: Normalizer | None = None, integers: IntegerInputs = NO_INTEGERS) -> Verdict:
+    """Proved | Refuted | Unknown: normal forms first (no solver), then Z3 on the residue. A counterexample
+    gives the `integers` inputs integer values in their ranges."""
     if a is b or equal(normalize(a, norm), normalize(b, norm)):
         return Proved("normal-form")
     from volta.symbolic.cases import decide_by_cases
@@ -205,32 +208,32 @@ def decide_equal(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS,
     found = solver_model(a, b, timeout_ms, norm)
     if isinstance(found, (Proved, Unknown)):
         if isinstance(found, Unknown):
-            quick = random_search(a, b)
+            quick = random_search(a, b, integers=integers)
             if quick is not None:
                 return quick
         return found
-    refuted = confirm(a, b, found)
+    refuted = confirm(a, b, found, integers)
     if refuted.confirmed:
         return refuted
-    if not admissible(found):   # a real model where an integer buffer needs integers: round it, then ask z3
-        for rounded in _integer_roundings(found):
-            refuted = confirm(a, b, rounded)
+    if not admissible(found, integers):   # a real model where an integer buffer needs integers: round it, then ask z3
+        for rounded in _integer_roundings(found, integers):
+            refuted = confirm(a, b, rounded, integers)
             if refuted.confirmed:
                 return refuted
-        found = solver_model(a, b, timeout_ms, norm, integers=True)
+        found = solver_model(a, b, timeout_ms, norm, integers)
         if isinstance(found, (Proved, Unknown)):
-            return random_search(a, b) or found
-        refuted = confirm(a, b, found)
+            return random_search(a, b, integers=integers) or found
+        refuted = confirm(a, b, found, integers)
         if refuted.confirmed:
             return refuted
-    return random_search(a, b) or refuted
+    return random_search(a, b, integers=integers) or refuted
 
 
-def _integer_roundings(model: dict) -> list[dict]:
+def _integer_roundings(model: dict, integers: IntegerInputs) -> list[dict]:
     """The model with its integer leaves rounded down, up, and to nearest."""
     out = []
     for rnd in (math.floor, math.ceil, round):
-        out.append({k: Fraction(rnd(v)) if E.is_integer_leaf(k) else v for k, v in model.items()})
+        out.append({k: Fraction(rnd(v)) if E.is_integer_leaf(k, integers) else v for k, v in model.items()})
     return out
 
 
