@@ -3,7 +3,7 @@ from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
-from volta.ir.cfg import EXIT, immediate_post_dominators
+from volta.ir.cfg import EXIT, immediate_post_dominators, strongly_connected_components
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
 
@@ -59,3 +59,27 @@ def test_kernels_with_branches_and_loops_reconverge_where_the_definition_says():
         for entry in module.entries:
             cfg = lower(module, entry.name).cfg
             assert len(cfg.graph) > 1 and cfg.ipdom == _by_definition(cfg.graph), path
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.integers(0, 12), st.lists(st.integers(0, 12), max_size=4).map(tuple), max_size=13))
+def test_strongly_connected_components_by_the_definition(graph):
+    """Two nodes share a component exactly when each reaches the other; every node is in exactly one."""
+
+    def reach(a):
+        seen, todo = {a}, [a]
+        while todo:
+            for b in graph.get(todo.pop(), ()):
+                if b not in seen:
+                    seen.add(b)
+                    todo.append(b)
+        return seen
+
+    components = strongly_connected_components(graph)
+    nodes = set(graph) | {b for succ in graph.values() for b in succ}
+    assert sorted(n for c in components for n in c) == sorted(nodes)
+    where = {n: c for c in components for n in c}
+    reaches = {n: reach(n) for n in nodes}
+    for a in nodes:
+        for b in nodes:
+            assert (where[a] is where[b]) == (b in reaches[a] and a in reaches[b])

@@ -63,6 +63,44 @@ def build_cfg(prog) -> Cfg:
     return Cfg(graph, leaders, ipdom)
 
 
+def strongly_connected_components(graph: dict) -> list[frozenset]:
+    """The strongly connected components of a successor dict (Tarjan's algorithm, iterative so a long kernel
+    cannot exhaust Python's recursion limit); successors that are not keys (EXIT) are nodes of their own."""
+    index, low, on_stack, stack, found = {}, {}, set(), [], []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(graph.get(root, ())))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, succ = work[-1]
+            for nxt in succ:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(graph.get(nxt, ()))))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = set()
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.add(member)
+                        if member == node:
+                            break
+                    found.append(frozenset(component))
+    return found
+
+
 def immediate_post_dominators(graph: dict) -> dict:
     """node -> its immediate post-dominator (EXIT when only the exit follows it on every path), for the
     nodes of `graph` (node -> successors) from which EXIT is reachable; the others have none.

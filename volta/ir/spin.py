@@ -13,8 +13,6 @@ registers, from the load's destination within the loop.
 """
 from __future__ import annotations
 
-import networkx as nx
-
 from volta.ir import cfg as CFG
 
 LOADS = ("ld", "ldu")
@@ -27,10 +25,10 @@ def polling_loads(prog) -> frozenset:
         return cfg.polling
     found = set()
     blocks = _blocks(prog, cfg)
-    for component in nx.strongly_connected_components(cfg.graph):
+    for component in CFG.strongly_connected_components(cfg.graph):
         if len(component) == 1:
             (lead,) = component
-            if not cfg.graph.has_edge(lead, lead):
+            if lead not in cfg.graph.get(lead, ()):
                 continue
         members = [i for lead in sorted(component) if lead != CFG.EXIT for i in blocks[lead]]
         loads = [i for i in members if prog.ops[i].op in LOADS]
