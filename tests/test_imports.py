@@ -18,9 +18,10 @@ ROOT = Path(__file__).resolve().parents[1] / "volta"
 LAYERS = (
     ("volta", "errors", "config"),        # the root package holds only __version__ and a start-up face for api
     ("ptx", "cuda"),                      # PTX text -> AST; nvcc as a leaf utility
-    ("ir", "launch"),                     # lowering; the launch-spec language (grids, buffers, arguments)
+    ("ir",),                              # lowering
     ("numerics", "symbolic"),             # number formats; expressions, normal forms, the Z3 bridge
-    ("semantics",),                       # instruction semantics per value domain
+    ("semantics", "launch"),              # instruction semantics per value domain; the launch-spec language
+                                          # (grids, buffers, arguments: struct fields take semantics' float bits)
     ("exec",),                            # the machine
     ("equiv",),                           # decisions
     ("session",),                         # typed requests -> one result per command

@@ -168,7 +168,7 @@ def execute(job: Job) -> dict:
     if "manifest" in d:
         man = _resolve(base, d["manifest"])
         if cmd is None:
-            from volta.exec.launch import load_manifest
+            from volta.launch.spec import load_manifest
 
             cmd = "check" if {"ref", "opt"} <= set(load_manifest(Path(man)).launches) else "races"
         target, launch = man, None

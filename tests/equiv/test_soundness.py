@@ -28,7 +28,7 @@ from volta.equiv.check import check
 from volta.equiv.mutate import concrete_outputs, mutants
 from volta.errors import VoltaError
 from volta.exec import machine
-from volta.exec.launch import DTYPES, load_manifest
+from volta.launch.spec import DTYPES, load_manifest
 from volta.exec.replay import run_launch
 
 EX = Path(__file__).resolve().parents[2] / "examples"

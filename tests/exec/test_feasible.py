@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from volta.exec.launch import from_options, load_manifest
+from volta.launch.spec import from_options, load_manifest
 from volta.exec.races import CLEAN, FINDINGS, analyze
 
 PTX = str(Path(__file__).parent / "data" / "feasible" / "feasible.ptx")

@@ -13,7 +13,7 @@ import pytest
 
 from volta.equiv.check import check
 from volta.exec import findings as F
-from volta.exec.launch import from_options, pair_from_options
+from volta.launch.spec import from_options, pair_from_options
 from volta.exec.races import analyze
 from volta.ir import cfg as CFG
 from volta.ir.program import lower

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from volta.exec.launch import load_manifest
+from volta.launch.spec import load_manifest
 from volta.exec.races import CLEAN_FOR_INPUTS, FINDINGS, analyze
 from volta.exec.schedules import Schedule, _next_prefix, explore
 

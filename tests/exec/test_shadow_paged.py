@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from volta.exec.launch import from_options
+from volta.launch.spec import from_options
 from volta.exec.races import FINDINGS, analyze
 from volta.exec.shadow import PAGE, Shadow
 

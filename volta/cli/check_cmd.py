@@ -24,8 +24,7 @@ from volta.exec import limits
 from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
 from volta.cuda import nvcc_release
-from volta.exec.launch import (compile_sources, load_manifest, pair_from_options, parse_define_fn, preflight,
-                               sequences_from_options)
+from volta.launch.spec import compile_sources, load_manifest, pair_from_options, parse_define_fn, sequences_from_options
 from volta.numerics.mma_select import make_setting
 from volta.report import render
 from volta.report.check_report import CheckResult, ReplayResult
@@ -156,7 +155,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     try:
         compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
         limits.check_buffers(spec.buffers)  # before any input array is drawn (--max-memory)
-        preflight(spec, ("ref", "opt"), symbolic=fp == "real")  # both PTX files, kernels, args, memory: before running
+        limits.preflight(spec, ("ref", "opt"), symbolic=fp == "real")  # both PTX files, kernels, args, memory: before running
     except limits.Timeout as err:
         if fp != "real" or replay_file is not None:
             raise
@@ -173,7 +172,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         if fp != "real":
             raise UsageError("--ctas applies to the check over the reals (--fp real); the bit comparison runs "
                              "every CTA")
-        from volta.exec import ctas as cta_selection
+        from volta.launch import ctas as cta_selection
 
         cta_selection.select(spec, ctas, ("ref", "opt"))
         argv += ["--ctas", ctas]

@@ -19,7 +19,7 @@ import click
 from volta.cli.bounds import bounded
 from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
-from volta.exec.launch import compile_sources, from_options, load_manifest
+from volta.launch.spec import compile_sources, from_options, load_manifest
 from volta.exec.races import analyze, roles, RacesResult
 from volta.exec.schedules import DEFAULT_BUDGET
 from volta.report import render
@@ -118,7 +118,7 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
         chosen = ["kernel"]
 
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
-    from volta.exec import ctas as cta_selection
+    from volta.launch import ctas as cta_selection
 
     cta_selection.select(spec, ctas, chosen)
     progress = None if quiet else (lambda line: click.echo(f"volta races: {line}", err=True))

@@ -35,7 +35,7 @@ from volta.cli.bounds import bounded
 from volta.exec import limits
 from volta.errors import UsageError
 from volta.exec import replay
-from volta.exec.launch import compile_sources
+from volta.launch.spec import compile_sources
 from volta.cuda import nvcc_release
 from volta.numerics.mma_select import make_setting
 from volta.report import run_report
@@ -90,7 +90,7 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
         spec = replay.spec_from_options(target, kernel, grid, block, args, buffers, named_args, shared_dynamic or 0)
         role = "kernel"
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
-    from volta.exec import ctas as cta_selection
+    from volta.launch import ctas as cta_selection
 
     picked = cta_selection.select(spec, ctas, [role]).get(role)
     limits.check_buffers(spec.buffers)  # before any input array is drawn (--max-memory)
@@ -129,7 +129,7 @@ def _override(spec, role, grid, block, args, named_args, buffers, shared_dynamic
     """Command-line options given with a manifest replace the manifest's values."""
     import dataclasses
 
-    from volta.exec.launch import parse_args_list, parse_buffer, parse_dim3
+    from volta.launch.spec import parse_args_list, parse_buffer, parse_dim3
 
     launch = spec.launches[role]
     changes = {}

@@ -25,7 +25,7 @@ from volta.exec import integer_real
 from volta.exec.limits import Timeout
 from volta.exec.access import region_itemsize
 from volta.exec.findings import Site
-from volta.exec.launch import DTYPES, FIXED, LaunchSpec, sequence
+from volta.launch.spec import DTYPES, FIXED, LaunchSpec, sequence
 from volta.exec.machine import Machine, constants
 from volta.exec.pipeline import names as pipeline_names, step_name
 from volta.ir.program import lower
@@ -388,7 +388,7 @@ def _progress(progress, done: int, total: int, start: float, shown: float) -> fl
 
 def _partial(spec, report) -> bool:
     """--ctas on either side: record the coverage, or refuse kernels whose CTAs communicate."""
-    from volta.exec import ctas
+    from volta.launch import ctas
 
     picked = {role: spec.launches[role] for role in ("ref", "opt") if spec.launches[role].ctas}
     if not picked:

@@ -25,7 +25,7 @@ import itertools
 import numpy as np
 
 from volta.errors import UsageError
-from volta.exec.launch import DTYPES, LaunchSpec
+from volta.launch.spec import DTYPES, LaunchSpec
 from volta.exec.races import is_data_dependence, trial_inputs, trial_modes
 
 ENUMERATE_MAX = 64  # assignments checked one by one when there are at most this many (a proof over the range)

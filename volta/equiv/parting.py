@@ -31,7 +31,7 @@ from pathlib import Path
 
 from volta.config import NO_INTEGERS, IntegerInputs
 from volta.equiv.diverge import FLOAT_T, NO_DEF, TracingMachine, backward_slice
-from volta.exec.launch import LaunchSpec, sequence
+from volta.launch.spec import LaunchSpec, sequence
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
 from volta.symbolic import expr as E

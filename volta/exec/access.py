@@ -573,6 +573,6 @@ def load_lsym(m, op, region, lanes, offs, size):
 
 
 def region_itemsize(region) -> int:
-    from volta.exec.launch import DTYPES
+    from volta.launch.spec import DTYPES
 
     return DTYPES[region.dtype][1] if region.dtype in DTYPES else 1

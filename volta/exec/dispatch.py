@@ -11,7 +11,7 @@ from volta.exec import access as A
 from volta.exec import findings as F
 from volta.exec import integer_real, runtime, schedules
 from volta.exec.lanesym import LaneSym
-from volta.exec.launch import FIXED
+from volta.launch.spec import FIXED
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED
 from volta.exec.services import DATA
 from volta.ir.program import RegRef, type_size

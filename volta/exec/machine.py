@@ -15,8 +15,8 @@ from volta.config import NO_INTEGERS, WARP_SIZE, IntegerInputs
 from volta.errors import Unsupported, UsageError
 from volta.exec import findings as F
 from volta.exec import limits
-from volta.exec import structargs
-from volta.exec.launch import KernelLaunch, bind_args
+from volta.launch import structargs
+from volta.launch.spec import KernelLaunch, bind_args
 from volta.exec.memory import KERNEL_PARAM_BASE, Memory
 from volta.exec.runtime import ConcreteRuntime
 from volta.exec.shadow import Shadow
@@ -83,7 +83,7 @@ class Machine(MachineServices):
         # refuse before allocating: threads × per-thread state + buffers + shared/local copies (--max-memory)
         limits.check_memory(prog, launch, buffers, symbolic=symbolic, check_races=check_races)
         grid, block = launch.grid, launch.block
-        picks = getattr(launch, "ctas", None)  # --ctas: only these CTAs run (volta/exec/ctas.py)
+        picks = getattr(launch, "ctas", None)  # --ctas: only these CTAs run (volta/launch/ctas.py)
         self.n_cta = len(picks) if picks else grid.count
         self.per_cta = block.count
         n = self.L = self.n_cta * self.per_cta

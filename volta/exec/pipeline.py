@@ -58,7 +58,7 @@ def races(spec, role: str, progress=None, *, inputs=None, trials=None, concrete:
     from volta.errors import Unsupported
     from volta.exec import findings as F
     from volta.exec import races as R
-    from volta.exec.launch import sequence
+    from volta.launch.spec import sequence
     from volta.ir.program import lower
     from volta.ptx.parser import parse_file
 

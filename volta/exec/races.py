@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from volta.errors import Unsupported
 from volta.exec import findings as F
 from volta.exec import feasible, schedules, trials
-from volta.exec.launch import LaunchSpec
+from volta.launch.spec import LaunchSpec
 from volta.exec.trials import DEFAULT_TRIALS, GENERATED, trial_inputs, trial_modes, with_address  # noqa: F401
 from volta.exec.limits import Timeout
 
@@ -87,7 +87,7 @@ class RaceReport:
     schedules: list = field(default_factory=list)  # concrete mode: how many schedules each input set ran
     printed: list = field(default_factory=list)  # concrete mode with show_printf: (input set, [(ThreadId, text)])
     seconds: float = 0.0
-    ctas: str | None = None  # --ctas: which CTAs ran (volta.exec.ctas.describe); None: the whole grid
+    ctas: str | None = None  # --ctas: which CTAs ran (volta.launch.ctas.describe); None: the whole grid
 
     @property
     def exit_code(self) -> int:
@@ -156,7 +156,7 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=Non
         block=str(launch.block), threads=launch.grid.count * launch.block.count, verdict=CLEAN, policy=policy,
     )
     if launch.ctas:
-        from volta.exec.ctas import describe
+        from volta.launch.ctas import describe
 
         report.ctas = describe(launch.ctas, launch.grid)
         report.threads = len(launch.ctas) * launch.block.count

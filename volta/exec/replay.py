@@ -20,8 +20,8 @@ from typing import NamedTuple
 import numpy as np
 
 from volta.errors import UsageError
-from volta.exec import structargs
-from volta.exec.launch import DTYPES, Buffer, KernelLaunch, LaunchSpec, parse_args_list
+from volta.launch import structargs
+from volta.launch.spec import DTYPES, Buffer, KernelLaunch, LaunchSpec, parse_args_list
 from volta.numerics.mma_select import MmaSetting
 from volta.exec.limits import Timeout
 
@@ -223,7 +223,7 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
     from volta.ptx.parser import parse_file
 
     from volta.exec import pipeline
-    from volta.exec.launch import sequence
+    from volta.launch.spec import sequence
 
     if fp not in FP_CHOICES:
         raise UsageError(f"unknown --fp `{fp}` (choose from {', '.join(FP_CHOICES)})")
@@ -353,7 +353,7 @@ def _savable(arr: np.ndarray) -> np.ndarray:
 
 
 def spec_from_manifest(path, role: str | None = None):
-    from volta.exec.launch import load_manifest
+    from volta.launch.spec import load_manifest
 
     spec = load_manifest(path)
     if role is None:
@@ -364,7 +364,7 @@ def spec_from_manifest(path, role: str | None = None):
 
 
 def spec_from_options(ptx, kernel, grid, block, args, buffers, named_args, shared_dynamic) -> LaunchSpec:
-    from volta.exec.launch import from_options
+    from volta.launch.spec import from_options
 
     if args is None and not named_args:
         raise UsageError("--args is required: one entry per kernel parameter, e.g. --args x,y,1024")

@@ -19,7 +19,7 @@ import numpy as np
 from volta.errors import Unsupported, UsageError
 from volta.exec import findings as F
 from volta.exec import schedules as S
-from volta.exec.launch import LaunchSpec
+from volta.launch.spec import LaunchSpec
 from volta.exec.pipeline import machine
 from volta.exec.runtime import ConcreteRuntime, Nondet
 

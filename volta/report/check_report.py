@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import volta
-from volta.exec.launch import sequence
+from volta.launch.spec import sequence
 from volta.exec.races import RaceReport, RacesResult
 from volta.report import json_report, sarif
 from volta.report import text as races_text
@@ -44,7 +44,7 @@ HOW = {"identical": "identical expressions", "normal-form": "equal normal forms"
 @dataclass
 class CheckResult:
     report: object  # volta.equiv.check.CheckReport
-    spec: object  # volta.exec.launch.LaunchSpec
+    spec: object  # volta.launch.spec.LaunchSpec
     command: list = field(default_factory=list)  # argv of this check, without --replay/--save-counterexample
     cex_file: str | None = None  # where the counterexample was saved
 
