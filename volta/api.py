@@ -2,8 +2,8 @@
 
 Each function means exactly what the command of the same name means: it builds the same
 `LaunchSpec` with the same constructors (`volta.launch.spec`), calls the same library function
-(`volta.equiv.check.check`, `volta.equiv.bits.check_bits`, `volta.exec.races.analyze`,
-`volta.exec.replay.run_launch`, `volta.numerics.mma_vec.mma_batch`) and formats with the same
+(`volta.equiv.check.check`, `volta.equiv.bits.check_bits`, `volta.session.races.analyze`,
+`volta.session.replay.run_launch`, `volta.numerics.mma_vec.mma_batch`) and formats with the same
 `volta.report` modules. So a verdict here is the verdict the CLI prints, with the same exit code.
 
     import volta
@@ -224,7 +224,7 @@ def _dtype_name(dtype) -> str:
         return dtype
     import numpy as np
 
-    from volta.exec.replay import dtype_name
+    from volta.session.replay import dtype_name
 
     try:
         name = dtype_name(np.empty(0, dtype=dtype))
@@ -405,7 +405,7 @@ class CheckResult(Result):
 class RacesResult(Result):
     """`volta.races`: verdict clean | findings | unsupported | clean-for-inputs, one `RaceReport` per kernel in `kernels`."""
 
-    kernels: list = field(default_factory=list)  # volta.exec.races.RaceReport
+    kernels: list = field(default_factory=list)  # volta.session.races.RaceReport
 
     def report(self, fmt: str = "text", max_findings: int = 20) -> str:
         """text (at most `max_findings` per kernel; 0: all), json, sarif or junit."""
@@ -613,7 +613,7 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
     inputs: verdict clean-for-inputs, exit 3, when nothing shows)."""
     from volta.exec.limits import preflight
     from volta.launch.spec import compile_sources, from_options
-    from volta.exec.races import RacesResult as Raw, analyze, roles
+    from volta.session.races import RacesResult as Raw, analyze, roles
 
     pipeline = _as_pipeline(kernel)
     if pipeline is not None:
@@ -670,7 +670,7 @@ def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, An
     default the nvcc found, else 13.0) is the toolkit Hopper fp8 mma.sync depends on; the report's
     `tensor_cores` names each tensor-core row used."""
     from volta.cuda import nvcc_release
-    from volta.exec import replay
+    from volta.session import replay
     from volta.launch.spec import compile_sources
     from volta.numerics.mma_select import make_setting
 

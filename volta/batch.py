@@ -331,8 +331,8 @@ def _preload() -> None:
 
     import volta.api  # noqa: F401
     import volta.equiv.check  # noqa: F401
-    import volta.exec.races  # noqa: F401
-    import volta.exec.replay  # noqa: F401
+    import volta.session.races  # noqa: F401
+    import volta.session.replay  # noqa: F401
 
 
 # ---- the pool and Ray -------------------------------------------------------------------------------------

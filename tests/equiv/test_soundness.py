@@ -29,7 +29,7 @@ from volta.equiv.mutate import concrete_outputs, mutants
 from volta.errors import VoltaError
 from volta.exec import machine
 from volta.launch.spec import DTYPES, load_manifest
-from volta.exec.replay import run_launch
+from volta.session.replay import run_launch
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 EQUIVALENT_PAIRS = sorted(p.parent.name for p in EX.glob("eq_*/manifest.toml")

@@ -9,7 +9,7 @@ import pytest
 
 from volta.cli import run as main
 from volta.launch.spec import from_options, load_manifest
-from volta.exec.races import CLEAN, CLEAN_FOR_INPUTS, FINDINGS, analyze
+from volta.session.races import CLEAN, CLEAN_FOR_INPUTS, FINDINGS, analyze
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

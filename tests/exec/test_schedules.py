@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from volta.launch.spec import load_manifest
-from volta.exec.races import CLEAN_FOR_INPUTS, FINDINGS, analyze
+from volta.session.races import CLEAN_FOR_INPUTS, FINDINGS, analyze
 from volta.exec.schedules import Schedule, _next_prefix, explore
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

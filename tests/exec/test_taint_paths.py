@@ -14,7 +14,7 @@ import pytest
 from volta.equiv.check import check
 from volta.exec import findings as F
 from volta.launch.spec import from_options, pair_from_options
-from volta.exec.races import CLEAN, FINDINGS, analyze
+from volta.session.races import CLEAN, FINDINGS, analyze
 
 PTX = Path(__file__).parent / "data" / "taint" / "taint.sm80.ptx"
 # kernel stem -> (buffers, args)

@@ -45,7 +45,7 @@ def test_the_record_covers_the_examples():
 @pytest.mark.slow
 @pytest.mark.parametrize("cid", IDENTICAL)
 def test_example_matches_the_h200(cid, gpu_outputs):
-    from volta.exec import replay
+    from volta.session import replay
     from volta.launch.spec import DTYPES
 
     spec, role = replay_examples.load_case(cid)

@@ -204,7 +204,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     if prove or batch_invariant:
         raise UsageError("--prove proves bits identical: give a bit-exact --fp (ieee or an architecture)")
     if inputs is not None or trials is not None:
-        from volta.exec.races import trial_modes
+        from volta.session.races import trial_modes
 
         trial_modes(inputs, trials)   # a bad --inputs/--trials is a usage error before anything runs
     if ulp is not None or rtol is not None or atol is not None or signed_zero != "differ":

@@ -34,7 +34,7 @@ from volta.cli.cuda_options import cuda_options
 from volta.cli.bounds import bounded
 from volta.exec import limits
 from volta.errors import UsageError
-from volta.exec import replay
+from volta.session import replay
 from volta.launch.spec import compile_sources
 from volta.cuda import nvcc_release
 from volta.numerics.mma_select import make_setting

@@ -607,7 +607,7 @@ def _same_warp_values(m, op, region, lz, offs, pairs, bits, flags, reg, t):
     if not symbolic_pair.any():
         return
     if not m.symbolic:
-        m.unproved_stores.append(op)   # decided by re-running symbolically (volta.exec.races)
+        m.unproved_stores.append(op)   # decided by re-running symbolically (volta.session.races)
         return
     a, b = a[symbolic_pair], b[symbolic_pair]
     ea, eb = _exprs_at(m, reg, lz[a], t), _exprs_at(m, reg, lz[b], t)

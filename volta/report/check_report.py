@@ -26,7 +26,7 @@ from fractions import Fraction
 
 import volta
 from volta.launch.spec import sequence
-from volta.exec.races import RaceReport, RacesResult
+from volta.session.races import RaceReport, RacesResult
 from volta.report import json_report, sarif
 from volta.report import text as races_text
 from volta.report.common import demangle_text, display_path, group_findings, split_cuda, verdict_name

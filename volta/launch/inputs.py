@@ -1,0 +1,282 @@
+"""Concrete inputs of a launch: arrays given (.npz, dicts) or generated (`zeros`, `random[:SEED]`, and the trial
+patterns `equal` and `colliding` of integer inputs), the buffers a run infers from them, and numpy dtype names.
+
+What `volta run`, the concrete trials of `volta races` and the per-assignment checks of `volta check`
+(volta/equiv/fixed_inputs.py) start from. Nothing here executes a kernel.
+"""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from volta.errors import UsageError
+from volta.launch import structargs
+from volta.launch.spec import DTYPES, Buffer, KernelLaunch, LaunchSpec
+
+_RAW = {"bf16": np.uint16, "e4m3": np.uint8, "e5m2": np.uint8, "tf32": np.uint32}
+_ML_NAMES = {"bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+_NUMPY_NAMES = {
+    "float32": "f32", "float64": "f64", "float16": "f16", "int8": "s8", "uint8": "u8", "int16": "s16",
+    "uint16": "u16", "int32": "s32", "uint32": "u32", "int64": "s64", "uint64": "u64",
+}
+# `--inputs` default when a data-dependent kernel falls back to concrete runs (the first --trials of them)
+DEFAULT_TRIALS = ("random:0", "zeros", "equal", "colliding")
+GENERATED = ("zeros", "equal", "colliding")
+
+
+def _ml_dtypes():
+    try:
+        import ml_dtypes
+    except ImportError:  # optional: raw words work without it
+        return None
+    return ml_dtypes
+
+
+def dtype_name(arr: np.ndarray) -> str | None:
+    """Volta's dtype name for a numpy / ml_dtypes array, or None if it has none."""
+    name = arr.dtype.name
+    return _ML_NAMES.get(name) or _NUMPY_NAMES.get(name)
+
+
+def _compatible(arr: np.ndarray, dtype: str) -> bool:
+    have = dtype_name(arr)
+    if have == dtype:
+        return True
+    raw = _RAW.get(dtype)
+    if raw is None:
+        return False
+    # bf16/fp8/tf32 as raw words; an ml_dtypes array saved with np.savez comes back as void of the same size
+    return arr.dtype == np.dtype(raw) or (arr.dtype.kind == "V" and arr.dtype.itemsize == np.dtype(raw).itemsize)
+
+
+def load_npz(path) -> dict:
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    except FileNotFoundError:
+        raise UsageError(f"no such inputs file: {path}") from None
+    except (ValueError, OSError) as err:
+        raise UsageError(f"{path}: not a readable .npz archive ({err})") from None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        int(text, 0)
+        return True
+    except ValueError:
+        try:
+            float(text)
+            return True
+        except ValueError:
+            return False
+
+
+def buffer_arg_names(launch: KernelLaunch) -> list:
+    """The `--args`/`--arg` values that name buffers (anything that is not a number)."""
+    names = []
+    for a in launch.args:
+        if isinstance(a, tuple) and a and a[0] == "__named__":
+            names += [v for _, v in a[1] if not _is_number(v)]
+        elif structargs.is_struct_entry(a):  # {x,y,1024}: its buffer fields
+            names += [v for v in structargs.field_values(a) if not _is_number(v) and v != structargs.NULL]
+        elif not _is_number(a):
+            names.append(a)
+    return list(dict.fromkeys(names))
+
+
+def infer_buffers(launch: KernelLaunch, declared: dict, inputs: dict, symbols=()) -> dict:
+    """Every buffer the launch names: declared ones checked against their input arrays, others inferred."""
+    buffers = dict(declared)
+    for name in buffer_arg_names(launch):
+        if name in buffers or name in symbols:
+            continue
+        arr = inputs.get(name)
+        if arr is None:
+            known = ", ".join(sorted(inputs)) or "none"
+            raise UsageError(f"buffer `{name}` (from --args) has no array of that name in the inputs "
+                             f"(arrays: {known}) and no --buffer {name}=DTYPE[COUNT]")
+        dt = dtype_name(arr)
+        if dt is None:
+            raise UsageError(f"input array `{name}` has dtype {arr.dtype}, which no PTX type matches "
+                             f"(use float32/float16/float64, (u)int8..64, or bf16/fp8 as uint16/uint8 words or "
+                             f"ml_dtypes arrays with --buffer {name}=bf16[{arr.size}])")
+        if arr.size == 0:
+            raise UsageError(f"input array `{name}` is empty")
+        buffers[name] = Buffer(name, dt, int(arr.size), "inout")
+    for name, buf in buffers.items():
+        arr = inputs.get(name)
+        if arr is None:
+            continue
+        if not _compatible(arr, buf.dtype):
+            raise UsageError(f"input array `{name}` has dtype {arr.dtype} but buffer `{name}` is {buf.dtype} "
+                             f"(expected {np.dtype(DTYPES[buf.dtype][0]).name}"
+                             + (" raw words or the ml_dtypes type" if buf.dtype in _RAW else "") + ")")
+        if arr.size != buf.count:
+            raise UsageError(f"input array `{name}` has {arr.size} elements but buffer `{name}` is "
+                             f"{buf.dtype}[{buf.count}]")
+    return buffers
+
+
+def random_inputs(buffers: dict, seed: int = 0, symbols: dict | None = None) -> dict:
+    """Deterministic inputs for every buffer the kernel reads (roles in/inout): normal floats, small ints (in
+    the buffer's declared range, when it has one); one-element arrays for symbolic scalars."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for name in sorted(symbols or {}):
+        out[name] = rng.standard_normal(1).astype(DTYPES.get(symbols[name], (np.float32,))[0])
+    for name in sorted(buffers):
+        buf = buffers[name]
+        if buf.role in ("out", "temp"):
+            continue
+        n, dt = buf.count, buf.dtype
+        if dt in ("f32", "f64", "f16"):
+            out[name] = rng.standard_normal(n).astype(DTYPES[dt][0])
+        elif dt in ("bf16", "e4m3", "e5m2", "tf32"):
+            from volta.numerics import lanes
+
+            fmt = dt
+            words = lanes.round_f64(rng.standard_normal(n), fmt)
+            out[name] = words.astype(_RAW[dt])
+        elif buf.range is not None:   # a declared range (token ids): uniform in it
+            out[name] = rng.integers(buf.range[0], buf.range[1] + 1, n).astype(DTYPES[dt][0])
+        else:
+            out[name] = rng.integers(0, 64, n).astype(DTYPES[dt][0])
+    return out
+
+
+def _concrete_symbols(spec: LaunchSpec, role: str, inputs: dict, scalars: dict, launch=None) -> KernelLaunch:
+    """A concrete run gives every symbolic scalar (manifest [symbols]) a number: --arg NAME=V, else a
+    one-element array NAME in the inputs (generated inputs include one)."""
+    launch = spec.launches[role] if launch is None else launch
+    values = {}
+    for name in spec.symbols:
+        if name in scalars:
+            values[name] = str(scalars[name])
+        elif name in inputs and np.asarray(inputs[name]).size == 1:
+            values[name] = repr(float(np.asarray(inputs[name]).reshape(-1)[0]))
+        elif name in launch.args or any(name in structargs.field_values(a) for a in launch.args
+                                        if structargs.is_struct_entry(a)):
+            raise UsageError(f"scalar `{name}` needs a value for a concrete run: --arg {name}=V or a one-element "
+                             f"array `{name}` in --inputs")
+    args = tuple(structargs.substitute(a, values, spec.symbols) for a in launch.args)
+    return dataclasses.replace(launch, args=args)
+
+
+class ChosenInputs(NamedTuple):
+    arrays: dict  # buffer/symbol name -> array
+    description: str  # one line: which inputs, for stderr
+    generated: bool  # made here (saved in --out as input.NAME), not given
+    seed: int | None  # the seed of random inputs, else None
+
+
+def _lowest(buf) -> int:
+    """`--inputs zeros`: 0, or the lowest value of a declared range that excludes it."""
+    return 0 if buf.range is None or buf.range[0] <= 0 <= buf.range[1] else buf.range[0]
+
+
+def choose_inputs(spec: LaunchSpec, inputs=None, seed: int | None = None) -> ChosenInputs:
+    """The arrays a run starts from, a one-line description of them, whether they were generated, the seed.
+
+    `inputs` is a dict of arrays, a path to an .npz, `"zeros"`, `"random"` or `"random:SEED"`; None means
+    random from `seed` (default 0). Nothing is silent: the description says which inputs were used.
+    Buffers with role `out` start zeroed in every mode.
+    """
+    if isinstance(inputs, dict):
+        if seed is not None:
+            raise UsageError("--seed applies to generated inputs; drop it when giving the input arrays")
+        return ChosenInputs(dict(inputs), f"given arrays ({', '.join(sorted(inputs)) or 'none'})", False, None)
+    mode = "random" if inputs is None else str(inputs)
+    if mode == "zeros" or mode == "random" or mode.startswith("random:"):
+        readable = [n for n in sorted(spec.buffers) if spec.buffers[n].role not in ("out", "temp")]
+        names = ", ".join(readable + sorted(spec.symbols)) or "no input buffers"
+        if mode == "zeros":
+            if seed is not None:
+                raise UsageError("--seed applies to random inputs, not --inputs zeros: drop one")
+            arrays = {n: np.full(spec.buffers[n].count, _lowest(spec.buffers[n]), DTYPES[spec.buffers[n].dtype][0])
+                      for n in readable}
+            arrays.update({n: np.zeros(1, DTYPES.get(t, (np.float32,))[0]) for n, t in spec.symbols.items()})
+            return ChosenInputs(arrays, f"zeros for {names}", True, None)
+        if mode.startswith("random:"):
+            text = mode.partition(":")[2]
+            try:
+                given = int(text)
+            except ValueError:
+                raise UsageError(f"bad --inputs `{mode}`: expected random:SEED with an integer SEED") from None
+            if seed is not None and seed != given:
+                raise UsageError(f"--inputs {mode} and --seed {seed} disagree: give the seed once")
+            seed = given
+        seed = 0 if seed is None else seed
+        return ChosenInputs(random_inputs(spec.buffers, seed, spec.symbols),
+                            f"random from seed {seed} for {names} (--inputs FILE.npz gives your own)", True, seed)
+    if seed is not None:
+        raise UsageError("--seed applies to generated inputs (--inputs random[:SEED]); drop it with an .npz file")
+    arrays = load_npz(mode)
+    return ChosenInputs(arrays, f"from {mode} ({', '.join(sorted(arrays)) or 'no arrays'})", False, None)
+
+
+def trial_modes(inputs, trials: int | None) -> list:
+    """The input modes of concrete trials. `inputs`: None (the default sequence), a dict of arrays, or
+    a comma list of `random[:SEED]`, `zeros`, `equal`, `colliding`, FILE.npz. `random:S` with
+    `trials` N stands for seeds S..S+N-1; a list is taken as given (`trials` must then match or be unset)."""
+    if trials is not None and trials < 1:
+        raise UsageError(f"--trials {trials}: give at least 1 trial")
+    if isinstance(inputs, dict):
+        if trials not in (None, 1):
+            raise UsageError("--trials applies to generated inputs; given arrays are one trial")
+        return [inputs]
+    if inputs is None:
+        n = trials or len(DEFAULT_TRIALS)
+        return list(DEFAULT_TRIALS[:n]) + [f"random:{k}" for k in range(1, n - len(DEFAULT_TRIALS) + 1)]
+    items = [i.strip() for i in str(inputs).split(",") if i.strip()]
+    if not items:
+        raise UsageError("--inputs is empty: give random[:SEED], zeros, equal, colliding or FILE.npz")
+    for item in items:
+        if item in GENERATED or item == "random" or item.endswith(".npz"):
+            continue
+        if item.startswith("random:"):
+            try:
+                int(item.partition(":")[2])
+            except ValueError:
+                raise UsageError(f"bad --inputs `{item}`: expected random:SEED with an integer SEED") from None
+            continue
+        raise UsageError(f"bad --inputs `{item}`: expected random[:SEED], zeros, equal (every integer input one "
+                         f"value), colliding (integer inputs in pairs of equal values) or FILE.npz")
+    if len(items) == 1 and (items[0] == "random" or items[0].startswith("random:")) and trials:
+        seed = int(items[0].partition(":")[2] or 0)
+        return [f"random:{seed + k}" for k in range(trials)]
+    if trials is not None and trials != len(items):
+        raise UsageError(f"--trials {trials} but --inputs lists {len(items)} input set(s): give one of them")
+    return items
+
+
+def trial_inputs(spec: LaunchSpec, mode):
+    """(arrays, one-line description) for one trial; generated patterns start from random:0 and replace
+    every integer input: `equal` with one value everywhere, `colliding` with pairs of equal values."""
+    if isinstance(mode, dict) or mode not in ("equal", "colliding"):
+        chosen = choose_inputs(spec, mode)
+        return chosen.arrays, chosen.description
+    arrays = choose_inputs(spec, "random:0").arrays
+    changed = []
+    for name, arr in arrays.items():
+        if arr.dtype.kind in "iu" and name in spec.buffers:
+            lo, hi = spec.buffers[name].range or (0, 3)   # (a declared range holds these values too)
+            if mode == "equal":
+                arrays[name] = np.full_like(arr, min(lo + 1, hi))
+            else:
+                arrays[name] = np.minimum(lo + np.arange(arr.size) // 2 % 4, hi).astype(arr.dtype)
+            changed.append(name)
+    what = ("every integer input 1 (LO+1 of a declared range LO..HI)" if mode == "equal" else
+            "integer inputs 0,0,1,1,2,2,3,3,0,0,… (from LO of a declared range)")
+    return arrays, (f"{mode}: {what} ({', '.join(changed) or 'no integer inputs'}); other inputs random "
+                    f"from seed 0")
+
+
+def nondet_mode(mode) -> str:
+    """The values bodiless functions return in a trial: drawn like its inputs (an .npz set: from seed 0)."""
+    if isinstance(mode, str) and (mode in GENERATED or mode.startswith("random:")):
+        return mode
+    return "random:0"
