@@ -134,7 +134,7 @@ def test_every_package_has_a_layer():
     assert sorted({_package(m) for m in _graph()} - set(RANK)) == []
 
 
-@pytest.mark.xfail(reason="issue 29: 7 cycles at the start, 5 left (20 modules of exec in the largest)", strict=True)
+@pytest.mark.xfail(reason="issue 29: 7 cycles at the start, 4 left (20 modules of exec in the largest)", strict=True)
 def test_no_import_cycle():
     assert _cycles(_graph()) == []
 
@@ -143,13 +143,12 @@ def test_no_upward_import():
     assert upward_imports(_graph()) == []
 
 
-@pytest.mark.xfail(reason="issue 29: volta/exec/overflow_real.py imports z3", strict=True)
 def test_only_the_bridge_imports_z3():
     graph = _graph()
     assert [m for m, imports in sorted(graph.items()) if any(t == "z3" for t, _, _ in imports)] == [Z3_BRIDGE]
 
 
-@pytest.mark.xfail(reason="issue 29: 258 imports inside functions at the start, 214 left", strict=True)
+@pytest.mark.xfail(reason="issue 29: 258 imports inside functions at the start, 209 left", strict=True)
 def test_no_import_inside_a_function():
     graph = _graph()
     hidden = [f"{m}:{line} {t}" for m, imports in sorted(graph.items()) for t, line, inner in imports if inner]

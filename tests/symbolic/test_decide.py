@@ -10,7 +10,7 @@ from volta.symbolic import expr as E
 from volta.symbolic.evaluate import evaluate
 from volta.symbolic.normal import equal_exprs
 from volta.symbolic.rules import RULES, Rule, folded, sides
-from volta.symbolic.search import find_distinguishing_input
+from volta.symbolic.z3bridge import find_distinguishing_input
 from volta.symbolic.verdict import Proved, Refuted, Unknown
 from volta.symbolic.z3bridge import decide_equal, emit_smt
 

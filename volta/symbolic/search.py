@@ -15,7 +15,7 @@ from volta.symbolic import expr as E
 from volta.symbolic.enclose import enclose
 from volta.symbolic.evaluate import EvalError, Inexact, evaluate
 from volta.symbolic.expr import Expr
-from volta.symbolic.verdict import Proved, Refuted, Unknown
+from volta.symbolic.verdict import Refuted
 
 SMALL = [Fraction(v) for v in (0, 1, -1, 2, -2, 3)]
 
@@ -177,20 +177,3 @@ def random_search(a: Expr, b: Expr, variables: Sequence[Expr] | None = None, tri
         if va != vb:
             return Refuted(env, confirmed=True, values=(va, vb))
     return None
-
-
-def find_distinguishing_input(a: Expr, b: Expr, variables: Sequence[Expr] | None = None,
-                              timeout_ms: int = 5_000, tries: int = 200) -> Refuted | Proved | Unknown:
-    """Inputs where a and b differ exactly: random small values, then a Z3 model.
-
-    Returns Refuted(confirmed=True) when found; Proved when Z3 shows there is none;
-    Refuted(confirmed=False) for a Z3 model that exact evaluation could not confirm; else Unknown.
-    """
-    found = random_search(a, b, variables, tries)
-    if found is not None:
-        return found
-    from volta.symbolic.z3bridge import solver_model
-    model = solver_model(a, b, timeout_ms)
-    if isinstance(model, (Proved, Unknown)):
-        return model
-    return confirm(a, b, model)
