@@ -4,6 +4,13 @@
     python benchmarks/corpus_verdicts.py kb_        # pairs whose name contains "kb_"
 
 Prints one line per pair and a summary (decided, as expected, slowest), the figures the closing notes quote.
+
+2026-12-07 (branch consts, issue 28 §1-2; 2 shared cores at load 14-27, so seconds are loose): 105 pairs, 104
+decided, 105 as expected, slowest eq_positive_dot_atomic 48 s (eq_sech2_coshf_fastmath_expf, added after the run,
+is EQUIVALENT in 1.4 s CPU). Main's code on the same 106 pairs: 101 as expected;
+eq_expf_fast_expf, eq_expf_exp2f_log2e, eq_sech2_coshf_fastmath_expf NOT EQUIVALENT by ~1e-8 (the last digits
+of log2 e, ln 2), eq_maxpool_sentinel_fltmax NOT EQUIVALENT on the non-f32 input -FLT_MAX - 1, and
+neq_gelu_erf_tanh_dot32 UNKNOWN at --timeout 120 (killed after > 5 min without one); each now as expected.
 """
 from __future__ import annotations
 

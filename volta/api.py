@@ -27,8 +27,11 @@ inline and nvcc's output, which are cached under `~/.cache/volta/`.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import numbers
+import re
 import os
 import time
 from dataclasses import dataclass, field
@@ -45,6 +48,33 @@ Dim = Union[int, Sequence[int], str]  # 8, (16, 16), "16x16"
 Arg = Union["Buffer", "Struct", str, int, float]  # a Buffer (or its name), a struct, a symbol name, or a number
 
 
+# ---- errors in a Python caller's words ----------------------------------------------------------
+
+# the CLI's words in a shared message -> what a Python caller writes instead
+_PYTHON_WORDS = [('volta run --inputs FILE.npz --inputs random; in Python, fill="random"', 'fill="random"'),
+                 ("--save-counterexample", "save_counterexample="), ("--buffer NAME=DTYPE[N]:ROLE", "volta.Buffer"),
+                 ("--buffer", "volta.Buffer"), ("--args", "Launch(args=…)"), ("--kernel", "Launch(kernel=…)"),
+                 ("--inputs", "inputs="), ("--seed", "seed="), ("--fp", "fp="), ("--trials", "trials="),
+                 ("--arch", "arch="), ("--nvcc-flag", "nvcc_flags="), ("--out", "out="), ("--grid", "Launch(grid=…)"),
+                 ("--block", "Launch(block=…)"), ("--symbol", "Launch(symbols=…)"), ("--ptxas", "ptxas=")]
+
+
+def _python_words(fn):
+    """Re-raise a UsageError from the shared library with the options named as this API spells them."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except UsageError as err:
+            message = err.message
+            for cli, python in _PYTHON_WORDS:
+                message = re.sub(re.escape(cli) + r"(?![\w-])", python, message)
+            if message == err.message:
+                raise
+            raise UsageError(message, err.span) from None
+    return wrapper
+
+
 # ---- describing a launch --------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -59,6 +89,22 @@ class Buffer:
     count: int = 1
     role: str | None = None
     range: tuple | None = None
+
+    def __post_init__(self):
+        """Validated when built, in Python words: a bad Buffer fails here, not at the call that uses it."""
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise UsageError(f"Buffer name must be an identifier string, not {self.name!r}")
+        if isinstance(self.count, bool) or not isinstance(self.count, numbers.Integral) or self.count < 1:
+            raise UsageError(f"Buffer {self.name!r}: count must be a positive int, not {self.count!r}")
+        if self.role is not None and self.role not in ("in", "out", "inout", "temp"):
+            raise UsageError(f"Buffer {self.name!r}: role must be 'in', 'out', 'inout' or 'temp' (or None), "
+                             f"not {self.role!r}")
+        from volta.launch.spec import parse_buffer
+
+        try:
+            parse_buffer(self.option())
+        except UsageError as err:
+            raise UsageError(f"{self!r}: {err.message.partition('`: ')[2] or err.message}") from None
 
     def option(self) -> str:
         """The `--buffer` text of this buffer, which the launch constructors parse and validate."""
@@ -149,6 +195,8 @@ def _as_pipeline(side) -> Pipeline | None:
     kernel source."""
     if isinstance(side, Pipeline):
         return side
+    if isinstance(side, tuple) and len(side) == 2 and isinstance(side[1], Launch):
+        return Pipeline([side])   # one (kernel, Launch) pair: this side's own launch
     if (isinstance(side, (list, tuple)) and side and any(isinstance(x, tuple) for x in side)
             and all(isinstance(x, tuple) and len(x) == 2 or isinstance(x, str) for x in side)):
         return Pipeline(list(side))   # (kernel, Launch) pairs, and host steps between them
@@ -317,6 +365,9 @@ def _is_ptx_text(src: Source) -> bool:
 def kernel_path(src: Source) -> Path:
     """A path for a kernel given as a path or as PTX text (stored once under ~/.cache/volta/ptx/ by content hash,
     since every run reads its PTX from a file and reports name file:line:col; $VOLTA_CACHE_DIR/ptx when set)."""
+    if not isinstance(src, (str, os.PathLike)):
+        raise UsageError(f"a kernel is a .ptx or .cu path, a manifest.toml path or PTX text, not {src!r:.80} "
+                         f"(a side with its own launch: a (kernel, volta.Launch) pair, or opt_launch=)")
     if _is_ptx_text(src):
         text = str(src)
         from volta.cuda import cache_root
@@ -336,7 +387,7 @@ def kernel_path(src: Source) -> Path:
 
 
 def _is_manifest(src) -> bool:
-    return not _is_ptx_text(src) and Path(src).suffix == ".toml"
+    return isinstance(src, (str, os.PathLike)) and not _is_ptx_text(src) and Path(src).suffix == ".toml"
 
 
 def _manifest(src: Source, launch, what: str):
@@ -477,20 +528,24 @@ def _check_fmt(fmt: str, allowed: tuple) -> None:
 Side = Union[Source, Pipeline, Sequence[tuple]]  # one kernel, or a pipeline (a list of (kernel, Launch) pairs)
 
 
+@_python_words
 def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
           opt_launch: Launch | None = None, buffers: Sequence[Buffer] = (), fp: str = "real",
           timeout_ms: int = 10_000, trials: int = 4,
           seed: int = 0, prove: bool = False, arch: str | None = None, nvcc_flags: Sequence[str] = (),
           save_counterexample: str | os.PathLike | None = None, emit_smt: str | os.PathLike | None = None,
           progress: Callable[[str], None] | None = None, ulp: float | None = None, rtol: float | None = None,
-          atol: float | None = None, signed_zero: str = "differ", ptxas: str | None = None) -> CheckResult:
+          atol: float | None = None, signed_zero: str = "differ", ptxas: str | None = None,
+          exact_constants: bool = False) -> CheckResult:
     """Prove `ref` and `opt` equivalent over the reals (`fp="real"`), or compare their bits (`fp="ieee"`,
     `"ampere"`, `"hopper"`, …) — `volta check`. Give two kernels and a `Launch` (`opt_launch` when the
     optimized kernel launches differently; buffers and symbols are shared), or one manifest.toml path, or
     two pipelines (`Pipeline`s or lists of (kernel, Launch) pairs; a single launch is a one-item list) with no
     `launch` — the CLI's `--ref-launch`/`--opt-launch`. `buffers` declares buffers besides those passed in
     the launches' args (e.g. a `temp` intermediate named by a string); every buffer needs a role here.
-    `ptxas` (e.g. "12.6"; default the nvcc found, else 13.0): the toolkit Hopper fp8 mma.sync depends on."""
+    `ptxas` (e.g. "12.6"; default the nvcc found, else 13.0): the toolkit Hopper fp8 mma.sync depends on.
+    `exact_constants=True` reads every float literal as the rational it is (the CLI's --exact-constants); by
+    default RN(log2 e), RN(pi), ... are read as those constants over the reals."""
     from volta.cuda import nvcc_release
     from volta.exec.limits import preflight
     from volta.launch.spec import compile_sources, pair_from_options
@@ -548,6 +603,8 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
         command += [f"--define-fn={n}={m}" for n, m in spec.functions.items()]
     compile_sources(spec, arch, tuple(nvcc_flags))
     command += (["--arch", arch] if arch else []) + [f"--nvcc-flag={f}" for f in nvcc_flags]
+    spec.exact_constants = spec.exact_constants or exact_constants
+    command += ["--exact-constants"] if exact_constants else []
     preflight(spec, ("ref", "opt"), symbolic=fp == "real")  # every launch's file, kernel and args, before any runs
 
     start = time.perf_counter()
@@ -577,7 +634,8 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
                            {"total": time.perf_counter() - start, "execute": bits.seconds}, bits,
                            findings_by_role=dict(bits.findings), _presented=presented)
 
-    from volta.equiv.check import check as check_pair, save_inputs
+    from volta.equiv.check import check as check_pair
+    from volta.equiv.witness import save_inputs
     from volta.report.check_report import CheckResult as Presented
 
     report = check_pair(spec, timeout_ms=timeout_ms, emit_smt=str(emit_smt) if emit_smt else None,
@@ -586,7 +644,7 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
     if report.counterexample is not None and save_counterexample is not None:
         cex_file = str(save_counterexample)
         try:
-            save_inputs(report.counterexample, cex_file)
+            save_inputs(report.counterexample, cex_file, spec)
         except OSError as err:
             raise UsageError(f"cannot write the counterexample to {cex_file}: {err.strerror or err}") from None
     timings = {"total": time.perf_counter() - start}
@@ -599,6 +657,7 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
                        _presented=Presented(report, spec, command, cex_file))
 
 
+@_python_words
 def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffer] = (), role: str | None = None,
           arch: str | None = None, nvcc_flags: Sequence[str] = (), progress: Callable[[str], None] | None = None,
           inputs: str | None = None, trials: int | None = None, structured_only: bool = False,
@@ -660,12 +719,15 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
     return RacesResult(raw.verdict, raw.exit_code, findings, timings, raw, kernels=list(raw.reports))
 
 
+@_python_words
 def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, Any] | str | None = None,
-        seed: int | None = None, fp: str = "ieee", role: str | None = None, check_races: bool = True,
-        out: str | os.PathLike | None = None, arch: str | None = None,
+        fill: str | None = None, seed: int | None = None, fp: str = "ieee", role: str | None = None,
+        check_races: bool = True, out: str | os.PathLike | None = None, arch: str | None = None,
         nvcc_flags: Sequence[str] = (), ptxas: str | None = None) -> RunResult:
     """Replay one launch on the CPU, bit for bit, on concrete inputs — `volta run`. `inputs` is a dict of
     arrays, an .npz path, "zeros", "random" or "random:SEED"; by default random from `seed` (0), as the CLI.
+    Given arrays must name buffers of the launch and give every buffer the kernel reads, else UsageError;
+    `fill="random"` (or "zeros", "random:SEED") generates the ones not given.
     `result.inputs_used` says which were used; `out` writes every buffer to an .npz. `ptxas` (e.g. "12.6";
     default the nvcc found, else 13.0) is the toolkit Hopper fp8 mma.sync depends on; the report's
     `tensor_cores` names each tensor-core row used."""
@@ -688,8 +750,14 @@ def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, An
                                         [b.option() for b in launch.all_buffers()], (), launch.shared_dynamic)
         role = "kernel"
     compile_sources(spec, arch, tuple(nvcc_flags))
+    if isinstance(inputs, Mapping):
+        inputs = {name: _array(name, value, spec.buffers.get(name)) for name, value in inputs.items()}
+    elif inputs is not None and not isinstance(inputs, (str, os.PathLike)):
+        raise UsageError(f"inputs is a dict of arrays by buffer name, an .npz path, \"zeros\", \"random\" or "
+                         f"\"random:SEED\", not {type(inputs).__name__}")
     arrays, described, generated, used_seed = replay.choose_inputs(
-        spec, dict(inputs) if isinstance(inputs, Mapping) else (str(inputs) if inputs is not None else None), seed)
+        spec, dict(inputs) if isinstance(inputs, Mapping) else (str(inputs) if inputs is not None else None), seed,
+        fill=fill)
     start = time.perf_counter()
     try:
         raw = replay.run_launch(spec, role, arrays, fp=fp, check_races=check_races, generated=generated,
@@ -703,6 +771,30 @@ def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, An
                      {"total": time.perf_counter() - start, "run": raw.seconds}, raw, outputs=dict(raw.outputs),
                      inputs=dict(raw.inputs), inputs_used=described, seed=used_seed,
                      out=str(out) if out is not None else None)
+
+
+def _array(name: str, value, buffer=None):
+    """An input given as a numpy array, or as a list of numbers (in the declared buffer's dtype, else float32 or
+    int32, like a C array)."""
+    import numpy as np
+
+    from volta.launch.spec import DTYPES
+
+    if isinstance(value, np.ndarray):
+        return value
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.dtype.kind not in "biuf" or arr.ndim == 0:
+        raise UsageError(f"inputs[{name!r}]: expected a numpy array or a list of numbers, not "
+                         f"{type(value).__name__}")
+    if buffer is not None and buffer.dtype in ("bf16", "tf32", "e4m3", "e5m2"):
+        raise UsageError(f"inputs[{name!r}]: a {buffer.dtype} buffer takes a numpy array of raw words or an ml_dtypes "
+                         f"array, not a list")
+    if buffer is not None and buffer.dtype in DTYPES:
+        return arr.astype(DTYPES[buffer.dtype][0])
+    return arr.astype(np.float32 if arr.dtype.kind == "f" else np.int32)
 
 
 def mma(arch: str, in_fmt: str, a, b, c=0, acc: str = "f32", *, inst: str = "mma",

@@ -71,6 +71,33 @@ def _cache_dir() -> Path:
     return cache_root() / "cuda"
 
 
+# compiled PTX path -> the `.cu` path the user gave: reports name that file, not the hashed cache entry
+_SOURCES: dict[str, str] = {}
+
+
+def compiled_from(ptx: str | os.PathLike | None) -> str | None:
+    """The `.cu` file (as the user gave it) whose PTX `ptx` is, when `compile_to_ptx` made it in this process."""
+    return _SOURCES.get(str(ptx)) if ptx else None
+
+
+def shown_name(ptx: str | os.PathLike) -> str | None:
+    """`examples/k/kernel.cu→sm_80.ptx` for a PTX file compiled from a .cu (the user's file and the arch, no
+    hash), else None."""
+    source = compiled_from(ptx)
+    if source is None:
+        return None
+    arch = Path(ptx).name.rsplit(".", 2)[-2]
+    return f"{source}→{arch}.ptx"
+
+
+def shown_in(text: str) -> str:
+    """`text` (an error message) with each compiled PTX path replaced by its `shown_name`."""
+    for ptx in _SOURCES:
+        if ptx in text:
+            text = text.replace(ptx, shown_name(ptx))
+    return text
+
+
 def compile_to_ptx(source: str | os.PathLike, arch: str = DEFAULT_ARCH, flags: tuple[str, ...] | list[str] = ()) -> Path:
     """The PTX nvcc makes of `source` (a `.cu` path) for `arch`, from the cache when the same inputs were seen.
 
@@ -97,6 +124,7 @@ def compile_to_ptx(source: str | os.PathLike, arch: str = DEFAULT_ARCH, flags: t
                                      str(src.resolve()).encode()])).hexdigest()[:32]
     # the resolved path is in the key: -lineinfo writes it into the PTX (.file), and findings point there
     cached = _cache_dir() / f"{src.stem}.{key}.{arch}.ptx"
+    _SOURCES[str(cached)] = str(source)
     if cached.is_file():
         return cached
     cmd = [nvcc, "-ptx", "-lineinfo", f"-arch={arch}", *flags, str(src.resolve())]

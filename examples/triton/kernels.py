@@ -144,3 +144,21 @@ def positive_dot_block_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=m, other=0.0)
     y = tl.load(y_ptr + offs, mask=m, other=0.0)
     tl.atomic_add(out_ptr, tl.sum(tl.where(x > 0, x * y, 0.0), axis=0))
+
+
+@triton.jit
+def matmul_f16_bias_relu_kernel(a_ptr, bt_ptr, bias_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                                BK: tl.constexpr):
+    """C (fp32) = relu(A (fp16) @ B + bias), B given as Bt (N x K, K-major) and the bias and ReLU fused into the
+    epilogue: the arguments of examples/eq_gemm_wgmma_bias_relu/ref.cu (wgmma at sm_90)."""
+    pm, pn = tl.program_id(0), tl.program_id(1)
+    rm = pm * BM + tl.arange(0, BM)
+    rn = pn * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(bt_ptr + rn[None, :] * K + (k + rk)[:, None])
+        acc += tl.dot(a, b)
+    acc = tl.maximum(acc + tl.load(bias_ptr + rn)[None, :], 0.0)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)

@@ -55,3 +55,18 @@ for file, name, args, ce, warps, stages in VOLTA_BUILDS:
     k = vt.compile(getattr(kernels, name), args=args, constexprs=ce, num_warps=warps, num_stages=stages)
     k.save(HERE / file)
     print(f"{file}: block {k.block}, shared {k.shared} bytes, {k.hidden} hidden parameters")
+
+# Hopper (sm_90a): tl.dot on fp16 becomes wgmma.mma_async with shared operands through matrix descriptors.
+MMH = [B("A", "f16", 8192, "in"), B("B", "f16", 4096, "in"), B("C", "f32", 8192, "out"), 128, 64, 64]
+BR = [B("A", "f16", 8192, "in"), B("Bt", "f16", 1024, "in"), B("bias", "f32", 16, "in"), B("D", "f32", 2048, "out"),
+      128, 16, 64]
+SM90_BUILDS = [  # (file, kernel, args, constexprs, num_warps, num_stages)
+    ("matmul_f16.64x64x32.w4.s1.sm90a.ptx", "matmul_f16_kernel", MMH, {"BM": 64, "BN": 64, "BK": 32}, 4, 1),
+    ("matmul_f16.64x32x64.w4.s3.sm90a.ptx", "matmul_f16_kernel", MMH, {"BM": 64, "BN": 32, "BK": 64}, 4, 3),
+    ("matmul_f16_bias_relu.64x16x32.w4.s2.sm90a.ptx", "matmul_f16_bias_relu_kernel", BR,
+     {"BM": 64, "BN": 16, "BK": 32}, 4, 2),
+]
+for file, name, args, ce, warps, stages in SM90_BUILDS:
+    k = vt.compile(getattr(kernels, name), args=args, constexprs=ce, num_warps=warps, num_stages=stages, arch=90)
+    k.save(HERE / file)
+    print(f"{file}: block {k.block}, shared {k.shared} bytes, {k.hidden} hidden parameters")

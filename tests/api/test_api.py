@@ -97,6 +97,19 @@ def test_run_default_random_seeded_and_dict_inputs():
     assert volta.run(ptx, launch, inputs="zeros").outputs["out"].max() == 0
 
 
+def test_run_misnamed_or_missing_inputs_raise_usage_error():
+    launch = volta.Launch(4, 128, [volta.Buffer("x", "f32", 500, "in"), volta.Buffer("y", "f32", 500, "in"),
+                                   volta.Buffer("out", "f32", 500, "out"), 500])
+    ptx = EX / "vector_add" / "kernel.sm80.ptx"
+    x = np.ones(500, np.float32)
+    with pytest.raises(volta.UsageError, match="array `xx` names no buffer"):
+        volta.run(ptx, launch, inputs={"xx": x, "y": x})
+    with pytest.raises(volta.UsageError, match=r"no array for the input buffer\(s\) y"):
+        volta.run(ptx, launch, inputs={"x": x})
+    r = volta.run(ptx, launch, inputs={"x": x}, fill="zeros")
+    assert np.array_equal(r.outputs["out"], x) and "zeros for y" in r.inputs_used
+
+
 def test_run_manifest_findings():
     r = volta.run(str(EX / "bug_global_race_accum" / "manifest.toml"))
     assert r.verdict == "findings" and r.exit_code == 1 and r.findings
@@ -157,3 +170,38 @@ def test_import_volta_is_cheap_and_lazy():
     assert set(volta.__all__) >= {"check", "races", "run", "mma", "Launch", "Buffer"}
     with pytest.raises(AttributeError):
         volta.no_such_name  # noqa: B018
+
+
+VA_PTX = str(EX / "vector_add" / "kernel.sm80.ptx")
+
+
+def _va_launch():
+    return volta.Launch(4, 128, [volta.Buffer("x", "f32", 500, "in"), volta.Buffer("y", "f32", 500, "in"),
+                                 volta.Buffer("out", "f32", 500, "out"), 500])
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda: volta.Buffer("x", "f3", 10, "in"), "unknown dtype `f3`"),
+    (lambda: volta.Buffer("x", "f32", 0), "count must be a positive int"),
+    (lambda: volta.Buffer("x", "f32", 4, "output"), "role must be 'in', 'out', 'inout' or 'temp'"),
+    (lambda: volta.Buffer("1x"), "name must be an identifier"),
+    (lambda: volta.Buffer("x", "s32", 4, "out", range=(0, 3)), "applies to an input"),
+    (lambda: volta.run(VA_PTX, _va_launch(), inputs=[1, 2]), "inputs is a dict of arrays"),
+    (lambda: volta.run(VA_PTX, _va_launch(), inputs={"x": "abc", "y": "d"}), r"inputs\['x'\]: expected a numpy"),
+    (lambda: volta.check(42, VA_PTX, _va_launch()), "a kernel is a .ptx or .cu path"),
+    (lambda: volta.run(VA_PTX, _va_launch(), inputs="zeros", seed=3), "seed= applies to random inputs"),
+    (lambda: volta.run(VA_PTX, _va_launch(), inputs={"x": np.ones(500, np.float32)}), 'fill="random"'),
+    (lambda: volta.run(VA_PTX, volta.Launch(4, 128, ["x", "y", "out", 500])), "volta.Buffer x=DTYPE"),
+])
+def test_bad_python_input_is_a_usage_error_in_python_words(make, message):
+    with pytest.raises(volta.UsageError, match=message) as info:
+        make()
+    assert "--" not in str(info.value)   # no command-line option named to a Python caller
+
+
+def test_per_side_launches_and_list_inputs():
+    launch = _va_launch()
+    assert volta.check((VA_PTX, launch), (VA_PTX, launch)).verdict == "equivalent"   # (kernel, Launch) per side
+    assert volta.check(VA_PTX, VA_PTX, launch, opt_launch=launch).verdict == "equivalent"
+    r = volta.run(VA_PTX, launch, inputs={"x": list(range(500)), "y": [0.5] * 500})
+    assert r.outputs["out"][:3].tolist() == [0.5, 1.5, 2.5]

@@ -136,14 +136,16 @@ def test_small_pairs_still_decide_within_a_timeout(capsys):
     assert code == 0 and capsys.readouterr().out.startswith("EQUIVALENT")
 
 
-def test_run_fp_real_with_some_inputs_missing_starts_them_at_zero(tmp_path, capsys):
+def test_run_fp_real_with_some_inputs_filled_with_zeros(tmp_path, capsys):
     import numpy as np
 
     inputs = tmp_path / "in.npz"
-    np.savez(inputs, x=np.ones(500, np.float32))  # no y: it starts as zeros, as in a bit-exact run
+    np.savez(inputs, x=np.ones(500, np.float32))  # no y: a usage error unless a fill is asked for
     out = tmp_path / "out.npz"
-    code = run(["run", VADD, "--grid", "4", "--block", "128", "--args", "x,y,out,500", *VADD_BUFS, "--fp", "real",
-                "--inputs", str(inputs), "--out", str(out), "-q"])
+    argv = ["run", VADD, "--grid", "4", "--block", "128", "--args", "x,y,out,500", *VADD_BUFS, "--fp", "real",
+            "--inputs", str(inputs), "--out", str(out), "-q"]
+    assert run(argv) == 2 and "no array for the input buffer(s) y" in capsys.readouterr().err
+    code = run(argv + ["--inputs", "zeros"])
     cap = capsys.readouterr()
     assert code == 0, cap.err
     assert (np.load(out)["out"] == 1).all()

@@ -112,7 +112,7 @@ def test_option_form_text_and_replay(capsys, tmp_path, monkeypatch):
     out, err = capsys.readouterr()
     assert code == 1
     lines = out.splitlines()
-    assert lines[0] == "NOT EQUIVALENT: out[511] differs: ref = 2, opt = 0"
+    assert lines[0] == "NOT EQUIVALENT: out[511] differs: ref = 2, opt = 0; relative difference 1"
     assert "inputs (2 elements out[511] depends on; every other input element is 1):" in out
     assert "x[511] = 1  y[511] = 1" in out and "symbols: alpha = 1" in out
     assert "last written by block (3, 0, 0) thread (127, 0, 0)" in out

@@ -141,3 +141,26 @@ def test_parse_says_cu_is_not_ptx(capsys):
     assert run(["parse", str(DATA / "scale.cu")]) == 2
     err = capsys.readouterr().err
     assert "is CUDA source and volta parse reads PTX" in err and "nvcc -ptx -lineinfo" in err
+
+
+@needs_nvcc
+def test_cu_inputs_are_named_by_the_users_file_and_kernel_cache_path_only_with_v(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    cache = str(tmp_path / "cache")
+    va = ["examples/vector_add/kernel.cu", "--grid", "4", "--block", "128", "--args", "x,y,out,500",
+          "--buffer", "x=f32[500]:in", "--buffer", "y=f32[500]:in", "--buffer", "out=f32[500]:out", "-q"]
+    assert run(["run", *va]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("ran vector_add (examples/vector_add/kernel.cu→sm_80.ptx) grid 4") and cache not in out
+    assert run(["races", *va, "-v"]) == 0
+    out = capsys.readouterr().out
+    assert "races vector_add (examples/vector_add/kernel.cu→sm_80.ptx; PTX " + cache in out
+    pair = ["examples/eq_gemm_naive_tiled/ref.cu", "examples/eq_gemm_naive_tiled/opt.cu", "--grid", "2x2",
+            "--block", "16x16", "--args", "A,B,C,32,32,32", "--buffer", "A=f32[1024]:in", "--buffer",
+            "B=f32[1024]:in", "--buffer", "C=f32[1024]:out", "-q"]
+    assert run(["check", *pair]) == 0
+    out = capsys.readouterr().out
+    assert "ref gemm_naive (examples/eq_gemm_naive_tiled/ref.cu→sm_80.ptx)" in out and cache not in out
+    assert run(["run", *va, "--kernel", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "no kernel named `nope` in examples/vector_add/kernel.cu→sm_80.ptx" in err and cache not in err

@@ -62,3 +62,33 @@ def test_input_mode_errors_exit_2(tmp_path, capsys):
                            (["--inputs", str(tmp_path / "none.npz")], "no such inputs file")):
         code, _, err = _run(capsys, *VA, *extra)
         assert code == 2 and message in err and "Traceback" not in err, (extra, err)
+
+
+def test_misnamed_array_is_a_usage_error_with_the_name_meant(tmp_path, capsys):
+    p = tmp_path / "wrong.npz"
+    np.savez(p, xx=np.ones(500, np.float32), y=np.ones(500, np.float32))
+    code, text, err = _run(capsys, *VA, "--inputs", str(p))
+    assert code == 2 and text == "" and "array `xx` names no buffer" in err and "did you mean `x`?" in err
+    assert "Traceback" not in err
+
+
+def test_buffer_without_array_is_a_usage_error_unless_filled(tmp_path, capsys):
+    p = tmp_path / "x_only.npz"
+    np.savez(p, x=np.full(500, 2.0, np.float32))
+    code, _, err = _run(capsys, *VA, "--inputs", str(p))
+    assert code == 2 and "no array for the input buffer(s) y" in err and "--inputs random" in err
+    code, text, err = _run(capsys, *VA, "--inputs", str(p), "--inputs", "zeros", "--json")
+    assert code == 0 and f"from {p} (x); zeros for y" in err
+    assert json.loads(text)["buffers"]["out"]["mean"] == 2.0   # x + 0, the fill said on stderr
+    code, text, err = _run(capsys, *VA, "--inputs", str(p), "--inputs", "random:4", "--json")
+    assert code == 0 and "random:4 for y" in err and json.loads(text)["buffers"]["out"]["mean"] != 2.0
+    code, _, err = _run(capsys, *VA, "--inputs", "zeros", "--inputs", "random")
+    assert code == 2 and "give the arrays first" in err
+
+
+def test_races_npz_trial_is_checked_too(tmp_path, capsys):
+    p = tmp_path / "wrong.npz"
+    np.savez(p, xx=np.ones(500, np.float32), y=np.ones(500, np.float32))
+    code = run(["races", *VA, "--inputs", str(p)])
+    err = capsys.readouterr().err
+    assert code == 2 and "array `xx` names no buffer" in err

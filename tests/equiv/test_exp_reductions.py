@@ -52,10 +52,25 @@ def test_without_the_clamp_the_shift_stays_unsupported(capsys, tmp_path):
     assert code == 3 and out.startswith("UNSUPPORTED") and "normal range [1, 254]" in out, out
 
 
-@pytest.mark.xfail(strict=True, reason="needs the named constants of issue 28 §1 (helper `consts`): fast-math coshf "
-                                       "reduces by j·ln 2 (hi + lo) and scales by log2 e, and 2^(j·(1 − ln2·log2e)) "
-                                       "cancels only when those literals are read as exact ln 2 and log2 e; today "
-                                       "the witness differs by 1e-8 relative (NOT EQUIVALENT, the §1 artefact)")
 def test_coshf_against_its_formula(capsys):
+    """Fast-math coshf reduces by j·ln 2 (hi + lo) and scales by log2 e: 2^((|x| − j·ln 2)·log2 e)·2^(j−2). With
+    ln 2 and log2 e read as the named constants (ln 2 = 1/log2 e) j cancels, and coshf is 0.5·(2^(|x|·log2 e) +
+    2^(−|x|·log2 e)), the formula's value."""
     code, out = check(capsys, FAST, "cosh_formula", "cosh_lib")
     assert code == 0 and out.startswith("EQUIVALENT"), out
+    assert "ln 2 (0fBF317218, lo 0f3102E308; opt only)" in out
+
+
+def test_coshf_against_its_formula_exact_constants(capsys):
+    """Read as the rationals they are, 2^(j·(1 − ln2'·log2e')) remains: never EQUIVALENT."""
+    code, out = check(capsys, FAST, "cosh_formula", "cosh_lib", "--exact-constants")
+    assert code == 1 and out.startswith("NOT EQUIVALENT"), out
+
+
+def test_coshf_with_ln2_one_ulp_off_is_not_equivalent(capsys, tmp_path):
+    """0fBF317219 is not RN(−ln 2): it stays a literal, j no longer cancels, and the difference is replayed."""
+    off = tmp_path / "cosh_off.ptx"
+    off.write_text(Path(FAST).read_text().replace("0fBF317218", "0fBF317219"))
+    code, out = check(capsys, str(off), "cosh_formula", "cosh_lib", ref_ptx=FAST)
+    assert code == 1 and out.startswith("NOT EQUIVALENT"), out
+    assert "ln 2" not in out.split("constants read as exact reals")[-1].split("--exact-constants")[0], out

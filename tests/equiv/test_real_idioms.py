@@ -22,13 +22,24 @@ def test_expf_against_itself_reports_the_checked_condition(capsys):
     assert any("read as 2^n" in n and "normal range [1, 254]" in n for n in data["notes"]), data["notes"]
 
 
-def test_expf_vs_fast_expf_differ_by_certified_enclosures(capsys):
-    """expf is 2^(x·(hi+lo)), __expf is 2^(x·hi): different real functions. No rational input makes both
-    exponents integers at a size exact evaluation reaches, so the outputs are irrational; certified interval
-    arithmetic encloses both, the enclosures are disjoint, and the difference is replayed (NOT EQUIVALENT)."""
-    code, out = _check(capsys, "silu_expf", "silu_fastexp")
+def test_expf_vs_fast_expf_are_one_function_exp(capsys):
+    """expf multiplies by the split hi + lo of log2 e, __expf by hi = RN32(log2 e): read as the constant they
+    round (volta/symbolic/constants.py), both are 2^(x·log2 e), and the report says which literals it read so."""
+    code, out = _check(capsys, "silu_expf", "silu_fastexp", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["verdict"] == "equivalent", out
+    (log2e,) = data["constants"]
+    assert log2e["name"] == "log2 e" and {"0f3FB8AA3B", "lo 0f32A57060"} <= set(log2e["literals"])
+
+
+def test_exact_constants_separates_expf_from_fast_expf(capsys):
+    """--exact-constants reads every literal as its rational: expf is 2^(x·(hi+lo)), __expf is 2^(x·hi),
+    different real functions. The outputs are irrational; certified interval arithmetic encloses both, the
+    enclosures are disjoint, and the difference is replayed (NOT EQUIVALENT)."""
+    code, out = _check(capsys, "silu_expf", "silu_fastexp", "--exact-constants")
     assert code == 1 and out.startswith("NOT EQUIVALENT"), out
     assert "certified" in out.splitlines()[0] and "enclosures disjoint" in out
+    assert "constants read as exact reals" not in out
 
 
 def test_exponent_field_without_bounds_is_unsupported(capsys):

@@ -1,7 +1,8 @@
 """Shared assertions of the tests of volta/exec's real-number model."""
 from __future__ import annotations
 
-from volta.equiv.check import check, replay, save_inputs
+from volta.equiv.check import check, replay
+from volta.equiv.witness import save_inputs
 
 
 def not_equivalent_replayed(spec, tmp_path):
@@ -11,7 +12,7 @@ def not_equivalent_replayed(spec, tmp_path):
     cex = report.counterexample
     assert cex is not None and cex.ref_value != cex.opt_value and cex.inputs
     path = tmp_path / "cex.json"
-    save_inputs(cex, path)
+    save_inputs(cex, path, spec)
     again = replay(spec, path)
     assert again["ref"] == cex.ref_value and again["opt"] == cex.opt_value and again["ref"] != again["opt"]
     return report

@@ -22,7 +22,6 @@ CASES = sorted(p.parent.name for p in EXAMPLES.glob("*/manifest.toml"))
 
 # Semantics being written now (tensor cores, cp.async, wgmma, mbarrier): these start passing when it lands.
 PENDING = {
-    "wgmma_m64n8k16": "wgmma semantics are being written",
 }
 
 # The finding is right but names a different CUDA line than the manifest's `defect_line` (see the reasons);

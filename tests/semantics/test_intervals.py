@@ -75,3 +75,20 @@ def test_selects_hold_at_every_point(v, k):
              E.select(E.lt(E.const(k), x), E.neg(x), x)]
     for e in exprs:
         assert inside(evaluate(e, {x: v}), realops.bounds(e)), (E.to_str(e), v)
+
+
+@settings(max_examples=200)
+@given(interval_and_point(), interval_and_point())
+def test_divide_bounds_every_quotient(a, b):
+    (ia, x), (ib, y) = a, b
+    if y != 0:
+        assert inside(x / y, intervals.divide(ia, ib))
+
+
+@settings(max_examples=200)
+@given(interval_and_point())
+def test_sqrt_bounds_every_root(a):
+    ia, x = a
+    lo, hi = intervals.sqrt(ia)
+    if x >= 0 and lo is not None:
+        assert lo * lo <= x and (hi is None or x <= hi * hi)

@@ -5,6 +5,7 @@ passed as null pointers (Triton reserved no scratch for these kernels), dynamic 
 """
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import volta
@@ -102,3 +103,40 @@ def test_masked_dot_atomics_equal_the_sequential_cuda_reference(file, kernel, sh
     opt = volta.Launch(grid=2, block=128, args=[a, b, out, 256], kernel="positive_dot_atomic")
     r = volta.check(T / file, wrong, tri, opt_launch=opt)
     assert r.verdict == "not-equivalent", r.report()
+
+
+# ---- Hopper: tl.dot as wgmma.mma_async (sm_90a) --------------------------------------------------------------
+
+def _mmh():
+    return B("A", "f16", 8192, "in"), B("B", "f16", 4096, "in"), B("C", "f32", 8192, "out")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("file,grid,shared", [("matmul_f16.64x64x32.w4.s1.sm90a.ptx", (2, 1), 16384),
+                                              ("matmul_f16.64x32x64.w4.s3.sm90a.ptx", (2, 2), 12288)])
+def test_wgmma_matmul_is_equivalent_to_a_naive_gemm_and_race_free(file, grid, shared):
+    """128x64x64 f16 -> f32: Triton's wgmma (shared operands through swizzled descriptors, a cp.async pipeline
+    with three stages in the second) against the naive HGEMM over the reals."""
+    A, Bm, C = _mmh()
+    ref = volta.Launch(grid=(4, 8), block=(16, 16), args=[A, Bm, C, 128, 64, 64])
+    tri = volta.Launch(grid=grid, block=128, args=[A, Bm, C, 128, 64, 64, 0, 0], shared_dynamic=shared)
+    assert "wgmma.mma_async" in (T / file).read_text()
+    r = volta.check(E / "eq_gemm_naive_wmma" / "ref.sm90.ptx", T / file, ref, opt_launch=tri)
+    assert r.verdict == "equivalent", r.report()
+    assert volta.races(T / file, tri).verdict == "clean"
+
+
+def test_wgmma_matmul_with_fused_bias_relu_is_equivalent_and_runs_on_the_hopper_row():
+    A = B("A", "f16", 8192, "in")
+    Bt, bias, D = B("Bt", "f16", 1024, "in"), B("bias", "f32", 16, "in"), B("D", "f32", 2048, "out")
+    file = T / "matmul_f16_bias_relu.64x16x32.w4.s2.sm90a.ptx"
+    ref = volta.Launch(grid=16, block=128, args=[A, Bt, bias, D])
+    tri = volta.Launch(grid=(2, 1), block=128, args=[A, Bt, bias, D, 128, 16, 64, 0, 0], shared_dynamic=5120)
+    r = volta.check(E / "eq_gemm_wgmma_bias_relu" / "ref.sm90a.ptx", file, ref, opt_launch=tri)
+    assert r.verdict == "equivalent", r.report()
+    run = volta.run(file, tri, fp="hopper")
+    assert run.verdict == "clean" and "hopper wgmma f16->f32, every ptxas" in run.report()
+    a = run.inputs["A"].astype(np.float64).reshape(128, 64)
+    bt = run.inputs["Bt"].astype(np.float64).reshape(16, 64)
+    want = np.maximum(a @ bt.T + run.inputs["bias"].astype(np.float64), 0)
+    assert np.allclose(run.outputs["D"].reshape(128, 16), want, rtol=1e-5, atol=1e-5)

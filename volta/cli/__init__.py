@@ -17,6 +17,7 @@ from pathlib import Path
 
 import click
 
+from volta.cuda import shown_in
 from volta.errors import VoltaError
 
 # name -> (module defining a click command called `command`, the line `volta --help` shows for it);
@@ -60,7 +61,7 @@ def run(argv: list[str] | None = None) -> int:
     try:
         result = cli.main(args=argv, standalone_mode=False)
     except VoltaError as err:
-        click.echo(str(err), err=True)
+        click.echo(shown_in(str(err)), err=True)   # a .cu input named as given, not by its cache path
         return err.exit_code
     except click.exceptions.Exit as ex:
         return ex.exit_code

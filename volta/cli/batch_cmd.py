@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import click
 
+from volta.cli.exit_codes import epilog
+
 from volta.batch import run_batch
 from volta.cli.progress import Progress
 
 
-@click.command("batch")
+@click.command("batch", epilog=epilog("batch"))
 @click.argument("jobs", type=click.Path(exists=True, dir_okay=False))
 @click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
               help="Jobs at a time (default: the CPU count; with --ray, Ray schedules one CPU per job).")

@@ -19,12 +19,16 @@ from pathlib import Path
 
 import click
 
+from volta.cli.exit_codes import epilog
+from volta.cli.output_format import output_format
+
 from volta.cli.bounds import bounded
 from volta.exec import limits
 from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
 from volta.cuda import nvcc_release
-from volta.launch.spec import compile_sources, load_manifest, pair_from_options, parse_define_fn, sequences_from_options
+from volta.launch.spec import (compile_sources, load_manifest, pair_from_options, parse_define_fn, sequences_from_options,
+                               with_out_init)
 from volta.numerics.mma_select import make_setting
 from volta.report import render
 from volta.report.check_report import CheckResult, ReplayResult
@@ -61,7 +65,7 @@ class _InOrder(click.Command):
         return super().parse_args(ctx, args)
 
 
-@click.command("check", cls=_InOrder)
+@click.command("check", cls=_InOrder, epilog=epilog("check"))
 @click.argument("targets", nargs=-1, type=click.Path(dir_okay=False))
 @_launch_options
 @click.option("--ref-launch", "ref_launch", multiple=True, metavar='"FILE[:KERNEL] grid=G block=B args=A,B"',
@@ -88,10 +92,12 @@ class _InOrder(click.Command):
 @click.option("--emit-smt", "emit_smt", type=click.Path(file_okay=False), metavar="DIR",
               help="Write each solver obligation (elements not identical) as SMT-LIB2 into DIR.")
 @click.option("--save-counterexample", "save_cex", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Save a counterexample to FILE (JSON) and print the command that replays it; "
-                   "nothing is written without it.")
+              help="Save a counterexample to FILE and print the command that replays it: FILE.npz holds every input "
+                   "buffer as an array of its dtype (what a GPU run is given), any other name JSON with exact "
+                   "values; nothing is written without it.")
 @click.option("--replay", "replay_file", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Re-execute both kernels on a saved counterexample and print both values (exit 1 if they differ).")
+              help="Re-execute both kernels on a saved counterexample (.json or .npz) and print both values (exit 1 "
+                   "if they differ).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema: volta/report/SCHEMA.md).")
 @click.option("--sarif", "as_sarif", is_flag=True, help="Print SARIF 2.1.0 for code scanning.")
 @click.option("--junit", "junit_file", type=click.Path(dir_okay=False), metavar="FILE",
@@ -113,6 +119,10 @@ class _InOrder(click.Command):
 @click.option("--seed", type=int, default=0, show_default=True, help="With a bit-exact --fp: random seed.")
 @click.option("--define-fn", "define_fn", multiple=True, metavar="NAME=exp|exp2|log|sqrt|rsqrt|tanh",
               help="Give an external function with no body its exact real meaning (else: uninterpreted).")
+@click.option("--exact-constants", "exact_constants", is_flag=True,
+              help="Over the reals: read every float literal as the rational it is. By default a literal that is the "
+                   "correctly rounded value of log2 e, ln 2, pi, sqrt 2, sqrt(2/pi), ... (or a hi/lo split of one) "
+                   "is read as that constant, so expf, __expf and exp2f(x*log2e) are one function.")
 @click.option("--prove", is_flag=True,
               help="With a bit-exact --fp: prove every output element has the same bits for every input "
                    "(BIT-IDENTICAL), or show an input where they differ.")
@@ -127,6 +137,9 @@ class _InOrder(click.Command):
               help="With a bit-exact --fp (sampled): absolute tolerance (see --rtol).")
 @click.option("--signed-zero", type=click.Choice(["equal", "differ"]), default="differ", show_default=True,
               help="With a bit-exact --fp (sampled): whether +0 and -0 count as the same value.")
+@click.option("--out-init", type=click.Choice(["zeros", "undefined"]), default="zeros", show_default=True,
+              help="How out buffers start: zeros (as after cudaMemset) or undefined (a read before the kernel "
+                   "writes it is an UNINITIALIZED READ, as on a GPU without a memset).")
 @click.option("--allow-exit-before-barrier", is_flag=True,
               help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
                    "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
@@ -134,12 +147,15 @@ class _InOrder(click.Command):
               help="Over the reals: run only these CTAs of each kernel (corners, random:N[:SEED], or indices/"
                    "coordinates such as 0,5 or 0x0,3x1) and compare the outputs both write; the verdict says so.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+@click.option("-v", "--verbose", is_flag=True, help="Every note at each place it was made (text output).")
 @cuda_options
 @bounded("check")
+@output_format
 def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_cex, replay_file,
             as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag,
             allow_exit_before_barrier, prove, batch_invariant, ulp=None, rtol=None, atol=None,
-            signed_zero="differ", ctas=None, ptxas=None, inputs=None, **launch) -> int:
+            signed_zero="differ", ctas=None, ptxas=None, inputs=None, exact_constants=False, verbose=False,
+            out_init="zeros", **launch) -> int:
     """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
 
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
@@ -167,7 +183,10 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     for name, meaning in spec.functions.items():
         argv += ["--define-fn", f"{name}={meaning}"]
     spec.allow_exit_before_barrier = allow_exit_before_barrier
+    with_out_init(spec, out_init)
     argv += ["--allow-exit-before-barrier"] if allow_exit_before_barrier else []
+    spec.exact_constants = spec.exact_constants or exact_constants   # (a manifest may say so too)
+    argv += ["--exact-constants"] if exact_constants else []
     if ctas is not None:
         if fp != "real":
             raise UsageError("--ctas applies to the check over the reals (--fp real); the bit comparison runs "
@@ -211,7 +230,8 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         raise UsageError("--ulp, --rtol, --atol and --signed-zero relax a bit-exact comparison: give --fp ieee or "
                          "an architecture (over the reals, --fp real, equivalence is exact)")
 
-    from volta.equiv.check import check, save_inputs, timed_out
+    from volta.equiv.check import check, timed_out
+    from volta.equiv.witness import save_inputs
 
     start = time.perf_counter()
     try:
@@ -226,13 +246,14 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     if report.counterexample is not None and save_cex:
         cex_file = save_cex  # written only when asked: never into the current directory unasked
         try:
-            save_inputs(report.counterexample, cex_file)
+            save_inputs(report.counterexample, cex_file, spec)
         except OSError as err:
             raise UsageError(f"cannot write the counterexample to {cex_file}: {err.strerror or err}") from None
-    result = CheckResult(report, spec, argv, cex_file)
+    result = CheckResult(report, spec, argv, cex_file, verbose=verbose)
     if progress is not None:
         ti = report.stats.get("thread_instructions", 0)
-        progress(f"{ti:,} thread-instructions, {report.compared:,} elements compared "
+        elements = f"{report.compared:,} element{'' if report.compared == 1 else 's'}"
+        progress(f"{ti:,} thread-instructions, {elements} compared "
                  f"in {time.perf_counter() - start:.2f} s")
         if emit_smt:
             n = len(list(Path(emit_smt).glob("*.smt2")))

@@ -14,10 +14,12 @@ import json
 
 import click
 
+from volta.cli.exit_codes import epilog
+
 from volta.equiv.bits import FP_MODES
 
 
-@click.command("classes")
+@click.command("classes", epilog=epilog("classes"))
 @click.argument("manifest", type=click.Path(dir_okay=False))
 @click.option("--fp", default="ieee", show_default=True, metavar="ieee|ARCH", help="The bit-exact float model.")
 @click.option("--trials", type=click.IntRange(min=1), default=2, show_default=True,

@@ -14,6 +14,8 @@ import math
 from collections import defaultdict
 
 import click
+
+from volta.cli.exit_codes import epilog
 import numpy as np
 
 from volta.cuda import nvcc_release
@@ -108,7 +110,7 @@ def run_one(a: list[int], b: list[int], c: int, arch: str, in_fmt: str, acc_fmt:
                          in_fmt, acc_fmt, params=params)[0])
 
 
-@click.command(name="mma")
+@click.command("mma", epilog=epilog("mma"))
 @click.option("--arch", required=True, help="volta, ampere, ada, hopper, blackwell (or sm_XX)")
 @click.option("--in", "in_fmt", required=True, help="input format: f16, bf16, tf32, e4m3, e5m2, f64")
 @click.option("--acc", "--out", "acc_fmt", default="f32", show_default=True,

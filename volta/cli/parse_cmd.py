@@ -26,13 +26,15 @@ import json
 
 import click
 
+from volta.cli.exit_codes import epilog
+
 from volta.errors import UsageError, VoltaError
 from volta.ptx.decode import decode_module
 from volta.ptx.parser import parse_file
 from volta.ptx.summary import KernelSummary, summarize
 
 
-@click.command("parse")
+@click.command("parse", epilog=epilog("parse"))
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @click.option("--no-cache", is_flag=True, help="Parse even when the content is in the cache.")

@@ -16,10 +16,13 @@ from pathlib import Path
 
 import click
 
+from volta.cli.exit_codes import epilog
+from volta.cli.output_format import output_format
+
 from volta.cli.bounds import bounded
 from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
-from volta.launch.spec import compile_sources, from_options, load_manifest
+from volta.launch.spec import compile_sources, from_options, load_manifest, with_out_init
 from volta.session.races import analyze, roles, RacesResult
 from volta.exec.schedules import DEFAULT_BUDGET
 from volta.report import render
@@ -28,7 +31,7 @@ from volta.report.text import DEFAULT_MAX_FINDINGS
 LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", "shared_dynamic")
 
 
-@click.command("races")
+@click.command("races", epilog=epilog("races"))
 @click.argument("target", type=click.Path(dir_okay=False))
 @click.option("--kernel", "kernel", metavar="NAME", help="The .entry to run (needed when the file has several).")
 @click.option("--grid", metavar="X[xY[xZ]]", help="Grid dimensions, e.g. 8 or 8x4.")
@@ -76,16 +79,21 @@ LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", 
               help="Run only these CTAs: corners, random:N[:SEED], or indices/coordinates such as 0,5 or 0x0,3x1 "
                    "(the report covers those CTAs only). Default: the whole grid.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
+@click.option("-v", "--verbose", is_flag=True, help="Every note at each place it was made (text output).")
+@click.option("--out-init", type=click.Choice(["zeros", "undefined"]), default="zeros", show_default=True,
+              help="How out buffers start: zeros (as after cudaMemset) or undefined (a read before the kernel "
+                   "writes it is an UNINITIALIZED READ, as on a GPU without a memset).")
 @click.option("--allow-exit-before-barrier", is_flag=True,
               help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
                    "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
 @cuda_options
 @bounded("races")
+@output_format
 def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynamic, role,
             as_json, as_sarif, junit_file, max_findings, quiet, arch, nvcc_flag, allow_exit_before_barrier,
             inputs=None, trials=None, structured_only=False, lockstep_warps=False, allow_benign_races=False,
             allow_ordering_races=False, schedules=DEFAULT_BUDGET, schedule_seed=0, show_printf=False,
-            ctas=None) -> int:
+            ctas=None, verbose=False, out_init="zeros") -> int:
     """Find races, deadlocks, out-of-bounds accesses and uninitialized reads in one launch of a PTX kernel.
 
     TARGET is a .ptx file (give --grid, --block, --args and --buffer) or a manifest.toml; a .cu file
@@ -123,6 +131,7 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
     cta_selection.select(spec, ctas, chosen)
     progress = None if quiet else (lambda line: click.echo(f"volta races: {line}", err=True))
     spec.allow_exit_before_barrier = allow_exit_before_barrier
+    with_out_init(spec, out_init)
     if structured_only and (inputs is not None or trials is not None):
         raise UsageError("--structured-only never runs on concrete inputs: drop --inputs/--trials")
     from volta.session.races import trial_modes
@@ -147,5 +156,5 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
     elif as_sarif:
         click.echo(render(result, "sarif"))
     else:
-        click.echo(render(result, "text", max_findings=max_findings))
+        click.echo(render(result, "text", max_findings=max_findings, verbose=verbose))
     return result.exit_code

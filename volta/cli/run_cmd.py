@@ -2,18 +2,22 @@
 
     volta run kernel.ptx --grid 8 --block 128 --args x,y,1024 --inputs in.npz --out out.npz --fp hopper
     volta run examples/gemm_naive/manifest.toml [--inputs in.npz|random[:SEED]|zeros] [--seed 0] [--out out.npz]
+    volta run examples/gemm_naive/manifest.toml --inputs A_only.npz --inputs random   # the rest filled knowingly
     volta run kernel.cu --arch sm_80 --grid 8 --block 128 --args x,y,1024 --buffer x=f32[1024]:in ...
 
 Buffers named in `--args` take dtype and size from the arrays of the same name in `--inputs` (or from
 `--buffer NAME=DTYPE[COUNT]`, for outputs or to override); every buffer's final contents go to `--out` under
 its name. Without `--inputs` (or with `--inputs random[:SEED]`), every declared buffer the kernel reads (role
 in/inout) is drawn deterministically from `--seed` (default 0); `--inputs zeros` starts them at zero; `out`
-buffers always start zeroed. Generated inputs are saved in `--out` too, as `input.NAME`, and stderr always
+buffers always start zeroed. An .npz must name buffers of the launch and give every buffer the kernel reads (a
+misnamed or missing array is a usage error, never silently zero); `--inputs FILE.npz --inputs random|zeros`
+fills the ones the file lacks. Generated inputs are saved in `--out` too, as `input.NAME`, and stderr always
 says which inputs were used. A `.cu` TARGET is compiled with nvcc first (`--arch`, `--nvcc-flag`). Each instruction rounds as its PTX says; `mma`/`wmma`/`wgmma` use the `--fp`
 architecture's tensor-core model. Data may steer branches and addresses. Races, deadlocks and out-of-bounds
 accesses are reported for this input in the same form as `volta races`.
 
-Exit codes: 0 clean, 1 findings, 2 usage error (a buffer with no array, dtype/size mismatch, bad --fp),
+Exit codes: 0 clean, 1 findings, 2 usage error (a buffer with no array, an array naming no buffer, dtype/size
+mismatch, bad --fp),
 3 unsupported (an instruction without semantics) or unknown (`--timeout` ran out: the report still comes, with
 the work done and no outputs).
 
@@ -30,18 +34,21 @@ import json
 
 import click
 
+from volta.cli.exit_codes import epilog
+from volta.cli.output_format import output_format
+
 from volta.cli.cuda_options import cuda_options
 from volta.cli.bounds import bounded
 from volta.exec import limits
 from volta.errors import UsageError
 from volta.session import replay
-from volta.launch.spec import compile_sources
+from volta.launch.spec import compile_sources, with_out_init
 from volta.cuda import nvcc_release
 from volta.numerics.mma_select import make_setting
 from volta.report import run_report
 
 
-@click.command("run")
+@click.command("run", epilog=epilog("run"))
 @click.argument("target", type=click.Path(exists=True, dir_okay=False))
 @click.option("--kernel", default=None, help="Kernel (.entry) name; with a manifest: its [kernel]/[ref]/[opt] table.")
 @click.option("--grid", default=None, help="Grid size: X, XxY or XxYxZ.")
@@ -49,8 +56,10 @@ from volta.report import run_report
 @click.option("--args", "args", default=None, help="Kernel arguments in order: buffer names and numbers.")
 @click.option("--arg", "named_args", multiple=True, help="One parameter by name: NAME=VALUE (repeatable).")
 @click.option("--buffer", "buffers", multiple=True, help="NAME=DTYPE[COUNT][:ROLE] (outputs, or to override).")
-@click.option("--inputs", default=None, metavar="FILE.npz|random[:SEED]|zeros",
-              help="Input arrays (.npz), or generated: random (default, from --seed) or zeros.")
+@click.option("--inputs", multiple=True, metavar="FILE.npz|random[:SEED]|zeros",
+              help="Input arrays (.npz: one array per input buffer, named as it), or generated: random (default, "
+                   "from --seed) or zeros. Give it twice, FILE.npz then random or zeros, to fill the buffers the "
+                   "file lacks.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None, help="Write every buffer here (.npz).")
 @click.option("--shared-dynamic", type=int, default=None, help="Dynamic shared memory bytes.")
 @click.option("--fp", type=click.Choice(replay.FP_CHOICES), default="ieee", show_default=True,
@@ -64,6 +73,9 @@ from volta.report import run_report
 @click.option("--sarif", "as_sarif", is_flag=True, help="Print SARIF 2.1.0 (this run's findings) instead of text.")
 @click.option("--junit", "junit_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write JUnit XML here (a clean run is <skipped>: one input proves nothing about others).")
+@click.option("--out-init", type=click.Choice(["zeros", "undefined"]), default="zeros", show_default=True,
+              help="How out buffers start: zeros (as after cudaMemset) or undefined (a read before the kernel "
+                   "writes it is an UNINITIALIZED READ, as on a GPU without a memset).")
 @click.option("--allow-exit-before-barrier", is_flag=True,
               help="Accept threads that exit before a __syncthreads() the rest of their block waits at "
                    "(undefined in CUDA; sm_70+ GPUs count exited threads as arrived).")
@@ -71,11 +83,13 @@ from volta.report import run_report
               help="Run only these CTAs: corners, random:N[:SEED], or indices/coordinates such as 0,5 or 0x0,3x1 "
                    "(the other CTAs' outputs keep their initial values). Default: the whole grid.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress line on stderr for long runs.")
+@click.option("-v", "--verbose", is_flag=True, help="Every note at each place it was made (text output).")
 @cuda_options
 @bounded("run")
+@output_format
 def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_path, shared_dynamic, fp, seed,
             no_races, as_json, arch, nvcc_flag, allow_exit_before_barrier=False, quiet=False, as_sarif=False,
-            junit_file=None, ctas=None, ptxas=None) -> int:
+            junit_file=None, ctas=None, ptxas=None, verbose=False, out_init="zeros") -> int:
     """Run TARGET (a .ptx file, or a manifest.toml) on concrete inputs; report outputs and findings."""
     if as_json and as_sarif:
         raise UsageError("choose one of --json and --sarif")
@@ -95,7 +109,9 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
     picked = cta_selection.select(spec, ctas, [role]).get(role)
     limits.check_buffers(spec.buffers)  # before any input array is drawn (--max-memory)
     spec.allow_exit_before_barrier = allow_exit_before_barrier
-    loaded, described, generated, seed = replay.choose_inputs(spec, inputs, seed)
+    with_out_init(spec, out_init)
+    given, fill = _inputs_and_fill(inputs)
+    loaded, described, generated, seed = replay.choose_inputs(spec, given, seed, fill=fill)
     click.echo(f"volta run: inputs: {described}", err=True)
     result = replay.run_launch(spec, role, loaded, fp=fp, check_races=not no_races, generated=generated,
                                scalars=scalars, tensor=tensor)
@@ -121,8 +137,16 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
     elif as_json:
         click.echo(json.dumps(run_report.to_json(result, out_path, seed), indent=2))
     else:
-        click.echo(run_report.format_text(result, out_path, seed))
+        click.echo(run_report.format_text(result, out_path, seed, verbose))
     return result.exit_code
+
+
+def _inputs_and_fill(given: tuple) -> tuple:
+    """`--inputs` given at most twice: (FILE.npz | random[:SEED] | zeros | None, the fill for the rest or None)."""
+    if len(given) > 2 or (len(given) == 2 and not replay.is_fill(given[1])):
+        raise UsageError(f"--inputs {' --inputs '.join(given)}: give --inputs once (FILE.npz, random[:SEED] or "
+                         f"zeros), or twice as FILE.npz then random[:SEED] or zeros to fill what the file lacks")
+    return (given[0] if given else None), (given[1] if len(given) == 2 else None)
 
 
 def _override(spec, role, grid, block, args, named_args, buffers, shared_dynamic):

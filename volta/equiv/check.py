@@ -8,7 +8,6 @@ reported with a counterexample that re-executing both kernels on concrete exact 
 from __future__ import annotations
 
 import dataclasses
-import json
 import operator
 import time
 from dataclasses import dataclass, field
@@ -26,14 +25,19 @@ from volta.exec.limits import Timeout
 from volta.exec.access import region_itemsize
 from volta.exec.findings import Site
 from volta.launch.spec import DTYPES, FIXED, LaunchSpec, sequence
-from volta.exec.machine import Machine, constants
+from volta.exec.machine import Machine, constants, named_reading
 from volta.exec.pipeline import names as pipeline_names, step_name
+from volta.equiv.witness import (SMALL, below_resolution, input_domain, larger_difference, load_inputs,
+                                 relative_difference)
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
 from volta.symbolic import expr as E
 from volta.symbolic.enclose import enclose
 from volta.symbolic.evaluate import EvalError, Inexact, evaluate
 from volta.symbolic.normal import Normalizer, equal, normalize
+from volta.symbolic.constants import constants_read
+from volta.symbolic.domain import Domain
+from volta.symbolic.screen import Screen
 from volta.symbolic.search import inputs_of, random_search
 from volta.symbolic.verdict import Proved, Refuted, Unknown
 
@@ -53,6 +57,8 @@ class Counterexample:
     depends: dict = field(default_factory=dict)  # buffer -> sorted indices the element reads; '__symbols__' -> names
     writers: dict = field(default_factory=dict)  # role -> (ThreadId, Site) of the store that wrote the element
     parting: object = None  # volta.equiv.parting.Parting: where the two kernels' values first part (or None)
+    relative: float | None = None  # |ref - opt| / max(|ref|, |opt|) (volta.equiv.witness)
+    below_resolution: str | None = None  # the output dtype ('f32') when `relative` is below its resolution
     fixed: list = field(default_factory=list)  # integer inputs fixed to their values here (fixed_inputs.py)
 
 
@@ -68,6 +74,9 @@ class CheckReport:
     stats: dict = field(default_factory=dict)
     kernels: dict = field(default_factory=dict)  # role -> .entry name that ran
     notes: list = field(default_factory=list)  # what the real semantics relied on (e.g. expf's 2^n bit idiom)
+    # float literals read as the named constants they round (volta/symbolic/constants.py): one entry per constant,
+    # {"name": "log2 e", "literals": ["0f3FB8AA3B", "lo 0f32A57060"], "roles": ["ref", "opt"]}
+    constants: list = field(default_factory=list)
     timed_out: str | None = None  # set when --timeout ended the check: what was running, what was left
     coverage: dict | None = None  # --ctas: {role: CTAs run, "not_compared": elements written on one side only}
     # addresses depending on integer inputs: {buffers, assignments, enumerated, decided, inputs} (fixed_inputs.py)
@@ -103,12 +112,14 @@ def execute(spec: LaunchSpec, role: str, input_values=None, lane_structured: boo
     buffers, fixed = fixed_buffers(spec)
     machines, carried = [], None
     try:
-        for launch in sequence(spec, role):
-            prog = lower(parse_file(launch.ptx), launch.kernel)
+        progs = [(launch, lower(parse_file(launch.ptx), launch.kernel)) for launch in sequence(spec, role)]
+        named = named_reading(spec, [prog for _, prog in progs])
+        for launch, prog in progs:
             m = pipeline.machine(carried, prog, launch, buffers, symbols, inputs=fixed, symbolic=True,
                                  input_values=input_values, check_races=input_values is None,
                                  lane_structured=lane and input_values is None, functions=spec.functions,
-                                 allow_exit_before_barrier=spec.allow_exit_before_barrier, integers=integers)
+                                 allow_exit_before_barrier=spec.allow_exit_before_barrier, named=named,
+                                 integers=integers)
             machines.append(m.run())
             carried = m.buffer_regions
     except Timeout as err:
@@ -208,7 +219,7 @@ def outputs(m: Machine, spec: LaunchSpec, rows: bool = False) -> dict:
             else:
                 bits = region.data[0, off:off + size].copy().view({1: np.uint8, 2: np.uint16, 4: np.uint32,
                                                                    8: np.uint64}[size]).astype(np.uint64)
-                elements[i] = constants(bits, t)[0]
+                elements[i] = constants(bits, t, m.named)[0]
         elements = Elements(elements)
         elements.poly_at = np.array(poly_at, np.int64)
         result[name] = elements
@@ -287,6 +298,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
             return report
         report.findings[role] = machines[role].findings
         report.notes += [f"{role}: {n}" for n in getattr(machines[role], "real_notes", ())]
+    report.constants = constants_read({role: m.named for role, m in machines.items()})   # (None: --exact-constants)
     report.stats["execute_seconds"] = time.perf_counter() - start
     report.stats["thread_instructions"] = sum(m.thread_instructions for m in machines.values())
     if any(report.findings.values()):
@@ -307,6 +319,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
         return report
     total = sum(len(v) for v in outs["ref"].values())
     norm = Normalizer()
+    screen = Screen(input_domain(spec), integers)
     shown = time.perf_counter()
     smt_dir = Path(emit_smt) if emit_smt else None
     if smt_dir:
@@ -342,7 +355,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
                 shown = _progress(progress, report.compared, total, start, shown)
             try:
                 a, b = _plain(a), _plain(b)
-                verdict = _compare(a, b, norm, timeout_ms, smt_dir, name, i, integers)
+                verdict = _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen)
             except Timeout as err:
                 _out_of_time(report, name, i, err, total)
                 break
@@ -355,7 +368,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
                     break
                 continue
             try:
-                cex = _confirm(spec, verdict, name, i, a, b, machines, integers)
+                cex = _confirm(spec, verdict, name, i, a, b, machines, screen.domain, integers)
             except Timeout as err:
                 _out_of_time(report, name, i, err, total, "confirming a candidate counterexample")
                 break
@@ -463,26 +476,31 @@ def _bulk_equal(ref: list, opt: list) -> np.ndarray:
     return proved
 
 
-def _compare(a, b, norm, timeout_ms, smt_dir, name, i, integers: IntegerInputs = NO_INTEGERS):
+def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = None):
     from volta.symbolic import z3bridge
 
+    screen = screen or Screen()
     if a is b:
         return Proved("identical")
     if a is UNTOUCHED or b is UNTOUCHED:
         return Refuted({}, confirmed=True)
     if smt_dir is not None:
         z3bridge.emit_smt(a, b, smt_dir / f"{name}_{i}.smt2", norm)
+    found = screen.search(a, b)   # float64 at several input scales, confirmed exactly: before any normal form
+    if found is not None:
+        return found
+    domain = screen.domain
     large = _expansion(a, b) > LARGE_EXPANSION
     if large:  # a few cheap exact evaluations first: normalizing a large expression can take minutes
-        quick = random_search(a, b, tries=8, integers=integers)
+        quick = random_search(a, b, tries=8, domain=domain, integers=screen.integers)
         if quick is not None:
             return quick
     if equal(normalize(a, norm), normalize(b, norm)):
         return Proved("normal-form")
-    quick = random_search(a, b, tries=60, seed=1 if large else 0, integers=integers)  # cheap exact evaluation before any solver
+    quick = random_search(a, b, tries=60, seed=1 if large else 0, domain=domain, integers=screen.integers)  # exact, before a solver
     if quick is not None:
         return quick
-    return z3bridge.decide_equal(a, b, limits.remaining_ms(timeout_ms), norm, integers)
+    return z3bridge.decide_equal(a, b, limits.remaining_ms(timeout_ms), norm, domain, integers=screen.integers)
 
 
 LARGE_EXPANSION = 50_000  # estimated terms: above this, a few random inputs are tried before normalizing
@@ -534,9 +552,40 @@ def _expansion(*roots) -> int:
 _EXPANSION: dict = {}  # node id -> estimated (numerator, denominator) terms, 0 = no denominator (see _expansion)
 
 
-def _confirm(spec, verdict: Refuted, name, i, a, b, machines, integers: IntegerInputs) -> Counterexample | None:
-    """Re-execute both kernels on the candidate input with exact arithmetic; keep it only if they differ."""
-    inputs = _full_inputs(spec, verdict.model, a, b)
+def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None, domain: Domain | None = None,
+             integers: IntegerInputs = NO_INTEGERS) -> Counterexample | None:
+    """Re-execute both kernels on the candidate input with exact arithmetic; keep it only if they differ. The
+    input is rounded to each buffer's dtype first (nearest, else down, else up: `Domain.variants`), so a
+    counterexample is always one a GPU run can be given; one whose outputs part by under 1e-3 relative is
+    scaled up where they part more (`witness.larger_difference`), and the scaled one replayed too."""
+    domain = domain or input_domain(spec)
+    for model in domain.variants(verdict.model or {}):
+        cex = _replayed(spec, model, name, i, a, b, integers)
+        if cex is not None:
+            break
+    else:
+        return None
+    cex.relative = relative_difference(cex.ref_value, cex.opt_value)
+    if cex.relative is not None and cex.relative < SMALL and isinstance(a, E.Expr) and isinstance(b, E.Expr):
+        larger = larger_difference(model, cex.relative, domain, a, b, spec.buffers[name].dtype)   # parts clearly
+        better = _replayed(spec, larger, name, i, a, b, integers) if larger is not None else None
+        if better is not None:
+            cex, cex.relative = better, relative_difference(better.ref_value, better.opt_value)
+    cex.below_resolution = below_resolution(spec, name, cex.relative)
+    for role, m in (machines or {}).items():
+        writer = last_writer(m, spec, name, i)
+        if writer is not None:
+            cex.writers[role] = writer
+            tid, site = writer
+            text = f"{tid} at {site.ptx}:{site.line}:{site.col} `{site.text}`"
+            setattr(cex, f"{role}_threads", text)
+    cex.parting = _values_part(spec, cex.inputs, name, i, machines, integers)
+    return cex
+
+
+def _replayed(spec, model, name, i, a, b, integers: IntegerInputs) -> Counterexample | None:
+    """Both kernels re-executed exactly on `model` (every other input 1): a Counterexample if they differ."""
+    inputs = _full_inputs(spec, model, a, b)
     if not _integer_inputs_fit(integers, inputs):
         return None   # not an input the kernels can be given
     values = {}
@@ -550,16 +599,7 @@ def _confirm(spec, verdict: Refuted, name, i, a, b, machines, integers: IntegerI
     if values["ref"] is None or values["opt"] is None or not values["ref"] != values["opt"]:
         return None  # undefined, or not certainly different (equal, or enclosures that overlap)
     depends = {**dependencies(a, b), **{n: list(range(len(v))) for n, v in spec.fixed.items()}}
-    cex = Counterexample(inputs, name, i, values["ref"], values["opt"], depends=depends)
-    for role, m in (machines or {}).items():
-        writer = last_writer(m, spec, name, i)
-        if writer is not None:
-            cex.writers[role] = writer
-            tid, site = writer
-            text = f"{tid} at {site.ptx}:{site.line}:{site.col} `{site.text}`"
-            setattr(cex, f"{role}_threads", text)
-    cex.parting = _values_part(spec, inputs, name, i, machines, integers)
-    return cex
+    return Counterexample(inputs, name, i, values["ref"], values["opt"], depends=depends)
 
 
 def _values_part(spec, inputs, name, i, machines, integers):
@@ -636,7 +676,7 @@ def _exact(element):
             return enclose(element, {})
         except (EvalError, KeyError):
             return None
-    except (EvalError, KeyError):  # KeyError: a leaf with no exact value (log2(e) of --define-fn exp)
+    except (EvalError, KeyError):  # KeyError: a leaf with no value (a symbol the replay did not fix)
         return None
 
 
@@ -658,14 +698,6 @@ def _full_inputs(spec, model, a, b) -> dict:
         elif leaf.op == E.SYM:
             inputs["__symbols__"][leaf.data] = Fraction(value)
     return inputs
-
-
-def save_inputs(cex: Counterexample, path: str | Path) -> None:
-    data = {k: {str(i): str(v) for i, v in vals.items()} for k, vals in cex.inputs.items()}
-    saved = {"inputs": data, "buffer": cex.buffer, "index": cex.index}
-    if cex.fixed:   # integer inputs the addresses depend on: the replay fixes them to these values
-        saved["fixed"] = list(cex.fixed)
-    Path(path).write_text(json.dumps(saved, indent=1))
 
 
 def _replay_matches(spec: LaunchSpec, path, inputs: dict, name: str, index: int) -> None:
@@ -693,16 +725,11 @@ def _replay_matches(spec: LaunchSpec, path, inputs: dict, name: str, index: int)
 
 
 def replay(spec: LaunchSpec, path: str | Path) -> dict:
-    """Run both kernels on the inputs in a counterexample file; return the element's two exact values."""
-    try:
-        data = json.loads(Path(path).read_text())
-        inputs = {k: {(i if k == "__symbols__" else int(i)): Fraction(v) for i, v in vals.items()}
-                  for k, vals in data["inputs"].items()}
-        name, index = data["buffer"], int(data["index"])
-        fixed = {n: np.array([int(inputs[n][i]) for i in range(spec.buffers[n].count)],
-                             DTYPES[spec.buffers[n].dtype][0]) for n in data.get("fixed", ())}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
-        raise UsageError(f"cannot read counterexample file {path}: {type(err).__name__}: {err}") from None
+    """Run both kernels on the inputs in a counterexample file (JSON or .npz); return the element's two exact
+    values."""
+    inputs, name, index, fixed_names = load_inputs(spec, path)
+    fixed = {n: np.array([int(inputs[n][i]) for i in range(spec.buffers[n].count)], DTYPES[spec.buffers[n].dtype][0])
+             for n in fixed_names}
     _replay_matches(spec, path, inputs, name, index)
     spec = dataclasses.replace(spec, fixed=fixed) if fixed else spec
     values = {}

@@ -81,7 +81,7 @@ def assignments(spec: LaunchSpec, names: list, inputs, trials: int | None) -> tu
         return out, True
     out = []
     for mode in trial_modes(inputs, trials):
-        arrays, _ = trial_inputs(spec, mode)
+        arrays, _ = trial_inputs(spec, mode, complete=False)   # the float inputs stay symbolic
         missing = [n for n in names if n not in arrays]
         if missing:
             raise UsageError(f"--inputs {mode} gives no array for the integer input(s) {', '.join(missing)}, whose "

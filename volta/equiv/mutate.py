@@ -172,7 +172,8 @@ def run_mutant(spec: LaunchSpec, mutant: Mutant, text: str, workdir: Path, timeo
 
 
 def _run_mutant(spec: LaunchSpec, mutant: Mutant, text: str, workdir: Path, timeout_ms: int) -> Outcome:
-    from volta.equiv.check import check, replay, save_inputs
+    from volta.equiv.check import check, replay
+    from volta.equiv.witness import save_inputs
 
     ptx = workdir / f"mutant_{mutant.line}_{re.sub(r'[^a-z0-9]+', '_', mutant.kind)}.ptx"
     ptx.write_text(text)
@@ -189,7 +190,7 @@ def _run_mutant(spec: LaunchSpec, mutant: Mutant, text: str, workdir: Path, time
     out = Outcome(mutant, report.verdict, changes)
     if report.verdict == "not-equivalent":
         cex_file = ptx.with_suffix(".json")
-        save_inputs(report.counterexample, cex_file)
+        save_inputs(report.counterexample, cex_file, mspec)
         values = replay(mspec, cex_file)
         out.confirmed = values["ref"] != values["opt"]
         out.detail = f"{values['buffer']}[{values['index']}]: ref = {values['ref']}, opt = {values['opt']}"

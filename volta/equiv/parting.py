@@ -32,6 +32,7 @@ from pathlib import Path
 from volta.config import NO_INTEGERS, IntegerInputs
 from volta.equiv.diverge import FLOAT_T, NO_DEF, TracingMachine, backward_slice
 from volta.launch.spec import LaunchSpec, sequence
+from volta.exec.machine import named_reading
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
 from volta.symbolic import expr as E
@@ -85,12 +86,13 @@ def trace(spec: LaunchSpec, role: str, inputs: dict, integers: IntegerInputs = N
     """Run `role` (its launch sequence in order, on shared buffers) on exact inputs under the tracing machine,
     with the options `volta.equiv.check.execute` uses to replay a counterexample."""
     machine = None
-    for launch in sequence(spec, role):
-        prog = lower(parse_file(launch.ptx), launch.kernel)
+    progs = [(launch, lower(parse_file(launch.ptx), launch.kernel)) for launch in sequence(spec, role)]
+    named = named_reading(spec, [prog for _, prog in progs])
+    for launch, prog in progs:
         machine = TracingMachine(prog, launch, spec.buffers, dict(spec.symbols), symbolic=True,
                                  input_values=inputs, check_races=False, lane_structured=False,
                                  functions=spec.functions, allow_exit_before_barrier=spec.allow_exit_before_barrier,
-                                 previous=machine, integers=integers)
+                                 previous=machine, named=named, integers=integers)
         machine.run()
     return machine
 

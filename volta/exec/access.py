@@ -83,6 +83,7 @@ def resolve(m, op, space, addr, lanes, size, write):
             m.report(F.OUT_OF_BOUNDS, f"{'write' if write else 'read'} of {size} bytes past the end of "
                      f"`{region.name}`{dynamic}", op, [lz[k]], related=m.admitting_branch(lz[k]), buffer=region.name,
                      offset=int(o[k]), bounds=region.size, address=int(addr[sel][k]))
+            m.count_threads(F.OUT_OF_BOUNDS, op, lz[bad])
             o, lz = o[~bad], lz[~bad]
         align = min(size, 16)
         mis = (o % align) != 0
@@ -129,7 +130,7 @@ def row_index(region, lanes, m):
     return lanes
 
 
-def load(m, region, lanes, offs, size):
+def load(m, region, lanes, offs, size, seen: bool = True):
     """Bytes → uint64 bits (little endian) for each lane; and flags for never-written bytes."""
     rows = row_index(region, lanes, m)
     flat = region.data.reshape(-1)
@@ -147,7 +148,10 @@ def load(m, region, lanes, offs, size):
     if region.written is not None:
         w = region.written.reshape(-1)
         ok = w[start] if size == 1 else w[start[:, None] + np.arange(size)].all(axis=1)
-        if not ok.all():
+        if not ok.all() and region.zero_start:   # defined (zeros), but the report says the kernel relied on them
+            if seen:   # (not the machine's own look at memory around a store)
+                m.__dict__.setdefault("zero_start_reads", set()).add(region.name)
+        elif not ok.all():
             undef = np.where(ok, 0, 2).astype(np.uint8)
     return bits, undef
 

@@ -119,7 +119,7 @@ def update(m, op, region, lz, offs, es, t, values):
     held = A.load_sym(m, op, region, lz, offs, es, t, bits)
     concrete = held == None  # noqa: E711
     if concrete.any():
-        held[concrete] = constants(bits[concrete], t)
+        held[concrete] = constants(bits[concrete], t, m.named)
     if kind != ".add" and integer_real.type_range(t) is not None:   # min/max read numbers (integer_real.py)
         values = integer_real.in_range(m, op, values, t, "its operand")
         held = integer_real.in_range(m, op, held, t, "the value it updates")

@@ -18,12 +18,17 @@ from volta.ir.program import RegRef, type_size
 from volta.ptx import ast
 from volta.semantics import compute as C
 from volta.semantics.bits import U64, mask, width
+from volta.symbolic.constants import LOG2E
 
 DISPATCH = {}
 # Over the reals (`volta check`), the instructions in machine.NOT_REAL keep bits only unless a module
 # gives them a real meaning here: handler(m, op, lanes) runs instead of the bit handler, or raises
 # Unsupported naming what it does not model.
 REAL = {}
+# Instructions whose semantics constrain what *other* instructions may do while they are in progress (wgmma's
+# registers in flight): opcode -> make(machine) -> watch(op, lanes), called before every instruction of a kernel
+# that contains the opcode (Machine.watchers).
+WATCHERS = {}
 
 
 def handles(*names, table=DISPATCH):
@@ -36,6 +41,13 @@ def handles(*names, table=DISPATCH):
 
 def handles_real(*names):
     return handles(*names, table=REAL)
+
+
+def watches(name):
+    def register(make):
+        WATCHERS[name] = make
+        return make
+    return register
 
 
 def run_bits(m, op, lanes):
@@ -110,7 +122,7 @@ def _extern_call(m, op, lanes):
             # a defined meaning (exp, sqrt, …) takes a float: nvcc passes a float as `.param .b32`, so a
             # concrete argument is read as the float of that width, never as the integer of its bits
             ct = {".b32": ".f32", ".b64": ".f64"}.get(t, t) if fn.name in m.functions else t
-            consts = constants(bits, ct)
+            consts = constants(bits, ct, m.named)
             values[-1] = np.array([e if e is not None else c for e, c in zip(values[-1], consts)], dtype=object)
     for ref, t in zip(rets, fn.return_types):
         region = m.memory.by_name[ref.name]
@@ -131,15 +143,15 @@ def _extern_call(m, op, lanes):
 
 def _meaning(meaning, fn, op):
     """The exact real function `--define-fn` names. e enters as 2^(x·L) with L = log2(e) a positive
-    symbol: identities proved for every L > 0 hold for the real one, and base-2 normal forms stay exact."""
+    symbol: identities proved for every L > 0 hold for the real one, and base-2 normal forms stay exact. L is the
+    named constant RN(log2 e) literals read as (volta/symbolic/constants.py), so a defined `exp` meets `__expf`."""
     from volta.symbolic import expr as E
 
     if len(fn.param_types) != 1:
         raise Unsupported(f"--define-fn gives `{fn.name}` a one-argument meaning, but it takes "
                           f"{len(fn.param_types)} arguments", op.span)
-    log2e = E.sym("log2(e)")
     exact = {"exp2": E.exp2, "sqrt": E.sqrt, "rsqrt": E.rsqrt, "tanh": E.tanh,
-             "exp": lambda x: E.exp2(E.mul(x, log2e)), "log": lambda x: E.div(E.lg2(x), log2e)}[meaning]
+             "exp": lambda x: E.exp2(E.mul(x, LOG2E)), "log": lambda x: E.div(E.lg2(x), LOG2E)}[meaning]
 
     def apply(x):
         from volta.semantics.realops import Infinity
@@ -560,7 +572,8 @@ def _st(m, op, lanes):
                 if f is not None:
                     data |= (f[pos] & DATA) != 0
         if m.may_spin:
-            old = np.concatenate([A.load(m, region, lz, offs + k * es, es)[0][:, None] for k in range(n)], axis=1)
+            old = np.concatenate([A.load(m, region, lz, offs + k * es, es, seen=False)[0][:, None] for k in range(n)],
+                                 axis=1)
         same_warp = A.track(m, op, region, lz, offs, es * n, write=True, warp_uniform=True, image=image, data=data) \
             if region.space in (".global", ".shared") else None
         _sync_writes(m, op, region, lz, offs)
@@ -587,7 +600,8 @@ def _st(m, op, lanes):
                         not tensor_real.store_pairs(m, op, region, lz, offs + k * es, es, sym):
                     A.store_sym(m, region, lz, offs + k * es, es, sym)
         if m.may_spin:
-            new = np.concatenate([A.load(m, region, lz, offs + k * es, es)[0][:, None] for k in range(n)], axis=1)
+            new = np.concatenate([A.load(m, region, lz, offs + k * es, es, seen=False)[0][:, None] for k in range(n)],
+                                 axis=1)
             if (new != old).any():
                 m.mem_epoch += 1  # memory changed: spinning threads may see something new
     _advance(m, lanes)
@@ -651,7 +665,7 @@ def _exprs_at(m, reg, lanes, t):
     cur = m.sym[reg.index] if isinstance(reg, RegRef) else None
     if isinstance(cur, LaneSym):
         bits, _ = m.read(reg, lanes, t)
-        out = constants(bits, t)
+        out = constants(bits, t, m.named)
         found, part = cur.restrict(np.unique(lanes))
         if part is not None:
             where = {int(lane): k for k, lane in enumerate(part.lanes)}
@@ -692,7 +706,7 @@ def _atom(m, op, lanes):
         old_flags = np.zeros(lz.size, np.uint8)
 
         def changes(j):   # would lane j's update change memory if it went now (volta/exec/schedules.py)
-            old = A.load(m, region, lz[j:j + 1], offs[j:j + 1], es)[0]
+            old = A.load(m, region, lz[j:j + 1], offs[j:j + 1], es, seen=False)[0]
             new = _atomic_value(op, kind, t, old, [v[pos[j:j + 1]] for v, _ in vals])
             return mask(new, 8 * es)[0] != mask(old, 8 * es)[0]
 
@@ -965,6 +979,6 @@ def _reduce_bits(op, t, v):
     return int(r) & 0xFFFFFFFF
 
 
-from volta.exec import asynccopy, hopper, tensor  # noqa: E402,F401  (register their handlers)
-from volta.exec import atomics_real, copy_real, redux_real, tensor_real  # noqa: E402,F401  (their real meanings: REAL)
+from volta.exec import asynccopy, hopper, tensor, wgmma  # noqa: E402,F401  (register their handlers)
+from volta.exec import atomics_real, copy_real, redux_real, tensor_real, wgmma_real  # noqa: E402,F401  (REAL)
 from volta.exec import indirect  # noqa: E402,F401  (registers the end of indirect-call dispatch chains)

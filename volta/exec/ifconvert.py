@@ -155,7 +155,7 @@ def _expr_of(m, r, v: Val, k: int, why):
     if t.startswith(".b"):
         raise Unsupported(f"the untyped register {m.prog.regs[r][0]} ({t}) holds different concrete values "
                           f"{why}; which real number its bits stand for depends on how it is read later")
-    return constants(v.bits[k:k + 1], t)[0]
+    return constants(v.bits[k:k + 1], t, m.named)[0]
 
 
 def merge(m, edges, regs, live, why) -> dict:
@@ -474,7 +474,7 @@ def _conditional_store(m, op, run, cond, maybe, stores, block, sure):
                 elif sym_old[j] is not None:
                     old = sym_old[j]
                 else:
-                    old = constants(bits_old[j:j + 1], ct)[0]
+                    old = constants(bits_old[j:j + 1], ct, m.named)[0]
                 out[j] = _select(mc[pos[j]], new[j], old, op)
                 stores.note((int(lz[j]), region.rid, int(rows[j]), int(o[j])), block, bool(sure[maybe][pos[j]]),
                             out[j] if out[j] is not new[j] else None, new[j], bool(unknown[j]))

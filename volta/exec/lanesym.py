@@ -14,6 +14,16 @@ from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
 
 MAX_TERMS = 1 << 16   # per-lane term budget of one value: beyond it, fall back to expressions
 MAX_BOUND = 1 << 60   # bound on sum |coef| per lane: like terms merged in int64 can never overflow
+# A product of two sums is expanded only up to this many terms over all lanes: s·s·s of a 32-term dot product is
+# 32,768 terms a lane, and a GELU's tanh of it made 64 lanes of them into 12 M expression nodes (300 s); the
+# per-lane path keeps the product as a product (the normal form expands it only if a comparison needs it).
+MAX_PRODUCT_TERMS = 1 << 18
+
+
+def expands(a: LanePoly, b: LanePoly) -> bool:
+    """Would a·b multiply out two sums into more than MAX_PRODUCT_TERMS terms over all lanes?"""
+    ta, tb = a.term_count(), b.term_count()
+    return ta > 1 and tb > 1 and ta * tb * a.lanes > MAX_PRODUCT_TERMS
 
 
 class LaneSym:

@@ -26,6 +26,7 @@ from volta.ptx import ast
 from volta.semantics import compute as C
 from volta.semantics import realops
 from volta.semantics.bits import U64, as_float, as_int, is_float, mask, signed, width
+from volta.symbolic import constants as named_constants
 from volta.symbolic import expr as E
 from volta.exec import floatbits, ifconvert, integer_real, lanesym
 from volta.exec.services import BAR, DATA, EXIT, RUN, SPIN, UNDEF, WARP, MachineServices  # noqa: F401 (re-exported)
@@ -59,7 +60,7 @@ class Machine(MachineServices):
                  functions: dict | None = None,
                  lane_structured: bool = False, allow_exit_before_barrier: bool = False,
                  lockstep_warps: bool = False, tensor: MmaSetting | None = None,
-                 runtime: ConcreteRuntime | None = None, integers: IntegerInputs = NO_INTEGERS):
+                 runtime: ConcreteRuntime | None = None, named=None, integers: IntegerInputs = NO_INTEGERS):
         self.prog = prog
         self.integers = integers  # integer input buffers and their ranges (volta/config.py), read by the real paths
         self.runtime = runtime or ConcreteRuntime()  # bodiless functions, printf, schedule (volta/exec/runtime.py)
@@ -71,6 +72,10 @@ class Machine(MachineServices):
         self.symbolic = symbolic  # float data as real-valued expressions (`volta check`)
         self.input_values = input_values  # {buffer: {index: Fraction}}: replay a counterexample exactly
         self.functions = functions or {}  # external function -> real meaning ('exp', 'sqrt', …)
+        # a `constants.Reading`: float words that are RN(log2 e), RN(π), … read as those constants (`volta check`,
+        # volta/symbolic/constants.py); None: every concrete float is the rational its bits are (`volta run`,
+        # the bit modes, --exact-constants)
+        self.named = named if symbolic else None
         self.fp = fp  # 'real' | 'ieee' | an architecture name ('ampere', 'hopper', …) for tensor cores
         self.tensor = tensor or MmaSetting()  # which tensor-core code: instruction default, ptxas version
         self.tensor_rows: dict = {}  # row name -> MmaRow: each tensor-core row this run used (volta run names them)
@@ -124,6 +129,8 @@ class Machine(MachineServices):
         self.clocks = memmodel.Clocks(self) if check_races and memmodel.needs_clocks(prog) else None
         # loops may spin on memory (atomics, strong loads, a grid barrier): park lanes whose iteration changed nothing
         self.may_spin = not structured or _may_spin(prog)
+        opcodes = {o.op for o in prog.ops}   # instructions that watch the others (dispatch.WATCHERS: wgmma)
+        self.watchers = [make(self) for name, make in WATCHERS.items() if name in opcodes]
 
     # ---- set-up ---------------------------------------------------------------------------
     def _mark_read_only(self):
@@ -174,8 +181,12 @@ class Machine(MachineServices):
                 self.buffer_regions[name] = region
                 continue
             region = mem.add(name, ".global", buf.nbytes, role=buf.role, dtype=buf.dtype)
-            if buf.role == "temp":  # an intermediate starts never-written: reading it first is an uninitialized read
+            if name in inputs:
+                pass   # given bytes: defined
+            elif buf.role == "temp" or buf.undefined_start:  # never-written: reading it first is an uninitialized read
                 region.written = np.zeros(region.data.shape, bool)
+            elif buf.role == "out" and not self.structured:   # `volta run`: zeros, but say when a read sees them
+                region.written, region.zero_start = np.zeros(region.data.shape, bool), True
             if name in inputs:
                 raw = np.ascontiguousarray(inputs[name]).view(np.uint8).reshape(-1)
                 region.data[0, : raw.size] = raw[: region.size]
@@ -343,6 +354,8 @@ class Machine(MachineServices):
     def _execute(self, op, lanes):
         """op on lanes whose guard holds (or that if-conversion runs under a path condition)."""
         self.thread_instructions += lanes.size
+        for watch in self.watchers:
+            watch(op, lanes)
         if self.symbolic and op.op in NOT_REAL:
             real = REAL.get(op.op) if not getattr(self, "bit_terms", False) else None
             if real is not None:
@@ -544,7 +557,7 @@ class Machine(MachineServices):
                 return out
         at = lanes if need is None else lanes[need]
         bits, _ = self.read(operand, at, t)
-        consts = booleans(bits) if pred else constants(bits, t)
+        consts = booleans(bits) if pred else constants(bits, t, self.named)
         if need is None:
             out[:] = consts
         else:
@@ -805,6 +818,9 @@ class Machine(MachineServices):
                 return self._integer_compute(op, data, out, args, t)
             fn = realops.TABLE.get(d.op)
             if fn is not None:
+                if any(_has_infinity(a) for a in args) and self.named is not None and d.op in ("mul", "fma", "mad"):
+                    infinite = np.any([_IS_INFINITY(a).astype(bool) for a in args[:2]], axis=0)
+                    args[:2] = [self._lo_words_signed(s, dl, t, a, infinite) for s, a in zip(srcs[:2], args[:2])]
                 if d.has(".sat") or any(_has_infinity(a) for a in args):
                     values = np.frompyfunc(lambda *a: realops.apply(d, a), len(args), 1)(*args)
                 else:  # the common case: one expression constructor over the lanes
@@ -815,6 +831,21 @@ class Machine(MachineServices):
                 return out
         raise Unsupported(f"`{d.inst.opcode}` on tensor data has no real-number semantics here "
                           f"(bit manipulation of float data is outside what `volta check` decides)", op.span)
+
+    def _lo_words_signed(self, operand, lanes, t, vals, infinite):
+        """A factor that is the lo word of a hi/lo split (read as 0, volta/symbolic/constants.py) times ±inf (the
+        lanes `infinite`) is the number its bits are: ±inf·lo is ±inf with lo's sign (libdevice expf of a masked
+        -inf score), where ±inf·0 would have no value. Only the sign matters to the product, so the result is
+        the same ±inf."""
+        zero = np.array([v is E.ZERO for v in vals], bool) & infinite
+        if not zero.any():
+            return vals
+        bits, _ = self.read(operand, lanes[zero], t)
+        out = vals.copy()
+        for j, word in zip(np.flatnonzero(zero).tolist(), bits.tolist()):
+            if self.named.is_lo(t, word):
+                out[j] = E.const(float(as_float(np.array([word], np.uint64), t)[0]))
+        return out
 
     def _integer_compute(self, op, data, out, args, t):
         """add/sub/mul/mad/neg/min/max/abs on integer data (volta/exec/integer_real.py): operands the
@@ -887,6 +918,8 @@ class Machine(MachineServices):
                 poly = args[0] + args[1]
             elif kind == "sub":
                 poly = args[0] - args[1]
+            elif kind in ("mul", "fma", "mad") and lanesym.expands(args[0], args[1]):
+                return None   # a product of two long sums: kept as a product on the per-lane path
             elif kind == "mul":
                 poly = args[0] * args[1]
             elif kind in ("fma", "mad"):
@@ -924,8 +957,11 @@ _PACKED = frozenset({".f16x2", ".bf16x2"})   # the keys of tensor_real.PACKED (i
 
 
 def _lane_constants(m, operand, lanes, t):
-    """Concrete operand bits on `lanes` as per-lane rational constants (None for inf/NaN)."""
+    """Concrete operand bits on `lanes` as per-lane rational constants (None for inf/NaN, and for a named
+    constant such as log2 e, which is no rational: the per-lane path reads it)."""
     bits, _ = m.read(operand, lanes, t)
+    if m.named is not None and any(m.named.value(t, int(w)) is not None for w in np.unique(bits).tolist()):
+        return None
     return lane_bits_constants(bits, t)
 
 
@@ -1029,8 +1065,10 @@ def _no_meaning(op, v):
     raise Unsupported(f"`{op.d.inst.opcode}` rounds a value with no real meaning ({v!r}) to an integer", op.span)
 
 
-def constants(bits, t):
+def constants(bits, t, named=None):
     """Concrete lane bits as exact real constants of type t (NaN/inf have no real value): an object array.
+    With `named` (the machine's `named` reading, volta/symbolic/constants.py), a word that is the correctly
+    rounded value of log2 e, π, √2, … is that constant.
 
     Each distinct bit pattern is converted once (lanes mostly share a few values)."""
     bits = np.asarray(bits)
@@ -1038,18 +1076,46 @@ def constants(bits, t):
     if t is not None and is_float(t) and t not in (".f16x2", ".bf16x2"):
         values = as_float(unique, t)
         made = []
-        for v in values:
+        for v, word in zip(values, unique.tolist()):
             if np.isinf(v):
                 made.append(realops.infinity(1 if v > 0 else -1))
             elif np.isnan(v):
                 raise Unsupported(f"a concrete {t} NaN (not a real number) meets symbolic data")
             else:
-                made.append(E.const(float(v)))
+                c = named.value(t, word) if named is not None else None
+                made.append(E.const(float(v)) if c is None else c)
     else:
         w = width(t) if t else 64
         ints = as_int(unique, w) if t is not None and signed(t) else mask(unique, w)
         made = [E.const(int(v)) for v in ints]
     return _objects(made)[inverse.reshape(-1)]
+
+
+def named_reading(spec, progs) -> named_constants.Reading | None:
+    """How one side of `volta check` reads float literals: RN(log2 e) as log2 e (volta/symbolic/constants.py), one
+    reading for its launch sequence `progs`; None with --exact-constants (every literal the rational it is)."""
+    if spec.exact_constants:
+        return None
+    return named_constants.reading(set().union(*(float_literals(p) for p in progs)))
+
+
+def float_literals(prog: Program) -> set:
+    """(type, word) of every float literal of `prog`, as its named-constant reading needs them (a lo word of a
+    hi/lo split reads as 0 only beside its hi word: volta/symbolic/constants.py)."""
+    literals = set()
+    for op in prog.ops:
+        for o in op.operands:
+            if isinstance(o, ast.FloatImm):
+                value = float(o.text) if o.bits is None else None
+                if o.width == 32 or value is not None:
+                    literals.add((".f32", o.bits if value is None else _word(np.float32(value), np.uint32)))
+                if o.width == 64 or value is not None:
+                    literals.add((".f64", o.bits if value is None else _word(np.float64(value), np.uint64)))
+    return literals
+
+
+def _word(value, kind) -> int:
+    return int(np.array([value]).view(kind)[0])
 
 
 def booleans(bits):
@@ -1098,4 +1164,4 @@ def _pointer_params(prog: Program) -> set:
     return pointers
 
 
-from volta.exec.dispatch import DISPATCH, REAL  # noqa: E402  (handlers need Machine defined first)
+from volta.exec.dispatch import DISPATCH, REAL, WATCHERS  # noqa: E402  (handlers need Machine defined first)

@@ -2,7 +2,10 @@
 
 Regions sit far apart in each state space's address range, so an index that runs past one
 array lands in no region and is reported as out of bounds with the array's name, instead of
-silently reading its neighbour. Storage is bytes; loads/stores use typed views (aligned).
+silently reading its neighbour. Shared regions also get distinct, 1024-byte aligned places in the low
+18 bits of their addresses (`Region.low`), as variables have in a CTA's shared window: a wgmma matrix
+descriptor keeps only those bits (PTX ISA §9.7.15.5.1.2.2, `(addr & 0x3FFFF) >> 4`), and they say
+which variable it names (`Memory.shared_at`) and where the swizzle patterns of §9.7.15.5.1.2 start. Storage is bytes; loads/stores use typed views (aligned).
 Memory holds values and knows nothing of threads: race tracking lives in `shadow.py`.
 
 Memory follows what a launch touches, not what it declares: byte arrays start as zero pages (the
@@ -16,6 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 REGION_SHIFT = {".global": 40, ".shared": 24, ".local": 24, ".param": 24, ".const": 40}
+SHARED_WINDOW = 1 << 18  # the address bits a wgmma matrix descriptor keeps (matrix-descriptor-encode)
+SHARED_ALIGN = 1024  # shared regions start at this alignment in the window (the 128-byte swizzle's repeat)
 GENERIC_SHARED = 1 << 56  # generic address of shared-window offset 0
 GENERIC_LOCAL = 1 << 57
 GENERIC_PARAM = 1 << 58
@@ -45,6 +50,8 @@ class Region:
     lslist: list = field(repr=False, default=None)        # ... the stored LaneSyms
     stored: bool = False  # some instruction of the launch wrote it (a module variable's bytes became data)
     read_only: bool = False  # no instruction of the launch can write it (volta/ir/written.py): reads never race
+    low: int = 0  # shared regions: where the region starts in the CTA's shared window (the address's low bits)
+    zero_start: bool = False  # an out buffer started at zero (--out-init zeros): `written` says what a read saw
 
     def __post_init__(self):
         padded = max(16, (self.size + 15) // 16 * 16)
@@ -55,7 +62,7 @@ class Region:
 
     @property
     def base(self) -> int:
-        return self.rid << REGION_SHIFT[self.space]
+        return (self.rid << REGION_SHIFT[self.space]) | self.low
 
     def flat(self) -> np.ndarray:
         return self.data.reshape(-1)
@@ -120,9 +127,13 @@ class Memory:
     def __init__(self):
         self.regions: list[Region] = [None]  # rid 0 is never valid: null pointers fault
         self.by_name: dict[str, Region] = {}
+        self.shared_top = 0  # the shared window's first free byte
+        self.placed: list[Region] = []  # shared regions with a place of their own in the window
 
     def add(self, name, space, size, copies=1, init: bytes | None = None, role="inout", dtype=None) -> Region:
         region = Region(len(self.regions), name, space, size, copies, role=role, dtype=dtype)
+        if space == ".shared":
+            self._place_shared(region)
         if init:
             region.data[:, : len(init)] = np.frombuffer(init, dtype=np.uint8)
             if region.written is not None:
@@ -131,9 +142,36 @@ class Memory:
         self.by_name[name] = region
         return region
 
+    def _place_shared(self, region: Region) -> None:
+        """Give `region` the next SHARED_ALIGN-aligned place in the shared window with room for it; none (low 0,
+        not in `placed`) when the window is full, which is more than a CTA can have."""
+        low = -(-self.shared_top // SHARED_ALIGN) * SHARED_ALIGN
+        if low + region.size <= SHARED_WINDOW:
+            region.low = low
+            self.shared_top = low + max(region.size, 1)
+            self.placed.append(region)
+
+    def shared_at(self, window: int):
+        """The shared region whose place in the window holds byte `window` (< SHARED_WINDOW), or None."""
+        for region in self.placed:
+            if region.low <= window < region.low + max(region.size, 1):
+                return region
+        return None
+
+    def _lows(self) -> np.ndarray:
+        """Region.low per region id (launch sequences append carried regions without `add`)."""
+        cached = self.__dict__.get("_lows_cache")
+        if cached is None or cached.size != len(self.regions):
+            cached = self._lows_cache = np.array([0] + [r.low for r in self.regions[1:]], np.int64)
+        return cached
+
     def locate(self, space: str, addresses: np.ndarray):
         """Split addresses of one state space into (region ids, offsets)."""
         shift = REGION_SHIFT[space]
         rids = (addresses >> np.uint64(shift)).astype(np.int64)
         offsets = (addresses & np.uint64((1 << shift) - 1)).astype(np.int64)
+        if space == ".shared" and self.shared_top:
+            lows = self._lows()
+            known = (rids > 0) & (rids < lows.size)
+            offsets[known] -= lows[rids[known]]
         return rids, offsets

@@ -185,7 +185,7 @@ class _Generator:
         args, unknown = [], []
         for i, (bits, flags, e) in zip(srcs, operands):
             if i >= len(self.m.regs):   # an immediate: decoded now, as the step decodes it
-                c = S.decode_float(op.d.types[-1], int(bits))
+                c = S.decode_float(op.d.types[-1], int(bits), self.m.named)
                 if c is None:
                     return False
                 args.append(self.name(c, "c"))

@@ -218,7 +218,7 @@ def _arith(m, op, regs):
             if e is None:
                 if f:
                     return None
-                e = decode_float(t, bits)
+                e = decode_float(t, bits, m.named)
                 if e is None:
                     return None   # inf/NaN operand: realops.apply in the general path decides
             elif type(e) is not Expr:
@@ -265,8 +265,12 @@ def _arith(m, op, regs):
     return lambda: general([vals[i] or fill(i) for i in srcs])
 
 
-def decode_float(t, bits):
-    """The real value of an .f32/.f64 immediate's bits, or None for inf and NaN."""
+def decode_float(t, bits, named=None):
+    """The real value of an .f32/.f64 immediate's bits, or None for inf and NaN (with `named`, the machine's
+    named-constant reading: log2 e for RN(log2 e), as `machine.constants` reads it)."""
+    c = named.value(t, bits) if named is not None else None
+    if c is not None:
+        return c
     return _f32_const(bits) if t == ".f32" else _f64_const(bits)
 
 

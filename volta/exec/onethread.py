@@ -42,7 +42,7 @@ def eligible(m) -> bool:
     from volta.exec.machine import Machine
 
     return (ENABLED and type(m) is Machine and m.symbolic and not getattr(m, "bit_terms", False)
-            and m.clocks is None and not m.may_spin)
+            and m.clocks is None and not m.may_spin and not getattr(m, "watchers", None))
 
 
 class Registers:

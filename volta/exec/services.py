@@ -39,6 +39,17 @@ class MachineServices:
                 tids += (self.thread_id(int(rel_lane)),)
         self.findings.append(F.Finding(kind, message, tids, tuple(sites), **where))
 
+    def count_threads(self, kind, op, lanes) -> None:
+        """Record `lanes` as threads that do the finding of `kind` at `op`: its `details["threads"]` says how many
+        distinct threads did (the finding itself is reported once, for the first)."""
+        site = _site(op)
+        seen = self.__dict__.setdefault("_finding_lanes", {}).setdefault((kind, site.line, site.col), set())
+        seen.update(int(x) for x in lanes)
+        for f in reversed(self.findings):
+            if f.kind == kind and f.sites and (f.sites[0].line, f.sites[0].col) == (site.line, site.col):
+                f.details["threads"] = len(seen)
+                return
+
     def uninitialized(self, message, op, lane, **where):
         """An undefined value reached an output, branch or address: name its first read as well."""
         origin = self.undef_origin

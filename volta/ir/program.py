@@ -152,8 +152,10 @@ def lower(module: ast.Module, entry: str | None = None) -> Program:
     """Build the executable program of one `.entry` (the only one when `entry` is None)."""
     entries = [f for f in module.entries if f.body is not None]
     if entry is None:
+        if not entries:
+            raise UsageError(f"{module.file} has no kernel (no .entry with a body): nothing to run or check")
         if len(entries) != 1:
-            names = ", ".join(f.name for f in entries) or "none"
+            names = ", ".join(f.name for f in entries)
             raise UsageError(f"{module.file} has {len(entries)} kernels ({names}); choose one with --kernel")
         kernel = entries[0]
     else:

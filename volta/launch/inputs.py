@@ -7,6 +7,7 @@ What `volta run`, the concrete trials of `volta races` and the per-assignment ch
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from pathlib import Path
 from typing import NamedTuple
 
@@ -14,7 +15,7 @@ import numpy as np
 
 from volta.errors import UsageError
 from volta.launch import structargs
-from volta.launch.spec import DTYPES, Buffer, KernelLaunch, LaunchSpec
+from volta.launch.spec import DTYPES, Buffer, KernelLaunch, LaunchSpec, sequence
 
 _RAW = {"bf16": np.uint16, "e4m3": np.uint8, "e5m2": np.uint8, "tf32": np.uint32}
 _ML_NAMES = {"bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
@@ -178,44 +179,99 @@ def _lowest(buf) -> int:
     return 0 if buf.range is None or buf.range[0] <= 0 <= buf.range[1] else buf.range[0]
 
 
-def choose_inputs(spec: LaunchSpec, inputs=None, seed: int | None = None) -> ChosenInputs:
+def choose_inputs(spec: LaunchSpec, inputs=None, seed: int | None = None, fill: str | None = None,
+                  complete: bool = True) -> ChosenInputs:
     """The arrays a run starts from, a one-line description of them, whether they were generated, the seed.
 
     `inputs` is a dict of arrays, a path to an .npz, `"zeros"`, `"random"` or `"random:SEED"`; None means
     random from `seed` (default 0). Nothing is silent: the description says which inputs were used.
-    Buffers with role `out` start zeroed in every mode.
+    Buffers with role `out` start zeroed in every mode. Given arrays must each name a buffer (or symbol) of
+    the launch, and with `complete` every buffer the kernel reads (role in/inout) must have one, unless
+    `fill` ("zeros", "random[:SEED]"; also written `FILE.npz+zeros`) generates the rest knowingly.
     """
-    if isinstance(inputs, dict):
-        if seed is not None:
-            raise UsageError("--seed applies to generated inputs; drop it when giving the input arrays")
-        return ChosenInputs(dict(inputs), f"given arrays ({', '.join(sorted(inputs)) or 'none'})", False, None)
+    if isinstance(inputs, str) and "+" in inputs and is_fill(inputs.rpartition("+")[2]):
+        if fill is not None:
+            raise UsageError(f"--inputs {inputs} already names a fill for the rest: drop the other one")
+        inputs, _, fill = inputs.rpartition("+")
+    if fill is not None and not is_fill(fill):
+        raise UsageError(f"bad fill `{fill}` for the inputs not given: expected random, random:SEED or zeros")
+    if fill is not None and not isinstance(inputs, dict) and (inputs is None or is_fill(str(inputs))):
+        raise UsageError(f"a fill ({fill}) completes given arrays (an .npz or a dict): give the arrays first")
+    if isinstance(inputs, dict) or (inputs is not None and not is_fill(str(inputs))):
+        if isinstance(inputs, dict):
+            arrays, source = dict(inputs), "the given arrays"
+            described = f"given arrays ({', '.join(sorted(inputs)) or 'none'})"
+        else:
+            arrays, source = load_npz(str(inputs)), str(inputs)
+            described = f"from {inputs} ({', '.join(sorted(arrays)) or 'no arrays'})"
+        missing = _match_inputs(spec, arrays, source, need_all=complete and fill is None)
+        if seed is not None and not (fill or "").startswith("random"):
+            raise UsageError("--seed applies to generated inputs (--inputs random[:SEED]); drop it when giving "
+                             "the input arrays")
+        if not missing or fill is None:
+            return ChosenInputs(arrays, described, False, None)
+        rest = choose_inputs(spec, fill, seed)
+        arrays.update({n: rest.arrays[n] for n in missing})
+        return ChosenInputs(arrays, f"{described}; {fill} for {', '.join(missing)}", False, rest.seed)
     mode = "random" if inputs is None else str(inputs)
-    if mode == "zeros" or mode == "random" or mode.startswith("random:"):
-        readable = [n for n in sorted(spec.buffers) if spec.buffers[n].role not in ("out", "temp")]
-        names = ", ".join(readable + sorted(spec.symbols)) or "no input buffers"
-        if mode == "zeros":
-            if seed is not None:
-                raise UsageError("--seed applies to random inputs, not --inputs zeros: drop one")
-            arrays = {n: np.full(spec.buffers[n].count, _lowest(spec.buffers[n]), DTYPES[spec.buffers[n].dtype][0])
-                      for n in readable}
-            arrays.update({n: np.zeros(1, DTYPES.get(t, (np.float32,))[0]) for n, t in spec.symbols.items()})
-            return ChosenInputs(arrays, f"zeros for {names}", True, None)
-        if mode.startswith("random:"):
-            text = mode.partition(":")[2]
-            try:
-                given = int(text)
-            except ValueError:
-                raise UsageError(f"bad --inputs `{mode}`: expected random:SEED with an integer SEED") from None
-            if seed is not None and seed != given:
-                raise UsageError(f"--inputs {mode} and --seed {seed} disagree: give the seed once")
-            seed = given
-        seed = 0 if seed is None else seed
-        return ChosenInputs(random_inputs(spec.buffers, seed, spec.symbols),
-                            f"random from seed {seed} for {names} (--inputs FILE.npz gives your own)", True, seed)
-    if seed is not None:
-        raise UsageError("--seed applies to generated inputs (--inputs random[:SEED]); drop it with an .npz file")
-    arrays = load_npz(mode)
-    return ChosenInputs(arrays, f"from {mode} ({', '.join(sorted(arrays)) or 'no arrays'})", False, None)
+    readable = [n for n in sorted(spec.buffers) if spec.buffers[n].role not in ("out", "temp")]
+    names = ", ".join(readable + sorted(spec.symbols)) or "no input buffers"
+    if mode == "zeros":
+        if seed is not None:
+            raise UsageError("--seed applies to random inputs, not --inputs zeros: drop one")
+        names = names if readable or spec.symbols else "nothing (no in/inout buffer or symbol)"
+        arrays = {n: np.full(spec.buffers[n].count, _lowest(spec.buffers[n]), DTYPES[spec.buffers[n].dtype][0])
+                  for n in readable}
+        arrays.update({n: np.zeros(1, DTYPES.get(t, (np.float32,))[0]) for n, t in spec.symbols.items()})
+        return ChosenInputs(arrays, f"zeros for {names}", True, None)
+    if mode.startswith("random:"):
+        text = mode.partition(":")[2]
+        try:
+            given = int(text)
+        except ValueError:
+            raise UsageError(f"bad --inputs `{mode}`: expected random:SEED with an integer SEED") from None
+        if seed is not None and seed != given:
+            raise UsageError(f"--inputs {mode} and --seed {seed} disagree: give the seed once")
+        seed = given
+    seed = 0 if seed is None else seed
+    described = (f"random from seed {seed} for {names} (--inputs FILE.npz gives your own)" if readable or spec.symbols
+                 else f"seed {seed}, no input to draw (no in/inout buffer or symbol): only what the seed steers varies "
+                      f"(bodiless functions' values, schedules)")
+    return ChosenInputs(random_inputs(spec.buffers, seed, spec.symbols), described, True, seed)
+
+
+FILL_HINT = 'volta run --inputs FILE.npz --inputs random; in Python, fill="random"'
+
+
+def is_fill(mode: str) -> bool:
+    return mode in ("zeros", "random") or mode.startswith("random:")
+
+
+def _match_inputs(spec: LaunchSpec, arrays: dict, source: str, need_all: bool) -> list:
+    """The buffers the kernel reads that `arrays` gives nothing for (a usage error when `need_all`); an array
+    that names no buffer or symbol of the launch is always a usage error, with the names it could have meant."""
+    named = set(spec.buffers) | set(spec.symbols)
+    for role in spec.launches:
+        for launch in sequence(spec, role):
+            if isinstance(launch, KernelLaunch):
+                named.update(buffer_arg_names(launch))
+    for name in sorted(arrays):
+        if name in spec.buffers and spec.buffers[name].role == "temp":
+            raise UsageError(f"{source}: array `{name}` is for a temp buffer, which starts never-written and is no "
+                             f"input: drop it")
+        if name not in named:
+            close = difflib.get_close_matches(name, sorted(named), n=1)
+            hint = (f"did you mean `{close[0]}`? " if close else
+                    f"a `volta run --out` file keeps generated inputs as input.NAME: rename them NAME; "
+                    if name.startswith("input.") else "")
+            raise UsageError(f"{source}: array `{name}` names no buffer of the launch ({hint}buffers: "
+                             f"{', '.join(sorted(named)) or 'none'})")
+    readable = [n for n in sorted(spec.buffers) if spec.buffers[n].role in ("in", "inout") and n not in arrays]
+    if readable and need_all:
+        raise UsageError(f"{source}: no array for the input buffer(s) {', '.join(readable)}, which the kernel "
+                         f"reads (arrays: {', '.join(sorted(arrays)) or 'none'}). Give one for each, or fill the "
+                         f"rest knowingly with random or zeros ({FILL_HINT})")
+    return readable
 
 
 def trial_modes(inputs, trials: int | None) -> list:
@@ -235,7 +291,7 @@ def trial_modes(inputs, trials: int | None) -> list:
     if not items:
         raise UsageError("--inputs is empty: give random[:SEED], zeros, equal, colliding or FILE.npz")
     for item in items:
-        if item in GENERATED or item == "random" or item.endswith(".npz"):
+        if item in GENERATED or item == "random" or item.endswith(".npz") or ".npz+" in item:
             continue
         if item.startswith("random:"):
             try:
@@ -253,11 +309,12 @@ def trial_modes(inputs, trials: int | None) -> list:
     return items
 
 
-def trial_inputs(spec: LaunchSpec, mode):
+def trial_inputs(spec: LaunchSpec, mode, complete: bool = True):
     """(arrays, one-line description) for one trial; generated patterns start from random:0 and replace
-    every integer input: `equal` with one value everywhere, `colliding` with pairs of equal values."""
+    every integer input: `equal` with one value everywhere, `colliding` with pairs of equal values. Given
+    arrays must name buffers of the launch and, with `complete`, give every buffer the kernel reads."""
     if isinstance(mode, dict) or mode not in ("equal", "colliding"):
-        chosen = choose_inputs(spec, mode)
+        chosen = choose_inputs(spec, mode, complete=complete)
         return chosen.arrays, chosen.description
     arrays = choose_inputs(spec, "random:0").arrays
     changed = []

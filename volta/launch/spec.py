@@ -43,6 +43,7 @@ class Buffer:
     count: int
     role: str = "inout"
     range: tuple | None = None  # integer inputs: the declared (lo, hi) of every element (`:range=0..50257`)
+    undefined_start: bool = False  # an out buffer under --out-init undefined: starts never-written, like a temp
 
     @property
     def itemsize(self) -> int:
@@ -62,6 +63,7 @@ class LaunchSpec:
     source: str | None = None  # manifest path
     functions: dict = field(default_factory=dict)  # external function name -> real meaning (--define-fn)
     allow_exit_before_barrier: bool = False  # exited threads count as arrived at later barriers (sm_70+ hardware)
+    exact_constants: bool = False  # --exact-constants: RN(log2 e) is the rational it is, not log2 e (check)
     # role -> (KernelLaunch, …): a multi-kernel pipeline ([[ref.launch]] in a manifest), run in order on the same
     # buffers; launches[role] is then its first launch (what single-launch code paths see)
     sequences: dict = field(default_factory=dict)
@@ -198,7 +200,12 @@ def load_manifest(path: str | Path) -> LaunchSpec:
     _check_manifest_keys(path, data)
     bufs = {}
     for name, text in data.get("buffers", {}).items():
-        bufs[name] = parse_buffer(f"{name}={text}")
+        try:
+            bufs[name] = parse_buffer(f"{name}={text}")
+        except UsageError as err:   # said in the manifest's words: its file and key, not --buffer
+            reason = err.message.partition("`: ")[2] or err.message
+            reason = reason.replace("NAME=DTYPE[COUNT] or NAME=DTYPE[COUNT]:ROLE, e.g. x=", "DTYPE[COUNT]:ROLE, e.g. ")
+            raise UsageError(f"{path}: [buffers] {name} = {text!r}: {reason}") from None
     launches, sequences = {}, {}
     for role in ("kernel", "ref", "opt"):
         table = data.get(role)
@@ -219,7 +226,11 @@ def load_manifest(path: str | Path) -> LaunchSpec:
     if not launches:
         raise UsageError(f"{path}: a manifest needs a [kernel] table or [ref] and [opt] tables")
     syms = {k: v for k, v in data.get("symbols", {}).items()}
-    return LaunchSpec(launches, bufs, syms, data.get("expect", {}), str(path), sequences=sequences)
+    exact = data.get("exact_constants", False)
+    if not isinstance(exact, bool):
+        raise UsageError(f"{path}: exact_constants = {exact!r}: expected true or false")
+    return LaunchSpec(launches, bufs, syms, data.get("expect", {}), str(path), sequences=sequences,
+                      exact_constants=exact)
 
 
 def _manifest_launch(path: Path, table: dict, where: str) -> KernelLaunch:
@@ -255,7 +266,8 @@ def _manifest_arg(a) -> str:
 # The manifest schema (examples/README.md): every key a manifest may have. Anything else is a typo
 # that would otherwise be silently ignored (`shared_dynamc`, a `[buffer]` table).
 MANIFEST_TABLES = {"kernel", "ref", "opt", "buffers", "symbols", "expect"}
-MANIFEST_TOP = MANIFEST_TABLES | {"description", "arch", "nvcc_flags"}  # nvcc_flags: examples/regenerate.sh
+# nvcc_flags: examples/regenerate.sh; exact_constants: volta check --exact-constants
+MANIFEST_TOP = MANIFEST_TABLES | {"description", "arch", "nvcc_flags", "exact_constants"}
 LAUNCH_KEYS = {"ptx", "cuda", "name", "grid", "block", "args", "shared_dynamic"}
 STEP_KEYS = {"step"}   # a [[role.launch]] table that is a host step (volta/launch/hoststeps.py)
 EXPECT_KEYS = {"races", "check", "defect_line", "arch", "bits", "lockstep", "inputs"}
@@ -480,6 +492,22 @@ def parse_define_fn(text: str) -> tuple:
         raise UsageError(f"bad --define-fn `{text}`: expected NAME=MEANING with MEANING one of "
                          f"{', '.join(FUNCTION_MEANINGS)}")
     return name.strip(), meaning.strip()
+
+
+OUT_INIT = ("zeros", "undefined")
+
+
+def with_out_init(spec: LaunchSpec, out_init: str) -> LaunchSpec:
+    """`--out-init zeros` (the default: out buffers start at zero, as after a cudaMemset) or `undefined` (they start
+    never-written, so a kernel reading one before writing it is an UNINITIALIZED READ, as for a temp buffer)."""
+    import dataclasses
+
+    if out_init not in OUT_INIT:
+        raise UsageError(f"unknown out-init `{out_init}`: choose zeros or undefined")
+    if out_init == "undefined":
+        spec.buffers = {n: dataclasses.replace(b, undefined_start=True) if b.role == "out" else b
+                        for n, b in spec.buffers.items()}
+    return spec
 
 
 def compile_sources(spec: LaunchSpec, arch: str | None = None, nvcc_flags=()) -> LaunchSpec:

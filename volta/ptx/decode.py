@@ -178,7 +178,8 @@ OPCODES: dict[str, Spec] = {
     "mma": _spec(_T, "types shape round fmods", "sync aligned row col kind::f8f6f4 kind::f16 kind::i8 "
                  "kind::tf32 block_scale sp sp::ordered_metadata", (4, 7), 2),
     "wmma": _spec(_T, "types shape space", "load store mma sync aligned a b c d row col satfinite", (2, 5), 2),
-    "wgmma": _spec(_T, "types shape", "mma_async sync aligned fence commit_group wait_group sp", (0, 10), 3),
+    "wgmma": _spec(_T, "types shape", "mma_async sync aligned fence commit_group wait_group sp satfinite and popc",
+                   (0, 10), 3),
     "tcgen05": _spec(_T, "types shape", "", (0, 10), 3),
     "setmaxnreg": _spec(_C, "types", "inc dec sync aligned", (1, 1), 3),
     "tensormap": _spec(_M, "types", "replace tile global_address cp_fenceproxy", (0, 4), 3),

@@ -29,7 +29,8 @@ from volta.launch.spec import sequence
 from volta.session.races import RaceReport, RacesResult
 from volta.report import json_report, sarif
 from volta.report import text as races_text
-from volta.report.common import demangle_text, display_path, group_findings, split_cuda, verdict_name
+from volta.report.common import (cuda_site, demangle_text, display_path, group_findings, launch_path, note_lines,
+                                 resolve_cuda, verdict_name)
 from volta.symbolic.enclose import Enclosure
 
 SCHEMA = "volta.check/1"
@@ -47,6 +48,7 @@ class CheckResult:
     spec: object  # volta.launch.spec.LaunchSpec
     command: list = field(default_factory=list)  # argv of this check, without --replay/--save-counterexample
     cex_file: str | None = None  # where the counterexample was saved
+    verbose: bool = False  # -v: every note at each place (else one line per distinct note)
 
     @property
     def exit_code(self) -> int:
@@ -117,6 +119,18 @@ def _sci(v: Fraction, digits: int) -> str:
     return f"{ctx.divide(Decimal(v.numerator), Decimal(v.denominator)):g}"
 
 
+def relative_text(c) -> str:
+    """`; relative difference 0.25`, and whether it is below the output dtype's resolution."""
+    rel = getattr(c, "relative", None)
+    if rel is None:
+        return ""
+    below = getattr(c, "below_resolution", None)
+    if below:
+        return (f"; they differ by {rel:.2g} relative, below {below} resolution: an approximation choice, "
+                f"not a lost term?")
+    return f"; relative difference {rel:.2g}"
+
+
 def verdict_text(result: CheckResult) -> str:
     r = result.report
     if r.verdict == "findings":
@@ -168,7 +182,7 @@ def format_text(result: CheckResult) -> str:
         how = ", ".join(f"{n:,} by {HOW.get(k, k)}" for k, n in r.proved_by.items())
         n = (getattr(r, "fixed_inputs", None) or {}).get("assignments", 1)
         per = f" ({r.compared // n:,} elements × {n} assignments of the integer inputs)" if n > 1 else ""
-        lines.append(f"  {r.compared:,} output elements compared{per}: {how or 'none'}")
+        lines.append(f"  {r.compared:,} output element{'' if r.compared == 1 else 's'} compared{per}: {how or 'none'}")
         lines += _kernel_lines(result)
     elif r.verdict == "not-equivalent":
         lines += _counterexample_lines(result)
@@ -196,10 +210,20 @@ def format_text(result: CheckResult) -> str:
     lines += _fixed_lines(r)
     if r.verdict in ("equivalent", "equivalent-for-inputs", "not-equivalent", "unknown"):
         lines += _coverage_lines(r)
-        lines += [f"  note: {n}" for n in getattr(r, "notes", ())]
+        lines += constants_lines(r)
+        lines += [f"  note: {n}" for n in note_lines(getattr(r, "notes", ()), result.verbose)]
     return "\n".join(lines)
 
 
+def constants_lines(r) -> list:
+    """One line: the float literals read as the named constants they round (log2 e, π, …)."""
+    read = getattr(r, "constants", None)
+    if not read:
+        return []
+    items = [f"{c['name']} ({', '.join(c['literals'])}" + ("" if len(c["roles"]) == 2 else f"; {c['roles'][0]} only")
+             + ")" for c in read]
+    return [f"  constants read as exact reals (a lo part of a hi/lo split as 0): {'; '.join(items)}; "
+            f"--exact-constants reads each literal as the rational it is"]
 def _fixed_lines(r) -> list:
     """Addresses depend on integer inputs (volta/equiv/fixed_inputs.py): say how the verdict was decided."""
     fx = getattr(r, "fixed_inputs", None)
@@ -243,7 +267,7 @@ def _summary(result: CheckResult) -> str:
     if r.verdict == "not-equivalent":
         c = r.counterexample
         return (f"{c.buffer}[{c.index}] differs: ref = {value_text(c.ref_value, c.opt_value)}, "
-                f"opt = {value_text(c.opt_value, c.ref_value)}")
+                f"opt = {value_text(c.opt_value, c.ref_value)}{relative_text(c)}")
     if r.verdict == "findings":
         return f"{names}: a kernel has findings, so its output is not one function of its inputs"
     if r.verdict == "unsupported":
@@ -256,16 +280,19 @@ def _summary(result: CheckResult) -> str:
 def _kernel_lines(result: CheckResult, writers: dict | None = None, element: str = "") -> list:
     lines = []
     for role in ("ref", "opt"):   # (a sequence: its first kernel launch, not a host step before it)
-        launch = next((x for x in sequence(result.spec, role) if x.host is None), result.spec.launches[role])
-        line = (f"  {role} {result.report.kernels.get(role) or launch.kernel or '?'} "
-                f"({display_path(str(launch.ptx))}): grid {launch.grid}, block {launch.block}")
+        seq = [x for x in sequence(result.spec, role) if x.host is None] or [result.spec.launches[role]]
+        files = ", ".join(dict.fromkeys(launch_path(x.ptx, result.verbose) for x in seq))
+        grids, blocks = (" → ".join(str(getattr(x, k)) for x in seq) for k in ("grid", "block"))
+        line = (f"  {role} {result.report.kernels.get(role) or seq[0].kernel or '?'} "
+                f"({files}): grid {grids}, block {blocks}")
         writer = (writers or {}).get(role)
         if writer is not None:
             tid, site = writer
             line += (f"; {element} last written by {tid}  {site.text}  "
                      f"{display_path(site.ptx)}:{site.line}:{site.col}")
-            if site.cuda:
-                line += f"  {display_path(site.cuda)}"
+            file, cuda_line = cuda_site(site)
+            if file:
+                line += f"  {file}:{cuda_line}"
         lines.append(line)
     return lines
 
@@ -313,7 +340,7 @@ def parting_lines(p, element: str) -> list:
         twin = points[other].value if points[other] is not None else None
         where = display_path(pt.ptx_file) + f":{pt.ptx_line}"
         if pt.cuda_file:
-            where += f" ({display_path(pt.cuda_file)}:{pt.cuda_line})"
+            where += f" ({resolve_cuda(pt.cuda_file, pt.ptx_file)}:{pt.cuda_line})"
         parts.append(f"{role} {pt.opcode} {where} = {value_text(pt.value, twin)}"
                      + (f" ({pt.element})" if pt.element else ""))
     if p.ref is not None and p.opt is not None:
@@ -364,6 +391,8 @@ def to_dict(result: CheckResult) -> dict:
         "counterexample": None if c is None else {
             "buffer": c.buffer, "index": c.index,
             "ref_value": _json_value(c.ref_value), "opt_value": _json_value(c.opt_value),
+            "relative_difference": getattr(c, "relative", None),
+            "below_resolution": getattr(c, "below_resolution", None),
             "inputs": {k: {str(i): str(v) for i, v in vals.items()} for k, vals in shown_inputs(c).items()},
             "default_input": "1",
             "writers": {role: _writer(w) for role, w in c.writers.items()},
@@ -378,6 +407,7 @@ def to_dict(result: CheckResult) -> dict:
         "timed_out": getattr(r, "timed_out", None),
         "fixed_inputs": getattr(r, "fixed_inputs", None),
         "notes": list(getattr(r, "notes", ())),
+        "constants": list(getattr(r, "constants", ())),
         "coverage": getattr(r, "coverage", None),
     }
 
@@ -397,14 +427,14 @@ def _parting_point(pt):
     if pt is None:
         return None
     return {"instruction": pt.opcode, "ptx": {"file": pt.ptx_file, "line": pt.ptx_line, "col": pt.ptx_col},
-            "cuda": {"file": pt.cuda_file, "line": pt.cuda_line} if pt.cuda_file else None,
+            "cuda": {"file": resolve_cuda(pt.cuda_file, pt.ptx_file), "line": pt.cuda_line} if pt.cuda_file else None,
             "value": _json_value(pt.value), "element": pt.element,
             "block": list(pt.thread.block), "thread": list(pt.thread.thread), "position": pt.position}
 
 
 def _writer(w) -> dict:
     tid, site = w
-    file, line = split_cuda(site.cuda)
+    file, line = cuda_site(site)
     return {"block": list(tid.block), "thread": list(tid.thread), "instruction": site.text,
             "ptx": {"file": site.ptx, "line": site.line, "col": site.col},
             "cuda": {"file": file, "line": line} if file else None}

@@ -5,6 +5,8 @@ import os
 from dataclasses import dataclass
 from itertools import zip_longest
 
+from volta import cuda
+
 VERDICT_NAMES = {
     "race": "RACE", "deadlock": "DEADLOCK", "out-of-bounds": "OUT OF BOUNDS",
     "uninitialized-read": "UNINITIALIZED READ", "misaligned": "MISALIGNED ACCESS",
@@ -85,9 +87,13 @@ def counts(report) -> dict:
 
 
 def display_path(path: str | None) -> str | None:
-    """A path relative to the working directory when it lies below it, else as given."""
+    """A path relative to the working directory when it lies below it, else as given; the PTX nvcc made of the
+    user's .cu file is named after that file (`kernel.cu→sm_80.ptx`), not by its hashed cache path."""
     if not path:
         return path
+    compiled = cuda.shown_name(path)
+    if compiled is not None:
+        return compiled
     try:
         rel = os.path.relpath(path)
     except ValueError:
@@ -196,13 +202,18 @@ def demangle_text(text: str | None) -> str | None:
 
 
 def resolve_cuda(file: str | None, ptx: str | None) -> str | None:
-    """The CUDA file of a `.loc`: the file of that name beside the PTX when there is one, else as nvcc wrote it.
+    """The CUDA file of a `.loc`, by one rule for every report (text, JSON, SARIF, check and races alike): the
+    file the user gave — the .cu they passed when the PTX was compiled from it, else the file of that name beside
+    the PTX they passed — relative to the working directory when below it; else the path as nvcc wrote it.
     nvcc records absolute paths, which go stale when a tree moves — or, worse, still point into the tree a
-    clone was made from, so the copy beside the PTX comes first."""
+    clone was made from, so the user's copy comes first."""
     if not file or not ptx:
-        return file
+        return display_path(file)
+    given = cuda.compiled_from(ptx)
+    if given is not None and os.path.basename(given) == os.path.basename(file):
+        return display_path(given)
     beside = os.path.join(os.path.dirname(ptx), os.path.basename(file))
-    return beside if os.path.exists(beside) else file
+    return display_path(beside if os.path.exists(beside) else file)
 
 
 def cuda_site(site):
@@ -290,3 +301,34 @@ def group_findings(findings) -> list:
         else:
             g.members.append(f)
     return list(groups.values())
+
+
+_NOTE_AT = re.compile(r"^(?:(\w+): )?(\S+?):(\d+): (.*)$", re.S)   # `[ROLE: ]FILE:LINE: text`
+
+
+def note_lines(notes, verbose: bool = False) -> list:
+    """The text of each distinct note once: notes that differ only in their `[role: ]file:line:` prefix (expf's
+    range reduction read at each of its 30 inlined copies) become one line naming the first place and how many
+    there are; `verbose` (`-v`) keeps every note as it was made."""
+    if verbose:
+        return list(notes)
+    places: dict = {}   # text -> [(where or None, the note as made)]
+    for note in notes:
+        m = _NOTE_AT.match(note)
+        text, where = (m[4], f"{m[1] + ': ' if m[1] else ''}{os.path.basename(m[2])}:{m[3]}") if m else (note, None)
+        places.setdefault(text, []).append((where, note))
+    lines = []
+    for text, at in places.items():
+        if len(at) == 1:
+            lines.append(at[0][1])
+        elif at[0][0] is not None:
+            lines.append(f"{text} ({len(at)} places: first {at[0][0]}; -v lists each)")
+        else:
+            lines.append(f"{text} ({len(at)} times)")
+    return lines
+
+
+def launch_path(ptx, verbose: bool = False) -> str:
+    """A header's file: the user's (`display_path`), and with `-v` the cache path of PTX compiled from a .cu."""
+    shown = display_path(str(ptx))
+    return f"{shown}; PTX {ptx}" if verbose and cuda.compiled_from(ptx) else shown

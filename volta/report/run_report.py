@@ -7,14 +7,18 @@ from __future__ import annotations
 
 from volta.session import replay
 from volta.numerics.mma_select import summary
+from volta.report.common import launch_path, note_lines
 from volta.report.text import finding_text
 
 SCHEMA = "volta.run/1"
 
 
-def format_text(result, out_path: str | None = None, seed: int | None = None) -> str:
-    L = result.launch
-    lines = [f"ran {L.kernel or L.ptx.name} ({L.ptx}) grid {L.grid} block {L.block}, --fp {result.fp}: "
+def format_text(result, out_path: str | None = None, seed: int | None = None, verbose: bool = False) -> str:
+    seq = result.launches or [result.launch]   # a launch sequence: every kernel, in order
+    files = ", ".join(dict.fromkeys(launch_path(x.ptx, verbose) for x in seq))
+    names = " → ".join(x.kernel or x.ptx.name for x in seq)
+    grids, blocks = (" → ".join(str(getattr(x, k)) for x in seq) for k in ("grid", "block"))
+    lines = [f"ran {names} ({files}) grid {grids} block {blocks}, --fp {result.fp}: "
              f"{result.thread_instructions:,} thread-instructions in {result.seconds:.2f} s"]
     if result.timed_out:
         lines.append(f"UNKNOWN: {result.timed_out}; the run did not end, so no output is shown or written "
@@ -34,7 +38,7 @@ def format_text(result, out_path: str | None = None, seed: int | None = None) ->
         lines.append(f"  {name}: {buf.dtype}[{shape}] {stats}{extra}")
     for row in result.tensor_cores:
         lines.append(f"tensor cores: {summary(row)}")
-    for note in result.notes:
+    for note in note_lines(result.notes, verbose):
         lines.append(f"note: {note}")
     if result.findings:
         lines.append(f"{len(result.findings)} finding(s) for this input:")

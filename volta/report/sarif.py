@@ -137,6 +137,9 @@ def _result(r, g, rule_index: int) -> dict:
     if f.buffer is not None and f.offset is not None:
         text += f"; `{demangle(f.buffer)}` byte offset {f.offset}"
     labels = [("first" if i == 0 else "second" if i == 1 else f"thread {i + 1}") + " access" for i in range(len(pairs))]
+    related_label = "last branch before it" if f.kind == "out-of-bounds" else "related instruction"
+    labels = [(related_label if tid is None and i > 0 else label)   # a related site, labeled as the text labels it
+              for i, ((tid, _), label) in enumerate(zip(pairs, labels))]
     primary, related = site_locations([s for _, s in pairs], labels)
     out = {
         "ruleId": f.kind,

@@ -18,14 +18,15 @@ beside the PTX when nvcc's absolute path has gone stale).
 from __future__ import annotations
 
 from volta.report.common import (access_roles, accesses, counts, cuda_site, demangle, demangle_text, display_path,
-                                 group_findings, kernel_verdict, source_excerpt)
+                                 group_findings, kernel_verdict, launch_path, resolve_cuda, source_excerpt)
 
 DEFAULT_MAX_FINDINGS = 20
 
 
-def format(result, max_findings: int = DEFAULT_MAX_FINDINGS) -> str:
-    """`max_findings` limits the findings shown per kernel (0: all); the verdict line counts them all."""
-    blocks = [_kernel(r, max_findings) for r in result.reports]
+def format(result, max_findings: int = DEFAULT_MAX_FINDINGS, verbose: bool = False) -> str:
+    """`max_findings` limits the findings shown per kernel (0: all); the verdict line counts them all. `verbose`
+    adds the cache path of PTX compiled from a .cu to the header."""
+    blocks = [_kernel(r, max_findings, verbose) for r in result.reports]
     if len(result.reports) > 1:
         names = ", ".join(f"{r.role} {r.kernel}: {kernel_verdict(r)}" for r in result.reports)
         blocks.append(f"overall: {_overall(result)} ({names})")
@@ -37,16 +38,16 @@ def _overall(result) -> str:
             "clean-for-inputs": "NO FINDING ON THESE INPUTS"}[result.verdict]
 
 
-def header(r) -> str:
+def header(r, verbose: bool = False) -> str:
     role = f"{r.role} " if r.role != "kernel" else ""
     cost = (f", {r.thread_instructions:,} thread-instructions in {r.seconds:.2f} s"
             if r.thread_instructions or r.seconds else "")   # not measured per kernel when volta check ran it
-    return (f"races {role}{r.kernel or '?'} ({display_path(r.ptx)}): grid {r.grid}, block {r.block}, "
+    return (f"races {role}{r.kernel or '?'} ({launch_path(r.ptx, verbose)}): grid {r.grid}, block {r.block}, "
             f"{r.threads:,} threads{cost}")
 
 
-def _kernel(r, max_findings: int) -> str:
-    lines = [header(r)]
+def _kernel(r, max_findings: int, verbose: bool = False) -> str:
+    lines = [header(r, verbose)]
     inputs = getattr(r, "inputs", None) or []
     if inputs:
         why = getattr(r, "data_dependence", None)
@@ -130,11 +131,15 @@ def group_text(g) -> str:
 def finding_text(f, source: bool = True) -> str:
     """One finding: kind and message, each access (thread, instruction, PTX and CUDA lines), where in the buffer or
     variable (a byte offset), and the CUDA source lines with a caret when their files are readable."""
-    lines = [f"{f.kind.upper()}: {demangle_text(f.message)}"]
+    threads = f.details.get("threads", 0)
+    by = f" (by {threads:,} threads)" if threads > 1 else ""
+    lines = [f"{f.kind.upper()}: {demangle_text(f.message)}{by}"]
     roles = access_roles(f)
     excerpts = {}
-    for (tid, site), role in zip(accesses(f), roles):
+    for i, ((tid, site), role) in enumerate(zip(accesses(f), roles)):
         parts = [f"{role:<6}"] if role else []
+        if tid is None and i > 0:   # the instruction that explains it, e.g. the branch that let the lane through
+            parts.append("last branch before it:" if f.kind == "out-of-bounds" else "related:")
         if tid is not None:
             parts.append(str(tid))
         if site is not None:
@@ -144,7 +149,10 @@ def finding_text(f, source: bool = True) -> str:
                 file, line = cuda_site(site)
                 inlined = site.cuda.split(" (inlined at ", 1)
                 text = f"{display_path(file)}:{line}" if line is not None else site.cuda
-                parts.append(text + (f" (inlined at {inlined[1]}" if len(inlined) > 1 and line is not None else ""))
+                if len(inlined) > 1 and line is not None:   # the caller's line by the same source-path rule
+                    at_file, _, at_rest = inlined[1].partition(":")
+                    text += f" (inlined at {resolve_cuda(at_file, site.ptx)}:{at_rest}"
+                parts.append(text)
                 excerpts.setdefault((file, line), source_excerpt(file, line))
         lines.append("  " + "  ".join(parts))
     if f.buffer is not None:

@@ -51,6 +51,31 @@ def absolute(a):
     return (Fraction(0), None if lo is None or hi is None else max(-lo, hi))
 
 
+def divide(a, b):
+    """a / b for a bounded divisor away from 0 (ln 2 = 1/log2 e, 1/π in named constants); else unbounded."""
+    (a0, a1), (b0, b1) = a, b
+    if None in (a0, a1, b0, b1) or b0 <= 0 <= b1:
+        return (None, None)
+    ps = [a0 / b0, a0 / b1, a1 / b0, a1 / b1]
+    return (min(ps), max(ps))
+
+
+SQRT_STEP = Fraction(1, 1 << 32)
+
+
+def sqrt(a):
+    """sqrt of a non-negative interval (√2, √π in named constants): ends within 2^-32, outward."""
+    lo, hi = a
+    if lo is None or lo < 0:
+        return (None, None)
+    return (_sqrt_below(lo), None if hi is None else _sqrt_below(hi) + SQRT_STEP)
+
+
+def _sqrt_below(q: Fraction) -> Fraction:
+    """A rational at most sqrt(q) and within 2^-32 of it (q >= 0)."""
+    return Fraction(math.isqrt(math.floor(q * (1 << 64))), 1 << 32)
+
+
 def rint(a):
     """Rounded to an integer by any PTX mode (nearest, toward zero, down, up): within [floor(lo), ceil(hi)]."""
     lo, hi = a

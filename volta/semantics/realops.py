@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from volta.semantics import intervals
 from volta.symbolic import expr as E
+from volta.symbolic.constants import is_named, rational_bounds
 
 _CMP = {
     ".eq": E.eq, ".ne": E.ne, ".lt": E.lt, ".le": E.le, ".gt": E.gt, ".ge": E.ge,
@@ -152,19 +153,19 @@ def _extended(d, args):
         if isinstance(a, Infinity):
             return a
         return infinity(b.sign if op == "add" else -b.sign)
-    if op == "mul" and len(inf) == 1 and finite[0].op == E.CONST and finite[0].data != 0:
-        return infinity(inf[0].sign * (1 if finite[0].data > 0 else -1))
+    if op == "mul" and len(inf) == 1 and constant_sign(finite[0]):
+        return infinity(inf[0].sign * constant_sign(finite[0]))
     if op in ("fma", "mad") and len(inf) == 1 and isinstance(args[2], Infinity) is False:
         a, b, c = args
         other = b if isinstance(a, Infinity) else a
-        if other.op == E.CONST and other.data != 0:
-            return infinity(inf[0].sign * (1 if other.data > 0 else -1))
+        if constant_sign(other):   # a nonzero constant: a rational, or log2 e (expf of a masked -inf score)
+            return infinity(inf[0].sign * constant_sign(other))
     if op in ("fma", "mad") and len(inf) == 2 and isinstance(args[2], Infinity):
         # ±inf·c + (same-signed inf) with c a nonzero constant: libdevice expf(-inf) reduces -inf this way
         a, b, c = args
         factor, other = (a, b) if isinstance(a, Infinity) else (b, a)
-        if isinstance(other, E.Expr) and other.op == E.CONST and other.data != 0:
-            sign = factor.sign * (1 if other.data > 0 else -1)
+        if isinstance(other, E.Expr) and constant_sign(other):
+            sign = factor.sign * constant_sign(other)
             if sign == c.sign:
                 return infinity(sign)
     if op == "cvt" and d.has(".sat") and len(args) == 1:
@@ -283,6 +284,12 @@ def _bounds_walk(e, memo):
                 r = (None if a0 is None or b0 is None else min(a0, b0), hi)
         elif op is E.EXP2:
             r = (_ZERO_FRACTION, None)
+        elif op is E.SYM and is_named(n):   # log2 e, π: certified rational bounds (volta/symbolic/constants.py)
+            r = rational_bounds(n.data)
+        elif op is E.DIV:
+            r = intervals.divide(memo[n.args[0]], memo[n.args[1]])
+        elif op is E.SQRT:
+            r = intervals.sqrt(memo[n.args[0]])
         elif op is E.ABS:
             r = intervals.absolute(memo[n.args[0]])
         elif op is E.RINT:
@@ -293,6 +300,17 @@ def _bounds_walk(e, memo):
             r = (None, None)
         memo[n] = r
     return memo[e]
+
+
+def constant_sign(e) -> int:
+    """The sign of a constant expression (a rational, or one over named constants such as log2 e), certain;
+    0 when it is zero, not a constant, or not decided by bounds."""
+    if e.op is E.CONST:
+        return (e.data > 0) - (e.data < 0)
+    if any(not is_named(leaf) for leaf in E.leaves(e)):
+        return 0
+    lo, hi = bounds(e)
+    return 1 if lo is not None and lo > 0 else -1 if hi is not None and hi < 0 else 0
 
 
 _ZERO_FRACTION = Fraction(0)

@@ -195,14 +195,14 @@ def _analyze(report, spec, role, launch, progress, modes, start, inputs, concret
     try:
         prog = lower(module, launch.kernel)
         report.kernel = prog.name
-        if progress is not None:
-            progress(f"{report.kernel}: executing {report.threads} threads "
-                     f"(grid {report.grid}, block {report.block})")
         launch = dataclasses.replace(launch, kernel=prog.name)  # so usage errors name the kernel
         if inputs is not None:
             raise _DataDependent()
         machine = Machine(prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True,
                           allow_exit_before_barrier=spec.allow_exit_before_barrier, lockstep_warps=lockstep_warps)
+        if progress is not None:   # said once the launch is admitted (its memory estimate within --max-memory)
+            progress(f"{report.kernel}: executing {report.threads:,} threads "
+                     f"(grid {report.grid}, block {report.block})")
         machine.run()
         extra = _same_warp_store_values(machine, prog, launch, spec) if machine.unproved_stores else []
     except _DataDependent:
@@ -310,12 +310,12 @@ def sequence_races(spec, role: str, progress=None, *, inputs=None, trials=None, 
             prog = lower(parse_file(launch.ptx), launch.kernel)
             names.append(step_name(launch, prog.name))
             launch = dataclasses.replace(launch, kernel=prog.name)
-            if progress is not None:
-                progress(f"{prog.name}: executing {launch.grid.count * launch.block.count} threads "
+            m = pipeline.machine(carried, prog, launch, spec.buffers, spec.symbols, structured=True,
+                                 check_races=True, allow_exit_before_barrier=spec.allow_exit_before_barrier,
+                                 lockstep_warps=policy.lockstep_warps)
+            if progress is not None:   # once admitted (within --max-memory)
+                progress(f"{prog.name}: executing {launch.grid.count * launch.block.count:,} threads "
                          f"(grid {launch.grid}, block {launch.block}), launch {len(names)} of {len(seq)}")
-            m = pipeline.machine(carried, prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True,
-                        allow_exit_before_barrier=spec.allow_exit_before_barrier,
-                        lockstep_warps=policy.lockstep_warps)
             try:
                 m.run()
                 if m.unproved_stores:

@@ -13,7 +13,7 @@ given, else from the array of the same name in the inputs (.npz). bf16/fp8 buffe
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from fractions import Fraction
 
@@ -23,8 +23,8 @@ from volta.errors import Unsupported, UsageError
 from volta.exec import pipeline
 from volta.exec.limits import Timeout
 from volta.ir.program import lower
-from volta.launch.inputs import (_ML_NAMES, ChosenInputs, _concrete_symbols, buffer_arg_names,  # noqa: F401
-                                 choose_inputs, dtype_name, infer_buffers, load_npz, random_inputs)
+from volta.launch.inputs import (_ML_NAMES, FILL_HINT, ChosenInputs, _concrete_symbols, buffer_arg_names,  # noqa: F401
+                                 choose_inputs, dtype_name, infer_buffers, is_fill, load_npz, random_inputs)
 from volta.launch.spec import DTYPES, KernelLaunch, LaunchSpec, from_options, load_manifest, parse_args_list, sequence
 from volta.numerics.formats import decode
 from volta.numerics.mma_select import MmaSetting
@@ -48,6 +48,7 @@ class RunResult:
     notes: list = field(default_factory=list)
     tensor_cores: list = field(default_factory=list)  # MmaRow.to_json(setting) of each tensor-core row used
     timed_out: str | None = None  # --timeout ran out: why; `outputs` is then empty (the run did not end)
+    launches: list = field(default_factory=list)  # every launch of a sequence, in order, each naming its entry
 
     @property
     def ok(self) -> bool:
@@ -128,6 +129,7 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
         carried = m.buffer_regions
     m = pipeline.combine(machines)
     launch = steps[0] if len(steps) == 1 else steps[-1]
+    launch = replace(launch, kernel=launch.kernel or progs[-1].name)   # the entry run, when not named
     seconds = time.perf_counter() - start
     outputs = {}
     for name, buf in buffers.items():
@@ -141,13 +143,20 @@ def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", chec
             arr = arr.view(given.dtype).reshape(given.shape)  # same dtype (ml_dtypes too) and shape as given
         outputs[name] = arr
     notes = []
+    zero_reads = sorted({n for x in machines for n in getattr(x, "zero_start_reads", ())})
+    if zero_reads:
+        notes.append(f"the kernel read out buffer{'s' if len(zero_reads) > 1 else ''} "
+                     f"{', '.join(f'`{n}`' for n in zero_reads)} where it had not written: out buffers start at zero "
+                     f"(--out-init zeros, the default), which a GPU gives only after a cudaMemset; --out-init "
+                     f"undefined makes such a read an UNINITIALIZED READ")
     if fp == "real":
         notes.append("--fp real: every instruction computed in exact rational arithmetic; each output element "
                      "is rounded once, to nearest, into its buffer's dtype")
     setting = tensor or MmaSetting()
     rows = [row.to_json(setting) for row in m.tensor_rows.values()]
     return RunResult(launch, buffers, inputs, outputs, list(m.findings), int(m.thread_instructions), seconds,
-                     fp, generated, notes, rows)
+                     fp, generated, notes, rows,
+                     launches=[replace(x, kernel=p.name) for p, x in zip(progs, steps)])
 
 
 def _exact_inputs(buffers: dict, arrays: dict) -> dict:

@@ -15,6 +15,7 @@ from mpmath import iv  # mpmath ships with sympy, a dependency already
 from mpmath.libmp import finf, fnan, fninf, to_rational
 
 from volta.symbolic import expr as E
+from volta.symbolic.constants import BaseValue
 from volta.symbolic.evaluate import Inexact, Undefined, _run
 from volta.symbolic.expr import Expr
 
@@ -50,20 +51,23 @@ class Enclosure:
 def _interval(value):
     if isinstance(value, bool):
         return value
+    if type(value) is BaseValue:   # log2 e, π: enclosed at the current precision
+        return value.interval()
     value = Fraction(value)
     return iv.mpf(value.numerator) / iv.mpf(value.denominator)
 
 
-MAX_ENDPOINT_BITS = 1 << 16   # an endpoint 2^±65536 and beyond is not made a Fraction (too many digits)
+MAX_EXPONENT = 1 << 16   # binary exponent beyond which an endpoint is not turned into a rational (2^(2^40) would
+                         # be a 2^40-bit integer: exp2 of a witness scaled to 3e38)
 
 
 def _endpoints(x):
-    """The exact rational endpoints of an interval; None when one is infinite or NaN, or has an exponent beyond
-    2^±MAX_ENDPOINT_BITS (exp2 of a large argument: as a Fraction it would have millions of digits)."""
+    """The exact rational endpoints of an interval; None when one is infinite or NaN, or too large or too
+    small to write as a rational (its binary exponent beyond MAX_EXPONENT)."""
     lo, hi = x._mpi_
     if any(r in (finf, fninf, fnan) for r in (lo, hi)):
         return None
-    if any(abs(r[2]) > MAX_ENDPOINT_BITS for r in (lo, hi)):
+    if any(r[1] and abs(r[2] + r[3]) > MAX_EXPONENT for r in (lo, hi)):   # mpf tuples: (sign, man, exp, bc)
         return None
     return Fraction(*to_rational(lo)), Fraction(*to_rational(hi))
 

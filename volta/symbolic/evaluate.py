@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Callable, Mapping
 
 from volta.symbolic import expr as E
+from volta.symbolic.constants import BaseValue, is_named
 from volta.symbolic.expr import Expr, exact_lg2, exact_sqrt, postorder
 
 
@@ -36,6 +37,8 @@ def _leaf(node: Expr, env: Env):
     try:
         return env[node]
     except KeyError:
+        if is_named(node):   # log2 e, π: a constant, irrational (volta/symbolic/constants.py)
+            return BaseValue(node.data)
         raise KeyError(f"no value for {node!r}") from None
 
 
@@ -194,6 +197,8 @@ def _rational(value) -> int | Fraction:
     """Whole numbers as int: int arithmetic is ten times faster than Fraction's."""
     if type(value) is int:
         return value
+    if type(value) is BaseValue:
+        raise Inexact(f"{value.name} is irrational")
     value = Fraction(value)
     return value.numerator if value.denominator == 1 else value
 

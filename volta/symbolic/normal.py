@@ -135,6 +135,29 @@ def p_mul(p: Poly, q: Poly) -> Poly:
     return {m: c for m, c in r.items() if c}
 
 
+def p_divide(p: Poly, d: Poly) -> Poly | None:
+    """p / d when d is one monomial c·f (no 2^E) dividing every monomial of p, else None (rule: ratio-cancel):
+    an exponent (|x| − j·ln 2)·log2 e, with ln 2 read as 1/log2 e, is |x|·log2 e − j."""
+    if len(d) != 1:
+        return None
+    ((factors, e), c), = d.items()
+    if e:
+        return None
+    out: Poly = {}
+    for (f, pe), v in p.items():
+        powers = dict(f)
+        for leaf, k in factors:
+            left = powers.get(leaf, 0) - k
+            if left < 0:
+                return None
+            if left:
+                powers[leaf] = left
+            else:
+                del powers[leaf]
+        out[(tuple(sorted(powers.items())), pe)] = _int_if_whole(Fraction(v) / c)
+    return out
+
+
 def p_const(c) -> Poly:
     c = _int_if_whole(c)
     return {UNIT: c} if c else {}
@@ -454,8 +477,9 @@ class Normalizer:
             return _reduce_radicals(nf) if SQRT_ARGS else nf
         if op is _EXP2:
             arg = self.memo[node.args[0]]
-            if arg.den is None:
-                e, k = _intern_exponent(arg.num)
+            num = arg.num if arg.den is None else p_divide(arg.num, arg.den)
+            if num is not None:
+                e, k = _intern_exponent(num)
                 return NormalForm({((), e): _pow2(1, k)})
         return self._atom(node)
 

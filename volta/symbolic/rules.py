@@ -53,6 +53,7 @@ RULES: tuple[Rule, ...] = (
     R("ratio-div",      "(a / b) / (c / d)",     "(a * d) / (b * c)",   where=("b", "c", "d")),
     R("ratio-const-den", "a / (3 * b)",          "(a * (1 / 3)) / b",   where=("b",)),
     R("cross-multiply", "eq(a / b, c / d)",      "eq(a * d, c * b)",    where=("b", "d")),
+    R("ratio-cancel",   "(a * b) / b",           "a",                   where=("b",)),
     # exponentials: 2^(polynomial) with the integer part of the constant in the coefficient
     R("exp2-add",       "exp2(a) * exp2(b)",     "exp2(a + b)",         kind=EXP),
     R("exp2-zero",      "exp2(0)",               "1",                   kind=EXP, used_by="expr"),

@@ -12,6 +12,8 @@ from typing import Iterable, Sequence
 
 from volta.config import NO_INTEGERS, IntegerInputs
 from volta.symbolic import expr as E
+from volta.symbolic.constants import is_named
+from volta.symbolic.domain import ANY, Domain
 from volta.symbolic.enclose import enclose
 from volta.symbolic.evaluate import EvalError, Inexact, evaluate
 from volta.symbolic.expr import Expr
@@ -21,25 +23,34 @@ SMALL = [Fraction(v) for v in (0, 1, -1, 2, -2, 3)]
 
 
 def inputs_of(*roots: Expr) -> list[Expr]:
-    """The VAR and SYM leaves of the roots, in a stable order."""
+    """The VAR and SYM leaves of the roots, in a stable order: the inputs (a named constant such as log2 e is a
+    SYM but not an input: it has its own value, volta/symbolic/constants.py)."""
     seen: dict[Expr, None] = {}
     for r in roots:
         for leaf in E.leaves(r):
-            seen.setdefault(leaf, None)
+            if not is_named(leaf):
+                seen.setdefault(leaf, None)
     return sorted(seen, key=lambda n: (n.op, str(n.data)))
 
 
-def confirm(a: Expr, b: Expr, model: dict[Expr, Fraction], integers: IntegerInputs = NO_INTEGERS) -> Refuted:
-    """Refuted(model), confirmed iff exact evaluation of a and b on model gives different values (and
-    every element of an integer buffer is an integer there)."""
+def confirm(a: Expr, b: Expr, model: dict[Expr, Fraction], domain: Domain = ANY,
+            integers: IntegerInputs = NO_INTEGERS) -> Refuted:
+    """Refuted(model rounded to the inputs' formats), confirmed iff exact evaluation of a and b there gives
+    different values (and every element of an integer buffer is an integer there). A solver's model is rounded
+    to nearest, then down and up (`Domain.variants`): the first rounding on which they differ is kept."""
     env = {leaf: model.get(leaf, Fraction(0)) for leaf in inputs_of(a, b)}
-    if not admissible(env, integers):
-        return Refuted(env, confirmed=False)
-    try:
-        va, vb = values_at(a, b, env)
-    except EvalError:
-        return Refuted(env, confirmed=False)
-    return Refuted(env, confirmed=va != vb, values=(va, vb) if va != vb else ())
+    refuted = Refuted(env, confirmed=False)
+    for snapped in domain.variants(env):
+        if not admissible(snapped, integers):
+            continue
+        try:
+            va, vb = values_at(a, b, snapped)
+        except EvalError:
+            continue
+        if va != vb:
+            return Refuted(snapped, confirmed=True, values=(va, vb))
+        refuted = Refuted(snapped, confirmed=False)
+    return refuted
 
 
 def values_at(a: Expr, b: Expr, env) -> tuple:
@@ -156,8 +167,9 @@ def _linear_form(root: Expr, memo: dict, limit: int = 64):
 
 
 def random_search(a: Expr, b: Expr, variables: Sequence[Expr] | None = None, tries: int = 200,
-                  seed: int = 0, integers: IntegerInputs = NO_INTEGERS) -> Refuted | None:
-    """A confirmed Refuted from small random inputs (also scaled to make exponents exact), or None."""
+                  seed: int = 0, domain: Domain = ANY, integers: IntegerInputs = NO_INTEGERS) -> Refuted | None:
+    """A confirmed Refuted from small random inputs (also scaled to make exponents exact), each rounded to its
+    input's format (`domain`), or None."""
     variables = list(variables) if variables is not None else inputs_of(a, b)
     rng = random.Random(seed)
     scales = exp2_scales(a, b)
@@ -167,7 +179,7 @@ def random_search(a: Expr, b: Expr, variables: Sequence[Expr] | None = None, tri
                        for v, vi in zip(vals, variables)]
                       for i, vals in enumerate(_candidates(variables, rng, tries, integers)))
     for values in candidates:
-        env = dict(zip(variables, values))
+        env = domain.snap(dict(zip(variables, values)))
         if not admissible(env, integers):   # -1 for an unsigned element: not an input the kernels can be given
             continue
         try:

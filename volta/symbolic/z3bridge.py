@@ -18,6 +18,8 @@ import z3
 
 from volta.config import NO_INTEGERS, IntegerInputs
 from volta.symbolic import expr as E
+from volta.symbolic.constants import is_named, rational_bounds
+from volta.symbolic.domain import ANY, Domain
 from volta.symbolic.expr import Expr
 from volta.symbolic.normal import Normalizer, equal, normalize, to_expr
 from volta.symbolic.cases import decide_by_cases
@@ -30,8 +32,9 @@ DEFAULT_TIMEOUT_MS = 10_000
 class Translator:
     """Memoized Expr -> z3 term; collects side facts (divisors != 0, atom definitions)."""
 
-    def __init__(self, integers: IntegerInputs = NO_INTEGERS) -> None:
+    def __init__(self, integers: IntegerInputs = NO_INTEGERS, domain: Domain = ANY) -> None:
         self.integers = integers                 # tell z3 which leaves are integers, and their ranges
+        self.inputs = domain                     # float inputs lie within their format's finite range
         self.memo: dict[Expr, z3.ExprRef] = {}
         self.leaves: dict[str, Expr] = {}        # z3 constant name -> VAR/SYM node
         self.facts: list[z3.BoolRef] = []        # atom definitions: true of the real functions
@@ -61,6 +64,12 @@ class Translator:
             return z3.RealVal(f"{value.numerator}/{value.denominator}")
         if op is E.BOOL:
             return z3.BoolVal(node.data)
+        if op is E.SYM and is_named(node):   # log2 e, π: a constant, given to z3 by rational bounds
+            lo, hi = rational_bounds(node.data)
+            leaf = z3.Real(f"${node.data}")
+            self.facts += [leaf > z3.RealVal(f"{lo.numerator}/{lo.denominator}"),
+                           leaf < z3.RealVal(f"{hi.numerator}/{hi.denominator}")]
+            return leaf
         if op is E.VAR or op is E.SYM:
             name = f"{node.data[0]}[{node.data[1]}]" if op is E.VAR else f"${node.data}"
             self.leaves[name] = node
@@ -70,6 +79,9 @@ class Translator:
                 rng = E.integer_range(node, self.integers)
                 if rng is not None:
                     self.facts += [leaf >= rng[0], leaf <= rng[1]]
+            rng = self.inputs.bounds(node)
+            if rng is not None:   # an element of a float buffer: a finite value of its format
+                self.facts += [leaf >= _real(rng[0]), leaf <= _real(rng[1])]
             return leaf
         if op is E.ADD:
             return args[0] + args[1]
@@ -136,6 +148,11 @@ _BUILD = {
 }
 
 
+def _real(value: Fraction) -> z3.ArithRef:
+    value = Fraction(value)
+    return z3.RealVal(f"{value.numerator}/{value.denominator}")
+
+
 def _fraction(value: z3.ExprRef) -> Fraction:
     if z3.is_rational_value(value):
         return Fraction(value.numerator_as_long(), value.denominator_as_long())
@@ -144,10 +161,10 @@ def _fraction(value: z3.ExprRef) -> Fraction:
     return Fraction(0)
 
 
-def _difference_problem(a: Expr, b: Expr, norm: Normalizer | None, integers: IntegerInputs = NO_INTEGERS
-                        ) -> tuple[Translator, list]:
-    """Assertions satisfiable iff some defined input makes a != b (under the loose encodings)."""
-    t = Translator(integers)
+def _difference_problem(a: Expr, b: Expr, norm: Normalizer | None, integers: IntegerInputs = NO_INTEGERS,
+                        domain: Domain = ANY) -> tuple[Translator, list]:
+    """Assertions satisfiable iff some defined input (within `domain`) makes a != b (under the loose encodings)."""
+    t = Translator(integers, domain)
     za, zb = t(to_expr(normalize(a, norm))), t(to_expr(normalize(b, norm)))
     return t, [*t.facts, *t.domain(), za != zb]
 
@@ -179,13 +196,15 @@ class ConstantTooLarge(Exception):
     """A constant too large to hand to the solver: the element is UNKNOWN, never a crash."""
 
 
-def solver_model(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                 norm: Normalizer | None = None, integers: IntegerInputs = NO_INTEGERS
+def solver_model(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS, norm: Normalizer | None = None,
+                 integers: IntegerInputs = NO_INTEGERS, domain: Domain = ANY
                  ) -> dict[Expr, Fraction] | Proved | Unknown:
     """A candidate model where a != b, Proved if there is none, or Unknown. Over the reals (Proved then
-    holds for integer inputs too); given `integers`, elements of integer buffers are integers in their ranges."""
+    holds for integer inputs too); given `integers`, elements of integer buffers are integers in their ranges;
+    float inputs within their format's finite range (`domain`: Proved then holds for every input a kernel can
+    be given)."""
     try:
-        t, assertions = _difference_problem(a, b, norm, integers)
+        t, assertions = _difference_problem(a, b, norm, integers, domain)
     except ConstantTooLarge as err:
         return Unknown(str(err))
     status, model, reason = solve(assertions, timeout_ms)
@@ -198,36 +217,38 @@ def solver_model(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS,
 
 
 def decide_equal(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                 norm: Normalizer | None = None, integers: IntegerInputs = NO_INTEGERS) -> Verdict:
-    """Proved | Refuted | Unknown: normal forms first (no solver), then Z3 on the residue. A counterexample
+                 norm: Normalizer | None = None, domain: Domain = ANY, integers: IntegerInputs = NO_INTEGERS
+                 ) -> Verdict:
+    """Proved | Refuted | Unknown: normal forms first (no solver), then Z3 on the residue; inputs within
+    `domain` (each float input a finite value of its format), and witnesses rounded to it; a counterexample
     gives the `integers` inputs integer values in their ranges."""
     if a is b or equal(normalize(a, norm), normalize(b, norm)):
         return Proved("normal-form")
     split = decide_by_cases(a, b, norm)   # max/min identities by case splits, before the solver
     if split is not None:
         return split
-    found = solver_model(a, b, timeout_ms, norm)
+    found = solver_model(a, b, timeout_ms, norm, domain=domain)
     if isinstance(found, (Proved, Unknown)):
         if isinstance(found, Unknown):
-            quick = random_search(a, b, integers=integers)
+            quick = random_search(a, b, domain=domain, integers=integers)
             if quick is not None:
                 return quick
         return found
-    refuted = confirm(a, b, found, integers)
+    refuted = confirm(a, b, found, domain, integers)
     if refuted.confirmed:
         return refuted
     if not admissible(found, integers):   # a real model where an integer buffer needs integers: round it, then ask z3
         for rounded in _integer_roundings(found, integers):
-            refuted = confirm(a, b, rounded, integers)
+            refuted = confirm(a, b, rounded, domain, integers)
             if refuted.confirmed:
                 return refuted
-        found = solver_model(a, b, timeout_ms, norm, integers)
+        found = solver_model(a, b, timeout_ms, norm, integers, domain=domain)
         if isinstance(found, (Proved, Unknown)):
-            return random_search(a, b, integers=integers) or found
-        refuted = confirm(a, b, found, integers)
+            return random_search(a, b, domain=domain, integers=integers) or found
+        refuted = confirm(a, b, found, domain, integers)
         if refuted.confirmed:
             return refuted
-    return random_search(a, b, integers=integers) or refuted
+    return random_search(a, b, domain=domain, integers=integers) or refuted
 
 
 def find_distinguishing_input(a: Expr, b: Expr, variables: Sequence[Expr] | None = None,
