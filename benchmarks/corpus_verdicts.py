@@ -3,8 +3,9 @@
     python benchmarks/corpus_verdicts.py            # all pairs
     python benchmarks/corpus_verdicts.py kb_        # pairs whose name contains "kb_"
 
-Prints one line per pair and a summary (decided, as expected, slowest), the figures the closing notes quote.
-
+Prints one line per pair and a summary (decided, as expected, slowest), the figures the closing notes quote:
+wall seconds, and the CPU seconds of this process (`time.process_time`), which on a machine shared with other
+jobs says more than the wall clock about the checker itself.
 2026-12-07 (branch consts, issue 28 §1-2; 2 shared cores at load 14-27, so seconds are loose): 105 pairs, 104
 decided, 105 as expected, slowest eq_positive_dot_atomic 48 s (eq_sech2_coshf_fastmath_expf, added after the run,
 is EQUIVALENT in 1.4 s CPU). Main's code on the same 106 pairs: 101 as expected;
@@ -37,17 +38,17 @@ def main(argv: list[str]) -> int:
     for case in cases:
         want = tomllib.loads((case / "manifest.toml").read_text())["expect"].get("check")
         out, err = io.StringIO(), io.StringIO()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         with redirect_stdout(out), redirect_stderr(err):
             run(["check", str(case / "manifest.toml"), "-q", "--json"])
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         try:
             got = json.loads(out.getvalue())["verdict"]
         except (ValueError, KeyError):
             got = "error"
         wrong += got != want
         rows.append((case.name, want, got, seconds))
-        print(f"{case.name:42s} expected {want:15s} got {got:15s} {seconds:7.2f} s"
+        print(f"{case.name:42s} expected {want:15s} got {got:15s} {seconds:7.2f} s  (cpu {cpu:6.2f} s)"
               + ("" if got == want else "   <-- differs"), flush=True)
     decided = sum(r[2] in DECIDED for r in rows)
     slowest = max(rows, key=lambda r: r[3]) if rows else None

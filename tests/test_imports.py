@@ -27,7 +27,7 @@ LAYERS = (
     ("session",),                         # typed requests -> one result per command
     ("report",),                          # presentation of results
     ("api",),                             # the Python face of session
-    ("batch", "kernelbench", "triton", "pytest_plugin"),   # front doors built on the API
+    ("batch", "kernelbench", "triton", "triton_jit", "pytest_plugin"),   # front doors built on the API
     ("cli",),
     ("__main__",),
 )

@@ -43,3 +43,13 @@ def test_small_ratios_stay_near_the_product_estimate():
              (a / b + c / a) * (b + c), E.maximum(a, b) / (a * b + c), ((a + b) / (c + 1)) * ((a + c) / (b + 1))]
     for t in terms:
         assert C._expansion(t) <= 2 * _product_estimate(t) + 2, t
+
+
+def test_an_atom_counts_the_normalization_of_its_arguments():
+    """rsqrt of a variance is one term, but its argument is normalized too: the element is large."""
+    x = [E.var("Xa", i) for i in range(256)]
+    mean = E.mul(E.add_all(x), E.const(F(1, 256)))
+    var = E.add_all(E.mul(E.sub(xi, mean), E.sub(xi, mean)) for xi in x)
+    y = E.mul(E.sub(x[0], mean), E.rsqrt(var))
+    assert C._expansion(y) >= C._expansion(var) > C.LARGE_EXPANSION
+    assert C._expansion(E.mul(x[0], E.rsqrt(x[1]))) == 1

@@ -21,7 +21,9 @@ VERDICTS = {"clean", "race", "deadlock", "out-of-bounds", "uninitialized-read", 
             # volatile/relaxed accesses that no fence orders (not UB; --allow-ordering-races)
             "ordering-race",
             # a read racing only with writes of the value already there (--allow-benign-races)
-            "benign-read-race"}
+            "benign-read-race",
+            # stores of one slot equal over the reals whose bits differ on an input (--allow-benign-races)
+            "nondeterministic-bits"}
 # "findings": a pair equal over the reals whose opt kernel has a finding (check must not say EQUIVALENT)
 CHECKS = {"equivalent", "not-equivalent", "findings",
           # addresses depend on integer inputs: equal on the concrete assignments checked (not a proof)

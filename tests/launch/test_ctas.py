@@ -92,3 +92,16 @@ def test_bad_selections_are_usage_errors(capsys):
     assert "outside the grid of 4 CTAs" in capsys.readouterr().err
     assert run(["check", manifest, "--ctas", "0", "--fp", "ieee", "-q"]) == 2
     assert "--fp real" in capsys.readouterr().err
+
+
+def test_the_memory_estimate_counts_only_the_selected_ctas(capsys):
+    """A grid far too large to run whole (16,384 CTAs of 256 threads) checks on one CTA within 1 GB: the launch's
+    memory is estimated after --ctas chose what runs."""
+    case = EX / "eq_gemm_naive_tiled"
+    argv = ["check", str(case / "ref.sm80.ptx"), str(case / "opt.sm80.ptx"), "--ref-kernel", "gemm_naive",
+            "--opt-kernel", "gemm_tiled", "--grid", "128x128", "--block", "16x16", "--args", "A,B,C,32,32,32",
+            "--buffer", "A=f32[1024]:in", "--buffer", "B=f32[1024]:in", "--buffer", "C=f32[1024]:out",
+            "--max-memory", "1G", "-q"]
+    assert run(argv) == 2 and "needs about" in capsys.readouterr().err
+    assert run(argv + ["--ctas", "0"]) == 0
+    assert capsys.readouterr().out.startswith("EQUIVALENT ON THE SELECTED CTAS")

@@ -96,7 +96,7 @@ def test_normalizer_agrees_with_its_rules():
         if rule.used_by != "normal":
             continue
         lhs, rhs, _ = sides(rule)
-        if lhs.op in E.BOOLEAN or rule.name == "congruence":
+        if lhs.op in E.BOOLEAN or "f(" in rule.lhs:   # f: any function (a schema; instances are listed)
             continue
         assert equal_exprs(folded(lhs), folded(rhs)), rule.name
 

@@ -99,3 +99,38 @@ def test_aligned_comparison_agrees_with_sorting(k, tweaks, reverse):
     fast = list(a.differing_lanes(b))
     assert fast == list(a._sorted_differing(b))
     assert fast == sorted({bl for t, bl in tweaks if t < k})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(-3, 3),
+                          st.sampled_from(["", "alpha", "beta", "alpha*beta"])), min_size=1, max_size=6),
+       st.integers(-3, 3), st.permutations(list(range(6))))
+def test_scalar_parameters_are_factors_without_columns(terms, c, perm):
+    """`--symbol` scalars multiply a sum without copying it (shapes renamed); the polynomial is still the
+    one the expressions give, in any factor order, and compares like its expansion."""
+    lanes = 6
+    lane = np.arange(lanes)
+    sym = {"alpha": LanePoly.symbol("alpha", lanes), "beta": LanePoly.symbol("beta", lanes)}
+
+    def scalars(spec):
+        out = LanePoly.constant(1, lanes)
+        for name in filter(None, spec.split("*")):
+            out = out * sym[name]
+        return out
+
+    poly, expanded = LanePoly.constant(0, lanes), LanePoly.constant(0, lanes)
+    for a, b, k, spec in terms:
+        term = LanePoly.leaf("P", (lane + a) % 6) * LanePoly.leaf("Q", (lane * b) % 6) * k
+        poly = poly + scalars(spec) * term       # the scalar first: factored
+        expanded = term * scalars(spec) + expanded   # the scalar last, reversed sum
+    poly = poly * (sym["alpha"] * c) + LanePoly.leaf("Q", lane) * sym["beta"]
+    expanded = sym["beta"] * LanePoly.leaf("Q", lane) + c * (sym["alpha"] * expanded)
+    assert poly.equals(expanded)
+    values = {"P": np.arange(6.0) - 2.5, "Q": np.arange(6.0) * 0.5 + 1, "alpha": 1.5, "beta": -0.75}
+    assert np.allclose(poly.evaluate_float(values), expanded.evaluate_float(values))
+    for e1, e2 in zip(poly.take(np.array(perm)).to_exprs(), expanded.take(np.array(perm)).to_exprs()):
+        assert equal_exprs(e1, e2)
+    tweak = sym["alpha"] * (LanePoly.leaf("P", np.where(lane == 3, 1, 0)) - LanePoly.leaf("P", np.zeros(6, int)))
+    assert list(poly.differing_lanes(poly + tweak)) == [3]
+    assert list(poly.differing_lanes(poly + tweak * sym["beta"] - tweak * sym["beta"])) == []
+    assert LanePoly.symbol("alpha", lanes).leaf_parts() is None

@@ -146,3 +146,35 @@ def test_polarity_preserves_value(x, y):
     for e in (E.select(E.le(a, b), c, d), E.select(E.logical_not(E.lt(a, b)), c, d),
               E.select(E.eq(a, b), c, d), E.select(E.logical_not(E.ne(a, b)), c * a, d)):
         assert evaluate(to_expr(normalize(e)), env) == evaluate(e, env)
+
+
+# ---------------------------------------------------------------- p_mul over integers (_p_mul_scaled)
+
+_COEFFS = st.one_of(st.integers(-9, 9).filter(bool), st.fractions(max_denominator=70).filter(bool))
+
+
+@st.composite
+def _polys(draw):
+    """Polynomials over three leaves with exponent parts 2^(x/2), 2^(-3/4): products carry powers of two out."""
+    from volta.symbolic import normal as N
+    exps = [0, N._intern_exponent({((( "e", 1),), 0): F(1, 2)})[0], N._intern_exponent({N.UNIT: F(-3, 4)})[0]]
+    p = {}
+    for _ in range(draw(st.integers(1, 12))):
+        factors = tuple(sorted(draw(st.dictionaries(st.sampled_from(["a", "b", "c"]), st.integers(1, 2), max_size=2)).items()))
+        m = (factors, draw(st.sampled_from(exps)))
+        p[m] = p.get(m, 0) + draw(_COEFFS)
+    return {m: c for m, c in p.items() if c}
+
+
+@settings(max_examples=200, deadline=None)
+@given(_polys(), _polys())
+def test_p_mul_over_integers_is_the_term_by_term_product(p, q):
+    from volta.symbolic import normal as N
+    expected = {}
+    for m1, c1 in p.items():
+        for m2, c2 in q.items():
+            m, k = N.mono_mul(m1, m2)
+            expected[m] = expected.get(m, 0) + N._pow2(c1 * c2, k)
+    expected = {m: c for m, c in expected.items() if c}
+    assert N._p_mul_scaled(p, q) == expected
+    assert all(type(c) is int or c.denominator != 1 for c in N._p_mul_scaled(p, q).values())

@@ -30,6 +30,7 @@ COMMANDS = {
     "mma": ("volta.cli.mma_cmd", "One tensor-core dot product, bit for bit as an architecture does."),
     "classes": ("volta.cli.classes_cmd", "Split kernel configs into classes with the same bits on any input."),
     "batch": ("volta.cli.batch_cmd", "Run jobs given as JSON lines; print one JSON result per job."),
+    "triton": ("volta.cli.triton_cmd", "Check a Triton launcher's kernels and torch glue against torch."),
 }
 
 

@@ -24,6 +24,7 @@ from volta.cli.output_format import output_format
 
 from volta.cli.bounds import bounded
 from volta.exec import limits
+from volta.launch import globalvars
 from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
 from volta.cuda import nvcc_release
@@ -85,6 +86,9 @@ class _InOrder(click.Command):
               help="A global buffer shared by both kernels; ROLE is in, out, inout or temp (an intermediate of a "
                    "launch sequence: not compared, not an input) (repeatable).")
 @click.option("--symbol", multiple=True, metavar="NAME=f32", help="A float scalar kept symbolic (repeatable).")
+@click.option("--global", "global_vars", multiple=True, metavar="NAME=VALUE",
+              help="Set a module-scope .global variable for both launches, as cudaMemcpyToSymbol would "
+                   "(repeatable).")
 @click.option("--shared-dynamic", type=click.IntRange(min=0), default=None, metavar="BYTES",
               help="Dynamic shared memory per CTA in bytes.")
 @click.option("--timeout-ms", type=click.IntRange(min=1), default=10_000, show_default=True,
@@ -117,7 +121,7 @@ class _InOrder(click.Command):
                    "a declared :range=LO..HI), zeros, equal, colliding. Default: every assignment when there are at "
                    "most 64, else random:0,zeros,equal,colliding (EQUIVALENT ON THESE INPUTS: not a proof).")
 @click.option("--seed", type=int, default=0, show_default=True, help="With a bit-exact --fp: random seed.")
-@click.option("--define-fn", "define_fn", multiple=True, metavar="NAME=exp|exp2|log|sqrt|rsqrt|tanh",
+@click.option("--define-fn", "define_fn", multiple=True, metavar="NAME=exp|exp2|log|log2|sqrt|rsqrt|tanh|erf|sin|cos",
               help="Give an external function with no body its exact real meaning (else: uninterpreted).")
 @click.option("--exact-constants", "exact_constants", is_flag=True,
               help="Over the reals: read every float literal as the rational it is. By default a literal that is the "
@@ -155,7 +159,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
             as_json, as_sarif, junit_file, quiet, fp, trials, seed, define_fn, arch, nvcc_flag,
             allow_exit_before_barrier, prove, batch_invariant, ulp=None, rtol=None, atol=None,
             signed_zero="differ", ctas=None, ptxas=None, inputs=None, exact_constants=False, verbose=False,
-            out_init="zeros", **launch) -> int:
+            out_init="zeros", global_vars=(), **launch) -> int:
     """Prove two PTX kernels equivalent over the reals, or find an input on which they differ.
 
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
@@ -167,10 +171,21 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         raise UsageError(f"--ptxas chooses a tensor-core row: give an architecture --fp (hopper, …), not {fp}")
     tensor = make_setting("mma", ptxas, nvcc_release())
     spec, argv = _spec(targets, launch, buffer, symbol, shared_dynamic)
+    globalvars.with_globals(spec, [globalvars.parse(g) for g in global_vars])
+    argv += [f"--global={g}" for g in global_vars]
     report = None   # set here when --timeout runs out before the check starts (still a report, --json too)
     try:
         compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
+        globalvars.check_declared(spec)
         limits.check_buffers(spec.buffers)  # before any input array is drawn (--max-memory)
+        if ctas is not None:
+            if fp != "real":
+                raise UsageError("--ctas applies to the check over the reals (--fp real); the bit comparison runs "
+                                 "every CTA")
+            from volta.launch import ctas as cta_selection
+
+            cta_selection.select(spec, ctas, ("ref", "opt"))  # before preflight: its memory estimate counts them
+            argv += ["--ctas", ctas]
         limits.preflight(spec, ("ref", "opt"), symbolic=fp == "real")  # both PTX files, kernels, args, memory: before running
     except limits.Timeout as err:
         if fp != "real" or replay_file is not None:
@@ -187,14 +202,6 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     argv += ["--allow-exit-before-barrier"] if allow_exit_before_barrier else []
     spec.exact_constants = spec.exact_constants or exact_constants   # (a manifest may say so too)
     argv += ["--exact-constants"] if exact_constants else []
-    if ctas is not None:
-        if fp != "real":
-            raise UsageError("--ctas applies to the check over the reals (--fp real); the bit comparison runs "
-                             "every CTA")
-        from volta.launch import ctas as cta_selection
-
-        cta_selection.select(spec, ctas, ("ref", "opt"))
-        argv += ["--ctas", ctas]
     from volta.cli.progress import Progress
 
     progress = None if quiet else (limits.current().progress or Progress("volta check"))

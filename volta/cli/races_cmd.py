@@ -22,6 +22,7 @@ from volta.cli.output_format import output_format
 from volta.cli.bounds import bounded
 from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
+from volta.launch import globalvars
 from volta.launch.spec import compile_sources, from_options, load_manifest, with_out_init
 from volta.session.races import analyze, roles, RacesResult
 from volta.exec.schedules import DEFAULT_BUDGET
@@ -40,6 +41,8 @@ LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", 
 @click.option("--buffer", multiple=True, metavar="NAME=DTYPE[N][:ROLE]", help="Declare a global buffer (repeatable).")
 @click.option("--arg", multiple=True, metavar="PARAM=VALUE", help="Give one parameter by name (repeatable).")
 @click.option("--symbol", multiple=True, metavar="NAME=f32", help="A scalar kept symbolic (repeatable).")
+@click.option("--global", "global_vars", multiple=True, metavar="NAME=VALUE",
+              help="Set a module-scope .global variable for the launch, as cudaMemcpyToSymbol would (repeatable).")
 @click.option("--shared-dynamic", type=click.IntRange(min=0), default=None, metavar="BYTES",
               help="Dynamic shared memory per CTA in bytes.")
 @click.option("--role", type=click.Choice(["kernel", "ref", "opt"]), default=None,
@@ -93,7 +96,7 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
             as_json, as_sarif, junit_file, max_findings, quiet, arch, nvcc_flag, allow_exit_before_barrier,
             inputs=None, trials=None, structured_only=False, lockstep_warps=False, allow_benign_races=False,
             allow_ordering_races=False, schedules=DEFAULT_BUDGET, schedule_seed=0, show_printf=False,
-            ctas=None, verbose=False, out_init="zeros") -> int:
+            ctas=None, verbose=False, out_init="zeros", global_vars=()) -> int:
     """Find races, deadlocks, out-of-bounds accesses and uninitialized reads in one launch of a PTX kernel.
 
     TARGET is a .ptx file (give --grid, --block, --args and --buffer) or a manifest.toml; a .cu file
@@ -125,7 +128,9 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
         spec.source = str(path)
         chosen = ["kernel"]
 
+    globalvars.with_globals(spec, [globalvars.parse(g) for g in global_vars])
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
+    globalvars.check_declared(spec)
     from volta.launch import ctas as cta_selection
 
     cta_selection.select(spec, ctas, chosen)

@@ -42,6 +42,7 @@ from volta.cli.bounds import bounded
 from volta.exec import limits
 from volta.errors import UsageError
 from volta.session import replay
+from volta.launch import globalvars
 from volta.launch.spec import compile_sources, with_out_init
 from volta.cuda import nvcc_release
 from volta.numerics.mma_select import make_setting
@@ -62,6 +63,8 @@ from volta.report import run_report
                    "file lacks.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), default=None, help="Write every buffer here (.npz).")
 @click.option("--shared-dynamic", type=int, default=None, help="Dynamic shared memory bytes.")
+@click.option("--global", "global_vars", multiple=True, metavar="NAME=VALUE",
+              help="Set a module-scope .global variable for the launch, as cudaMemcpyToSymbol would (repeatable).")
 @click.option("--fp", type=click.Choice(replay.FP_CHOICES), default="ieee", show_default=True,
               help="Float semantics: IEEE scalars plus this architecture's tensor-core model.")
 @click.option("--ptxas", default=None, metavar="VERSION",
@@ -89,7 +92,7 @@ from volta.report import run_report
 @output_format
 def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_path, shared_dynamic, fp, seed,
             no_races, as_json, arch, nvcc_flag, allow_exit_before_barrier=False, quiet=False, as_sarif=False,
-            junit_file=None, ctas=None, ptxas=None, verbose=False, out_init="zeros") -> int:
+            junit_file=None, ctas=None, ptxas=None, verbose=False, out_init="zeros", global_vars=()) -> int:
     """Run TARGET (a .ptx file, or a manifest.toml) on concrete inputs; report outputs and findings."""
     if as_json and as_sarif:
         raise UsageError("choose one of --json and --sarif")
@@ -103,7 +106,9 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
     else:
         spec = replay.spec_from_options(target, kernel, grid, block, args, buffers, named_args, shared_dynamic or 0)
         role = "kernel"
+    globalvars.with_globals(spec, [globalvars.parse(g) for g in global_vars])
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
+    globalvars.check_declared(spec)
     from volta.launch import ctas as cta_selection
 
     picked = cta_selection.select(spec, ctas, [role]).get(role)

@@ -8,6 +8,7 @@ reported with a counterexample that re-executing both kernels on concrete exact 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import operator
 import time
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from volta.exec import access as A, limits
 from volta.exec import integer_real
 from volta.exec.limits import Timeout
 from volta.exec.access import region_itemsize
+from volta.exec import findings as F, racy_reads, replica_bits
 from volta.exec.findings import Site
 from volta.launch.spec import DTYPES, FIXED, LaunchSpec, sequence
 from volta.exec.machine import Machine, constants, named_reading
@@ -31,17 +33,19 @@ from volta.equiv.witness import (SMALL, below_resolution, input_domain, larger_d
                                  relative_difference)
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
-from volta.symbolic import expr as E
+from volta.symbolic import cuts, expr as E
 from volta.symbolic.enclose import enclose
 from volta.symbolic.evaluate import EvalError, Inexact, evaluate
-from volta.symbolic.normal import Normalizer, equal, normalize
+from volta.symbolic.normal import ExpansionLimit, Normalizer, equal, normalize
 from volta.symbolic.constants import constants_read
 from volta.symbolic.domain import Domain
 from volta.symbolic.screen import Screen
 from volta.symbolic.search import inputs_of, random_search
+from volta.symbolic.shared import SharedTerms
 from volta.symbolic.verdict import Proved, Refuted, Unknown
 
 UNTOUCHED = "untouched"
+UNCHANGED = "unchanged"   # an inout element the kernel did not write: its value before the launch (Elements.at)
 MAX_UNKNOWN = 8  # give up (UNKNOWN, nothing claimed) after this many undecided elements
 
 
@@ -197,11 +201,7 @@ def outputs(m: Machine, spec: LaunchSpec, rows: bool = False) -> dict:
                 cover = region.cover[0, i * size:(i + 1) * size]
                 later = np.flatnonzero((cover[1:] == 0) | (cover[1:] == A.START))   # the narrower store's bytes
                 refuse(i, i * size + (int(later[0]) + 1 if later.size else 0), f"is {size} bytes {why[bad[0]]}")
-        if buf.role == "out":
-            elements = Elements([UNTOUCHED]) * buf.count
-        else:
-            elements = Elements(E.var(name, i) if m.input_values is None else _input_value(m, name, i, buf.role)
-                                for i in range(buf.count))
+        elements = Elements([UNTOUCHED if buf.role == "out" else UNCHANGED]) * buf.count
         poly_at = []
         for i in np.flatnonzero(written).tolist():
             off = i * size
@@ -222,18 +222,29 @@ def outputs(m: Machine, spec: LaunchSpec, rows: bool = False) -> dict:
                 elements[i] = constants(bits, t, m.named)[0]
         elements = Elements(elements)
         elements.poly_at = np.array(poly_at, np.int64)
+        elements.initial = functools.partial(_input_value, m, name)
         result[name] = elements
     return result
 
 
 class Elements(list):
-    """An output buffer's elements; `poly_at`: the indices holding PolyRows (outputs(rows=True))."""
+    """An output buffer's elements; `poly_at`: the indices holding PolyRows (outputs(rows=True)). An inout
+    element the kernel did not write is the shared marker UNCHANGED (16 M input leaves would cost gigabytes
+    for a buffer of which one CTA writes 64 x 64): `at(i)` gives its value, `initial(i)`."""
 
     poly_at = None
+    initial = None
+
+    def at(self, i: int):
+        e = self[i]
+        return self.initial(i) if e is UNCHANGED else e
 
 
-def _input_value(m, name, i, role):
-    if role == "inout" and m.input_values is not None and name in m.input_values:
+def _input_value(m, name, i):
+    """Element i of inout buffer `name` before the launch: its leaf, or its given value in an exact replay."""
+    if m.input_values is None:
+        return E.var(name, i)
+    if name in m.input_values:
         return E.const(m.input_values[name][i])
     return UNTOUCHED
 
@@ -241,6 +252,13 @@ def _input_value(m, name, i, role):
 def _element_type(dtype: str) -> str:
     return {"f32": ".f32", "f64": ".f64", "f16": ".f16", "bf16": ".bf16", "s32": ".s32", "u32": ".u32",
             "s64": ".s64", "u64": ".u64", "s8": ".s8", "u8": ".u8", "s16": ".s16", "u16": ".u16"}.get(dtype, ".b32")
+
+
+def blocking(finding) -> bool:
+    """Does a finding stop the comparison? Benign kinds do not: every racing write stores one value over the
+    reals (or a read gets the same value in any order), so the outputs are still one function of the inputs;
+    they are listed with the verdict."""
+    return finding.kind not in F.BENIGN
 
 
 def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = None, progress=None,
@@ -301,9 +319,20 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
     report.constants = constants_read({role: m.named for role, m in machines.items()})   # (None: --exact-constants)
     report.stats["execute_seconds"] = time.perf_counter() - start
     report.stats["thread_instructions"] = sum(m.thread_instructions for m in machines.values())
-    if any(report.findings.values()):
+    for role, m in machines.items():   # racing reads whose values never reach an output (exec/racy_reads.py)
+        if role not in spec.sequences:
+            launch = spec.launches[role]
+            report.findings[role] = racy_reads.settle(m, report.findings[role], racy_reads.rerun_launch(
+                m.prog, launch, spec.buffers, spec.symbols, spec.functions, spec.allow_exit_before_barrier))
+    if any(blocking(f) for found in report.findings.values() for f in found):
         report.verdict = "findings"
         return report
+    for role, m in machines.items():   # stores equal over the reals: do their bits differ? (listed, not blocking)
+        if m.replicas:
+            launches = sequence(spec, role)
+            progs = [lower(parse_file(x.ptx), x.kernel) for x in launches]
+            report.findings[role] = replica_bits.merge(
+                report.findings[role], replica_bits.bits_findings(spec, role, progs, launches, [m]))
     start = time.perf_counter()
     if progress is not None:
         progress("comparing outputs")
@@ -320,6 +349,10 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
     total = sum(len(v) for v in outs["ref"].values())
     norm = Normalizer()
     screen = Screen(input_domain(spec), integers)
+
+    def nf(e):
+        return normalize(e, norm)
+    kept = Normalizer(shared=SharedTerms(), limit=LARGE_EXPANSION)   # shared sums kept whole (large elements)
     shown = time.perf_counter()
     smt_dir = Path(emit_smt) if emit_smt else None
     if smt_dir:
@@ -348,14 +381,25 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
             if count:   # decided in bulk: counted at once, not visited one by one
                 report.compared += count
                 report.proved_by[how] = report.proved_by.get(how, 0) + count
-        for i in np.flatnonzero(~(proved | same | skip)).tolist():
-            a, b = ref_el[i], opt_el[i]
+        todo = np.flatnonzero(~(proved | same | skip)).tolist()
+        try:   # shared sub-expressions (row statistics) proved equal once, then atoms (symbolic/cuts.py)
+            plain = [(_plain(ref_el.at(i)), _plain(opt_el.at(i))) for i in todo]
+            cut_ref, cut_opt, made = cuts.cut([a for a, _ in plain], [b for _, b in plain], nf, equal, _expansion) \
+                if len(todo) > 1 else ([], [], 0)
+        except Timeout as err:   # counted as the loop counts the element it stops at
+            report.compared += 1
+            _out_of_time(report, name, todo[0], err, total, "proving shared sub-expressions equal (cut points)")
+            break
+        for pos, i in enumerate(todo):
             report.compared += 1
             if progress is not None:
                 shown = _progress(progress, report.compared, total, start, shown)
             try:
-                a, b = _plain(a), _plain(b)
-                verdict = _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen)
+                a, b = plain[pos]
+                if made and cuts.proved_equal(cut_ref[pos], cut_opt[pos], a, b, nf, equal, _expansion):
+                    report.proved_by["cut-points"] = report.proved_by.get("cut-points", 0) + 1
+                    continue
+                verdict = _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen, kept)
             except Timeout as err:
                 _out_of_time(report, name, i, err, total)
                 break
@@ -425,7 +469,7 @@ def _written(m, spec, name) -> np.ndarray:
     count, size = spec.buffers[name].count, region_itemsize(region)
     if region.kwritten is None:
         return np.zeros(count, bool)
-    return region.kwritten[0, np.arange(count, dtype=np.int64) * size].astype(bool)
+    return region.kwritten[0, :count * size:size].astype(bool)
 
 
 def _out_of_time(report, name, i, err, total, doing="deciding it") -> None:
@@ -476,7 +520,10 @@ def _bulk_equal(ref: list, opt: list) -> np.ndarray:
     return proved
 
 
-def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = None):
+def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = None, kept=None):
+    """Decide one element: identical DAGs, a float screen confirmed exactly, equal normal forms (for an element
+    whose expansion would be large, first with shared sums kept as atoms, `kept`), exact random search, case
+    splits, Z3."""
     from volta.symbolic import z3bridge
 
     screen = screen or Screen()
@@ -491,6 +538,8 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
         return found
     domain = screen.domain
     large = _expansion(a, b) > LARGE_EXPANSION
+    if large and kept is not None and _kept_equal(a, b, kept):
+        return Proved("shared-terms")
     if large:  # a few cheap exact evaluations first: normalizing a large expression can take minutes
         quick = random_search(a, b, tries=8, domain=domain, integers=screen.integers)
         if quick is not None:
@@ -506,6 +555,15 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
 LARGE_EXPANSION = 50_000  # estimated terms: above this, a few random inputs are tried before normalizing
 
 
+def _kept_equal(a, b, kept: Normalizer) -> bool:
+    """a = b by normal forms with shared sums kept whole (`kept` is bounded: an element whose expansion
+    does not come from shared sums gives way to the random search instead of expanding here)."""
+    try:
+        return kept.shared.equal(kept(a), kept(b))
+    except ExpansionLimit:
+        return False
+
+
 def _expansion(*roots) -> int:
     """An estimate of the terms normalizing would expand to, numerator and denominator counted apart as
     the normal form keeps them (num/den): a sum adds its parts' terms (denominators taken as shared), a
@@ -513,43 +571,35 @@ def _expansion(*roots) -> int:
     two-pass variance of 256 elements estimates 1.7e7 (minutes to normalize), a 128-wide softmax 129, and
     attention over 256 keys, sum_k 2^(s_k - m)·V[k] / sum_k 2^(s_k - m), 512 (one product num·den made it
     65,536, and 8 exact evaluations per element before normalizing cost 7.6 s each, 95% of the check).
+    An atom is one term, but its arguments are normalized too: the estimate is the larger of the root's and
+    of any atom argument's below it (a two-pass variance under rsqrtf counts as large; it read 1,026 once).
     Linear in the DAG; capped at 1e12. Only decides whether a few random inputs are tried before
     normalizing: no verdict depends on it. Nodes are interned for the life of the process, so estimates are
-    kept by node id across elements (outputs share sub-DAGs: a fresh walk per element made a 512-element
+    kept by node across elements (outputs share sub-DAGs: a fresh walk per element made a 512-element
     softmax spend 70% of its time here)."""
     memo = _EXPANSION
     cap = 10 ** 12
-    for root in roots:
-        if not isinstance(root, E.Expr):
-            continue
-        stack = [(root, False)]
-        while stack:
-            node, ready = stack.pop()
-            if node.id in memo:
-                continue
-            kids = [x for x in node.args if isinstance(x, E.Expr)]
-            if not ready:
-                stack.append((node, True))
-                stack.extend((x, False) for x in kids if x.id not in memo)
-                continue
+    add, mul, div = E.ADD, E.MUL, E.DIV
+    exprs = [r for r in roots if isinstance(r, E.Expr)]
+    for root in exprs:
+        for node in E.postorder(root, memo):
             op = node.op
-            if op == E.ADD or op == E.MUL or op == E.DIV:
-                num, den = memo[kids[0].id]
-                for x in kids[1:]:
-                    n2, d2 = memo[x.id]
-                    if op == E.ADD:      # as if over one denominator (0: none), as a sum was counted before
-                        num, den = num + n2, max(den, d2)
-                    elif op == E.MUL:
-                        num, den = num * n2, den * d2 if den and d2 else den or d2
-                    else:                # (a/da) / (b/db) = a·db / (da·b)
-                        num, den = num * max(d2, 1), max(den, 1) * n2
-                memo[node.id] = (min(num, cap), min(den, cap))
-            else:
-                memo[node.id] = (1, 0)
-    return max((min(sum(memo[r.id]), cap) for r in roots if isinstance(r, E.Expr)), default=0)
+            if op is add or op is mul or op is div:
+                (num, den, inner), (n2, d2, i2) = memo[node.args[0]], memo[node.args[1]]
+                inner = max(inner, i2)
+                if op is add:      # as if over one denominator (0: none), as a sum was counted before
+                    num, den = num + n2, max(den, d2)
+                elif op is mul:
+                    num, den = num * n2, den * d2 if den and d2 else den or d2
+                else:              # (a/da) / (b/db) = a·db / (da·b)
+                    num, den = num * max(d2, 1), max(den, 1) * n2
+                memo[node] = (min(num, cap), min(den, cap), inner)
+            else:   # an atom: one term, after normalizing its arguments
+                memo[node] = (1, 0, max((max(n + d, i) for n, d, i in (memo[x] for x in node.args)), default=0))
+    return max((min(max(n + d, i), cap) for n, d, i in (memo[r] for r in exprs)), default=0)
 
 
-_EXPANSION: dict = {}  # node id -> estimated (numerator, denominator) terms, 0 = no denominator (see _expansion)
+_EXPANSION: dict = {}  # node -> estimated (numerator, denominator, largest atom argument) terms (_expansion)
 
 
 def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None, domain: Domain | None = None,
@@ -594,7 +644,7 @@ def _replayed(spec, model, name, i, a, b, integers: IntegerInputs) -> Counterexa
             m = execute(spec, role, input_values=inputs, integers=integers)
         except Unsupported:
             return None   # the exact replay meets what it does not model: nothing confirmed
-        element = outputs(m, spec)[name][i]
+        element = outputs(m, spec)[name].at(i)
         values[role] = _stored(spec, name, _exact(element))
     if values["ref"] is None or values["opt"] is None or not values["ref"] != values["opt"]:
         return None  # undefined, or not certainly different (equal, or enclosures that overlap)
@@ -685,8 +735,9 @@ def _full_inputs(spec, model, a, b) -> dict:
     nearest value of a declared range); integer inputs fixed for the run their values."""
     inputs = {}
     for name, buf in spec.buffers.items():
-        if name in spec.fixed:   # integer inputs fixed for this run: their values (volta/equiv/fixed_inputs.py)
-            inputs[name] = {k: Fraction(int(v)) for k, v in enumerate(spec.fixed[name])}
+        known = spec.fixed.get(name, buf.known_values())   # fixed for this run (fixed_inputs.py), or `:iota`
+        if known is not None:
+            inputs[name] = {k: Fraction(int(v)) for k, v in enumerate(known)}
         elif buf.role in ("in", "inout"):
             one = Fraction(1) if buf.range is None else Fraction(min(max(1, buf.range[0]), buf.range[1]))
             inputs[name] = {k: one for k in range(buf.count)}
@@ -735,5 +786,5 @@ def replay(spec: LaunchSpec, path: str | Path) -> dict:
     values = {}
     for role in ("ref", "opt"):
         m = execute(spec, role, input_values=inputs)
-        values[role] = _stored(spec, name, _exact(outputs(m, spec)[name][index]))
+        values[role] = _stored(spec, name, _exact(outputs(m, spec)[name].at(index)))
     return {"buffer": name, "index": index, **values}

@@ -34,8 +34,10 @@ FOR_INPUTS = "equivalent-for-inputs"   # every assignment tried is equal: not a 
 
 
 def integer_inputs(spec: LaunchSpec) -> list:
-    """The integer buffers the kernels read (roles in/inout), which an assignment fixes."""
-    return sorted(n for n, b in spec.buffers.items() if b.dtype[0] in "su" and b.role in ("in", "inout"))
+    """The integer buffers the kernels read (roles in/inout), which an assignment fixes (not those whose values
+    are declared, `:iota`)."""
+    return sorted(n for n, b in spec.buffers.items()
+                  if b.dtype[0] in "su" and b.role in ("in", "inout") and b.contents is None)
 
 
 def applies(spec: LaunchSpec, report) -> bool:

@@ -119,7 +119,7 @@ def mutants(text: str) -> list:
 
 # ---- the oracle: concrete exact execution on random inputs ---------------------------------------
 def random_inputs(spec: LaunchSpec, rng: random.Random) -> dict:
-    inputs = {name: {k: Fraction(rng.randint(-6, 6)) for k in range(buf.count)}
+    inputs = {name: {k: Fraction(rng.randint(-6, 6) if buf.contents is None else k) for k in range(buf.count)}
               for name, buf in spec.buffers.items() if buf.role in ("in", "inout")}
     inputs["__symbols__"] = {s: Fraction(rng.randint(-4, 4)) for s in spec.symbols}
     return inputs
@@ -129,7 +129,8 @@ def concrete_outputs(spec: LaunchSpec, role: str, inputs: dict) -> dict:
     from volta.equiv.check import _exact, execute, outputs
 
     m = execute(spec, role, input_values=inputs)
-    return {name: [_exact(e) for e in elements] for name, elements in outputs(m, spec).items()}
+    return {name: [_exact(elements.at(i)) for i in range(len(elements))]
+            for name, elements in outputs(m, spec).items()}
 
 
 def oracle_differs(spec: LaunchSpec, trials: int = 2, seed: int = 0):

@@ -10,7 +10,7 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import findings as F
-from volta.exec import ordering
+from volta.exec import ordering, replicas
 from volta.ir import spin
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_SHARED, KERNEL_PARAM_BASE
 from volta.ptx import ast
@@ -173,13 +173,16 @@ def store(m, region, lanes, offs, size, bits):
             w[start + k] = True
 
 
-def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=False, image=None, data=None):
+def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=False, image=None, data=None,
+          exprs=None):
     """Race bookkeeping for one access batch (global and shared regions only).
 
     With `warp_uniform` (plain stores) returns pairs of positions into `lanes` of threads of one warp
     that write the same bytes in this instruction: not a race, provided they store equal values.
     A store passes `image` (the bytes each lane stores, lanes x size) and `data` (which lanes store
-    tensor data): a write-write race where every write stores the same value is a BENIGN RACE."""
+    tensor data): a write-write race where every write stores the same value is a BENIGN RACE. In a
+    symbolic run it also passes `exprs(positions, element)`, the expressions it stores: tensor data
+    then compares over the reals (volta/exec/replicas.py)."""
     from volta.exec import memmodel
 
     none = np.zeros((0, 2), np.int64)
@@ -234,9 +237,10 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
     for c in conflicts:
         byte = (c.granule * g) % stride
         prior = m.prog.ops[c.prior_pc]
+        where_ = {}
         if c.ordering:
-            if c.prior_write and c.write and (image is None or _same_values(m, region, lanes, image, data, rows, offs,
-                                                                            g, per, c, prior)[0]):
+            if c.prior_write and c.write and (image is None or _same_values(
+                    m, op, region, lanes, image, data, rows, offs, g, per, c, prior, exprs)[0] in ("bytes", "reals")):
                 continue   # equal values (or an atomic, whose value is its own business) remain in any order
             if clocks is not None:
                 clocks.unordered_race(op)
@@ -254,20 +258,29 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
                      buffer=region.name, offset=byte, bounds=region.size)
             continue
         if c.prior_write and c.write and image is not None and c.positions:
-            same, pair, prior, at = _same_values(m, region, lanes, image, data, rows, offs, g, per, c, prior)
+            same, pair, prior, at, values = _same_values(m, op, region, lanes, image, data, rows, offs, g, per, c,
+                                                         prior, exprs)
             if at is not None:
                 byte = int(offs[at // per]) + (at % per) * g  # where the pair whose values differ met
-            if same:
-                m.report(F.BENIGN_RACE, f"benign race on `{region.name}`: every write stores the same value "
-                         f"(still a data race in the PTX memory model; --allow-benign-races leaves it out of the "
-                         f"exit code)", prior, [c.prior_tid, c.tid], second=op, buffer=region.name, offset=byte,
-                         bounds=region.size)
+            if same in ("bytes", "reals"):
+                if same == "reals":
+                    replicas.note(m, prior, op)
+                m.report(F.BENIGN_RACE, f"benign race on `{region.name}`: every write stores the same value"
+                         f"{' over the reals' if same == 'reals' else ''} (still a data race in the PTX memory "
+                         f"model; --allow-benign-races leaves it out of the exit code)", prior, [c.prior_tid, c.tid],
+                         second=op, buffer=region.name, offset=byte, bounds=region.size,
+                         details={"reals": True} if same == "reals" else {})
                 continue
+            if values is not None:   # a concrete run: the two words, for volta/exec/replica_bits.py
+                where_["details"] = {"values": values}
+            elif same == "undecided" and not m.symbolic:
+                m.reals_rerun.append(op)   # tensor data: `volta races` compares it over the reals in a re-run
+                where_["details"] = {"reals-undecided": True}
         if clocks is not None:
             clocks.unordered_race(op)
         m.report(kind, f"{kinds[0]}-{kinds[1]} race on `{region.name}` between threads with {text} "
                  f"between them", prior, list(pair), second=op, buffer=region.name, offset=byte,
-                 bounds=region.size)
+                 bounds=region.size, **where_)
     return np.unique(same_warp // per, axis=0) if same_warp.size else none
 
 
@@ -279,12 +292,16 @@ def stored_values_differ(m, bits_a, bits_b, data_a, data_b):
     return ~symbolic & (np.asarray(bits_a) != np.asarray(bits_b)), symbolic
 
 
-def _same_values(m, region, lanes, image, data, rows, offs, g, per, c, prior_op):
-    """Do all racing writes of a write-write conflict store the same bytes? Also the pair to report:
-    the first pair whose values differ (or could), else the conflict's own pair."""
+def _same_values(m, op, region, lanes, image, data, rows, offs, g, per, c, prior_op, exprs):
+    """Do all racing writes of a write-write conflict store the same value? (same, pair, prior op, position,
+    words): `same` is "bytes" (equal bytes), "reals" (tensor data equal over the reals: a symbolic run, where
+    `exprs` gives the stored expressions), "differ" or "undecided" (tensor data not compared); the pair and
+    position are the first whose values differ (or could), else the conflict's own; `words` the two stored
+    words of that pair in a concrete run."""
     flat = region.data.reshape(-1)
     stride = region.data.shape[1]
-    first = None
+    es = _element_size(op, per * g)
+    reals = False
     for k, j, prior_tid, prior_pc, prior_data in c.positions:
         lane, piece = k // per, k % per
         mine = image[lane, piece * g:(piece + 1) * g]
@@ -297,12 +314,27 @@ def _same_values(m, region, lanes, image, data, rows, offs, g, per, c, prior_op)
             their_data = prior_data
         my_data = bool(data[lane]) if data is not None else False
         differ, undecided = stored_values_differ(m, [mine.tobytes()], [theirs.tobytes()], [my_data], [their_data])
+        if undecided[0] and exprs is not None:
+            element = piece * g // es
+            a = exprs(np.array([lane]), element)[0]
+            b = exprs(np.array([j // per]), element)[0] if j >= 0 else \
+                replicas.stored_expr(region, int(rows[lane]), int(offs[lane]) + element * es, es)
+            equal = replicas.real_equal(m, a, b)
+            if equal:
+                reals = True
+                continue
+            differ[0], undecided[0] = equal is False, equal is None
         if differ[0] or undecided[0]:
-            first = (prior_tid, int(lanes[lane])), m.prog.ops[prior_pc], k
-            break
-    if first is None:
-        return True, (c.prior_tid, c.tid), prior_op, None
-    return False, first[0], first[1], first[2]
+            words = replicas.words(mine, theirs) if not m.structured else None
+            return ("undecided" if undecided[0] else "differ"), (prior_tid, int(lanes[lane])), \
+                m.prog.ops[prior_pc], k, words
+    return ("reals" if reals else "bytes"), (c.prior_tid, c.tid), prior_op, None, None
+
+
+def _element_size(op, size: int) -> int:
+    """Bytes of one stored element of a (vector) store of `size` bytes."""
+    vec = getattr(op.d, "vec", 1) or 1
+    return max(1, size // vec)
 
 
 def load_sym(m, op, region, lanes, offs, size, t, bits):
@@ -534,8 +566,10 @@ def load_lsym(m, op, region, lanes, offs, size):
         return None
     rows = row_index(region, lanes, m)
     _refuse_unreadable(op, region, rows, offs, size)
-    if region.sym is not None and (region.sym[rows, offs] != None).any():  # noqa: E711
-        return None
+    if region.sym is not None:
+        stored = region.sym[rows, offs]
+        if (stored != None).any():  # noqa: E711
+            return _stored_leaves(region, lanes, rows, offs, size, stored)
     refs = region.lsref
     if refs is not None:
         ref = refs[rows, offs].astype(np.int64) - 1   # stored as slot + 1
@@ -555,8 +589,8 @@ def load_lsym(m, op, region, lanes, offs, size):
                 if ids.size == 1:
                     return LaneSym(lanes, region.lslist[int(ids[0])].poly.take(row))
                 polys = [region.lslist[int(r)].poly for r in ids]
-                leaves = [p.leaf_parts() for p in polys]
-                if all(leaf is not None and leaf[0] == leaves[0][0] for leaf in leaves):
+                leaves = _leaves_of_one_buffer(polys)
+                if leaves is not None:
                     # input elements of one buffer stored by several instructions (a tile filled in steps): one leaf
                     index = np.empty(lanes.size, np.int64)
                     for r, leaf in zip(ids, leaves):
@@ -574,6 +608,39 @@ def load_lsym(m, op, region, lanes, offs, size):
             return None
         return LaneSym(lanes, LanePoly.leaf(region.name, offs // itemsize))
     return None
+
+
+def _leaves_of_one_buffer(polys: list):
+    """[(buffer, index per lane)] when every polynomial is one input element of the same buffer in each lane,
+    else None — decided at the first one that is not (a softmax's stored values: the first, of hundreds)."""
+    out = []
+    for p in polys:
+        leaf = p.leaf_parts()
+        if leaf is None or (out and leaf[0] != out[0][0]):
+            return None
+        out.append(leaf)
+    return out
+
+
+def _stored_leaves(region, lanes, rows, offs, size, stored):
+    """Per-lane expressions stored at (rows, offs) as one LaneSym of leaves, when every lane reads an input
+    element of one buffer stored at this width (a tile copied into shared memory as f16 pairs, read back
+    element by element); None otherwise (the general path)."""
+    from volta.exec.lanesym import LaneSym
+    from volta.symbolic.lanepoly import LanePoly
+
+    first = stored[0]
+    if not isinstance(first, E.Expr) or first.op is not E.VAR or (region.symsize[rows, offs] != size).any():
+        return None
+    name = first.data[0]
+    try:
+        index = np.fromiter((e.data[1] if e.op is E.VAR and e.data[0] == name else -1 for e in stored),
+                            np.int64, stored.size)
+    except AttributeError:   # None (concrete bits) or another kind of value in some lane
+        return None
+    if (index < 0).any():
+        return None
+    return LaneSym(lanes, LanePoly.leaf(name, index))
 
 
 def region_itemsize(region) -> int:

@@ -9,7 +9,7 @@ import numpy as np
 from volta.errors import Unsupported
 from volta.exec import access as A
 from volta.exec import findings as F
-from volta.exec import integer_real, runtime, schedules
+from volta.exec import integer_real, racy_reads, replicas, runtime, schedules
 from volta.exec.lanesym import LaneSym
 from volta.launch.spec import FIXED
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED
@@ -19,6 +19,7 @@ from volta.ptx import ast
 from volta.semantics import compute as C
 from volta.semantics.bits import U64, mask, width
 from volta.symbolic.constants import LOG2E
+from volta.symbolic.lanepoly import LanePoly
 
 DISPATCH = {}
 # Over the reals (`volta check`), the instructions in machine.NOT_REAL keep bits only unless a module
@@ -150,8 +151,9 @@ def _meaning(meaning, fn, op):
     if len(fn.param_types) != 1:
         raise Unsupported(f"--define-fn gives `{fn.name}` a one-argument meaning, but it takes "
                           f"{len(fn.param_types)} arguments", op.span)
-    exact = {"exp2": E.exp2, "sqrt": E.sqrt, "rsqrt": E.rsqrt, "tanh": E.tanh,
-             "exp": lambda x: E.exp2(E.mul(x, LOG2E)), "log": lambda x: E.div(E.lg2(x), LOG2E)}[meaning]
+    exact = {"exp2": E.exp2, "sqrt": E.sqrt, "rsqrt": E.rsqrt, "tanh": E.tanh, "log2": E.lg2, "sin": E.sin,
+             "cos": E.cos, "exp": lambda x: E.exp2(E.mul(x, LOG2E)), "log": lambda x: E.div(E.lg2(x), LOG2E),
+             "erf": _erf}[meaning]
 
     def apply(x):
         from volta.semantics.realops import Infinity
@@ -164,6 +166,16 @@ def _meaning(meaning, fn, op):
         return exact(x)
 
     return apply
+
+
+def _erf(x):
+    """erf has no Volta operator: the uninterpreted `erf(x)` (erf(0) = 0), as the torch stand-in builds it
+    (volta/kernelbench/reals.py), so a kernel's erf meets a reference's."""
+    from volta.symbolic import expr as E
+
+    if x.op is E.CONST and x.data == 0:
+        return E.ZERO
+    return E.call("erf", x)
 
 
 @handles("trap", "brkpt")
@@ -490,6 +502,8 @@ def _ld(m, op, lanes):
                 m.write(r, lz, bits, _merge(undef, data, _undef_only(carried)), fast)
             elif m.symbolic:
                 sym = A.load_sym(m, op, region, lz, offs + k * es, es, t, bits)
+                if m.racing is not None:   # what a racing read returns: a fresh leaf (volta/exec/racy_reads.py)
+                    sym = racy_reads.substitute(m, op, region, lz, offs + k * es, es, sym)
                 data = (sym != None).astype(np.uint8)  # noqa: E711
                 m.write(r, lz, bits, _merge(undef, data, _undef_only(carried)), sym)
             else:
@@ -545,8 +559,12 @@ def _kernel_param(m, op, reg, lanes, offs, es, t):
             if m.symbolic:
                 from volta.symbolic import expr as E
 
-                sym = np.full(lanes.size, None, dtype=object) if sym is None else sym
                 fixed = (m.input_values or {}).get("__symbols__", {})
+                if m.lane_structured and sel.all() and symbolic not in fixed:
+                    # one LanePoly factor for every lane: alpha·acc then shares acc's arrays (lanepoly.SYMBOL)
+                    sym = LaneSym(lanes, LanePoly.symbol(symbolic, lanes.size))
+                    continue
+                sym = np.full(lanes.size, None, dtype=object) if sym is None else sym
                 sym[sel] = E.const(fixed[symbolic]) if symbolic in fixed else E.sym(symbolic)
     m.write(reg, lanes, out, flags, sym)
 
@@ -574,8 +592,9 @@ def _st(m, op, lanes):
         if m.may_spin:
             old = np.concatenate([A.load(m, region, lz, offs + k * es, es, seen=False)[0][:, None] for k in range(n)],
                                  axis=1)
-        same_warp = A.track(m, op, region, lz, offs, es * n, write=True, warp_uniform=True, image=image, data=data) \
-            if region.space in (".global", ".shared") else None
+        exprs = (lambda at, k, lz=lz: _exprs_at(m, regs[k], lz[at], t)) if m.symbolic else None
+        same_warp = A.track(m, op, region, lz, offs, es * n, write=True, warp_uniform=True, image=image, data=data,
+                            exprs=exprs) if region.space in (".global", ".shared") else None
         _sync_writes(m, op, region, lz, offs)
         for k, (v, f) in enumerate(all_vals):
             bits = v[pos]
@@ -610,14 +629,17 @@ def _st(m, op, lanes):
 def _same_warp_values(m, op, region, lz, offs, pairs, bits, flags, reg, t):
     """Threads (a, b) of one warp store to the same address in one instruction: one write lands,
     so this is defined only if the values are equal. Concrete values compare by bits; tensor data
-    by expressions (`volta check`, or the symbolic re-run of `volta races` the machine asks for)."""
+    by expressions (`volta check`, or the symbolic re-run of `volta races` the machine asks for).
+    Tensor data equal over the reals is noted for the bits comparison (volta/exec/replica_bits.py)."""
     a, b = pairs[:, 0], pairs[:, 1]
     data = (flags & DATA) != 0 if flags is not None else np.zeros(lz.size, bool)
     differ, symbolic_pair = A.stored_values_differ(m, bits[a], bits[b], data[a], data[b])
     if differ.any():
         k = int(np.argmax(differ))
+        words = None if m.structured else replicas.words(
+            *(int(bits[i]).to_bytes(8, "little")[:_elements(op)[1]] for i in (a[k], b[k])))
         _nondeterministic(m, op, region, lz[a[k]], lz[b[k]], offs[a[k]],
-                          "" if m.structured else " (on these inputs)")
+                          "" if m.structured else " (on these inputs)", words)
     if not symbolic_pair.any():
         return
     if not m.symbolic:
@@ -625,37 +647,30 @@ def _same_warp_values(m, op, region, lz, offs, pairs, bits, flags, reg, t):
         return
     a, b = a[symbolic_pair], b[symbolic_pair]
     ea, eb = _exprs_at(m, reg, lz[a], t), _exprs_at(m, reg, lz[b], t)
-    from volta.symbolic.normal import Normalizer, equal_exprs
-    from volta.symbolic.search import random_search
-
-    if m.normalizer is None:
-        m.normalizer = Normalizer()
-    decided = set()
     for k, (x, y) in enumerate(zip(ea, eb)):
-        if x is y or (id(x), id(y)) in decided:
-            continue
-        if getattr(m, "bit_terms", False):  # volta.equiv.bitproof: equal bits are shown by equal terms only
+        if x is not y and getattr(m, "bit_terms", False):  # volta.equiv.bitproof: equal bits by equal terms only
             raise Unsupported(f"threads of one warp store values to the same address of `{region.name}` in one "
                               f"instruction that are not the same function of the input bits (an fma-contracted "
                               f"butterfly does this): which lane's bits land is unspecified; `volta run --fp ieee` "
                               f"shows it on concrete inputs", op.span)
-        if equal_exprs(x, y, m.normalizer):
-            decided.add((id(x), id(y)))
+        equal = replicas.real_equal(m, x, y)
+        if equal:
             continue
-        witness = random_search(x, y, tries=60, integers=m.integers)
-        if witness is None:
+        if equal is None:
             raise Unsupported(f"threads of one warp store tensor data to the same address of `{region.name}` in "
                               f"one instruction, and whether the values are always equal was not decided", op.span)
         _nondeterministic(m, op, region, lz[a[k]], lz[b[k]], offs[a[k]], " (for some inputs)")
         return
+    replicas.note(m, op)
 
 
-def _nondeterministic(m, op, region, lane_a, lane_b, off, when):
+def _nondeterministic(m, op, region, lane_a, lane_b, off, when, words=None):
     es = _elements(op)[1]
     m.report(F.NONDETERMINISTIC, f"nondeterministic write: lanes {int(m.laneid[lane_a])} and {int(m.laneid[lane_b])} "
              f"of warp {int(m.warp_in_cta[lane_a])} store different values to `{region.name}`[{int(off) // es}] in "
              f"one instruction{when}; which write lands is unspecified", op, [lane_a, lane_b],
-             buffer=region.name, offset=int(off), bounds=region.size)
+             buffer=region.name, offset=int(off), bounds=region.size,
+             details={"values": words} if words is not None else {})
 
 
 def _exprs_at(m, reg, lanes, t):

@@ -15,8 +15,8 @@ from volta.config import NO_INTEGERS, WARP_SIZE, IntegerInputs
 from volta.errors import Unsupported, UsageError
 from volta.exec import findings as F
 from volta.exec import limits
-from volta.launch import structargs
-from volta.launch.spec import KernelLaunch, bind_args
+from volta.launch import globalvars, structargs
+from volta.launch.spec import FIXED, KernelLaunch, bind_args
 from volta.exec.memory import KERNEL_PARAM_BASE, Memory
 from volta.exec.runtime import ConcreteRuntime
 from volta.exec.shadow import Shadow
@@ -120,6 +120,10 @@ class Machine(MachineServices):
         self.path_log = None  # volta/exec/feasible.py: conditions each memory access ran under
         self.thread_instructions = 0
         self.unproved_stores: list = []  # same-warp stores of data to one address whose values need expressions
+        self.reals_rerun: list = []  # stores racing with tensor data in a structured run: compared over the reals
+        self.replicas: set = set()  # PTX sites of stores to one slot found equal over the reals (replicas.py)
+        self.racing: dict | None = None  # racy_reads.py's second run: region -> the first run's race shadow
+        self.racing_pcs: set = set()  # ... and the loads that returned fresh leaves there
         self.normalizer = None  # shared by the value comparisons of those stores (symbolic mode)
         self.mem_epoch = 0  # bumped whenever a store or atomic changes memory (wakes parked spinners)
         self.spin_hash = self.spin_pc = self.spin_epoch = None  # per lane, allocated at the first back-edge
@@ -180,15 +184,16 @@ class Machine(MachineServices):
                 mem.by_name[name] = region
                 self.buffer_regions[name] = region
                 continue
-            region = mem.add(name, ".global", buf.nbytes, role=buf.role, dtype=buf.dtype)
-            if name in inputs:
+            known = buf.known_values()   # `:iota`: known numbers whatever the inputs say (role FIXED)
+            region = mem.add(name, ".global", buf.nbytes, role=buf.role if known is None else FIXED, dtype=buf.dtype)
+            if name in inputs or known is not None:
                 pass   # given bytes: defined
             elif buf.role == "temp" or buf.undefined_start:  # never-written: reading it first is an uninitialized read
                 region.written = np.zeros(region.data.shape, bool)
             elif buf.role == "out" and not self.structured:   # `volta run`: zeros, but say when a read sees them
                 region.written, region.zero_start = np.zeros(region.data.shape, bool), True
-            if name in inputs:
-                raw = np.ascontiguousarray(inputs[name]).view(np.uint8).reshape(-1)
+            if name in inputs or known is not None:
+                raw = np.ascontiguousarray(inputs[name] if known is None else known).view(np.uint8).reshape(-1)
                 region.data[0, : raw.size] = raw[: region.size]
             self.buffer_regions[name] = region
         shared_dyn = self.launch.shared_dynamic
@@ -202,7 +207,10 @@ class Machine(MachineServices):
                 # a variable this module defines starts as its initializer (zeros without one), known bytes of
                 # this module, never an input: ref and opt each have their own `__device__` tables. An
                 # `.extern` one is defined elsewhere: its contents are an input, like a buffer's
-                mem.add(var.name, var.space, var.size, init=var.init, role="in" if var.extern else "module")
+                # (`--global NAME=VALUE`, volta/launch/globalvars.py: the value the launch gives it, known too)
+                given = globalvars.initial_bytes(var, self.launch.globals) if var.space == ".global" else None
+                mem.add(var.name, var.space, var.size, init=given or var.init,
+                        role="in" if var.extern and given is None else "module")
             elif var.space == ".param" and var.name not in dict((p[0], p) for p in self.prog.params):
                 mem.add(var.name, ".param", var.size, copies=self.L)
         # kernel parameters: one read-only copy, values from --args
@@ -213,6 +221,8 @@ class Machine(MachineServices):
                 continue
             if kind == "buffer":
                 bits = self.buffer_regions[value.name].base
+            elif kind == "buffer_at":   # a pointer into a buffer (`--args x+256`)
+                bits = self.buffer_regions[value[0].name].base + value[1]
             elif kind == "symbol":
                 bits = 0
             elif isinstance(value, float) or ptype.startswith(".f"):
@@ -674,13 +684,17 @@ class Machine(MachineServices):
             v, f = self.read(s, lanes, st)
             vals.append(v)
             flags = f if flags is None else (flags | f if f is not None else flags)
-        if op.op in ("div", "rem"):
-            result = self._dividing(op, lanes, fn, vals)
-        else:
-            result = fn(op.d, *vals)
         sym = None
         if self.symbolic and flags is not None and (flags & DATA).any():
             sym = self._real_compute(op, lanes, srcs, flags, t)
+        if isinstance(sym, LaneSym) and sym.lanes.size == lanes.size:
+            # tensor data in every lane: its bits are placeholders nothing decides on (addresses, branches and
+            # counts refuse data), so the concrete computation (an f16 -> f32 cvt's rounding, ...) is skipped
+            result = np.zeros(lanes.size, np.uint64)
+        elif op.op in ("div", "rem"):
+            result = self._dividing(op, lanes, fn, vals)
+        else:
+            result = fn(op.d, *vals)
         self.write(dst, lanes, result, flags, sym)
         self.advance(lanes)
 
@@ -898,8 +912,8 @@ class Machine(MachineServices):
         None sends the instruction to the per-lane path."""
         d = op.d
         kind = d.op
-        if kind == "cvt":
-            if not (d.types[0] in _LANE_TYPES and d.types[-1] in _LANE_TYPES) or d.rounding in (
+        if kind == "cvt":   # over the reals a float-to-float conversion is the identity
+            if not (d.types[0] in _LANE_CVT_TYPES and d.types[-1] in _LANE_CVT_TYPES) or d.rounding in (
                     ".rni", ".rzi", ".rmi", ".rpi") or d.has(".sat", ".relu", ".satfinite"):
                 return None
             t = d.types[-1]
@@ -928,6 +942,8 @@ class Machine(MachineServices):
                 poly = -args[0]
             else:  # cvt between float types, mov
                 poly = args[0]
+                if t in (".f16", ".bf16"):   # 16-bit bits read in one format: made or loaded in the other?
+                    tensor_real.refuse_unknown_format_poly(self, op, poly, t[1:])
             if poly.term_count() > lanesym.MAX_TERMS or poly.bound >= lanesym.MAX_BOUND:
                 return None   # too big, or coefficient sums could leave int64: the per-lane path
         except CoefficientOverflow:
@@ -953,6 +969,7 @@ def source_types(op) -> list:
 
 _LANE_OPS = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "mad": 3, "neg": 1, "mov": 1}
 _LANE_TYPES = frozenset({".f32", ".f64"})
+_LANE_CVT_TYPES = _LANE_TYPES | {".f16", ".bf16"}   # conversions: 16-bit elements are reals too
 _PACKED = frozenset({".f16x2", ".bf16x2"})   # the keys of tensor_real.PACKED (imported lazily there)
 
 
@@ -1165,3 +1182,4 @@ def _pointer_params(prog: Program) -> set:
 
 
 from volta.exec.dispatch import DISPATCH, REAL, WATCHERS  # noqa: E402  (handlers need Machine defined first)
+from volta.exec import tensor_real  # noqa: E402,F401  (imports dispatch)

@@ -23,7 +23,8 @@ def machine(carried, *args, **kwargs):
 
 def combine(machines: list):
     """The last machine of a sequence, standing for the whole sequence: its buffers are the final memory;
-    findings, thread-instruction counts, real-semantics notes and tensor-core rows are those of every launch."""
+    findings, thread-instruction counts, real-semantics notes, tensor-core rows and the stores found equal over the
+    reals (`replicas`) are those of every launch."""
     last = machines[-1]
     if len(machines) > 1:
         last.findings = [f for m in machines for f in m.findings]
@@ -32,6 +33,7 @@ def combine(machines: list):
         if notes:
             last.real_notes = list(dict.fromkeys(notes))
         last.tensor_rows = {name: row for m in machines for name, row in m.tensor_rows.items()}
+        last.replicas = set().union(*(m.replicas for m in machines))
     last.sequence = [step_name(m.launch, m.prog.name) for m in machines]
     return last
 

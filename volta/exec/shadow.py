@@ -34,12 +34,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-FIELDS_W = ("w_tid", "w_cta", "w_gen", "w_warp", "w_wgen", "w_pc", "w_scope", "w_clk", "w_data", "w_silent")
+FIELDS_W = ("w_tid", "w_cta", "w_gen", "w_warp", "w_wgen", "w_pc", "w_scope", "w_clk", "w_data", "w_silent",
+            "w_many")
 FIELDS_R = ("r_tid", "r_cta", "r_gen", "r_warp", "r_wgen", "r_pc", "r_mthread", "r_mcta", "r_scope", "r_clk",
             "r_weak", "r_ctas", "r_mwarp", "r_wgen_max")
 FIELDS_R2 = ("r2_tid", "r2_cta", "r2_warp", "r2_pc", "r2_scope")  # a reader of another thread than r_tid
 FIELDS = FIELDS_W + FIELDS_R + FIELDS_R2
-_BOOL = ("r_mthread", "r_mcta", "r_weak", "r_ctas", "w_data", "r_mwarp", "w_silent")
+_BOOL = ("r_mthread", "r_mcta", "r_weak", "r_ctas", "w_data", "r_mwarp", "w_silent", "w_many")
 _WIDE = ("w_clk", "r_clk")  # vector-clock entries; ids, pcs, scopes and generations fit 32 bits
 _ZERO = ("w_scope", "r_scope", "r2_scope", "w_clk", "r_clk")  # 0 when untouched; the others -1 / False
 DTYPE = {name: bool if name in _BOOL else np.int64 if name in _WIDE else np.int32 for name in FIELDS}
@@ -294,7 +295,17 @@ class Shadow:
                 conflicts += self._stale_reads(gidx, tid, cta, gen, warp, wgen, pc, np.where(silent, 0, scope), order)
             # silent: this write and every earlier one stored the value already there (from the launch's start)
             silent = silent & ((c.w_tid[li] < 0) | c.w_silent[li])
-            for name, value in zip(FIELDS_W, (tid, cta, gen, warp, wgen, pc, scope, clk, data, silent)):
+            # many: more than one thread has written the granule (volta/exec/racy_reads.py)
+            many = c.w_many[li] | ((c.w_tid[li] >= 0) & (c.w_tid[li] != tid))
+            if li.size > 1:   # several lanes of this instruction write one granule
+                pos = self._positions(li.size)
+                c.scratch[li] = pos
+                shared_slot = c.scratch[li] != pos
+                if shared_slot.any():
+                    c.scratch[li] = 0
+                    c.scratch[li[shared_slot]] = 1
+                    many = many | (c.scratch[li] == 1)
+            for name, value in zip(FIELDS_W, (tid, cta, gen, warp, wgen, pc, scope, clk, data, silent, many)):
                 getattr(c, name)[li] = value
             c.r_tid[li] = -1
             c.r2_tid[li] = -1

@@ -33,12 +33,15 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import access as A
+from volta.exec import lanesym
 from volta.exec import tensor as T
 from volta.exec.dispatch import handles_real, run_bits
+from volta.exec.lanesym import LaneSym
 from volta.exec.services import DATA
 from volta.ir.program import RegRef
 from volta.semantics.bits import U64
 from volta.symbolic import expr as E
+from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
 
 # element format -> the PTX type its concrete bits are read as (tf32 registers hold f32 bit patterns)
 REAL_TYPES = {"f16": ".f16", "bf16": ".bf16", "tf32": ".f32", "f32": ".f32", "f64": ".f64"}
@@ -131,12 +134,37 @@ def refuse_unknown_format(m, op, elems, fmt):
     other format: no instruction of the kernel makes that format, no earlier launch of a sequence ran, it is not
     an element of a buffer of that format, and, unless it is a buffer's element itself, no buffer of that format
     is there to move from."""
-    other = {"f16": "bf16", "bf16": "f16"}.get(fmt)
-    if other is None or not elems:
+    if elems:
+        _refuse_format(m, op, fmt, {x.data[0] for x in elems if x.op is E.VAR}, any(x.op is not E.VAR for x in elems))
+
+
+def refuse_unknown_format_poly(m, op, poly, fmt):
+    """`refuse_unknown_format` for a lane polynomial's values (each lane one element): its leaves' buffers,
+    and whether some lane holds more than one leaf."""
+    if not any(poly.groups):   # () holds constants: they have no format to doubt
         return
-    other_buffers = any(r.dtype == other for r in m.buffer_regions.values())
-    for x in elems if other_buffers else ():
-        region = m.buffer_regions.get(x.data[0]) if x.op is E.VAR else None
+    if not _other_buffers(m, fmt):   # the leaves matter only beside buffers of the other format
+        _refuse_format(m, op, fmt, set(), False)
+        return
+    leaf = poly.leaf_parts()
+    _refuse_format(m, op, fmt, {leaf[0]} if leaf else set(), leaf is None)
+
+
+def _other_buffers(m, fmt) -> bool:
+    """Whether the launch has a buffer of the other 16-bit float format than `fmt`."""
+    other = {"f16": "bf16", "bf16": "f16"}.get(fmt)
+    return any(r.dtype == other for r in m.buffer_regions.values())
+
+
+def _refuse_format(m, op, fmt, leaf_buffers, computed: bool):
+    """The decision of `refuse_unknown_format` for elements that are leaves of `leaf_buffers` and, where
+    `computed`, other expressions."""
+    other = {"f16": "bf16", "bf16": "f16"}.get(fmt)
+    if other is None:
+        return
+    other_buffers = _other_buffers(m, fmt)
+    for name in sorted(leaf_buffers) if other_buffers else ():
+        region = m.buffer_regions.get(name)
         if getattr(region, "dtype", None) == other:
             raise Unsupported(f"`{op.d.inst.opcode}` reads elements of {other} buffer `{region.name}` as {fmt}: "
                               f"the same bits are another number", op.span)
@@ -145,7 +173,7 @@ def refuse_unknown_format(m, op, elems, fmt):
         why = f"this kernel also makes {other} values"
     elif getattr(m, "carried_regions", None):   # a later launch of a sequence: what came before is not seen here
         why = f"an earlier launch of the sequence may have made {other} values"
-    elif other_buffers and any(x.op is not E.VAR for x in elems):
+    elif other_buffers and computed:
         why = f"this launch has {other} buffers"
     if why:
         raise Unsupported(f"`{op.d.inst.opcode}` reads 16-bit values moved through memory as {fmt}, and {why}: a "
@@ -221,9 +249,74 @@ def _mma(m, op, lanes):
         return
     At = _fragment(m, op, ra, grid, at, per_reg, T.layout_table(la, M * K // 32), (M, K))
     Bt = _fragment(m, op, rb, grid, bt, per_reg, T.layout_table(lb, K * N // 32), (K, N))
+    lane_d = _lane_product(m, grid, At, Bt, rc, T.layout_table(lc, M * N // 32)) if c_per == 1 else None
+    if lane_d is not None:
+        run_bits(m, op, lanes)
+        flat = grid.reshape(-1)
+        for reg, poly in zip(rd, lane_d):
+            _write_lane(m, reg, flat, poly)
+        return
     Ct = _fragment(m, op, rc, grid, ct, c_per, T.layout_table(lc, M * N // 32), (M, N))
     run_bits(m, op, lanes)
     _store_fragment(m, rd, grid, product(At, Bt, Ct), c_per, dt, T.layout_table(lc, M * N // 32))
+
+
+def _leaf_tile(tile):
+    """(buffer, index array of the tile's shape) when every element is an input leaf of one buffer, else None."""
+    flat = tile.reshape(-1)
+    first = flat[0]
+    if not isinstance(first, E.Expr) or first.op is not E.VAR:
+        return None
+    name = first.data[0]
+    try:
+        index = np.fromiter((e.data[1] if e.op is E.VAR and e.data[0] == name else -1 for e in flat), np.int64,
+                            flat.size)
+    except AttributeError:   # a concrete element (None) somewhere
+        return None
+    return None if (index < 0).any() else (name, index.reshape(tile.shape))
+
+
+def _lane_product(m, grid, At, Bt, rc, table):
+    """D = C + A·B as one lane polynomial per accumulator register (f32 C and D, one element a register), when
+    A and B are leaves of input buffers (fragments loaded from them, as GEMM kernels do) and C is a lane
+    polynomial: each register gains a block of K terms A[row, k]·B[k, col] per lane, as index arrays, instead
+    of K products and sums of expressions per element (a K = 4096 tensor-core GEMM stays lane-structured, as
+    the same GEMM's fma loop does). None: the expression path decides."""
+    if not m.lane_structured:
+        return None
+    a, b = _leaf_tile(At), _leaf_tile(Bt)
+    if a is None or b is None:
+        return None
+    flat = grid.reshape(-1)
+    W, K = At.shape[0], At.shape[2]
+    (na, ai), (nb, bi) = a, b
+    rows, cols = table
+    out = []
+    for s, reg in enumerate(rc):
+        acc = m.lane_value(reg, flat, ".f32")
+        if acc is None:
+            return None
+        ka = ai[:, rows[:, s], :].reshape(W * 32, K).T                 # A[row(lane), k]: (K, lanes)
+        kb = bi[:, :, cols[:, s]].transpose(1, 0, 2).reshape(K, W * 32)  # B[k, col(lane)]
+        pair = (ka, kb) if na <= nb else (kb, ka)                          # factors in shape order
+        block = LanePoly(flat.size, {tuple(sorted((na, nb))): [(np.stack(pair, axis=1), np.ones((K, 1), np.int64))]},
+                         1, K, K)
+        try:
+            poly = acc + block
+        except CoefficientOverflow:
+            return None
+        if poly.term_count() > lanesym.MAX_TERMS or poly.bound >= lanesym.MAX_BOUND:
+            return None
+        out.append(poly)
+    return out
+
+
+def _write_lane(m, reg, flat, poly):
+    """Give `reg` of `flat` the lane polynomial `poly` (tensor data in every lane) over the bits the bit handler
+    wrote."""
+    bits, flags = m.read(reg, flat)
+    flags = np.zeros(flat.size, np.uint8) if flags is None else flags & np.uint8(0xFF ^ DATA)
+    m.write(reg, flat, bits, flags | np.uint8(DATA), LaneSym(flat, poly))
 
 
 # ---- wmma ---------------------------------------------------------------------------------------------------
@@ -551,5 +644,9 @@ def store_pairs(m, op, region, lanes, offs, size, sym) -> bool:
     for j in (0, 1):
         half = np.full(lanes.size, None, dtype=object)
         half[has] = [sym[k].args[j] for k in has]
-        A.store_sym(m, region, lanes, offs + 2 * j, 2, half)
+        leaves = _leaf_tile(half) if m.lane_structured else None
+        if leaves is not None:   # input elements (a tile copied to shared memory): loads read them as one LaneSym
+            A.store_lsym(m, region, lanes, offs + 2 * j, 2, LaneSym(lanes, LanePoly.leaf(*leaves)))
+        else:
+            A.store_sym(m, region, lanes, offs + 2 * j, 2, half)
     return True

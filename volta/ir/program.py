@@ -91,6 +91,7 @@ class Variable:
     init: bytes | None = None
     dynamic: bool = False
     extern: bool = False  # `.extern`: defined in another module, its contents unknown here
+    type: str = ".b8"  # the element type it is declared with (`--global NAME=VALUE` encodes VALUE in it)
 
 
 @dataclass
@@ -229,7 +230,7 @@ class _Lowerer:
                 init = _init_bytes(decl.init, t, size, self.func_addresses,
                                    Span(self.file, decl.line, decl.col) if decl.line else None)
             self.variables[unique] = Variable(unique, space or ".global", size, decl.align or type_size(t), init, dynamic,
-                                              ".extern" in decl.attrs)
+                                              ".extern" in decl.attrs, t)
             scope[n.name] = VarRef(unique, space or ".global")
 
     def _new_reg(self, name: str, t: str) -> RegRef:

@@ -15,7 +15,7 @@ import numpy as np
 
 from volta.errors import UsageError
 from volta.launch import structargs
-from volta.launch.spec import DTYPES, Buffer, KernelLaunch, LaunchSpec, sequence
+from volta.launch.spec import DTYPES, Buffer, KernelLaunch, LaunchSpec, pointer_target, sequence
 
 _RAW = {"bf16": np.uint16, "e4m3": np.uint8, "e5m2": np.uint8, "tf32": np.uint32}
 _ML_NAMES = {"bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
@@ -85,7 +85,7 @@ def buffer_arg_names(launch: KernelLaunch) -> list:
         elif structargs.is_struct_entry(a):  # {x,y,1024}: its buffer fields
             names += [v for v in structargs.field_values(a) if not _is_number(v) and v != structargs.NULL]
         elif not _is_number(a):
-            names.append(a)
+            names.append(pointer_target(a))
     return list(dict.fromkeys(names))
 
 
@@ -134,7 +134,9 @@ def random_inputs(buffers: dict, seed: int = 0, symbols: dict | None = None) -> 
         if buf.role in ("out", "temp"):
             continue
         n, dt = buf.count, buf.dtype
-        if dt in ("f32", "f64", "f16"):
+        if buf.contents is not None:   # known values (`:iota`): the run uses them whatever is drawn
+            out[name] = buf.known_values()
+        elif dt in ("f32", "f64", "f16"):
             out[name] = rng.standard_normal(n).astype(DTYPES[dt][0])
         elif dt in ("bf16", "e4m3", "e5m2", "tf32"):
             from volta.numerics import lanes
@@ -215,13 +217,15 @@ def choose_inputs(spec: LaunchSpec, inputs=None, seed: int | None = None, fill: 
         return ChosenInputs(arrays, f"{described}; {fill} for {', '.join(missing)}", False, rest.seed)
     mode = "random" if inputs is None else str(inputs)
     readable = [n for n in sorted(spec.buffers) if spec.buffers[n].role not in ("out", "temp")]
-    names = ", ".join(readable + sorted(spec.symbols)) or "no input buffers"
+    names = ", ".join([n for n in readable if spec.buffers[n].contents is None] + sorted(spec.symbols)) or \
+        "no input buffers"
+    names += "".join(f"; {n} = {spec.buffers[n].contents}" for n in readable if spec.buffers[n].contents)
     if mode == "zeros":
         if seed is not None:
             raise UsageError("--seed applies to random inputs, not --inputs zeros: drop one")
         names = names if readable or spec.symbols else "nothing (no in/inout buffer or symbol)"
         arrays = {n: np.full(spec.buffers[n].count, _lowest(spec.buffers[n]), DTYPES[spec.buffers[n].dtype][0])
-                  for n in readable}
+                  if spec.buffers[n].contents is None else spec.buffers[n].known_values() for n in readable}
         arrays.update({n: np.zeros(1, DTYPES.get(t, (np.float32,))[0]) for n, t in spec.symbols.items()})
         return ChosenInputs(arrays, f"zeros for {names}", True, None)
     if mode.startswith("random:"):
@@ -266,7 +270,8 @@ def _match_inputs(spec: LaunchSpec, arrays: dict, source: str, need_all: bool) -
                     if name.startswith("input.") else "")
             raise UsageError(f"{source}: array `{name}` names no buffer of the launch ({hint}buffers: "
                              f"{', '.join(sorted(named)) or 'none'})")
-    readable = [n for n in sorted(spec.buffers) if spec.buffers[n].role in ("in", "inout") and n not in arrays]
+    readable = [n for n in sorted(spec.buffers) if spec.buffers[n].role in ("in", "inout") and n not in arrays
+                and spec.buffers[n].contents is None]   # `:iota` buffers hold known values, no input
     if readable and need_all:
         raise UsageError(f"{source}: no array for the input buffer(s) {', '.join(readable)}, which the kernel "
                          f"reads (arrays: {', '.join(sorted(arrays)) or 'none'}). Give one for each, or fill the "
@@ -319,7 +324,7 @@ def trial_inputs(spec: LaunchSpec, mode, complete: bool = True):
     arrays = choose_inputs(spec, "random:0").arrays
     changed = []
     for name, arr in arrays.items():
-        if arr.dtype.kind in "iu" and name in spec.buffers:
+        if arr.dtype.kind in "iu" and name in spec.buffers and spec.buffers[name].contents is None:
             lo, hi = spec.buffers[name].range or (0, 3)   # (a declared range holds these values too)
             if mode == "equal":
                 arrays[name] = np.full_like(arr, min(lo + 1, hi))

@@ -1,7 +1,8 @@
 """Launch specifications: `--grid 8x1 --block 128 --args x,y,1024 --buffer x=f32[1024]:in`, or a manifest.
 
 `--args` mirrors `kernel<<<grid, block>>>(x, y, 1024)`: one entry per kernel parameter, naming a
-declared buffer, a declared symbol, or giving a scalar literal. Everything is checked against the
+declared buffer, a declared symbol, or giving a scalar literal; `x+256` is a pointer 256 bytes into buffer x
+(`x.data_ptr() + 64` for floats, as host code passes a view of a tensor). Everything is checked against the
 kernel's parameters here, so a mistake is a one-line usage error rather than a wrong answer.
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 from volta import cuda
 from volta.errors import UsageError
 from volta.ir.structparams import SliceParam, StructParam
+from volta.launch import globalvars
 from volta.launch import structargs
 from volta.launch.cudastruct import struct_fields
 from volta.launch.hoststeps import parse_step
@@ -44,6 +46,11 @@ class Buffer:
     role: str = "inout"
     range: tuple | None = None  # integer inputs: the declared (lo, hi) of every element (`:range=0..50257`)
     undefined_start: bool = False  # an out buffer under --out-init undefined: starts never-written, like a temp
+    contents: str | None = None  # an integer input with known values: "iota" (element i holds i; index arrays)
+
+    def known_values(self):
+        """The values of a buffer declared with known contents (`:iota`), else None."""
+        return None if self.contents is None else np.arange(self.count).astype(DTYPES[self.dtype][0])
 
     @property
     def itemsize(self) -> int:
@@ -119,20 +126,25 @@ def parse_dim3(text: str, what: str) -> Dim3:
 
 def parse_buffer(text: str) -> Buffer:
     """`name=dtype[count]` with an optional `:role` (in, out, inout, temp) and, for an integer input, an optional
-    `:range=LO..HI`: every element lies in [LO, HI] (token ids `ids=s32[32]:in:range=0..50257`)."""
+    `:range=LO..HI`: every element lies in [LO, HI] (token ids `ids=s32[32]:in:range=0..50257`), or `:iota`:
+    element i holds i (an index array `particles=u32[1024]:in:iota`; known numbers, like the sizes)."""
     m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*=\s*([a-z0-9]+)\s*\[\s*(\d+)\s*\]\s*(?::\s*(\w+))?\s*"
-                     r"(?::\s*range\s*=\s*(.*?))?\s*", text)
+                     r"(?::\s*range\s*=\s*(.*?)|:\s*(iota))?\s*", text)
     if not m:
         raise UsageError(f"bad --buffer `{text}`: expected NAME=DTYPE[COUNT] or NAME=DTYPE[COUNT]:ROLE, e.g. x=f32[1024]:in "
-                         f"(an integer input may add :range=LO..HI)")
+                         f"(an integer input may add :range=LO..HI or :iota)")
     name, dtype, count, role = m[1], m[2], int(m[3]), m[4] or "inout"
     if dtype not in DTYPES:
         raise UsageError(f"bad --buffer `{text}`: unknown dtype `{dtype}` (known: {', '.join(DTYPES)})")
     if role not in ROLES:
-        raise UsageError(f"bad --buffer `{text}`: role must be one of {', '.join(ROLES)}")
+        raise UsageError(f"bad --buffer `{text}`: role must be one of {', '.join(ROLES)}"
+                         + (f" (:iota follows the role: {name}={dtype}[{count}]:in:iota)" if role == "iota" else ""))
     if count == 0:
         raise UsageError(f"bad --buffer `{text}`: a buffer needs at least one element")
-    return Buffer(name, dtype, count, role, _parse_range(text, m[5], dtype, role))
+    if m[6] and (dtype[0] not in "su" or role != "in" or count - 1 > np.iinfo(DTYPES[dtype][0]).max):
+        raise UsageError(f"bad --buffer `{text}`: :iota gives an integer input (role in) the values 0 … {count - 1}, "
+                         f"so it needs an integer dtype that holds {count - 1} and the role in")
+    return Buffer(name, dtype, count, role, _parse_range(text, m[5], dtype, role), m[6])
 
 
 def _parse_range(text: str, given: str | None, dtype: str, role: str) -> tuple | None:
@@ -239,9 +251,17 @@ def _manifest_launch(path: Path, table: dict, where: str) -> KernelLaunch:
             path.parent / table["ptx"], table.get("name"), parse_dim3(table["grid"], "grid"),
             parse_dim3(table["block"], "block"), tuple(_manifest_arg(a) for a in table.get("args", ())),
             int(table.get("shared_dynamic", 0)), path.parent / table["cuda"] if "cuda" in table else None,
+            globals=_manifest_globals(path, table.get("globals", {}), where),
         )
     except KeyError as err:
         raise UsageError(f"{path}: {where} lacks the key {err}") from None
+
+
+def _manifest_globals(path: Path, table, where: str) -> tuple:
+    """`globals = { MAX_KEY = 32 }`: module .global variables set for the launch (volta/launch/globalvars.py)."""
+    if not isinstance(table, dict):
+        raise UsageError(f"{path}: {where} globals must be a table such as {{ MAX_KEY = 32 }}")
+    return tuple(globalvars.parse(f"{k}={v}", f"{path}: {where} globals entry") for k, v in table.items())
 
 
 def _manifest_step(path: Path, table: dict, buffers: dict, where: str) -> KernelLaunch:
@@ -268,13 +288,13 @@ def _manifest_arg(a) -> str:
 MANIFEST_TABLES = {"kernel", "ref", "opt", "buffers", "symbols", "expect"}
 # nvcc_flags: examples/regenerate.sh; exact_constants: volta check --exact-constants
 MANIFEST_TOP = MANIFEST_TABLES | {"description", "arch", "nvcc_flags", "exact_constants"}
-LAUNCH_KEYS = {"ptx", "cuda", "name", "grid", "block", "args", "shared_dynamic"}
+LAUNCH_KEYS = {"ptx", "cuda", "name", "grid", "block", "args", "shared_dynamic", "globals"}
 STEP_KEYS = {"step"}   # a [[role.launch]] table that is a host step (volta/launch/hoststeps.py)
 EXPECT_KEYS = {"races", "check", "defect_line", "arch", "bits", "lockstep", "inputs"}
 EXPECT_VALUES = {
     "races": {"clean", "race", "deadlock", "out-of-bounds", "uninitialized-read", "unsupported", "clean-for-inputs",
               "benign-race", "nondeterministic-write", "misaligned", "division-by-zero", "ordering-race",
-              "benign-read-race"},
+              "benign-read-race", "nondeterministic-bits"},
     "check": {"equivalent", "not-equivalent", "findings", "unsupported", "unknown", "equivalent-for-inputs"},
 }
 
@@ -324,7 +344,8 @@ def _check_manifest_keys(path: Path, data: dict) -> None:
 
 
 def bind_args(launch: KernelLaunch, params: list, buffers: dict, symbols: dict) -> list:
-    """Match `--args` to the kernel's parameters: [('buffer', Buffer) | ('scalar', int|float) | ('symbol', name)].
+    """Match `--args` to the kernel's parameters: [('buffer', Buffer) | ('buffer_at', (Buffer, byte offset)) |
+    ('scalar', int|float) | ('symbol', name)].
 
     A struct parameter takes one `{…}` entry, bound onto the slices that follow it in `params`
     (volta/ir/structparams.py): the result has one binding per entry of `params`, slices included."""
@@ -368,14 +389,23 @@ def bind_args(launch: KernelLaunch, params: list, buffers: dict, symbols: dict) 
     return [bound[p[0]] for p in everything]
 
 
+def pointer_target(entry: str) -> str:
+    """The buffer an `--args` entry names: `x` for `x` and for `x+256` (a pointer into x)."""
+    name, plus, offset = str(entry).partition("+")
+    return name.strip() if plus and offset.strip().isdigit() else str(entry)
+
+
 def _bind_plain(pname: str, ptype: str, value: str, buffers: dict, symbols: dict) -> tuple:
     """One plain (non-struct) parameter's binding."""
     if structargs.is_struct_entry(value):
         raise UsageError(f"--args entry `{value}` is a struct, but parameter `{pname}` has the plain type {ptype}")
-    if value in buffers:
+    target = pointer_target(value)
+    if target in buffers:
         if ptype not in (".u64", ".b64", ".s64"):
-            raise UsageError(f"parameter `{pname}` has type {ptype} but --args passes buffer `{value}` to it")
-        return ("buffer", buffers[value])
+            raise UsageError(f"parameter `{pname}` has type {ptype} but --args passes buffer `{target}` to it")
+        if target == value:
+            return ("buffer", buffers[value])
+        return ("buffer_at", (buffers[target], int(value.partition("+")[2])))
     if value in symbols:
         return ("symbol", value)
     try:
@@ -482,11 +512,11 @@ def sequences_from_options(ref_items, opt_items, buffers, symbols=()) -> LaunchS
     return spec
 
 
-FUNCTION_MEANINGS = ("exp", "exp2", "log", "sqrt", "rsqrt", "tanh")
+FUNCTION_MEANINGS = ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "erf", "sin", "cos")
 
 
 def parse_define_fn(text: str) -> tuple:
-    """`NAME=exp|exp2|log|sqrt|rsqrt|tanh` for `--define-fn`."""
+    """`NAME=MEANING` for `--define-fn`, MEANING one of FUNCTION_MEANINGS."""
     name, eq, meaning = text.partition("=")
     if not eq or not name.strip() or meaning.strip() not in FUNCTION_MEANINGS:
         raise UsageError(f"bad --define-fn `{text}`: expected NAME=MEANING with MEANING one of "

@@ -7,7 +7,7 @@ kernel, one failure per finding). `volta check` results (`check_report.CheckResu
 """
 from __future__ import annotations
 
-from volta.report import check_report, json_report, junit, sarif, text
+from volta.report import check_report, json_report, junit, sarif, text, triton_report
 
 FORMATS = {
     "text": text.format,
@@ -23,4 +23,6 @@ def render(result, fmt: str = "text", **options) -> str:
         return check_report.FORMATS[fmt](result, **options)
     if isinstance(result, check_report.ReplayResult):
         return check_report.REPLAY_FORMATS[fmt](result, **options)
+    if type(result).__name__ == "TritonResult":   # volta.kernelbench.triton_check (volta triton)
+        return triton_report.FORMATS[fmt](result, **options)
     return FORMATS[fmt](result, **options)

@@ -39,7 +39,9 @@ MAX_INPUTS_SHOWN = 24
 VERDICT_TEXT = {"equivalent": "EQUIVALENT", "not-equivalent": "NOT EQUIVALENT", "unsupported": "UNSUPPORTED",
                 "unknown": "UNKNOWN", "equivalent-for-inputs": "EQUIVALENT ON THESE INPUTS"}
 HOW = {"identical": "identical expressions", "normal-form": "equal normal forms", "z3": "z3 (unsat)",
-       "case-split": "case splits on max/min argument orders"}
+       "case-split": "case splits on max/min argument orders",
+       "cut-points": "equal normal forms over cut points (shared sub-expressions proved equal once)",
+       "shared-terms": "equal normal forms with shared sums kept whole"}
 
 
 @dataclass
@@ -212,6 +214,7 @@ def format_text(result: CheckResult) -> str:
         lines += _coverage_lines(r)
         lines += constants_lines(r)
         lines += [f"  note: {n}" for n in note_lines(getattr(r, "notes", ()), result.verbose)]
+        lines += listed_lines(r.findings)
     return "\n".join(lines)
 
 
@@ -224,6 +227,21 @@ def constants_lines(r) -> list:
              + ")" for c in read]
     return [f"  constants read as exact reals (a lo part of a hi/lo split as 0): {'; '.join(items)}; "
             f"--exact-constants reads each literal as the rational it is"]
+
+
+def listed_lines(findings: dict) -> list:
+    """Findings that leave a verdict over the reals alone (benign races, nondeterministic bits), one line each
+    with the PTX (and source) line of its first access."""
+    lines = []
+    for role, found in findings.items():
+        for f in found:
+            where = f.sites[0] if f.sites else None
+            at = f"  at {display_path(where.ptx)}:{where.line}" + (f" ({where.cuda})" if where.cuda else "") \
+                if where is not None else ""
+            lines.append(f"  listed ({role}): {verdict_name(f.kind)}: {f.message}{at}")
+    return lines
+
+
 def _fixed_lines(r) -> list:
     """Addresses depend on integer inputs (volta/equiv/fixed_inputs.py): say how the verdict was decided."""
     fx = getattr(r, "fixed_inputs", None)

@@ -12,6 +12,7 @@ VERDICT_NAMES = {
     "uninitialized-read": "UNINITIALIZED READ", "misaligned": "MISALIGNED ACCESS",
     "division-by-zero": "DIVISION BY ZERO", "nondeterministic-write": "NONDETERMINISTIC WRITE",
     "benign-race": "BENIGN RACE", "benign-read-race": "BENIGN READ RACE", "ordering-race": "ORDERING RACE",
+    "nondeterministic-bits": "NONDETERMINISTIC BITS",
 }
 
 # One per finding kind (the SARIF rule's description): what it is and why CUDA does or does not define it
@@ -40,6 +41,10 @@ RULE_DESCRIPTIONS = {
     "benign-read-race": "A read races only with writes that store the value already there: a data race in the PTX "
                         "memory model (undefined), reported apart because the read gets the same value in any "
                         "order.",
+    "nondeterministic-bits": "Several threads store values equal over the reals to one slot (replicated warps of "
+                             "a Triton layout, or the lanes of one store), but on a concrete input their bits "
+                             "differ (an fma-contracted or reordered sum): the output bits depend on which write "
+                             "lands. Verdicts over the reals stand.",
     "unsupported": "The kernel left the structured class Volta decides (a data-dependent branch or "
                    "address, or an instruction without semantics); nothing is claimed past that point.",
     "unknown": "--timeout ran out before the run ended; nothing is claimed past the point it reached.",

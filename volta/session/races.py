@@ -19,7 +19,7 @@ Findings then hold for the inputs that showed them (`Finding.details["inputs"]`)
 trial is the verdict `clean-for-inputs`, exit 3: the all-inputs question stays undecided, so a CI
 gate that accepts only exit 0 does not accept it (DESIGN.md: exit 0 is a proof for every input). The
 concrete runs themselves (input sets, schedules of contended atomics, bodiless functions, printf) are
-volta/session/trials.py.
+volta/exec/trials.py.
 
 What counts toward the verdict is a `Policy` value: benign races (`--allow-benign-races`) and ordering races
 (`--allow-ordering-races`) can be listed without deciding it.
@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from volta.errors import Unsupported
 from volta.exec import feasible, pipeline, schedules
 from volta.exec import findings as F
+from volta.exec import racy_reads, replica_bits
 from volta.exec.findings import is_data_dependence
 from volta.exec.limits import Timeout
 from volta.exec.pipeline import step_name
@@ -41,8 +42,8 @@ from volta.launch.ctas import describe
 from volta.launch.inputs import DEFAULT_TRIALS, GENERATED, trial_inputs, trial_modes  # noqa: F401
 from volta.launch.spec import LaunchSpec, sequence
 from volta.ptx.parser import parse_file
-from volta.session import trials
-from volta.session.trials import with_address
+from volta.exec import trials
+from volta.exec.trials import with_address
 
 CLEAN, FINDINGS, UNSUPPORTED, UNKNOWN = "clean", "findings", "unsupported", "unknown"
 CLEAN_FOR_INPUTS = "clean-for-inputs"  # concrete mode found nothing on the inputs tried: not a proof
@@ -204,7 +205,8 @@ def _analyze(report, spec, role, launch, progress, modes, start, inputs, concret
             progress(f"{report.kernel}: executing {report.threads:,} threads "
                      f"(grid {report.grid}, block {report.block})")
         machine.run()
-        extra = _same_warp_store_values(machine, prog, launch, spec) if machine.unproved_stores else []
+        extra = _over_the_reals(machine, prog, launch, spec, role) \
+            if machine.unproved_stores or machine.reals_rerun else None
     except _DataDependent:
         return concrete_report(report, spec, role, [prog], [launch], modes, start, progress, None)
     except Unsupported as err:
@@ -212,13 +214,18 @@ def _analyze(report, spec, role, launch, progress, modes, start, inputs, concret
             return concrete_report(report, spec, role, [prog], [launch], modes, start, progress, err)
         report.verdict = UNSUPPORTED
         report.error = err
-        extra = []
+        extra = None
     report.seconds = time.perf_counter() - start
     if machine is not None:
         report.thread_instructions = machine.thread_instructions
         report.steps = machine.steps
         # findings made before the run left the structured class are real defects, so they decide
-        found = [with_address(f, machine) for f in machine.findings + extra]
+        first = machine.findings if extra is None else [f for f in machine.findings
+                                                         if not f.details.get("reals-undecided")]
+        found = [with_address(f, machine) for f in first + (extra or [])]
+        if report.error is None:   # a racing read whose value never reaches an output (volta/exec/racy_reads.py)
+            found = racy_reads.settle(machine, found, racy_reads.rerun_launch(
+                prog, launch, spec.buffers, spec.symbols, spec.functions, spec.allow_exit_before_barrier))
         if report.error is None:   # accesses on both sides of a branch on data: only those that can meet
             found = feasible.prune(found, prog, launch, spec)
         report.findings = F.benign_only_where_always(found)
@@ -234,7 +241,7 @@ class _DataDependent(Exception):
 
 
 def concrete_report(report, spec, role, progs, launches, modes, start, progress, why) -> RaceReport:
-    """The report of concrete mode (volta/session/trials.py): findings for the inputs and schedules tried, or
+    """The report of concrete mode (volta/exec/trials.py): findings for the inputs and schedules tried, or
     `clean-for-inputs` (exit 3) when none showed one; UNSUPPORTED when every input set stopped."""
     p = report.policy
     report.data_dependence = why
@@ -262,24 +269,32 @@ def concrete_report(report, spec, role, progs, launches, modes, start, progress,
     return report
 
 
-def _same_warp_store_values(machine, prog, launch, spec) -> list:
-    """Threads of one warp stored tensor data to one address in one instruction (Triton's reductions
-    do, after a butterfly shuffle): defined only if the values are always equal. Bits of a concrete
-    run cannot show that, so run again over the reals and compare expressions; the findings of that
-    run that the first did not make are the nondeterministic writes."""
+def _over_the_reals(machine, prog, launch, spec, role) -> list | None:
+    """Stores of tensor data whose values the structured run could not compare: threads of one warp storing
+    to one address in one instruction (Triton's reductions do, after a butterfly shuffle), and racing stores of
+    different warps (Triton's replicated layouts, a block's result stored by every thread). Bits of a run
+    that knows nothing of the data cannot show them equal, so run again over the reals and compare expressions
+    (volta/exec/replicas.py). Returns the findings of that run that the first did not make (nondeterministic
+    writes, races and benign races on tensor data, which replace the first run's undecided races), with the
+    bits of the stores found equal over the reals compared on concrete inputs (volta/exec/replica_bits.py);
+    None when the re-run stopped and only races were undecided (they stay races)."""
     from volta.exec.machine import Machine  # start-up: reports import this module without running anything
+
     try:
         again = Machine(prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True,
                         symbolic=True, lane_structured=True, functions=spec.functions,
                         allow_exit_before_barrier=spec.allow_exit_before_barrier)
         again.run()
     except Unsupported as err:
+        if not machine.unproved_stores:
+            return None
         op = machine.unproved_stores[0]
         raise Unsupported(f"threads of one warp store tensor data to the same address in one instruction "
                           f"(`{op.d.inst.opcode}`); showing the values equal needs the real-number model, "
                           f"which stopped: {err.message}", op.span) from None
-    seen = {f.key for f in machine.findings}
-    return [f for f in again.findings if f.key not in seen]
+    seen = {f.key for f in machine.findings if not f.details.get("reals-undecided")}
+    found = [f for f in again.findings if f.key not in seen]
+    return replica_bits.merge(found, replica_bits.bits_findings(spec, role, [prog], [launch], [again]))
 
 
 def analyze_all(spec: LaunchSpec, progress=None, **options) -> RacesResult:

@@ -16,7 +16,8 @@ from __future__ import annotations
 from volta.errors import Unsupported
 from volta.symbolic import expr as E
 from volta.symbolic.expr import Expr
-from volta.symbolic.normal import (Normalizer, equal, minmax_args, nf_sub, normalize, p_constant_value,
+from volta.symbolic.extrema import minmax_args
+from volta.symbolic.normal import (Normalizer, equal, nf_sub, normalize, p_constant_value,
                                    to_expr)
 from volta.symbolic.verdict import Proved
 
@@ -44,18 +45,6 @@ def _innermost_atoms(roots: list[Expr]) -> list[Expr]:
         if not any(x.op in _MINMAX for a in args for x in E.postorder(a)):
             out.append(n)
     return out
-
-
-def _substitute(root: Expr, sub: dict[Expr, Expr]) -> Expr:
-    memo: dict[Expr, Expr] = {}
-    for n in E.postorder(root):
-        if n in sub:
-            memo[n] = sub[n]
-        elif n.args:
-            memo[n] = E.rebuild(n, tuple(memo[c] for c in n.args))
-        else:
-            memo[n] = n
-    return memo[root]
 
 
 class _Budget:
@@ -116,7 +105,7 @@ def _decide(a: Expr, b: Expr, norm: Normalizer, budget: _Budget, depth: int, kno
         for atom in atoms:
             args = minmax_args(atom.op, atom)
             sub[atom] = max(args, key=rank.get) if atom.op is E.MAX else min(args, key=rank.get)
-        if not _decide(_substitute(ea, sub), _substitute(eb, sub), norm, budget, depth - 1, order):
+        if not _decide(E.substitute(ea, sub), E.substitute(eb, sub), norm, budget, depth - 1, order):
             return False
     return True
 

@@ -62,6 +62,8 @@ BOOLEAN = COMPARISONS | {AND, OR, NOT, BOOL}
 ATOMS = frozenset({MAX, MIN, ABS, SELECT, SQRT, RSQRT, RCP_APPROX,
                    TANH, SIN, COS, LG2, CALL, FLOOR_LOG2, RINT})
 UNARY_ATOMS = frozenset({ABS, SQRT, RSQRT, RCP_APPROX, TANH, SIN, COS, LG2, FLOOR_LOG2})
+# Operators undefined somewhere over the reals (x/0, sqrt of a negative, log of a non-positive; a call: unknown).
+PARTIAL = frozenset({DIV, SQRT, RSQRT, LG2, FLOOR_LOG2, RCP_APPROX, CALL})
 
 
 class Expr:
@@ -551,6 +553,28 @@ def postorder(root: Expr, done: Mapping | set = frozenset()) -> list[Expr]:
                 mark(child)
                 push(child)
     return sorted(seen, key=_node_id)
+
+
+def substitute(root: Expr, mapping: Mapping) -> Expr:
+    """root with every node in `mapping` replaced by its image, rebuilt through the folding constructors
+    (the composition of root, as a function of those nodes, with the images)."""
+    memo: dict[Expr, Expr] = {}
+    for n in postorder(root):
+        image = mapping.get(n)
+        if image is not None:
+            memo[n] = image
+        elif n.args:
+            memo[n] = rebuild(n, tuple(memo[c] for c in n.args))
+        else:
+            memo[n] = n
+    return memo[root]
+
+
+def is_total(root: Expr, memo: dict) -> bool:
+    """No partial operation anywhere in root, so it is defined at every point (memo: node -> answer)."""
+    for n in postorder(root, memo):
+        memo[n] = n.op not in PARTIAL and all(memo[c] for c in n.args)
+    return memo[root]
 
 
 def _node_id(node: Expr) -> int:

@@ -5,8 +5,12 @@ different indices. `LanePoly` stores such a family as numpy arrays — per shape
 tuple of buffer names a term multiplies), an index array [terms, factors, lanes] and integer
 coefficients [terms, 1 or lanes], over one shared denominator — so adding and multiplying are
 array operations, and normalizing is a sort per lane (DESIGN.md "Speed"). Only polynomials
-over input elements with rational coefficients live here; anything else falls back to per-lane
-expressions (`to_exprs`).
+over input elements and symbolic scalar parameters (`--symbol alpha=f32`) with rational
+coefficients live here; anything else falls back to per-lane expressions (`to_exprs`).
+
+A scalar parameter is a factor of the shape without an index column (`SYMBOL` + its name: it has
+one value), so multiplying a sum by `alpha` renames its shapes and shares its index arrays: the
+GEMM epilogue `alpha·acc + beta·C` keeps `alpha·Σ` factored instead of copying 4096 terms a lane.
 """
 from __future__ import annotations
 
@@ -18,6 +22,16 @@ import numpy as np
 from volta.symbolic import expr as E
 
 _LIMIT = 1 << 62   # int64 headroom check for coefficient arithmetic
+SYMBOL = "@"       # shape factor "@alpha": the scalar parameter alpha (no PTX or buffer name starts with @)
+
+
+def is_symbol(factor: str) -> bool:
+    return factor.startswith(SYMBOL)
+
+
+def columns(shape: tuple) -> tuple:
+    """The factors of a shape that have an index column (buffers), in column order."""
+    return tuple(f for f in shape if not is_symbol(f))
 
 
 class CoefficientOverflow(ArithmeticError):
@@ -32,12 +46,13 @@ def _check(x: np.ndarray, factor: int = 1) -> None:
 class LanePoly:
     """(1/den) · sum over shapes and terms of coef[t, lane] · prod_s shape[s][idx[t, s, lane]]."""
 
-    __slots__ = ("lanes", "groups", "den", "bound", "_terms")
+    __slots__ = ("lanes", "groups", "den", "bound", "_terms", "_leaf")
 
     def __init__(self, lanes: int, groups: dict[tuple, list[tuple[np.ndarray, np.ndarray]]],
                  den: int = 1, bound: int | None = None, terms: int | None = None):
         self.lanes, self.groups, self.den = lanes, groups, den
         self._terms = terms   # cached term_count() (blocks are never mutated, only consolidated)
+        self._leaf = False    # cached leaf_parts() (False: not computed yet)
         if bound is None:   # an upper bound on sum |coef| over the terms of any one lane (a Python int)
             bound = sum(int(np.abs(c).max()) * c.shape[0] for blocks in groups.values() for _, c in blocks
                         if c.size)
@@ -49,6 +64,11 @@ class LanePoly:
         """Element index[lane] of input `buffer`, in every lane."""
         index = np.asarray(index, dtype=np.int64)
         return LanePoly(len(index), {(buffer,): [(index.reshape(1, 1, -1), np.ones((1, 1), np.int64))]})
+
+    @staticmethod
+    def symbol(name: str, lanes: int) -> LanePoly:
+        """The scalar parameter `name` (`E.sym(name)`), the same in every lane."""
+        return LanePoly(lanes, {(SYMBOL + name,): [(np.zeros((1, 0, 1), np.int64), np.ones((1, 1), np.int64))]})
 
     @staticmethod
     def constant(value, lanes: int) -> LanePoly:
@@ -130,11 +150,17 @@ class LanePoly:
         return self._terms
 
     def leaf_parts(self):
-        """(buffer, index per lane) when every lane is exactly one input element, else None."""
+        """(buffer, index per lane) when every lane is exactly one input element, else None (computed once: a
+        stored tile's polynomial is asked at every load that reads it)."""
+        if self._leaf is False:
+            self._leaf = self._leaf_parts()
+        return self._leaf
+
+    def _leaf_parts(self):
         if self.den != 1 or len(self.groups) != 1:
             return None
         (shape,) = self.groups
-        if len(shape) != 1:
+        if len(shape) != 1 or is_symbol(shape[0]):
             return None
         i, c = self._block(shape)
         if i.shape[0] != 1 or not bool(np.all(c == 1)):
@@ -187,6 +213,11 @@ class LanePoly:
         if not isinstance(other, LanePoly):
             return self.scale(other)
         assert self.lanes == other.lanes, "lane counts differ"
+        factored = _times_scalars(self, other)
+        if factored is None:
+            factored = _times_scalars(other, self)
+        if factored is not None:
+            return factored
         if len(self.groups) == 1 and len(other.groups) == 1:
             product = _term_product(self, other)
             if product is not None:
@@ -208,10 +239,10 @@ class LanePoly:
                 else:
                     idx = np.concatenate([np.repeat(i1, t2, axis=0), np.tile(i2, (t1, 1, 1))], axis=1)
                 coef = (c1[:, None, :] * c2[None, :, :]).reshape(t1 * t2, -1)
-                names = s1 + s2
-                perm = sorted(range(len(names)), key=lambda k: names[k])
-                shape = tuple(names[k] for k in perm)
-                if perm != list(range(len(names))):
+                shape = tuple(sorted(s1 + s2))
+                cols = columns(s1) + columns(s2)
+                perm = sorted(range(len(cols)), key=lambda k: cols[k])
+                if perm != list(range(len(cols))):
                     idx = idx[:, perm, :]
                 groups.setdefault(shape, []).append((idx, coef))
         return LanePoly(self.lanes, groups, self.den * other.den, self.bound * other.bound,
@@ -229,7 +260,7 @@ class LanePoly:
 
     # ------------------------------------------------------------ normal form and comparison
     def _bits(self) -> int:
-        top = max((int(self._block(sh)[0].max()) for sh in self.groups if sh), default=0)
+        top = max((int(self._block(sh)[0].max()) for sh in self.groups if columns(sh)), default=0)
         return max(top.bit_length(), 1)
 
     def canonical(self, bits: int | None = None) -> dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -298,6 +329,10 @@ class LanePoly:
     def to_exprs(self, lanes: list[int] | None = None) -> list[E.Expr]:
         """Per-lane hash-consed expressions (the general path)."""
         lanes = range(self.lanes) if lanes is None else lanes
+        leaf = self.leaf_parts()
+        if leaf is not None:   # one input element a lane (a tile read back from shared memory): its leaf node
+            name, index = leaf
+            return [E.var(name, int(index[lane])) for lane in lanes]
         out = []
         for lane in lanes:
             acc = E.ZERO
@@ -305,24 +340,48 @@ class LanePoly:
                 idx, coef = self._block(shape)
                 li = lane if idx.shape[2] > 1 else 0
                 lc = lane if coef.shape[1] > 1 else 0
+                scalars = [E.sym(f[len(SYMBOL):]) for f in shape if is_symbol(f)]
                 for t in range(idx.shape[0]):
                     term = E.const(int(coef[t, lc]))
-                    for s, name in enumerate(shape):
+                    for s, name in enumerate(columns(shape)):
                         term = E.mul(term, E.var(name, int(idx[t, s, li])))
+                    for x in scalars:
+                        term = E.mul(term, x)
                     acc = E.add(acc, term)
             out.append(E.mul(acc, Fraction(1, self.den)))
         return out
 
     def evaluate_float(self, inputs: dict[str, np.ndarray]) -> np.ndarray:
-        """float64 value in every lane, given each buffer's values."""
+        """float64 value in every lane, given each buffer's values (and each scalar parameter's, by name)."""
         total = np.zeros(self.lanes)
         for shape in self.groups:
             idx, coef = self._block(shape)
             term = np.broadcast_to(coef.astype(np.float64), (idx.shape[0], self.lanes)).copy()
-            for s, name in enumerate(shape):
+            for f in shape:
+                if is_symbol(f):
+                    term = term * float(inputs[f[len(SYMBOL):]])
+            for s, name in enumerate(columns(shape)):
                 term = term * np.asarray(inputs[name], np.float64)[idx[:, s, :]]
             total += term.sum(axis=0)
         return total / self.den
+
+
+def _times_scalars(a: LanePoly, b: LanePoly) -> LanePoly | None:
+    """a·b when b is one term c·(scalar parameters) alike in every lane: a's index arrays shared, its
+    shapes renamed, coefficients times c (alpha·Σ stays one product, not a copy of Σ); None otherwise."""
+    if len(b.groups) != 1:
+        return None
+    (scalars, blocks), = b.groups.items()
+    if columns(scalars) or len(blocks) != 1 or blocks[0][1].shape != (1, 1):
+        return None
+    c = int(blocks[0][1][0, 0])
+    groups = {}
+    for shape, run in a.groups.items():
+        for _, coef in run:
+            _check(coef, c)
+        # the buffers' columns keep their order: inserting column-less factors moves no column
+        groups[tuple(sorted(shape + scalars))] = list(run) if c == 1 else [(i, coef * c) for i, coef in run]
+    return LanePoly(a.lanes, groups, a.den * b.den, a.bound * abs(c), a.term_count())
 
 
 def _term_product(a: LanePoly, b: LanePoly) -> LanePoly | None:
@@ -333,6 +392,8 @@ def _term_product(a: LanePoly, b: LanePoly) -> LanePoly | None:
     if len(blocks1) != 1 or len(blocks2) != 1:
         return None
     (i1, c1), (i2, c2) = blocks1[0], blocks2[0]
+    if s1 + s2 != tuple(sorted(s1 + s2)):   # B[k]·A[i] is A[i]·B[k]: factors in shape order
+        (s1, i1, c1), (s2, i2, c2) = (s2, i2, c2), (s1, i1, c1)
     if i1.shape[0] != 1 or i2.shape[0] != 1 or c1.shape != (1, 1) or c2.shape != (1, 1) or \
             i1.shape[2] != i2.shape[2] or s1 + s2 != tuple(sorted(s1 + s2)):
         return None
@@ -386,9 +447,10 @@ def _common(coef: np.ndarray, factor: int) -> np.ndarray:
 def _canonical_group(shape: tuple, idx: np.ndarray, coef: np.ndarray, lanes: int, bits: int):
     t, d = idx.shape[0], idx.shape[1]
     idx = np.broadcast_to(idx, (t, d, lanes))
+    cols = columns(shape)
     start = 0
     for end in range(1, d + 1):     # factors of one buffer commute: sort indices within the run
-        if end == d or shape[end] != shape[start]:
+        if end == d or cols[end] != cols[start]:
             if end - start > 1:
                 idx = np.array(idx)     # a private copy: blocks are shared between polynomials
                 idx[:, start:end, :] = np.sort(idx[:, start:end, :], axis=1)

@@ -18,7 +18,8 @@ from fractions import Fraction
 
 from volta.errors import Unsupported
 from volta.symbolic import expr as E
-from volta.symbolic.expr import Expr, Op
+from volta.symbolic.expr import Expr
+from volta.symbolic.extrema import minmax, ordered_pair, through_extremum
 
 Mono = tuple  # (tuple[(leaf_id, power), ...], exp_id)
 Poly = dict   # Mono -> int | Fraction, never zero
@@ -125,6 +126,8 @@ def p_mul(p: Poly, q: Poly) -> Poly:
         return p_scale(p, q[UNIT])
     if len(p) == 1 and UNIT in p:
         return p_scale(q, p[UNIT])
+    if len(p) * len(q) >= SCALED_PRODUCTS:
+        return _p_mul_scaled(p, q)
     r: Poly = {}
     for m1, c1 in p.items():
         for m2, c2 in q.items():
@@ -158,6 +161,40 @@ def p_divide(p: Poly, d: Poly) -> Poly | None:
     return out
 
 
+SCALED_PRODUCTS = 64   # products of at least this many term pairs accumulate integers (_p_mul_scaled)
+
+
+def _scaled(p: Poly) -> tuple[list, int]:
+    """p as (monomial, integer) pairs and the common denominator d they are over: p = sum(n·m) / d."""
+    d = 1
+    for c in p.values():
+        if type(c) is not int:
+            den = c.denominator
+            d = d * den // math.gcd(d, den)
+    return [(m, c * d if type(c) is int else c.numerator * (d // c.denominator)) for m, c in p.items()], d
+
+
+def _p_mul_scaled(p: Poly, q: Poly) -> Poly:
+    """p_mul over integers: both sides scaled to integer coefficients, products summed as Python ints, one
+    division (one gcd) per resulting monomial: the same polynomial as the term-by-term Fraction sum, which
+    spent most of a layer norm's variance (2 million Fraction products and sums, each a gcd) in arithmetic."""
+    ps, dp = _scaled(p)
+    qs, dq = _scaled(q)
+    r: dict = {}
+    for m1, a in ps:
+        for m2, b in qs:
+            m, k = mono_mul(m1, m2)   # k is 0 or 1: exponents keep their constant parts in [0, 1)
+            v = a * b << k
+            r[m] = r.get(m, 0) + v
+    d = dp * dq
+    out: Poly = {}
+    for m, v in r.items():
+        if v:
+            c = Fraction(v, d)
+            out[m] = c.numerator if c.denominator == 1 else c
+    return out
+
+
 def p_const(c) -> Poly:
     c = _int_if_whole(c)
     return {UNIT: c} if c else {}
@@ -179,6 +216,10 @@ def p_constant_value(p: Poly):
 
 
 # ---------------------------------------------------------------- ratios
+
+class ExpansionLimit(Exception):
+    """A bounded normalizer (`Normalizer(limit=...)`) would expand beyond its bound: nothing is decided."""
+
 
 class NormalForm:
     """num/den over the reals; den None means 1. Not hash-consed: compare with `equal`.
@@ -340,6 +381,10 @@ def poly_to_expr(p: Poly) -> Expr:
 
 def to_expr(nf: NormalForm) -> Expr:
     """A canonical expression for nf, denominator scaled to leading coefficient 1."""
+    if nf.den is None and nf.scale is None and len(nf._num) == 1:
+        ((factors, e), c), = nf._num.items()
+        if c == 1 and not e and len(factors) == 1 and factors[0][1] == 1:
+            return E.NODES[factors[0][0]]   # one leaf or atom (what poly_to_expr builds, without the walk)
     if nf.den is None:
         return poly_to_expr(nf.num)
     lead = nf.den[min(nf.den)]
@@ -411,12 +456,20 @@ class Normalizer:
 
     Intermediate sums consumed by exactly one parent are updated in place and dropped from the
     memo, so a chain of n additions costs O(n) time and memory instead of O(n^2).
+
+    `shared` (a `volta.symbolic.shared.SharedTerms`, None: expand everything) keeps each long sum that a
+    root uses more than once as one atom, and unifies atoms whose arguments agree modulo those sums.
+    `limit` bounds the monomial products of one sum, product or ratio: beyond it `ExpansionLimit` is
+    raised (None: no bound), for an attempt that must give way to cheaper steps when it would expand.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, shared=None, limit: int | None = None) -> None:
         self.memo: dict[Expr, NormalForm] = {}
         self.bools: dict[Expr, Expr] = {}
         self.differences: dict[Expr, NormalForm] = {}   # normalized comparison -> its d (of `d < 0`, ...)
+        self.shared = shared
+        self.limit = limit
+        self.totals: dict[Expr, bool] = {}             # node -> no partial operation in it (E.is_total)
 
     def clear(self) -> None:
         self.memo.clear()
@@ -439,12 +492,17 @@ class Normalizer:
         # call (its NormalForm already returned to a caller) must never be mutated.
         fresh = set(order)
         owned = {n for n, k in parents.items() if k == 1 and n.op is _ADD and n in fresh}
-        boolean, memo, step = E.BOOLEAN, self.memo, self._step
+        boolean, memo, step, shared = E.BOOLEAN, self.memo, self._step, self.shared
         for node in order:
             if node.op in boolean:
                 self._bool(node)
-            else:
+            elif shared is None or get(node, 0) < 2:
                 memo[node] = step(node, owned)
+            else:   # used twice or more: a long sum becomes its atom (volta/symbolic/shared.py)
+                nf, atom = shared.abstract(step(node, owned))
+                if atom is not None:
+                    memo[atom] = _leaf_nf(atom)
+                memo[node] = nf
         return self.memo[root]
 
     def _take(self, node: Expr, owned: set) -> tuple[NormalForm, bool]:
@@ -456,6 +514,8 @@ class Normalizer:
 
     def _step(self, node: Expr, owned: set) -> NormalForm:
         op = node.op
+        if self.shared is not None and node.id in self.shared.definitions:
+            return _leaf_nf(node)   # a shared sum's atom (after clear())
         if op is _ADD:
             (a, own_a), (b, own_b) = self._take(node.args[0], owned), self._take(node.args[1], owned)
             if a.scale is not None or b.scale is not None:
@@ -464,8 +524,10 @@ class Normalizer:
                 if own_b and (len(b.num) > len(a.num) or not own_a):
                     a, b, own_a = b, a, True
                 return NormalForm(p_add(a.num, b.num, into=own_a))
+            self._bound(a, b)
             return nf_add(a, b)
         if op is _MUL:
+            self._bound(self.memo[node.args[0]], self.memo[node.args[1]])
             nf = nf_mul(self.memo[node.args[0]], self.memo[node.args[1]])
             return _reduce_radicals(nf) if SQRT_ARGS else nf
         if op is _VAR or op is _SYM:
@@ -473,6 +535,7 @@ class Normalizer:
         if op is _CONST:
             return NormalForm(p_const(node.data))
         if op is _DIV:
+            self._bound(self.memo[node.args[0]], self.memo[node.args[1]])
             nf = nf_div(self.memo[node.args[0]], self.memo[node.args[1]])
             return _reduce_radicals(nf) if SQRT_ARGS else nf
         if op is _EXP2:
@@ -482,6 +545,17 @@ class Normalizer:
                 e, k = _intern_exponent(num)
                 return NormalForm({((), e): _pow2(1, k)})
         return self._atom(node)
+
+    def _bound(self, a: NormalForm, b: NormalForm) -> None:
+        """Raise ExpansionLimit when combining a and b could make more than `limit` monomial products."""
+        if self.limit is not None:
+            size_a, size_b = len(a._num) + len(a.den or ()), len(b._num) + len(b.den or ())
+            if size_a * size_b > self.limit:
+                raise ExpansionLimit(f"a product of {size_a} by {size_b} terms")
+
+    def _fresh(self) -> Normalizer:
+        """A new normalizer in the same mode (for a small expression built while normalizing)."""
+        return Normalizer(self.shared, self.limit)
 
     def _arg(self, child: Expr) -> Expr:
         if child.op in E.BOOLEAN:
@@ -494,14 +568,22 @@ class Normalizer:
         A select of a comparison between its own two arms is max/min (rules select-max-*, select-min-*,
         select-eq, select-ne, select-not); max/min are flattened, deduplicated and sorted (max-assoc,
         max-dedupe, max-consts and their min twins), so equal sets of arguments give the same atom."""
-        args = tuple(self._arg(c) for c in node.args)
         op = node.op
+        if self.shared is not None and op in E.UNARY_ATOMS:   # an atom already made for an equal argument
+            arg = self.memo[node.args[0]]                      # (found before building this one's argument)
+            if p_constant_value(arg.num) is None or arg.den is not None:
+                found = self.shared.find(E.SQRT if op is E.RSQRT else op, None, (arg,))
+                if found is not None:
+                    return nf_div(NormalForm({UNIT: 1}), _leaf_nf(found)) if op is E.RSQRT else _leaf_nf(found)
+        args = tuple(self._arg(c) for c in node.args)
         if op is E.RSQRT and not (args[0].op is E.CONST and args[0].data <= 0):
             root = E.sqrt(args[0])                  # rule rsqrt-recip: rsqrt(v) = 1/sqrt(v) (v > 0 both)
             if root.op is E.SQRT:
+                if self.shared is not None:
+                    root = self.shared.representative(root, (self.memo[node.args[0]],))
                 SQRT_ARGS.setdefault(root.id, _copy(self.memo[node.args[0]]))
                 return nf_div(NormalForm({UNIT: 1}), _leaf_nf(root))
-            return nf_div(NormalForm({UNIT: 1}), Normalizer()(root))
+            return nf_div(NormalForm({UNIT: 1}), self._fresh()(root))
         shared = self._shared(node, args)
         if shared is not None:
             return shared
@@ -512,10 +594,12 @@ class Normalizer:
         else:
             rebuilt = E.rebuild(node, args)
         if rebuilt.op is node.op and rebuilt.op in _OPAQUE or rebuilt.op is E.MAX or rebuilt.op is E.MIN:
+            if self.shared is not None and rebuilt.op is node.op and op not in (E.SELECT, E.MAX, E.MIN):
+                rebuilt = self.shared.representative(rebuilt, tuple(self.memo[c] for c in node.args))
             if rebuilt.op is E.SQRT:
                 SQRT_ARGS.setdefault(rebuilt.id, _copy(self.memo[node.args[0]]))
             return _leaf_nf(rebuilt)   # (a max/min from minmax() is canonical already)
-        nf = Normalizer()(rebuilt)   # folded into something else: small, normalize afresh
+        nf = self._fresh()(rebuilt)   # folded into something else: small, normalize afresh
         return NormalForm(dict(nf.num), None if nf.den is None else dict(nf.den))
 
     def _select(self, node: Expr, args: tuple) -> Expr:
@@ -540,7 +624,20 @@ class Normalizer:
                     return minmax(E.MAX, (x, y))
             elif d is x_minus_y or d is y_minus_x:
                 return y if cond.op is E.EQ else x  # x == y ? x : y is y; x != y ? x : y is x
+            if cond.op is E.LT or cond.op is E.LE:
+                through = self._through_extremum(cond, x, y)
+                if through is not None:
+                    return through
         return E.select(cond, x, y)
+
+    def _through_extremum(self, cond: Expr, x: Expr, y: Expr) -> Expr | None:
+        """Rules select-max-through, select-min-through (`extrema.through_extremum`), for total arms only
+        (no division, root, log or call anywhere), so F(max) is defined wherever the select is."""
+        pair = ordered_pair(self.differences.get(cond))
+        if pair is None or not all(E.is_total(e, self.totals) for e in (x, y, *pair)):
+            return None
+        same = equal if self.shared is None else self.shared.equal
+        return through_extremum(pair, x, y, self._fresh(), same)
 
     def _shared(self, node: Expr, args: tuple) -> NormalForm | None:
         """Rule select-common: c ? b + x : b + y is b + (c ? x : y), and max(b + x, b + y) is b + max(x, y)
@@ -562,7 +659,7 @@ class Normalizer:
             inner = self._select_of(args[0], to_expr(dx), to_expr(dy), dx, dy)
         else:
             inner = minmax(node.op, (to_expr(dx), to_expr(dy)))
-        rest = _leaf_nf(inner) if inner.op in (E.SELECT, E.MAX, E.MIN) else Normalizer()(inner)
+        rest = _leaf_nf(inner) if inner.op in (E.SELECT, E.MAX, E.MIN) else self._fresh()(inner)
         return nf_add(NormalForm(common), rest)
 
     def _bool(self, node: Expr) -> None:
@@ -604,39 +701,6 @@ class Normalizer:
             elif node not in self.memo:
                 self(node)
         return self.bools[cond]
-
-
-def minmax_args(op: Op, node: Expr) -> list[Expr]:
-    """The arguments of a (nested) max or min chain, flattened."""
-    out, stack = [], [node]
-    while stack:
-        n = stack.pop()
-        if n.op is op:
-            stack.extend(n.args)
-        else:
-            out.append(n)
-    return out
-
-
-def minmax(op: Op, args) -> Expr:
-    """Canonical n-ary max/min over canonical arguments: flattened, constants folded to one,
-    duplicates dropped, sorted by node id, built as a left chain."""
-    flat: dict[Expr, None] = {}
-    best = None
-    for a in args:
-        for x in minmax_args(op, a):
-            if x.op is E.CONST:
-                if best is None or (x.data > best.data if op is E.MAX else x.data < best.data):
-                    best = x
-            else:
-                flat[x] = None
-    items = sorted(flat, key=lambda n: n.id)
-    if best is not None:
-        items.insert(0, best)
-    acc = items[0]
-    for x in items[1:]:
-        acc = E._make(op, (acc, x))
-    return acc
 
 
 _DEFAULT = Normalizer()

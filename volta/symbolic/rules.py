@@ -27,7 +27,7 @@ class Rule:
     where: tuple[str, ...] = ()   # each must be nonzero
     assume: tuple[str, ...] = ()  # boolean conditions of the domain where both sides are defined
     kind: str = FIELD
-    used_by: str = "normal"       # 'normal' | 'z3bridge' | 'expr' (constructor folding) | 'cases'
+    used_by: str = "normal"       # 'normal' | 'z3bridge' | 'expr' (constructor folding) | 'cases' | 'shared'
 
 
 R = Rule
@@ -97,6 +97,15 @@ RULES: tuple[Rule, ...] = (
     R("max-consts",     "max(max(a, 2), 3)",     "max(a, 3)"),
     R("min-consts",     "min(min(a, 2), 3)",     "min(a, 2)"),
     R("max-comm-min",   "min(a, b)",             "min(b, a)",           used_by="expr"),
+    # a select of u < w whose arms are one total function F at w and at u is F at max/min (f stands for
+    # any function; normal.py finds F by substitution and applies it to arms without partial operations),
+    # and an instance with F(t) = c·2^t + d·t that the normalizer is tested on
+    R("select-max-through", "select(lt(a, b), f(b), f(a))", "f(max(a, b))"),
+    R("select-min-through", "select(lt(a, b), f(a), f(b))", "f(min(a, b))"),
+    R("select-max-through-le", "select(le(a, b), f(b), f(a))", "f(max(a, b))"),
+    R("select-min-through-le", "select(le(a, b), f(a), f(b))", "f(min(a, b))"),
+    R("select-through-exp", "select(lt(a, b), c * exp2(b) + d * b, c * exp2(a) + d * a)",
+      "c * exp2(max(a, b)) + d * max(a, b)"),
     # cases.py: every point orders the arguments somehow; under an order an atom is one argument
     R("order-total",    "lor(le(a, b), le(b, a))", "true",               used_by="cases"),
     R("max-case",       "le(b, a)",              "eq(max(a, b), a)",    used_by="cases"),
@@ -110,6 +119,9 @@ RULES: tuple[Rule, ...] = (
     R("sqrt-def",       "le(0, a)",              "eq(sqrt(a) * sqrt(a), a)", used_by="z3bridge"),
     R("sqrt-nonneg",    "le(0, sqrt(a * a))",    "true",                used_by="z3bridge"),
     R("rsqrt-def",      "lt(0, a)",              "eq(rsqrt(a) * rsqrt(a) * a, 1)", used_by="z3bridge"),
+    # shared.py: a shared sum t = c·a + b is kept as an atom; a difference is reduced by replacing its pivot
+    # leaf a with ((c·a + b) − b)/c, i.e. (t − b)/c, an expression of the same value
+    R("shared-pivot",   "a",                     "((c * a + b) - b) / c", where=("c",), used_by="shared"),
 )
 
 PATTERN_VARS = ("a", "b", "c", "d")

@@ -1,0 +1,244 @@
+"""Problem files end to end (volta/kernelbench/problem.py): our own KernelBench-style problems loaded at
+scaled sizes, leaves named by forward's parameters and by qualified parameter names, and the symbolic
+reference evaluated at the values real torch used gives real torch's outputs; errors carry the problem's line."""
+from __future__ import annotations
+
+import builtins
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from kb_compare import evaluate, torch  # tests/kernelbench/kb_compare.py
+
+from volta.errors import Unsupported, UsageError
+from volta.kernelbench.problem import load_problem
+from volta.kernelbench.sizes import SizePolicy, instrument
+from volta.symbolic import expr as E
+
+CONV_BN = '''
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, bias_shape):
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size, padding=1)
+        self.bn = nn.BatchNorm2d(out_channels)
+        self.bias = nn.Parameter(torch.randn(bias_shape) * 0.02)
+
+    def forward(self, x, scale):
+        x = self.conv(x)
+        x = self.bn(x)
+        x = torch.nn.functional.gelu(x + self.bias) * scale
+        return torch.softmax(x.mean(dim=(2, 3)), dim=1), x.amax(dim=1)
+
+batch_size = 128
+in_channels = 3
+out_channels = 96
+height = width = 256
+kernel_size = 3
+bias_shape = (out_channels, 1, 1)
+
+def get_inputs():
+    return [torch.rand(batch_size, in_channels, height, width), torch.randn(1, out_channels, 1, 1)]
+
+def get_init_inputs():
+    return [in_channels, out_channels, kernel_size, bias_shape]
+'''
+
+LINEAR = '''
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.linear = nn.Linear(n, n // 2)
+
+    def forward(self, A, B, mask, targets):
+        h = torch.relu(self.linear(A @ B.T))
+        h = h.masked_fill(mask, 0.0)
+        return torch.nn.functional.cross_entropy(h, targets)
+
+N = 4096
+
+def get_inputs():
+    return [torch.randn(N, N), torch.randn(N, N), torch.randint(0, 2, (N, N // 2)).bool(),
+            torch.randint(0, N // 2, (N,))]
+
+def get_init_inputs():
+    return [N]
+'''
+
+
+def _write(tmp_path, source: str, name: str = "problem.py") -> str:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(source))
+    return str(path)
+
+
+def _real_run(path: str, problem):
+    """The same file on real torch (float64) at the sizes the problem chose: outputs and leaf values."""
+    code = instrument(open(path).read(), path)
+    policy = SizePolicy(code.sizes, given={c.name: c.value for c in problem.sizes})
+    namespace = {"__name__": "real_problem", "__builtins__": builtins, **policy.hooks()}
+    exec(code.code, namespace)
+    torch.manual_seed(0)
+    model = namespace["Model"](*namespace["get_init_inputs"]()).double()
+    inputs = [x.double() if x.is_floating_point() else x for x in namespace["get_inputs"]()]
+    state = dict(model.named_parameters()) | dict(model.named_buffers())
+    env = {}
+    for name, tensor in problem.parameters.items():
+        for j, v in enumerate(state[name].detach().reshape(-1).tolist()):
+            env[E.var(name, j)] = float(v)
+    for name, x in zip(problem.input_names, inputs):
+        for j, v in enumerate(x.reshape(-1).tolist()):
+            env[E.var(name, j)] = float(v)
+    result = model(*inputs)
+    return (list(result) if isinstance(result, tuple) else [result]), env
+
+
+def _assert_matches_torch(path: str, problem) -> None:
+    outputs = problem.reference_outputs()
+    real, env = _real_run(path, problem)
+    assert [tuple(o.shape) for o in outputs] == [tuple(r.shape) for r in real]
+    for mine, theirs in zip(outputs, real):
+        np.testing.assert_allclose(evaluate(mine, env), theirs.detach().double().numpy(), rtol=1e-7, atol=1e-9)
+
+
+def test_conv_batchnorm_problem_matches_torch_at_the_chosen_sizes(tmp_path):
+    path = _write(tmp_path, CONV_BN)
+    problem = load_problem(path, budget=60_000)
+    scaled = {c.name: (c.original, c.value) for c in problem.scaled}
+    assert scaled["batch_size"][0] == 128 and scaled["batch_size"][1] < 128 and "height" in scaled
+    assert problem.cost <= 60_000
+    assert problem.input_names == ["x", "scale"]
+    assert sorted(problem.parameters) == ["bias", "bn.bias", "bn.running_mean", "bn.running_var", "bn.weight",
+                                          "conv.bias", "conv.weight"]
+    assert problem.parameters["conv.weight"].values()[0] is E.var("conv.weight", 0)
+    assert problem.inputs[0].values()[5] is E.var("x", 5)
+    _assert_matches_torch(path, problem)
+
+
+def test_inputs_of_every_kind_are_named_and_ranged(tmp_path):
+    path = _write(tmp_path, LINEAR)
+    problem = load_problem(path, sizes={"N": 8})
+    assert [(c.name, c.value, c.how) for c in problem.sizes] == [("N", 8, "given")]
+    assert problem.input_names == ["A", "B", "mask", "targets"]
+    assert problem.integer_ranges == {"mask": (0, 1), "targets": (0, 3)}
+    assert problem.inputs[2].values()[3] is E.var("mask", 3) and problem.inputs[2].dtype is torch_bool()
+    _assert_matches_torch(path, problem)
+
+
+def torch_bool():
+    from volta.kernelbench import dtypes
+    return dtypes.bool_
+
+
+def test_an_input_derived_in_get_inputs_keeps_its_derivation(tmp_path):
+    path = _write(tmp_path, '''
+        import torch
+        class Model(torch.nn.Module):
+            def forward(self, A):
+                return A * 2
+        N = 1000
+        def get_inputs():
+            return [torch.triu(torch.rand(N, N))]
+        def get_init_inputs():
+            return []
+    ''')
+    problem = load_problem(path)
+    a = problem.inputs[0]
+    n = a.shape[0]
+    assert n == 56 and a.values()[1] is E.var("A", 1) and a.values()[n] is E.ZERO
+
+
+def test_literal_sizes_in_get_inputs_are_scaled_and_named(tmp_path):
+    path = _write(tmp_path, '''
+        import torch
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                return torch.relu(x)
+        def get_inputs():
+            return [torch.rand(2, 3, 224, 224)]
+        def get_init_inputs():
+            return []
+    ''')
+    problem = load_problem(path)
+    assert {c.name: c.value for c in problem.scaled} == {"get_inputs@7:30": 32, "get_inputs@7:35": 32}
+
+
+def test_ratio_between_sizes_survives_the_budget(tmp_path):
+    """LayerNorm over the last dimension, which equals the channel count only at the benchmark's ratio."""
+    path = _write(tmp_path, '''
+        import torch
+        import torch.nn as nn
+        class Model(nn.Module):
+            def __init__(self, c):
+                super().__init__()
+                self.up = nn.ConvTranspose2d(c, c, 3, stride=2, padding=1, output_padding=1)
+                self.norm = nn.LayerNorm(c)
+            def forward(self, x):
+                return self.norm(self.up(x))
+        batch = 16
+        channels = 64
+        height = width = 32
+        def get_inputs():
+            return [torch.rand(batch, channels, height, width)]
+        def get_init_inputs():
+            return [channels]
+    ''')
+    problem = load_problem(path, budget=50_000)
+    sizes = {c.name: c.value for c in problem.sizes}
+    assert sizes["channels"] == 2 * sizes["width"] and problem.cost <= 50_000
+
+
+def test_an_unsupported_op_names_the_op_and_the_problem_line(tmp_path):
+    path = _write(tmp_path, '''
+        import torch
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                y = x + 1
+                return torch.fft.rfft(y)
+        def get_inputs():
+            return [torch.rand(8)]
+        def get_init_inputs():
+            return []
+    ''')
+    with pytest.raises(Unsupported) as raised:
+        load_problem(path).reference_outputs()
+    assert "torch.fft.rfft" in str(raised.value)
+    assert raised.value.span.file == path and raised.value.span.line == 6
+
+
+def test_a_shape_error_is_a_usage_error_at_the_problem_line(tmp_path):
+    path = _write(tmp_path, '''
+        import torch
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                return x @ x
+        def get_inputs():
+            return [torch.rand(2, 3)]
+        def get_init_inputs():
+            return []
+    ''')
+    with pytest.raises(UsageError) as raised:
+        load_problem(path).reference_outputs()
+    assert raised.value.span.line == 5 and "cannot be multiplied" in str(raised.value)
+
+
+def test_bad_size_names_and_missing_definitions_are_usage_errors(tmp_path):
+    path = _write(tmp_path, LINEAR)
+    with pytest.raises(UsageError, match="does not assign"):
+        load_problem(path, sizes={"M": 3})
+    broken = _write(tmp_path, "import torch\nN = 3\n", "broken.py")
+    with pytest.raises(UsageError, match="defines no `Model`"):
+        load_problem(broken)
+
+
+def test_loading_leaves_the_real_torch_in_place(tmp_path):
+    before = sys.modules["torch"]
+    load_problem(_write(tmp_path, LINEAR), sizes={"N": 4}).reference_outputs()
+    assert sys.modules["torch"] is before and before.nn.Linear(2, 2)(before.ones(2)).shape == (2,)

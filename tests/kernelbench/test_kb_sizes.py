@@ -1,0 +1,65 @@
+"""Size scaling (volta/kernelbench/sizes.py): the scaled value keeps the power-of-two factor up to 2^cap,
+roots and derived globals are told apart, literals in get_inputs are sizes, the policy records choices."""
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from volta.kernelbench.sizes import SizePolicy, halve, instrument, scale, scale_int
+
+
+def _v2(n: int) -> int:
+    return (n & -n).bit_length() - 1
+
+
+@given(st.integers(1, 1 << 40), st.integers(1, 8))
+def test_scale_keeps_small_values_and_the_power_of_two_factor_up_to_the_cap(v, cap):
+    s = scale_int(v, cap)
+    if v <= 1 << cap:
+        assert s == v
+    else:
+        assert 1 <= s <= 1 << cap
+        assert _v2(s) == min(_v2(v), cap)
+        assert s + (1 << (_v2(s) + 1)) > 1 << cap           # the largest value <= 2^cap with that factor
+
+
+def test_scale_examples():
+    assert [scale_int(v, 6) for v in (4096, 224, 8205, 1000, 393216, 65535, 64, 3)] == [64, 32, 63, 56, 64, 63, 64, 3]
+    assert scale((32768,), 6) == (64,) and scale([3, 4096], 5) == [3, 32] and scale(True, 6) is True
+    assert scale(2.5, 6) == 2.5 and halve((64, 3, 6), 2) == (16, 3, 3) and halve(4, 5) == 2
+
+
+SOURCE = '''
+import torch
+N = 2048 * 2
+batch, width = 16, 300
+shape = (N, 7)
+ratio = 0.5
+flag = True
+def get_inputs():
+    return [torch.rand(batch, 3, 224, width)]
+def get_init_inputs():
+    return [N, 12]
+'''
+
+
+def test_instrument_tells_roots_from_derived_and_finds_input_literals():
+    code = instrument(SOURCE, "p.py")
+    info = code.sizes
+    assert info["N"].root and not info["N"].in_inputs
+    assert info["batch"].root and info["batch"].in_inputs and info["width"].in_inputs
+    assert not info["shape"].root
+    assert "get_inputs@9:34" in info and "get_init_inputs@11:16" not in info     # 12 is under the threshold
+
+
+def test_policy_scales_roots_and_derived_globals_follow():
+    code = instrument(SOURCE, "p.py")
+    policy = SizePolicy(code.sizes, given={"width": 10})
+    namespace = {"__builtins__": __builtins__, **policy.hooks()}
+    exec(code.code, {**namespace, "torch": None})
+    assert policy.choices["N"].value == 64 and policy.choices["N"].how == "scaled"
+    assert policy.choices["width"].value == 10 and policy.choices["width"].how == "given"
+    assert "shape" not in policy.choices and "ratio" not in policy.choices and "flag" not in policy.choices
+    assert policy.choices["batch"].how == "kept"
+    assert policy.shrinkable("batch") and policy.shrinkable("N") and not policy.shrinkable("width")
+    assert policy.lower("N") and policy.caps["N"] == 5

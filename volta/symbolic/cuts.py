@@ -1,0 +1,156 @@
+"""Cut points: sub-expressions both sides compute, proved equal once and then compared as one atom.
+
+A layer norm's backward gives every element of a row the same row statistics (mean, 1/sqrt(var + eps), the
+means of x̂·w·dy and w·dy), each side computing them in its own order. Expanded into every output element,
+they make normal forms of a quarter of a million monomials per element (minutes and gigabytes for 4 rows of
+64); kept as atoms, each element is a handful of terms.
+
+`cut(ref_roots, opt_roots, normalize, equal)` walks both DAGs bottom-up. Nodes whose float values at two random
+inputs agree (a fingerprint) form classes; a class with members reachable from both sides, each expanding to at
+least CUT_TERMS terms, becomes a fresh leaf `@cut[k]`: its first member defines it, and every other member
+whose normal form — over the members' own rewritten arguments, so already small — equals the first's is
+replaced by it. Members not proved equal keep their own (rewritten) form: the fingerprint only proposes (a
+max or select agrees with one argument wherever that argument wins, as at both random inputs); a class whose
+proof failed once stops trying, and new classes stop opening once most proofs fail.
+
+Sound by substitution: every node replaced by `@cut[k]` equals the first member wherever both are defined, so
+an identity between the rewritten roots that holds for every value of `@cut[k]` holds at that value too. Not
+complete: the rewritten roots can differ where the originals are equal (one side forms a sum the other never
+does), so a caller compares the rewritten roots first (`proved_equal`) and, only when that does not prove
+them equal, the originals as before (volta/equiv/check.py, volta/kernelbench/triton_check.py).
+"""
+from __future__ import annotations
+
+import math
+import random
+
+from volta.errors import Unsupported
+from volta.symbolic import expr as E
+from volta.symbolic.evaluate import EvalError, evaluate_float
+
+CUT = "@cut"
+CUT_TERMS = 32        # smaller sub-expressions stay expanded: cutting them gains little and can lose a proof
+WORTH_CUTTING = 2_000  # no sub-expression this large (a 128-key attention: ~512): normalizing is cheap, no cuts
+MAX_PROOF_TERMS = 50_000   # a rewritten member larger than this is left to the caller's comparison
+POINTS = 2            # random inputs per fingerprint
+DIGITS = 9            # significant digits a fingerprint keeps (summation orders differ in the last bits)
+MAX_FAILED = 8        # after this many failed proofs, new classes are opened only while half the proofs succeed
+
+
+def cut(ref_roots: list, opt_roots: list, normalize, equal, expansion) -> tuple[list, list, int]:
+    """(ref_roots, opt_roots) rewritten with cut points, and how many were made. `normalize(expr)` gives a
+    normal form, `equal(a, b)` compares two, `expansion(expr)` estimates the terms normalizing makes."""
+    exprs = [r for r in (*ref_roots, *opt_roots) if isinstance(r, E.Expr)]
+    ref_nodes = _reachable([r for r in ref_roots if isinstance(r, E.Expr)])
+    opt_nodes = _reachable([r for r in opt_roots if isinstance(r, E.Expr)])
+    order = sorted(ref_nodes | opt_nodes, key=lambda n: n.id)   # ascending id: children before parents
+    if not any(expansion(n) >= WORTH_CUTTING for n in order):
+        return list(ref_roots), list(opt_roots), 0
+    prints = _fingerprints(exprs, order)
+    classes: dict = {}
+    for node in order:
+        key = prints.get(node)
+        if key is not None and node.op not in E.LEAVES and expansion(node) >= CUT_TERMS:
+            classes.setdefault(key, []).append(node)
+    cuttable = {key for key, members in classes.items()
+                if any(m in ref_nodes for m in members) and any(m in opt_nodes for m in members)}
+    class_of = {m: key for key in cuttable for m in classes[key]}
+    new: dict = {}
+    leader: dict = {}    # fingerprint -> (the cut leaf, the first member's rewritten form, its normal form)
+    dead: set = set()    # classes where a proof failed: their later members keep their own forms
+    made = proofs = failed = 0
+    for node in order:
+        args = node.args
+        rebuilt = node if not args else E.rebuild(node, tuple(new[a] for a in args)) \
+            if any(new[a] is not a for a in args) else node
+        key = class_of.get(node)
+        if key is not None and key not in dead:
+            first = leader.get(key)
+            if first is None:
+                if failed <= MAX_FAILED or failed * 2 <= proofs:   # fingerprints that keep failing: stop
+                    leaf = E.var(CUT, made)
+                    made += 1
+                    leader[key] = (leaf, rebuilt, None)
+                    rebuilt = leaf
+            elif _proved(first, rebuilt, key, leader, normalize, equal, expansion):
+                proofs += 1
+                rebuilt = first[0]
+            else:
+                proofs += 1
+                failed += 1
+                dead.add(key)
+        new[node] = rebuilt
+    return ([new.get(r, r) if isinstance(r, E.Expr) else r for r in ref_roots],
+            [new.get(r, r) if isinstance(r, E.Expr) else r for r in opt_roots], made)
+
+
+def proved_equal(x, y, a, b, normalize, equal, expansion) -> bool:
+    """Are rewritten roots x, y (of the originals a, b) equal? Only a proof counts: anything else leaves a, b
+    to the caller's full comparison (also when nothing was cut in them)."""
+    if x is a and y is b:
+        return False
+    if x is y:
+        return True
+    if not (isinstance(x, E.Expr) and isinstance(y, E.Expr)) or expansion(x, y) > MAX_PROOF_TERMS:
+        return False
+    if _cut_leaves(x) != _cut_leaves(y):   # one side kept what the other cut: not worth normalizing
+        return False
+    try:
+        return equal(normalize(x), normalize(y))
+    except Unsupported:
+        return False
+
+
+def _cut_leaves(root) -> frozenset:
+    return frozenset(leaf for leaf in E.leaves(root) if leaf.op is E.VAR and leaf.data[0] == CUT)
+
+
+def _proved(first: tuple, rebuilt, key, leader: dict, normalize, equal, expansion) -> bool:
+    """Is `rebuilt` equal to the class's first member (both over cut leaves)? Its normal form is kept."""
+    leaf, definition, nf = first
+    if rebuilt is definition:
+        return True
+    if expansion(rebuilt) > MAX_PROOF_TERMS or expansion(definition) > MAX_PROOF_TERMS:
+        return False
+    try:
+        if nf is None:
+            nf = normalize(definition)
+            leader[key] = (leaf, definition, nf)
+        return equal(nf, normalize(rebuilt))
+    except Unsupported:
+        return False
+
+
+def _reachable(roots: list) -> set:
+    seen: set = set()
+    for r in roots:
+        seen.update(E.postorder(r, seen))
+    return seen
+
+
+def _fingerprints(roots: list, order: list) -> dict:
+    """node -> its float values at POINTS random inputs, rounded to DIGITS; nodes with a value that is not a
+    finite float (a comparison, nan, inf, an uninterpreted call) have none."""
+    leaves = sorted({n for n in order if n.op in (E.VAR, E.SYM)}, key=lambda n: n.id)
+    rng = random.Random(0)
+    values: list = []
+    for _ in range(POINTS):
+        env = {leaf: rng.uniform(0.5, 2.0) * rng.choice((-1, 1)) for leaf in leaves}
+        memo: dict = {}
+        for r in roots:
+            try:
+                evaluate_float(r, env, memo=memo)
+            except (EvalError, ArithmeticError, ValueError):
+                pass
+        values.append(memo)
+    prints = {}
+    for node in order:
+        key = []
+        for memo in values:
+            v = memo.get(node)
+            if type(v) is not float or not math.isfinite(v):
+                break
+            key.append(float(f"{v:.{DIGITS}g}"))
+        else:
+            prints[node] = tuple(key)
+    return prints
