@@ -121,7 +121,7 @@ def build(kind: str, defines: dict, out_dir: Path) -> Path:
 
 
 def spec_for(ref: str, queries: int, keys: int, d: int, causal: bool, out_dir: Path, opt: str = "flash"):
-    from volta.exec.launch import Buffer, Dim3, KernelLaunch, LaunchSpec
+    from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec
 
     if ref == "naive" and keys != 32:
         raise SystemExit("the naive kernel is one warp per query: keys must be 32 (use --ref single)")

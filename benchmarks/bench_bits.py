@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from volta.equiv.bits import compare_bits
-from volta.exec.launch import load_manifest
+from volta.launch.spec import load_manifest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 PAIRS = sorted(p.parent.name for p in EXAMPLES.glob("eq_gemm_*/manifest.toml"))

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from volta.equiv.check import check  # noqa: E402
-from volta.exec.launch import Buffer, Dim3, KernelLaunch, LaunchSpec  # noqa: E402
+from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec  # noqa: E402
 
 EX = ROOT / "examples"
 TARGET = 2_000_000

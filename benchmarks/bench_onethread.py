@@ -54,7 +54,7 @@ EX = ROOT / "examples"
 
 
 def spec_for(pair: str, size: int):
-    from volta.exec.launch import Buffer, Dim3, KernelLaunch, LaunchSpec
+    from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec
 
     if pair == "dot":
         ptx = EX / "neq_dot_onethread_block_short" / "ref.sm80.ptx"

@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from volta.exec.launch import Buffer, Dim3, load_manifest  # noqa: E402
-from volta.exec.races import analyze  # noqa: E402
+from volta.launch.spec import Buffer, Dim3, load_manifest  # noqa: E402
+from volta.session.races import analyze  # noqa: E402
 
 MANIFEST = ROOT / "examples" / "gemm_tiled64" / "manifest.toml"
 TARGET = 2_000_000

@@ -63,7 +63,7 @@ PAIRS = ["naive", "tiled", "regblock", "float4", "dbuf", "tpad"]
 
 
 def spec_for(pair: str, k: int, size: int):
-    from volta.exec.launch import Buffer, Dim3, KernelLaunch, LaunchSpec
+    from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec
 
     if pair == "conv2d":   # direct vs tiled conv2d, AlexNet's first layer; k filters, one CTA (8x16 pixels)
         d = EX / "eq_conv2d_alexnet_direct_smem"

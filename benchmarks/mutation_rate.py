@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from volta.equiv.mutate import mutants, run_mutant, summarize
-from volta.exec.launch import load_manifest
+from volta.launch.spec import load_manifest
 
 EX = Path(__file__).resolve().parents[1] / "examples"
 CASES = ["eq_relu_fmax_select", "eq_reduce_seq_tree", "eq_conv1d_direct_tiled", "eq_gemm_naive_tiled"]

@@ -29,7 +29,7 @@ def __getattr__(name: str):
 
         return importlib.import_module("volta.kernelbench")
     if name in _API:
-        from volta import api
+        from volta import api  # start-up: `import volta` stays cheap
 
         value = getattr(api, name)
         globals()[name] = value

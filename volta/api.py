@@ -1,9 +1,9 @@
 """The Python API: `volta.check`, `volta.races`, `volta.run`, `volta.mma`, with `volta.Launch`/`volta.Buffer`.
 
 Each function means exactly what the command of the same name means: it builds the same
-`LaunchSpec` with the same constructors (`volta.exec.launch`), calls the same library function
-(`volta.equiv.check.check`, `volta.equiv.bits.check_bits`, `volta.exec.races.analyze`,
-`volta.exec.replay.run_launch`, `volta.numerics.mma_vec.mma_batch`) and formats with the same
+`LaunchSpec` with the same constructors (`volta.launch.spec`), calls the same library function
+(`volta.equiv.check.check`, `volta.equiv.bits.check_bits`, `volta.session.races.analyze`,
+`volta.session.replay.run_launch`, `volta.numerics.mma_vec.mma_batch`) and formats with the same
 `volta.report` modules. So a verdict here is the verdict the CLI prints, with the same exit code.
 
     import volta
@@ -99,7 +99,7 @@ class Buffer:
         if self.role is not None and self.role not in ("in", "out", "inout", "temp"):
             raise UsageError(f"Buffer {self.name!r}: role must be 'in', 'out', 'inout' or 'temp' (or None), "
                              f"not {self.role!r}")
-        from volta.exec.launch import parse_buffer
+        from volta.launch.spec import parse_buffer
 
         try:
             parse_buffer(self.option())
@@ -218,8 +218,8 @@ def _merged_buffers(launches, extra=()) -> list[Buffer]:
 def _kernel_launches(pipeline: Pipeline, buffers: dict) -> tuple:
     """The library's KernelLaunch of each step (grid, block, args validated as `--ref-launch` does; a host step as
     `--opt-step` makes it, on the declared `buffers`)."""
-    from volta.exec.hoststeps import parse_step
-    from volta.exec.launch import KernelLaunch, parse_args_list, parse_dim3
+    from volta.launch.hoststeps import parse_step
+    from volta.launch.spec import KernelLaunch, parse_args_list, parse_dim3
 
     out = []
     for item in pipeline.launches:
@@ -244,7 +244,7 @@ def _launch_text(x) -> str:
 def _pipelines_spec(sides: dict, extra: Sequence[Buffer]):
     """(LaunchSpec, argv) for pipelines: role -> Pipeline, as `volta check --ref-launch … --opt-launch …` builds it
     (`sequences_from_options`): buffers and symbols declared once for every launch. argv re-creates a check."""
-    from volta.exec.launch import pair_from_options
+    from volta.launch.spec import pair_from_options
 
     steps = [launch for p in sides.values() for _, launch in p.kernel_launches()]
     buffers = _merged_buffers(steps, extra)
@@ -272,7 +272,7 @@ def _dtype_name(dtype) -> str:
         return dtype
     import numpy as np
 
-    from volta.exec.replay import dtype_name
+    from volta.session.replay import dtype_name
 
     try:
         name = dtype_name(np.empty(0, dtype=dtype))
@@ -391,7 +391,7 @@ def _is_manifest(src) -> bool:
 
 
 def _manifest(src: Source, launch, what: str):
-    from volta.exec.launch import load_manifest
+    from volta.launch.spec import load_manifest
 
     if launch is not None:
         raise UsageError(f"{src} is a manifest: it gives the launch, so drop the Launch argument to volta.{what}")
@@ -456,7 +456,7 @@ class CheckResult(Result):
 class RacesResult(Result):
     """`volta.races`: verdict clean | findings | unsupported | clean-for-inputs, one `RaceReport` per kernel in `kernels`."""
 
-    kernels: list = field(default_factory=list)  # volta.exec.races.RaceReport
+    kernels: list = field(default_factory=list)  # volta.session.races.RaceReport
 
     def report(self, fmt: str = "text", max_findings: int = 20) -> str:
         """text (at most `max_findings` per kernel; 0: all), json, sarif or junit."""
@@ -547,7 +547,8 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
     `exact_constants=True` reads every float literal as the rational it is (the CLI's --exact-constants); by
     default RN(log2 e), RN(pi), ... are read as those constants over the reals."""
     from volta.cuda import nvcc_release
-    from volta.exec.launch import compile_sources, pair_from_options, preflight
+    from volta.exec.limits import preflight
+    from volta.launch.spec import compile_sources, pair_from_options
     from volta.numerics.mma_select import make_setting
 
     if ptxas is not None and fp in ("real", "ieee"):
@@ -669,8 +670,9 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
     `inputs`/`trials`/`structured_only`/`lockstep_warps`/`allow_benign_races`/`allow_ordering_races`/`schedules`/
     `schedule_seed`/`show_printf` are the CLI's options of those names (a data-dependent kernel runs on concrete
     inputs: verdict clean-for-inputs, exit 3, when nothing shows)."""
-    from volta.exec.launch import compile_sources, from_options, preflight
-    from volta.exec.races import RacesResult as Raw, analyze, roles
+    from volta.exec.limits import preflight
+    from volta.launch.spec import compile_sources, from_options
+    from volta.session.races import RacesResult as Raw, analyze, roles
 
     pipeline = _as_pipeline(kernel)
     if pipeline is not None:
@@ -730,8 +732,8 @@ def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, An
     default the nvcc found, else 13.0) is the toolkit Hopper fp8 mma.sync depends on; the report's
     `tensor_cores` names each tensor-core row used."""
     from volta.cuda import nvcc_release
-    from volta.exec import replay
-    from volta.exec.launch import compile_sources
+    from volta.session import replay
+    from volta.launch.spec import compile_sources
     from volta.numerics.mma_select import make_setting
 
     tensor = make_setting("mma", ptxas, nvcc_release())
@@ -776,7 +778,7 @@ def _array(name: str, value, buffer=None):
     int32, like a C array)."""
     import numpy as np
 
-    from volta.exec.launch import DTYPES
+    from volta.launch.spec import DTYPES
 
     if isinstance(value, np.ndarray):
         return value

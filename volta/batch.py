@@ -184,7 +184,7 @@ def execute(job: Job) -> dict:
     if "manifest" in d:
         man = _resolve(base, d["manifest"])
         if cmd is None:
-            from volta.exec.launch import load_manifest
+            from volta.launch.spec import load_manifest
 
             cmd = "check" if {"ref", "opt"} <= set(load_manifest(Path(man)).launches) else "races"
         target, launch = man, None
@@ -347,8 +347,8 @@ def _preload() -> None:
 
     import volta.api  # noqa: F401
     import volta.equiv.check  # noqa: F401
-    import volta.exec.races  # noqa: F401
-    import volta.exec.replay  # noqa: F401
+    import volta.session.races  # noqa: F401
+    import volta.session.replay  # noqa: F401
 
 
 # ---- the pool and Ray -------------------------------------------------------------------------------------

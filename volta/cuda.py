@@ -7,7 +7,7 @@ a manifest's `ptx = "kernel.cu"`) is compiled here with `nvcc -ptx -lineinfo -ar
 arch, the flags and the nvcc binary, so a second run does not call nvcc (`$VOLTA_CACHE_DIR/cuda/` when set). Headers the source includes
 are not part of the key: touch the `.cu` (or pass `--nvcc-flag` once more) after changing only a header.
 
-This module does one job, compiling; `volta.exec.launch.compile_sources` is where launches use it.
+This module does one job, compiling; `volta.launch.spec.compile_sources` is where launches use it.
 No nvcc is needed for `.ptx` inputs, `volta parse` or `volta mma`; where one is found, its release is the default
 ptxas version of the tensor-core rows (`nvcc_release`).
 """

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from volta.cli import run
-from volta.exec.launch import load_manifest
+from volta.launch.spec import load_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 VADD = (ROOT / "examples" / "vector_add" / "manifest.toml").read_text()

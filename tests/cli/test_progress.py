@@ -4,7 +4,7 @@ from pathlib import Path
 
 from volta.cli.progress import Progress
 from volta.equiv import check as C
-from volta.exec.launch import pair_from_options
+from volta.launch.spec import pair_from_options
 
 DATA = Path(__file__).resolve().parents[1] / "equiv" / "data" / "libdevice_log.ptx"
 

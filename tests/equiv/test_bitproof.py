@@ -13,7 +13,7 @@ import pytest
 
 from volta.cli import run
 from volta.equiv.bitproof import prove_bits
-from volta.exec.launch import load_manifest, pair_from_options
+from volta.launch.spec import load_manifest, pair_from_options
 
 DATA = Path(__file__).parent / "data" / "bitproof"
 PTX, FTZ = DATA / "reductions.sm80.ptx", DATA / "reductions.ftz.sm80.ptx"

@@ -17,7 +17,7 @@ from volta.cli import run
 from volta.equiv.bitproof import TermMachine, element_terms, prove_bits
 from volta.equiv.bits import check_bits
 from volta.equiv.classes import load_configs
-from volta.exec.launch import LaunchSpec, pair_from_options
+from volta.launch.spec import LaunchSpec, pair_from_options
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
 from volta.symbolic import expr as E

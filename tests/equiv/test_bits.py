@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from volta.equiv.bits import GENERATORS, compare_bits, make_inputs, relative_difference, ulp_distance
-from volta.exec.launch import load_manifest
+from volta.launch.spec import load_manifest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -14,7 +14,7 @@ import numpy as np
 from volta.cli import run
 from volta.equiv.bits import GENERATORS, make_inputs, output_words
 from volta.equiv.classes import load_configs, partition
-from volta.exec.launch import LaunchSpec
+from volta.launch.spec import LaunchSpec
 from volta.exec.machine import Machine
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file

@@ -5,7 +5,7 @@ import numpy as np
 
 from volta.equiv.bits import compare_bits
 from volta.equiv.diverge import diverge
-from volta.exec.launch import load_manifest
+from volta.launch.spec import load_manifest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

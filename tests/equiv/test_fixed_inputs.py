@@ -121,8 +121,8 @@ def test_the_api_buffer_takes_a_range():
 
 
 def test_random_assignments_respect_the_declared_range():
-    from volta.exec.launch import parse_buffer
-    from volta.exec.replay import random_inputs
+    from volta.launch.spec import parse_buffer
+    from volta.session.replay import random_inputs
 
     arrays = random_inputs({"ids": parse_buffer("ids=s32[1000]:in:range=100..103")}, seed=1)
     assert set(np.unique(arrays["ids"])) == {100, 101, 102, 103}
@@ -130,7 +130,7 @@ def test_random_assignments_respect_the_declared_range():
 
 
 def _spec_with(text):
-    from volta.exec.launch import LaunchSpec, parse_buffer
+    from volta.launch.spec import LaunchSpec, parse_buffer
 
     buf = parse_buffer(text)
     return LaunchSpec({}, {buf.name: buf}), [buf.name]

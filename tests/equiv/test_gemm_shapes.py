@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from volta.equiv import check as CK
-from volta.exec.launch import Buffer, Dim3, KernelLaunch, LaunchSpec, load_manifest
+from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec, load_manifest
 from volta.symbolic.lanepoly import LanePoly
 
 EX = Path(__file__).resolve().parents[2] / "examples"

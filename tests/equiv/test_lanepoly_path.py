@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from volta.equiv import check as CK
-from volta.exec.launch import Buffer, Dim3, KernelLaunch, LaunchSpec, load_manifest
+from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec, load_manifest
 from volta.symbolic.normal import Normalizer, equal, normalize
 
 EX = Path(__file__).resolve().parents[2] / "examples"
@@ -29,8 +29,8 @@ def _check(spec, lane: bool, monkeypatch, runs: dict | None = None):
     """`volta.equiv.check` with the fast path on or off; the machines it runs go to runs[(role, lane)]."""
     monkeypatch.setattr(CK, "LANE_STRUCTURED", lane)
     if runs is not None:
-        def execute(spec_, role, input_values=None, lane_structured=None):
-            m = EXECUTE(spec_, role, input_values=input_values, lane_structured=lane_structured)
+        def execute(spec_, role, input_values=None, lane_structured=None, **modes):
+            m = EXECUTE(spec_, role, input_values=input_values, lane_structured=lane_structured, **modes)
             if spec_ is spec and input_values is None and lane_structured is None:
                 runs[(role, lane)] = m
             return m

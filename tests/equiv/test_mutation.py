@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from volta.equiv.mutate import mutants, run_mutant, summarize
-from volta.exec.launch import load_manifest, parse_buffer, parse_dim3
+from volta.launch.spec import load_manifest, parse_buffer, parse_dim3
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 CAP = 18  # mutants per pair, evenly spread over the kernel (keeps the test near half a minute)

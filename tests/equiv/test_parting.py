@@ -15,7 +15,7 @@ import pytest
 from volta.equiv import check as C
 from volta.equiv import parting as P
 from volta.errors import Unsupported
-from volta.exec.launch import load_manifest
+from volta.launch.spec import load_manifest
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 

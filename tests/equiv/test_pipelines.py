@@ -16,7 +16,7 @@ import pytest
 import volta
 from volta.cli import run
 from volta.errors import UsageError
-from volta.exec.launch import load_manifest
+from volta.launch.spec import load_manifest
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 BLOCKSUM = EX / "eq_blocksum_two_kernels"
@@ -194,7 +194,7 @@ def test_repointing_the_first_launch_at_another_file_moves_the_whole_side():
     import dataclasses
 
     from volta.equiv.check import check
-    from volta.exec.launch import sequence
+    from volta.launch.spec import sequence
 
     spec = load_manifest(EX / "neq_blocksum_reduce_one_short" / "manifest.toml")
     fixed = BLOCKSUM / "opt.sm80.ptx"

@@ -29,8 +29,8 @@ from volta.equiv.check import _exact, check, execute, outputs
 from volta.equiv.mutate import concrete_outputs, mutants
 from volta.errors import VoltaError
 from volta.exec import machine
-from volta.exec.launch import DTYPES, load_manifest
-from volta.exec.replay import run_launch
+from volta.launch.spec import DTYPES, load_manifest
+from volta.session.replay import run_launch
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 EQUIVALENT_PAIRS = sorted(p.parent.name for p in EX.glob("eq_*/manifest.toml")

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from volta.cli import run
-from volta.exec.replay import load_npz
+from volta.session.replay import load_npz
 from volta.symbolic.domain import FORMATS, round_to
 
 EX = Path(__file__).resolve().parents[2] / "examples"

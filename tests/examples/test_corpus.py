@@ -54,7 +54,7 @@ def _kernel_tables(m: dict) -> list[dict]:
 
 
 def _steps(m: dict) -> list[str]:
-    """The host steps of every sequence (volta/exec/hoststeps.py)."""
+    """The host steps of every sequence (volta/launch/hoststeps.py)."""
     return [t["step"] for seq in _sequences(m).values() for t in seq if "step" in t]
 
 

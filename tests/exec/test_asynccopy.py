@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 
 from volta.exec import findings as F
-from volta.exec.launch import from_options, load_manifest
+from volta.launch.spec import from_options, load_manifest
 from volta.exec.machine import Machine
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file, parse_text

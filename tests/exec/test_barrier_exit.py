@@ -14,8 +14,8 @@ import pytest
 
 from volta.cli import run
 from volta.exec import findings as F
-from volta.exec.launch import load_manifest
-from volta.exec.races import CLEAN, FINDINGS, analyze
+from volta.launch.spec import load_manifest
+from volta.session.races import CLEAN, FINDINGS, analyze
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from volta.equiv.check import check
-from volta.exec.launch import pair_from_options
+from volta.launch.spec import pair_from_options
 
 PTX = str(Path(__file__).parent / "data" / "bf16_widen" / "bf16_widen.sm80.ptx")
 

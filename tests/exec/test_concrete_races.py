@@ -9,8 +9,8 @@ import pytest
 
 from volta.cli import run as main
 from volta.errors import UsageError
-from volta.exec.launch import from_options, load_manifest
-from volta.exec.races import CLEAN, CLEAN_FOR_INPUTS, FINDINGS, analyze, trial_modes
+from volta.launch.spec import from_options, load_manifest
+from volta.session.races import CLEAN, CLEAN_FOR_INPUTS, FINDINGS, analyze, trial_modes
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

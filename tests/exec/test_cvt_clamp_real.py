@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from volta.equiv.check import check
-from volta.exec.launch import pair_from_options
+from volta.launch.spec import pair_from_options
 
 PTX = Path(__file__).parent / "data" / "cvt_clamp" / "cvt_clamp.sm90.ptx"
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from volta.exec.launch import load_manifest
-from volta.exec.races import CLEAN, CLEAN_FOR_INPUTS, FINDINGS, UNSUPPORTED, analyze, roles
+from volta.launch.spec import load_manifest
+from volta.session.races import CLEAN, CLEAN_FOR_INPUTS, FINDINGS, UNSUPPORTED, analyze, roles
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CASES = sorted(p.parent.name for p in EXAMPLES.glob("*/manifest.toml"))

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from volta.exec.launch import from_options, load_manifest
-from volta.exec.races import CLEAN, FINDINGS, analyze
+from volta.launch.spec import from_options, load_manifest
+from volta.session.races import CLEAN, FINDINGS, analyze
 
 PTX = str(Path(__file__).parent / "data" / "feasible" / "feasible.ptx")
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

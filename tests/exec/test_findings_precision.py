@@ -4,7 +4,7 @@ out-of-bounds accesses with the branch that admitted the lane."""
 import pytest
 
 from volta.exec import findings as F
-from volta.exec.launch import from_options
+from volta.launch.spec import from_options
 from volta.exec.machine import Machine
 from volta.ir.program import lower
 from volta.ptx.parser import parse_text

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from volta.equiv.check import check
-from volta.exec.launch import pair_from_options
+from volta.launch.spec import pair_from_options
 
 PTX = Path(__file__).parent / "data" / "float_bits_atomics" / "float_bits_atomics.sm80.ptx"
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from volta.equiv.check import check
-from volta.exec.launch import pair_from_options
+from volta.launch.spec import pair_from_options
 
 PTX = Path(__file__).parent / "data" / "float_bits_load" / "float_bits_load.sm80.ptx"
 

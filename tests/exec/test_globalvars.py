@@ -1,4 +1,4 @@
-"""Launch spellings of values the host sets: `--global NAME=VALUE` (volta/exec/globalvars.py) and a buffer of
+"""Launch spellings of values the host sets: `--global NAME=VALUE` (volta/launch/globalvars.py) and a buffer of
 known contents `NAME=u32[N]:in:iota` (an index array), through races, check and run."""
 import json
 
@@ -8,8 +8,8 @@ from hypothesis import given, strategies as st
 
 from volta.cli import run
 from volta.errors import UsageError
-from volta.exec import globalvars
-from volta.exec.launch import parse_buffer
+from volta.launch import globalvars
+from volta.launch.spec import parse_buffer
 
 # nvcc -ptx -arch=sm_80 -O3 of: __device__ unsigned LIMIT; __device__ float SCALE; __device__ unsigned TABLE[4];
 # first_writers(out): if (t < LIMIT) out[0] = t + TABLE[t & 3];   scaled(x, out): out[t] = x[t] * SCALE;

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from volta.equiv.check import check
-from volta.exec.launch import pair_from_options
+from volta.launch.spec import pair_from_options
 
 PTX = str(Path(__file__).parent / "data" / "half2_load" / "half2_load.sm80.ptx")
 

@@ -2,7 +2,7 @@
 bytes complete the transaction count, and try_wait.parity sees the phase complete."""
 import numpy as np
 
-from volta.exec.launch import load_manifest
+from volta.launch.spec import load_manifest
 from volta.exec.machine import Machine
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file

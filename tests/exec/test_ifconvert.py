@@ -13,8 +13,8 @@ import pytest
 
 from volta.equiv.check import check
 from volta.exec import findings as F
-from volta.exec.launch import from_options, pair_from_options
-from volta.exec.races import analyze
+from volta.launch.spec import from_options, pair_from_options
+from volta.session.races import analyze
 from volta.ir import cfg as CFG
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
@@ -252,7 +252,7 @@ import numpy as np  # noqa: E402
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
 from volta.equiv.check import execute, outputs  # noqa: E402
-from volta.exec.replay import run_launch  # noqa: E402
+from volta.session.replay import run_launch  # noqa: E402
 from volta.symbolic import expr as E  # noqa: E402
 from volta.symbolic.evaluate import evaluate  # noqa: E402
 

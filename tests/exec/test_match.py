@@ -1,7 +1,7 @@
 """match.sync (PTX ISA §9.7.13.5): lanes of a warp grouped by equal values."""
 import numpy as np
 
-from volta.exec.launch import from_options
+from volta.launch.spec import from_options
 from volta.exec.machine import Machine
 from volta.ir.program import lower
 from volta.ptx.parser import parse_text

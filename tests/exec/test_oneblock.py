@@ -13,7 +13,7 @@ import pytest
 from volta.equiv import check as CK
 from volta.errors import VoltaError
 from volta.exec import limits, oneblock
-from volta.exec.launch import load_manifest, pair_from_options
+from volta.launch.spec import load_manifest, pair_from_options
 from volta.ptx.decode import decode_module
 from volta.ptx.parser import parse_text
 from volta.semantics import realops

@@ -12,7 +12,7 @@ import pytest
 from volta.equiv import check as CK
 from volta.errors import VoltaError
 from volta.exec import limits, onethread
-from volta.exec.launch import load_manifest, pair_from_options
+from volta.launch.spec import load_manifest, pair_from_options
 from volta.symbolic import expr as E
 
 PTX = str(Path(__file__).parent / "data" / "onethread" / "onethread.sm80.ptx")

@@ -11,7 +11,7 @@ import pytest
 from volta.equiv import check as CK
 from volta.errors import VoltaError
 from volta.exec import onethread
-from volta.exec.launch import pair_from_options
+from volta.launch.spec import pair_from_options
 
 PTX = str(Path(__file__).parent / "data" / "onethread" / "solo.sm80.ptx")
 
@@ -86,7 +86,7 @@ def test_verdict_against_a_parallel_reference(kernel):
 
 
 def test_the_example_both_ways(monkeypatch):
-    from volta.exec.launch import load_manifest
+    from volta.launch.spec import load_manifest
 
     spec = load_manifest(str(Path(__file__).parents[2] / "examples" / "eq_dot_first_thread_blocks" / "manifest.toml"))
     for role in ("ref", "opt"):

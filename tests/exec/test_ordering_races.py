@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from volta.cli import run as main
-from volta.exec.launch import from_options, load_manifest
-from volta.exec.races import CLEAN, CLEAN_FOR_INPUTS, FINDINGS, analyze
+from volta.launch.spec import from_options, load_manifest
+from volta.session.races import CLEAN, CLEAN_FOR_INPUTS, FINDINGS, analyze
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

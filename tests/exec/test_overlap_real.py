@@ -16,7 +16,7 @@ import pytest
 
 from volta.equiv.check import check
 from volta.exec import access as A
-from volta.exec.launch import pair_from_options
+from volta.launch.spec import pair_from_options
 from volta.exec.memory import Region
 
 PTX = Path(__file__).parent / "data" / "overlap" / "overlap.sm80.ptx"

@@ -5,7 +5,7 @@ import pytest
 import volta
 from volta.cli import run
 from volta.errors import UsageError
-from volta.exec.launch import bind_args, KernelLaunch, Dim3, Buffer
+from volta.launch.spec import bind_args, KernelLaunch, Dim3, Buffer
 
 PTX = "examples/vector_add/kernel.sm80.ptx"
 

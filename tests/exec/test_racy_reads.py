@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from volta.exec import findings as F
-from volta.exec.launch import load_manifest
-from volta.exec.races import CLEAN, FINDINGS, analyze
+from volta.launch.spec import load_manifest
+from volta.session.races import CLEAN, FINDINGS, analyze
 from volta.cli import run
 
 DATA = Path(__file__).resolve().parent / "data" / "racy_reads"

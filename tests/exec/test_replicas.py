@@ -13,8 +13,8 @@ import pytest
 
 from volta.equiv.check import check
 from volta.exec import findings as F
-from volta.exec.launch import load_manifest
-from volta.exec.races import CLEAN, FINDINGS, analyze
+from volta.launch.spec import load_manifest
+from volta.session.races import CLEAN, FINDINGS, analyze
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from volta.cli import run as main
-from volta.exec.launch import from_options
+from volta.launch.spec import from_options
 from volta.exec.printf import argument_count
-from volta.exec.races import CLEAN_FOR_INPUTS, FINDINGS, analyze
+from volta.session.races import CLEAN_FOR_INPUTS, FINDINGS, analyze
 from volta.exec.runtime import Nondet
 
 PTX = Path(__file__).parent / "data" / "runtime" / "runtime.ptx"

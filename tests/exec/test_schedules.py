@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from volta.exec.launch import load_manifest
-from volta.exec.races import CLEAN_FOR_INPUTS, FINDINGS, analyze
+from volta.launch.spec import load_manifest
+from volta.session.races import CLEAN_FOR_INPUTS, FINDINGS, analyze
 from volta.exec.schedules import Schedule, _next_prefix, explore
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from volta.exec.launch import from_options
-from volta.exec.races import FINDINGS, analyze
+from volta.launch.spec import from_options
+from volta.session.races import FINDINGS, analyze
 from volta.exec.shadow import PAGE, Shadow
 
 # Thread 0 reads x[0] first, threads 1..3 read it afterwards, then thread 0 writes x[0] with no barrier:

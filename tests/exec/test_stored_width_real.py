@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from volta.equiv.check import check
-from volta.exec.launch import pair_from_options
+from volta.launch.spec import pair_from_options
 
 PTX = Path(__file__).parent / "data" / "stored_width" / "stored_width.sm90.ptx"
 
@@ -181,7 +181,7 @@ def test_wmma_load_as_f16_of_a_bf16_buffer_is_unsupported():
 
 def test_a_later_launch_of_a_sequence_reads_moved_values_in_no_format(tmp_path):
     # conservative: an earlier launch (not seen by this machine) could have made the other format
-    from volta.exec.launch import load_manifest
+    from volta.launch.spec import load_manifest
 
     launch = 'ptx = "{}"\nname = "{}"\ngrid = "1"\nblock = "{}"\nargs = [{}]\n'
     text = ("[ref]\n" + launch.format(PTX, "naive_abt", "8x16", '"A", "Bt", "C"') +

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from volta.cli import run
-from volta.exec import structargs
+from volta.launch import structargs
 from volta.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -265,7 +265,7 @@ def test_the_cuda_signature_fixes_the_field_count(capsys, tmp_path):
 
 
 def test_cuda_struct_fields_parser(tmp_path):
-    from volta.exec.cudastruct import struct_fields
+    from volta.launch.cudastruct import struct_fields
 
     cu = tmp_path / "k.cu"
     cu.write_text("// a comment { }\nstruct P { const float* __restrict__ in, *out; unsigned long long n; double d;"

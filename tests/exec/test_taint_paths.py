@@ -13,8 +13,8 @@ import pytest
 
 from volta.equiv.check import check
 from volta.exec import findings as F
-from volta.exec.launch import from_options, pair_from_options
-from volta.exec.races import CLEAN, FINDINGS, analyze
+from volta.launch.spec import from_options, pair_from_options
+from volta.session.races import CLEAN, FINDINGS, analyze
 
 PTX = Path(__file__).parent / "data" / "taint" / "taint.sm80.ptx"
 # kernel stem -> (buffers, args)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from volta.exec import tensor as T
-from volta.exec.launch import from_options, load_manifest
+from volta.launch.spec import from_options, load_manifest
 from volta.exec.machine import Machine
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file, parse_text

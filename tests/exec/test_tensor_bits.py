@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from volta.exec.launch import load_manifest
+from volta.launch.spec import load_manifest
 from volta.exec.machine import Machine
 from volta.ir.program import lower
 from volta.numerics.mma_model import mma_dot

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from volta.exec import tensor as T
-from volta.exec.launch import from_options
+from volta.launch.spec import from_options
 from volta.exec.machine import Machine
 from volta.ir.program import lower
 from volta.errors import UsageError

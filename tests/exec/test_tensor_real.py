@@ -12,7 +12,7 @@ import pytest
 
 from real_asserts import not_equivalent_replayed  # tests/exec/real_asserts.py
 from volta.equiv.check import check
-from volta.exec.launch import pair_from_options
+from volta.launch.spec import pair_from_options
 
 PTX = Path(__file__).parent / "data" / "tensor_real" / "tensor_real.sm80.ptx"
 

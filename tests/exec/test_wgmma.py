@@ -20,7 +20,7 @@ from volta.cli import run as cli_run
 from volta.errors import Unsupported
 from volta.exec import access as A
 from volta.exec import findings as F
-from volta.exec.launch import from_options
+from volta.launch.spec import from_options
 from volta.exec.machine import Machine
 from volta.exec.wgmma_layout import K_OF, encode_descriptor
 from volta.ir.program import lower

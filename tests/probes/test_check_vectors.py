@@ -68,7 +68,7 @@ def _groups():
 
 @pytest.mark.parametrize("key,vs", _groups())
 def test_probe_kernel_in_the_machine_gives_expected_words(probe_ptx, key, vs):
-    from volta.exec.launch import from_options
+    from volta.launch.spec import from_options
     from volta.exec.machine import Machine
     from volta.ir.program import lower
     from volta.ptx.parser import parse_text

@@ -45,8 +45,8 @@ def test_the_record_covers_the_examples():
 @pytest.mark.slow
 @pytest.mark.parametrize("cid", IDENTICAL)
 def test_example_matches_the_h200(cid, gpu_outputs):
-    from volta.exec import replay
-    from volta.exec.launch import DTYPES
+    from volta.session import replay
+    from volta.launch.spec import DTYPES
 
     spec, role = replay_examples.load_case(cid)
     arrays = replay.choose_inputs(spec, "random:0").arrays

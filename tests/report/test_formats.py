@@ -10,7 +10,7 @@ import pytest
 
 from volta.errors import Span, Unsupported
 from volta.exec.findings import Finding, Site, ThreadId
-from volta.exec.races import RaceReport, RacesResult
+from volta.session.races import RaceReport, RacesResult
 from volta.report import FORMATS, render
 from volta.report.text import finding_text
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from volta.exec.findings import Finding, Site, ThreadId
-from volta.exec.races import RaceReport, RacesResult
+from volta.session.races import RaceReport, RacesResult
 from volta.report import render
 from volta.report import common
 from volta.report.common import demangle, group_findings, resolve_cuda

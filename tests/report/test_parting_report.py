@@ -13,7 +13,7 @@ from volta.cli import run as cli
 from volta.equiv.check import CheckReport, Counterexample
 from volta.equiv.parting import Parting, PartingPoint
 from volta.exec.findings import ThreadId
-from volta.exec.launch import load_manifest
+from volta.launch.spec import load_manifest
 from volta.report.check_report import CheckResult, format_json, format_text
 
 EX = Path(__file__).resolve().parents[2] / "examples"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from volta.equiv.check import check
-from volta.exec.launch import pair_from_options
+from volta.launch.spec import pair_from_options
 
 PTX = str(Path(__file__).parent / "data" / "max3_relu.ptx")
 

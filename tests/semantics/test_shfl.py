@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from volta.exec.launch import from_options
+from volta.launch.spec import from_options
 from volta.exec.machine import Machine
 from volta.ir.program import lower
 from volta.ptx.parser import parse_text

@@ -10,7 +10,7 @@ from volta.symbolic import expr as E
 from volta.symbolic.evaluate import evaluate
 from volta.symbolic.normal import equal_exprs
 from volta.symbolic.rules import RULES, Rule, folded, sides
-from volta.symbolic.search import find_distinguishing_input
+from volta.symbolic.z3bridge import find_distinguishing_input
 from volta.symbolic.verdict import Proved, Refuted, Unknown
 from volta.symbolic.z3bridge import decide_equal, emit_smt
 
@@ -133,6 +133,7 @@ def test_rounding_modes_are_different_functions():
 def test_integer_buffers_get_integer_witnesses():
     """Over the reals `0 < x` and `1 <= x` differ (x = 1/2); for an s32 buffer no input tells them apart,
     so no witness may be found, by the random search or by Z3."""
+    from volta.config import IntegerInputs
     from volta.symbolic import expr as E
     from volta.symbolic.search import random_search
     from volta.symbolic.verdict import Refuted
@@ -141,9 +142,6 @@ def test_integer_buffers_get_integer_witnesses():
     x = E.var("n", 0)
     a, b = E.select(E.lt(E.ZERO, x), E.ONE, E.ZERO), E.select(E.le(E.ONE, x), E.ONE, E.ZERO)
     assert isinstance(decide_equal(a, b, 5_000), Refuted)   # reals
-    E.INTEGER_INPUTS.add("n")
-    try:
-        assert random_search(a, b, tries=200) is None
-        assert not isinstance(decide_equal(a, b, 5_000), Refuted)
-    finally:
-        E.INTEGER_INPUTS.discard("n")
+    integers = IntegerInputs.of({"n": None})   # an integer input without a declared range
+    assert random_search(a, b, tries=200, integers=integers) is None
+    assert not isinstance(decide_equal(a, b, 5_000, integers=integers), Refuted)

@@ -3,6 +3,7 @@ evaluation confirms it; equal functions are never refuted, whatever float64 says
 from fractions import Fraction
 
 from volta.symbolic import constants as C
+from volta.config import IntegerInputs
 from volta.symbolic import expr as E
 from volta.symbolic.domain import FORMATS, Domain, round_to
 from volta.symbolic.evaluate import evaluate
@@ -53,15 +54,8 @@ def test_the_simplest_point_that_parts_clearly_is_the_witness():
 
 
 def test_integer_inputs_get_integers_of_their_range():
-    saved = set(E.INTEGER_INPUTS), dict(E.INTEGER_RANGES)
-    E.INTEGER_INPUTS.add("n")
-    E.INTEGER_RANGES["n"] = (0, 255)
-    try:
-        n = E.var("n", 0)
-        found = Screen().search(E.mul(n, n), n)
-        assert found is not None and all(v.denominator == 1 and 0 <= v <= 255 for v in found.model.values())
-        assert evaluate(E.mul(n, n), found.model) != evaluate(n, found.model)
-    finally:
-        E.INTEGER_INPUTS.clear(), E.INTEGER_INPUTS.update(saved[0])
-        E.INTEGER_RANGES.clear(), E.INTEGER_RANGES.update(saved[1])
+    n = E.var("n", 0)
+    found = Screen(integers=IntegerInputs.of({"n": (0, 255)})).search(E.mul(n, n), n)
+    assert found is not None and all(v.denominator == 1 and 0 <= v <= 255 for v in found.model.values())
+    assert evaluate(E.mul(n, n), found.model) != evaluate(n, found.model)
 

@@ -23,12 +23,13 @@ from volta.cli.exit_codes import epilog
 from volta.cli.output_format import output_format
 
 from volta.cli.bounds import bounded
-from volta.exec import globalvars, limits
+from volta.exec import limits
+from volta.launch import globalvars
 from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
 from volta.cuda import nvcc_release
-from volta.exec.launch import (compile_sources, load_manifest, pair_from_options, parse_define_fn, preflight,
-                               sequences_from_options, with_out_init)
+from volta.launch.spec import (compile_sources, load_manifest, pair_from_options, parse_define_fn, sequences_from_options,
+                               with_out_init)
 from volta.numerics.mma_select import make_setting
 from volta.report import render
 from volta.report.check_report import CheckResult, ReplayResult
@@ -181,11 +182,11 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
             if fp != "real":
                 raise UsageError("--ctas applies to the check over the reals (--fp real); the bit comparison runs "
                                  "every CTA")
-            from volta.exec import ctas as cta_selection
+            from volta.launch import ctas as cta_selection
 
             cta_selection.select(spec, ctas, ("ref", "opt"))  # before preflight: its memory estimate counts them
             argv += ["--ctas", ctas]
-        preflight(spec, ("ref", "opt"), symbolic=fp == "real")  # both PTX files, kernels, args, memory: before running
+        limits.preflight(spec, ("ref", "opt"), symbolic=fp == "real")  # both PTX files, kernels, args, memory: before running
     except limits.Timeout as err:
         if fp != "real" or replay_file is not None:
             raise
@@ -229,7 +230,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     if prove or batch_invariant:
         raise UsageError("--prove proves bits identical: give a bit-exact --fp (ieee or an architecture)")
     if inputs is not None or trials is not None:
-        from volta.exec.races import trial_modes
+        from volta.session.races import trial_modes
 
         trial_modes(inputs, trials)   # a bad --inputs/--trials is a usage error before anything runs
     if ulp is not None or rtol is not None or atol is not None or signed_zero != "differ":

@@ -1,7 +1,7 @@
 """Each command's exit codes, as its `--help` lists them (the epilog); README's table says the same.
 
 One place for the texts so `volta X --help` and the code that returns the codes are read side by side: the
-verdict → code maps live with the results (volta/exec/races.py EXIT_CODES, volta/report/*), these lines describe
+verdict → code maps live with the results (volta/session/races.py EXIT_CODES, volta/report/*), these lines describe
 them for a user. Click would re-wrap an epilog; the leading `\\b` keeps one code per line.
 """
 from __future__ import annotations

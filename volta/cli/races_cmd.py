@@ -8,7 +8,7 @@ Results go to stdout (text, `--json` per volta/report/SCHEMA.md, or `--sarif`); 
 writes JUnit XML; progress goes to stderr. Exit: 0 clean, 1 findings, 2 usage or parse error,
 3 unsupported (outside the structured class) or clean-for-inputs (a data-dependent kernel with no
 finding on the concrete inputs tried: not a proof for every input). This module only turns options into a launch spec,
-calls `volta.exec.races`, and prints what `volta.report` formats.
+calls `volta.session.races`, and prints what `volta.report` formats.
 """
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ from volta.cli.output_format import output_format
 from volta.cli.bounds import bounded
 from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
-from volta.exec import globalvars
-from volta.exec.launch import compile_sources, from_options, load_manifest, with_out_init
-from volta.exec.races import analyze, roles, RacesResult
+from volta.launch import globalvars
+from volta.launch.spec import compile_sources, from_options, load_manifest, with_out_init
+from volta.session.races import analyze, roles, RacesResult
 from volta.exec.schedules import DEFAULT_BUDGET
 from volta.report import render
 from volta.report.text import DEFAULT_MAX_FINDINGS
@@ -131,7 +131,7 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
     globalvars.with_globals(spec, [globalvars.parse(g) for g in global_vars])
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
     globalvars.check_declared(spec)
-    from volta.exec import ctas as cta_selection
+    from volta.launch import ctas as cta_selection
 
     cta_selection.select(spec, ctas, chosen)
     progress = None if quiet else (lambda line: click.echo(f"volta races: {line}", err=True))
@@ -139,7 +139,7 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
     with_out_init(spec, out_init)
     if structured_only and (inputs is not None or trials is not None):
         raise UsageError("--structured-only never runs on concrete inputs: drop --inputs/--trials")
-    from volta.exec.races import trial_modes
+    from volta.session.races import trial_modes
 
     trial_modes(inputs, trials)  # bad --inputs/--trials: a usage error before any run
     options = dict(inputs=inputs, trials=trials, concrete=not structured_only, lockstep_warps=lockstep_warps,

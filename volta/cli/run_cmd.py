@@ -41,9 +41,9 @@ from volta.cli.cuda_options import cuda_options
 from volta.cli.bounds import bounded
 from volta.exec import limits
 from volta.errors import UsageError
-from volta.exec import replay
-from volta.exec import globalvars
-from volta.exec.launch import compile_sources, with_out_init
+from volta.session import replay
+from volta.launch import globalvars
+from volta.launch.spec import compile_sources, with_out_init
 from volta.cuda import nvcc_release
 from volta.numerics.mma_select import make_setting
 from volta.report import run_report
@@ -109,7 +109,7 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
     globalvars.with_globals(spec, [globalvars.parse(g) for g in global_vars])
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
     globalvars.check_declared(spec)
-    from volta.exec import ctas as cta_selection
+    from volta.launch import ctas as cta_selection
 
     picked = cta_selection.select(spec, ctas, [role]).get(role)
     limits.check_buffers(spec.buffers)  # before any input array is drawn (--max-memory)
@@ -158,7 +158,7 @@ def _override(spec, role, grid, block, args, named_args, buffers, shared_dynamic
     """Command-line options given with a manifest replace the manifest's values."""
     import dataclasses
 
-    from volta.exec.launch import parse_args_list, parse_buffer, parse_dim3
+    from volta.launch.spec import parse_args_list, parse_buffer, parse_dim3
 
     launch = spec.launches[role]
     changes = {}

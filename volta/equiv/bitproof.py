@@ -33,7 +33,7 @@ from volta.exec import access as A
 from volta.exec import tensor as T
 from volta.exec.access import region_itemsize
 from volta.exec.dispatch import REAL, _advance, _data_flag, _merge
-from volta.exec.launch import LaunchSpec
+from volta.launch.spec import LaunchSpec
 from volta.exec.machine import DATA, Machine, source_types
 from volta.ir.program import RegRef, lower
 from volta.numerics.mma_select import MmaSetting
@@ -470,7 +470,7 @@ def prove_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 
 
     `batch_invariant`: ref and opt are one kernel at two launch sizes (M and 2M rows); only the elements
     the smaller launch (ref) writes are compared — the rows both compute must not depend on the batch."""
-    from volta.exec.launch import single_launches
+    from volta.launch.spec import single_launches
 
     single_launches(spec, "volta check --prove")
     from volta.equiv.bits import FP_MODES, check_bits

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from volta.errors import Unsupported, UsageError
-from volta.exec.launch import DTYPES, LaunchSpec
+from volta.launch.spec import DTYPES, LaunchSpec
 from volta.exec.machine import Machine
 from volta.ir.program import lower
 from volta.numerics import lanes as NL
@@ -377,7 +377,7 @@ def check_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 
     """What `volta check --fp ieee|ARCH` decides: the bitwise comparison, and for its worst element where
     the two kernels' bits first part. Returns (BitsReport, Divergence | None, why the diagnosis failed | None);
     the CLI and `volta.check` both call this."""
-    from volta.exec.launch import single_launches
+    from volta.launch.spec import single_launches
 
     single_launches(spec, "volta check --fp ieee|ARCH")
     from volta.equiv.diverge import diverge

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from volta.config import NO_INTEGERS, IntegerInputs
 from volta.equiv import fixed_inputs
 from volta.errors import Unsupported, UsageError
 from volta.exec import access as A, limits
@@ -25,7 +26,7 @@ from volta.exec.limits import Timeout
 from volta.exec.access import region_itemsize
 from volta.exec import findings as F, racy_reads, replica_bits
 from volta.exec.findings import Site
-from volta.exec.launch import DTYPES, FIXED, LaunchSpec, sequence
+from volta.launch.spec import DTYPES, FIXED, LaunchSpec, sequence
 from volta.exec.machine import Machine, constants, named_reading
 from volta.exec.pipeline import names as pipeline_names, step_name
 from volta.equiv.witness import (SMALL, below_resolution, input_domain, larger_difference, load_inputs,
@@ -103,9 +104,11 @@ def timed_out(spec: LaunchSpec, err: Timeout, doing: str) -> CheckReport:
 LANE_STRUCTURED = True  # polynomial data as lane-structured LaneSym values (volta/exec/lanesym.py)
 
 
-def execute(spec: LaunchSpec, role: str, input_values=None, lane_structured: bool | None = None) -> Machine:
+def execute(spec: LaunchSpec, role: str, input_values=None, lane_structured: bool | None = None,
+            integers: IntegerInputs = NO_INTEGERS) -> Machine:
     """Run `role` symbolically: its one launch, or its launch sequence in order on the same buffers (the
-    returned machine is the last launch's, with every launch's findings; `volta.exec.pipeline`)."""
+    returned machine is the last launch's, with every launch's findings; `volta.exec.pipeline`). `integers`:
+    the integer inputs of the check in progress (volta/config.py)."""
     from volta.exec import pipeline
 
     symbols = {k: v for k, v in spec.symbols.items()}
@@ -119,7 +122,8 @@ def execute(spec: LaunchSpec, role: str, input_values=None, lane_structured: boo
             m = pipeline.machine(carried, prog, launch, buffers, symbols, inputs=fixed, symbolic=True,
                                  input_values=input_values, check_races=input_values is None,
                                  lane_structured=lane and input_values is None, functions=spec.functions,
-                                 allow_exit_before_barrier=spec.allow_exit_before_barrier, named=named)
+                                 allow_exit_before_barrier=spec.allow_exit_before_barrier, named=named,
+                                 integers=integers)
             machines.append(m.run())
             carried = m.buffer_regions
     except Timeout as err:
@@ -260,29 +264,25 @@ def blocking(finding) -> bool:
 def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = None, progress=None,
           inputs=None, trials: int | None = None) -> CheckReport:
     """Decide ref vs opt over the reals. Elements of integer buffers are reals to the decision (what holds
-    for every real holds for every integer) and integers in any counterexample (E.INTEGER_INPUTS), within
+    for every real holds for every integer) and integers in any counterexample (`integer_inputs`), within
     their declared ranges. Where addresses depend on integer inputs, per assignment of them
     (volta/equiv/fixed_inputs.py: every one when few, else those of `inputs`/`trials`)."""
-    saved, saved_ranges = set(E.INTEGER_INPUTS), dict(E.INTEGER_RANGES)
-    E.INTEGER_INPUTS.clear()
-    E.INTEGER_INPUTS.update(n for n, b in spec.buffers.items() if b.dtype[0] in "su")
-    E.INTEGER_RANGES.clear()
-    E.INTEGER_RANGES.update((n, spec.buffers[n].range or integer_real.type_range("." + spec.buffers[n].dtype))
-                            for n in E.INTEGER_INPUTS)   # a declared range (`:range=0..50256`), else the dtype's
-    try:
-        report = _check(spec, timeout_ms, emit_smt, progress)
-        if fixed_inputs.applies(spec, report):
-            report = fixed_inputs.check_each(spec, lambda one: _check(one, timeout_ms, emit_smt, progress),
-                                             inputs, trials, progress)
-        return report
-    finally:
-        E.INTEGER_INPUTS.clear()
-        E.INTEGER_INPUTS.update(saved)
-        E.INTEGER_RANGES.clear()
-        E.INTEGER_RANGES.update(saved_ranges)
+    report = _check(spec, timeout_ms, emit_smt, progress)
+    if fixed_inputs.applies(spec, report):
+        report = fixed_inputs.check_each(spec, lambda one: _check(one, timeout_ms, emit_smt, progress),
+                                         inputs, trials, progress)
+    return report
+
+
+def integer_inputs(spec: LaunchSpec) -> IntegerInputs:
+    """The integer input buffers of a check and their ranges: a declared range (`:range=0..50256`), else the
+    dtype's."""
+    return IntegerInputs.of({n: b.range or integer_real.type_range("." + b.dtype)
+                             for n, b in spec.buffers.items() if b.dtype[0] in "su"})
 
 
 def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) -> CheckReport:
+    integers = integer_inputs(spec)
     if "ref" not in spec.launches or "opt" not in spec.launches:
         raise UsageError("volta check needs two kernels: REF.ptx OPT.ptx, or a manifest with [ref] and [opt]")
     for name, buf in spec.buffers.items():
@@ -301,7 +301,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
         if progress is not None:
             progress(f"executing {role} {report.kernels[role] or spec.launches[role].ptx} symbolically")
         try:
-            machines[role] = execute(spec, role)
+            machines[role] = execute(spec, role, integers=integers)
             report.kernels[role] = pipeline_names(machines[role])
         except Unsupported as err:
             report.verdict, report.unsupported = "unsupported", (role, err)
@@ -348,7 +348,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
         return report
     total = sum(len(v) for v in outs["ref"].values())
     norm = Normalizer()
-    screen = Screen(input_domain(spec))
+    screen = Screen(input_domain(spec), integers)
 
     def nf(e):
         return normalize(e, norm)
@@ -412,7 +412,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
                     break
                 continue
             try:
-                cex = _confirm(spec, verdict, name, i, a, b, machines, screen.domain)
+                cex = _confirm(spec, verdict, name, i, a, b, machines, screen.domain, integers)
             except Timeout as err:
                 _out_of_time(report, name, i, err, total, "confirming a candidate counterexample")
                 break
@@ -445,7 +445,7 @@ def _progress(progress, done: int, total: int, start: float, shown: float) -> fl
 
 def _partial(spec, report) -> bool:
     """--ctas on either side: record the coverage, or refuse kernels whose CTAs communicate."""
-    from volta.exec import ctas
+    from volta.launch import ctas
 
     picked = {role: spec.launches[role] for role in ("ref", "opt") if spec.launches[role].ctas}
     if not picked:
@@ -541,15 +541,15 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
     if large and kept is not None and _kept_equal(a, b, kept):
         return Proved("shared-terms")
     if large:  # a few cheap exact evaluations first: normalizing a large expression can take minutes
-        quick = random_search(a, b, tries=8, domain=domain)
+        quick = random_search(a, b, tries=8, domain=domain, integers=screen.integers)
         if quick is not None:
             return quick
     if equal(normalize(a, norm), normalize(b, norm)):
         return Proved("normal-form")
-    quick = random_search(a, b, tries=60, seed=1 if large else 0, domain=domain)  # exact evaluation before a solver
+    quick = random_search(a, b, tries=60, seed=1 if large else 0, domain=domain, integers=screen.integers)  # exact, before a solver
     if quick is not None:
         return quick
-    return z3bridge.decide_equal(a, b, limits.remaining_ms(timeout_ms), norm, domain)
+    return z3bridge.decide_equal(a, b, limits.remaining_ms(timeout_ms), norm, domain, integers=screen.integers)
 
 
 LARGE_EXPANSION = 50_000  # estimated terms: above this, a few random inputs are tried before normalizing
@@ -602,15 +602,15 @@ def _expansion(*roots) -> int:
 _EXPANSION: dict = {}  # node -> estimated (numerator, denominator, largest atom argument) terms (_expansion)
 
 
-def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None, domain: Domain | None = None
-             ) -> Counterexample | None:
+def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None, domain: Domain | None = None,
+             integers: IntegerInputs = NO_INTEGERS) -> Counterexample | None:
     """Re-execute both kernels on the candidate input with exact arithmetic; keep it only if they differ. The
     input is rounded to each buffer's dtype first (nearest, else down, else up: `Domain.variants`), so a
     counterexample is always one a GPU run can be given; one whose outputs part by under 1e-3 relative is
     scaled up where they part more (`witness.larger_difference`), and the scaled one replayed too."""
     domain = domain or input_domain(spec)
     for model in domain.variants(verdict.model or {}):
-        cex = _replayed(spec, model, name, i, a, b)
+        cex = _replayed(spec, model, name, i, a, b, integers)
         if cex is not None:
             break
     else:
@@ -618,7 +618,7 @@ def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None, domain: Domai
     cex.relative = relative_difference(cex.ref_value, cex.opt_value)
     if cex.relative is not None and cex.relative < SMALL and isinstance(a, E.Expr) and isinstance(b, E.Expr):
         larger = larger_difference(model, cex.relative, domain, a, b, spec.buffers[name].dtype)   # parts clearly
-        better = _replayed(spec, larger, name, i, a, b) if larger is not None else None
+        better = _replayed(spec, larger, name, i, a, b, integers) if larger is not None else None
         if better is not None:
             cex, cex.relative = better, relative_difference(better.ref_value, better.opt_value)
     cex.below_resolution = below_resolution(spec, name, cex.relative)
@@ -629,19 +629,19 @@ def _confirm(spec, verdict: Refuted, name, i, a, b, machines=None, domain: Domai
             tid, site = writer
             text = f"{tid} at {site.ptx}:{site.line}:{site.col} `{site.text}`"
             setattr(cex, f"{role}_threads", text)
-    cex.parting = _values_part(spec, cex.inputs, name, i, machines)
+    cex.parting = _values_part(spec, cex.inputs, name, i, machines, integers)
     return cex
 
 
-def _replayed(spec, model, name, i, a, b) -> Counterexample | None:
+def _replayed(spec, model, name, i, a, b, integers: IntegerInputs) -> Counterexample | None:
     """Both kernels re-executed exactly on `model` (every other input 1): a Counterexample if they differ."""
     inputs = _full_inputs(spec, model, a, b)
-    if not _integer_inputs_fit(spec, inputs):
+    if not _integer_inputs_fit(integers, inputs):
         return None   # not an input the kernels can be given
     values = {}
     for role in ("ref", "opt"):
         try:
-            m = execute(spec, role, input_values=inputs)
+            m = execute(spec, role, input_values=inputs, integers=integers)
         except Unsupported:
             return None   # the exact replay meets what it does not model: nothing confirmed
         element = outputs(m, spec)[name].at(i)
@@ -652,14 +652,14 @@ def _replayed(spec, model, name, i, a, b) -> Counterexample | None:
     return Counterexample(inputs, name, i, values["ref"], values["opt"], depends=depends)
 
 
-def _values_part(spec, inputs, name, i, machines):
+def _values_part(spec, inputs, name, i, machines, integers):
     """Where the two kernels' values first part on the confirmed input (`volta.equiv.parting`). It is evidence
     for a person, made after the verdict: any failure to make it (an instruction the tracer cannot follow, the
     --timeout deadline, a bug in the tracer) is silence, never a changed verdict or a crash."""
     from volta.equiv.parting import values_part
 
     try:
-        return values_part(spec, inputs, name, i, machines=machines)
+        return values_part(spec, inputs, name, i, machines=machines, integers=integers)
     except Exception:  # noqa: BLE001 - see the docstring: the diagnosis never decides anything
         return None
 
@@ -693,10 +693,10 @@ def last_writer(m: Machine, spec: LaunchSpec, name: str, index: int):
     return m.thread_id(lane), Site(op.span.file, op.span.line, op.span.col, op.d.inst.opcode, cuda)
 
 
-def _integer_inputs_fit(spec, inputs) -> bool:
+def _integer_inputs_fit(integers: IntegerInputs, inputs) -> bool:
     """Every integer input an integer of its buffer's dtype (a model may give 1/2, or 2^40 to an s32)."""
-    for name in E.INTEGER_INPUTS:
-        rng = E.INTEGER_RANGES.get(name)
+    for name in integers.names:
+        rng = integers.range_of(name)
         for v in inputs.get(name, {}).values():
             v = Fraction(v)
             if v.denominator != 1 or rng is not None and not rng[0] <= v <= rng[1]:

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from volta.errors import Unsupported, UsageError
-from volta.exec.launch import KernelLaunch, LaunchSpec, parse_buffer, parse_dim3
+from volta.launch.spec import KernelLaunch, LaunchSpec, parse_buffer, parse_dim3
 
 CONFIG_KEYS = {"label", "ptx", "name", "grid", "block", "args", "shared_dynamic"}
 

@@ -25,8 +25,9 @@ import itertools
 import numpy as np
 
 from volta.errors import UsageError
-from volta.exec.launch import DTYPES, LaunchSpec
-from volta.exec.races import is_data_dependence, trial_inputs, trial_modes
+from volta.launch.spec import DTYPES, LaunchSpec
+from volta.exec.findings import is_data_dependence
+from volta.launch.inputs import trial_inputs, trial_modes
 
 ENUMERATE_MAX = 64  # assignments checked one by one when there are at most this many (a proof over the range)
 FOR_INPUTS = "equivalent-for-inputs"   # every assignment tried is equal: not a proof for others (exit 3)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from volta.errors import Unsupported, VoltaError
 from volta.exec import limits
-from volta.exec.launch import LaunchSpec
+from volta.launch.spec import LaunchSpec
 
 NONCOMMUTATIVE = ("sub", "div", "rem", "shl", "shr", "setp", "selp", "bfe", "slct", "sad")
 SKIP = ("ret", "exit", "bra", "bar", "barrier", "membar", "fence")

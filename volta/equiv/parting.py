@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
+from volta.config import NO_INTEGERS, IntegerInputs
 from volta.equiv.diverge import FLOAT_T, NO_DEF, TracingMachine, backward_slice
-from volta.exec.launch import LaunchSpec, sequence
+from volta.launch.spec import LaunchSpec, sequence
 from volta.exec.machine import named_reading
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
@@ -81,7 +82,7 @@ class Parting:
     not_followed: dict = field(default_factory=dict)  # role -> ["shfl.sync.bfly.b32 at k.ptx:90"]: collectives
 
 
-def trace(spec: LaunchSpec, role: str, inputs: dict) -> TracingMachine:
+def trace(spec: LaunchSpec, role: str, inputs: dict, integers: IntegerInputs = NO_INTEGERS) -> TracingMachine:
     """Run `role` (its launch sequence in order, on shared buffers) on exact inputs under the tracing machine,
     with the options `volta.equiv.check.execute` uses to replay a counterexample."""
     machine = None
@@ -91,13 +92,13 @@ def trace(spec: LaunchSpec, role: str, inputs: dict) -> TracingMachine:
         machine = TracingMachine(prog, launch, spec.buffers, dict(spec.symbols), symbolic=True,
                                  input_values=inputs, check_races=False, lane_structured=False,
                                  functions=spec.functions, allow_exit_before_barrier=spec.allow_exit_before_barrier,
-                                 previous=machine, named=named)
+                                 previous=machine, named=named, integers=integers)
         machine.run()
     return machine
 
 
 def values_part(spec: LaunchSpec, inputs: dict, buffer: str, index: int, max_steps: int = MAX_STEPS,
-                machines: dict | None = None) -> Parting | None:
+                machines: dict | None = None, integers: IntegerInputs = NO_INTEGERS) -> Parting | None:
     """Where the two kernels' values of buffer[index] first part on `inputs` (`Counterexample.inputs`).
 
     Raises what the executor raises (Unsupported, Timeout); the caller decides that a failed diagnosis is
@@ -108,7 +109,7 @@ def values_part(spec: LaunchSpec, inputs: dict, buffer: str, index: int, max_ste
             return None
     slices, memo, stops = {}, {}, {}
     for role in ("ref", "opt"):
-        m = trace(spec, role, inputs)
+        m = trace(spec, role, inputs, integers)
         key = (buffer, index * spec.buffers[buffer].itemsize)
         hit = m.stores.get(key)
         if hit is None:

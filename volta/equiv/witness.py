@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from volta.errors import UsageError
-from volta.exec.launch import DTYPES, LaunchSpec
+from volta.launch.spec import DTYPES, LaunchSpec
 from volta.numerics.formats import decode, encode
 from volta.symbolic.domain import FORMATS, Domain
 from volta.symbolic.enclose import Enclosure

@@ -644,6 +644,6 @@ def _stored_leaves(region, lanes, rows, offs, size, stored):
 
 
 def region_itemsize(region) -> int:
-    from volta.exec.launch import DTYPES
+    from volta.launch.spec import DTYPES
 
     return DTYPES[region.dtype][1] if region.dtype in DTYPES else 1

@@ -11,7 +11,7 @@ from volta.exec import access as A
 from volta.exec import findings as F
 from volta.exec import integer_real, racy_reads, replicas, runtime, schedules
 from volta.exec.lanesym import LaneSym
-from volta.exec.launch import FIXED
+from volta.launch.spec import FIXED
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED
 from volta.exec.services import DATA
 from volta.ir.program import RegRef, type_size
@@ -643,7 +643,7 @@ def _same_warp_values(m, op, region, lz, offs, pairs, bits, flags, reg, t):
     if not symbolic_pair.any():
         return
     if not m.symbolic:
-        m.unproved_stores.append(op)   # decided by re-running symbolically (volta.exec.races)
+        m.unproved_stores.append(op)   # decided by re-running symbolically (volta.session.races)
         return
     a, b = a[symbolic_pair], b[symbolic_pair]
     ea, eb = _exprs_at(m, reg, lz[a], t), _exprs_at(m, reg, lz[b], t)

@@ -17,10 +17,10 @@ makes `!(x < 0)` and `!(x >= 0)` both true — so a finding whose conditions rea
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from dataclasses import dataclass, field
 
+from volta.config import IntegerInputs
 from volta.errors import Unsupported
 from volta.exec import findings as F
 from volta.exec import integer_real
@@ -58,26 +58,33 @@ def prune(findings: list, prog, launch, spec) -> list:
                    if f.details.get("conditional") and f.kind in PAIRS and len(f.sites) >= 2}
     if not conditional or launch.ctas:
         return findings
-    with _integer_inputs(spec):
-        rerun = _conditions(prog, launch, spec)
-        if rerun is None:
-            return findings
-        log, met = rerun
-        pcs = {(op.span.line, op.span.col): op.index for op in prog.ops}
-        out = []
-        for f in findings:
-            if id(f) not in conditional:
-                out.append(f)
-                continue
-            a, b = (pcs.get((s.line, s.col)) for s in f.sites[:2])
-            if frozenset((a, b)) not in met or _decide(log, a, b) == "infeasible":
-                continue
-            shown = _shown(log, launch, f, a, b)
-            out.append(dataclasses.replace(f, details={**f.details, "condition": shown}) if shown else f)
+    integers = _integer_inputs(spec)
+    rerun = _conditions(prog, launch, spec, integers)
+    if rerun is None:
+        return findings
+    log, met = rerun
+    pcs = {(op.span.line, op.span.col): op.index for op in prog.ops}
+    out = []
+    for f in findings:
+        if id(f) not in conditional:
+            out.append(f)
+            continue
+        a, b = (pcs.get((s.line, s.col)) for s in f.sites[:2])
+        if frozenset((a, b)) not in met or _decide(log, a, b, integers) == "infeasible":
+            continue
+        shown = _shown(log, launch, f, a, b)
+        out.append(dataclasses.replace(f, details={**f.details, "condition": shown}) if shown else f)
     return out
 
 
-def _conditions(prog, launch, spec):
+def _integer_inputs(spec) -> IntegerInputs:
+    """Elements of integer buffers are integer leaves of their dtype's range in the run over the reals (as in
+    `volta check`), so conditions on them are decided exactly."""
+    return IntegerInputs.of({n: integer_real.type_range("." + b.dtype)
+                             for n, b in spec.buffers.items() if b.dtype[0] in "su"})
+
+
+def _conditions(prog, launch, spec, integers: IntegerInputs):
     """Run the launch over the reals, logging each memory access's path condition: (PathLog, the instruction
     pairs of the conflicts that run found), or None if it cannot run."""
     from volta.exec.machine import Machine
@@ -85,7 +92,8 @@ def _conditions(prog, launch, spec):
     log = PathLog()
     try:
         m = Machine(prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True, symbolic=True,
-                    functions=spec.functions, allow_exit_before_barrier=spec.allow_exit_before_barrier)
+                    functions=spec.functions, allow_exit_before_barrier=spec.allow_exit_before_barrier,
+                    integers=integers)
         m.path_log = log
         m.run()
     except Unsupported:
@@ -95,7 +103,7 @@ def _conditions(prog, launch, spec):
     return log, met
 
 
-def _decide(log: PathLog, a, b) -> str:
+def _decide(log: PathLog, a, b, integers: IntegerInputs) -> str:
     """'infeasible' when no condition a ran under (by one thread) can hold with one b ran under (by another);
     else 'feasible' or 'unknown'."""
     ca, cb = log.by_pc.get(a), log.by_pc.get(b)
@@ -108,15 +116,15 @@ def _decide(log: PathLog, a, b) -> str:
             both = E.logical_and(x, y)
             if both is E.FALSE:
                 continue
-            if both is E.TRUE or not _integer_only(both):
+            if both is E.TRUE or not _integer_only(both, integers):
                 return "feasible"
             if not isinstance(z3bridge.prove(E.logical_not(both), TIMEOUT_MS), Proved):
                 return "feasible"
     return "infeasible"
 
 
-def _integer_only(c) -> bool:
-    return all(E.is_integer_leaf(leaf) for leaf in E.leaves(c))
+def _integer_only(c, integers: IntegerInputs) -> bool:
+    return all(E.is_integer_leaf(leaf, integers) for leaf in E.leaves(c))
 
 
 def _shown(log, launch, f, a, b) -> str | None:
@@ -131,22 +139,3 @@ def _lane(launch, t: F.ThreadId) -> int:
     g, b = launch.grid, launch.block
     cta = t.block[0] + g.x * (t.block[1] + g.y * t.block[2])
     return cta * b.count + t.thread[0] + b.x * (t.thread[1] + b.y * t.thread[2])
-
-
-@contextlib.contextmanager
-def _integer_inputs(spec):
-    """Elements of integer buffers are integer leaves of their dtype's range while the run over the reals lasts
-    (as `volta check` sets them), so conditions on them are decided exactly."""
-    saved, saved_ranges = set(E.INTEGER_INPUTS), dict(E.INTEGER_RANGES)
-    names = {n for n, b in spec.buffers.items() if b.dtype[0] in "su"}
-    E.INTEGER_INPUTS.clear()
-    E.INTEGER_INPUTS.update(names)
-    E.INTEGER_RANGES.clear()
-    E.INTEGER_RANGES.update((n, integer_real.type_range("." + spec.buffers[n].dtype)) for n in names)
-    try:
-        yield
-    finally:
-        E.INTEGER_INPUTS.clear()
-        E.INTEGER_INPUTS.update(saved)
-        E.INTEGER_RANGES.clear()
-        E.INTEGER_RANGES.update(saved_ranges)

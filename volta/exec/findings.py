@@ -78,3 +78,9 @@ def benign_only_where_always(findings: list) -> list:
     matter, only the RACE stays."""
     racing = {f.key[1] for f in findings if f.kind == RACE}
     return [f for f in findings if not (f.kind in BENIGN and f.key[1] in racing)]
+
+
+def is_data_dependence(err) -> bool:
+    """The structured run stopped (an `Unsupported`) because control flow, an address or a count depends on
+    tensor data: `volta races` then runs concrete trials, `volta check` checks per assignment."""
+    return "depends on tensor data" in err.message

@@ -44,7 +44,7 @@ def bounds(m, e):
         if op is E.CONST:
             r = (n.data, n.data)
         elif op is E.VAR:
-            r = E.integer_range(n) or (None, None)
+            r = E.integer_range(n, m.integers) or (None, None)
         elif op in (E.ADD, E.MUL, E.MAX, E.MIN):
             r = memo[n.args[0]]
             for a in n.args[1:]:
@@ -107,13 +107,13 @@ def in_range(m, op, values, t: str, what: str = "an operand"):
             raise Unsupported(f"`{op.d.inst.opcode}` reads {what} as a {t[1:]} number, but that integer data "
                               f"(bounds {shown}) is not proved to lie in {t[1:]}'s range [{lo}, {hi}]: where it "
                               f"wraps, the value the instruction reads is not the one the integer polynomial "
-                              f"stands for" + _range_hint(v), op.span)
+                              f"stands for" + _range_hint(v, m.integers), op.span)
     return out
 
 
-def _range_hint(e) -> str:
+def _range_hint(e, integers) -> str:
     """When the bounds come from integer input buffers: how to declare the values they hold."""
-    names = sorted({leaf.data[0] for leaf in E.postorder(e, {}) if leaf.op is E.VAR and E.is_integer_leaf(leaf)})
+    names = sorted({leaf.data[0] for leaf in E.postorder(e, {}) if leaf.op is E.VAR and E.is_integer_leaf(leaf, integers)})
     if not names:
         return ""
     return (f"; if {', '.join(f'`{n}`' for n in names)} holds values in a known range (token ids, indices), declare "
@@ -127,7 +127,7 @@ def _integer_data(m, e) -> bool:
     hit = memo.get(e)
     if hit is None:
         for n in E.postorder(e, memo):
-            memo[n] = n.op is E.RINT or E.is_integer_leaf(n) or any(memo[c] for c in n.args)
+            memo[n] = n.op is E.RINT or E.is_integer_leaf(n, m.integers) or any(memo[c] for c in n.args)
         hit = memo[e]
     return hit
 

@@ -31,7 +31,12 @@ import signal
 import threading
 import time
 
+from pathlib import Path
+
 from volta.errors import Unsupported, UsageError, VoltaError
+from volta.ir.program import lower
+from volta.launch.spec import LaunchSpec, bind_args, sequence
+from volta.ptx.parser import parse_file
 
 PROGRESS_SECONDS = 5.0  # a progress line at most this often
 CHECK_SECONDS = 0.1  # a running machine reads the clock about this often
@@ -330,3 +335,16 @@ def too_many_steps(max_steps: int, span) -> Unsupported:
     """The error of a kernel that ran past --max-steps (both executors raise it)."""
     return Unsupported(f"the kernel did not finish within --max-steps {max_steps:,} steps (an unbounded loop, or a "
                        f"long kernel: raise or drop --max-steps; --timeout bounds a run by time)", span)
+
+
+def preflight(spec: LaunchSpec, roles=None, symbolic: bool = False) -> None:
+    """Parse, lower and bind every launch of `spec` (and estimate its memory) before any of them runs,
+    so a parse error in the second kernel, a wrong --args or a launch too large surfaces at once,
+    not after the first kernel has executed. Parsed modules are cached: executing re-parses nothing."""
+    for role in roles or list(spec.launches):
+        for launch in sequence(spec, role):
+            if not Path(launch.ptx).exists():
+                raise UsageError(f"no such PTX file: {launch.ptx}")
+            prog = lower(parse_file(launch.ptx), launch.kernel)
+            bind_args(dataclasses.replace(launch, kernel=prog.name), prog.params, spec.buffers, spec.symbols)
+            check_memory(prog, launch, spec.buffers, symbolic=symbolic, check_races=True)

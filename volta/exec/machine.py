@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from volta.config import NO_INTEGERS, WARP_SIZE, IntegerInputs
 from volta.errors import Unsupported, UsageError
 from volta.exec import findings as F
 from volta.exec import limits
-from volta.exec import globalvars, structargs
-from volta.exec.launch import FIXED, KernelLaunch, bind_args
+from volta.launch import globalvars, structargs
+from volta.launch.spec import FIXED, KernelLaunch, bind_args
 from volta.exec.memory import KERNEL_PARAM_BASE, Memory
 from volta.exec.runtime import ConcreteRuntime
 from volta.exec.shadow import Shadow
@@ -59,8 +60,9 @@ class Machine(MachineServices):
                  functions: dict | None = None,
                  lane_structured: bool = False, allow_exit_before_barrier: bool = False,
                  lockstep_warps: bool = False, tensor: MmaSetting | None = None,
-                 runtime: ConcreteRuntime | None = None, named=None):
+                 runtime: ConcreteRuntime | None = None, named=None, integers: IntegerInputs = NO_INTEGERS):
         self.prog = prog
+        self.integers = integers  # integer input buffers and their ranges (volta/config.py), read by the real paths
         self.runtime = runtime or ConcreteRuntime()  # bodiless functions, printf, schedule (volta/exec/runtime.py)
         self.lockstep = lockstep_warps  # pre-Volta: a warp's threads execute each instruction together
         # polynomial data as LaneSym (one numpy-structured value per register), see volta/exec/lanesym.py
@@ -86,7 +88,7 @@ class Machine(MachineServices):
         # refuse before allocating: threads × per-thread state + buffers + shared/local copies (--max-memory)
         limits.check_memory(prog, launch, buffers, symbolic=symbolic, check_races=check_races)
         grid, block = launch.grid, launch.block
-        picks = getattr(launch, "ctas", None)  # --ctas: only these CTAs run (volta/exec/ctas.py)
+        picks = getattr(launch, "ctas", None)  # --ctas: only these CTAs run (volta/launch/ctas.py)
         self.n_cta = len(picks) if picks else grid.count
         self.per_cta = block.count
         n = self.L = self.n_cta * self.per_cta
@@ -96,9 +98,9 @@ class Machine(MachineServices):
         self.tid = (local % block.x, (local // block.x) % block.y, local // (block.x * block.y))
         linear = np.asarray(picks, np.int64)[self.cta] if picks else self.cta
         self.ctaid = (linear % grid.x, (linear // grid.x) % grid.y, linear // (grid.x * grid.y))
-        self.laneid = local % 32
-        self.warp_in_cta = local // 32
-        self.warps_per_cta = (self.per_cta + 31) // 32
+        self.laneid = local % WARP_SIZE
+        self.warp_in_cta = local // WARP_SIZE
+        self.warps_per_cta = (self.per_cta + WARP_SIZE - 1) // WARP_SIZE
         self.gwarp = self.cta * self.warps_per_cta + self.warp_in_cta
         self.all_lanes = lane  # the lane array used whenever every thread takes part (fast paths test `is`)
         self.pc = np.zeros(n, dtype=np.int64)
@@ -205,7 +207,7 @@ class Machine(MachineServices):
                 # a variable this module defines starts as its initializer (zeros without one), known bytes of
                 # this module, never an input: ref and opt each have their own `__device__` tables. An
                 # `.extern` one is defined elsewhere: its contents are an input, like a buffer's
-                # (`--global NAME=VALUE`, volta/exec/globalvars.py: the value the launch gives it, known too)
+                # (`--global NAME=VALUE`, volta/launch/globalvars.py: the value the launch gives it, known too)
                 given = globalvars.initial_bytes(var, self.launch.globals) if var.space == ".global" else None
                 mem.add(var.name, var.space, var.size, init=given or var.init,
                         role="in" if var.extern and given is None else "module")
@@ -714,7 +716,7 @@ class Machine(MachineServices):
         d = op.d
         data = (flags & DATA) != 0
         dl = lanes if data.all() else lanes[data]   # the same array object: later `is` tests hold
-        if E.INTEGER_INPUTS and t is not None and is_float(t) and d.op != "mov":
+        if self.integers and t is not None and is_float(t) and d.op != "mov":
             self._refuse_integer_bits(op, srcs, dl)
         if self.lane_structured:
             fast = self._lane_compute(op, dl, srcs, t)
@@ -885,9 +887,9 @@ class Machine(MachineServices):
             if cur is None:
                 continue
             if isinstance(cur, LaneSym):
-                hit = any(name in E.INTEGER_INPUTS for shape in cur.poly.groups for name in shape)
+                hit = any(name in self.integers for shape in cur.poly.groups for name in shape)
             else:
-                hit = any(isinstance(e, E.Expr) and E.has_integer_leaf(e) for e in cur[dl])
+                hit = any(isinstance(e, E.Expr) and E.has_integer_leaf(e, self.integers) for e in cur[dl])
             if hit:
                 raise Unsupported(f"`{op.d.inst.opcode}` computes on {s.name} as a float, but it holds integer data "
                                   f"(an integer input buffer's bits read as a float): over the reals that is not "

@@ -53,7 +53,7 @@ class _Generator:
         self.m, self.regs, self.pc = m, regs, pc
         self.lines: list[str] = []
         self.env = {"vals": regs.vals, "fill": regs.fill, "dirty": regs.dirty, "regs": regs, "m": m,
-                    "inputs": regs.inputs, "DATA": DATA, "Expr": Expr, "INTEGER": E.INTEGER_INPUTS,
+                    "inputs": regs.inputs, "DATA": DATA, "Expr": Expr, "INTEGER": bool(m.integers),
                     "input_region": S.input_region, "new_leaf": S.new_leaf}
         self.known: dict[int, tuple] = {}   # register -> (flags if known else None, expression known to be an Expr)
         self.written: list[int] = []

@@ -195,6 +195,7 @@ def _arith(m, op, regs):
     nxt = op.index + 1
     table = C.TABLE[op.op]
     dividing = op.op in ("div", "rem")
+    integer = bool(m.integers)   # integer inputs: data arithmetic takes the general path (Machine._real_compute)
 
     def general(operands):
         """Operands with flags, or arithmetic intscalar does not cover."""
@@ -210,7 +211,7 @@ def _arith(m, op, regs):
             vals[o] = (bits & mk, 0, None)
             dirty.add(o)
             return nxt
-        if flags != DATA or real is None or E.INTEGER_INPUTS:
+        if flags != DATA or real is None or integer:
             return None   # never-written values, integer data, other instructions: the general path
         args = []
         for bits, f, e in operands:
@@ -244,7 +245,7 @@ def _arith(m, op, regs):
         def step():
             a, b, c = vals[ia] or fill(ia), vals[ib] or fill(ib), vals[ic] or fill(ic)
             if (a[1] == b[1] == c[1] == DATA and type(a[2]) is Expr and type(b[2]) is Expr
-                    and type(c[2]) is Expr and not E.INTEGER_INPUTS):
+                    and type(c[2]) is Expr and not integer):
                 vals[o] = (0, DATA, real(d, a[2], b[2], c[2]))
                 dirty.add(o)
                 return nxt
@@ -255,7 +256,7 @@ def _arith(m, op, regs):
 
         def step():
             a, b = vals[ia] or fill(ia), vals[ib] or fill(ib)
-            if a[1] == b[1] == DATA and type(a[2]) is Expr and type(b[2]) is Expr and not E.INTEGER_INPUTS:
+            if a[1] == b[1] == DATA and type(a[2]) is Expr and type(b[2]) is Expr and not integer:
                 vals[o] = (0, DATA, real(d, a[2], b[2]))
                 dirty.add(o)
                 return nxt

@@ -17,7 +17,7 @@ import os
 
 from volta.exec import findings as F
 from volta.exec import memmodel
-from volta.exec.launch import DTYPES
+from volta.launch.spec import DTYPES
 from volta.ir.program import cuda_frames
 
 

@@ -11,7 +11,7 @@ undefined. This module drops it in one more case, exactly where it is the float 
 There the float result is ±inf because the real value overflows, and the real model reads every float
 instruction by its unrounded real value (`expf(100.f)` is e^100 there, not inf), so it reads this select as
 the other arm. Anything else (`x > 10 ? INFINITY : expf(x)`, whose +inf is no overflow) stays UNSUPPORTED.
-The proof encodes the atoms soundly and loosely, as volta/symbolic/z3bridge.py does, plus two true facts:
+The proof (volta/symbolic/z3bridge.py: implies_beyond) encodes the atoms soundly and loosely, plus two true facts:
 `rint.rni(u)` is an integer within 1/2 of u (the other modes: within 1), and 2^z ≥ 2^K where z3 proves
 c → z ≥ K for the integer K (found by bisection; 2^z is increasing). `unsat` is a proof; `unknown` or a
 timeout is not, and the select is refused. A proof is reused for every lane whose expressions have the same
@@ -21,60 +21,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import z3
-
 from volta.semantics import realops
 from volta.symbolic import expr as E
-from volta.symbolic.z3bridge import ConstantTooLarge, Translator, solve
+from volta.symbolic.z3bridge import implies_beyond
 
 LIMITS = {".f32": Fraction(2) ** 128, ".f64": Fraction(2) ** 1024}   # beyond every finite value of the type
 BOUND_MS, PROOF_MS = 2_000, 10_000
 _PROVED: dict = {}   # shape of (condition, other arm, sign, limit) -> bool
-
-
-class _Translator(Translator):
-    """z3bridge's translation, with rint as a nearby integer and exp2 as a positive real whose argument's
-    proven lower bound is added as a fact (see `_lower_bounds`)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.exp2: list = []   # (z3 value, z3 argument)
-
-    def _function(self, node, args):
-        x = args[0]
-        if node.op is E.RINT:
-            y = z3.ToReal(z3.Int(f"rint_{len(self.memo)}"))
-            slack = Fraction(1, 2) if node.data == ".rni" else Fraction(1)
-            near = z3.And(y - x <= slack, x - y <= slack) if slack < 1 else z3.And(y - x < 1, x - y < 1)
-            self.facts.append(near)
-            return y
-        if node.op is E.EXP2:
-            e = z3.Real(f"exp2_{len(self.memo)}")
-            self.facts.append(e > 0)
-            self.exp2.append((e, x))
-            return e
-        return super()._function(node, args)
-
-
-def _power(k: int):
-    return z3.RealVal(Fraction(2) ** k if k >= 0 else Fraction(1, 2 ** -k))
-
-
-def _lower_bounds(t, cond, facts) -> list:
-    """2^z >= 2^K for each exp2 node, K the largest integer in [-1100, 1100] with cond -> z >= K proved."""
-    out = []
-    for e, z in t.exp2:
-        lo, hi = -1100, 1100
-        if solve([*facts, cond, z < lo], BOUND_MS)[0] != "unsat":
-            continue
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if solve([*facts, cond, z < mid], BOUND_MS)[0] == "unsat":
-                lo = mid
-            else:
-                hi = mid - 1
-        out.append(e >= _power(lo))
-    return out
 
 
 def proves_overflow(cond, other, sign: int, limit: Fraction) -> bool:
@@ -83,16 +36,7 @@ def proves_overflow(cond, other, sign: int, limit: Fraction) -> bool:
     hit = _PROVED.get(key)
     if hit is not None:
         return hit
-    t = _Translator()
-    try:
-        zc, zv = t(cond), t(other)
-    except ConstantTooLarge:
-        _PROVED[key] = False
-        return False
-    facts = list(t.facts)
-    facts += _lower_bounds(t, zc, facts)
-    beyond = zv < z3.RealVal(limit) if sign > 0 else zv > z3.RealVal(-limit)
-    ok = solve([*facts, zc, beyond], PROOF_MS)[0] == "unsat"  # a fresh z3 context each
+    ok = implies_beyond(cond, other, sign, limit, BOUND_MS, PROOF_MS)
     _PROVED[key] = ok
     return ok
 

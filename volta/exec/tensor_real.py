@@ -99,7 +99,7 @@ def register_elements(m, op, regs, flat, fmt, per):
                     raise Unsupported(f"`{op.d.inst.opcode}` reads a register that does not hold {per} {fmt} "
                                       f"element(s) as real values", op.span)
                 parts = e.args if per == 2 else (e,)
-                if E.INTEGER_INPUTS and any(E.has_integer_leaf(x) for x in parts):
+                if m.integers and any(E.has_integer_leaf(x, m.integers) for x in parts):
                     raise Unsupported(f"`{op.d.inst.opcode}` reads integer data as {fmt} elements (an integer input "
                                       f"buffer's bits taken as floats): over the reals that is not the integer's "
                                       f"value", op.span)

@@ -7,7 +7,7 @@ inputs in equal pairs). Within one input set, every schedule of its contended at
 volta/exec/schedules.py chooses runs too (who wins a lock, who draws which ticket). Bodiless functions return
 unconstrained inputs drawn like the set's (volta/exec/runtime.py); `printf` is a no-op whose text is kept
 when asked for. Findings are merged by their key, each noting the input sets (and, when it took another
-order, the schedule) that showed it. Deciding the verdict is left to volta/exec/races.py.
+order, the schedule) that showed it. Deciding the verdict is left to volta/session/races.py.
 """
 from __future__ import annotations
 
@@ -16,16 +16,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from volta.errors import Unsupported, UsageError
+from volta.errors import Unsupported
 from volta.exec import findings as F
 from volta.exec import schedules as S
-from volta.exec.launch import LaunchSpec
 from volta.exec.pipeline import machine
 from volta.exec.runtime import ConcreteRuntime, Nondet
+from volta.launch.inputs import (DEFAULT_TRIALS, GENERATED, _concrete_symbols, infer_buffers,  # noqa: F401
+                                 nondet_mode, trial_inputs, trial_modes)
+from volta.launch.spec import LaunchSpec
 
-# `--inputs` default when a data-dependent kernel falls back to concrete runs (the first --trials of them)
-DEFAULT_TRIALS = ("random:0", "zeros", "equal", "colliding")
-GENERATED = ("zeros", "equal", "colliding")
 MAX_PRINTED = 10_000  # printf lines kept per input set
 
 
@@ -40,73 +39,6 @@ class Outcome:
     printed: list = field(default_factory=list)  # (input set index, [(ThreadId, text)]) with --show-printf
     thread_instructions: int = 0
     steps: int = 0
-
-
-def trial_modes(inputs, trials: int | None) -> list:
-    """The input modes of concrete trials. `inputs`: None (the default sequence), a dict of arrays, or
-    a comma list of `random[:SEED]`, `zeros`, `equal`, `colliding`, FILE.npz. `random:S` with
-    `trials` N stands for seeds S..S+N-1; a list is taken as given (`trials` must then match or be unset)."""
-    if trials is not None and trials < 1:
-        raise UsageError(f"--trials {trials}: give at least 1 trial")
-    if isinstance(inputs, dict):
-        if trials not in (None, 1):
-            raise UsageError("--trials applies to generated inputs; given arrays are one trial")
-        return [inputs]
-    if inputs is None:
-        n = trials or len(DEFAULT_TRIALS)
-        return list(DEFAULT_TRIALS[:n]) + [f"random:{k}" for k in range(1, n - len(DEFAULT_TRIALS) + 1)]
-    items = [i.strip() for i in str(inputs).split(",") if i.strip()]
-    if not items:
-        raise UsageError("--inputs is empty: give random[:SEED], zeros, equal, colliding or FILE.npz")
-    for item in items:
-        if item in GENERATED or item == "random" or item.endswith(".npz") or ".npz+" in item:
-            continue
-        if item.startswith("random:"):
-            try:
-                int(item.partition(":")[2])
-            except ValueError:
-                raise UsageError(f"bad --inputs `{item}`: expected random:SEED with an integer SEED") from None
-            continue
-        raise UsageError(f"bad --inputs `{item}`: expected random[:SEED], zeros, equal (every integer input one "
-                         f"value), colliding (integer inputs in pairs of equal values) or FILE.npz")
-    if len(items) == 1 and (items[0] == "random" or items[0].startswith("random:")) and trials:
-        seed = int(items[0].partition(":")[2] or 0)
-        return [f"random:{seed + k}" for k in range(trials)]
-    if trials is not None and trials != len(items):
-        raise UsageError(f"--trials {trials} but --inputs lists {len(items)} input set(s): give one of them")
-    return items
-
-
-def trial_inputs(spec: LaunchSpec, mode, complete: bool = True):
-    """(arrays, one-line description) for one trial; generated patterns start from random:0 and replace
-    every integer input: `equal` with one value everywhere, `colliding` with pairs of equal values. Given
-    arrays must name buffers of the launch and, with `complete`, give every buffer the kernel reads."""
-    from volta.exec.replay import choose_inputs
-
-    if isinstance(mode, dict) or mode not in ("equal", "colliding"):
-        chosen = choose_inputs(spec, mode, complete=complete)
-        return chosen.arrays, chosen.description
-    arrays = choose_inputs(spec, "random:0").arrays
-    changed = []
-    for name, arr in arrays.items():
-        if arr.dtype.kind in "iu" and name in spec.buffers and spec.buffers[name].contents is None:
-            lo, hi = spec.buffers[name].range or (0, 3)   # (a declared range holds these values too)
-            if mode == "equal":
-                arrays[name] = np.full_like(arr, min(lo + 1, hi))
-            else:
-                arrays[name] = np.minimum(lo + np.arange(arr.size) // 2 % 4, hi).astype(arr.dtype)
-            changed.append(name)
-    what = ("every integer input 1 (LO+1 of a declared range LO..HI)" if mode == "equal" else
-            "integer inputs 0,0,1,1,2,2,3,3,0,0,… (from LO of a declared range)")
-    return arrays, (f"{mode}: {what} ({', '.join(changed) or 'no integer inputs'}); other inputs random "
-                    f"from seed 0")
-
-
-def nondet_mode(mode) -> str:
-    """The values bodiless functions return in a trial: drawn like its inputs (an .npz set: from seed 0)."""
-    if isinstance(mode, str) and (mode in GENERATED or mode.startswith("random:")):
-        return mode
-    return "random:0"
 
 
 def with_address(finding: F.Finding, m) -> F.Finding:
@@ -124,8 +56,6 @@ def run(spec: LaunchSpec, role: str, progs: list, launches: list, modes: list, *
         progress=None, name: str = "") -> Outcome:
     """Every input set of `modes`, each under the schedules `schedules.explore` picks: at most `schedules` runs in
     all, at least one (lane order) per input set."""
-    from volta.exec.replay import _concrete_symbols, infer_buffers
-
     out = Outcome()
     merged: dict = {}
     spent = 0

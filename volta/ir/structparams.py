@@ -8,7 +8,7 @@ identifier can have), and those loads are rewritten to read it. A pointer field 
 a number field a scalar parameter for everything downstream (buffers, bounds, races, symbolic addresses).
 
 The parameter list keeps the struct itself (a `StructParam`, never read) followed by its slices (`SliceParam`s),
-both unpacking as `(name, type, size)` like every other entry; `volta.exec.structargs` binds a launch's
+both unpacking as `(name, type, size)` like every other entry; `volta.launch.structargs` binds a launch's
 `{x, y, 1024}` argument onto the slices. A struct whose address is taken, or read by one access wider than 8
 bytes, cannot be split: it keeps the reason, and a launch of it is UNSUPPORTED naming the instruction. A
 struct whose address is taken by `mov`/`cvta` (`mov.b64 %rd1, k_param_0`: nvcc does it at -O0, and at any level

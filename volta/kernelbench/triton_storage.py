@@ -28,9 +28,9 @@ from volta.equiv.check import UNTOUCHED, blocking, outputs
 from volta.errors import Unsupported
 from volta.exec import access as A
 from volta.exec import pipeline, racy_reads, replica_bits
-from volta.exec.launch import Buffer, Dim3, KernelLaunch, LaunchSpec
+from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec
 from volta.exec.memory import Region
-from volta.exec.races import with_address
+from volta.session.races import with_address
 from volta.ir.program import lower
 from volta.kernelbench.elements import UNWRITTEN
 from volta.ptx.parser import parse_file

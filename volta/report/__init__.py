@@ -1,6 +1,6 @@
 """Presentation of results: a registry of `format(result) -> str`, one module per format.
 
-No analysis happens here. `volta races` results (`volta.exec.races.RacesResult`) use the modules
+No analysis happens here. `volta races` results (`volta.session.races.RacesResult`) use the modules
 `text`, `json_report` (SCHEMA.md), `sarif` (SARIF 2.1.0) and `junit` (JUnit XML: one testcase per
 kernel, one failure per finding). `volta check` results (`check_report.CheckResult`, and
 `ReplayResult` for `--replay`) use `check_report`, which reuses the races formatters for findings.

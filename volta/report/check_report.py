@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import volta
-from volta.exec.launch import sequence
-from volta.exec.races import RaceReport, RacesResult
+from volta.launch.spec import sequence
+from volta.session.races import RaceReport, RacesResult
 from volta.report import json_report, sarif
 from volta.report import text as races_text
 from volta.report.common import (cuda_site, demangle_text, display_path, group_findings, launch_path, note_lines,
@@ -47,7 +47,7 @@ HOW = {"identical": "identical expressions", "normal-form": "equal normal forms"
 @dataclass
 class CheckResult:
     report: object  # volta.equiv.check.CheckReport
-    spec: object  # volta.exec.launch.LaunchSpec
+    spec: object  # volta.launch.spec.LaunchSpec
     command: list = field(default_factory=list)  # argv of this check, without --replay/--save-counterexample
     cex_file: str | None = None  # where the counterexample was saved
     verbose: bool = False  # -v: every note at each place (else one line per distinct note)

@@ -1,11 +1,11 @@
-"""Presentation of `volta run` results (`volta.exec.replay.RunResult`): text and the JSON object.
+"""Presentation of `volta run` results (`volta.session.replay.RunResult`): text and the JSON object.
 
 No analysis happens here; the command line and the Python API (`volta.run(...).report()`) both
 format with these, so a run reads the same either way.
 """
 from __future__ import annotations
 
-from volta.exec import replay
+from volta.session import replay
 from volta.numerics.mma_select import summary
 from volta.report.common import launch_path, note_lines
 from volta.report.text import finding_text
@@ -72,7 +72,7 @@ def to_json(result, out_path: str | None = None, seed: int | None = None) -> dic
 def to_races(result, inputs_used: str = ""):
     """The run as a `RacesResult` of one kernel, for the SARIF and JUnit formatters: its findings, `unknown`
     (--timeout), or `clean-for-inputs` (a replay on one input proves nothing about others)."""
-    from volta.exec.races import RaceReport, RacesResult
+    from volta.session.races import RaceReport, RacesResult
 
     L = result.launch
     report = RaceReport(kernel=L.kernel or L.ptx.name, role="kernel", ptx=str(L.ptx), grid=str(L.grid),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
-from volta.exec.races import RaceReport
+from volta.session.races import RaceReport
 from volta.report import json_report
 from volta.report import text as races_text
 from volta.report.common import display_path, verdict_name

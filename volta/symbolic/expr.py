@@ -13,6 +13,8 @@ from enum import IntEnum
 from fractions import Fraction
 from typing import Callable, Iterable, Mapping
 
+from volta.config import IntegerInputs
+
 
 class Op(IntEnum):
     """Node kinds. Property groups below let code ask "is this commutative?" instead of listing."""
@@ -163,39 +165,27 @@ def var_range(buffer: str, start: int, stop: int, into: dict) -> dict:
     return into
 
 
-# Names of the input buffers and symbols of the check in progress whose dtype is an integer type: over the
-# reals they are still reals (what holds for all reals holds for integers), but a counterexample must give
-# them integer values, and the solver is told so (volta/equiv/check.py sets it for the duration of a check).
-INTEGER_INPUTS: set[str] = set()
-# Their elements' ranges (name -> (lo, hi), from the dtype: s32 is [-2^31, 2^31 - 1]): the inputs a kernel can be
-# given, so the solver and the counterexample search stay inside them (volta/exec/integer_real.py reads them too).
-INTEGER_RANGES: dict[str, tuple[int, int]] = {}
-
-
-def integer_range(n: Expr) -> tuple[int, int] | None:
+def integer_range(n: Expr, integers: IntegerInputs) -> tuple[int, int] | None:
     """The range of an integer input leaf (None: not one, or no range known)."""
     if n.op is VAR:
-        return INTEGER_RANGES.get(n.data[0])
-    return INTEGER_RANGES.get(n.data) if n.op is SYM else None
+        return integers.range_of(n.data[0])
+    return integers.range_of(n.data) if n.op is SYM else None
 
 
-def is_integer_leaf(n: Expr) -> bool:
-    return bool(INTEGER_INPUTS) and (n.op is VAR and n.data[0] in INTEGER_INPUTS or n.op is SYM and n.data in INTEGER_INPUTS)
+def is_integer_leaf(n: Expr, integers: IntegerInputs) -> bool:
+    """Is n an element of an integer input buffer, or an integer symbol (volta/config.py: IntegerInputs)?"""
+    return bool(integers) and (n.op is VAR and n.data[0] in integers or n.op is SYM and n.data in integers)
 
 
-_INTEGER_LEAVES: list = [frozenset(), {}]   # the INTEGER_INPUTS it was computed for, node -> has such a leaf
-
-
-def has_integer_leaf(root: Expr) -> bool:
-    """Whether an expression reads an integer input (memoized per node while INTEGER_INPUTS stays the same)."""
-    names = frozenset(INTEGER_INPUTS)
-    if names != _INTEGER_LEAVES[0]:
-        _INTEGER_LEAVES[:] = [names, {}]
-    memo = _INTEGER_LEAVES[1]
+def has_integer_leaf(root: Expr, integers: IntegerInputs) -> bool:
+    """Whether an expression reads an integer input (memoized per node in `integers`)."""
+    if not integers:
+        return False
+    memo = integers.memo
     hit = memo.get(root)
     if hit is None:
         for node in postorder(root, memo):
-            memo[node] = is_integer_leaf(node) or any(memo[c] for c in node.args)
+            memo[node] = is_integer_leaf(node, integers) or any(memo[c] for c in node.args)
         hit = memo[root]
     return hit
 

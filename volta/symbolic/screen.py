@@ -26,6 +26,7 @@ import numpy as np
 
 from volta.symbolic import expr as E
 from volta.symbolic.constants import BaseValue, is_named
+from volta.config import NO_INTEGERS, IntegerInputs
 from volta.symbolic.domain import ANY, Domain, round_to
 from volta.symbolic.evaluate import EvalError
 from volta.symbolic.search import admissible, inputs_of, values_at
@@ -43,8 +44,9 @@ MEMO_MAX = 200_000        # nodes whose values are kept across elements
 class Screen:
     """Float64 values of expressions at the screen's points, memoized across the elements of one check."""
 
-    def __init__(self, domain: Domain = ANY) -> None:
+    def __init__(self, domain: Domain = ANY, integers: IntegerInputs = NO_INTEGERS) -> None:
         self.domain = domain
+        self.integers = integers   # integer inputs take integer values in their ranges (volta/config.py)
         self.memo: dict = {}
         self.points = len(SPECIAL) + len(SCALES) * DRAWS
 
@@ -67,7 +69,7 @@ class Screen:
         leaves = inputs_of(a, b)
         for k in order:
             env = {leaf: Fraction(float(self._point_values(leaf)[k])) for leaf in leaves}
-            if not admissible(env):
+            if not admissible(env, self.integers):
                 continue
             try:
                 x, y = values_at(a, b, env)
@@ -106,8 +108,8 @@ class Screen:
         key = repr(leaf.data).encode()
         rng = np.random.default_rng(zlib.crc32(key))
         base = rng.integers(-6, 7, DRAWS)
-        if E.is_integer_leaf(leaf):
-            lo, hi = E.integer_range(leaf) or (-3, 3)
+        if E.is_integer_leaf(leaf, self.integers):
+            lo, hi = E.integer_range(leaf, self.integers) or (-3, 3)
             return np.clip(np.concatenate([SPECIAL, np.tile(base // 2, len(SCALES))]), lo, hi).astype(float)
         values = np.concatenate([SPECIAL, *(base / 2 * s for s in SCALES)]).astype(float)
         fmt = self.domain.format_of(leaf)

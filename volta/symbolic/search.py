@@ -10,13 +10,14 @@ import random
 from fractions import Fraction
 from typing import Iterable, Sequence
 
+from volta.config import NO_INTEGERS, IntegerInputs
 from volta.symbolic import expr as E
 from volta.symbolic.constants import is_named
 from volta.symbolic.domain import ANY, Domain
 from volta.symbolic.enclose import enclose
 from volta.symbolic.evaluate import EvalError, Inexact, evaluate
 from volta.symbolic.expr import Expr
-from volta.symbolic.verdict import Proved, Refuted, Unknown
+from volta.symbolic.verdict import Refuted
 
 SMALL = [Fraction(v) for v in (0, 1, -1, 2, -2, 3)]
 
@@ -32,14 +33,15 @@ def inputs_of(*roots: Expr) -> list[Expr]:
     return sorted(seen, key=lambda n: (n.op, str(n.data)))
 
 
-def confirm(a: Expr, b: Expr, model: dict[Expr, Fraction], domain: Domain = ANY) -> Refuted:
+def confirm(a: Expr, b: Expr, model: dict[Expr, Fraction], domain: Domain = ANY,
+            integers: IntegerInputs = NO_INTEGERS) -> Refuted:
     """Refuted(model rounded to the inputs' formats), confirmed iff exact evaluation of a and b there gives
     different values (and every element of an integer buffer is an integer there). A solver's model is rounded
     to nearest, then down and up (`Domain.variants`): the first rounding on which they differ is kept."""
     env = {leaf: model.get(leaf, Fraction(0)) for leaf in inputs_of(a, b)}
     refuted = Refuted(env, confirmed=False)
     for snapped in domain.variants(env):
-        if not admissible(snapped):
+        if not admissible(snapped, integers):
             continue
         try:
             va, vb = values_at(a, b, snapped)
@@ -60,23 +62,25 @@ def values_at(a: Expr, b: Expr, env) -> tuple:
         return enclose(a, env), enclose(b, env)
 
 
-def admissible(env) -> bool:
+def admissible(env, integers: IntegerInputs) -> bool:
     """Is every element of an integer buffer an integer of its dtype in env (a valid input of the kernels)?"""
-    return all(v.denominator == 1 and _fits(leaf, v) for leaf, v in env.items() if E.is_integer_leaf(leaf))
+    return all(v.denominator == 1 and _fits(leaf, v, integers)
+               for leaf, v in env.items() if E.is_integer_leaf(leaf, integers))
 
 
-def _fits(leaf, v) -> bool:
-    rng = E.integer_range(leaf)
+def _fits(leaf, v, integers: IntegerInputs) -> bool:
+    rng = E.integer_range(leaf, integers)
     return rng is None or rng[0] <= v <= rng[1]
 
 
-def _candidates(variables: Sequence[Expr], rng: random.Random, tries: int) -> Iterable[list[Fraction]]:
+def _candidates(variables: Sequence[Expr], rng: random.Random, tries: int,
+                integers: IntegerInputs) -> Iterable[list[Fraction]]:
     n = len(variables)
-    integral = [E.is_integer_leaf(v) for v in variables]
+    integral = [E.is_integer_leaf(v, integers) for v in variables]
     yield [Fraction(0)] * n
     yield [Fraction(1)] * n
     yield [Fraction(-1)] * n   # every input negative: a max seeded with 0 instead of -inf (or INT_MIN) shows
-    ends = [E.integer_range(v) if whole else None for v, whole in zip(variables, integral)]
+    ends = [E.integer_range(v, integers) if whole else None for v, whole in zip(variables, integral)]
     if any(ends):   # integer inputs at the ends of their dtype: where a sum wraps or a comparison saturates
         for pick in (1, 0):
             yield [Fraction(e[pick]) if e else Fraction(1) for e in ends]
@@ -163,20 +167,20 @@ def _linear_form(root: Expr, memo: dict, limit: int = 64):
 
 
 def random_search(a: Expr, b: Expr, variables: Sequence[Expr] | None = None, tries: int = 200,
-                  seed: int = 0, domain: Domain = ANY) -> Refuted | None:
+                  seed: int = 0, domain: Domain = ANY, integers: IntegerInputs = NO_INTEGERS) -> Refuted | None:
     """A confirmed Refuted from small random inputs (also scaled to make exponents exact), each rounded to its
     input's format (`domain`), or None."""
     variables = list(variables) if variables is not None else inputs_of(a, b)
     rng = random.Random(seed)
     scales = exp2_scales(a, b)
-    candidates = _candidates(variables, rng, tries)
+    candidates = _candidates(variables, rng, tries, integers)
     if scales:
-        candidates = ([v * scales[i % len(scales)] if vi.op == E.VAR and not E.is_integer_leaf(vi) else v
+        candidates = ([v * scales[i % len(scales)] if vi.op == E.VAR and not E.is_integer_leaf(vi, integers) else v
                        for v, vi in zip(vals, variables)]
-                      for i, vals in enumerate(_candidates(variables, rng, tries)))
+                      for i, vals in enumerate(_candidates(variables, rng, tries, integers)))
     for values in candidates:
         env = domain.snap(dict(zip(variables, values)))
-        if not admissible(env):   # -1 for an unsigned element: not an input the kernels can be given
+        if not admissible(env, integers):   # -1 for an unsigned element: not an input the kernels can be given
             continue
         try:
             va, vb = values_at(a, b, env)
@@ -185,20 +189,3 @@ def random_search(a: Expr, b: Expr, variables: Sequence[Expr] | None = None, tri
         if va != vb:
             return Refuted(env, confirmed=True, values=(va, vb))
     return None
-
-
-def find_distinguishing_input(a: Expr, b: Expr, variables: Sequence[Expr] | None = None,
-                              timeout_ms: int = 5_000, tries: int = 200) -> Refuted | Proved | Unknown:
-    """Inputs where a and b differ exactly: random small values, then a Z3 model.
-
-    Returns Refuted(confirmed=True) when found; Proved when Z3 shows there is none;
-    Refuted(confirmed=False) for a Z3 model that exact evaluation could not confirm; else Unknown.
-    """
-    found = random_search(a, b, variables, tries)
-    if found is not None:
-        return found
-    from volta.symbolic.z3bridge import solver_model
-    model = solver_model(a, b, timeout_ms)
-    if isinstance(model, (Proved, Unknown)):
-        return model
-    return confirm(a, b, model)

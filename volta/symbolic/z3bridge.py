@@ -12,14 +12,18 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from pathlib import Path
+from typing import Sequence
 
 import z3
 
+from volta.config import NO_INTEGERS, IntegerInputs
 from volta.symbolic import expr as E
 from volta.symbolic.constants import is_named, rational_bounds
 from volta.symbolic.domain import ANY, Domain
 from volta.symbolic.expr import Expr
 from volta.symbolic.normal import Normalizer, equal, normalize, to_expr
+from volta.symbolic.cases import decide_by_cases
+from volta.symbolic.search import admissible, confirm, random_search
 from volta.symbolic.verdict import Proved, Refuted, Unknown, Verdict
 
 DEFAULT_TIMEOUT_MS = 10_000
@@ -28,8 +32,8 @@ DEFAULT_TIMEOUT_MS = 10_000
 class Translator:
     """Memoized Expr -> z3 term; collects side facts (divisors != 0, atom definitions)."""
 
-    def __init__(self, integers: bool = False, domain: Domain = ANY) -> None:
-        self.integers = integers                 # tell z3 which leaves are integers (E.is_integer_leaf)
+    def __init__(self, integers: IntegerInputs = NO_INTEGERS, domain: Domain = ANY) -> None:
+        self.integers = integers                 # tell z3 which leaves are integers, and their ranges
         self.inputs = domain                     # float inputs lie within their format's finite range
         self.memo: dict[Expr, z3.ExprRef] = {}
         self.leaves: dict[str, Expr] = {}        # z3 constant name -> VAR/SYM node
@@ -70,9 +74,9 @@ class Translator:
             name = f"{node.data[0]}[{node.data[1]}]" if op is E.VAR else f"${node.data}"
             self.leaves[name] = node
             leaf = z3.Real(name)
-            if self.integers and E.is_integer_leaf(node):
+            if E.is_integer_leaf(node, self.integers):
                 self.facts.append(z3.IsInt(leaf))   # an element of an integer buffer, within its dtype
-                rng = E.integer_range(node)
+                rng = E.integer_range(node, self.integers)
                 if rng is not None:
                     self.facts += [leaf >= rng[0], leaf <= rng[1]]
             rng = self.inputs.bounds(node)
@@ -157,7 +161,7 @@ def _fraction(value: z3.ExprRef) -> Fraction:
     return Fraction(0)
 
 
-def _difference_problem(a: Expr, b: Expr, norm: Normalizer | None, integers: bool = False,
+def _difference_problem(a: Expr, b: Expr, norm: Normalizer | None, integers: IntegerInputs = NO_INTEGERS,
                         domain: Domain = ANY) -> tuple[Translator, list]:
     """Assertions satisfiable iff some defined input (within `domain`) makes a != b (under the loose encodings)."""
     t = Translator(integers, domain)
@@ -193,10 +197,12 @@ class ConstantTooLarge(Exception):
 
 
 def solver_model(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS, norm: Normalizer | None = None,
-                 integers: bool = False, domain: Domain = ANY) -> dict[Expr, Fraction] | Proved | Unknown:
+                 integers: IntegerInputs = NO_INTEGERS, domain: Domain = ANY
+                 ) -> dict[Expr, Fraction] | Proved | Unknown:
     """A candidate model where a != b, Proved if there is none, or Unknown. Over the reals (Proved then
-    holds for integer inputs too); with `integers`, elements of integer buffers are integers; float inputs
-    within their format's finite range (`domain`: Proved then holds for every input a kernel can be given)."""
+    holds for integer inputs too); given `integers`, elements of integer buffers are integers in their ranges;
+    float inputs within their format's finite range (`domain`: Proved then holds for every input a kernel can
+    be given)."""
     try:
         t, assertions = _difference_problem(a, b, norm, integers, domain)
     except ConstantTooLarge as err:
@@ -211,45 +217,61 @@ def solver_model(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS, norm: N
 
 
 def decide_equal(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                 norm: Normalizer | None = None, domain: Domain = ANY) -> Verdict:
+                 norm: Normalizer | None = None, domain: Domain = ANY, integers: IntegerInputs = NO_INTEGERS
+                 ) -> Verdict:
     """Proved | Refuted | Unknown: normal forms first (no solver), then Z3 on the residue; inputs within
-    `domain` (each float input a finite value of its format), and witnesses rounded to it."""
+    `domain` (each float input a finite value of its format), and witnesses rounded to it; a counterexample
+    gives the `integers` inputs integer values in their ranges."""
     if a is b or equal(normalize(a, norm), normalize(b, norm)):
         return Proved("normal-form")
-    from volta.symbolic.cases import decide_by_cases
     split = decide_by_cases(a, b, norm)   # max/min identities by case splits, before the solver
     if split is not None:
         return split
-    from volta.symbolic.search import admissible, confirm, random_search
     found = solver_model(a, b, timeout_ms, norm, domain=domain)
     if isinstance(found, (Proved, Unknown)):
         if isinstance(found, Unknown):
-            quick = random_search(a, b, domain=domain)
+            quick = random_search(a, b, domain=domain, integers=integers)
             if quick is not None:
                 return quick
         return found
-    refuted = confirm(a, b, found, domain)
+    refuted = confirm(a, b, found, domain, integers)
     if refuted.confirmed:
         return refuted
-    if not admissible(found):   # a real model where an integer buffer needs integers: round it, then ask z3
-        for rounded in _integer_roundings(found):
-            refuted = confirm(a, b, rounded, domain)
+    if not admissible(found, integers):   # a real model where an integer buffer needs integers: round it, then ask z3
+        for rounded in _integer_roundings(found, integers):
+            refuted = confirm(a, b, rounded, domain, integers)
             if refuted.confirmed:
                 return refuted
-        found = solver_model(a, b, timeout_ms, norm, integers=True, domain=domain)
+        found = solver_model(a, b, timeout_ms, norm, integers, domain=domain)
         if isinstance(found, (Proved, Unknown)):
-            return random_search(a, b, domain=domain) or found
-        refuted = confirm(a, b, found, domain)
+            return random_search(a, b, domain=domain, integers=integers) or found
+        refuted = confirm(a, b, found, domain, integers)
         if refuted.confirmed:
             return refuted
-    return random_search(a, b, domain=domain) or refuted
+    return random_search(a, b, domain=domain, integers=integers) or refuted
 
 
-def _integer_roundings(model: dict) -> list[dict]:
+def find_distinguishing_input(a: Expr, b: Expr, variables: Sequence[Expr] | None = None,
+                              timeout_ms: int = 5_000, tries: int = 200) -> Refuted | Proved | Unknown:
+    """Inputs where a and b differ exactly: random small values, then a Z3 model.
+
+    Returns Refuted(confirmed=True) when found; Proved when Z3 shows there is none;
+    Refuted(confirmed=False) for a Z3 model that exact evaluation could not confirm; else Unknown.
+    """
+    found = random_search(a, b, variables, tries)
+    if found is not None:
+        return found
+    model = solver_model(a, b, timeout_ms)
+    if isinstance(model, (Proved, Unknown)):
+        return model
+    return confirm(a, b, model)
+
+
+def _integer_roundings(model: dict, integers: IntegerInputs) -> list[dict]:
     """The model with its integer leaves rounded down, up, and to nearest."""
     out = []
     for rnd in (math.floor, math.ceil, round):
-        out.append({k: Fraction(rnd(v)) if E.is_integer_leaf(k) else v for k, v in model.items()})
+        out.append({k: Fraction(rnd(v)) if E.is_integer_leaf(k, integers) else v for k, v in model.items()})
     return out
 
 
@@ -296,3 +318,64 @@ def check_smt_file(path: str | Path, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> st
         return str(s.check())
     except z3.Z3Exception as e:
         return f"unknown ({e})"
+
+
+# ---- a selected arm beyond a float type's range (volta/exec/overflow_real.py: libdevice's overflow arm) ----
+
+class _OverflowTranslator(Translator):
+    """z3bridge's translation, with rint as a nearby integer and exp2 as a positive real whose argument's
+    proven lower bound is added as a fact (see `_lower_bounds`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.exp2: list = []   # (z3 value, z3 argument)
+
+    def _function(self, node, args):
+        x = args[0]
+        if node.op is E.RINT:
+            y = z3.ToReal(z3.Int(f"rint_{len(self.memo)}"))
+            slack = Fraction(1, 2) if node.data == ".rni" else Fraction(1)
+            near = z3.And(y - x <= slack, x - y <= slack) if slack < 1 else z3.And(y - x < 1, x - y < 1)
+            self.facts.append(near)
+            return y
+        if node.op is E.EXP2:
+            e = z3.Real(f"exp2_{len(self.memo)}")
+            self.facts.append(e > 0)
+            self.exp2.append((e, x))
+            return e
+        return super()._function(node, args)
+
+
+def _power(k: int):
+    return z3.RealVal(Fraction(2) ** k if k >= 0 else Fraction(1, 2 ** -k))
+
+
+def _lower_bounds(t, cond, facts, bound_ms: int) -> list:
+    """2^z >= 2^K for each exp2 node, K the largest integer in [-1100, 1100] with cond -> z >= K proved."""
+    out = []
+    for e, z in t.exp2:
+        lo, hi = -1100, 1100
+        if solve([*facts, cond, z < lo], bound_ms)[0] != "unsat":
+            continue
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if solve([*facts, cond, z < mid], bound_ms)[0] == "unsat":
+                lo = mid
+            else:
+                hi = mid - 1
+        out.append(e >= _power(lo))
+    return out
+
+
+def implies_beyond(cond: Expr, other: Expr, sign: int, limit: Fraction, bound_ms: int, proof_ms: int) -> bool:
+    """Does cond imply other >= limit (sign > 0) or other <= -limit (sign < 0), for every input? rint is a
+    nearby integer and 2^z a positive real at least 2^K, K the integer bound on z that cond implies."""
+    t = _OverflowTranslator()
+    try:
+        zc, zv = t(cond), t(other)
+    except ConstantTooLarge:
+        return False
+    facts = list(t.facts)
+    facts += _lower_bounds(t, zc, facts, bound_ms)
+    beyond = zv < z3.RealVal(limit) if sign > 0 else zv > z3.RealVal(-limit)
+    return solve([*facts, zc, beyond], proof_ms)[0] == "unsat"  # a fresh z3 context each

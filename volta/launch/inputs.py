@@ -1,70 +1,32 @@
-"""Concrete replay (`volta run`): load inputs, infer buffers, run the executor with data steering control flow,
-collect outputs and findings, save them.
+"""Concrete inputs of a launch: arrays given (.npz, dicts) or generated (`zeros`, `random[:SEED]`, and the trial
+patterns `equal` and `colliding` of integer inputs), the buffers a run infers from them, and numpy dtype names.
 
-The same `Machine` and semantics tables as every other command run the kernel (no second interpreter), with
-`structured=False`: since every input is a concrete number, data-dependent branches and addresses (gathers,
-embedding lookups, top-k) are just executed, and races, deadlocks and out-of-bounds accesses are reported for
-this input.
-
-Buffers: an `--args` entry that is not a number names a buffer. Its dtype and size come from `--buffer` when
-given, else from the array of the same name in the inputs (.npz). bf16/fp8 buffers take raw words
-(uint16/uint8) or ml_dtypes arrays; outputs come back in the dtype the input had (raw words otherwise).
+What `volta run`, the concrete trials of `volta races` and the per-assignment checks of `volta check`
+(volta/equiv/fixed_inputs.py) start from. Nothing here executes a kernel.
 """
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field, replace
+import dataclasses
+import difflib
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
 from volta.errors import UsageError
-from volta.exec import structargs
-from volta.exec.launch import DTYPES, Buffer, KernelLaunch, LaunchSpec, parse_args_list, pointer_target
-from volta.exec.limits import Timeout
-from volta.numerics.mma_select import MmaSetting
+from volta.launch import structargs
+from volta.launch.spec import DTYPES, Buffer, KernelLaunch, LaunchSpec, pointer_target, sequence
 
-FP_CHOICES = ("real", "ieee", "volta", "ampere", "ada", "hopper", "blackwell")
 _RAW = {"bf16": np.uint16, "e4m3": np.uint8, "e5m2": np.uint8, "tf32": np.uint32}
 _ML_NAMES = {"bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
 _NUMPY_NAMES = {
     "float32": "f32", "float64": "f64", "float16": "f16", "int8": "s8", "uint8": "u8", "int16": "s16",
     "uint16": "u16", "int32": "s32", "uint32": "u32", "int64": "s64", "uint64": "u64",
 }
+# `--inputs` default when a data-dependent kernel falls back to concrete runs (the first --trials of them)
+DEFAULT_TRIALS = ("random:0", "zeros", "equal", "colliding")
+GENERATED = ("zeros", "equal", "colliding")
 
-
-@dataclass
-class RunResult:
-    launch: KernelLaunch
-    buffers: dict  # name -> Buffer
-    inputs: dict  # name -> array given to the kernel
-    outputs: dict  # name -> array after the run (every buffer)
-    findings: list
-    thread_instructions: int
-    seconds: float
-    fp: str
-    generated_inputs: bool = False
-    notes: list = field(default_factory=list)
-    tensor_cores: list = field(default_factory=list)  # MmaRow.to_json(setting) of each tensor-core row used
-    timed_out: str | None = None  # --timeout ran out: why; `outputs` is then empty (the run did not end)
-    launches: list = field(default_factory=list)  # every launch of a sequence, in order, each naming its entry
-
-    @property
-    def ok(self) -> bool:
-        return not self.findings
-
-    @property
-    def verdict(self) -> str:
-        """findings (defects on this input, exit 1), unknown (--timeout, exit 3) or clean (exit 0)."""
-        return "findings" if self.findings else "unknown" if self.timed_out else "clean"
-
-    @property
-    def exit_code(self) -> int:
-        return {"findings": 1, "unknown": 3, "clean": 0}[self.verdict]
-
-
-# ---- arrays and dtypes ---------------------------------------------------------------------------
 
 def _ml_dtypes():
     try:
@@ -189,148 +151,9 @@ def random_inputs(buffers: dict, seed: int = 0, symbols: dict | None = None) -> 
     return out
 
 
-def _as_float64(arr: np.ndarray, dtype: str) -> np.ndarray:
-    if dtype in ("bf16", "e4m3", "e5m2", "tf32") and dtype_name(arr) not in ("bf16", "e4m3", "e5m2"):
-        from volta.numerics.formats import decode
-
-        if arr.dtype.kind == "V":
-            arr = _savable(arr)
-        if dtype == "bf16":
-            return (arr.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
-        if dtype == "tf32":
-            return arr.astype(np.uint32).view(np.float32).astype(np.float64)
-        return np.array([float(decode(int(w), dtype)) for w in arr.reshape(-1)]).reshape(arr.shape)
-    return arr.astype(np.float64)
-
-
-def summarize(arr: np.ndarray, dtype: str) -> dict:
-    vals = _as_float64(arr, dtype)
-    finite = vals[np.isfinite(vals)]
-    stats = {"dtype": dtype, "shape": list(arr.shape), "nan": int(np.isnan(vals).sum()),
-             "inf": int(np.isinf(vals).sum())}
-    if finite.size:
-        stats.update(min=float(finite.min()), max=float(finite.max()), mean=float(finite.mean()))
-    else:
-        stats.update(min=None, max=None, mean=None)
-    return stats
-
-
-# ---- running ----------------------------------------------------------------------------------
-
-def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", check_races: bool = True,
-               generated: bool = False, scalars: dict | None = None, tensor: MmaSetting | None = None) -> RunResult:
-    """Parse, lower and execute one launch of `spec` on `inputs` (arrays by buffer name). `tensor` is the
-    tensor-core setting (the ptxas version; default 13.0: the CLI and the API pass the nvcc found)."""
-    from volta.exec.machine import Machine
-    from volta.ir.program import lower
-    from volta.ptx.parser import parse_file
-
-    from volta.exec import pipeline
-    from volta.exec.launch import sequence
-
-    if fp not in FP_CHOICES:
-        raise UsageError(f"unknown --fp `{fp}` (choose from {', '.join(FP_CHOICES)})")
-    steps = [_concrete_symbols(spec, role, inputs, scalars or {}, launch) for launch in sequence(spec, role)]
-    buffers = dict(spec.buffers) if len(steps) > 1 else {}
-    for launch in steps:
-        buffers.update(infer_buffers(launch, spec.buffers, inputs))
-        if not Path(launch.ptx).exists():
-            raise UsageError(f"no such PTX file: {launch.ptx}")
-    progs = [lower(parse_file(launch.ptx), launch.kernel) for launch in steps]
-    kernel_inputs = {}
-    for name, buf in buffers.items():
-        arr = inputs.get(name)
-        if arr is not None and buf.role != "temp":
-            kernel_inputs[name] = np.ascontiguousarray(arr).reshape(-1)
-    start = time.perf_counter()
-    exact = fp == "real"
-    values = _exact_inputs(buffers, kernel_inputs) if exact else None
-    machines, carried = [], None
-    for prog, launch in zip(progs, steps):   # a launch sequence: in order, on the same buffers
-        m = pipeline.machine(carried, prog, launch, buffers, {}, inputs=kernel_inputs, structured=exact,
-                             check_races=check_races, fp=fp, symbolic=exact, input_values=values,
-                             allow_exit_before_barrier=spec.allow_exit_before_barrier, tensor=tensor)
-        try:
-            machines.append(m.run())
-        except Timeout as err:   # a report all the same: the work done and the findings made until then
-            findings = [f for x in machines + [m] for f in x.findings]
-            return RunResult(launch, buffers, inputs, {}, findings, sum(x.thread_instructions for x in machines)
-                             + err.thread_instructions, time.perf_counter() - start, fp, generated,
-                             timed_out=err.message)
-        carried = m.buffer_regions
-    m = pipeline.combine(machines)
-    launch = steps[0] if len(steps) == 1 else steps[-1]
-    launch = replace(launch, kernel=launch.kernel or progs[-1].name)   # the entry run, when not named
-    seconds = time.perf_counter() - start
-    outputs = {}
-    for name, buf in buffers.items():
-        region = m.buffer_regions[name]
-        raw = np.array(region.data[0, : buf.nbytes], dtype=np.uint8)
-        arr = raw.view(DTYPES[buf.dtype][0])
-        if exact:
-            arr = _exact_outputs(region, buf, arr)
-        given = inputs.get(name)
-        if given is not None:
-            arr = arr.view(given.dtype).reshape(given.shape)  # same dtype (ml_dtypes too) and shape as given
-        outputs[name] = arr
-    notes = []
-    zero_reads = sorted({n for x in machines for n in getattr(x, "zero_start_reads", ())})
-    if zero_reads:
-        notes.append(f"the kernel read out buffer{'s' if len(zero_reads) > 1 else ''} "
-                     f"{', '.join(f'`{n}`' for n in zero_reads)} where it had not written: out buffers start at zero "
-                     f"(--out-init zeros, the default), which a GPU gives only after a cudaMemset; --out-init "
-                     f"undefined makes such a read an UNINITIALIZED READ")
-    if fp == "real":
-        notes.append("--fp real: every instruction computed in exact rational arithmetic; each output element "
-                     "is rounded once, to nearest, into its buffer's dtype")
-    setting = tensor or MmaSetting()
-    rows = [row.to_json(setting) for row in m.tensor_rows.values()]
-    return RunResult(launch, buffers, inputs, outputs, list(m.findings), int(m.thread_instructions), seconds,
-                     fp, generated, notes, rows,
-                     launches=[replace(x, kernel=p.name) for p, x in zip(progs, steps)])
-
-
-def _exact_inputs(buffers: dict, arrays: dict) -> dict:
-    """Input arrays as exact rationals (every binary float is one), for `--fp real`."""
-    from fractions import Fraction
-
-    values = {}
-    for name, arr in arrays.items():
-        as64 = _as_float64(arr, buffers[name].dtype) if buffers[name].dtype[0] in "fb" else arr
-        values[name] = {i: Fraction(float(v)) if as64.dtype.kind == "f" else Fraction(int(v))
-                        for i, v in enumerate(as64.reshape(-1))}
-    for name, buf in buffers.items():  # a buffer with no array starts as zeros, as in a bit-exact run
-        if name not in values:
-            values[name] = dict.fromkeys(range(buf.count), Fraction(0))
-    return values
-
-
-def _exact_outputs(region, buf, arr: np.ndarray) -> np.ndarray:
-    """Replace elements the kernel computed exactly by their value rounded once to the dtype."""
-    from volta.errors import Unsupported
-    from volta.symbolic.evaluate import EvalError, evaluate
-
-    if region.sym is None:
-        return arr
-    out = arr.astype(np.float64) if arr.dtype.kind == "f" else arr.copy()
-    size = DTYPES[buf.dtype][1]
-    for i in range(buf.count):
-        expr = region.sym[0, i * size]
-        if expr is None:
-            continue
-        try:
-            out[i] = float(evaluate(expr, {}))
-        except (EvalError, TypeError, AttributeError) as err:
-            raise Unsupported(f"--fp real: element {i} of `{buf.name}` has no exact rational value "
-                              f"({type(err).__name__}: {err})") from None
-    return out.astype(arr.dtype) if buf.dtype in ("f32", "f64", "f16") else arr
-
-
 def _concrete_symbols(spec: LaunchSpec, role: str, inputs: dict, scalars: dict, launch=None) -> KernelLaunch:
     """A concrete run gives every symbolic scalar (manifest [symbols]) a number: --arg NAME=V, else a
     one-element array NAME in the inputs (generated inputs include one)."""
-    import dataclasses
-
     launch = spec.launches[role] if launch is None else launch
     values = {}
     for name in spec.symbols:
@@ -344,43 +167,6 @@ def _concrete_symbols(spec: LaunchSpec, role: str, inputs: dict, scalars: dict, 
                              f"array `{name}` in --inputs")
     args = tuple(structargs.substitute(a, values, spec.symbols) for a in launch.args)
     return dataclasses.replace(launch, args=args)
-
-
-def save_npz(path, result: RunResult) -> None:
-    arrays = {}
-    for name, arr in result.outputs.items():
-        arrays[name] = _savable(arr)
-    if result.generated_inputs:
-        for name, arr in result.inputs.items():
-            arrays[f"input.{name}"] = _savable(arr)
-    np.savez(path, **arrays)
-
-
-def _savable(arr: np.ndarray) -> np.ndarray:
-    """ml_dtypes arrays are stored as their raw words (np.load cannot rebuild those dtypes)."""
-    if arr.dtype.name in _ML_NAMES or arr.dtype.kind == "V":
-        return arr.view({2: np.uint16, 1: np.uint8, 4: np.uint32}[arr.dtype.itemsize])
-    return arr
-
-
-def spec_from_manifest(path, role: str | None = None):
-    from volta.exec.launch import load_manifest
-
-    spec = load_manifest(path)
-    if role is None:
-        role = "kernel" if "kernel" in spec.launches else "ref"
-    if role not in spec.launches:
-        raise UsageError(f"{path} has no [{role}] table (it has: {', '.join(spec.launches)})")
-    return spec, role
-
-
-def spec_from_options(ptx, kernel, grid, block, args, buffers, named_args, shared_dynamic) -> LaunchSpec:
-    from volta.exec.launch import from_options
-
-    if args is None and not named_args:
-        raise UsageError("--args is required: one entry per kernel parameter, e.g. --args x,y,1024")
-    parse_args_list(args or "")
-    return from_options(ptx, kernel, grid, block, args, buffers, named_args, shared_dynamic)
 
 
 class ChosenInputs(NamedTuple):
@@ -468,10 +254,6 @@ def is_fill(mode: str) -> bool:
 def _match_inputs(spec: LaunchSpec, arrays: dict, source: str, need_all: bool) -> list:
     """The buffers the kernel reads that `arrays` gives nothing for (a usage error when `need_all`); an array
     that names no buffer or symbol of the launch is always a usage error, with the names it could have meant."""
-    import difflib
-
-    from volta.exec.launch import sequence
-
     named = set(spec.buffers) | set(spec.symbols)
     for role in spec.launches:
         for launch in sequence(spec, role):
@@ -495,3 +277,68 @@ def _match_inputs(spec: LaunchSpec, arrays: dict, source: str, need_all: bool) -
                          f"reads (arrays: {', '.join(sorted(arrays)) or 'none'}). Give one for each, or fill the "
                          f"rest knowingly with random or zeros ({FILL_HINT})")
     return readable
+
+
+def trial_modes(inputs, trials: int | None) -> list:
+    """The input modes of concrete trials. `inputs`: None (the default sequence), a dict of arrays, or
+    a comma list of `random[:SEED]`, `zeros`, `equal`, `colliding`, FILE.npz. `random:S` with
+    `trials` N stands for seeds S..S+N-1; a list is taken as given (`trials` must then match or be unset)."""
+    if trials is not None and trials < 1:
+        raise UsageError(f"--trials {trials}: give at least 1 trial")
+    if isinstance(inputs, dict):
+        if trials not in (None, 1):
+            raise UsageError("--trials applies to generated inputs; given arrays are one trial")
+        return [inputs]
+    if inputs is None:
+        n = trials or len(DEFAULT_TRIALS)
+        return list(DEFAULT_TRIALS[:n]) + [f"random:{k}" for k in range(1, n - len(DEFAULT_TRIALS) + 1)]
+    items = [i.strip() for i in str(inputs).split(",") if i.strip()]
+    if not items:
+        raise UsageError("--inputs is empty: give random[:SEED], zeros, equal, colliding or FILE.npz")
+    for item in items:
+        if item in GENERATED or item == "random" or item.endswith(".npz") or ".npz+" in item:
+            continue
+        if item.startswith("random:"):
+            try:
+                int(item.partition(":")[2])
+            except ValueError:
+                raise UsageError(f"bad --inputs `{item}`: expected random:SEED with an integer SEED") from None
+            continue
+        raise UsageError(f"bad --inputs `{item}`: expected random[:SEED], zeros, equal (every integer input one "
+                         f"value), colliding (integer inputs in pairs of equal values) or FILE.npz")
+    if len(items) == 1 and (items[0] == "random" or items[0].startswith("random:")) and trials:
+        seed = int(items[0].partition(":")[2] or 0)
+        return [f"random:{seed + k}" for k in range(trials)]
+    if trials is not None and trials != len(items):
+        raise UsageError(f"--trials {trials} but --inputs lists {len(items)} input set(s): give one of them")
+    return items
+
+
+def trial_inputs(spec: LaunchSpec, mode, complete: bool = True):
+    """(arrays, one-line description) for one trial; generated patterns start from random:0 and replace
+    every integer input: `equal` with one value everywhere, `colliding` with pairs of equal values. Given
+    arrays must name buffers of the launch and, with `complete`, give every buffer the kernel reads."""
+    if isinstance(mode, dict) or mode not in ("equal", "colliding"):
+        chosen = choose_inputs(spec, mode, complete=complete)
+        return chosen.arrays, chosen.description
+    arrays = choose_inputs(spec, "random:0").arrays
+    changed = []
+    for name, arr in arrays.items():
+        if arr.dtype.kind in "iu" and name in spec.buffers and spec.buffers[name].contents is None:
+            lo, hi = spec.buffers[name].range or (0, 3)   # (a declared range holds these values too)
+            if mode == "equal":
+                arrays[name] = np.full_like(arr, min(lo + 1, hi))
+            else:
+                arrays[name] = np.minimum(lo + np.arange(arr.size) // 2 % 4, hi).astype(arr.dtype)
+            changed.append(name)
+    what = ("every integer input 1 (LO+1 of a declared range LO..HI)" if mode == "equal" else
+            "integer inputs 0,0,1,1,2,2,3,3,0,0,… (from LO of a declared range)")
+    return arrays, (f"{mode}: {what} ({', '.join(changed) or 'no integer inputs'}); other inputs random "
+                    f"from seed 0")
+
+
+def nondet_mode(mode) -> str:
+    """The values bodiless functions return in a trial: drawn like its inputs (an .npz set: from seed 0)."""
+    if isinstance(mode, str) and (mode in GENERATED or mode.startswith("random:")):
+        return mode
+    return "random:0"

@@ -7,6 +7,8 @@ kernel's parameters here, so a mistake is a one-line usage error rather than a w
 """
 from __future__ import annotations
 
+import dataclasses
+import difflib
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -14,8 +16,15 @@ from pathlib import Path
 
 import numpy as np
 
+from volta import cuda
 from volta.errors import UsageError
-from volta.exec import globalvars
+from volta.ir.structparams import SliceParam, StructParam
+from volta.launch import globalvars
+from volta.launch import structargs
+from volta.launch.cudastruct import struct_fields
+from volta.launch.hoststeps import parse_step
+from volta.launch.kernel import Dim3, KernelLaunch
+from volta.launch.structargs import fit_scalar, split_entries
 
 DTYPES = {
     "f32": (np.float32, 4), "f64": (np.float64, 8), "f16": (np.float16, 2), "bf16": (np.uint16, 2),
@@ -52,36 +61,6 @@ class Buffer:
         return self.count * self.itemsize
 
 
-@dataclass(frozen=True)
-class Dim3:
-    x: int
-    y: int = 1
-    z: int = 1
-
-    @property
-    def count(self) -> int:
-        return self.x * self.y * self.z
-
-    def __str__(self) -> str:
-        return f"{self.x}x{self.y}x{self.z}" if self.z > 1 else (f"{self.x}x{self.y}" if self.y > 1 else str(self.x))
-
-
-@dataclass(frozen=True)
-class KernelLaunch:
-    """One kernel's launch: which entry, grid, block, and its argument list (raw strings)."""
-
-    ptx: Path
-    kernel: str | None
-    grid: Dim3
-    block: Dim3
-    args: tuple
-    shared_dynamic: int = 0
-    cuda: Path | None = None  # the CUDA source, when known: struct arguments take its field types
-    ctas: tuple | None = None  # linear indices of the CTAs to run (--ctas, volta/exec/ctas.py); None: the grid
-    host: str | None = None  # a host step of a sequence ("memset out 0", volta/exec/hoststeps.py): its text
-    globals: tuple = ()  # (name, value text) of module .global variables set for it (volta/exec/globalvars.py)
-
-
 @dataclass
 class LaunchSpec:
     launches: dict  # role ('kernel', 'ref', 'opt') -> KernelLaunch
@@ -115,8 +94,6 @@ def sequence(spec: LaunchSpec, role: str) -> tuple:
     kernel and replace `launches["opt"].ptx`) means that file for the whole side: every launch of the sequence
     that ran the first launch's file runs the new one. Any other difference between `launches[role]` and the
     sequence's first launch is ambiguous, and refused."""
-    import dataclasses
-
     seq = spec.sequences.get(role)
     if not seq:
         return (spec.launches[role],)
@@ -191,9 +168,7 @@ def _parse_range(text: str, given: str | None, dtype: str, role: str) -> tuple |
 
 
 def parse_args_list(text: str) -> tuple:
-    """`x,{a,b,1024},3` → ('x', '{a,b,1024}', '3'): a struct argument is one entry (volta/exec/structargs.py)."""
-    from volta.exec.structargs import split_entries
-
+    """`x,{a,b,1024},3` → ('x', '{a,b,1024}', '3'): a struct argument is one entry (volta/launch/structargs.py)."""
     return split_entries(text) if str(text).strip() else ()
 
 
@@ -283,7 +258,7 @@ def _manifest_launch(path: Path, table: dict, where: str) -> KernelLaunch:
 
 
 def _manifest_globals(path: Path, table, where: str) -> tuple:
-    """`globals = { MAX_KEY = 32 }`: module .global variables set for the launch (volta/exec/globalvars.py)."""
+    """`globals = { MAX_KEY = 32 }`: module .global variables set for the launch (volta/launch/globalvars.py)."""
     if not isinstance(table, dict):
         raise UsageError(f"{path}: {where} globals must be a table such as {{ MAX_KEY = 32 }}")
     return tuple(globalvars.parse(f"{k}={v}", f"{path}: {where} globals entry") for k, v in table.items())
@@ -291,8 +266,6 @@ def _manifest_globals(path: Path, table, where: str) -> tuple:
 
 def _manifest_step(path: Path, table: dict, buffers: dict, where: str) -> KernelLaunch:
     """A `[[role.launch]]` table holding `step = "memset out 0"` (or `"copy tmp out"`) and nothing else."""
-    from volta.exec.hoststeps import parse_step
-
     others = sorted(k for k in table if k != "step")
     if others:
         raise UsageError(f"{path}: {where} is a host step (`step = ...`) and has the key `{others[0]}`: a host step "
@@ -316,7 +289,7 @@ MANIFEST_TABLES = {"kernel", "ref", "opt", "buffers", "symbols", "expect"}
 # nvcc_flags: examples/regenerate.sh; exact_constants: volta check --exact-constants
 MANIFEST_TOP = MANIFEST_TABLES | {"description", "arch", "nvcc_flags", "exact_constants"}
 LAUNCH_KEYS = {"ptx", "cuda", "name", "grid", "block", "args", "shared_dynamic", "globals"}
-STEP_KEYS = {"step"}   # a [[role.launch]] table that is a host step (volta/exec/hoststeps.py)
+STEP_KEYS = {"step"}   # a [[role.launch]] table that is a host step (volta/launch/hoststeps.py)
 EXPECT_KEYS = {"races", "check", "defect_line", "arch", "bits", "lockstep", "inputs"}
 EXPECT_VALUES = {
     "races": {"clean", "race", "deadlock", "out-of-bounds", "uninitialized-read", "unsupported", "clean-for-inputs",
@@ -326,28 +299,7 @@ EXPECT_VALUES = {
 }
 
 
-def preflight(spec: LaunchSpec, roles=None, symbolic: bool = False) -> None:
-    """Parse, lower and bind every launch of `spec` (and estimate its memory) before any of them runs,
-    so a parse error in the second kernel, a wrong --args or a launch too large surfaces at once,
-    not after the first kernel has executed. Parsed modules are cached: executing re-parses nothing."""
-    import dataclasses
-
-    from volta.exec import limits
-    from volta.ir.program import lower
-    from volta.ptx.parser import parse_file
-
-    for role in roles or list(spec.launches):
-        for launch in sequence(spec, role):
-            if not Path(launch.ptx).exists():
-                raise UsageError(f"no such PTX file: {launch.ptx}")
-            prog = lower(parse_file(launch.ptx), launch.kernel)
-            bind_args(dataclasses.replace(launch, kernel=prog.name), prog.params, spec.buffers, spec.symbols)
-            limits.check_memory(prog, launch, spec.buffers, symbolic=symbolic, check_races=True)
-
-
 def _did_you_mean(word: str, choices) -> str:
-    import difflib
-
     close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
     return f" (did you mean `{close[0]}`?)" if close else ""
 
@@ -397,9 +349,6 @@ def bind_args(launch: KernelLaunch, params: list, buffers: dict, symbols: dict) 
 
     A struct parameter takes one `{…}` entry, bound onto the slices that follow it in `params`
     (volta/ir/structparams.py): the result has one binding per entry of `params`, slices included."""
-    from volta.exec import structargs
-    from volta.ir.structparams import SliceParam, StructParam
-
     slices = {}
     for p in params:
         if isinstance(p, SliceParam):
@@ -431,8 +380,6 @@ def bind_args(launch: KernelLaunch, params: list, buffers: dict, symbols: dict) 
         if value is None:
             raise UsageError(f"no value for parameter `{pname}`: give it in --args or with --arg {pname}=V")
         if isinstance(param, StructParam):
-            from volta.exec.cudastruct import struct_fields
-
             declared = struct_fields(launch.cuda, launch.kernel, params.index(param)) if launch.kernel else None
             for p, b in zip([param] + slices.get(pname, []),
                             structargs.bind_struct(param, slices.get(pname, []), value, buffers, symbols, declared)):
@@ -450,8 +397,6 @@ def pointer_target(entry: str) -> str:
 
 def _bind_plain(pname: str, ptype: str, value: str, buffers: dict, symbols: dict) -> tuple:
     """One plain (non-struct) parameter's binding."""
-    from volta.exec import structargs
-
     if structargs.is_struct_entry(value):
         raise UsageError(f"--args entry `{value}` is a struct, but parameter `{pname}` has the plain type {ptype}")
     target = pointer_target(value)
@@ -475,27 +420,7 @@ def _bind_plain(pname: str, ptype: str, value: str, buffers: dict, symbols: dict
             ) from None
     if ptype in (".u64", ".b64") and isinstance(number, int) and number != 0 and "ptr" in pname.lower():
         raise UsageError(f"parameter `{pname}` looks like a pointer: pass a --buffer name")
-    return ("scalar", _fit_scalar(pname, ptype, value, number))
-
-
-def _fit_scalar(pname: str, ptype: str, text: str, number):
-    """A numeric --args entry checked against its parameter's PTX type: an integer parameter takes an
-    integer that fits its width (signed or unsigned)."""
-    if ptype.startswith(".f"):
-        return float(number) if ptype in (".f16", ".f32", ".f64") else number
-    bits = {".u8": 8, ".s8": 8, ".b8": 8, ".u16": 16, ".s16": 16, ".b16": 16, ".u32": 32, ".s32": 32,
-            ".b32": 32, ".u64": 64, ".s64": 64, ".b64": 64}.get(ptype)
-    if bits is None:
-        raise UsageError(f"parameter `{pname}` has type {ptype}, which takes no number from --args")
-    if isinstance(number, float):
-        if not number.is_integer():
-            raise UsageError(f"--args entry `{text}` for parameter `{pname}` is not an integer, but `{pname}` "
-                             f"has the integer type {ptype}")
-        number = int(number)
-    if not -(1 << (bits - 1)) <= number < (1 << bits):
-        raise UsageError(f"--args entry `{text}` for parameter `{pname}` does not fit its type {ptype} "
-                         f"({bits} bits)")
-    return number
+    return ("scalar", fit_scalar(pname, ptype, value, number))
 
 
 def pair_from_options(ref_ptx, opt_ptx, buffers, *, grid=None, block=None, args=None, kernel=None,
@@ -572,9 +497,7 @@ def parse_launch(text: str, option: str) -> KernelLaunch:
 
 def sequences_from_options(ref_items, opt_items, buffers, symbols=()) -> LaunchSpec:
     """`volta check --ref-launch SPEC … --opt-launch SPEC … [--opt-step "memset out 0" …]`: each side one launch or
-    a sequence, in order. An item is ("launch", text) or ("step", text) (a host step, volta/exec/hoststeps.py)."""
-    from volta.exec.hoststeps import parse_step
-
+    a sequence, in order. An item is ("launch", text) or ("step", text) (a host step, volta/launch/hoststeps.py)."""
     for role, items in (("ref", ref_items), ("opt", opt_items)):
         if not any(kind == "launch" for kind, _ in items):
             raise UsageError(f"give both sides as launches: --{role}-launch is missing (one per kernel launch, in "
@@ -623,10 +546,6 @@ def compile_sources(spec: LaunchSpec, arch: str | None = None, nvcc_flags=()) ->
     The one place `.cu` inputs become PTX, for the command line, manifests and the Python API alike.
     `arch`/`nvcc_flags` without any `.cu` launch are a usage error: they would silently do nothing.
     """
-    import dataclasses
-
-    from volta import cuda
-
     sources = [r for r, launch in spec.launches.items()
                if r not in spec.sequences and cuda.is_cuda_source(launch.ptx)]
     pipelines = [r for r, seq in spec.sequences.items() if any(cuda.is_cuda_source(x.ptx) for x in seq)]

@@ -21,7 +21,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from volta.cuda import cache_root
 from volta.errors import UsageError
+from volta.launch.kernel import Dim3, KernelLaunch
 
 BLOCK = 256
 STEPS = ("memset", "copy")
@@ -34,8 +36,6 @@ FLOATS = {"f32": ("%f1", ".f32"), "f64": ("%fd1", ".f64")}
 def parse_step(text: str, buffers: dict, option: str):
     """`memset BUF VALUE` or `copy SRC DST` as the KernelLaunch that performs it (a usage error names what is
     wrong: an unknown step, a buffer not declared, a value out of 0..255, sizes or dtypes that do not fit)."""
-    from volta.exec.launch import Dim3, KernelLaunch
-
     words = str(text).split()
     usage = f'bad {option} `{text}`: expected "memset BUF VALUE" (VALUE a byte, 0..255) or "copy SRC DST"'
     if not words or words[0] not in STEPS:
@@ -83,8 +83,6 @@ def is_step(text: str) -> bool:
 
 
 def _kernel_file(name: str, text: str) -> Path:
-    from volta.cuda import cache_root
-
     path = cache_root() / "host-steps" / f"{name}.ptx"
     if not path.exists() or path.read_text() != text:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -95,7 +93,7 @@ def _kernel_file(name: str, text: str) -> Path:
 
 
 HEADER = """//
-// Written by Volta (volta/exec/hoststeps.py): a host step of a launch sequence, one thread per element.
+// Written by Volta (volta/launch/hoststeps.py): a host step of a launch sequence, one thread per element.
 //
 .version 7.0
 .target sm_80

@@ -4,7 +4,7 @@ When the launch knows its `.cu` (a manifest's `cuda =` key, or a `.cu` input com
 struct argument `{x,y,1024}` takes each field's declared type (`long n` is 8 bytes, `double` an f64) and must
 give every field. Only plain C structs are read: fields of scalar, pointer and the types below, one declarator
 list per `;`. Anything else (templates, arrays, vector types, nested structs, unions, bit-fields) returns None
-and the explicit layout rule of volta/exec/structargs.py applies, whose check against the kernel's reads stays.
+and the explicit layout rule of volta/launch/structargs.py applies, whose check against the kernel's reads stays.
 """
 from __future__ import annotations
 

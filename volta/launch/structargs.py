@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from volta.errors import Span, Unsupported, UsageError
+from volta.semantics.bits import from_float
 
 WIDTHS = {"u8": 1, "s8": 1, "u16": 2, "s16": 2, "u32": 4, "s32": 4, "u64": 8, "s64": 8,
           "f16": 2, "bf16": 2, "f32": 4, "f64": 8, "ptr": 8}
@@ -166,9 +167,6 @@ def _layout(placed) -> str:
 
 def _bytes(f: Field, pname: str, read_type: str | None) -> bytes:
     """The little-endian bytes of a number field; an untyped integer the kernel reads as a float is that float."""
-    from volta.exec.launch import _fit_scalar
-    from volta.semantics.bits import from_float
-
     number, ftype = _number(f.value), f.type
     if ftype == "ptr":
         return bytes(8)
@@ -177,7 +175,7 @@ def _bytes(f: Field, pname: str, read_type: str | None) -> bytes:
     if ftype in FLOAT_TYPES:
         bits = int(from_float(np.array([float(number)]), "." + ftype)[0])
     else:
-        bits = _fit_scalar(f"`{pname}` field `{f.text}`", "." + ftype, f.value, number) & ((1 << (8 * f.width)) - 1)
+        bits = fit_scalar(f"`{pname}` field `{f.text}`", "." + ftype, f.value, number) & ((1 << (8 * f.width)) - 1)
     return bits.to_bytes(f.width, "little")
 
 
@@ -214,7 +212,7 @@ def bind_struct(struct, slices: list, entry, buffers: dict, symbols: dict, decla
     """The bindings of the struct parameter (never read: a 0; `("struct", StructImage)` when its address is
     taken) and of each slice, in order.
 
-    `declared` ([(name, type)] from the CUDA source, volta/exec/cudastruct.py) types the fields of a positional
+    `declared` ([(name, type)] from the CUDA source, volta/launch/cudastruct.py) types the fields of a positional
     entry and fixes their number; an entry with offsets is taken as written."""
     name, _, size = struct
     where = f"--args entry `{entry}` for struct parameter `{name}` ({size} bytes, .align {struct.align})"
@@ -313,3 +311,23 @@ def substitute(entry, values: dict, types: dict):
             value, ftype = values[value], ftype or types.get(value)
         fields.append(":".join(x for x in (offset, value, ftype) if x is not None))
     return "{" + ",".join(fields) + "}"
+
+
+def fit_scalar(pname: str, ptype: str, text: str, number):
+    """A numeric --args entry checked against its parameter's PTX type: an integer parameter takes an
+    integer that fits its width (signed or unsigned)."""
+    if ptype.startswith(".f"):
+        return float(number) if ptype in (".f16", ".f32", ".f64") else number
+    bits = {".u8": 8, ".s8": 8, ".b8": 8, ".u16": 16, ".s16": 16, ".b16": 16, ".u32": 32, ".s32": 32,
+            ".b32": 32, ".u64": 64, ".s64": 64, ".b64": 64}.get(ptype)
+    if bits is None:
+        raise UsageError(f"parameter `{pname}` has type {ptype}, which takes no number from --args")
+    if isinstance(number, float):
+        if not number.is_integer():
+            raise UsageError(f"--args entry `{text}` for parameter `{pname}` is not an integer, but `{pname}` "
+                             f"has the integer type {ptype}")
+        number = int(number)
+    if not -(1 << (bits - 1)) <= number < (1 << bits):
+        raise UsageError(f"--args entry `{text}` for parameter `{pname}` does not fit its type {ptype} "
+                         f"({bits} bits)")
+    return number

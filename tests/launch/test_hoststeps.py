@@ -1,5 +1,5 @@
 """Issue 28 §5: host steps between the launches of a pipeline — `memset BUF BYTE` and `copy SRC DST`
-(volta/exec/hoststeps.py) — through `volta check`, `races` and `run`, the manifest, the options and the API.
+(volta/launch/hoststeps.py) — through `volta check`, `races` and `run`, the manifest, the options and the API.
 
 A memset writes known bytes (a `temp` buffer is written from then on; the bytes, not a fill kernel's guess, are
 the value); a copy moves each element's value (over the reals its expression: an input stays that input's

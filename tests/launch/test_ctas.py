@@ -1,4 +1,4 @@
-"""`--ctas`: running a chosen set of CTAs (volta/exec/ctas.py) in races, run and check."""
+"""`--ctas`: running a chosen set of CTAs (volta/launch/ctas.py) in races, run and check."""
 import json
 from pathlib import Path
 
@@ -6,8 +6,8 @@ import pytest
 
 from volta.cli import run
 from volta.errors import UsageError
-from volta.exec import ctas
-from volta.exec.launch import Dim3
+from volta.launch import ctas
+from volta.launch.spec import Dim3
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 

@@ -31,11 +31,19 @@ import time
 from dataclasses import dataclass, field
 
 from volta.errors import Unsupported
+from volta.exec import feasible, pipeline, schedules
 from volta.exec import findings as F
-from volta.exec import feasible, racy_reads, replica_bits, schedules, trials
-from volta.exec.launch import LaunchSpec
-from volta.exec.trials import DEFAULT_TRIALS, GENERATED, trial_inputs, trial_modes, with_address  # noqa: F401
+from volta.exec import racy_reads, replica_bits
+from volta.exec.findings import is_data_dependence
 from volta.exec.limits import Timeout
+from volta.exec.pipeline import step_name
+from volta.ir.program import lower
+from volta.launch.ctas import describe
+from volta.launch.inputs import DEFAULT_TRIALS, GENERATED, trial_inputs, trial_modes  # noqa: F401
+from volta.launch.spec import LaunchSpec, sequence
+from volta.ptx.parser import parse_file
+from volta.exec import trials
+from volta.exec.trials import with_address
 
 CLEAN, FINDINGS, UNSUPPORTED, UNKNOWN = "clean", "findings", "unsupported", "unknown"
 CLEAN_FOR_INPUTS = "clean-for-inputs"  # concrete mode found nothing on the inputs tried: not a proof
@@ -87,7 +95,7 @@ class RaceReport:
     schedules: list = field(default_factory=list)  # concrete mode: how many schedules each input set ran
     printed: list = field(default_factory=list)  # concrete mode with show_printf: (input set, [(ThreadId, text)])
     seconds: float = 0.0
-    ctas: str | None = None  # --ctas: which CTAs ran (volta.exec.ctas.describe); None: the whole grid
+    ctas: str | None = None  # --ctas: which CTAs ran (volta.launch.ctas.describe); None: the whole grid
 
     @property
     def exit_code(self) -> int:
@@ -156,15 +164,12 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=Non
         block=str(launch.block), threads=launch.grid.count * launch.block.count, verdict=CLEAN, policy=policy,
     )
     if launch.ctas:
-        from volta.exec.ctas import describe
-
         report.ctas = describe(launch.ctas, launch.grid)
         report.threads = len(launch.ctas) * launch.block.count
     start = time.perf_counter()
     try:
         if spec.sequences.get(role):  # [[role.launch]]: each launch with the memory the earlier ones left
-            from volta.exec import pipeline
-            return pipeline.races(spec, role, progress, inputs=inputs, trials=trials, concrete=concrete,
+            return sequence_races(spec, role, progress, inputs=inputs, trials=trials, concrete=concrete,
                                   policy=policy)
         return _analyze(report, spec, role, launch, progress, modes, start, inputs, concrete, lockstep_warps)
     except Timeout as err:   # (a launch sequence's report keeps the findings of its finished launches itself)
@@ -185,10 +190,7 @@ def out_of_time(report: RaceReport, err: Timeout, start: float, findings: list =
 
 def _analyze(report, spec, role, launch, progress, modes, start, inputs, concrete, lockstep_warps) -> RaceReport:
     """The structured run over the whole grid, or the concrete trials when it stops for data (see analyze)."""
-    from volta.exec.machine import Machine  # the executor is heavy: import it only when analyzing
-    from volta.ir.program import lower
-    from volta.ptx.parser import parse_file
-
+    from volta.exec.machine import Machine  # start-up: reports import this module without running anything
     module = parse_file(launch.ptx)
     machine = None
     try:
@@ -238,11 +240,6 @@ class _DataDependent(Exception):
     """--inputs given: go straight to concrete runs."""
 
 
-def is_data_dependence(err: Unsupported) -> bool:
-    """The structured run stopped because control flow, an address or a count depends on tensor data."""
-    return "depends on tensor data" in err.message
-
-
 def concrete_report(report, spec, role, progs, launches, modes, start, progress, why) -> RaceReport:
     """The report of concrete mode (volta/exec/trials.py): findings for the inputs and schedules tried, or
     `clean-for-inputs` (exit 3) when none showed one; UNSUPPORTED when every input set stopped."""
@@ -281,7 +278,7 @@ def _over_the_reals(machine, prog, launch, spec, role) -> list | None:
     writes, races and benign races on tensor data, which replace the first run's undecided races), with the
     bits of the stores found equal over the reals compared on concrete inputs (volta/exec/replica_bits.py);
     None when the re-run stopped and only races were undecided (they stay races)."""
-    from volta.exec.machine import Machine
+    from volta.exec.machine import Machine  # start-up: reports import this module without running anything
 
     try:
         again = Machine(prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True,
@@ -302,3 +299,63 @@ def _over_the_reals(machine, prog, launch, spec, role) -> list | None:
 
 def analyze_all(spec: LaunchSpec, progress=None, **options) -> RacesResult:
     return RacesResult([analyze(spec, role, progress, **options) for role in roles(spec)], spec.source)
+
+
+def sequence_races(spec, role: str, progress=None, *, inputs=None, trials=None, concrete: bool = True, policy=None):
+    """`volta races` on a launch sequence: each launch over its whole grid, structured (every input), with the
+    memory the earlier launches left; one report for the sequence (kernels `k1 → k2`, every launch's findings,
+    each naming its own PTX line). When a launch leaves the structured class for data dependence (and nothing
+    was found before), the whole sequence runs again on each trial's concrete inputs (`--inputs`, `--trials`,
+    as for one kernel): findings for those inputs, or NO FINDING ON THESE INPUTS."""
+    seq = sequence(spec, role)
+    policy = policy or Policy()
+    modes = trial_modes(inputs, trials)
+    report = RaceReport(
+        kernel=" → ".join(step_name(x) for x in seq), role=role,
+        ptx=" → ".join(dict.fromkeys(str(x.ptx) for x in seq)), grid=" → ".join(str(x.grid) for x in seq),
+        block=" → ".join(str(x.block) for x in seq), threads=sum(x.grid.count * x.block.count for x in seq),
+        verdict=CLEAN, policy=policy)
+    start = time.perf_counter()
+    found, carried, names = [], None, []
+    progs = [lower(parse_file(x.ptx), x.kernel) for x in seq]
+    if inputs is not None:
+        return concrete_report(report, spec, role, progs, seq, modes, start, progress, None)
+    try:
+        for launch in seq:
+            prog = lower(parse_file(launch.ptx), launch.kernel)
+            names.append(step_name(launch, prog.name))
+            launch = dataclasses.replace(launch, kernel=prog.name)
+            m = pipeline.machine(carried, prog, launch, spec.buffers, spec.symbols, structured=True,
+                                 check_races=True, allow_exit_before_barrier=spec.allow_exit_before_barrier,
+                                 lockstep_warps=policy.lockstep_warps)
+            if progress is not None:   # once admitted (within --max-memory)
+                progress(f"{prog.name}: executing {launch.grid.count * launch.block.count:,} threads "
+                         f"(grid {launch.grid}, block {launch.block}), launch {len(names)} of {len(seq)}")
+            try:
+                m.run()
+                if m.unproved_stores:
+                    op = m.unproved_stores[0]
+                    raise Unsupported(f"threads of one warp store tensor data to the same address in one "
+                                      f"instruction (`{op.d.inst.opcode}`) in a launch sequence; their values are "
+                                      f"not compared here", op.span)
+            except Unsupported as err:
+                if concrete and is_data_dependence(err) and not found and not m.findings:
+                    return concrete_report(report, spec, role, progs, seq, modes, start, progress, err)
+                report.verdict, report.error = UNSUPPORTED, err
+                found += [with_address(f, m) for f in m.findings]
+                report.thread_instructions += m.thread_instructions
+                break
+            found += [with_address(f, m) for f in m.findings]
+            report.thread_instructions += m.thread_instructions
+            report.steps += m.steps
+            carried = m.buffer_regions
+    except Timeout as err:
+        return out_of_time(report, err, start, found)
+    report.kernel = " → ".join(names + [step_name(x) for x in seq[len(names):]])
+    report.seconds = time.perf_counter() - start
+    report.findings = F.benign_only_where_always(found)
+    if report.counted:
+        report.verdict = FINDINGS   # findings made before a launch left the structured class are real defects
+    elif report.verdict != UNSUPPORTED:
+        report.verdict = CLEAN
+    return report

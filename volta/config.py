@@ -1,0 +1,55 @@
+"""Modes as values, and the numbers of the hardware named once.
+
+A mode that changes what a command decides is a frozen value handed down to whoever reads it, never a module
+global set for the duration of a command: two checks in one process (the batch runner, the Python API, a test)
+cannot see each other's modes, and a reader says in its signature which modes it depends on.
+
+`IntegerInputs`: which input buffers of the launch in hand hold integers and the range of their elements. Over
+the reals their elements are still reals (what holds for every real holds for every integer), but a
+counterexample must give them integer values inside those ranges, the solver is told so, and the executor's
+exact integer arithmetic (volta/exec/integer_real.py) bounds them by those ranges. `volta check` and the
+feasibility re-run of `volta races` make one from the launch's buffers (volta/launch/spec.py: `integer_inputs`);
+every other run has none (`NO_INTEGERS`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+WARP_SIZE = 32   # threads of a warp (PTX ISA 5.2.2 `WARP_SZ`): lane ids, warp collectives, tensor-core fragments
+
+
+@dataclass(frozen=True)
+class IntegerInputs:
+    """Names of the integer input buffers and symbols, and (lo, hi) of their elements' values."""
+    ranges: tuple = ()   # ((name, (lo, hi) or None), ...) sorted by name
+    _by_name: dict = field(init=False, compare=False, repr=False, hash=False)
+    _memo: dict = field(init=False, compare=False, repr=False, hash=False)   # node -> reads such a leaf
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_name", dict(self.ranges))
+        object.__setattr__(self, "_memo", {})
+
+    @staticmethod
+    def of(ranges: dict) -> IntegerInputs:
+        return IntegerInputs(tuple(sorted(ranges.items())))
+
+    @property
+    def names(self):
+        return self._by_name.keys()
+
+    def __bool__(self) -> bool:
+        return bool(self._by_name)
+
+    def __contains__(self, name) -> bool:
+        return name in self._by_name
+
+    def range_of(self, name) -> tuple[int, int] | None:
+        return self._by_name.get(name)
+
+    @property
+    def memo(self) -> dict:
+        """expression node -> whether it reads an integer leaf (volta/symbolic/expr.py: has_integer_leaf)."""
+        return self._memo
+
+
+NO_INTEGERS = IntegerInputs()
