@@ -54,8 +54,8 @@ def load_case(cid: str):
     import dataclasses
     import tomllib
 
-    from volta.exec import replay
-    from volta.exec.launch import from_options
+    from volta.session import replay
+    from volta.launch.spec import from_options
 
     name, role = cid.split("/")
     if name == "triton":
@@ -79,7 +79,7 @@ def load_case(cid: str):
 
 def plan_launch(launch, buffers: dict) -> dict:
     """One launch: grid, block, dynamic shared memory and each parameter as a buffer name or its raw bytes."""
-    from volta.exec.launch import bind_args
+    from volta.launch.spec import bind_args
     from volta.ir.program import lower
     from volta.ir.structparams import SliceParam, StructParam
     from volta.ptx.parser import parse_file
@@ -140,8 +140,8 @@ def expected_noise(case: str, role: str, ptx_texts: list) -> list:
 
 
 def cmd_plan(a) -> int:
-    from volta.exec import replay
-    from volta.exec.launch import sequence
+    from volta.launch import inputs
+    from volta.launch.spec import sequence
 
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -150,11 +150,11 @@ def cmd_plan(a) -> int:
         entry = {"id": cid}
         try:
             spec, role = load_case(cid)
-            chosen = replay.choose_inputs(spec, "random:0")
-            steps = [replay._concrete_symbols(spec, role, chosen.arrays, {}, x) for x in sequence(spec, role)]
+            chosen = inputs.choose_inputs(spec, "random:0")
+            steps = [inputs._concrete_symbols(spec, role, chosen.arrays, {}, x) for x in sequence(spec, role)]
             buffers = dict(spec.buffers)
             for x in steps:
-                buffers.update(replay.infer_buffers(x, spec.buffers, chosen.arrays))
+                buffers.update(inputs.infer_buffers(x, spec.buffers, chosen.arrays))
             entry["launches"] = [plan_launch(x, buffers) for x in steps]
             entry["buffers"] = {n: {"dtype": b.dtype, "nbytes": b.nbytes, "role": b.role} for n, b in buffers.items()}
             entry["noise"] = expected_noise(cid, role, [Path(x.ptx).read_text() for x in steps])
@@ -320,8 +320,9 @@ def cmd_gpu(a) -> int:
 
 # ---- compare (here, with volta) -----------------------------------------------------------------------------------
 def cmd_compare(a) -> int:
-    from volta.exec import replay
-    from volta.exec.launch import DTYPES
+    from volta.launch import inputs as launch_inputs
+    from volta.session import replay
+    from volta.launch.spec import DTYPES
 
     cases = json.loads((Path(a.plan) / "plan.json").read_text())["cases"]
     inputs = np.load(Path(a.plan) / "inputs.npz")
@@ -345,7 +346,7 @@ def cmd_compare(a) -> int:
             if key in inputs.files:
                 arrays[n] = inputs[key].view(DTYPES[b["dtype"]][0])
         if spec.symbols:
-            chosen = replay.choose_inputs(spec, "random:0").arrays
+            chosen = launch_inputs.choose_inputs(spec, "random:0").arrays
             arrays.update({n: chosen[n] for n in spec.symbols})
         t0 = time.perf_counter()
         try:

@@ -32,7 +32,7 @@ from volta.equiv.check import UNTOUCHED, outputs
 from volta.errors import Unsupported
 from volta.exec import access as A
 from volta.exec import pipeline
-from volta.exec.launch import Buffer, Dim3, KernelLaunch
+from volta.launch.spec import Buffer, Dim3, KernelLaunch
 from volta.exec.machine import _pointer_params
 from volta.exec.memory import Region
 from volta.exec.trials import with_address

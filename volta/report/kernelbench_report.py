@@ -15,7 +15,7 @@ import json
 from fractions import Fraction
 
 import volta
-from volta.exec.races import RaceReport, RacesResult
+from volta.session.races import RaceReport, RacesResult
 from volta.report import json_report, sarif
 from volta.report import text as races_text
 from volta.report.check_report import HOW, value_text
