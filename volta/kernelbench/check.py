@@ -19,6 +19,7 @@ import traceback
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from volta.config import IntegerInputs
 from volta.equiv.check import _exact
 from volta.errors import Unsupported, UsageError, VoltaError
 from volta.kernelbench import candidate as C
@@ -130,8 +131,8 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
             progress("comparing outputs")
         readings = Readings()
         confirm = _Confirmer(problem, run, host, model, ref_outs, readings)
-        with _integer_inputs(problem):
-            report.comparison = compare(ref_outs, cand_outs, confirm, timeout_ms, progress, readings.apply)
+        report.comparison = compare(ref_outs, cand_outs, confirm, timeout_ms, progress, readings.apply,
+                                    integer_inputs(problem))
         if readings.note():
             report.notes.append(readings.note())
         report.seconds["compare"] = time.perf_counter() - start
@@ -218,7 +219,7 @@ class _Confirmer:
 
     def __call__(self, verdict, k, i, a, b) -> Difference | None:
         values = self.inputs(verdict.model, a, b)
-        self.refusal = _beyond_float32(values)
+        self.refusal = _beyond_float32(values, integer_inputs(self.problem))
         if self.refusal is not None:
             return None
         env = {leaf: values.get(leaf.data[0], {}).get(leaf.data[1], 1)
@@ -258,11 +259,11 @@ class _Confirmer:
 FLOAT32_MAX = Fraction(2 ** 128 - 2 ** 104)
 
 
-def _beyond_float32(values: dict) -> str | None:
+def _beyond_float32(values: dict, integers: IntegerInputs) -> str | None:
     """Why a real counterexample is no input a float32 tensor can hold (a value beyond FLT_MAX: a kernel that
     starts a max at -FLT_MAX differs from torch.max only there), else None. Integer inputs are exempt."""
     for name, elements in values.items():
-        if name in E.INTEGER_INPUTS:
+        if name in integers:
             continue
         for index, v in elements.items():
             if abs(Fraction(v)) > FLOAT32_MAX:
@@ -290,25 +291,12 @@ def _bind(expr, env):
     return memo[expr]
 
 
-class _integer_inputs:
-    """Integer inputs (randint) are integers of their range to the random search and Z3 (E.INTEGER_INPUTS),
-    as `volta check` declares integer buffers; restored afterwards."""
-
-    def __init__(self, problem: Problem):
-        self.names = {n: r for n, r in problem.integer_ranges.items()}
-        for n, t in zip(problem.input_names, problem.inputs):
-            if isinstance(t, SymTensor) and not t.dtype.is_floating_point and n not in self.names:
-                self.names[n] = None
-
-    def __enter__(self):
-        self.saved = (set(E.INTEGER_INPUTS), dict(E.INTEGER_RANGES))
-        E.INTEGER_INPUTS.update(self.names)
-        E.INTEGER_RANGES.update({n: r for n, r in self.names.items() if r is not None})
-
-    def __exit__(self, *exc):
-        E.INTEGER_INPUTS.clear()
-        E.INTEGER_INPUTS.update(self.saved[0])
-        E.INTEGER_RANGES.clear()
-        E.INTEGER_RANGES.update(self.saved[1])
-        return False
+def integer_inputs(problem: Problem) -> IntegerInputs:
+    """Integer inputs (randint) are integers of their range to the random search and Z3, as `volta check`
+    declares integer buffers."""
+    names = dict(problem.integer_ranges)
+    for n, t in zip(problem.input_names, problem.inputs):
+        if isinstance(t, SymTensor) and not t.dtype.is_floating_point and n not in names:
+            names[n] = None
+    return IntegerInputs.of(names)
 

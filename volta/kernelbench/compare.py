@@ -16,12 +16,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from volta.config import NO_INTEGERS, IntegerInputs
 from volta.equiv.check import MAX_UNKNOWN, _compare, _expansion
 from volta.errors import Unsupported
 from volta.exec.limits import Timeout
 from volta.kernelbench.elements import UNWRITTEN
 from volta.symbolic.normal import Normalizer
 from volta.symbolic.ringform import RingForms
+from volta.symbolic.screen import Screen
 from volta.symbolic.search import random_search
 from volta.symbolic.verdict import Proved, Unknown
 
@@ -61,22 +63,23 @@ class Comparison:
 HUGE_EXPANSION = 2_000_000   # estimated terms past which normal forms are not attempted (memory, hours)
 
 
-def _decide(a, b, norm, timeout_ms, k, i):
+def _decide(a, b, norm, timeout_ms, k, i, integers: IntegerInputs = NO_INTEGERS):
     """`volta check`'s decision for one element, except that expressions whose normal forms would expand to
     more than HUGE_EXPANSION terms (a sum of many fractions: a row of sigmoids, a softmax read as one ratio)
     only get the exact random search: a difference it finds is still confirmed, and otherwise the element is
     UNKNOWN rather than a normalization that exhausts memory."""
     if _expansion(a, b) > HUGE_EXPANSION:
-        found = random_search(a, b, tries=60)
+        found = random_search(a, b, tries=60, integers=integers)
         return found if found is not None else Unknown(
             f"too large to normalize (over {HUGE_EXPANSION:,} terms) and no random input tells the two apart")
-    return _compare(a, b, norm, timeout_ms, None, f"out{k}", i)
+    return _compare(a, b, norm, timeout_ms, None, f"out{k}", i, Screen(integers=integers))
 
 
 def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, progress=None,
-            reading=lambda e: e) -> Comparison:
+            reading=lambda e: e, integers: IntegerInputs = NO_INTEGERS) -> Comparison:
     """Decide every output element; `confirm(verdict, output, index, a, b)` returns a Difference or None;
-    `reading` maps each element of both sides first (`libm.Readings.apply`)."""
+    `reading` maps each element of both sides first (`libm.Readings.apply`); `integers`: the problem's integer
+    inputs (randint tensors), integers of their ranges to the search and the solver."""
     start = time.perf_counter()
     result = Comparison()
     if len(ref_outs) != len(cand_outs):
@@ -116,7 +119,7 @@ def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, 
                 if forms.equal(a[i], b[i]):
                     result.proved_by["ring-form"] = result.proved_by.get("ring-form", 0) + 1
                     continue
-                verdict = _decide(a[i], b[i], norm, timeout_ms, k, i)
+                verdict = _decide(a[i], b[i], norm, timeout_ms, k, i, integers)
                 if isinstance(verdict, Proved):
                     result.proved_by[verdict.how] = result.proved_by.get(verdict.how, 0) + 1
                     continue

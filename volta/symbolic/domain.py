@@ -5,7 +5,7 @@ given it: `-1e20f - 1` or `-FLT_MAX - 1` for an f32 buffer is not an f32. So eve
 buffer's format before it is confirmed (`Domain.snap`, to nearest; `Domain.variants` adds the directed
 roundings, for a difference that lives just past a rounding of the solver's value, such as a max-pool sentinel
 `-1e20f` whose model was `-1e20f - 1`), and the solver is told the range of each format (`Domain.bounds`:
-|x| <= its largest finite value). Integer buffers keep their own rules (`expr.INTEGER_RANGES`).
+|x| <= its largest finite value). Integer buffers keep their own rules (`volta.config.IntegerInputs`).
 
 The formats are written out here (the symbolic package is a leaf of the import graph); `round_to` is checked
 against volta/numerics/formats.py by tests/symbolic/test_domain.py.
