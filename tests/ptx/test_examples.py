@@ -49,4 +49,6 @@ def test_ptxas_accepts_printed_text(path, tmp_path):
     relocatable = ["-c"] if ".extern .func" in path.read_text() else []
     result = subprocess.run(["ptxas", f"-arch={arch}", *relocatable, str(out), "-o", str(tmp_path / "a.cubin")],
                             capture_output=True, text=True, timeout=120)
+    if "Unsupported .version" in result.stderr:   # PTX newer than this toolkit's ptxas (Triton ships its own)
+        pytest.skip(f"ptxas here is older than the file's PTX ISA: {result.stderr.strip().splitlines()[0]}")
     assert result.returncode == 0, result.stderr
