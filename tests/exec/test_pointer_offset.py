@@ -13,7 +13,7 @@ PTX = "examples/vector_add/kernel.sm80.ptx"
 def test_offset_pointer_reads_from_the_offset(tmp_path):
     np.savez(tmp_path / "in.npz", x=np.arange(8, dtype=np.float32), y=np.zeros(8, np.float32))
     code = run(["run", PTX, "--grid", "1", "--block", "32", "--args", "x+16,y,out,4", "--buffer", "x=f32[8]",
-                "--buffer", "y=f32[8]", "--buffer", "out=f32[4]", "--inputs", str(tmp_path / "in.npz"),
+                "--buffer", "y=f32[8]", "--buffer", "out=f32[4]:out", "--inputs", str(tmp_path / "in.npz"),
                 "--out", str(tmp_path / "out.npz"), "-q"])
     assert code == 0
     assert np.load(tmp_path / "out.npz")["out"].tolist() == [4.0, 5.0, 6.0, 7.0]

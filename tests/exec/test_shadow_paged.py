@@ -77,8 +77,10 @@ def test_kernel_report_names_writer_and_a_different_reader(tmp_path):
     ptx.write_text(WRITER_READ_FIRST)
     report = analyze(from_options(str(ptx), "k", "1", "4", "x", ["x=f32[4]:inout"]))
     assert report.verdict == FINDINGS
-    races = [f for f in report.findings if f.kind == "race"]
-    assert races and all(f.message.startswith("read-write race") for f in races)
+    # the readers' value never reaches an output, so the race is classified benign (volta/exec/racy_reads.py);
+    # the shadow's part is the pair it names
+    races = [f for f in report.findings if f.kind in ("race", "benign-read-race")]
+    assert races and all("read-write race" in f.message for f in races)
     reader, writer = races[0].threads
     assert writer.thread == (0, 0, 0)
     assert reader.thread != (0, 0, 0) and reader.thread[0] in (1, 2, 3)
