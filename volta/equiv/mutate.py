@@ -63,7 +63,12 @@ def _split_operands(text: str) -> list:
 def _float_changed(hexbits: str) -> str:
     value = struct.unpack(">f", bytes.fromhex(hexbits))[0]
     new = 1.0 if value == 0 else value * 2
+    if abs(new) > FLT_MAX and abs(value) <= FLT_MAX:   # -FLT_MAX (a max's start) doubled is no f32: halve it
+        new = value / 2
     return struct.pack(">f", new).hex().upper()
+
+
+FLT_MAX = struct.unpack(">f", bytes.fromhex("7F7FFFFF"))[0]
 
 
 def mutants(text: str) -> list:
