@@ -132,7 +132,7 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
         readings = Readings()
         confirm = _Confirmer(problem, run, host, model, ref_outs, readings)
         report.comparison = compare(ref_outs, cand_outs, confirm, timeout_ms, progress, readings.apply,
-                                    integer_inputs(problem))
+                                    confirm.integers)
         if readings.note():
             report.notes.append(readings.note())
         report.seconds["compare"] = time.perf_counter() - start
@@ -216,10 +216,11 @@ class _Confirmer:
         self.problem, self.run, self.host, self.model = problem, run, host, model
         self.ref_outs, self.readings = ref_outs, readings
         self.refusal: str | None = None   # why the last candidate counterexample is not one
+        self.integers = integer_inputs(problem)
 
     def __call__(self, verdict, k, i, a, b) -> Difference | None:
         values = self.inputs(verdict.model, a, b)
-        self.refusal = _beyond_float32(values, integer_inputs(self.problem))
+        self.refusal = _beyond_float32(values, self.integers)
         if self.refusal is not None:
             return None
         env = {leaf: values.get(leaf.data[0], {}).get(leaf.data[1], 1)
