@@ -66,6 +66,15 @@ class Timeout(VoltaError):
         return f"{super().__str__()}; nothing is claimed (a longer --timeout may decide)"
 
 
+def resident_memory() -> int | None:
+    """This process's resident set in bytes (Linux /proc; None elsewhere)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 @dataclasses.dataclass
 class Limits:
     max_memory: int | None = None  # bytes; None: the default fraction of physical memory
@@ -74,6 +83,9 @@ class Limits:
     deadline: float | None = None  # time.monotonic() value
     progress: object = None  # callable(line) for long runs, or None (-q)
     start: float = dataclasses.field(default_factory=time.monotonic)
+    # resident memory when the command began: --max-memory bounds what the command adds, so a check made from a
+    # long-lived process (a notebook, a test worker, a batch job) is not refused for what that process held before
+    resident_at_start: int = dataclasses.field(default_factory=lambda: resident_memory() or 0)
 
     def expired(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
@@ -264,15 +276,6 @@ def check_buffers(buffers: dict, what: str = "the buffers") -> None:
 
 # ---- steps and progress -------------------------------------------------------------------------
 
-def resident_memory() -> int | None:
-    """This process's resident set in bytes (Linux /proc; None elsewhere)."""
-    try:
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 @dataclasses.dataclass
 class StepClock:
     """When a running machine next reads the clock (`due`, a value of its step count), and what it saw then.
@@ -315,11 +318,11 @@ def step_check(machine) -> None:
     if now - clock.memory_at >= CHECK_SECONDS:
         clock.memory_at = now
         rss = resident_memory()
-    if rss is not None and rss > lim.memory_limit:
+    if rss is not None and rss - lim.resident_at_start > lim.memory_limit:
         where = ("--max-memory" if lim.max_memory is not None
                  else f"the default --max-memory, half of this machine's {human(physical_memory())}")
-        raise UsageError(f"executing `{machine.prog.name}` reached {human(rss)} of resident memory after "
-                         f"{machine.steps:,} steps, more than the limit of {human(lim.memory_limit)} ({where}); "
+        raise UsageError(f"executing `{machine.prog.name}` grew resident memory by "
+                         f"{human(rss - lim.resident_at_start)} after {machine.steps:,} steps, more than the limit of {human(lim.memory_limit)} ({where}); "
                          f"nothing is claimed: check fewer CTAs (--ctas), smaller buffers, or raise --max-memory")
     if lim.progress is not None:
         if clock.progress_at is None:
