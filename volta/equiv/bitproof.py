@@ -473,7 +473,8 @@ def prove_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 
     from volta.launch.spec import single_launches
 
     single_launches(spec, "volta check --prove")
-    from volta.equiv.bits import FP_MODES, check_bits
+    from volta.equiv.bits import FP_MODES
+    from volta.equiv.diverge import check_bits
 
     if fp not in FP_MODES:
         raise UsageError(f"--prove compares bits: choose --fp {', '.join(FP_MODES)}")

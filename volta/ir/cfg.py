@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from volta.ir.nodes import RegRef
+from volta.ptx import ast
+
 EXIT = -1
 
 
@@ -152,9 +155,6 @@ def immediate_post_dominators(graph: dict) -> dict:
 
 def _reg_indices(operand) -> set:
     """Register indices named by an operand (a register, `!p`, a vector, a pair, an address base)."""
-    from volta.ir.program import RegRef
-    from volta.ptx import ast
-
     if isinstance(operand, RegRef):
         return {operand.index}
     if isinstance(operand, ast.NotReg):

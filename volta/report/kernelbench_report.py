@@ -16,8 +16,9 @@ from fractions import Fraction
 
 import volta
 from volta.session.races import RaceReport, RacesResult
-from volta.report import json_report, sarif
-from volta.report import text as races_text
+import volta.report.json_report as json_report
+import volta.report.sarif as sarif
+import volta.report.text as races_text
 from volta.report.check_report import HOW, value_text
 from volta.report.common import demangle, display_path
 from volta.symbolic.enclose import Enclosure
