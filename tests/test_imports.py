@@ -156,7 +156,7 @@ def test_every_package_has_a_layer():
     assert sorted({_package(m) for m in _graph()} - set(RANK)) == []
 
 
-@pytest.mark.xfail(reason="issue 29: counted as tools/imports.py does, 2 module cycles left (26 modules of kernelbench, 23 of exec)", strict=True)
+@pytest.mark.xfail(reason="issue 29: counted as tools/imports.py does, 1 module cycle left (26 modules of kernelbench)", strict=True)
 def test_no_import_cycle():
     assert _cycles(_graph()) == []
 
@@ -177,7 +177,7 @@ def test_only_the_bridge_imports_z3():
     assert [m for m, imports in sorted(graph.items()) if any(t == "z3" for t, _, _ in imports)] == [Z3_BRIDGE]
 
 
-@pytest.mark.xfail(reason="issue 29: 258 imports inside functions at the start, 220 left", strict=True)
+@pytest.mark.xfail(reason="issue 29: 258 imports inside functions at the start, 119 left", strict=True)
 def test_no_import_inside_a_function():
     graph = _graph()
     hidden = [f"{m}:{line} {t}" for m, imports in sorted(graph.items()) for t, line, inner in imports if inner]

@@ -32,9 +32,10 @@ from volta.errors import Unsupported, UsageError
 from volta.exec import access as A
 from volta.exec import tensor as T
 from volta.exec.access import region_itemsize
-from volta.exec.dispatch import REAL, _advance, _data_flag, _merge
+from volta.exec.table import REAL, _advance, _data_flag, _merge
 from volta.launch.spec import LaunchSpec
-from volta.exec.machine import DATA, Machine, source_types
+from volta.exec.machine import DATA, Machine
+from volta.exec.operands import source_types
 from volta.ir.program import RegRef, lower
 from volta.numerics.mma_select import MmaSetting
 from volta.ptx import ast

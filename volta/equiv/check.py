@@ -27,7 +27,8 @@ from volta.exec.access import region_itemsize
 from volta.exec import findings as F, racy_reads, replica_bits
 from volta.exec.findings import Site
 from volta.launch.spec import DTYPES, FIXED, LaunchSpec, sequence
-from volta.exec.machine import Machine, constants, named_reading
+from volta.exec.machine import Machine
+from volta.exec.operands import constants, named_reading
 from volta.exec.pipeline import names as pipeline_names, step_name
 from volta.equiv.witness import (SMALL, below_resolution, input_domain, larger_difference, load_inputs,
                                  relative_difference)
@@ -323,7 +324,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
         if role not in spec.sequences:
             launch = spec.launches[role]
             report.findings[role] = racy_reads.settle(m, report.findings[role], racy_reads.rerun_launch(
-                m.prog, launch, spec.buffers, spec.symbols, spec.functions, spec.allow_exit_before_barrier))
+                Machine, m.prog, launch, spec.buffers, spec.symbols, spec.functions, spec.allow_exit_before_barrier))
     if any(blocking(f) for found in report.findings.values() for f in found):
         report.verdict = "findings"
         return report

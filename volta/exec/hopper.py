@@ -21,7 +21,8 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import access as A
-from volta.exec.dispatch import DISPATCH, _advance, handles
+from volta.exec import asynccopy  # noqa: F401  (registers the `cp` that _CP_ASYNC below reads)
+from volta.exec.table import DISPATCH, _advance, handles
 
 
 @dataclass
