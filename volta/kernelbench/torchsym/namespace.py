@@ -23,7 +23,16 @@ import types
 from volta.kernelbench import dtypes as D
 from volta.kernelbench.failures import TorchError, unsupported
 from volta.kernelbench.tensor import Size, SymTensor
-from volta.kernelbench.torchsym import conv, layers, linalg, loss, methods, norm, pointwise, pool, reduction, shape
+import volta.kernelbench.torchsym.conv as conv
+import volta.kernelbench.torchsym.layers as layers
+import volta.kernelbench.torchsym.linalg as linalg
+import volta.kernelbench.torchsym.loss as loss
+import volta.kernelbench.torchsym.methods as methods
+import volta.kernelbench.torchsym.norm as norm
+import volta.kernelbench.torchsym.pointwise as pointwise
+import volta.kernelbench.torchsym.pool as pool
+import volta.kernelbench.torchsym.reduction as reduction
+import volta.kernelbench.torchsym.shape as shape
 from volta.kernelbench.torchsym.core import result_type
 from volta.kernelbench.torchsym.creation import Factories, Run
 from volta.kernelbench.torchsym.module import CONTAINERS, Module, Parameter
