@@ -40,6 +40,7 @@ LAYERS = (
 )
 RANK = {package: rank for rank, packages in enumerate(LAYERS) for package in packages}
 Z3_BRIDGE = "volta.symbolic.z3bridge"
+GRAPH_MARK = "<!-- package graph: python tests/test_imports.py --graph -->"
 # the faces: a package every import of a submodule runs, that loads its API on first use (PEP 562 / a callable
 # module), so it sits below what it loads: volta/__init__'s __getattr__, volta/kernelbench/__init__'s __call__
 FACES = {("volta", "volta.api"), ("volta", "volta.kernelbench"), ("volta.kernelbench", "volta.kernelbench.api")}
@@ -155,6 +156,15 @@ def package_graph(graph: dict) -> dict:
     return edges
 
 
+def graph_text(graph: dict) -> str:
+    """The package graph in layer order, one line per package: what docs/ARCHITECTURE.md shows."""
+    packages = package_graph(graph)
+    order = [p for layer in LAYERS for p in layer if p in packages]
+    width = max(len(p) for p in order)
+    return "\n".join(f"{p:<{width}}  -> {', '.join(sorted(packages[p], key=lambda q: (RANK[q], q))) or '-'}".rstrip()
+                     for p in order)
+
+
 def test_every_package_has_a_layer():
     assert sorted({_package(m) for m in _graph()} - set(RANK)) == []
 
@@ -172,6 +182,14 @@ def test_no_package_cycle():
     circle; across layers the upward test already forbids it."""
     packages = package_graph(_graph())
     assert _cycles({p: [(t, 0, False) for t in sorted(ts)] for p, ts in packages.items()}) == []
+
+
+def test_the_architecture_page_shows_the_graph_as_it_is():
+    """docs/ARCHITECTURE.md's package graph is this one (regenerate it with `python tests/test_imports.py --graph`)."""
+    page = (ROOT.parent / "docs" / "ARCHITECTURE.md").read_text()
+    start = page.index(GRAPH_MARK) + len(GRAPH_MARK)
+    shown = page[start:].split("```text\n", 1)[1].split("```", 1)[0]
+    assert shown.rstrip("\n") == graph_text(_graph())
 
 
 def test_only_the_bridge_imports_z3():
@@ -193,8 +211,13 @@ def test_the_contract_sees_a_cycle_and_an_upward_arrow():
     assert upward_imports(graph) == ["volta.exec.a:1 imports volta.equiv.b (exec is below equiv)"]
 
 
-if __name__ == "__main__":   # the counts, for a commit message: python tests/test_imports.py
+if __name__ == "__main__":   # the counts, for a commit message: python tests/test_imports.py [--graph]
+    import sys
+
     g = _graph()
+    if "--graph" in sys.argv:
+        print(graph_text(g))
+        raise SystemExit
     print("cycles:", [len(c) for c in _cycles(g)], "upward:", len(upward_imports(g)),
           "in-function:", sum(inner for imports in g.values() for _, _, inner in imports))
     for line in upward_imports(g):
