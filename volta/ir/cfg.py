@@ -172,8 +172,6 @@ def _is_destination(op, k: int, operand) -> bool:
     """Is operand k of op written? Operand 0 is when it names registers, except for stores, reductions,
     branches, calls and barriers (counted as read: an extra live register only costs a merge, a
     register wrongly taken as overwritten could skip one). An address operand is always read."""
-    from volta.ptx import ast
-
     return (k == 0 and not isinstance(operand, ast.Address)
             and op.op not in ("st", "red", "bra", "brx", "call", "bar", "barrier", "membar", "fence",
                               "prefetch", "prefetchu", "cp", "exit", "ret", "trap", "nop"))

@@ -370,8 +370,6 @@ def _fns(d, mask_, base, offset):
     """fns.b32 d, mask, base, offset: offset 0 → base if mask[base] else all ones; offset > 0 → the offset-th set
     bit at or above base; offset < 0 → the |offset|-th set bit at or below base; all ones when there is none.
     A base above 31 is undefined (PTX) and refused."""
-    from volta.errors import Unsupported
-
     m = mask(mask_, 32)
     b = as_uint(base, 32).astype(np.int64)
     off = as_int(offset, 32).astype(np.int64)
