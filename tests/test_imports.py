@@ -5,13 +5,14 @@ Read from the source with `ast` (nothing is imported). An import is a dependency
 level, inside a function, or a call `import_module("volta....")` with the name written out; and
 `from volta.pkg import name` depends on `volta.pkg` (its __init__ runs first) as well as on `volta.pkg.name` where
 that is a module (as /work/tools/imports.py counts), so a module imports a sibling by its own path
-(`import volta.report.text as text`) where the package's __init__ imports the siblings. An import kept inside a function only for start-up time (the
-CLI's command table, a driver that reports import without running it) carries the comment `# start-up` on its
-line: it still counts for cycles and layers, only not as hidden. The exceptions are the two faces (FACES): every
-import of a submodule runs volta/__init__ first, so it sits at the bottom, and loads volta.api and volta.kernelbench
-by name on first attribute use (PEP 562); volta/kernelbench/__init__ is the callable `volta.kernelbench(...)` and
-loads its api on the first call. The layers, lowest first (a package may import its
-own layer and any lower one):
+(`import volta.report.text as text`) where the package's __init__ imports the siblings. An import kept inside a
+function only for start-up time (the CLI's command table, a driver that reports import without running it)
+carries the comment `# start-up` on its line: it still counts for cycles and layers, only not as hidden.
+
+The exceptions are the two faces (FACES): every import of a submodule runs volta/__init__ first, so it sits at the
+bottom, and loads volta.api and volta.kernelbench by name on first attribute use (PEP 562);
+volta/kernelbench/__init__ is the callable `volta.kernelbench(...)` and loads its api on the first call.
+The layers, lowest first (a package may import its own layer and any lower one):
 """
 from __future__ import annotations
 
@@ -197,7 +198,8 @@ def test_only_the_bridge_imports_z3():
     assert [m for m, imports in sorted(graph.items()) if any(t == "z3" for t, _, _ in imports)] == [Z3_BRIDGE]
 
 
-@pytest.mark.xfail(reason="issue 29: 258 imports inside functions at the start, 85 left (38 in api.py, 36 in cli/, batch.py, pytest_plugin.py: start-up ones to mark)", strict=True)
+@pytest.mark.xfail(reason="issue 29: 258 imports inside functions at the start, 85 left (38 in api.py, 36 in "
+                          "cli/, batch.py, pytest_plugin.py: start-up ones to mark)", strict=True)
 def test_no_import_inside_a_function():
     graph = _graph()
     hidden = [f"{m}:{line} {t}" for m, imports in sorted(graph.items()) for t, line, inner in imports if inner]
