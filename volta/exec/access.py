@@ -10,15 +10,13 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import findings as F
-from volta.exec import lanesym, memmodel, ordering, replicas
-from volta.exec.lanesym import LaneSym
+from volta.exec import memmodel, ordering, replicas
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_SHARED, KERNEL_PARAM_BASE, PagedArray
 from volta.ir import spin
 from volta.ir.structparams import describe
 from volta.launch.spec import DTYPES
 from volta.ptx import ast
 from volta.symbolic import expr as E
-from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
 
 _VIEW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
@@ -557,6 +555,10 @@ def load_lsym(m, op, region, lanes, offs, size):
     """Loaded values as one LaneSym (input leaves or stored LaneSym rows) covering the lanes that read
     symbolic data (the others read concrete bits, exactly as `load_sym` would), or None: the general
     path (`load_sym`) then decides."""
+    from volta.exec import lanesym  # start-up: reports import this module; lane polynomials load with the machine
+    from volta.exec.lanesym import LaneSym  # start-up
+    from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly  # start-up
+
     if region == "kernel-param" or lanes.size == 0:
         return None
     rows = row_index(region, lanes, m)
@@ -621,6 +623,9 @@ def _stored_leaves(region, lanes, rows, offs, size, stored):
     """Per-lane expressions stored at (rows, offs) as one LaneSym of leaves, when every lane reads an input
     element of one buffer stored at this width (a tile copied into shared memory as f16 pairs, read back
     element by element); None otherwise (the general path)."""
+    from volta.exec.lanesym import LaneSym  # start-up
+    from volta.symbolic.lanepoly import LanePoly  # start-up
+
     first = stored[0]
     if not isinstance(first, E.Expr) or first.op is not E.VAR or (region.symsize[rows, offs] != size).any():
         return None

@@ -13,7 +13,6 @@ from fractions import Fraction
 import numpy as np
 
 from volta.errors import Unsupported
-from volta.exec.overflow_real import overflow_select
 from volta.ir.program import Program, RegRef
 from volta.ptx import ast
 from volta.semantics import realops
@@ -118,6 +117,8 @@ def _exponent_field_idioms(prog) -> dict:
 def select_real(c, a, b, op, m=None):
     v = realops.choose(c, a, b)
     if v is None and m is not None:   # libdevice's overflow arm (expm1f's +inf): volta/exec/overflow_real.py
+        from volta.exec.overflow_real import overflow_select  # start-up: z3, only when an arm is infinite
+
         v = overflow_select(m, op, c, a, b)
     if v is None:
         raise Unsupported("a data-dependent choice involving an infinite value (or one with no real value) is "
