@@ -19,7 +19,6 @@ import numpy as np
 
 from volta.config import NO_INTEGERS, IntegerInputs
 from volta.equiv import fixed_inputs
-from volta.equiv.parting import values_part
 from volta.errors import Unsupported, UsageError
 from volta.exec import access as A, limits
 from volta.exec import integer_real, pipeline
@@ -37,7 +36,6 @@ from volta.equiv.witness import (SMALL, below_resolution, input_domain, larger_d
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
 from volta.symbolic import cuts, expr as E
-from volta.symbolic import z3bridge
 from volta.symbolic.enclose import enclose
 from volta.symbolic.evaluate import EvalError, Inexact, evaluate
 from volta.symbolic.lanepoly import CoefficientOverflow
@@ -523,6 +521,8 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
     """Decide one element: identical DAGs, a float screen confirmed exactly, equal normal forms (for an element
     whose expansion would be large, first with shared sums kept as atoms, `kept`), exact random search, case
     splits, Z3."""
+    from volta.symbolic import z3bridge  # start-up: z3 loads for the first element that needs it
+
     screen = screen or Screen()
     if a is b:
         return Proved("identical")
@@ -653,6 +653,8 @@ def _values_part(spec, inputs, name, i, machines, integers):
     """Where the two kernels' values first part on the confirmed input (`volta.equiv.parting`). It is evidence
     for a person, made after the verdict: any failure to make it (an instruction the tracer cannot follow, the
     --timeout deadline, a bug in the tracer) is silence, never a changed verdict or a crash."""
+    from volta.equiv.parting import values_part  # start-up: the tracer loads for a confirmed difference
+
     try:
         return values_part(spec, inputs, name, i, machines=machines, integers=integers)
     except Exception:  # noqa: BLE001 - see the docstring: the diagnosis never decides anything
