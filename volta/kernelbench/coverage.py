@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from volta.kernelbench.elements import UNWRITTEN
 from volta.kernelbench.host import trace
 from volta.kernelbench.streams import Ordering, caller_line
 from volta.kernelbench.tensor import SymTensor
@@ -32,6 +33,7 @@ STREAM_WORK = {trace.Launch: None, trace.Copy: "cudaMemcpyAsync", trace.Memset: 
                trace.Upload: "cudaMemcpyAsync (from the host)"}
 
 KERNEL, HOST_OP, TORCH, INPUT = "kernel", "torch op in host code", "torch op", "input or constant"
+UNWRITTEN_ORIGIN = "never written"
 
 
 def short_kernel(mangled: str) -> str:
@@ -157,10 +159,13 @@ class Observer:
         return [(w, changed) for w in self.watched if (changed := _changed(w.before, w.storage.values))]
 
     def classify(self, values) -> list:
-        """Per output element: KERNEL, HOST_OP, TORCH or INPUT (see the module docstring)."""
+        """Per output element: KERNEL, HOST_OP, TORCH, INPUT or UNWRITTEN_ORIGIN (see the module docstring)."""
         memo: dict = {}
         out = []
         for v in values:
+            if v is UNWRITTEN:
+                out.append(UNWRITTEN_ORIGIN)
+                continue
             if type(v) is not E.Expr or v.op in NOT_COMPUTED:
                 out.append(INPUT)
                 continue
@@ -210,7 +215,7 @@ class Span:
     output: int
     start: int
     stop: int               # exclusive
-    origin: str             # KERNEL | HOST_OP | TORCH | INPUT
+    origin: str             # KERNEL | HOST_OP | TORCH | INPUT | UNWRITTEN_ORIGIN
     line: int | None        # the candidate's line that made the output tensor, where known
 
 
