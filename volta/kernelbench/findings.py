@@ -85,8 +85,10 @@ def explain(f: HackFinding) -> str:
                 f"reference's freed output of the same shape, so a candidate that computes nothing can look "
                 f"right. Volta reads them as unknown, never as zero.")
     if f.kind == UNINITIALIZED_READ:
-        return (f"A torch op{where} reads {elements_text(f)} of `{f.tensor}` that nothing wrote (an "
-                f"uninitialized `torch.empty`). Its result is whatever memory held before.")
+        what = elements_text(f) + " of" if f.count else "elements of"
+        return (f"A torch op{where} reads {what} a tensor that nothing wrote (an uninitialized `torch.empty`, "
+                f"accumulated into or read before any kernel filled it). On a GPU its result is whatever memory "
+                f"held before; Volta stops there and claims nothing else.")
     if f.kind == STREAM_RACE:
         return (f"{f.by or 'Work'}{where} ran on a stream other than the caller's current stream, and nothing "
                 f"(cudaStreamSynchronize, cudaDeviceSynchronize, an event recorded there and waited on, "
