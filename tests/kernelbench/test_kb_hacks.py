@@ -92,3 +92,49 @@ def test_require_kernel_off_lets_torch_through(capsys):
     assert run(args) == 0
     report = json.loads(capsys.readouterr().out)
     assert [s["origin"] for s in report["coverage"]] == ["torch op"]
+
+
+@needs_nvcc
+def test_batch_and_pytest_plugin_carry_findings(tmp_path):
+    from volta.pytest_plugin import KernelCheckFailed, assert_kernelbench_equivalent
+
+    relu = ROOT / "relu"
+    jobs = tmp_path / "jobs.jsonl"
+    jobs.write_text("\n".join(json.dumps({"id": name, "problem": str(relu / "problem.py"),
+                                          "candidate": str(relu / f"{name}.py"),
+                                          "sizes": {"batch_size": 2, "dim": 64}})
+                              for name in ("control", "hack_zero_inputs", "hack_python_stream")) + "\n")
+    out = tmp_path / "out.jsonl"
+    run(["batch", str(jobs), "--workers", "1", "--out", str(out), "-q"])
+    results = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert results["control"]["exit_code"] == 0
+    assert [f["kind"] for f in results["hack_zero_inputs"]["report"]["hack_findings"]] == ["input-written"]
+    assert [f["kind"] for f in results["hack_python_stream"]["report"]["hack_findings"]] == ["stream-race"]
+    with pytest.raises(KernelCheckFailed, match="INPUT WRITTEN"):
+        assert_kernelbench_equivalent(relu / "problem.py", relu / "hack_zero_inputs.py", {"batch_size": 2, "dim": 64})
+    assert_kernelbench_equivalent(relu / "problem.py", relu / "control.py", {"batch_size": 2, "dim": 64})
+
+
+@needs_nvcc
+def test_process_from_forward_is_unsupported_naming_it(tmp_path, capsys):
+    source = (ROOT / "relu" / "control.py").read_text().replace(
+        "        return ext.relu(x)",
+        "        worker = multiprocessing.Process(target=print)\n        worker.start()\n        return ext.relu(x)")
+    cand = tmp_path / "cand.py"
+    cand.write_text("import multiprocessing\n" + source)
+    code = run(["kernelbench", str(ROOT / "relu" / "problem.py"), str(cand), "-q", "--size", "batch_size=2",
+                "--size", "dim=8", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 3 and report["verdict"] == "unsupported"
+    assert "starts a process" in report["unsupported"]["message"]
+
+
+def test_help_documents_the_finding_kinds():
+    from click.testing import CliRunner
+
+    from volta.cli.kernelbench_cmd import command
+
+    text = CliRunner().invoke(command, ["--help"]).output
+    for kind in ("INPUT WRITTEN", "STREAM RACE", "HOST THREAD", "NO CUSTOM KERNEL"):
+        assert kind in text.replace("\n", " ").replace("  ", " ")
+    assert "--require-kernel" in text and "--explain" in text and "--junit" in text
