@@ -53,10 +53,15 @@ class Watched:
     writer: dict = field(default_factory=dict)    # element -> (label, file, line) of its first change
 
 
+def _ids(values: np.ndarray) -> np.ndarray:
+    return np.fromiter(map(id, values), np.int64, values.shape[0])
+
+
 def _changed(old: np.ndarray, new: np.ndarray) -> list:
+    """Elements whose value object differs (values are interned: a new object is a new value)."""
     if old.shape != new.shape:
         return list(range(new.shape[0]))
-    return [i for i in range(new.shape[0]) if new[i] is not old[i]]
+    return np.flatnonzero(_ids(old) != _ids(new)).tolist()
 
 
 class Observer:
