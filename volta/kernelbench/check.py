@@ -130,6 +130,7 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
         cand_outs, model = _run_candidate(report, problem, run, host, candidate_path, require_kernel)
         report.seconds["candidate"] = time.perf_counter() - start
         if cand_outs is None:
+            hacks.conclude(report, candidate_path)
             return report
         start = time.perf_counter()
         if progress:

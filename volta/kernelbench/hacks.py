@@ -66,7 +66,8 @@ def forward(report, problem, run, host, model, namespace: dict, path: str, requi
 
 def conclude(report, path: str) -> None:
     """Unwritten outputs as findings; the verdict FINDINGS when any finding stands beside a verdict that
-    would otherwise claim (or fail to decide) equivalence."""
+    would otherwise claim equivalence or nothing (a run stopped by what Volta does not model after the
+    finding was made still made it; the report keeps why it stopped as a note)."""
     c = report.comparison
     if c is not None:
         for k, missing in c.unwritten.items():
@@ -74,7 +75,12 @@ def conclude(report, path: str) -> None:
             report.hacks.append(F.HackFinding(
                 F.UNINITIALIZED_OUTPUT, f"output {k}: {len(missing):,} element(s) nothing wrote", path, line,
                 f"output {k}", list(missing[:F.MAX_ELEMENTS]), len(missing)))
-    if report.hacks and report.verdict in ("equivalent", "unknown"):
+    if report.hacks and report.verdict in ("equivalent", "unknown", "unsupported"):
+        if report.unsupported is not None:
+            report.notes.append(f"the run then stopped: {report.unsupported.message}")
+        elif report.raised is not None:
+            report.notes.append(f"the run then stopped: the candidate raised {report.raised[0]}: "
+                                f"{report.raised[1]}")
         report.verdict = "findings"
 
 
