@@ -34,6 +34,8 @@ STREAM_WORK = {trace.Launch: None, trace.Copy: "cudaMemcpyAsync", trace.Memset: 
 
 KERNEL, HOST_OP, TORCH, INPUT = "kernel", "torch op in host code", "torch op", "input or constant"
 UNWRITTEN_ORIGIN = "never written"
+KERNEL_AND_HOST_OP = "kernel, with a torch op in host code"   # e.g. at::matmul in C++, a kernel epilogue
+WITH_KERNEL = (KERNEL, KERNEL_AND_HOST_OP)
 
 
 def short_kernel(mangled: str) -> str:
@@ -164,7 +166,7 @@ class Observer:
         return [(w, changed) for w in self.watched if (changed := _changed(w.before, w.storage.values))]
 
     def classify(self, values) -> list:
-        """Per output element: KERNEL, HOST_OP, TORCH, INPUT or UNWRITTEN_ORIGIN (see the module docstring)."""
+        """Per output element: KERNEL, KERNEL_AND_HOST_OP, HOST_OP, TORCH, INPUT or UNWRITTEN_ORIGIN."""
         memo: dict = {}
         out = []
         for v in values:
@@ -174,11 +176,12 @@ class Observer:
             if type(v) is not E.Expr or v.op in NOT_COMPUTED:
                 out.append(INPUT)
                 continue
-            for node in E.postorder(v, memo):
-                kinds = {memo[c] for c in node.args}
-                memo[node] = (KERNEL if node in self.kernel_made or KERNEL in kinds else
-                              HOST_OP if node in self.host_op_made or HOST_OP in kinds else TORCH)
-            out.append(memo[v])
+            for node in E.postorder(v, memo):     # (a kernel computed part of it, a host torch op did)
+                kernel = node in self.kernel_made or any(memo[c][0] for c in node.args)
+                memo[node] = (kernel, node in self.host_op_made or any(memo[c][1] for c in node.args))
+            kernel, host_op = memo[v]
+            out.append(KERNEL_AND_HOST_OP if kernel and host_op else KERNEL if kernel else
+                       HOST_OP if host_op else TORCH)
         return out
 
 
@@ -220,7 +223,7 @@ class Span:
     output: int
     start: int
     stop: int               # exclusive
-    origin: str             # KERNEL | HOST_OP | TORCH | INPUT | UNWRITTEN_ORIGIN
+    origin: str             # one of classify's
     line: int | None        # the candidate's line that made the output tensor, where known
 
 

@@ -56,8 +56,9 @@ def forward(report, problem, run, host, model, namespace: dict, path: str, requi
                 report.verdict = "findings"
     finally:
         host.observer = None
-        report.hacks += _written(observer, allowed, path) + _races(run.streams, path) + _threads(pending)
-    if outs is not None:
+        report.hacks += _written(observer, allowed, path)     # a write is made even if the run stops after it
+    if outs is not None:     # order and threads are judged at the return, so only when forward returned
+        report.hacks += _races(run.streams, path) + _threads(pending)
         report.coverage = coverage.table(observer, outs)
         if require_kernel:
             report.hacks += _torch_only(report.coverage, outs, path)
@@ -130,7 +131,7 @@ def _threads(pending: list) -> list:
 def _torch_only(rows: list, outs: list, path: str) -> list:
     found = []
     for k, t in enumerate(outs):
-        spans = [s for s in rows if s.output == k and s.origin != coverage.KERNEL]
+        spans = [s for s in rows if s.output == k and s.origin not in coverage.WITH_KERNEL]
         if not spans:
             continue
         elements = [i for s in spans for i in range(s.start, s.stop)]
