@@ -57,6 +57,18 @@ class HackFinding:
     def title(self) -> str:
         return TITLES[self.kind]
 
+    @property
+    def summary(self) -> str:
+        return SUMMARIES[self.kind]
+
+    @property
+    def explanation(self) -> str:
+        return explain(self)
+
+    @property
+    def elements_text(self) -> str:
+        return elements_text(self)
+
     def to_dict(self) -> dict:
         return {"kind": self.kind, "title": self.title, "message": self.message, "file": self.file,
                 "line": self.line, "tensor": self.tensor, "elements": list(self.elements), "count": self.count,

@@ -21,7 +21,6 @@ from volta.report import json_report, sarif
 from volta.report import text as races_text
 from volta.report.check_report import HOW, value_text
 from volta.report.common import demangle, display_path
-from volta.kernelbench import findings as F
 from volta.symbolic.enclose import Enclosure
 
 SCHEMA = "volta.kernelbench/1"
@@ -164,9 +163,9 @@ def _hack_lines(r, explain: bool) -> list:
         where = f" at {display_path(f.file)}:{f.line}" if f.file and f.line else ""
         lines.append(f"  {f.title}{where}: {f.message}")
         if f.count:
-            lines.append(f"    {F.elements_text(f)}")
+            lines.append(f"    {f.elements_text}")
         if explain:
-            lines.append(f"    what the candidate did: {F.explain(f)}")
+            lines.append(f"    what the candidate did: {f.explanation}")
     if r.coverage:
         lines.append("  coverage: " + "; ".join(
             f"output {s.output}[{s.start}:{s.stop}] {s.origin}" + (f" (line {s.line})" if s.line else "")
@@ -265,10 +264,10 @@ def format_sarif(r, explain: bool = False) -> str:
     rules, results = run["tool"]["driver"]["rules"], run["results"]
     for f in r.hacks:
         if not any(rule["id"] == f.kind for rule in rules):
-            rules.append(sarif.rule_entry(f.kind, F.SUMMARIES[f.kind], "error"))
+            rules.append(sarif.rule_entry(f.kind, f.summary, "error"))
         index = next(i for i, rule in enumerate(rules) if rule["id"] == f.kind)
         results.append({"ruleId": f.kind, "ruleIndex": index, "level": "error",
-                        "message": {"text": f"{f.title}: {f.message}. {F.explain(f)}"},
+                        "message": {"text": f"{f.title}: {f.message}. {f.explanation}"},
                         "locations": [sarif._location(f.file or r.candidate, f.line)]})
     if r.verdict != "equivalent" and not r.findings and not r.hacks:
         kind = r.verdict if r.verdict != "findings" else "uninitialized-output"
@@ -297,7 +296,7 @@ def format_junit(r, explain: bool = False) -> str:
     elif r.exit_code != 0:
         ET.SubElement(case, "error", type=r.verdict, message=first).text = format_text(r)
         errors += 1
-    cases = [(f.kind, f"{f.title}: {f.message}", f"{f.message}\n{F.explain(f)}", f.line) for f in r.hacks]
+    cases = [(f.kind, f"{f.title}: {f.message}", f"{f.message}\n{f.explanation}", f.line) for f in r.hacks]
     cases += [(f.kind, f"{f.kind}: {f.message}" if hasattr(f, "message") else f.kind, str(f), None)
               for f in r.findings]
     for kind, message, text, line in cases:
