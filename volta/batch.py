@@ -45,7 +45,7 @@ KNOWN_KEYS = {"id", "command", "manifest", "ref", "opt", "kernel", "grid", "bloc
               "shared_dynamic", "kernel_name", "functions", "role",
               "opt_grid", "opt_block", "opt_args", "opt_kernel", "opt_shared_dynamic", "ref_kernel",
               "fp", "prove", "trials", "seed", "timeout_ms", "inputs", "arch", "nvcc_flags",
-              "problem", "candidate", "sizes", "ragged"}
+              "problem", "candidate", "sizes", "ragged", "require_kernel"}
 
 
 @dataclass
@@ -179,7 +179,7 @@ def execute(job: Job) -> dict:
     if cmd == "kernelbench":
         r = volta.kernelbench(_resolve(base, d["problem"]), _resolve(base, d["candidate"]), d.get("sizes") or {},
                               ragged=bool(d.get("ragged", False)),
-                              **{k: d[k] for k in ("timeout_ms", "arch") if k in d})
+                              **{k: d[k] for k in ("timeout_ms", "arch", "require_kernel") if k in d})
         return _summary(cmd, r)
     if "manifest" in d:
         man = _resolve(base, d["manifest"])

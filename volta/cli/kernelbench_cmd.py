@@ -6,7 +6,8 @@
 The problem's `Model.forward` runs symbolically on a stand-in torch; the candidate's `load_inline` extension
 is built with nvcc and its host code run to capture every launch, which Volta's machine executes; every
 output element is compared over the reals (`volta/kernelbench/check.py`). Exit: 0 equivalent, 1 not
-equivalent or findings (also when --ragged finds one), 2 usage error, 3 unsupported or unknown.
+equivalent or findings (also when --ragged finds one; the reward-hack findings of docs/reward-hacks.md), 2
+usage error, 3 unsupported or unknown.
 This module only turns options into a call and prints what `volta.report` formats.
 """
 from __future__ import annotations
@@ -53,17 +54,23 @@ def parse_sizes(items) -> dict:
 @click.option("--save-counterexample", "save_cex", type=click.Path(dir_okay=False), metavar="FILE.npz",
               help="Save a confirmed counterexample as get_inputs-shaped arrays (numpy .npz).")
 @click.option("--arch", default="sm_80", show_default=True, metavar="sm_XX", help="The device code's target.")
+@click.option("--require-kernel", is_flag=True,
+              help="Fail (a finding, exit 1) when an output element is computed by torch ops alone, with no custom "
+                   "kernel taking part.")
+@click.option("--explain", is_flag=True, help="Say in plain words what the candidate did, for each finding.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema: volta/report/SCHEMA.md).")
 @click.option("--sarif", "as_sarif", is_flag=True, help="Print SARIF 2.1.0 for code scanning.")
+@click.option("--junit", "as_junit", is_flag=True, help="Print JUnit XML (one failed testcase per finding).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 @bounded("kernelbench")
-def command(problem, candidate, size, ragged, timeout_ms, save_cex, arch, as_json, as_sarif, quiet) -> int:
+def command(problem, candidate, size, ragged, timeout_ms, save_cex, arch, require_kernel, explain, as_json,
+            as_sarif, as_junit, quiet) -> int:
     """Check a KernelBench candidate (ModelNew with load_inline CUDA) against its problem's Model."""
     from volta.cuda import check_arch
     from volta.kernelbench.check import check
 
-    if as_json and as_sarif:
-        raise UsageError("choose one of --json and --sarif")
+    if as_json + as_sarif + as_junit > 1:
+        raise UsageError("choose one of --json, --sarif and --junit")
     for path, what in ((problem, "problem"), (candidate, "candidate")):
         if not Path(path).is_file():
             raise UsageError(f"no such {what} file: {path}")
@@ -71,7 +78,9 @@ def command(problem, candidate, size, ragged, timeout_ms, save_cex, arch, as_jso
         raise UsageError(f"--save-counterexample {save_cex}: the file is a numpy archive; name it FILE.npz")
     progress = None if quiet else limits.current().progress
     report = check(problem, candidate, parse_sizes(size), ragged=ragged, timeout_ms=timeout_ms,
-                   save_counterexample=save_cex, progress=progress, arch=check_arch(arch))
+                   save_counterexample=save_cex, progress=progress, arch=check_arch(arch),
+                   require_kernel=require_kernel)
     limits.disarm()
-    click.echo(render(report, "json" if as_json else "sarif" if as_sarif else "text"))
+    fmt = "json" if as_json else "sarif" if as_sarif else "junit" if as_junit else "text"
+    click.echo(render(report, fmt, explain=explain))
     return report.exit_code

@@ -38,14 +38,15 @@ class KernelbenchResult(Result):
         """text, json or sarif, as `volta kernelbench` prints them."""
         from volta.report import render
 
-        _check_fmt(fmt, ("text", "json", "sarif"))
+        _check_fmt(fmt, ("text", "json", "sarif", "junit"))
         return render(self.raw, fmt)
 
 
 def _result(report) -> KernelbenchResult:
     c = report.comparison
     timings = {**report.seconds, "total": sum(report.seconds.values())}
-    return KernelbenchResult(report.verdict, report.exit_code, list(report.findings), timings, report,
+    return KernelbenchResult(report.verdict, report.exit_code, list(report.findings) + list(report.hacks), timings,
+                             report,
                              sizes={s.name: s.value for s in report.sizes}, bindings=list(report.bindings),
                              counterexample=c.difference if c is not None else None,
                              ragged=_result(report.ragged) if report.ragged is not None else None)
@@ -53,7 +54,7 @@ def _result(report) -> KernelbenchResult:
 
 def kernelbench(problem: PathLike, candidate: PathLike, sizes: Mapping[str, Any] | None = None, *,
                 ragged: bool = False, timeout_ms: int = 10_000, save_counterexample: PathLike | None = None,
-                arch: str = "sm_80") -> KernelbenchResult:
+                arch: str = "sm_80", require_kernel: bool = False) -> KernelbenchResult:
     """Is `candidate`'s ModelNew (or Model) the `problem`'s Model, at `sizes` (others scaled down)?
 
     `sizes` maps a size global of the problem to an int or a tuple of ints (`--size`); `ragged` also checks
@@ -72,5 +73,5 @@ def kernelbench(problem: PathLike, candidate: PathLike, sizes: Mapping[str, Any]
         raise UsageError(f"save_counterexample={save_counterexample}: the file is a numpy archive; name it FILE.npz")
     report = check(str(problem), str(candidate), chosen, ragged=ragged, timeout_ms=timeout_ms,
                    save_counterexample=str(save_counterexample) if save_counterexample else None,
-                   arch=check_arch(arch))
+                   arch=check_arch(arch), require_kernel=require_kernel)
     return _result(report)

@@ -23,7 +23,7 @@ from volta.config import IntegerInputs
 from volta.equiv.check import _exact
 from volta.errors import Unsupported, UsageError, VoltaError
 from volta.kernelbench import candidate as C
-from volta.kernelbench import witness
+from volta.kernelbench import hacks, witness
 from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.engine import Host, Stop
 from volta.kernelbench.failures import TorchError
@@ -60,6 +60,8 @@ class KernelbenchReport:
     notes: list = field(default_factory=list)
     ragged: "KernelbenchReport | None" = None
     witness_file: str | None = None
+    hacks: list = field(default_factory=list)                 # findings.HackFinding (hacks.py)
+    coverage: list = field(default_factory=list)              # coverage.Span: which outputs kernels computed
 
     @property
     def exit_code(self) -> int:
@@ -71,9 +73,11 @@ class KernelbenchReport:
 
 def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, ragged: bool = False,
           timeout_ms: int = 10_000, save_counterexample: str | None = None, progress=None,
-          arch: str = "sm_80") -> KernelbenchReport:
-    """Check a candidate file against a problem file (the library call behind `volta kernelbench`)."""
-    report = _check_once(problem_path, candidate_path, sizes or {}, timeout_ms, save_counterexample, progress, arch)
+          arch: str = "sm_80", require_kernel: bool = False) -> KernelbenchReport:
+    """Check a candidate file against a problem file (the library call behind `volta kernelbench`);
+    `require_kernel`: an output element no custom kernel took part in is a finding."""
+    report = _check_once(problem_path, candidate_path, sizes or {}, timeout_ms, save_counterexample, progress, arch,
+                         require_kernel)
     if ragged and report.sizes:
         odd = _ragged_sizes(report.sizes, sizes or {})
         if not odd:
@@ -83,7 +87,7 @@ def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, 
                 progress("ragged sizes: " + ", ".join(f"{k}={v}" for k, v in odd.items()))
             try:
                 report.ragged = _check_once(problem_path, candidate_path, {**(sizes or {}), **odd}, timeout_ms,
-                                            None, progress, arch)
+                                            None, progress, arch, require_kernel)
             except (UsageError, Unsupported) as err:
                 report.notes.append(f"--ragged: the problem does not run at sizes {odd}: {err.message}")
     return report
@@ -106,7 +110,8 @@ def _ragged_sizes(choices: list, given: dict) -> dict:
     return out
 
 
-def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexample, progress, arch):
+def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexample, progress, arch,
+                require_kernel=False):
     report = KernelbenchReport(problem_path, candidate_path)
     start = time.perf_counter()
     if progress:
@@ -122,9 +127,10 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
         start = time.perf_counter()
         if progress:
             progress(f"running the candidate {candidate_path}: building its extensions, running its host code")
-        cand_outs, model = _run_candidate(report, problem, run, host, candidate_path)
+        cand_outs, model = _run_candidate(report, problem, run, host, candidate_path, require_kernel)
         report.seconds["candidate"] = time.perf_counter() - start
         if cand_outs is None:
+            hacks.conclude(report, candidate_path)
             return report
         start = time.perf_counter()
         if progress:
@@ -137,6 +143,7 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
             report.notes.append(readings.note())
         report.seconds["compare"] = time.perf_counter() - start
         report.verdict = report.comparison.verdict
+        hacks.conclude(report, candidate_path)
         if report.verdict == "not-equivalent" and save_counterexample:
             witness.save(save_counterexample, problem, report.comparison.difference)
             report.witness_file = str(save_counterexample)
@@ -145,7 +152,7 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
     return report
 
 
-def _run_candidate(report, problem: Problem, run, host: Host, path: str):
+def _run_candidate(report, problem: Problem, run, host: Host, path: str, require_kernel: bool = False):
     """The candidate's outputs on the problem's symbolic inputs, or None with the report saying why not."""
     model = None
     try:
@@ -154,7 +161,7 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str):
         with installed(run):
             model = cls(*problem.init_inputs)
         report.bindings = C.bind_parameters(problem, run, model)
-        outs = C.forward(model, problem.fresh_inputs(), run)
+        outs = hacks.forward(report, problem, run, host, model, namespace, path, require_kernel)
     except Stop as stop:
         if stop.error is not None:
             report.verdict, report.unsupported = "unsupported", stop.error

@@ -43,6 +43,10 @@ class Meter:
             raise BudgetExceeded(f"more than {self.limit} element operations")
 
 
+class UnwrittenRead(Unsupported):
+    """A torch op read an element nothing wrote: UNSUPPORTED in a reference, a finding in a candidate."""
+
+
 class _Unwritten:
     """Element never written (`torch.empty`); any arithmetic on it is refused."""
 
@@ -83,7 +87,7 @@ def _symbolic(fn, nin: int):
             out = _as_array(ufunc(*arrays))
         except TypeError as error:
             if any(isinstance(a, np.ndarray) and a.dtype == object and (a == UNWRITTEN).any() for a in arrays):
-                raise Unsupported("the reference reads an element that was never written (torch.empty)") from error
+                raise UnwrittenRead("the reference reads an element that was never written (torch.empty)") from error
             raise
         self.meter.charge(out.size)
         return out

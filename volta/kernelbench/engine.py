@@ -64,6 +64,7 @@ class Host:
     syncs: list = field(default_factory=list)        # stream/event/device events
     queries: list = field(default_factory=list)      # device properties or timings host code read
     worker: Worker | None = None
+    observer: object = None              # coverage.Observer: who wrote what, on which stream
 
     # ---- torch.utils.cpp_extension ----
     def load_inline(self, run, *args, **kwargs):
@@ -160,6 +161,13 @@ class Host:
 
     # ---- events ----
     def _execute(self, ev) -> None:
+        if self.observer is not None:
+            self.observer.before(self, ev)
+        self._apply(ev)
+        if self.observer is not None:
+            self.observer.after(self, ev)
+
+    def _apply(self, ev) -> None:
         if isinstance(ev, trace.Alloc):
             dtype = M.TORCH_TO_VOLTA[ev.tensor.dtype]
             count = ev.tensor.bytes // M.ITEMSIZE[dtype]

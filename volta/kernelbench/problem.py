@@ -55,6 +55,7 @@ class Problem:
     parameters: dict[str, SymTensor]               # qualified name -> parameter or buffer with named leaves
     sizes: list[Choice]
     integer_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)   # leaf name -> [lo, hi]
+    reference_inputs: list = field(default_factory=list)   # the inputs as the reference's forward left them
     cost: int = 0                                  # element operations of the dry run at these sizes
 
     @property
@@ -68,13 +69,13 @@ class Problem:
 
     def candidate_run(self) -> Run:
         """A Run on the same session (tensors interoperate) for executing a candidate file."""
-        run = Run(self.run.session)
-        return run
+        return Run(self.run.session, streams=self.run.streams)   # one session, one stream order
 
     def reference_outputs(self) -> list[SymTensor]:
         """Model.forward on fresh copies of the inputs, symbolically: the output tensors, in order."""
+        self.reference_inputs = self.fresh_inputs()     # kept: the in-place writes the reference makes
         with _reporting(self.path, self.run), collector_paused(), installed(self.run):
-            result = self.model(*self.fresh_inputs())
+            result = self.model(*self.reference_inputs)
         return outputs_of(result, "Model.forward")
 
 

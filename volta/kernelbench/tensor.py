@@ -26,6 +26,7 @@ import numpy as np
 from volta.kernelbench import dtypes as D
 from volta.kernelbench.dtypes import DType
 from volta.kernelbench.elements import UNWRITTEN, FloatKit, SymbolicKit
+from volta.kernelbench.streams import MAIN, caller_line
 from volta.kernelbench.failures import TorchError, unsupported
 
 __all__ = ["Size", "Storage", "Session", "SymTensor", "UNWRITTEN", "tensor_on_storage", "from_array",
@@ -72,6 +73,9 @@ class Session:
     run: object = None          # the torchsym Run using this session (for methods that draw random values)
 
     def allocate(self, values: np.ndarray, dtype: str, name: str = "") -> Storage:
+        streams = getattr(self.run, "streams", None)
+        if streams is not None and streams.current != MAIN and values.shape[0] and values[0] is not UNWRITTEN:
+            streams.enqueue(streams.current, "a torch op", *caller_line())   # work on a side stream
         address = self.next_address
         self.next_address += max(256, -(-values.shape[0] * D.BY_VOLTA[dtype].itemsize // 256) * 256)
         return Storage(values, dtype, name, address)

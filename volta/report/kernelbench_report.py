@@ -12,6 +12,7 @@ was found there. The report always says at which sizes the verdict holds.
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from fractions import Fraction
 
 import volta
@@ -46,10 +47,9 @@ def kernel_name(mangled: str) -> str:
 
 def verdict_text(r) -> str:
     if r.verdict == "findings":
-        if r.findings:
-            kinds = list(dict.fromkeys(f.kind.upper().replace("-", " ") for f in r.findings))
-            return ", ".join(kinds)
-        return "UNINITIALIZED OUTPUT"
+        kinds = list(dict.fromkeys([f.kind.upper().replace("-", " ") for f in r.findings] +
+                                   [f.title for f in r.hacks]))
+        return ", ".join(kinds) or "FINDINGS"
     if r.verdict == "unsupported" and r.raised is not None:
         return "CANDIDATE RAISED"
     return VERDICT_TEXT[r.verdict]
@@ -95,7 +95,7 @@ def _inputs_line(difference) -> str:
 
 
 # ---- text ----------------------------------------------------------------------------------------
-def format_text(r, indent: str = "") -> str:
+def format_text(r, indent: str = "", explain: bool = False) -> str:
     lines = [f"{verdict_text(r)}: {_summary(r)}", f"  sizes: {sizes_text(r)}"]
     c = r.comparison
     if r.verdict == "equivalent":
@@ -115,10 +115,6 @@ def format_text(r, indent: str = "") -> str:
     elif r.verdict == "findings" and r.findings:
         block = races_text._kernel(_race_report(r), races_text.DEFAULT_MAX_FINDINGS)
         lines.append("  " + block.replace("\n", "\n  "))
-    elif r.verdict == "findings":
-        for k, missing in c.unwritten.items():
-            lines.append(f"  output {k}: {len(missing):,} element(s) never written by any kernel or torch op "
-                         f"(first: {missing[:8]}); on a GPU they hold whatever the allocator left there")
     elif r.verdict == "unsupported" and r.raised is not None:
         kind, message, span = r.raised
         where = f" at {display_path(span.file)}:{span.line}" if span else ""
@@ -134,6 +130,7 @@ def format_text(r, indent: str = "") -> str:
         lines.append(f"  {len(c.unknown)} element(s) undecided (nothing is claimed); "
                      f"{sum(c.proved_by.values()):,} of {c.compared:,} compared were proved equal")
         lines += [f"  output {k}[{i}]: {why}" for k, i, why in c.unknown]
+    lines += _hack_lines(r, explain)
     lines += _binding_lines(r)
     if r.launches:
         kernels = list(dict.fromkeys(f"{kernel_name(x.kernel)} (grid {'x'.join(map(str, x.grid))}, block "
@@ -146,7 +143,7 @@ def format_text(r, indent: str = "") -> str:
         lines.append("")
         lines.append("ragged sizes (not multiples of typical tile sizes; a candidate may assume the benchmark's "
                      "divisibility):")
-        lines.append("  " + format_text(r.ragged).replace("\n", "\n  "))
+        lines.append("  " + format_text(r.ragged, explain=explain).replace("\n", "\n  "))
     return "\n".join(indent + ln for ln in lines)
 
 
@@ -158,6 +155,23 @@ def _summary(r) -> str:
         return (f"{head}: output {d.output} {list(d.position)} differs: reference = "
                 f"{_value(d.ref_value)}, candidate = {_value(d.cand_value)}")
     return head
+
+
+def _hack_lines(r, explain: bool) -> list:
+    """The findings of what forward did (hacks.py), and the coverage table."""
+    lines = []
+    for f in r.hacks:
+        where = f" at {display_path(f.file)}:{f.line}" if f.file and f.line else ""
+        lines.append(f"  {f.title}{where}: {f.message}")
+        if f.count:
+            lines.append(f"    {f.elements_text}")
+        if explain:
+            lines.append(f"    what the candidate did: {f.explanation}")
+    if r.coverage:
+        lines.append("  coverage: " + "; ".join(
+            f"output {s.output}[{s.start}:{s.stop}] {s.origin}" + (f" (line {s.line})" if s.line else "")
+            for s in r.coverage[:8]) + (" …" if len(r.coverage) > 8 else ""))
+    return lines
 
 
 def _binding_lines(r) -> list:
@@ -217,6 +231,9 @@ def to_dict(r, nested: bool = False) -> dict:
             "default_input": "1", "file": r.witness_file},
         "findings": [json_report.finding_dict(f) for f in r.findings],
         "groups": json_report.groups_list(r.findings),
+        "hack_findings": [f.to_dict() for f in r.hacks],
+        "coverage": [{"output": s.output, "start": s.start, "stop": s.stop, "origin": s.origin, "line": s.line}
+                     for s in r.coverage],
         "unwritten": [{"output": k, "count": len(v), "first": v[:16]} for k, v in (c.unwritten.items() if c else ())],
         "unsupported": _error(r.unsupported),
         "raised": None if r.raised is None else {"type": r.raised[0], "message": r.raised[1],
@@ -235,18 +252,25 @@ def to_dict(r, nested: bool = False) -> dict:
     return out
 
 
-def format_json(r) -> str:
+def format_json(r, explain: bool = False) -> str:
     return json.dumps(to_dict(r), indent=2, default=str)
 
 
 # ---- SARIF ---------------------------------------------------------------------------------------
-def format_sarif(r) -> str:
+def format_sarif(r, explain: bool = False) -> str:
     reports = [_race_report(r)] if r.findings else []
     doc = sarif.to_dict(RacesResult(reports, r.problem))
     run = doc["runs"][0]
     run["invocations"][0]["exitCode"] = r.exit_code
     rules, results = run["tool"]["driver"]["rules"], run["results"]
-    if r.verdict != "equivalent" and not r.findings:
+    for f in r.hacks:
+        if not any(rule["id"] == f.kind for rule in rules):
+            rules.append(sarif.rule_entry(f.kind, f.summary, "error"))
+        index = next(i for i, rule in enumerate(rules) if rule["id"] == f.kind)
+        results.append({"ruleId": f.kind, "ruleIndex": index, "level": "error",
+                        "message": {"text": f"{f.title}: {f.message}. {f.explanation}"},
+                        "locations": [sarif._location(f.file or r.candidate, f.line)]})
+    if r.verdict != "equivalent" and not r.findings and not r.hacks:
         kind = r.verdict if r.verdict != "findings" else "uninitialized-output"
         level = "error" if r.verdict in ("not-equivalent", "findings") else "warning"
         rules.append(sarif.rule_entry(kind, f"volta kernelbench: {VERDICT_TEXT.get(r.verdict, r.verdict)}", level))
@@ -257,4 +281,34 @@ def format_sarif(r) -> str:
     return json.dumps(doc, indent=2)
 
 
-FORMATS = {"text": format_text, "json": format_json, "sarif": format_sarif}
+# ---- JUnit ---------------------------------------------------------------------------------------
+def format_junit(r, explain: bool = False) -> str:
+    """One testcase for the check (failed on NOT EQUIVALENT or findings, an error when nothing is claimed) and
+    one failed testcase per finding (type: its kind)."""
+    suite = ET.Element("testsuite", name="volta kernelbench")
+    classname = display_path(r.candidate)
+    case = ET.SubElement(suite, "testcase", classname=classname, name=f"ModelNew vs {display_path(r.problem)}",
+                         time=f"{sum(r.seconds.values()):.3f}")
+    first = format_text(r).splitlines()[0]
+    failures = errors = 0
+    if r.exit_code == 1:
+        ET.SubElement(case, "failure", type=r.verdict, message=first).text = format_text(r, explain=explain)
+        failures += 1
+    elif r.exit_code != 0:
+        ET.SubElement(case, "error", type=r.verdict, message=first).text = format_text(r)
+        errors += 1
+    cases = [(f.kind, f"{f.title}: {f.message}", f"{f.message}\n{f.explanation}", f.line) for f in r.hacks]
+    cases += [(f.kind, f"{f.kind}: {f.message}" if hasattr(f, "message") else f.kind, str(f), None)
+              for f in r.findings]
+    for kind, message, text, line in cases:
+        c = ET.SubElement(suite, "testcase", classname=classname,
+                          name=f"{kind}" + (f" at line {line}" if line else ""), time="0")
+        ET.SubElement(c, "failure", type=kind, message=message).text = text
+        failures += 1
+    suite.set("tests", str(1 + len(cases)))
+    suite.set("failures", str(failures))
+    suite.set("errors", str(errors))
+    return ET.tostring(suite, encoding="unicode")
+
+
+FORMATS = {"text": format_text, "json": format_json, "sarif": format_sarif, "junit": format_junit}

@@ -18,6 +18,7 @@ import numpy as np
 from volta.kernelbench import dtypes as D
 from volta.kernelbench.dtypes import DType
 from volta.kernelbench.failures import TorchError, unsupported
+from volta.kernelbench.streams import Ordering
 from volta.kernelbench.tensor import Session, Storage, SymTensor, contiguous_strides, from_array
 
 
@@ -40,6 +41,7 @@ class Run:
     random_allowed: bool = True
     sources: list[Source] = field(default_factory=list)
     load_inline: Callable | None = None
+    streams: Ordering = field(default_factory=Ordering)    # its work's order across streams (streams.py)
 
     @property
     def kit(self):

@@ -20,6 +20,7 @@ import importlib.util
 import sys
 import types
 
+from volta.kernelbench import streams
 from volta.kernelbench import dtypes as D
 from volta.kernelbench.failures import TorchError, unsupported
 from volta.kernelbench.tensor import Size, SymTensor
@@ -216,9 +217,10 @@ def build(run: Run) -> dict[str, types.ModuleType]:
     utils = _module("torch.utils", {"cpp_extension": cpp_extension})
     cuda = _module("torch.cuda", {
         "is_available": lambda: True, "device_count": lambda: 1, "current_device": lambda: 0,
-        "synchronize": lambda *a, **k: None, "set_device": lambda *a, **k: None,
+        "set_device": lambda *a, **k: None,
         "get_device_name": lambda *a, **k: "Volta symbolic device", "manual_seed": lambda *a: None,
-        "manual_seed_all": lambda *a: None, "empty_cache": lambda: None, "is_initialized": lambda: True})
+        "manual_seed_all": lambda *a: None, "empty_cache": lambda: None, "is_initialized": lambda: True,
+        **streams.cuda_functions(run.streams)})
     backends = _module("torch.backends", {
         "cudnn": types.SimpleNamespace(benchmark=False, deterministic=False, enabled=True, allow_tf32=True),
         "cuda": types.SimpleNamespace(matmul=types.SimpleNamespace(allow_tf32=False,
