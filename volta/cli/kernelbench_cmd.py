@@ -52,12 +52,16 @@ def parse_sizes(items) -> dict:
               help="Solver time limit per output element.")
 @click.option("--save-counterexample", "save_cex", type=click.Path(dir_okay=False), metavar="FILE.npz",
               help="Save a confirmed counterexample as get_inputs-shaped arrays (numpy .npz).")
+@click.option("--eval", "eval_mode", is_flag=True,
+              help="Check both models in eval mode (model.eval() after construction); the default is training "
+                   "mode, as KernelBench builds and calls them.")
 @click.option("--arch", default="sm_80", show_default=True, metavar="sm_XX", help="The device code's target.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema: volta/report/SCHEMA.md).")
 @click.option("--sarif", "as_sarif", is_flag=True, help="Print SARIF 2.1.0 for code scanning.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 @bounded("kernelbench")
-def command(problem, candidate, size, ragged, timeout_ms, save_cex, arch, as_json, as_sarif, quiet) -> int:
+def command(problem, candidate, size, ragged, timeout_ms, save_cex, eval_mode, arch, as_json, as_sarif,
+            quiet) -> int:
     """Check a KernelBench candidate (ModelNew with load_inline CUDA) against its problem's Model."""
     from volta.cuda import check_arch
     from volta.kernelbench.check import check
@@ -71,7 +75,8 @@ def command(problem, candidate, size, ragged, timeout_ms, save_cex, arch, as_jso
         raise UsageError(f"--save-counterexample {save_cex}: the file is a numpy archive; name it FILE.npz")
     progress = None if quiet else limits.current().progress
     report = check(problem, candidate, parse_sizes(size), ragged=ragged, timeout_ms=timeout_ms,
-                   save_counterexample=save_cex, progress=progress, arch=check_arch(arch))
+                   save_counterexample=save_cex, progress=progress, arch=check_arch(arch),
+                   eval_mode=eval_mode)
     limits.disarm()
     click.echo(render(report, "json" if as_json else "sarif" if as_sarif else "text"))
     return report.exit_code

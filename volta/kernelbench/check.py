@@ -22,6 +22,7 @@ from fractions import Fraction
 from volta.config import IntegerInputs
 from volta.equiv.check import _exact
 from volta.errors import Unsupported, UsageError, VoltaError
+from volta.kernelbench import calls as S
 from volta.kernelbench import candidate as C
 from volta.kernelbench import witness
 from volta.kernelbench.compare import Comparison, Difference, compare
@@ -60,6 +61,8 @@ class KernelbenchReport:
     notes: list = field(default_factory=list)
     ragged: "KernelbenchReport | None" = None
     witness_file: str | None = None
+    calls: S.CallsResult | None = None                        # forward called again (calls.py)
+    eval_mode: bool = False
 
     @property
     def exit_code(self) -> int:
@@ -71,9 +74,11 @@ class KernelbenchReport:
 
 def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, ragged: bool = False,
           timeout_ms: int = 10_000, save_counterexample: str | None = None, progress=None,
-          arch: str = "sm_80") -> KernelbenchReport:
-    """Check a candidate file against a problem file (the library call behind `volta kernelbench`)."""
-    report = _check_once(problem_path, candidate_path, sizes or {}, timeout_ms, save_counterexample, progress, arch)
+          arch: str = "sm_80", eval_mode: bool = False) -> KernelbenchReport:
+    """Check a candidate file against a problem file (the library call behind `volta kernelbench`); with
+    `eval_mode` both models are put in eval mode after construction (as `model.eval()` in a harness)."""
+    report = _check_once(problem_path, candidate_path, sizes or {}, timeout_ms, save_counterexample, progress, arch,
+                         eval_mode)
     if ragged and report.sizes:
         odd = _ragged_sizes(report.sizes, sizes or {})
         if not odd:
@@ -83,7 +88,7 @@ def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, 
                 progress("ragged sizes: " + ", ".join(f"{k}={v}" for k, v in odd.items()))
             try:
                 report.ragged = _check_once(problem_path, candidate_path, {**(sizes or {}), **odd}, timeout_ms,
-                                            None, progress, arch)
+                                            None, progress, arch, eval_mode)
             except (UsageError, Unsupported) as err:
                 report.notes.append(f"--ragged: the problem does not run at sizes {odd}: {err.message}")
     return report
@@ -106,12 +111,14 @@ def _ragged_sizes(choices: list, given: dict) -> dict:
     return out
 
 
-def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexample, progress, arch):
-    report = KernelbenchReport(problem_path, candidate_path)
+def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexample, progress, arch, eval_mode):
+    report = KernelbenchReport(problem_path, candidate_path, eval_mode=eval_mode)
     start = time.perf_counter()
     if progress:
         progress(f"running the reference {problem_path} symbolically")
     problem = load_problem(problem_path, sizes)
+    if eval_mode:
+        problem.model.eval()
     report.sizes, report.input_names = problem.sizes, problem.input_names
     ref_outs = problem.reference_outputs()
     report.seconds["reference"] = time.perf_counter() - start
@@ -122,7 +129,7 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
         start = time.perf_counter()
         if progress:
             progress(f"running the candidate {candidate_path}: building its extensions, running its host code")
-        cand_outs, model = _run_candidate(report, problem, run, host, candidate_path)
+        cand_outs, model, cand_inputs, made = _run_candidate(report, problem, run, host, candidate_path, eval_mode)
         report.seconds["candidate"] = time.perf_counter() - start
         if cand_outs is None:
             return report
@@ -137,24 +144,40 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
             report.notes.append(readings.note())
         report.seconds["compare"] = time.perf_counter() - start
         report.verdict = report.comparison.verdict
+        if report.verdict == "equivalent":
+            seq = S.Sequence(problem, run, host, model, candidate_path, made, ref_outs, cand_outs, cand_inputs,
+                             confirm.integers, readings, _exact_in, _beyond_float32, eval_mode, arch)
+            report.calls = S.later_calls(seq, timeout_ms, progress)
+            report.seconds["later_calls"] = report.calls.seconds
+            report.verdict = report.calls.verdict
+            if report.calls.comparison is not None and report.calls.verdict != "equivalent":
+                report.comparison = report.calls.comparison
+            if report.calls.findings:
+                report.findings, report.finding_launch = report.calls.findings, host.launches[-1]
         if report.verdict == "not-equivalent" and save_counterexample:
-            witness.save(save_counterexample, problem, report.comparison.difference)
+            S.save_witness(save_counterexample, problem, report.comparison.difference,
+                           report.calls.call if report.calls else 1)
             report.witness_file = str(save_counterexample)
     finally:
         host.close()
     return report
 
 
-def _run_candidate(report, problem: Problem, run, host: Host, path: str):
-    """The candidate's outputs on the problem's symbolic inputs, or None with the report saying why not."""
-    model = None
+def _run_candidate(report, problem: Problem, run, host: Host, path: str, eval_mode: bool = False):
+    """(outputs, model, inputs, construction) of the candidate's first call on the problem's symbolic inputs;
+    outputs None with the report saying why not."""
+    model = inputs = made = None
     try:
         namespace = C.execute_file(path, problem, run)
         cls = C.model_class(namespace, path)
         with installed(run):
             model = cls(*problem.init_inputs)
+        if eval_mode:
+            model.eval()
         report.bindings = C.bind_parameters(problem, run, model)
-        outs = C.forward(model, problem.fresh_inputs(), run)
+        made = S.construction(model, report.bindings)
+        inputs = problem.fresh_inputs()
+        outs = C.forward(model, inputs, run)
     except Stop as stop:
         if stop.error is not None:
             report.verdict, report.unsupported = "unsupported", stop.error
@@ -179,7 +202,7 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str):
         outs = None
     finally:
         _collect(report, host)
-    return outs, model
+    return outs, model, inputs, made
 
 
 def _candidate_made(err: Exception, path: str) -> bool:

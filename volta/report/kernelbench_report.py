@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import volta
 from volta.session.races import RaceReport, RacesResult
-from volta.report import json_report, sarif
+from volta.report import calls_report, json_report, sarif
 from volta.report import text as races_text
 from volta.report.check_report import HOW, value_text
 from volta.report.common import demangle, display_path
@@ -44,6 +44,8 @@ def kernel_name(mangled: str) -> str:
 
 
 def verdict_text(r) -> str:
+    if r.verdict == "findings" and calls_report.verdict_text(getattr(r, "calls", None)):
+        return calls_report.verdict_text(r.calls)
     if r.verdict == "findings":
         if r.findings:
             kinds = list(dict.fromkeys(f.kind.upper().replace("-", " ") for f in r.findings))
@@ -111,6 +113,8 @@ def format_text(r, indent: str = "") -> str:
         if r.witness_file:
             lines.append(f"  counterexample saved to {r.witness_file} (get_inputs-shaped arrays, parameters as "
                          f"param:NAME)")
+    elif r.verdict == "findings" and getattr(r, "calls", None) is not None and r.calls.aliased:
+        pass    # calls_report's lines below
     elif r.verdict == "findings" and r.findings:
         block = races_text._kernel(_race_report(r), races_text.DEFAULT_MAX_FINDINGS)
         lines.append("  " + block.replace("\n", "\n  "))
@@ -133,6 +137,7 @@ def format_text(r, indent: str = "") -> str:
         lines.append(f"  {len(c.unknown)} element(s) undecided (nothing is claimed); "
                      f"{sum(c.proved_by.values()):,} of {c.compared:,} compared were proved equal")
         lines += [f"  output {k}[{i}]: {why}" for k, i, why in c.unknown]
+    lines += calls_report.text_lines(r)
     lines += _binding_lines(r)
     if r.launches:
         kernels = list(dict.fromkeys(f"{kernel_name(x.kernel)} (grid {'x'.join(map(str, x.grid))}, block "
@@ -228,6 +233,8 @@ def to_dict(r, nested: bool = False) -> dict:
         "refused_launches": [{"kernel": k, "reason": why} for k, why in r.refused],
         "host_torch_ops": list(dict.fromkeys(r.host_ops)),
         "notes": list(r.notes),
+        "calls": calls_report.to_dict(r),
+        "eval_mode": r.eval_mode,
     }
     if not nested:
         out["ragged"] = to_dict(r.ragged, nested=True) if r.ragged is not None else None
@@ -246,7 +253,8 @@ def format_sarif(r) -> str:
     run["invocations"][0]["exitCode"] = r.exit_code
     rules, results = run["tool"]["driver"]["rules"], run["results"]
     if r.verdict != "equivalent" and not r.findings:
-        kind = r.verdict if r.verdict != "findings" else "uninitialized-output"
+        kind = r.verdict if r.verdict != "findings" else (
+            "output-aliased" if calls_report.verdict_text(r.calls) else "uninitialized-output")
         level = "error" if r.verdict in ("not-equivalent", "findings") else "warning"
         rules.append(sarif.rule_entry(kind, f"volta kernelbench: {VERDICT_TEXT.get(r.verdict, r.verdict)}", level))
         span = (r.raised[2] if r.raised else r.unsupported.span if r.unsupported else None)
