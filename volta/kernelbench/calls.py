@@ -5,14 +5,15 @@ a C++ `static`, a cache keyed on a pointer or a shape, a CUDA graph replayed on 
 returned buffer the next call overwrites. One symbolic call sees none of that, so after the first call is
 decided EQUIVALENT both models are called again:
 
-    call 2: fresh input leaves (`x@2`), parameters unchanged;
-    call 3: fresh input leaves (`x@3`) and fresh parameter leaves (`w@3`) written into both models, as an
-            optimizer step or a loaded state dict writes them (in place: the parameters keep their storage).
+    call 2: fresh input leaves (`x@2`), parameters unchanged, each input in the storage (so at the address)
+            of call 1's where an allocator could hand it out again (the module holds no reference to it and no
+            returned output views it): a cache keyed on `data_ptr()` sees a hit;
+    call 3: fresh input leaves (`x@3`) in new storages, call 2's left as they were (freed memory that still
+            holds the old data: a CUDA graph that captured a read of a caller's tensor reads it), and fresh
+            parameter leaves (`w@3`) written into both models, as an optimizer step or a loaded state dict
+            writes them (in place: the parameters keep their storage).
 
-Each call's outputs are compared with the reference's on that call's inputs. The harness's inputs of call k
-reuse the storages (so the addresses) of call k-1's where an allocator could hand them out again (the module
-holds no reference to them and no returned output views them): a cache keyed on `data_ptr()` then sees a
-hit. Storages the candidate's constructor made from its parameters (a transposed copy, a folded BatchNorm)
+Each call's outputs are compared with the reference's on that call's inputs. Storages the candidate's constructor made from its parameters (a transposed copy, a folded BatchNorm)
 follow the parameters on call 3 and are listed as an assumption ("parameters frozen after construction");
 storages made during a call do not follow.
 
@@ -50,6 +51,7 @@ from volta.symbolic import expr as E
 from volta.symbolic.search import inputs_of
 
 CALLS = 3            # call 1 (the single-call check), call 2 (new inputs), call 3 (new inputs and parameters)
+REUSE_ADDRESSES = 2  # the call whose inputs take the previous call's storages where they are free
 PARAMETERS_CHANGE = 3
 MAX_ALIASED_SHOWN = 8
 
@@ -302,7 +304,9 @@ def later_calls(seq: Sequence, timeout_ms: int, progress=None) -> CallsResult:
                 change_parameters(ref_storages, params, call)
                 change_parameters(seq.construction.storages, params, call)
             ref_outs = _reference(problem, reference_inputs(problem, call))
-            inputs, reused = candidate_inputs(inputs_now, reference_inputs(problem, call), seq.model, outs_now)
+            fresh = reference_inputs(problem, call)
+            inputs, reused = (candidate_inputs(inputs_now, fresh, seq.model, outs_now) if call == REUSE_ADDRESSES
+                              else (fresh, []))
             result.reused[call] = [problem.input_names[j] for j in reused]
             before = _snapshot(outs_now)
             cand_outs = C.forward(seq.model, inputs, seq.run)
@@ -411,7 +415,7 @@ class SequenceConfirmer:
                     constant = [s.values.copy() for s, _ in symbolic]
                 given = {n: values.get(n + suffix(call), {}) for n in problem.input_names}
                 fresh = C.constant_inputs(problem, given)
-                inputs = fresh if inputs is None else candidate_inputs(inputs, fresh, model, outs)[0]
+                inputs = candidate_inputs(inputs, fresh, model, outs)[0] if call == REUSE_ADDRESSES else fresh
                 outs = C.forward(model, inputs, run)
             return _exact(seq.readings.apply(outs[k].values()[i]))
         except (Stop, VoltaError, Exception):

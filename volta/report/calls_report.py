@@ -2,7 +2,8 @@
 `calls` object of the JSON report (SCHEMA.md). No analysis happens here."""
 from __future__ import annotations
 
-CALL_WHAT = {2: "new inputs", 3: "new inputs and new parameters"}
+CALL_WHAT = {2: "new inputs at the previous call's addresses where free",
+             3: "new inputs in new storages and new parameters"}
 
 
 def verdict_text(calls) -> str | None:
@@ -22,8 +23,8 @@ def text_lines(r) -> list:
                      f"result is not what it was")
     if calls.verdict == "not-equivalent":
         lines.append(f"  the difference is on call {calls.call} of forward ({CALL_WHAT.get(calls.call, '')}); "
-                     f"call 1 agreed: the candidate's output depends on an earlier call (inputs of call k are "
-                     f"named NAME@k)")
+                     f"the earlier calls agreed: the candidate's output depends on an earlier call (inputs of call "
+                     f"k are named NAME@k, parameters of call 3 NAME@3)")
     elif calls.verdict in ("unsupported", "unknown") and calls.reason:
         lines.append(f"  on call {calls.call} of forward: {calls.reason}")
     elif calls.verdict == "findings" and calls.findings:

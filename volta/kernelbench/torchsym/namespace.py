@@ -23,7 +23,7 @@ import types
 from volta.kernelbench import dtypes as D
 from volta.kernelbench.failures import TorchError, unsupported
 from volta.kernelbench.tensor import Size, SymTensor
-from volta.kernelbench.torchsym import conv, layers, linalg, loss, methods, norm, pointwise, pool, reduction, shape
+from volta.kernelbench.torchsym import conv, graphs, layers, linalg, loss, methods, norm, pointwise, pool, reduction, shape
 from volta.kernelbench.torchsym.core import result_type
 from volta.kernelbench.torchsym.creation import Factories, Run
 from volta.kernelbench.torchsym.module import CONTAINERS, Module, Parameter
@@ -209,7 +209,8 @@ def build(run: Run) -> dict[str, types.ModuleType]:
         "is_available": lambda: True, "device_count": lambda: 1, "current_device": lambda: 0,
         "synchronize": lambda *a, **k: None, "set_device": lambda *a, **k: None,
         "get_device_name": lambda *a, **k: "Volta symbolic device", "manual_seed": lambda *a: None,
-        "manual_seed_all": lambda *a: None, "empty_cache": lambda: None, "is_initialized": lambda: True})
+        "manual_seed_all": lambda *a: None, "empty_cache": lambda: None, "is_initialized": lambda: True,
+        **graphs.functions(run)})
     backends = _module("torch.backends", {
         "cudnn": types.SimpleNamespace(benchmark=False, deterministic=False, enabled=True, allow_tf32=True),
         "cuda": types.SimpleNamespace(matmul=types.SimpleNamespace(allow_tf32=False,
