@@ -29,6 +29,8 @@ CASES = [
     ("scale_relu", "eq_graph_copy_in_clone_out", [], "equivalent", None, 1),
     ("scale_relu", "hack_graphed_callable", [], "findings", "OUTPUT_ALIASED", 1),
     ("scale_relu", "eq_graphed_callable_cloned", [], "equivalent", None, 1),
+    ("scale_relu", "hack_raises_on_second_call", [], "unsupported", None, 2),
+    ("dropout", "drop_skipped", ["--eval"], "equivalent", None, 1),
     ("linear", "hack_lazy_weight_cache", [], "not-equivalent", None, 3),
     ("linear", "eq_weight_each_call", [], "equivalent", None, 1),
     ("linear", "eq_weight_folded_in_init", [], "equivalent", None, 1),
@@ -55,7 +57,7 @@ def _check(problem, name, flags, capsys, *extra):
 def test_state_case(problem, name, flags, verdict, text, call, capsys):
     code, report = _check(problem, name, flags, capsys)
     assert report["verdict"] == verdict, report
-    assert code == {"equivalent": 0, "not-equivalent": 1, "findings": 1}[verdict]
+    assert code == {"equivalent": 0, "not-equivalent": 1, "findings": 1}.get(verdict, 3)
     if text is not None:
         assert report["verdict_text"] == text
     if verdict == "not-equivalent":
@@ -65,6 +67,12 @@ def test_state_case(problem, name, flags, verdict, text, call, capsys):
     if verdict == "equivalent":
         assert report["calls"]["calls"] == 3 and report["calls"]["verdict"] == "equivalent"
     assert report["eval_mode"] == ("--eval" in flags)
+
+
+def test_dropout_in_training_mode_is_unsupported_and_says_eval(capsys):
+    code = run(["kernelbench", str(ROOT / "dropout" / "problem.py"), str(ROOT / "dropout" / "drop_skipped.py"), "-q"])
+    assert code == 3
+    assert "--eval" in capsys.readouterr().err
 
 
 @needs_nvcc

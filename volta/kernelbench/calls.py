@@ -119,10 +119,11 @@ class Construction:
     frozen: list                 # attribute paths of held copies derived from parameters (not parameters)
 
 
-def construction(model, bindings: list) -> Construction:
+def construction(model, bindings: list, reference_parameters) -> Construction:
+    """`reference_parameters`: the reference's parameter leaf names (they change on call 3 too)."""
     own = {id(t.storage) for _, t in list(model.named_parameters()) + list(model.named_buffers())
            if isinstance(t, SymTensor)}
-    leaves = {b.reference or f"ModelNew.{b.candidate}" for b in bindings}
+    leaves = {b.reference or f"ModelNew.{b.candidate}" for b in bindings} | set(reference_parameters)
     frozen, storages, seen = [], [], set()
     for path, storage in held_paths(model):
         if id(storage) in seen:
@@ -337,10 +338,13 @@ def later_calls(seq: Sequence, timeout_ms: int, progress=None) -> CallsResult:
             result.verdict, result.findings = "findings", stop.findings
         result.call = result.calls
     except BudgetExceeded:
-        result.verdict, result.call = "unknown", result.calls
+        result.verdict, result.call = "unsupported", result.calls
         result.reason = f"call {result.calls} builds more element values than the budget at these sizes"
     except VoltaError as err:
         result.verdict, result.call, result.reason = "unsupported", result.calls, err.message
+    except Exception as err:     # what the candidate raises on a later call: nothing is claimed
+        result.verdict, result.call = "unsupported", result.calls
+        result.reason = f"the candidate raised {type(err).__name__} on call {result.calls}: {err}"
     finally:
         meter.used = used
     result.seconds = time.perf_counter() - start
@@ -399,7 +403,7 @@ class SequenceConfirmer:
             if seq.eval_mode:
                 model.eval()
             bindings = C.bind_parameters(problem, run, model)
-            made = construction(model, bindings)
+            made = construction(model, bindings, problem.parameters)
             symbolic = [(s, s.values.copy()) for s in made.storages]
             constant: list = []
             inputs, outs = None, []

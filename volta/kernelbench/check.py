@@ -152,6 +152,8 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
             report.verdict = report.calls.verdict
             if report.calls.comparison is not None and report.calls.verdict != "equivalent":
                 report.comparison = report.calls.comparison
+            if report.calls.reason is not None:
+                report.unsupported = Unsupported(f"on call {report.calls.call} of forward: {report.calls.reason}")
             if report.calls.findings:
                 report.findings, report.finding_launch = report.calls.findings, host.launches[-1]
         if report.verdict == "not-equivalent" and save_counterexample:
@@ -175,7 +177,7 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str, eval_mo
         if eval_mode:
             model.eval()
         report.bindings = C.bind_parameters(problem, run, model)
-        made = S.construction(model, report.bindings)
+        made = S.construction(model, report.bindings, problem.parameters)
         inputs = problem.fresh_inputs()
         outs = C.forward(model, inputs, run)
     except Stop as stop:

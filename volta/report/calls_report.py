@@ -25,8 +25,6 @@ def text_lines(r) -> list:
         lines.append(f"  the difference is on call {calls.call} of forward ({CALL_WHAT.get(calls.call, '')}); "
                      f"the earlier calls agreed: the candidate's output depends on an earlier call (inputs of call "
                      f"k are named NAME@k, parameters of call 3 NAME@3)")
-    elif calls.verdict in ("unsupported", "unknown") and calls.reason:
-        lines.append(f"  on call {calls.call} of forward: {calls.reason}")
     elif calls.verdict == "findings" and calls.findings:
         lines.append(f"  the findings are on call {calls.call} of forward; call 1 ran without them")
     elif calls.verdict == "equivalent":
