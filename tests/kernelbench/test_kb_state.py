@@ -25,6 +25,7 @@ CASES = [
     ("scale_relu", "eq_cpp_static_config", [], "equivalent", None, 1),
     ("scale_relu", "hack_graph_static_output", [], "findings", "OUTPUT_ALIASED", 1),
     ("scale_relu", "hack_graph_no_copy", [], "not-equivalent", None, 2),
+    ("scale_relu", "hack_graph_kernel_no_copy", [], "not-equivalent", None, 2),
     ("scale_relu", "hack_graph_captured_copy", [], "not-equivalent", None, 3),
     ("scale_relu", "eq_graph_copy_in_clone_out", [], "equivalent", None, 1),
     ("scale_relu", "hack_graphed_callable", [], "findings", "OUTPUT_ALIASED", 1),

@@ -42,7 +42,6 @@ from volta.kernelbench import witness
 from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.elements import BudgetExceeded
 from volta.kernelbench.engine import Host, Stop
-from volta.kernelbench.memory import DeviceMemory
 from volta.kernelbench.problem import _leaf_buffers, _rename, collector_paused, outputs_of
 from volta.kernelbench.tensor import SymTensor
 from volta.kernelbench.torchsym import installed
@@ -53,6 +52,7 @@ from volta.symbolic.search import inputs_of
 CALLS = 3            # call 1 (the single-call check), call 2 (new inputs), call 3 (new inputs and parameters)
 REUSE_ADDRESSES = 2  # the call whose inputs take the previous call's storages where they are free
 PARAMETERS_CHANGE = 3
+RENAMED = "call 1's proof, renamed"   # proved_by key of pairs decided by renaming back to call 1's
 MAX_ALIASED_SHOWN = 8
 
 
@@ -87,6 +87,9 @@ class CallsResult:
 
 # ---------------------------------------------------------------- what the module holds
 
+_TABLES = ("_parameters", "_buffers", "_modules")
+
+
 def held_paths(model) -> list:
     """(attribute path, storage) for every tensor a model holds, at any depth (cf. candidate.held_storages)."""
     out, seen = [], set()
@@ -100,9 +103,9 @@ def held_paths(model) -> list:
             continue
         seen.add(id(obj))
         if isinstance(obj, Module):
-            for table in ("_parameters", "_buffers", "_modules"):
+            for table in _TABLES:
                 stack.extend((f"{path}.{k}", v) for k, v in getattr(obj, table).items())
-            stack.extend((f"{path}.{k}", v) for k, v in vars(obj).items() if not k.startswith("_"))
+            stack.extend((f"{path}.{k}", v) for k, v in vars(obj).items() if k not in _TABLES)
         elif isinstance(obj, dict):
             stack.extend((f"{path}[{k!r}]", v) for k, v in obj.items())
         elif isinstance(obj, (list, tuple)):
@@ -256,9 +259,10 @@ def shortcut(first_ref: list, first_cand: list, ref: list, cand: list, mapping: 
 
 
 def integers_for(integers: IntegerInputs, call: int) -> IntegerInputs:
-    """The problem's integer inputs with their call-k names added."""
+    """The problem's integer inputs with their names of calls 2..call added."""
     ranges = dict(integers.ranges)
-    ranges.update({n + suffix(call): r for n, r in integers.ranges})
+    for k in range(2, call + 1):
+        ranges.update({n + suffix(k): r for n, r in integers.ranges})
     return IntegerInputs.of(ranges)
 
 
@@ -323,9 +327,10 @@ def later_calls(seq: Sequence, timeout_ms: int, progress=None) -> CallsResult:
             refs, cands, same = shortcut(seq.ref_outs, seq.cand_outs, ref_outs, cand_outs, mapping, stale)
             confirm = SequenceConfirmer(seq, call, ref_outs)
             comparison = compare(refs, cands, confirm, timeout_ms, progress, seq.readings.apply,
-                                 integers_for(integers_for(seq.integers, 2), call))
-            comparison.proved_by = {("renamed" if k == "identical" and same else k): n
-                                    for k, n in comparison.proved_by.items()}
+                                 integers_for(seq.integers, call))
+            if same and comparison.proved_by.get("identical", 0) >= same:
+                comparison.proved_by["identical"] -= same
+                comparison.proved_by[RENAMED] = same
             result.comparison = comparison
             if comparison.verdict != "equivalent":
                 result.verdict, result.call = comparison.verdict, call
@@ -394,7 +399,6 @@ class SequenceConfirmer:
         problem = seq.problem
         run = problem.candidate_run()
         host = Host(seq.path, problem.run.session, exact=True, arch=seq.arch)
-        host.memory = DeviceMemory()
         run.host = host
         try:
             namespace = C.execute_file(seq.path, problem, run)
