@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import volta
 from volta import cuda
 from volta.cli import run
 
@@ -101,3 +102,9 @@ def test_constructor_copy_is_an_assumption(capsys):
     assert report["calls"]["frozen_after_construction"] == ["self.weight_t"]
     _, report = _check("linear", "eq_weight_each_call", [], capsys)
     assert report["calls"]["frozen_after_construction"] == []
+
+
+def test_api_eval_mode():
+    problem, cand = ROOT / "batchnorm" / "problem.py", ROOT / "batchnorm" / "hack_running_stats_always.py"
+    assert volta.kernelbench(problem, cand).verdict == "not-equivalent"
+    assert volta.kernelbench(problem, cand, eval_mode=True).verdict == "equivalent"
