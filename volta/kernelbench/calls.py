@@ -13,9 +13,9 @@ decided EQUIVALENT both models are called again:
             parameter leaves (`w@3`) written into both models, as an optimizer step or a loaded state dict
             writes them (in place: the parameters keep their storage).
 
-Each call's outputs are compared with the reference's on that call's inputs. Storages the candidate's constructor made from its parameters (a transposed copy, a folded BatchNorm)
-follow the parameters on call 3 and are listed as an assumption ("parameters frozen after construction");
-storages made during a call do not follow.
+Each call's outputs are compared with the reference's on that call's inputs. Storages the candidate's
+constructor made from its parameters (a transposed copy, a folded BatchNorm) follow the parameters on call 3
+and are listed as an assumption ("parameters frozen after construction"); storages made during a call do not.
 
 A returned tensor that a later call's forward overwrites is OUTPUT_ALIASED (the caller's first result
 changed under it). A difference on call k is confirmed by concrete re-execution of the whole sequence in a

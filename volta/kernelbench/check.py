@@ -6,6 +6,7 @@
    `forward` runs on the same symbolic inputs, every launch on Volta's machine.
 3. Every output element is compared (`compare.py`); a difference is confirmed by exact re-execution of both
    (`_confirm`), and can be saved as `get_inputs`-shaped arrays (`witness.py`).
+4. When every element is equal, `forward` is called again on new inputs and new parameters (`calls.py`).
 
 With `ragged`, the same check runs again at sizes that are not multiples of typical tile sizes, reported
 apart: a candidate may legitimately assume the benchmark's divisibility.
@@ -24,7 +25,6 @@ from volta.equiv.check import _exact
 from volta.errors import Unsupported, UsageError, VoltaError
 from volta.kernelbench import calls as S
 from volta.kernelbench import candidate as C
-from volta.kernelbench import witness
 from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.engine import Host, Stop
 from volta.kernelbench.failures import TorchError

@@ -44,7 +44,7 @@ def kernel_name(mangled: str) -> str:
 
 
 def verdict_text(r) -> str:
-    if r.verdict == "findings" and calls_report.verdict_text(getattr(r, "calls", None)):
+    if r.verdict == "findings" and calls_report.verdict_text(r.calls):
         return calls_report.verdict_text(r.calls)
     if r.verdict == "findings":
         if r.findings:
@@ -113,8 +113,8 @@ def format_text(r, indent: str = "") -> str:
         if r.witness_file:
             lines.append(f"  counterexample saved to {r.witness_file} (get_inputs-shaped arrays, parameters as "
                          f"param:NAME)")
-    elif r.verdict == "findings" and getattr(r, "calls", None) is not None and r.calls.aliased:
-        pass    # calls_report's lines below
+    elif r.verdict == "findings" and calls_report.verdict_text(r.calls):
+        pass    # OUTPUT_ALIASED: calls_report's lines below
     elif r.verdict == "findings" and r.findings:
         block = races_text._kernel(_race_report(r), races_text.DEFAULT_MAX_FINDINGS)
         lines.append("  " + block.replace("\n", "\n  "))

@@ -23,7 +23,8 @@ import types
 from volta.kernelbench import dtypes as D
 from volta.kernelbench.failures import TorchError, unsupported
 from volta.kernelbench.tensor import Size, SymTensor
-from volta.kernelbench.torchsym import conv, graphs, layers, linalg, loss, methods, norm, pointwise, pool, reduction, shape
+from volta.kernelbench.torchsym import (conv, graphs, layers, linalg, loss, methods, norm, pointwise, pool, reduction,
+                                        shape)
 from volta.kernelbench.torchsym.core import result_type
 from volta.kernelbench.torchsym.creation import Factories, Run
 from volta.kernelbench.torchsym.module import CONTAINERS, Module, Parameter
