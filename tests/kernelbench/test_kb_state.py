@@ -21,6 +21,7 @@ CASES = [
     ("scale_relu", "hack_pointer_cache", [], "not-equivalent", None, 2),
     ("scale_relu", "eq_shape_keyed_workspace", [], "equivalent", None, 1),
     ("scale_relu", "hack_out_buffer", [], "findings", "OUTPUT_ALIASED", 1),
+    ("scale_relu", "hack_ping_pong_buffers", [], "findings", "OUTPUT_ALIASED", 1),
     ("scale_relu", "eq_out_buffer_cloned", [], "equivalent", None, 1),
     ("scale_relu", "hack_cpp_static", [], "not-equivalent", None, 2),
     ("scale_relu", "eq_cpp_static_config", [], "equivalent", None, 1),
@@ -108,3 +109,10 @@ def test_api_eval_mode():
     problem, cand = ROOT / "batchnorm" / "problem.py", ROOT / "batchnorm" / "hack_running_stats_always.py"
     assert volta.kernelbench(problem, cand).verdict == "not-equivalent"
     assert volta.kernelbench(problem, cand, eval_mode=True).verdict == "equivalent"
+
+
+@needs_nvcc
+def test_output_overwritten_two_calls_later(capsys):
+    _, report = _check("scale_relu", "hack_ping_pong_buffers", [], capsys)
+    (aliased,) = report["calls"]["output_aliased"]
+    assert aliased["call"] == 1 and aliased["overwritten_by_call"] == 3 and aliased["holder"] == "self.buffers[0]"

@@ -236,18 +236,18 @@ def _back(expr, mapping: dict, stale: set, memo: dict):
     return memo[expr]
 
 
-def shortcut(first_ref: list, first_cand: list, ref: list, cand: list, mapping: dict, stale: set) -> tuple:
-    """(reference, candidate) outputs of call k for `compare`, where every pair that renames back to call 1's
-    pair is made one object on both sides (decided, as call 1 decided it), and the count so decided."""
+def shortcut(proved: list, ref: list, cand: list, mapping: dict, stale: set) -> tuple:
+    """(reference, candidate) outputs of call k for `compare`, where every pair that renames back to a pair of
+    call 1 (`proved`: its outputs' elements as they were compared) is made one object on both sides (decided,
+    as call 1 decided it), and the count so decided."""
     memo: dict = {}
     refs, cands, same = [], [], 0
-    for r1, c1, r, c in zip(first_ref, first_cand, ref, cand):
+    for (a1, b1), r, c in zip(proved, ref, cand):
         rv, cv = r.values(), c.values()
-        if tuple(r1.shape) != tuple(r.shape) or tuple(c1.shape) != tuple(c.shape):
+        if len(a1) != len(rv) or len(b1) != len(cv):
             refs.append(r)
             cands.append(c)
             continue
-        a1, b1 = r1.values(), c1.values()
         out_r, out_c = rv.copy(), cv.copy()
         for i in range(len(rv)):
             if (_back(rv[i], mapping, stale, memo) is a1[i]) and (_back(cv[i], mapping, stale, memo) is b1[i]):
@@ -297,6 +297,8 @@ def later_calls(seq: Sequence, timeout_ms: int, progress=None) -> CallsResult:
     used = meter.used
     params = seq.construction.parameter_leaves
     inputs_now, outs_now = seq.cand_inputs, seq.cand_outs
+    returned = [(1, seq.cand_outs)]                  # (call, outputs): what the caller still holds
+    proved = list(zip(_snapshot(seq.ref_outs), _snapshot(seq.cand_outs)))
     ref_storages = C.held_storages(problem.model)
     try:
         for call in range(2, CALLS + 1):
@@ -313,18 +315,20 @@ def later_calls(seq: Sequence, timeout_ms: int, progress=None) -> CallsResult:
             inputs, reused = (candidate_inputs(inputs_now, fresh, seq.model, outs_now) if call == REUSE_ADDRESSES
                               else (fresh, []))
             result.reused[call] = [problem.input_names[j] for j in reused]
-            before = _snapshot(outs_now)
+            before = [_snapshot(outs) for _, outs in returned]
             cand_outs = C.forward(seq.model, inputs, seq.run)
-            result.aliased = overwritten(before, outs_now, call - 1, call, seq.model)
+            result.aliased = [a for (j, outs), old in zip(returned, before)
+                              for a in overwritten(old, outs, j, call, seq.model)]
             if result.aliased:
-                result.verdict, result.call = "findings", call - 1
+                result.verdict, result.call = "findings", result.aliased[0].call
                 break
+            returned.append((call, cand_outs))
             mapping = {n + suffix(call): n for n in _input_leaves(problem)}
             stale = {n + suffix(j) for n in _input_leaves(problem) for j in range(1, call)}
             if call >= PARAMETERS_CHANGE:
                 mapping.update({n + suffix(call): n for n in params})
                 stale |= params
-            refs, cands, same = shortcut(seq.ref_outs, seq.cand_outs, ref_outs, cand_outs, mapping, stale)
+            refs, cands, same = shortcut(proved, ref_outs, cand_outs, mapping, stale)
             confirm = SequenceConfirmer(seq, call, ref_outs)
             comparison = compare(refs, cands, confirm, timeout_ms, progress, seq.readings.apply,
                                  integers_for(seq.integers, call))
