@@ -22,9 +22,10 @@ changed under it). A difference on call k is confirmed by concrete re-execution 
 fresh candidate (its file executed again, a new host worker so C++ statics start empty), with the same
 storage reuse, on the counterexample's constants for every call.
 
-Comparing call k costs little for a candidate whose code paths do not depend on the call: an element pair
-that is call 1's pair with call k's leaves renamed back (and reads no leaf of an earlier call) is decided by
-call 1's proof.
+Comparing call k: where call 1 needed more than identical DAGs and ring forms (normal forms, the solver), an
+element pair that is call 1's pair with call k's leaves renamed back (and reads no leaf of an earlier call)
+is decided by call 1's proof; renaming costs about what a ring-form comparison costs, so where those sufficed
+call k is compared directly.
 """
 from __future__ import annotations
 
@@ -53,6 +54,7 @@ CALLS = 3            # call 1 (the single-call check), call 2 (new inputs), call
 REUSE_ADDRESSES = 2  # the call whose inputs take the previous call's storages where they are free
 PARAMETERS_CHANGE = 3
 RENAMED = "call 1's proof, renamed"   # proved_by key of pairs decided by renaming back to call 1's
+CHEAP = {"identical", "ring-form"}     # proofs that cost no more than renaming back would
 MAX_ALIASED_SHOWN = 8
 
 
@@ -282,6 +284,7 @@ class Sequence:
     cand_inputs: list           # call 1's (as the candidate got them)
     integers: IntegerInputs
     readings: object            # libm.Readings
+    first: Comparison           # call 1's (which methods its proof needed)
     exact_in: object            # (expr, env) -> the reference element's exact value (check._exact_in)
     beyond_float32: object      # (values, integers) -> why a counterexample is no float32 input (check.py)
     eval_mode: bool = False
@@ -298,7 +301,8 @@ def later_calls(seq: Sequence, timeout_ms: int, progress=None) -> CallsResult:
     params = seq.construction.parameter_leaves
     inputs_now, outs_now = seq.cand_inputs, seq.cand_outs
     returned = [(1, seq.cand_outs)]                  # (call, outputs): what the caller still holds
-    proved = list(zip(_snapshot(seq.ref_outs), _snapshot(seq.cand_outs)))
+    costly = bool(set(seq.first.proved_by) - CHEAP)  # whether renaming back to call 1's pairs saves time
+    proved = list(zip(_snapshot(seq.ref_outs), _snapshot(seq.cand_outs))) if costly else []
     ref_storages = C.held_storages(problem.model)
     try:
         for call in range(2, CALLS + 1):
@@ -328,7 +332,8 @@ def later_calls(seq: Sequence, timeout_ms: int, progress=None) -> CallsResult:
             if call >= PARAMETERS_CHANGE:
                 mapping.update({n + suffix(call): n for n in params})
                 stale |= params
-            refs, cands, same = shortcut(proved, ref_outs, cand_outs, mapping, stale)
+            refs, cands, same = (shortcut(proved, ref_outs, cand_outs, mapping, stale) if costly
+                                 else (ref_outs, cand_outs, 0))
             confirm = SequenceConfirmer(seq, call, ref_outs)
             comparison = compare(refs, cands, confirm, timeout_ms, progress, seq.readings.apply,
                                  integers_for(seq.integers, call))

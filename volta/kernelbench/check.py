@@ -146,7 +146,8 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
         report.verdict = report.comparison.verdict
         if report.verdict == "equivalent":
             seq = S.Sequence(problem, run, host, model, candidate_path, made, ref_outs, cand_outs, cand_inputs,
-                             confirm.integers, readings, _exact_in, _beyond_float32, eval_mode, arch)
+                             confirm.integers, readings, report.comparison, _exact_in, _beyond_float32, eval_mode,
+                             arch)
             report.calls = S.later_calls(seq, timeout_ms, progress)
             report.seconds["later_calls"] = report.calls.seconds
             report.verdict = report.calls.verdict
