@@ -53,6 +53,9 @@ def parse_sizes(items) -> dict:
               help="Solver time limit per output element.")
 @click.option("--save-counterexample", "save_cex", type=click.Path(dir_okay=False), metavar="FILE.npz",
               help="Save a confirmed counterexample as get_inputs-shaped arrays (numpy .npz).")
+@click.option("--eval", "eval_mode", is_flag=True,
+              help="Check both models in eval mode (model.eval() after construction); the default is training "
+                   "mode, as KernelBench builds and calls them.")
 @click.option("--arch", default="sm_80", show_default=True, metavar="sm_XX", help="The device code's target.")
 @click.option("--require-kernel", is_flag=True,
               help="Fail (a finding, exit 1) when an output element is computed by torch ops alone, with no custom "
@@ -63,8 +66,8 @@ def parse_sizes(items) -> dict:
 @click.option("--junit", "as_junit", is_flag=True, help="Print JUnit XML (one failed testcase per finding).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 @bounded("kernelbench")
-def command(problem, candidate, size, ragged, timeout_ms, save_cex, arch, require_kernel, explain, as_json,
-            as_sarif, as_junit, quiet) -> int:
+def command(problem, candidate, size, ragged, timeout_ms, save_cex, eval_mode, arch, require_kernel, explain,
+            as_json, as_sarif, as_junit, quiet) -> int:
     """Check a KernelBench candidate (ModelNew with load_inline CUDA) against its problem's Model."""
     from volta.cuda import check_arch
     from volta.kernelbench.check import check
@@ -79,7 +82,7 @@ def command(problem, candidate, size, ragged, timeout_ms, save_cex, arch, requir
     progress = None if quiet else limits.current().progress
     report = check(problem, candidate, parse_sizes(size), ragged=ragged, timeout_ms=timeout_ms,
                    save_counterexample=save_cex, progress=progress, arch=check_arch(arch),
-                   require_kernel=require_kernel)
+                   require_kernel=require_kernel, eval_mode=eval_mode)
     limits.disarm()
     fmt = "json" if as_json else "sarif" if as_sarif else "junit" if as_junit else "text"
     click.echo(render(report, fmt, explain=explain))

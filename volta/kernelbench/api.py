@@ -54,12 +54,12 @@ def _result(report) -> KernelbenchResult:
 
 def kernelbench(problem: PathLike, candidate: PathLike, sizes: Mapping[str, Any] | None = None, *,
                 ragged: bool = False, timeout_ms: int = 10_000, save_counterexample: PathLike | None = None,
-                arch: str = "sm_80", require_kernel: bool = False) -> KernelbenchResult:
+                arch: str = "sm_80", require_kernel: bool = False, eval_mode: bool = False) -> KernelbenchResult:
     """Is `candidate`'s ModelNew (or Model) the `problem`'s Model, at `sizes` (others scaled down)?
 
     `sizes` maps a size global of the problem to an int or a tuple of ints (`--size`); `ragged` also checks
     at sizes no typical tile divides; `save_counterexample` names an .npz for a confirmed difference's inputs,
-    shaped as `get_inputs()` returns them."""
+    shaped as `get_inputs()` returns them; `eval_mode` checks both models in eval mode (`--eval`)."""
     for path, what in ((problem, "problem"), (candidate, "candidate")):
         if not os.path.isfile(path):
             raise UsageError(f"no such {what} file: {path}")
@@ -73,5 +73,5 @@ def kernelbench(problem: PathLike, candidate: PathLike, sizes: Mapping[str, Any]
         raise UsageError(f"save_counterexample={save_counterexample}: the file is a numpy archive; name it FILE.npz")
     report = check(str(problem), str(candidate), chosen, ragged=ragged, timeout_ms=timeout_ms,
                    save_counterexample=str(save_counterexample) if save_counterexample else None,
-                   arch=check_arch(arch), require_kernel=require_kernel)
+                   arch=check_arch(arch), require_kernel=require_kernel, eval_mode=bool(eval_mode))
     return _result(report)

@@ -6,6 +6,7 @@
    `forward` runs on the same symbolic inputs, every launch on Volta's machine.
 3. Every output element is compared (`compare.py`); a difference is confirmed by exact re-execution of both
    (`_confirm`), and can be saved as `get_inputs`-shaped arrays (`witness.py`).
+4. When every element is equal, `forward` is called again on new inputs and new parameters (`calls.py`).
 
 With `ragged`, the same check runs again at sizes that are not multiples of typical tile sizes, reported
 apart: a candidate may legitimately assume the benchmark's divisibility.
@@ -22,8 +23,9 @@ from fractions import Fraction
 from volta.config import IntegerInputs
 from volta.equiv.check import _exact
 from volta.errors import Unsupported, UsageError, VoltaError
+from volta.kernelbench import calls as S
 from volta.kernelbench import candidate as C
-from volta.kernelbench import hacks, witness
+from volta.kernelbench import hacks
 from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.engine import Host, Stop
 from volta.kernelbench.failures import TorchError
@@ -62,6 +64,8 @@ class KernelbenchReport:
     witness_file: str | None = None
     hacks: list = field(default_factory=list)                 # findings.HackFinding (hacks.py)
     coverage: list = field(default_factory=list)              # coverage.Span: which outputs kernels computed
+    calls: S.CallsResult | None = None                        # forward called again (calls.py)
+    eval_mode: bool = False
 
     @property
     def exit_code(self) -> int:
@@ -73,11 +77,12 @@ class KernelbenchReport:
 
 def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, ragged: bool = False,
           timeout_ms: int = 10_000, save_counterexample: str | None = None, progress=None,
-          arch: str = "sm_80", require_kernel: bool = False) -> KernelbenchReport:
+          arch: str = "sm_80", require_kernel: bool = False, eval_mode: bool = False) -> KernelbenchReport:
     """Check a candidate file against a problem file (the library call behind `volta kernelbench`);
-    `require_kernel`: an output element no custom kernel took part in is a finding."""
+    `require_kernel`: an output element no custom kernel took part in is a finding; with `eval_mode` both
+    models are put in eval mode after construction (as `model.eval()` in a harness)."""
     report = _check_once(problem_path, candidate_path, sizes or {}, timeout_ms, save_counterexample, progress, arch,
-                         require_kernel)
+                         require_kernel, eval_mode)
     if ragged and report.sizes:
         odd = _ragged_sizes(report.sizes, sizes or {})
         if not odd:
@@ -87,7 +92,7 @@ def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, 
                 progress("ragged sizes: " + ", ".join(f"{k}={v}" for k, v in odd.items()))
             try:
                 report.ragged = _check_once(problem_path, candidate_path, {**(sizes or {}), **odd}, timeout_ms,
-                                            None, progress, arch, require_kernel)
+                                            None, progress, arch, require_kernel, eval_mode)
             except (UsageError, Unsupported) as err:
                 report.notes.append(f"--ragged: the problem does not run at sizes {odd}: {err.message}")
     return report
@@ -111,12 +116,14 @@ def _ragged_sizes(choices: list, given: dict) -> dict:
 
 
 def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexample, progress, arch,
-                require_kernel=False):
-    report = KernelbenchReport(problem_path, candidate_path)
+                require_kernel, eval_mode):
+    report = KernelbenchReport(problem_path, candidate_path, eval_mode=eval_mode)
     start = time.perf_counter()
     if progress:
         progress(f"running the reference {problem_path} symbolically")
     problem = load_problem(problem_path, sizes)
+    if eval_mode:
+        problem.model.eval()
     report.sizes, report.input_names = problem.sizes, problem.input_names
     ref_outs = problem.reference_outputs()
     report.seconds["reference"] = time.perf_counter() - start
@@ -127,7 +134,8 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
         start = time.perf_counter()
         if progress:
             progress(f"running the candidate {candidate_path}: building its extensions, running its host code")
-        cand_outs, model = _run_candidate(report, problem, run, host, candidate_path, require_kernel)
+        cand_outs, model, cand_inputs, made = _run_candidate(report, problem, run, host, candidate_path,
+                                                             require_kernel, eval_mode)
         report.seconds["candidate"] = time.perf_counter() - start
         if cand_outs is None:
             hacks.conclude(report, candidate_path)
@@ -143,25 +151,45 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
             report.notes.append(readings.note())
         report.seconds["compare"] = time.perf_counter() - start
         report.verdict = report.comparison.verdict
+        if report.verdict == "equivalent":
+            seq = S.Sequence(problem, run, host, model, candidate_path, made, ref_outs, cand_outs, cand_inputs,
+                             confirm.integers, readings, report.comparison, _exact_in, _beyond_float32, eval_mode,
+                             arch)
+            report.calls = S.later_calls(seq, timeout_ms, progress)
+            report.seconds["later_calls"] = report.calls.seconds
+            report.verdict = report.calls.verdict
+            if report.calls.comparison is not None and report.calls.verdict != "equivalent":
+                report.comparison = report.calls.comparison
+            if report.calls.reason is not None:
+                report.unsupported = Unsupported(f"on call {report.calls.call} of forward: {report.calls.reason}")
+            if report.calls.findings:
+                report.findings, report.finding_launch = report.calls.findings, host.launches[-1]
         hacks.conclude(report, candidate_path)
         if report.verdict == "not-equivalent" and save_counterexample:
-            witness.save(save_counterexample, problem, report.comparison.difference)
+            S.save_witness(save_counterexample, problem, report.comparison.difference,
+                           report.calls.call if report.calls else 1)
             report.witness_file = str(save_counterexample)
     finally:
         host.close()
     return report
 
 
-def _run_candidate(report, problem: Problem, run, host: Host, path: str, require_kernel: bool = False):
-    """The candidate's outputs on the problem's symbolic inputs, or None with the report saying why not."""
-    model = None
+def _run_candidate(report, problem: Problem, run, host: Host, path: str, require_kernel: bool = False,
+                   eval_mode: bool = False):
+    """(outputs, model, inputs, construction) of the candidate's first call on the problem's symbolic inputs;
+    outputs None with the report saying why not."""
+    model = inputs = made = None
     try:
         namespace = C.execute_file(path, problem, run)
         cls = C.model_class(namespace, path)
         with installed(run):
             model = cls(*problem.init_inputs)
+        if eval_mode:
+            model.eval()
         report.bindings = C.bind_parameters(problem, run, model)
-        outs = hacks.forward(report, problem, run, host, model, namespace, path, require_kernel)
+        made = S.construction(model, report.bindings, problem.parameters)
+        inputs = problem.fresh_inputs()
+        outs = hacks.forward(report, problem, run, host, model, namespace, path, inputs, require_kernel)
     except Stop as stop:
         if stop.error is not None:
             report.verdict, report.unsupported = "unsupported", stop.error
@@ -186,7 +214,7 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str, require
         outs = None
     finally:
         _collect(report, host)
-    return outs, model
+    return outs, model, inputs, made
 
 
 def _candidate_made(err: Exception, path: str) -> bool:

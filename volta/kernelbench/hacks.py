@@ -29,10 +29,10 @@ from volta.symbolic import expr as E
 from volta.symbolic.ringform import RingForms
 
 
-def forward(report, problem, run, host, model, namespace: dict, path: str, require_kernel: bool = False):
-    """The candidate's outputs on fresh inputs (None when a finding stops the run); findings and the coverage
+def forward(report, problem, run, host, model, namespace: dict, path: str, inputs: list,
+            require_kernel: bool = False):
+    """The candidate's outputs on `inputs` (None when a finding stops the run); findings and the coverage
     table go to report.hacks and report.coverage."""
-    inputs = problem.fresh_inputs()
     watched = [(n, t.storage) for n, t in zip(problem.input_names, inputs) if isinstance(t, SymTensor)]
     taken = {id(s) for _, s in watched}
     for name, t in model.named_parameters():

@@ -18,6 +18,7 @@ For kernel outputs and other tensors whose storage another component fills: `ten
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
@@ -71,6 +72,7 @@ class Session:
     methods: Mapping[str, Callable] = field(default_factory=dict)
     next_address: int = 1 << 32
     run: object = None          # the torchsym Run using this session (for methods that draw random values)
+    live: weakref.WeakSet = field(default_factory=weakref.WeakSet)   # every storage still referenced (graphs)
 
     def allocate(self, values: np.ndarray, dtype: str, name: str = "") -> Storage:
         streams = getattr(self.run, "streams", None)
@@ -78,7 +80,9 @@ class Session:
             streams.enqueue(streams.current, "a torch op", *caller_line())   # work on a side stream
         address = self.next_address
         self.next_address += max(256, -(-values.shape[0] * D.BY_VOLTA[dtype].itemsize // 256) * 256)
-        return Storage(values, dtype, name, address)
+        storage = Storage(values, dtype, name, address)
+        self.live.add(storage)
+        return storage
 
 
 def contiguous_strides(shape) -> tuple:

@@ -17,6 +17,7 @@ from fractions import Fraction
 
 import volta
 from volta.session.races import RaceReport, RacesResult
+import volta.report.calls_report as calls_report
 import volta.report.json_report as json_report
 import volta.report.sarif as sarif
 import volta.report.text as races_text
@@ -46,6 +47,8 @@ def kernel_name(mangled: str) -> str:
 
 
 def verdict_text(r) -> str:
+    if r.verdict == "findings" and calls_report.verdict_text(r.calls):
+        return calls_report.verdict_text(r.calls)
     if r.verdict == "findings":
         kinds = list(dict.fromkeys([f.kind.upper().replace("-", " ") for f in r.findings] +
                                    [f.title for f in r.hacks]))
@@ -112,6 +115,8 @@ def format_text(r, indent: str = "", explain: bool = False) -> str:
         if r.witness_file:
             lines.append(f"  counterexample saved to {r.witness_file} (get_inputs-shaped arrays, parameters as "
                          f"param:NAME)")
+    elif r.verdict == "findings" and calls_report.verdict_text(r.calls):
+        pass    # OUTPUT_ALIASED: calls_report's lines below
     elif r.verdict == "findings" and r.findings:
         block = races_text._kernel(_race_report(r), races_text.DEFAULT_MAX_FINDINGS)
         lines.append("  " + block.replace("\n", "\n  "))
@@ -131,6 +136,7 @@ def format_text(r, indent: str = "", explain: bool = False) -> str:
                      f"{sum(c.proved_by.values()):,} of {c.compared:,} compared were proved equal")
         lines += [f"  output {k}[{i}]: {why}" for k, i, why in c.unknown]
     lines += _hack_lines(r, explain)
+    lines += calls_report.text_lines(r)
     lines += _binding_lines(r)
     if r.launches:
         kernels = list(dict.fromkeys(f"{kernel_name(x.kernel)} (grid {'x'.join(map(str, x.grid))}, block "
@@ -246,6 +252,8 @@ def to_dict(r, nested: bool = False) -> dict:
         "refused_launches": [{"kernel": k, "reason": why} for k, why in r.refused],
         "host_torch_ops": list(dict.fromkeys(r.host_ops)),
         "notes": list(r.notes),
+        "calls": calls_report.to_dict(r),
+        "eval_mode": r.eval_mode,
     }
     if not nested:
         out["ragged"] = to_dict(r.ragged, nested=True) if r.ragged is not None else None
@@ -271,7 +279,8 @@ def format_sarif(r, explain: bool = False) -> str:
                         "message": {"text": f"{f.title}: {f.message}. {f.explanation}"},
                         "locations": [sarif._location(f.file or r.candidate, f.line)]})
     if r.verdict != "equivalent" and not r.findings and not r.hacks:
-        kind = r.verdict if r.verdict != "findings" else "uninitialized-output"
+        kind = r.verdict if r.verdict != "findings" else (
+            "output-aliased" if calls_report.verdict_text(r.calls) else "uninitialized-output")
         level = "error" if r.verdict in ("not-equivalent", "findings") else "warning"
         rules.append(sarif.rule_entry(kind, f"volta kernelbench: {VERDICT_TEXT.get(r.verdict, r.verdict)}", level))
         span = (r.raised[2] if r.raised else r.unsupported.span if r.unsupported else None)

@@ -25,6 +25,7 @@ from volta.kernelbench import dtypes as D
 from volta.kernelbench.failures import TorchError, unsupported
 from volta.kernelbench.tensor import Size, SymTensor
 import volta.kernelbench.torchsym.conv as conv
+import volta.kernelbench.torchsym.graphs as graphs
 import volta.kernelbench.torchsym.layers as layers
 import volta.kernelbench.torchsym.linalg as linalg
 import volta.kernelbench.torchsym.loss as loss
@@ -220,7 +221,7 @@ def build(run: Run) -> dict[str, types.ModuleType]:
         "set_device": lambda *a, **k: None,
         "get_device_name": lambda *a, **k: "Volta symbolic device", "manual_seed": lambda *a: None,
         "manual_seed_all": lambda *a: None, "empty_cache": lambda: None, "is_initialized": lambda: True,
-        **streams.cuda_functions(run.streams)})
+        **streams.cuda_functions(run.streams), **graphs.functions(run)})
     backends = _module("torch.backends", {
         "cudnn": types.SimpleNamespace(benchmark=False, deterministic=False, enabled=True, allow_tf32=True),
         "cuda": types.SimpleNamespace(matmul=types.SimpleNamespace(allow_tf32=False,
