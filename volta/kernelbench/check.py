@@ -23,6 +23,7 @@ from volta.config import IntegerInputs
 from volta.equiv.check import _exact
 from volta.errors import Unsupported, UsageError, VoltaError
 from volta.kernelbench import candidate as C
+from volta.kernelbench import precision as P
 from volta.kernelbench import witness
 from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.engine import Host, Stop
@@ -32,6 +33,7 @@ from volta.kernelbench.memory import DeviceMemory
 from volta.kernelbench.problem import Problem, load_problem
 from volta.kernelbench.tensor import SymTensor
 from volta.kernelbench.torchsym import installed
+from volta.kernelbench.torchsym.switches import Precision
 from volta.symbolic import expr as E
 from volta.symbolic.search import inputs_of
 
@@ -43,7 +45,8 @@ RAGGED_MIN = 4     # sizes below this stay as they are in the ragged run
 class KernelbenchReport:
     problem: str
     candidate: str
-    verdict: str = "equivalent"     # equivalent | not-equivalent | findings | unsupported | unknown
+    verdict: str = "equivalent"     # equivalent | not-equivalent | findings | precision | within-tolerance
+                                    # | unsupported | unknown
     sizes: list = field(default_factory=list)                 # sizes.Choice, as the problem used them
     comparison: Comparison | None = None
     findings: list = field(default_factory=list)              # launch findings (exec.findings.Finding)
@@ -60,10 +63,12 @@ class KernelbenchReport:
     notes: list = field(default_factory=list)
     ragged: "KernelbenchReport | None" = None
     witness_file: str | None = None
+    precision: P.PrecisionResult | None = None     # narrower formats than the reference (precision.py)
 
     @property
     def exit_code(self) -> int:
-        own = {"equivalent": 0, "not-equivalent": 1, "findings": 1}.get(self.verdict, 3)
+        own = {"equivalent": 0, "within-tolerance": 0, "not-equivalent": 1, "findings": 1,
+               "precision": 1}.get(self.verdict, 3)
         if self.ragged is not None and self.ragged.exit_code == 1:
             return 1
         return own
@@ -71,9 +76,11 @@ class KernelbenchReport:
 
 def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, ragged: bool = False,
           timeout_ms: int = 10_000, save_counterexample: str | None = None, progress=None,
-          arch: str = "sm_80") -> KernelbenchReport:
-    """Check a candidate file against a problem file (the library call behind `volta kernelbench`)."""
-    report = _check_once(problem_path, candidate_path, sizes or {}, timeout_ms, save_counterexample, progress, arch)
+          arch: str = "sm_80", tolerance: tuple | None = None) -> KernelbenchReport:
+    """Check a candidate file against a problem file (the library call behind `volta kernelbench`).
+    `tolerance` (atol, rtol): evaluate a candidate that computes in narrower formats (precision.py)."""
+    report = _check_once(problem_path, candidate_path, sizes or {}, timeout_ms, save_counterexample, progress, arch,
+                         tolerance)
     if ragged and report.sizes:
         odd = _ragged_sizes(report.sizes, sizes or {})
         if not odd:
@@ -83,7 +90,7 @@ def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, 
                 progress("ragged sizes: " + ", ".join(f"{k}={v}" for k, v in odd.items()))
             try:
                 report.ragged = _check_once(problem_path, candidate_path, {**(sizes or {}), **odd}, timeout_ms,
-                                            None, progress, arch)
+                                            None, progress, arch, tolerance)
             except (UsageError, Unsupported) as err:
                 report.notes.append(f"--ragged: the problem does not run at sizes {odd}: {err.message}")
     return report
@@ -106,14 +113,20 @@ def _ragged_sizes(choices: list, given: dict) -> dict:
     return out
 
 
-def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexample, progress, arch):
+def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexample, progress, arch,
+                tolerance=None):
     report = KernelbenchReport(problem_path, candidate_path)
     start = time.perf_counter()
     if progress:
         progress(f"running the reference {problem_path} symbolically")
     problem = load_problem(problem_path, sizes)
     report.sizes, report.input_names = problem.sizes, problem.input_names
+    precision = problem.run.session.precision = Precision()
+    for t in list(problem.inputs) + list(problem.parameters.values()):
+        if isinstance(t, SymTensor):
+            precision.made(t.storage.dtype)
     ref_outs = problem.reference_outputs()
+    precision.start_candidate(candidate_path)
     report.seconds["reference"] = time.perf_counter() - start
     run = problem.candidate_run()
     host = Host(candidate_path, problem.run.session, arch=arch)
@@ -137,6 +150,7 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
             report.notes.append(readings.note())
         report.seconds["compare"] = time.perf_counter() - start
         report.verdict = report.comparison.verdict
+        _assess_precision(report, precision, problem, host, model, run, ref_outs, cand_outs, tolerance)
         if report.verdict == "not-equivalent" and save_counterexample:
             witness.save(save_counterexample, problem, report.comparison.difference)
             report.witness_file = str(save_counterexample)
@@ -180,6 +194,20 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str):
     finally:
         _collect(report, host)
     return outs, model
+
+
+def _assess_precision(report, precision, problem, host, model, run, ref_outs, cand_outs, tolerance) -> None:
+    """A candidate equal over the reals that computes through narrower formats is a PRECISION finding (exit
+    1); with a tolerance it is evaluated: within it, WITHIN TOLERANCE (exit 0), else the finding stands."""
+    if report.verdict not in ("equivalent", "not-equivalent", "unknown"):
+        return
+    start = time.perf_counter()
+    report.precision = P.assess(precision, problem, host, model, run, ref_outs, cand_outs, tolerance)
+    report.seconds["precision"] = time.perf_counter() - start
+    if report.precision is None or not report.precision.findings or report.verdict != "equivalent":
+        return
+    evaluation = report.precision.evaluation
+    report.verdict = "within-tolerance" if evaluation is not None and evaluation.passed else "precision"
 
 
 def _candidate_made(err: Exception, path: str) -> bool:

@@ -70,8 +70,11 @@ class Session:
     methods: Mapping[str, Callable] = field(default_factory=dict)
     next_address: int = 1 << 32
     run: object = None          # the torchsym Run using this session (for methods that draw random values)
+    precision: object = None    # torchsym.switches.Precision of the check: formats, switches, candidate's events
 
     def allocate(self, values: np.ndarray, dtype: str, name: str = "") -> Storage:
+        if self.precision is not None:
+            values = self.precision.made(dtype, values)
         address = self.next_address
         self.next_address += max(256, -(-values.shape[0] * D.BY_VOLTA[dtype].itemsize // 256) * 256)
         return Storage(values, dtype, name, address)
@@ -235,6 +238,8 @@ class SymTensor:
     def write(self, values) -> None:
         """Write values (broadcast to this shape) into the storage through this view."""
         target = self.array()
+        if self.session.precision is not None:
+            values = self.session.precision.made(self.storage.dtype, values)
         target[...] = np.broadcast_to(values, self._shape)
 
     # ------------------------------------------------------------ views

@@ -14,6 +14,7 @@ import numpy as np
 
 from volta.kernelbench.failures import TorchError, unsupported
 from volta.kernelbench.torchsym.core import elementwise, new, operand, result_type
+from volta.kernelbench.torchsym.switches import reduced_operands
 
 
 def _arrays(a, b):
@@ -25,6 +26,7 @@ def _arrays(a, b):
 def matmul(input, other, *, out=None):
     if input.ndim == 0 or other.ndim == 0:
         raise TorchError("both arguments to matmul need to be at least 1D")
+    input, other = reduced_operands("torch.matmul", "matmul", input, other)
     dtype, kit, a, b = _arrays(input, other)
     dropped = (a.ndim == 1, b.ndim == 1)     # a vector is a one-row (or one-column) matrix, dropped after
     a = a[None, :] if dropped[0] else a
