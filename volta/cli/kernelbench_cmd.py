@@ -52,15 +52,23 @@ def parse_sizes(items) -> dict:
               help="Solver time limit per output element.")
 @click.option("--save-counterexample", "save_cex", type=click.Path(dir_okay=False), metavar="FILE.npz",
               help="Save a confirmed counterexample as get_inputs-shaped arrays (numpy .npz).")
+@click.option("--atol", type=click.FloatRange(min=0), default=None, metavar="X",
+              help="Evaluate a candidate that computes through narrower formats (float16, bfloat16, TF32) than the "
+                   "reference in its actual precision: PASS within atol + rtol*|ref| on the inputs tried. "
+                   "KernelBench's float32 tolerance is 1e-2 (the other defaults to it).")
+@click.option("--rtol", type=click.FloatRange(min=0), default=None, metavar="X",
+              help="Relative tolerance of that evaluation (see --atol).")
 @click.option("--arch", default="sm_80", show_default=True, metavar="sm_XX", help="The device code's target.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema: volta/report/SCHEMA.md).")
 @click.option("--sarif", "as_sarif", is_flag=True, help="Print SARIF 2.1.0 for code scanning.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 @bounded("kernelbench")
-def command(problem, candidate, size, ragged, timeout_ms, save_cex, arch, as_json, as_sarif, quiet) -> int:
+def command(problem, candidate, size, ragged, timeout_ms, save_cex, atol, rtol, arch, as_json, as_sarif,
+            quiet) -> int:
     """Check a KernelBench candidate (ModelNew with load_inline CUDA) against its problem's Model."""
     from volta.cuda import check_arch
     from volta.kernelbench.check import check
+    from volta.kernelbench.precision import KERNELBENCH_TOLERANCE
 
     if as_json and as_sarif:
         raise UsageError("choose one of --json and --sarif")
@@ -70,8 +78,11 @@ def command(problem, candidate, size, ragged, timeout_ms, save_cex, arch, as_jso
     if save_cex is not None and not str(save_cex).endswith(".npz"):
         raise UsageError(f"--save-counterexample {save_cex}: the file is a numpy archive; name it FILE.npz")
     progress = None if quiet else limits.current().progress
+    tolerance = None
+    if atol is not None or rtol is not None:
+        tolerance = (KERNELBENCH_TOLERANCE if atol is None else atol, KERNELBENCH_TOLERANCE if rtol is None else rtol)
     report = check(problem, candidate, parse_sizes(size), ragged=ragged, timeout_ms=timeout_ms,
-                   save_counterexample=save_cex, progress=progress, arch=check_arch(arch))
+                   save_counterexample=save_cex, progress=progress, arch=check_arch(arch), tolerance=tolerance)
     limits.disarm()
     click.echo(render(report, "json" if as_json else "sarif" if as_sarif else "text"))
     return report.exit_code

@@ -31,6 +31,7 @@ from volta.kernelbench.failures import TorchError
 from volta.kernelbench.libm import Readings
 from volta.kernelbench.memory import DeviceMemory
 from volta.kernelbench.problem import Problem, load_problem
+from volta.kernelbench.subclasses import refuse_overriding_subclasses
 from volta.kernelbench.tensor import SymTensor
 from volta.kernelbench.torchsym import installed
 from volta.kernelbench.torchsym.switches import Precision
@@ -164,6 +165,7 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str):
     model = None
     try:
         namespace = C.execute_file(path, problem, run)
+        refuse_overriding_subclasses(namespace, path)
         cls = C.model_class(namespace, path)
         with installed(run):
             model = cls(*problem.init_inputs)

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import volta
 from volta.session.races import RaceReport, RacesResult
-from volta.report import json_report, sarif
+from volta.report import json_report, precision_report, sarif
 from volta.report import text as races_text
 from volta.report.check_report import HOW, value_text
 from volta.report.common import demangle, display_path
@@ -26,7 +26,8 @@ SCHEMA = "volta.kernelbench/1"
 KB_HOW = {"ring-form": "the same polynomial over the same atoms"}
 MAX_INPUTS_SHOWN = 16
 VERDICT_TEXT = {"equivalent": "EQUIVALENT", "not-equivalent": "NOT EQUIVALENT", "unsupported": "UNSUPPORTED",
-                "unknown": "UNKNOWN", "findings": "FINDINGS"}
+                "unknown": "UNKNOWN", "findings": "FINDINGS", "precision": "PRECISION LOSS",
+                "within-tolerance": "EQUIVALENT WITHIN TOLERANCE"}
 
 
 def kernel_name(mangled: str) -> str:
@@ -97,7 +98,7 @@ def _inputs_line(difference) -> str:
 def format_text(r, indent: str = "") -> str:
     lines = [f"{verdict_text(r)}: {_summary(r)}", f"  sizes: {sizes_text(r)}"]
     c = r.comparison
-    if r.verdict == "equivalent":
+    if r.verdict in ("equivalent", "precision", "within-tolerance"):
         how = ", ".join(f"{n:,} by {KB_HOW.get(k) or HOW.get(k, k)}" for k, n in c.proved_by.items())
         lines.append(f"  {c.compared:,} output elements compared: {how or 'none'}; over the reals, at these sizes")
     elif r.verdict == "not-equivalent":
@@ -133,6 +134,7 @@ def format_text(r, indent: str = "") -> str:
         lines.append(f"  {len(c.unknown)} element(s) undecided (nothing is claimed); "
                      f"{sum(c.proved_by.values()):,} of {c.compared:,} compared were proved equal")
         lines += [f"  output {k}[{i}]: {why}" for k, i, why in c.unknown]
+    lines += precision_report.text_lines(r.precision, r.verdict)
     lines += _binding_lines(r)
     if r.launches:
         kernels = list(dict.fromkeys(f"{kernel_name(x.kernel)} (grid {'x'.join(map(str, x.grid))}, block "
@@ -200,8 +202,8 @@ def to_dict(r, nested: bool = False) -> dict:
         "candidate": r.candidate,
         "verdict": r.verdict,
         "verdict_text": verdict_text(r),
-        "exit_code": r.exit_code if not nested else {"equivalent": 0, "not-equivalent": 1, "findings": 1}.get(
-            r.verdict, 3),
+        "exit_code": r.exit_code if not nested else {"equivalent": 0, "within-tolerance": 0, "not-equivalent": 1,
+                                                     "findings": 1, "precision": 1}.get(r.verdict, 3),
         "sizes": [{"name": s.name, "original": s.original, "value": s.value, "how": s.how} for s in r.sizes],
         "parameters": [{"candidate": b.candidate, "reference": b.reference, "how": b.how, "shape": list(b.shape)}
                        for b in r.bindings],
@@ -228,6 +230,7 @@ def to_dict(r, nested: bool = False) -> dict:
         "refused_launches": [{"kernel": k, "reason": why} for k, why in r.refused],
         "host_torch_ops": list(dict.fromkeys(r.host_ops)),
         "notes": list(r.notes),
+        "precision": precision_report.to_dict(r.precision),
     }
     if not nested:
         out["ragged"] = to_dict(r.ragged, nested=True) if r.ragged is not None else None
@@ -245,12 +248,14 @@ def format_sarif(r) -> str:
     run = doc["runs"][0]
     run["invocations"][0]["exitCode"] = r.exit_code
     rules, results = run["tool"]["driver"]["rules"], run["results"]
-    if r.verdict != "equivalent" and not r.findings:
+    if r.verdict not in ("equivalent", "within-tolerance") and not r.findings:
         kind = r.verdict if r.verdict != "findings" else "uninitialized-output"
-        level = "error" if r.verdict in ("not-equivalent", "findings") else "warning"
+        level = "error" if r.verdict in ("not-equivalent", "findings", "precision") else "warning"
         rules.append(sarif.rule_entry(kind, f"volta kernelbench: {VERDICT_TEXT.get(r.verdict, r.verdict)}", level))
         span = (r.raised[2] if r.raised else r.unsupported.span if r.unsupported else None)
         loc = sarif._location(span.file, span.line) if span else sarif._location(r.candidate, None)
+        if r.verdict == "precision" and r.precision.findings[0].line:
+            loc = sarif._location(r.precision.findings[0].file, r.precision.findings[0].line)
         results.append({"ruleId": kind, "ruleIndex": len(rules) - 1, "level": level,
                         "message": {"text": format_text(r).splitlines()[0]}, "locations": [loc]})
     return json.dumps(doc, indent=2)
