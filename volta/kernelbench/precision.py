@@ -91,11 +91,11 @@ def kernel_events(precision: Precision, launches: list, built: dict) -> None:
         for fn in module.functions:
             if fn.body is None or (fn.kind == "entry" and fn.name != launch.kernel):
                 continue
-            for inst, loc in _located(fn.body):
+            for inst, loc in _located(fn.body, lambda loc: _origin(b, module, loc)):
                 fmt = narrow_format(inst.opcode)
                 if fmt is None or not precision.loses(fmt):
                     continue
-                file, line = _origin(b, module, loc)
+                file, line = loc
                 code = linecache.getline(file, line).strip() if file and line else ""
                 what = f"`{inst.opcode}` in kernel {launch.kernel}"
                 precision.kernel_event(fmt, what, file, line, code)
@@ -105,7 +105,7 @@ def narrow_format(opcode: str) -> str | None:
     """The narrow format an instruction computes in: its result type for a conversion, any operand type for
     arithmetic (an mma on float16 inputs multiplies float16 values); None for moves and widening."""
     parts = opcode.split(".")
-    if parts[0] in MOVES:
+    if parts[0] in MOVES or (parts[0] == "wmma" and parts[1:2] in (["load"], ["store"])):
         return None
     types = ["." + p for p in parts[1:] if "." + p in NARROW_TYPES or p in ("f32", "f64")]
     if not types:
@@ -115,12 +115,15 @@ def narrow_format(opcode: str) -> str | None:
     return next((NARROW_TYPES[t] for t in types if t in NARROW_TYPES), None)
 
 
-def _located(body):
-    """(instruction, the last .loc before it) for every instruction, nested blocks included."""
-    loc = None
+def _located(body, origin):
+    """(instruction, (file, line)) for every instruction, nested blocks included: the candidate's line of the
+    last `.loc` before it that `origin` places in the candidate (a header's inlined line keeps the call's)."""
+    loc = (None, None)
     for stmt in body:
         if isinstance(stmt, ast.Loc):
-            loc = stmt
+            found = origin(stmt)
+            if found[0] is not None:
+                loc = found
         elif isinstance(stmt, ast.Instruction):
             yield stmt, loc
         elif isinstance(stmt, ast.Block):
@@ -129,11 +132,10 @@ def _located(body):
 
 
 def _origin(built, module, loc) -> tuple:
-    if loc is None:
-        return None, None
+    """(candidate file, line) of a `.loc`, or (None, None) where it is no line of the candidate's sources."""
     generated = os.path.basename(str(module.files.get(loc.file, "")))
     origin = built.ext.origin(generated, loc.line) if built.ext else None
-    return origin if origin else (str(module.files.get(loc.file, "")) or None, loc.line)
+    return origin if origin else (None, None)
 
 
 # ---------------------------------------------------------------- the evaluation run
@@ -146,7 +148,9 @@ def assess(precision: Precision, problem, host, model, run, ref_outs: list, cand
     if not events:
         return None
     result = PrecisionResult(sorted(precision.reference, key=lambda f: -MANTISSA[f]))
-    rounded = _rounded_outputs(precision, problem, host, model, run, events)
+    in_kernels = any(ev.kind == "kernel" for ev in events)
+    # a kernel event is a finding whatever the rerun says, and stops the evaluation: no rerun for it
+    rounded = None if in_kernels else _rounded_outputs(precision, problem, host, model, run, events)
     reached = _reached(rounded) if rounded is not None else None
     for ev in events:
         if ev.kind == "kernel" or reached is None or ev.index in reached:
@@ -155,7 +159,7 @@ def assess(precision: Precision, problem, host, model, run, ref_outs: list, cand
             result.unused.append(ev)
     if result.findings and tolerance is not None:
         atol, rtol = tolerance
-        if any(ev.kind == "kernel" for ev in result.findings):
+        if in_kernels:
             result.evaluation = Evaluation(atol, rtol, None, "a kernel computes in a narrow format, and Volta's "
                                            "machine computes over the reals: its rounding is not emulated")
         elif rounded is None:

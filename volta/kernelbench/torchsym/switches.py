@@ -68,12 +68,13 @@ class Precision:
     reference: set = field(default_factory=set)      # formats the reference computes through
     events: dict = field(default_factory=dict)       # (file, line, format) -> Event
     rounding: bool = False
+    switched_at: dict = field(default_factory=dict)  # switch field -> the candidate's line that set it last
 
     def start_candidate(self, path: str) -> None:
         """The reference is done: switches back to torch's defaults (a fresh process), events from now on."""
         self.candidate = os.path.abspath(path)
         self.matmul_tf32, self.cudnn_tf32, self.matmul_precision = False, True, "highest"
-        self.autocast = []
+        self.autocast, self.switched_at = [], {}
         if not self.reference:
             self.reference.add("f32")
 
@@ -104,6 +105,13 @@ class Precision:
             return values
         event = self.event("cast", volta_dtype, f"{FORMAT_NAME[volta_dtype]} values")
         return self.rounded(values, event)
+
+    def switch(self, name: str, value) -> None:
+        """A global switch set (by torch.backends or set_float32_matmul_precision), remembering the line."""
+        setattr(self, name, value)
+        if self.candidate is not None:
+            _, line, _ = self.where()
+            self.switched_at[name] = line
 
     def reduced_matmul(self, op: str, kind: str, fmt: str, how: str) -> Event | None:
         """A float32 matmul-like op that runs in `fmt` (a switch or autocast); its event, or None when the
@@ -196,8 +204,12 @@ def reduced_operands(op: str, kind: str, *tensors):
     fmt = precision.matmul_format(kind)
     if fmt is None:
         return tensors
+    field_name = "cudnn_tf32" if kind == "conv" else "matmul_precision" if (
+        precision.matmul_precision != "highest") else "matmul_tf32"
     how = "with cuDNN TF32 on" if kind == "conv" else (
         "with float32 matmul precision 'medium' (bfloat16 products)" if fmt == "bf16" else "with TF32 matmul on")
+    if precision.switched_at.get(field_name):
+        how += f" (switched at line {precision.switched_at[field_name]})"
     event = precision.reduced_matmul(op, "tf32", fmt, how)
     if event is None or not precision.rounding:
         return tensors
@@ -229,7 +241,7 @@ class _Flags:
 
     def __setattr__(self, name, value):
         if name in self._mapping and self._state() is not None:
-            setattr(self._state(), self._mapping[name], bool(value))
+            self._state().switch(self._mapping[name], bool(value))
         else:
             self._local[name] = value
 
@@ -277,7 +289,7 @@ def switch_functions(run) -> dict:
             raise TorchError(f"Invalid precision {value!r}: expected one of {', '.join(MATMUL_PRECISIONS)}")
         state = getattr(run.session, "precision", None)
         if state is not None:
-            state.matmul_precision = value
+            state.switch("matmul_precision", value)
 
     def get_precision():
         state = getattr(run.session, "precision", None)
