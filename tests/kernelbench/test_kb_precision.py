@@ -119,3 +119,27 @@ def test_rounding_matches_the_formats(x):
     assert abs(bf - x) <= abs(x) * 2.0 ** -8 and np.float32(bf).view(np.uint32) & 0xFFFF == 0
     tf = round_to("tf32", x)
     assert abs(tf - x) <= abs(x) * 2.0 ** -11 and np.float32(tf).view(np.uint32) & 0x1FFF == 0
+
+
+# timing- and device-chosen paths: candidate -> (verdict, paths checked)
+PATHS = {
+    "axpy_timed": ("not-equivalent", 4),
+    "axpy_timed_honest": ("equivalent", 4),
+    "axpy_capability": ("precision", 3),
+    "axpy_capability_honest": ("equivalent", 3),
+}
+
+
+@pytest.mark.parametrize("candidate", list(PATHS))
+def test_machine_chosen_paths_are_each_checked(candidate, capsys):
+    code, report = _check(capsys, "axpy_problem.py", candidate, "--size", "n=8")
+    verdict, count = PATHS[candidate]
+    assert (report["verdict"], code, len(report["paths"])) == (verdict, EXIT[verdict], count), report["paths"]
+    assert report["paths"][0]["verdict"] == "equivalent"     # the default answer alone would have passed
+    assert report["paths_unchecked"] == [] and report["machine_queries"]
+
+
+def test_answers_past_the_limit_are_named_not_checked(capsys):
+    code, report = _check(capsys, "axpy_problem.py", "axpy_many_timings", "--size", "n=8")
+    assert code == 0 and report["paths_unchecked"]
+    assert report["verdict_text"].startswith("EQUIVALENT ON THE MACHINE ANSWERS CHECKED")

@@ -30,9 +30,9 @@ _CODES = {
                "1  NOT EQUIVALENT, or findings in a launch (race, deadlock, out of bounds, uninitialized read)",
                USAGE,
                "3  UNSUPPORTED or UNKNOWN (nothing is claimed)"],
-    "kernelbench": ["0  EQUIVALENT to the PyTorch reference (with --atol/--rtol: or EQUIVALENT WITHIN TOLERANCE)",
-                    "1  NOT EQUIVALENT (also at a --ragged size), findings in the candidate's launches, or PRECISION "
-                    "LOSS (narrower formats than the reference)",
+    "kernelbench": ["0  EQUIVALENT to the PyTorch reference (or, with --atol/--rtol, EQUIVALENT WITHIN TOLERANCE)",
+                    "1  NOT EQUIVALENT (also at a --ragged size), findings in the candidate's launches, or",
+                    "   PRECISION LOSS (outputs computed through narrower float formats than the reference)",
                     USAGE,
                     "3  UNSUPPORTED, UNKNOWN or a candidate that could not be built or run (nothing is claimed)"],
     "batch": ["0  every job exited 0", "1  a job found something (not equivalent, findings), none was bad input",

@@ -23,6 +23,7 @@ from volta.config import IntegerInputs
 from volta.equiv.check import _exact
 from volta.errors import Unsupported, UsageError, VoltaError
 from volta.kernelbench import candidate as C
+from volta.kernelbench import paths
 from volta.kernelbench import precision as P
 from volta.kernelbench import witness
 from volta.kernelbench.compare import Comparison, Difference, compare
@@ -65,6 +66,9 @@ class KernelbenchReport:
     ragged: "KernelbenchReport | None" = None
     witness_file: str | None = None
     precision: P.PrecisionResult | None = None     # narrower formats than the reference (precision.py)
+    paths: list = field(default_factory=list)     # paths.Path per machine answer checked (timing/device branches)
+    unchecked: list = field(default_factory=list)  # paths.Answers left when the limit stopped the enumeration
+    asked: list = field(default_factory=list)     # where the candidate read a clock or the device
 
     @property
     def exit_code(self) -> int:
@@ -80,8 +84,9 @@ def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, 
           arch: str = "sm_80", tolerance: tuple | None = None) -> KernelbenchReport:
     """Check a candidate file against a problem file (the library call behind `volta kernelbench`).
     `tolerance` (atol, rtol): evaluate a candidate that computes in narrower formats (precision.py)."""
-    report = _check_once(problem_path, candidate_path, sizes or {}, timeout_ms, save_counterexample, progress, arch,
-                         tolerance)
+    report = paths.explore(lambda oracle: _check_once(problem_path, candidate_path, sizes or {}, timeout_ms,
+                                                      save_counterexample, progress, arch, tolerance, oracle),
+                           candidate_path)
     if ragged and report.sizes:
         odd = _ragged_sizes(report.sizes, sizes or {})
         if not odd:
@@ -90,8 +95,9 @@ def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, 
             if progress:
                 progress("ragged sizes: " + ", ".join(f"{k}={v}" for k, v in odd.items()))
             try:
-                report.ragged = _check_once(problem_path, candidate_path, {**(sizes or {}), **odd}, timeout_ms,
-                                            None, progress, arch, tolerance)
+                report.ragged = paths.explore(
+                    lambda oracle: _check_once(problem_path, candidate_path, {**(sizes or {}), **odd}, timeout_ms,
+                                               None, progress, arch, tolerance, oracle), candidate_path)
             except (UsageError, Unsupported) as err:
                 report.notes.append(f"--ragged: the problem does not run at sizes {odd}: {err.message}")
     return report
@@ -115,7 +121,7 @@ def _ragged_sizes(choices: list, given: dict) -> dict:
 
 
 def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexample, progress, arch,
-                tolerance=None):
+                tolerance=None, oracle=None):
     report = KernelbenchReport(problem_path, candidate_path)
     start = time.perf_counter()
     if progress:
@@ -130,6 +136,7 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
     precision.start_candidate(candidate_path)
     report.seconds["reference"] = time.perf_counter() - start
     run = problem.candidate_run()
+    run.paths = oracle
     host = Host(candidate_path, problem.run.session, arch=arch)
     run.host = host
     try:

@@ -19,7 +19,6 @@ arithmetic in a narrow format (`add.f16`, `fma.rn.bf16x2`, `cvt.rn.f16.f32`, `mm
 """
 from __future__ import annotations
 
-import dataclasses
 import linecache
 import os
 from dataclasses import dataclass, field
@@ -29,8 +28,8 @@ import numpy as np
 from volta.kernelbench import candidate as C
 from volta.kernelbench.memory import DeviceMemory
 from volta.kernelbench.tensor import SymTensor
-from volta.kernelbench.torchsym.switches import (FORMAT_NAME, MANTISSA, ROUND_PREFIX, Event, Precision, event_of,
-                                                 format_of, round_elements)
+from volta.kernelbench.torchsym.switches import (FORMAT_NAME, MANTISSA, ROUND_PREFIX, Precision, event_of, format_of,
+                                                 round_elements)
 from volta.ptx import ast
 from volta.ptx.decode import iter_instructions
 from volta.ptx.parser import parse_file
@@ -71,7 +70,8 @@ class Evaluation:
 class PrecisionResult:
     """What the candidate computes through narrower formats than the reference, and the evaluation."""
 
-    reference_formats: list
+    reference_formats: list                           # Volta names, widest first ("f32")
+    reference_names: list                             # the same as torch names them ("float32")
     findings: list = field(default_factory=list)      # Event, those reaching an output (kernel events all)
     unused: list = field(default_factory=list)        # Event, narrow values no output depends on
     evaluation: Evaluation | None = None
@@ -147,7 +147,8 @@ def assess(precision: Precision, problem, host, model, run, ref_outs: list, cand
     events = list(precision.events.values())
     if not events:
         return None
-    result = PrecisionResult(sorted(precision.reference, key=lambda f: -MANTISSA[f]))
+    formats = sorted(precision.reference, key=lambda f: -MANTISSA[f])
+    result = PrecisionResult(formats, [FORMAT_NAME[f] for f in formats])
     in_kernels = any(ev.kind == "kernel" for ev in events)
     # a kernel event is a finding whatever the rerun says, and stops the evaluation: no rerun for it
     rounded = None if in_kernels else _rounded_outputs(precision, problem, host, model, run, events)
@@ -335,11 +336,5 @@ def _value(root, env, funcs, memo):
     return _run(root, env, _VECTOR, _coerce, funcs, memo)
 
 
-def describe(ev: Event) -> str:
-    where = f"{os.path.relpath(ev.file) if ev.file else '?'}:{ev.line}" if ev.line else "(no line)"
-    code = f"  `{ev.code}`" if ev.code else ""
-    return f"{FORMAT_NAME[ev.format]}: {ev.what} at {where}{code}"
-
-
-__all__ = ["Evaluation", "KERNELBENCH_TOLERANCE", "PrecisionResult", "Worst", "assess", "describe", "evaluate",
+__all__ = ["Evaluation", "KERNELBENCH_TOLERANCE", "PrecisionResult", "Worst", "assess", "evaluate",
            "kernel_events", "narrow_format", "round_to"]

@@ -52,6 +52,8 @@ def verdict_text(r) -> str:
         return "UNINITIALIZED OUTPUT"
     if r.verdict == "unsupported" and r.raised is not None:
         return "CANDIDATE RAISED"
+    if getattr(r, "unchecked", None) and r.exit_code == 0:
+        return f"{VERDICT_TEXT[r.verdict]} ON THE MACHINE ANSWERS CHECKED ({len(r.unchecked)} NOT CHECKED)"
     return VERDICT_TEXT[r.verdict]
 
 
@@ -135,6 +137,7 @@ def format_text(r, indent: str = "") -> str:
                      f"{sum(c.proved_by.values()):,} of {c.compared:,} compared were proved equal")
         lines += [f"  output {k}[{i}]: {why}" for k, i, why in c.unknown]
     lines += precision_report.text_lines(r.precision, r.verdict)
+    lines += _paths_lines(r)
     lines += _binding_lines(r)
     if r.launches:
         kernels = list(dict.fromkeys(f"{kernel_name(x.kernel)} (grid {'x'.join(map(str, x.grid))}, block "
@@ -159,6 +162,18 @@ def _summary(r) -> str:
         return (f"{head}: output {d.output} {list(d.position)} differs: reference = "
                 f"{_value(d.ref_value)}, candidate = {_value(d.cand_value)}")
     return head
+
+
+def _paths_lines(r) -> list:
+    """The machine answers checked for a candidate that reads a clock or the device (paths.py)."""
+    if not r.paths:
+        return []
+    lines = [f"  the candidate reads the machine ({'; '.join(r.asked)}): {len(r.paths)} answer(s) checked, this "
+             f"report is the worst path's:"]
+    lines += [f"    {p.answers}: {VERDICT_TEXT.get(p.verdict, p.verdict.upper())}" for p in r.paths]
+    if r.unchecked:
+        lines.append(f"  NOT checked (limit of {len(r.paths)} runs): " + "; ".join(r.unchecked))
+    return lines
 
 
 def _binding_lines(r) -> list:
@@ -231,6 +246,10 @@ def to_dict(r, nested: bool = False) -> dict:
         "host_torch_ops": list(dict.fromkeys(r.host_ops)),
         "notes": list(r.notes),
         "precision": precision_report.to_dict(r.precision),
+        "paths": [{"answers": p.answers, "verdict": p.verdict, "exit_code": p.exit_code}
+                  for p in getattr(r, "paths", [])],
+        "paths_unchecked": list(getattr(r, "unchecked", [])),
+        "machine_queries": list(getattr(r, "asked", [])),
     }
     if not nested:
         out["ragged"] = to_dict(r.ragged, nested=True) if r.ragged is not None else None

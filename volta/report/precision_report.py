@@ -8,15 +8,13 @@ text lines and the JSON object. No analysis happens here.
 """
 from __future__ import annotations
 
-from volta.kernelbench.precision import describe
-from volta.kernelbench.torchsym.switches import FORMAT_NAME
 from volta.report.common import display_path
 
 
 def text_lines(result, verdict: str) -> list:
     if result is None:
         return []
-    formats = ", ".join(FORMAT_NAME[f] for f in result.reference_formats)
+    formats = ", ".join(result.reference_names)
     lines = []
     if result.findings:
         head = ("equal over the reals, but computes" if verdict in ("precision", "within-tolerance")
@@ -47,8 +45,9 @@ def text_lines(result, verdict: str) -> list:
 
 
 def _where(ev) -> str:
-    text = describe(ev)
-    return text.replace(f"{ev.file}:", f"{display_path(ev.file)}:") if ev.file else text
+    where = f"{display_path(ev.file)}:{ev.line}" if ev.file and ev.line else "(no line)"
+    code = f"  `{ev.code}`" if ev.code else ""
+    return f"{ev.format_name}: {ev.what} at {where}{code}"
 
 
 def to_dict(result) -> dict | None:

@@ -40,6 +40,7 @@ class Run:
     random_allowed: bool = True
     sources: list[Source] = field(default_factory=list)
     load_inline: Callable | None = None
+    paths: object = None                # paths.Oracle: how the machine answers timing and device queries
 
     @property
     def kit(self):

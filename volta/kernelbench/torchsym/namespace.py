@@ -21,6 +21,7 @@ import sys
 import types
 
 from volta.kernelbench import dtypes as D
+from volta.kernelbench.paths import cuda_functions
 from volta.kernelbench.failures import TorchError, unsupported
 from volta.kernelbench.tensor import Size, SymTensor
 from volta.kernelbench.torchsym import conv, layers, linalg, loss, methods, norm, pointwise, pool, reduction, shape
@@ -213,7 +214,8 @@ def build(run: Run) -> dict[str, types.ModuleType]:
         "is_available": lambda: True, "device_count": lambda: 1, "current_device": lambda: 0,
         "synchronize": lambda *a, **k: None, "set_device": lambda *a, **k: None,
         "get_device_name": lambda *a, **k: "Volta symbolic device", "manual_seed": lambda *a: None,
-        "manual_seed_all": lambda *a: None, "empty_cache": lambda: None, "is_initialized": lambda: True})
+        "manual_seed_all": lambda *a: None, "empty_cache": lambda: None, "is_initialized": lambda: True,
+        **cuda_functions(run)})
     backends = _module("torch.backends", {"cudnn": switches["cudnn"],
                                           "cuda": types.SimpleNamespace(matmul=switches["matmul"])})
     jit = _module("torch.jit", {"script": _identity_decorator, "trace": lambda fn, *a, **k: fn,

@@ -55,6 +55,10 @@ class Event:
     line: int | None
     code: str = ""     # the source line
 
+    @property
+    def format_name(self) -> str:
+        return FORMAT_NAME[self.format]
+
 
 @dataclass
 class Precision:
