@@ -40,6 +40,11 @@ AXPY = {
     "axpy_kernel_f32": ("equivalent", None),
     "axpy_dropped_term": ("not-equivalent", None),
 }
+CONV = {
+    ("conv_problem.py", "conv_cudnn_tf32"): ("equivalent", None),      # cuDNN TF32 is torch's default: the reference's too
+    ("conv_problem.py", "conv_autocast_bf16"): ("precision", 12),
+    ("conv_gemm_problem.py", "conv_gemm_tf32"): ("precision", 14),    # the reference's TF32 is its convolution's only
+}
 EXIT = {"equivalent": 0, "within-tolerance": 0, "not-equivalent": 1, "precision": 1, "unsupported": 3}
 
 
@@ -61,6 +66,15 @@ def _expect(code, report, verdict, line):
 def test_gemm_candidate(candidate, capsys):
     code, report = _check(capsys, "gemm_problem.py", candidate)
     _expect(code, report, *GEMM[candidate])
+
+
+@pytest.mark.parametrize("problem,candidate", list(CONV))
+def test_convolution_candidate(problem, candidate, capsys):
+    code, report = _check(capsys, problem, candidate)
+    verdict, line = CONV[(problem, candidate)]
+    assert report["verdict"] == verdict and code == EXIT[verdict], report
+    if line is not None:
+        assert report["precision"]["findings"][0]["line"] == line
 
 
 @needs_nvcc

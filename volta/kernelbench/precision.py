@@ -147,7 +147,7 @@ def assess(precision: Precision, problem, host, model, run, ref_outs: list, cand
     events = list(precision.events.values())
     if not events:
         return None
-    formats = sorted(precision.reference, key=lambda f: -MANTISSA[f])
+    formats = sorted(precision.reference | {f for _, f in precision.reference_ops}, key=lambda f: -MANTISSA[f])
     result = PrecisionResult(formats, [FORMAT_NAME[f] for f in formats])
     in_kernels = any(ev.kind == "kernel" for ev in events)
     # a kernel event is a finding whatever the rerun says, and stops the evaluation: no rerun for it

@@ -69,7 +69,8 @@ class Precision:
     cudnn_tf32: bool = True                 # torch.backends.cudnn.allow_tf32
     matmul_precision: str = "highest"       # torch.set_float32_matmul_precision
     autocast: list = field(default_factory=list)     # stack of DType | None (a disabled region)
-    reference: set = field(default_factory=set)      # formats the reference computes through
+    reference: set = field(default_factory=set)      # formats the reference's values are stored in
+    reference_ops: set = field(default_factory=set)  # (op kind, format) of the reference's reduced matmuls
     events: dict = field(default_factory=dict)       # (file, line, format) -> Event
     rounding: bool = False
     switched_at: dict = field(default_factory=dict)  # switch field -> the candidate's line that set it last
@@ -119,11 +120,12 @@ class Precision:
 
     def reduced_matmul(self, op: str, kind: str, fmt: str, how: str) -> Event | None:
         """A float32 matmul-like op that runs in `fmt` (a switch or autocast); its event, or None when the
-        reference computes through that format too."""
+        reference runs the same kind of op (matmul, convolution) in that format too, or stores values in it."""
+        op_kind = "conv" if "conv" in op else "matmul"
         if self.candidate is None:
-            self.reference.add(fmt)
+            self.reference_ops.add((op_kind, fmt))
             return None
-        if not self.loses(fmt):
+        if (op_kind, fmt) in self.reference_ops or not self.loses(fmt):
             return None
         return self.event(kind, fmt, f"{op} {how}")
 
