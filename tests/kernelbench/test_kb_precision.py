@@ -157,3 +157,15 @@ def test_answers_past_the_limit_are_named_not_checked(capsys):
     code, report = _check(capsys, "axpy_problem.py", "axpy_many_timings", "--size", "n=8")
     assert code == 0 and report["paths_unchecked"]
     assert report["verdict_text"].startswith("EQUIVALENT ON THE MACHINE ANSWERS CHECKED")
+
+
+def test_rounding_agrees_with_torch_conversions():
+    """float16 and bfloat16 rounding of float32 values as PyTorch converts them (skipped without PyTorch)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(20000) * 10.0 ** rng.integers(-30, 30, 20000)
+    x = np.concatenate([x, [0.0, -0.0, 3.4e38, 65504.0, 65520.0, 1e-8]]).astype(np.float32).astype(np.float64)
+    t = torch.tensor(x, dtype=torch.float32)
+    for fmt, dtype in (("f16", torch.float16), ("bf16", torch.bfloat16)):
+        theirs = t.to(dtype).to(torch.float64).numpy()
+        assert np.array_equal(round_to(fmt, x), theirs), fmt
