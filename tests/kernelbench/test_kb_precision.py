@@ -169,3 +169,14 @@ def test_rounding_agrees_with_torch_conversions():
     for fmt, dtype in (("f16", torch.float16), ("bf16", torch.bfloat16)):
         theirs = t.to(dtype).to(torch.float64).numpy()
         assert np.array_equal(round_to(fmt, x), theirs), fmt
+
+
+def test_allow_tf32_and_matmul_precision_are_one_setting():
+    from volta.kernelbench.torchsym.switches import Precision
+    p = Precision()
+    p.switch("matmul_tf32", True)
+    assert (p.matmul_precision, p.matmul_format("matmul")) == ("high", "tf32")
+    p.switch("matmul_precision", "highest")
+    assert (p.matmul_tf32, p.matmul_format("matmul")) == (False, None)
+    p.switch("matmul_precision", "medium")
+    assert (p.matmul_tf32, p.matmul_format("matmul"), p.matmul_format("conv")) == (True, "bf16", "tf32")

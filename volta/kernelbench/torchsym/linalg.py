@@ -122,6 +122,7 @@ def einsum(equation, *operands):
     inputs = equation.split("->")[0].split(",")
     if len(inputs) != len(operands) or not all(_EINSUM_TERM.match(t) for t in inputs):
         raise TorchError(f"einsum(): the equation {equation!r} does not match {len(operands)} operands")
+    operands = reduced_operands("torch.einsum", "matmul", *operands)
     dtype = result_type(*operands)
     kit = operands[0].session.kit
     arrays = [operand(t, dtype, kit) for t in operands]

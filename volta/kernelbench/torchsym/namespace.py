@@ -21,8 +21,8 @@ import sys
 import types
 
 from volta.kernelbench import dtypes as D
-from volta.kernelbench.paths import cuda_functions
 from volta.kernelbench.failures import TorchError, unsupported
+from volta.kernelbench.paths import cuda_functions
 from volta.kernelbench.tensor import Size, SymTensor
 from volta.kernelbench.torchsym import conv, layers, linalg, loss, methods, norm, pointwise, pool, reduction, shape
 from volta.kernelbench.torchsym.core import result_type

@@ -65,7 +65,7 @@ class Precision:
     """One check's precision state (see the module docstring)."""
 
     candidate: str | None = None            # absolute path of the candidate file; None while the reference runs
-    matmul_tf32: bool = False               # torch.backends.cuda.matmul.allow_tf32
+    matmul_tf32: bool = False               # torch.backends.cuda.matmul.allow_tf32 (follows matmul_precision)
     cudnn_tf32: bool = True                 # torch.backends.cudnn.allow_tf32
     matmul_precision: str = "highest"       # torch.set_float32_matmul_precision
     autocast: list = field(default_factory=list)     # stack of DType | None (a disabled region)
@@ -91,9 +91,7 @@ class Precision:
         """The reduced format a float32 matmul ("matmul") or convolution ("conv") runs its products in."""
         if kind == "conv":
             return "tf32" if self.cudnn_tf32 else None
-        if self.matmul_precision == "medium":
-            return "bf16"
-        return "tf32" if self.matmul_tf32 or self.matmul_precision == "high" else None
+        return {"highest": None, "high": "tf32", "medium": "bf16"}[self.matmul_precision]
 
     def autocast_dtype(self):
         return self.autocast[-1] if self.autocast else None
@@ -112,8 +110,14 @@ class Precision:
         return self.rounded(values, event)
 
     def switch(self, name: str, value) -> None:
-        """A global switch set (by torch.backends or set_float32_matmul_precision), remembering the line."""
+        """A global switch set (by torch.backends or set_float32_matmul_precision), remembering the line.
+        As in torch, `matmul.allow_tf32` and the float32 matmul precision are one setting: allow_tf32 = True is
+        "high", False is "highest", and reading allow_tf32 after "high" or "medium" gives True."""
+        if name == "matmul_tf32":
+            name, value = "matmul_precision", "high" if value else "highest"
         setattr(self, name, value)
+        if name == "matmul_precision":
+            self.matmul_tf32 = value != "highest"
         if self.candidate is not None:
             _, line, _ = self.where()
             self.switched_at[name] = line
@@ -210,8 +214,7 @@ def reduced_operands(op: str, kind: str, *tensors):
     fmt = precision.matmul_format(kind)
     if fmt is None:
         return tensors
-    field_name = "cudnn_tf32" if kind == "conv" else "matmul_precision" if (
-        precision.matmul_precision != "highest") else "matmul_tf32"
+    field_name = "cudnn_tf32" if kind == "conv" else "matmul_precision"
     how = "with cuDNN TF32 on" if kind == "conv" else (
         "with float32 matmul precision 'medium' (bfloat16 products)" if fmt == "bf16" else "with TF32 matmul on")
     if precision.switched_at.get(field_name):
