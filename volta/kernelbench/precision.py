@@ -25,7 +25,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from volta.errors import UsageError
+from volta.exec.limits import Timeout
 from volta.kernelbench import candidate as C
+from volta.kernelbench.engine import Stop
 from volta.kernelbench.memory import DeviceMemory
 from volta.kernelbench.tensor import SymTensor
 from volta.kernelbench.torchsym.switches import (FORMAT_NAME, MANTISSA, ROUND_PREFIX, Precision, event_of, format_of,
@@ -184,9 +187,9 @@ def _rounded_outputs(precision: Precision, problem, host, model, run, events: li
                 s.values[:] = round_elements(s.values, event)
         outs = C.forward(model, problem.fresh_inputs(), run)
         return [t.values() if isinstance(t, SymTensor) else None for t in outs]
-    except BaseException as err:       # noqa: BLE001 — a run that fails here only loses the evaluation
-        if isinstance(err, (KeyboardInterrupt, SystemExit)):
-            raise
+    except (Timeout, UsageError, MemoryError):     # the check's limits, not this run's failure
+        raise
+    except (Stop, Exception):     # a rerun that fails loses the evaluation and the unused-event split only
         return None
     finally:
         precision.rounding = False
