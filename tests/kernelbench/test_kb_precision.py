@@ -180,3 +180,32 @@ def test_allow_tf32_and_matmul_precision_are_one_setting():
     assert (p.matmul_tf32, p.matmul_format("matmul")) == (False, None)
     p.switch("matmul_precision", "medium")
     assert (p.matmul_tf32, p.matmul_format("matmul"), p.matmul_format("conv")) == (True, "bf16", "tf32")
+
+
+def _load(path, name):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_worst_input_saved_fails_allclose_on_real_torch(tmp_path, capsys):
+    """The worst input found for the float16 candidate, replayed on PyTorch (CPU): torch.allclose fails there
+    too, at the element the report names (skipped without PyTorch)."""
+    torch = pytest.importorskip("torch")
+    saved = tmp_path / "worst.npz"
+    code, report = _check(capsys, "gemm_problem.py", "gemm_half", "--atol", "1e-2", "--save-counterexample",
+                          str(saved))
+    assert code == 1 and report["precision"]["evaluation"]["result"] == "fail"
+    w = np.load(saved)
+    reference = _load(ROOT / "gemm_problem.py", "volta_test_gemm_problem").Model(8, 4)
+    candidate = _load(ROOT / "gemm_half.py", "volta_test_gemm_half").ModelNew(8, 4)
+    for m in (reference, candidate):
+        m.linear.weight.data = torch.tensor(w["param:linear.weight"])
+        m.linear.bias.data = torch.tensor(w["param:linear.bias"])
+    x = torch.tensor(w["x"])
+    ref, cand = reference(x).flatten(), candidate(x).flatten()
+    worst = report["precision"]["evaluation"]["worst"]
+    assert not torch.allclose(ref, cand, atol=1e-2, rtol=1e-2)
+    assert abs(ref[worst["index"]].item() - worst["reference"]) < 1e-3

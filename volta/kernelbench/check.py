@@ -159,6 +159,7 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
         report.seconds["compare"] = time.perf_counter() - start
         report.verdict = report.comparison.verdict
         _assess_precision(report, precision, problem, host, model, run, ref_outs, cand_outs, tolerance)
+        _save_worst(report, problem, ref_outs, save_counterexample)
         if report.verdict == "not-equivalent" and save_counterexample:
             witness.save(save_counterexample, problem, report.comparison.difference)
             report.witness_file = str(save_counterexample)
@@ -217,6 +218,17 @@ def _assess_precision(report, precision, problem, host, model, run, ref_outs, ca
         return
     evaluation = report.precision.evaluation
     report.verdict = "within-tolerance" if evaluation is not None and evaluation.passed else "precision"
+
+
+def _save_worst(report, problem, ref_outs, path) -> None:
+    """--save-counterexample for a PRECISION LOSS that failed its tolerance: the worst input found."""
+    evaluation = report.precision.evaluation if report.precision else None
+    if not path or report.verdict != "precision" or evaluation is None or evaluation.passed is not False:
+        return
+    w = evaluation.worst
+    witness.save(path, problem, Difference(w.output, w.index, tuple(ref_outs[w.output].shape), w.reference,
+                                           w.candidate, w.inputs))
+    report.witness_file = str(path)
 
 
 def _candidate_made(err: Exception, path: str) -> bool:

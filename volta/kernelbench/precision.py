@@ -56,6 +56,7 @@ class Worst:
     reference: float
     candidate: float
     excess: float        # |cand - ref| / (atol + rtol * |ref|): above 1 fails
+    inputs: dict = field(default_factory=dict)     # leaf name -> {element: value}: the whole input found
 
 
 @dataclass
@@ -327,8 +328,11 @@ def evaluate(ref_outs: list, cand_values: list, atol: float, rtol: float, proble
                     part = excess[ci * SAMPLES_PER_CLASS:(ci + 1) * SAMPLES_PER_CLASS]
                     evaluation.per_class[name] = max(evaluation.per_class.get(name, 0.0), float(part.max()))
                 if evaluation.worst is None or excess[j] > evaluation.worst.excess:
+                    chosen = {}
+                    for leaf, column in env.items():
+                        chosen.setdefault(leaf.data[0], {})[leaf.data[1]] = float(column[j])
                     evaluation.worst = Worst(k, i, names[j // SAMPLES_PER_CLASS], float(ref[j]), float(cand[j]),
-                                             float(excess[j]))
+                                             float(excess[j]), chosen)
     evaluation.passed = evaluation.worst is None or evaluation.worst.excess <= 1.0
     return evaluation
 

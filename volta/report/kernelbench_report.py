@@ -136,7 +136,7 @@ def format_text(r, indent: str = "") -> str:
         lines.append(f"  {len(c.unknown)} element(s) undecided (nothing is claimed); "
                      f"{sum(c.proved_by.values()):,} of {c.compared:,} compared were proved equal")
         lines += [f"  output {k}[{i}]: {why}" for k, i, why in c.unknown]
-    lines += precision_report.text_lines(r.precision, r.verdict)
+    lines += precision_report.text_lines(r.precision, r.verdict, r.witness_file)
     lines += _paths_lines(r)
     lines += _binding_lines(r)
     if r.launches:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from volta.report.common import display_path
 
 
-def text_lines(result, verdict: str) -> list:
+def text_lines(result, verdict: str, witness_file: str | None = None) -> list:
     if result is None:
         return []
     formats = ", ".join(result.reference_names)
@@ -39,6 +39,9 @@ def text_lines(result, verdict: str) -> list:
             failing = [name for name, x in e.per_class.items() if x > 1.0]
             if failing:
                 lines.append("  input classes past the tolerance: " + ", ".join(failing))
+            if witness_file and verdict == "precision":
+                lines.append(f"  the worst input found saved to {witness_file} (get_inputs-shaped arrays, parameters "
+                             f"as param:NAME)")
     elif result.findings and verdict == "precision":
         lines.append("  pass --atol/--rtol (KernelBench's: 1e-2) to evaluate it in its actual precision")
     return lines
