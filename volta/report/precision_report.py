@@ -35,7 +35,8 @@ def text_lines(result, verdict: str, witness_file: str | None = None) -> list:
             if e.worst is not None:
                 w = e.worst
                 lines.append(f"  worst found: output {w.output} [{w.index}] on {w.input_class} inputs: reference "
-                             f"{w.reference:.6g}, candidate {w.candidate:.6g} ({w.excess:.3g}x the tolerance)")
+                             f"{w.reference:.6g}, candidate {w.candidate:.6g} ("
+                             + (f"{w.excess:.3g}x the tolerance)" if w.excess != float("inf") else "not finite)"))
             failing = [name for name, x in e.per_class.items() if x > 1.0]
             if failing:
                 lines.append("  input classes past the tolerance: " + ", ".join(failing))
