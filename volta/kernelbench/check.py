@@ -67,7 +67,7 @@ class KernelbenchReport:
     witness_file: str | None = None
     precision: P.PrecisionResult | None = None     # narrower formats than the reference (precision.py)
     paths: list = field(default_factory=list)     # paths.Path per machine answer checked (timing/device branches)
-    unchecked: list = field(default_factory=list)  # paths.Answers left when the limit stopped the enumeration
+    unchecked: list = field(default_factory=list)  # answers (described) left when the run limit stopped
     asked: list = field(default_factory=list)     # where the candidate read a clock or the device
 
     @property
