@@ -56,6 +56,12 @@ def parse_sizes(items) -> dict:
 @click.option("--eval", "eval_mode", is_flag=True,
               help="Check both models in eval mode (model.eval() after construction); the default is training "
                    "mode, as KernelBench builds and calls them.")
+@click.option("--atol", type=click.FloatRange(min=0), default=None, metavar="X",
+              help="Evaluate a candidate that computes through narrower formats (float16, bfloat16, TF32) than the "
+                   "reference in its actual precision: PASS within atol + rtol*|ref| on the inputs tried. "
+                   "KernelBench's float32 tolerance is 1e-2 (the other defaults to it).")
+@click.option("--rtol", type=click.FloatRange(min=0), default=None, metavar="X",
+              help="Relative tolerance of that evaluation (see --atol).")
 @click.option("--arch", default="sm_80", show_default=True, metavar="sm_XX", help="The device code's target.")
 @click.option("--require-kernel", is_flag=True,
               help="Fail (a finding, exit 1) when an output element is computed by torch ops alone, with no custom "
@@ -66,11 +72,12 @@ def parse_sizes(items) -> dict:
 @click.option("--junit", "as_junit", is_flag=True, help="Print JUnit XML (one failed testcase per finding).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 @bounded("kernelbench")
-def command(problem, candidate, size, ragged, timeout_ms, save_cex, eval_mode, arch, require_kernel, explain,
-            as_json, as_sarif, as_junit, quiet) -> int:
+def command(problem, candidate, size, ragged, timeout_ms, save_cex, eval_mode, atol, rtol, arch, require_kernel,
+            explain, as_json, as_sarif, as_junit, quiet) -> int:
     """Check a KernelBench candidate (ModelNew with load_inline CUDA) against its problem's Model."""
     from volta.cuda import check_arch
     from volta.kernelbench.check import check
+    from volta.kernelbench.precision import KERNELBENCH_TOLERANCE
 
     if as_json + as_sarif + as_junit > 1:
         raise UsageError("choose one of --json, --sarif and --junit")
@@ -80,9 +87,12 @@ def command(problem, candidate, size, ragged, timeout_ms, save_cex, eval_mode, a
     if save_cex is not None and not str(save_cex).endswith(".npz"):
         raise UsageError(f"--save-counterexample {save_cex}: the file is a numpy archive; name it FILE.npz")
     progress = None if quiet else limits.current().progress
+    tolerance = None
+    if atol is not None or rtol is not None:
+        tolerance = (KERNELBENCH_TOLERANCE if atol is None else atol, KERNELBENCH_TOLERANCE if rtol is None else rtol)
     report = check(problem, candidate, parse_sizes(size), ragged=ragged, timeout_ms=timeout_ms,
                    save_counterexample=save_cex, progress=progress, arch=check_arch(arch),
-                   require_kernel=require_kernel, eval_mode=eval_mode)
+                   require_kernel=require_kernel, eval_mode=eval_mode, tolerance=tolerance)
     limits.disarm()
     fmt = "json" if as_json else "sarif" if as_sarif else "junit" if as_junit else "text"
     click.echo(render(report, fmt, explain=explain))

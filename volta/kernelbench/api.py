@@ -26,7 +26,8 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 @dataclass
 class KernelbenchResult(Result):
-    """`volta.kernelbench`: verdict equivalent | not-equivalent | findings | unsupported | unknown, at the sizes
+    """`volta.kernelbench`: verdict equivalent | not-equivalent | findings | precision | within-tolerance |
+    unsupported | unknown, at the sizes
     in `sizes` (name -> value checked); `ragged` is the result at ragged sizes when asked for."""
 
     sizes: dict = field(default_factory=dict)
@@ -54,12 +55,16 @@ def _result(report) -> KernelbenchResult:
 
 def kernelbench(problem: PathLike, candidate: PathLike, sizes: Mapping[str, Any] | None = None, *,
                 ragged: bool = False, timeout_ms: int = 10_000, save_counterexample: PathLike | None = None,
-                arch: str = "sm_80", require_kernel: bool = False, eval_mode: bool = False) -> KernelbenchResult:
+                arch: str = "sm_80", require_kernel: bool = False, eval_mode: bool = False,
+                tolerance: tuple | None = None) -> KernelbenchResult:
     """Is `candidate`'s ModelNew (or Model) the `problem`'s Model, at `sizes` (others scaled down)?
 
     `sizes` maps a size global of the problem to an int or a tuple of ints (`--size`); `ragged` also checks
     at sizes no typical tile divides; `save_counterexample` names an .npz for a confirmed difference's inputs,
-    shaped as `get_inputs()` returns them; `eval_mode` checks both models in eval mode (`--eval`)."""
+    shaped as `get_inputs()` returns them; `require_kernel` makes an output element no custom kernel took part
+    in a finding; `eval_mode` checks both models in eval mode (`--eval`); `tolerance` (atol, rtol) evaluates a
+    candidate that computes through narrower float formats (verdict `precision` or `within-tolerance`,
+    `--atol/--rtol`)."""
     for path, what in ((problem, "problem"), (candidate, "candidate")):
         if not os.path.isfile(path):
             raise UsageError(f"no such {what} file: {path}")
@@ -73,5 +78,6 @@ def kernelbench(problem: PathLike, candidate: PathLike, sizes: Mapping[str, Any]
         raise UsageError(f"save_counterexample={save_counterexample}: the file is a numpy archive; name it FILE.npz")
     report = check(str(problem), str(candidate), chosen, ragged=ragged, timeout_ms=timeout_ms,
                    save_counterexample=str(save_counterexample) if save_counterexample else None,
-                   arch=check_arch(arch), require_kernel=require_kernel, eval_mode=bool(eval_mode))
+                   arch=check_arch(arch), require_kernel=require_kernel, eval_mode=bool(eval_mode),
+                   tolerance=tuple(tolerance) if tolerance is not None else None)
     return _result(report)

@@ -25,15 +25,19 @@ from volta.equiv.check import _exact
 from volta.errors import Unsupported, UsageError, VoltaError
 from volta.kernelbench import calls as S
 from volta.kernelbench import candidate as C
-from volta.kernelbench import hacks
+from volta.kernelbench import hacks, paths
+from volta.kernelbench import precision as P
+from volta.kernelbench import witness
 from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.engine import Host, Stop
 from volta.kernelbench.failures import TorchError
 from volta.kernelbench.libm import Readings
 from volta.kernelbench.memory import DeviceMemory
 from volta.kernelbench.problem import Problem, load_problem
+from volta.kernelbench.subclasses import refuse_overriding_subclasses
 from volta.kernelbench.tensor import SymTensor
 from volta.kernelbench.torchsym import installed
+from volta.kernelbench.torchsym.switches import Precision
 from volta.symbolic import expr as E
 from volta.symbolic.search import inputs_of
 
@@ -45,7 +49,8 @@ RAGGED_MIN = 4     # sizes below this stay as they are in the ragged run
 class KernelbenchReport:
     problem: str
     candidate: str
-    verdict: str = "equivalent"     # equivalent | not-equivalent | findings | unsupported | unknown
+    verdict: str = "equivalent"     # equivalent | not-equivalent | findings | precision | within-tolerance
+                                    # | unsupported | unknown
     sizes: list = field(default_factory=list)                 # sizes.Choice, as the problem used them
     comparison: Comparison | None = None
     findings: list = field(default_factory=list)              # launch findings (exec.findings.Finding)
@@ -66,10 +71,15 @@ class KernelbenchReport:
     coverage: list = field(default_factory=list)              # coverage.Span: which outputs kernels computed
     calls: S.CallsResult | None = None                        # forward called again (calls.py)
     eval_mode: bool = False
+    precision: P.PrecisionResult | None = None     # narrower formats than the reference (precision.py)
+    paths: list = field(default_factory=list)     # paths.Path per machine answer checked (timing/device branches)
+    unchecked: list = field(default_factory=list)  # answers (described) left when the run limit stopped
+    asked: list = field(default_factory=list)     # where the candidate read a clock or the device
 
     @property
     def exit_code(self) -> int:
-        own = {"equivalent": 0, "not-equivalent": 1, "findings": 1}.get(self.verdict, 3)
+        own = {"equivalent": 0, "within-tolerance": 0, "not-equivalent": 1, "findings": 1,
+               "precision": 1}.get(self.verdict, 3)
         if self.ragged is not None and self.ragged.exit_code == 1:
             return 1
         return own
@@ -77,12 +87,16 @@ class KernelbenchReport:
 
 def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, ragged: bool = False,
           timeout_ms: int = 10_000, save_counterexample: str | None = None, progress=None,
-          arch: str = "sm_80", require_kernel: bool = False, eval_mode: bool = False) -> KernelbenchReport:
-    """Check a candidate file against a problem file (the library call behind `volta kernelbench`);
-    `require_kernel`: an output element no custom kernel took part in is a finding; with `eval_mode` both
-    models are put in eval mode after construction (as `model.eval()` in a harness)."""
-    report = _check_once(problem_path, candidate_path, sizes or {}, timeout_ms, save_counterexample, progress, arch,
-                         require_kernel, eval_mode)
+          arch: str = "sm_80", require_kernel: bool = False, eval_mode: bool = False,
+          tolerance: tuple | None = None) -> KernelbenchReport:
+    """Check a candidate file against a problem file (the library call behind `volta kernelbench`).
+    `require_kernel`: an output element no custom kernel took part in is a finding; `eval_mode`: both models
+    are put in eval mode after construction (as `model.eval()` in a harness); `tolerance` (atol, rtol):
+    evaluate a candidate that computes in narrower formats (precision.py)."""
+    options = (require_kernel, eval_mode, tolerance)
+    report = paths.explore(lambda oracle: _check_once(problem_path, candidate_path, sizes or {}, timeout_ms,
+                                                      save_counterexample, progress, arch, *options, oracle),
+                           candidate_path)
     if ragged and report.sizes:
         odd = _ragged_sizes(report.sizes, sizes or {})
         if not odd:
@@ -91,8 +105,9 @@ def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, 
             if progress:
                 progress("ragged sizes: " + ", ".join(f"{k}={v}" for k, v in odd.items()))
             try:
-                report.ragged = _check_once(problem_path, candidate_path, {**(sizes or {}), **odd}, timeout_ms,
-                                            None, progress, arch, require_kernel, eval_mode)
+                report.ragged = paths.explore(
+                    lambda oracle: _check_once(problem_path, candidate_path, {**(sizes or {}), **odd}, timeout_ms,
+                                               None, progress, arch, *options, oracle), candidate_path)
             except (UsageError, Unsupported) as err:
                 report.notes.append(f"--ragged: the problem does not run at sizes {odd}: {err.message}")
     return report
@@ -116,7 +131,7 @@ def _ragged_sizes(choices: list, given: dict) -> dict:
 
 
 def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexample, progress, arch,
-                require_kernel, eval_mode):
+                require_kernel=False, eval_mode=False, tolerance=None, oracle=None):
     report = KernelbenchReport(problem_path, candidate_path, eval_mode=eval_mode)
     start = time.perf_counter()
     if progress:
@@ -125,9 +140,15 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
     if eval_mode:
         problem.model.eval()
     report.sizes, report.input_names = problem.sizes, problem.input_names
+    precision = problem.run.session.precision = Precision()
+    for t in list(problem.inputs) + list(problem.parameters.values()):
+        if isinstance(t, SymTensor):
+            precision.made(t.storage.dtype)
     ref_outs = problem.reference_outputs()
+    precision.start_candidate(candidate_path)
     report.seconds["reference"] = time.perf_counter() - start
     run = problem.candidate_run()
+    run.paths = oracle
     host = Host(candidate_path, problem.run.session, arch=arch)
     run.host = host
     try:
@@ -151,6 +172,7 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
             report.notes.append(readings.note())
         report.seconds["compare"] = time.perf_counter() - start
         report.verdict = report.comparison.verdict
+        _assess_precision(report, precision, problem, host, model, run, ref_outs, cand_outs, tolerance)
         if report.verdict == "equivalent" and not report.hacks:     # call 1's findings come first
             seq = S.Sequence(problem, run, host, model, candidate_path, made, ref_outs, cand_outs, cand_inputs,
                              confirm.integers, readings, report.comparison, _exact_in, _beyond_float32, eval_mode,
@@ -165,6 +187,7 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
             if report.calls.findings:
                 report.findings, report.finding_launch = report.calls.findings, host.launches[-1]
         hacks.conclude(report, candidate_path)
+        _save_worst(report, problem, ref_outs, save_counterexample)
         if report.verdict == "not-equivalent" and save_counterexample:
             S.save_witness(save_counterexample, problem, report.comparison.difference,
                            report.calls.call if report.calls else 1)
@@ -181,6 +204,7 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str, require
     model = inputs = made = None
     try:
         namespace = C.execute_file(path, problem, run)
+        refuse_overriding_subclasses(namespace, path)
         cls = C.model_class(namespace, path)
         with installed(run):
             model = cls(*problem.init_inputs)
@@ -215,6 +239,31 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str, require
     finally:
         _collect(report, host)
     return outs, model, inputs, made
+
+
+def _assess_precision(report, precision, problem, host, model, run, ref_outs, cand_outs, tolerance) -> None:
+    """A candidate equal over the reals that computes through narrower formats is a PRECISION finding (exit
+    1); with a tolerance it is evaluated: within it, WITHIN TOLERANCE (exit 0), else the finding stands."""
+    if report.verdict not in ("equivalent", "not-equivalent", "unknown"):
+        return
+    start = time.perf_counter()
+    report.precision = P.assess(precision, problem, host, model, run, ref_outs, cand_outs, tolerance)
+    report.seconds["precision"] = time.perf_counter() - start
+    if report.precision is None or not report.precision.findings or report.verdict != "equivalent":
+        return
+    evaluation = report.precision.evaluation
+    report.verdict = "within-tolerance" if evaluation is not None and evaluation.passed else "precision"
+
+
+def _save_worst(report, problem, ref_outs, path) -> None:
+    """--save-counterexample for a PRECISION LOSS that failed its tolerance: the worst input found."""
+    evaluation = report.precision.evaluation if report.precision else None
+    if not path or report.verdict != "precision" or evaluation is None or evaluation.passed is not False:
+        return
+    w = evaluation.worst
+    witness.save(path, problem, Difference(w.output, w.index, tuple(ref_outs[w.output].shape), w.reference,
+                                           w.candidate, w.inputs))
+    report.witness_file = str(path)
 
 
 def _candidate_made(err: Exception, path: str) -> bool:

@@ -76,7 +76,7 @@ def conclude(report, path: str) -> None:
             report.hacks.append(F.HackFinding(
                 F.UNINITIALIZED_OUTPUT, f"output {k}: {len(missing):,} element(s) nothing wrote", path, line,
                 f"output {k}", list(missing[:F.MAX_ELEMENTS]), len(missing)))
-    if report.hacks and report.verdict in ("equivalent", "unknown", "unsupported"):
+    if report.hacks and report.verdict in ("equivalent", "within-tolerance", "unknown", "unsupported"):
         if report.unsupported is not None:
             report.notes.append(f"the run then stopped: {report.unsupported.message}")
         elif report.raised is not None:

@@ -73,11 +73,14 @@ class Session:
     next_address: int = 1 << 32
     run: object = None          # the torchsym Run using this session (for methods that draw random values)
     live: weakref.WeakSet = field(default_factory=weakref.WeakSet)   # every storage still referenced (graphs)
+    precision: object = None    # torchsym.switches.Precision of the check: formats, switches, candidate's events
 
     def allocate(self, values: np.ndarray, dtype: str, name: str = "") -> Storage:
         streams = getattr(self.run, "streams", None)
         if streams is not None and streams.current != MAIN and values.shape[0] and values[0] is not UNWRITTEN:
             streams.enqueue(streams.current, "a torch op", *caller_line())   # work on a side stream
+        if self.precision is not None:
+            values = self.precision.made(dtype, values)
         address = self.next_address
         self.next_address += max(256, -(-values.shape[0] * D.BY_VOLTA[dtype].itemsize // 256) * 256)
         storage = Storage(values, dtype, name, address)
@@ -243,6 +246,8 @@ class SymTensor:
     def write(self, values) -> None:
         """Write values (broadcast to this shape) into the storage through this view."""
         target = self.array()
+        if self.session.precision is not None:
+            values = self.session.precision.made(self.storage.dtype, values)
         target[...] = np.broadcast_to(values, self._shape)
 
     # ------------------------------------------------------------ views

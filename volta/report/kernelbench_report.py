@@ -19,6 +19,7 @@ import volta
 from volta.session.races import RaceReport, RacesResult
 import volta.report.calls_report as calls_report
 import volta.report.json_report as json_report
+import volta.report.precision_report as precision_report
 import volta.report.sarif as sarif
 import volta.report.text as races_text
 from volta.report.check_report import HOW, value_text
@@ -29,7 +30,8 @@ SCHEMA = "volta.kernelbench/1"
 KB_HOW = {"ring-form": "the same polynomial over the same atoms"}
 MAX_INPUTS_SHOWN = 16
 VERDICT_TEXT = {"equivalent": "EQUIVALENT", "not-equivalent": "NOT EQUIVALENT", "unsupported": "UNSUPPORTED",
-                "unknown": "UNKNOWN", "findings": "FINDINGS"}
+                "unknown": "UNKNOWN", "findings": "FINDINGS", "precision": "PRECISION LOSS",
+                "within-tolerance": "EQUIVALENT WITHIN TOLERANCE"}
 
 
 def kernel_name(mangled: str) -> str:
@@ -55,6 +57,8 @@ def verdict_text(r) -> str:
         return ", ".join(kinds) or "FINDINGS"
     if r.verdict == "unsupported" and r.raised is not None:
         return "CANDIDATE RAISED"
+    if getattr(r, "unchecked", None) and r.exit_code == 0:
+        return f"{VERDICT_TEXT[r.verdict]} ON THE MACHINE ANSWERS CHECKED ({len(r.unchecked)} NOT CHECKED)"
     return VERDICT_TEXT[r.verdict]
 
 
@@ -101,7 +105,7 @@ def _inputs_line(difference) -> str:
 def format_text(r, indent: str = "", explain: bool = False) -> str:
     lines = [f"{verdict_text(r)}: {_summary(r)}", f"  sizes: {sizes_text(r)}"]
     c = r.comparison
-    if r.verdict == "equivalent":
+    if r.verdict in ("equivalent", "precision", "within-tolerance"):
         how = ", ".join(f"{n:,} by {KB_HOW.get(k) or HOW.get(k, k)}" for k, n in c.proved_by.items())
         lines.append(f"  {c.compared:,} output elements compared: {how or 'none'}; over the reals, at these sizes")
     elif r.verdict == "not-equivalent":
@@ -137,6 +141,8 @@ def format_text(r, indent: str = "", explain: bool = False) -> str:
         lines += [f"  output {k}[{i}]: {why}" for k, i, why in c.unknown]
     lines += _hack_lines(r, explain)
     lines += calls_report.text_lines(r)
+    lines += precision_report.text_lines(r.precision, r.verdict, r.witness_file)
+    lines += _paths_lines(r)
     lines += _binding_lines(r)
     if r.launches:
         kernels = list(dict.fromkeys(f"{kernel_name(x.kernel)} (grid {'x'.join(map(str, x.grid))}, block "
@@ -177,6 +183,18 @@ def _hack_lines(r, explain: bool) -> list:
         lines.append("  coverage: " + "; ".join(
             f"output {s.output}[{s.start}:{s.stop}] {s.origin}" + (f" (line {s.line})" if s.line else "")
             for s in r.coverage[:8]) + (" …" if len(r.coverage) > 8 else ""))
+    return lines
+
+
+def _paths_lines(r) -> list:
+    """The machine answers checked for a candidate that reads a clock or the device (paths.py)."""
+    if not r.paths:
+        return []
+    lines = [f"  the candidate reads the machine ({'; '.join(r.asked)}): {len(r.paths)} answer(s) checked, this "
+             f"report is the worst path's:"]
+    lines += [f"    {p.answers}: {VERDICT_TEXT.get(p.verdict, p.verdict.upper())}" for p in r.paths]
+    if r.unchecked:
+        lines.append(f"  NOT checked (limit of {len(r.paths)} runs): " + "; ".join(r.unchecked))
     return lines
 
 
@@ -221,8 +239,8 @@ def to_dict(r, nested: bool = False) -> dict:
         "candidate": r.candidate,
         "verdict": r.verdict,
         "verdict_text": verdict_text(r),
-        "exit_code": r.exit_code if not nested else {"equivalent": 0, "not-equivalent": 1, "findings": 1}.get(
-            r.verdict, 3),
+        "exit_code": r.exit_code if not nested else {"equivalent": 0, "within-tolerance": 0, "not-equivalent": 1,
+                                                     "findings": 1, "precision": 1}.get(r.verdict, 3),
         "sizes": [{"name": s.name, "original": s.original, "value": s.value, "how": s.how} for s in r.sizes],
         "parameters": [{"candidate": b.candidate, "reference": b.reference, "how": b.how, "shape": list(b.shape)}
                        for b in r.bindings],
@@ -254,6 +272,11 @@ def to_dict(r, nested: bool = False) -> dict:
         "notes": list(r.notes),
         "calls": calls_report.to_dict(r),
         "eval_mode": r.eval_mode,
+        "precision": precision_report.to_dict(r.precision),
+        "paths": [{"answers": p.answers, "verdict": p.verdict, "exit_code": p.exit_code}
+                  for p in getattr(r, "paths", [])],
+        "paths_unchecked": list(getattr(r, "unchecked", [])),
+        "machine_queries": list(getattr(r, "asked", [])),
     }
     if not nested:
         out["ragged"] = to_dict(r.ragged, nested=True) if r.ragged is not None else None
@@ -278,13 +301,15 @@ def format_sarif(r, explain: bool = False) -> str:
         results.append({"ruleId": f.kind, "ruleIndex": index, "level": "error",
                         "message": {"text": f"{f.title}: {f.message}. {f.explanation}"},
                         "locations": [sarif._location(f.file or r.candidate, f.line)]})
-    if r.verdict != "equivalent" and not r.findings and not r.hacks:
+    if r.verdict not in ("equivalent", "within-tolerance") and not r.findings and not r.hacks:
         kind = r.verdict if r.verdict != "findings" else (
             "output-aliased" if calls_report.verdict_text(r.calls) else "uninitialized-output")
-        level = "error" if r.verdict in ("not-equivalent", "findings") else "warning"
+        level = "error" if r.verdict in ("not-equivalent", "findings", "precision") else "warning"
         rules.append(sarif.rule_entry(kind, f"volta kernelbench: {VERDICT_TEXT.get(r.verdict, r.verdict)}", level))
         span = (r.raised[2] if r.raised else r.unsupported.span if r.unsupported else None)
         loc = sarif._location(span.file, span.line) if span else sarif._location(r.candidate, None)
+        if r.verdict == "precision" and r.precision.findings[0].line:
+            loc = sarif._location(r.precision.findings[0].file, r.precision.findings[0].line)
         results.append({"ruleId": kind, "ruleIndex": len(rules) - 1, "level": level,
                         "message": {"text": format_text(r).splitlines()[0]}, "locations": [loc]})
     return json.dumps(doc, indent=2)

@@ -10,6 +10,7 @@ creation order, which `problem.py` renames after `get_inputs()` and the model's 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -42,6 +43,7 @@ class Run:
     sources: list[Source] = field(default_factory=list)
     load_inline: Callable | None = None
     streams: Ordering = field(default_factory=Ordering)    # its work's order across streams (streams.py)
+    paths: object = None                # paths.Oracle: how the machine answers timing and device queries
 
     @property
     def kit(self):
