@@ -940,7 +940,7 @@ class Machine(MachineServices):
 _LANE_OPS = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "mad": 3, "neg": 1, "mov": 1}
 _LANE_TYPES = frozenset({".f32", ".f64"})
 _LANE_CVT_TYPES = _LANE_TYPES | {".f16", ".bf16"}   # conversions: 16-bit elements are reals too
-_PACKED = frozenset({".f16x2", ".bf16x2"})   # the keys of tensor_real.PACKED (imported lazily there)
+_PACKED = frozenset(tensor_real.PACKED)   # f16x2, bf16x2: pairs of reals, computed per half
 
 
 def _lane_constants(m, operand, lanes, t):
