@@ -22,10 +22,10 @@ changed under it). A difference on call k is confirmed by concrete re-execution 
 fresh candidate (its file executed again, a new host worker so C++ statics start empty), with the same
 storage reuse, on the counterexample's constants for every call.
 
-Comparing call k: where call 1 needed more than identical DAGs and ring forms (normal forms, the solver), an
+Comparing call k: where call 1 needed more than identical DAGs (ring forms, normal forms, the solver), an
 element pair that is call 1's pair with call k's leaves renamed back (and reads no leaf of an earlier call)
-is decided by call 1's proof; renaming costs about what a ring-form comparison costs, so where those sufficed
-call k is compared directly.
+is decided by call 1's proof, and neither side is read again (libm readings); where identical DAGs sufficed,
+call k is compared directly (cheaper than renaming).
 """
 from __future__ import annotations
 
@@ -54,7 +54,8 @@ CALLS = 3            # call 1 (the single-call check), call 2 (new inputs), call
 REUSE_ADDRESSES = 2  # the call whose inputs take the previous call's storages where they are free
 PARAMETERS_CHANGE = 3
 RENAMED = "call 1's proof, renamed"   # proved_by key of pairs decided by renaming back to call 1's
-CHEAP = {"identical", "ring-form"}     # proofs that cost no more than renaming back would
+CHEAP = {"identical"}                  # proofs that cost less than renaming back would
+DECIDED = E.const(0)                   # both sides of a pair decided by renaming (nothing left to read)
 MAX_ALIASED_SHOWN = 8
 
 
@@ -253,7 +254,7 @@ def shortcut(proved: list, ref: list, cand: list, mapping: dict, stale: set) -> 
         out_r, out_c = rv.copy(), cv.copy()
         for i in range(len(rv)):
             if (_back(rv[i], mapping, stale, memo) is a1[i]) and (_back(cv[i], mapping, stale, memo) is b1[i]):
-                out_c[i] = out_r[i]
+                out_r[i] = out_c[i] = DECIDED
                 same += 1
         refs.append(_Renamed(r.shape, out_r))
         cands.append(_Renamed(c.shape, out_c))
