@@ -227,15 +227,14 @@ def test_mutants_proved_equivalent_agree_and_differing_mutants_are_not_equivalen
             counts["mutants over budget" if err.exit_code == 3 else "mutants that no longer parse"] += 1
             continue
         counts[f"mutants {verdict}"] += 1
+        if verdict != "equivalent":   # nothing claimed, nothing for concrete execution to refute (a NOT
+            continue                  # EQUIVALENT's witness is confirmed by check itself); a run to the 90 s
+            # budget of an UNKNOWN mutant was most of this test's time
         try:
             with _budget(90):
                 differs = disagreement(mspec, trials=2, ref_runs=ref_runs)
         except (VoltaError, ZeroDivisionError, ValueError, IndexError, _OverBudget) as err:
-            assert verdict != "equivalent", f"{case}: {mutant} proved EQUIVALENT but cannot run concretely: {err}"
-            continue
-        if verdict == "equivalent":
-            assert differs is None, f"{case}: {mutant} proved EQUIVALENT but {differs}"
-            counts["equivalent mutants agreeing concretely"] += 1
-        if differs:
-            counts["mutants shown to differ (none EQUIVALENT)"] += 1
+            raise AssertionError(f"{case}: {mutant} proved EQUIVALENT but cannot run concretely: {err}") from None
+        assert differs is None, f"{case}: {mutant} proved EQUIVALENT but {differs}"
+        counts["equivalent mutants agreeing concretely"] += 1
     print(f"\nsoundness harness, {case}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
