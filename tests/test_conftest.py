@@ -1,6 +1,7 @@
 """The `isolated` marker (tests/conftest.py): the body runs in a forked child, and its outcome comes back."""
 import os
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -42,3 +43,17 @@ def test_a_failure_in_the_child_is_a_failure():
 @pytest.mark.xfail(reason="a child that dies is a failure, not a pass", strict=True)
 def test_a_child_that_dies_is_a_failure():
     os._exit(0)
+
+
+pytest_plugins = ["pytester"]
+
+
+def test_a_test_that_raises_the_peak_past_the_threshold_gets_a_warning(pytester, monkeypatch):
+    """tests/conftest.py's peak-memory warning, with the threshold set below what a bare pytest holds (the 64 MB
+    written raise the peak)."""
+    pytester.makeconftest((Path(__file__).parent / "conftest.py").read_text())
+    pytester.makepyfile(test_grows="def test_grows():\n    block = bytes(range(256)) * (1 << 18)\n    assert block\n")
+    monkeypatch.setenv("VOLTA_TEST_PEAK_RSS_MB", "1")
+    result = pytester.runpytest_subprocess("-p", "no:xdist", "-p", "no:cacheprovider", "-W", "default")
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(["*peak resident memory reached * MB during this test*past 1 MB*"])
