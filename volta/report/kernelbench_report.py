@@ -50,7 +50,7 @@ def verdict_text(r) -> str:
             return ", ".join(kinds)
         return "UNINITIALIZED OUTPUT"
     if r.verdict == "unsupported" and r.raised is not None:
-        return "CANDIDATE RAISED"
+        return "BUILD FAILED" if any(b.escaped for b in getattr(r, "builds", ())) else "CANDIDATE RAISED"
     return VERDICT_TEXT[r.verdict]
 
 
@@ -118,6 +118,9 @@ def format_text(r, indent: str = "") -> str:
         for k, missing in c.unwritten.items():
             lines.append(f"  output {k}: {len(missing):,} element(s) never written by any kernel or torch op "
                          f"(first: {missing[:8]}); on a GPU they hold whatever the allocator left there")
+    elif r.verdict == "unsupported" and any(b.escaped for b in getattr(r, "builds", ())):
+        lines.append("  the candidate's extension does not build with torch and nothing caught the error: it runs "
+                     "on no GPU machine (nothing is claimed about its kernels)")
     elif r.verdict == "unsupported" and r.raised is not None:
         kind, message, span = r.raised
         where = f" at {display_path(span.file)}:{span.line}" if span else ""
@@ -134,6 +137,7 @@ def format_text(r, indent: str = "") -> str:
                      f"{sum(c.proved_by.values()):,} of {c.compared:,} compared were proved equal")
         lines += [f"  output {k}[{i}]: {why}" for k, i, why in c.unknown]
     lines += _binding_lines(r)
+    lines += _build_lines(r)
     if r.launches:
         kernels = list(dict.fromkeys(f"{kernel_name(x.kernel)} (grid {'x'.join(map(str, x.grid))}, block "
                                      f"{'x'.join(map(str, x.block))})" for x in r.launches))
@@ -171,6 +175,28 @@ def _binding_lines(r) -> list:
         else:
             parts.append(f"{b.candidate} = {b.reference} (by creation order and shape)")
     return ["  parameters: " + "; ".join(parts)]
+
+
+def _build_lines(r) -> list:
+    """Which extensions built and which did not (torch rejects them too), and whether the candidate's own
+    fallback ran in their place: the verdict covers what ran."""
+    out = []
+    for b in getattr(r, "builds", ()):
+        where = f" (load_inline at {display_path(b.where[0])}:{b.where[1]})" if b.where else ""
+        if b.built:
+            out.append(f"  extension {b.name}: built{where}")
+            continue
+        what = "nothing caught the error" if b.escaped else "the candidate caught it and its fallback ran instead"
+        out.append(f"  extension {b.name}: did not build{where}: torch raises {b.exception} too; {what}")
+        out += [f"    | {ln}" for ln in b.first_lines()]
+    return out
+
+
+def _build_dict(b) -> dict:
+    return {"name": b.name, "built": b.built, "fell_back": not b.built and not b.escaped, "escaped": b.escaped,
+            "exception": None if b.built else b.exception, "reason": b.reason or None,
+            "message": b.first_lines(8), "file": b.where[0] if b.where else None,
+            "line": b.where[1] if b.where else None}
 
 
 # ---- JSON ----------------------------------------------------------------------------------------
@@ -227,6 +253,7 @@ def to_dict(r, nested: bool = False) -> dict:
                       "seconds": round(x.seconds, 6)} for x in r.launches],
         "refused_launches": [{"kernel": k, "reason": why} for k, why in r.refused],
         "host_torch_ops": list(dict.fromkeys(r.host_ops)),
+        "builds": [_build_dict(b) for b in getattr(r, "builds", ())],
         "notes": list(r.notes),
     }
     if not nested:
