@@ -1,6 +1,7 @@
 """Builds as torch would (tests/kernelbench/builds/*/): a candidate whose extension torch would not build gets
 torch's error, so its own `except` branch runs and its fallback is checked, or, uncaught, the report says the
-build failed; one that builds is checked on its kernels. Each decided through the command line as its
+build failed; one that builds is checked on its kernels. cuBLAS GEMMs (tests/kernelbench/builds/l1_gemm,
+l1_bmm) run as the column-major products they define, with their math mode in the report. Each decided through the command line as its
 problem's expect.toml says, with the report's list of builds."""
 import json
 import tomllib
@@ -41,5 +42,8 @@ def test_candidate(problem_dir, name, want, capsys):
         assert len(failed) == 1, builds
         assert failed[0]["fell_back"] == (state == "fell-back") and failed[0]["escaped"] == (state == "escaped")
         assert failed[0]["message"] and failed[0]["exception"] in ("RuntimeError", "TypeError", "ValueError")
+    if "gemm_precision" in want:   # every GEMM ran, with the precision its math mode allows
+        assert report["gemms"], report
+        assert all((g["precision"] or "none") == want["gemm_precision"] for g in report["gemms"]), report["gemms"]
     if want["verdict"] == "not-equivalent":
         assert report["counterexample"]["ref_value"] != report["counterexample"]["cand_value"]

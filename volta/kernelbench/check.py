@@ -56,6 +56,7 @@ class KernelbenchReport:
     host_ops: list = field(default_factory=list)
     extensions: dict = field(default_factory=dict)            # name -> host.build.Built
     builds: list = field(default_factory=list)                # host.rejects.BuildOutcome, in call order
+    gemms: list = field(default_factory=list)                 # host.cublas.GemmRecord, in call order
     input_names: list = field(default_factory=list)
     seconds: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
@@ -205,6 +206,7 @@ def _collect(report, host: Host) -> None:
     report.host_ops = list(host.ops)
     report.extensions = dict(host.built)
     report.builds = list(host.builds)
+    report.gemms = list(host.gemms)
     if host.queries:
         report.notes.append("host code read " + ", ".join(sorted(set(host.queries))) + " (the stand-in device "
                             "answers with sm_80 limits; a path chosen from them is the one checked)")

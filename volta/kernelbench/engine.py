@@ -24,7 +24,7 @@ from volta.errors import Unsupported, VoltaError
 from volta.kernelbench import cpp_ops, kernels
 from volta.kernelbench import memory as M
 from volta.kernelbench.elements import UNWRITTEN
-from volta.kernelbench.host import build, extract, rejects, trace
+from volta.kernelbench.host import build, cublas, extract, rejects, trace
 from volta.kernelbench.host.session import STATUS_RAISED, STATUS_RETURNED, Worker
 from volta.kernelbench.tensor import SymTensor
 from volta.symbolic import expr as E
@@ -65,6 +65,7 @@ class Host:
     syncs: list = field(default_factory=list)        # stream/event/device events
     queries: list = field(default_factory=list)      # device properties or timings host code read
     builds: list = field(default_factory=list)       # rejects.BuildOutcome per load_inline/load call
+    gemms: list = field(default_factory=list)        # cublas.GemmRecord per cuBLAS GEMM executed
     worker: Worker | None = None
 
     # ---- torch.utils.cpp_extension ----
@@ -205,6 +206,11 @@ class Host:
             self.ops.append(ev.op)
             try:
                 cpp_ops.execute(ev, self.memory, self.session, self._storage)
+            except VoltaError as err:
+                raise Stop(err) from None
+        elif isinstance(ev, trace.Gemm):
+            try:
+                self.gemms.append(cublas.execute(ev, self.memory, self.session))
             except VoltaError as err:
                 raise Stop(err) from None
         elif isinstance(ev, trace.Sync):

@@ -144,6 +144,9 @@ def format_text(r, indent: str = "") -> str:
         lines.append(f"  launches: {len(r.launches)}: " + "; ".join(kernels[:6]) + (" …" if len(kernels) > 6 else ""))
     if r.host_ops:
         lines.append("  torch ops called from host code: " + ", ".join(dict.fromkeys(r.host_ops)))
+    gemms = list(dict.fromkeys(g.describe() for g in getattr(r, "gemms", ())))
+    if gemms:
+        lines.append(f"  cuBLAS GEMMs: {len(r.gemms)}: " + "; ".join(gemms[:4]) + (" …" if len(gemms) > 4 else ""))
     lines += [f"  note: {n}" for n in r.notes]
     if r.ragged is not None:
         lines.append("")
@@ -254,6 +257,9 @@ def to_dict(r, nested: bool = False) -> dict:
         "refused_launches": [{"kernel": k, "reason": why} for k, why in r.refused],
         "host_torch_ops": list(dict.fromkeys(r.host_ops)),
         "builds": [_build_dict(b) for b in getattr(r, "builds", ())],
+        "gemms": [{"call": g.call, "m": g.m, "n": g.n, "k": g.k, "batch": g.batch, "transa": g.transa,
+                   "transb": g.transb, "math_mode": g.math_mode, "compute_type": g.compute_type,
+                   "precision": g.precision} for g in getattr(r, "gemms", ())],
         "notes": list(r.notes),
     }
     if not nested:

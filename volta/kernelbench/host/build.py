@@ -36,6 +36,9 @@ RUNTIME = HERE / "runtime"
 TORCH_NVCC_FLAGS = ("-D__CUDA_NO_HALF_OPERATORS__", "-D__CUDA_NO_HALF_CONVERSIONS__",
                     "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__", "--expt-relaxed-constexpr")
 STD = "-std=c++17"
+# libraries the stand-in runtime replaces: a candidate's `-lcublas` links against libvoltahost.so instead
+REPLACED_LIBRARIES = re.compile(r"^-l(cudart|cuda|cublas|cublasLt|c10|c10_cuda|torch|torch_cpu|torch_cuda|"
+                                r"torch_python)$")
 
 
 class BuildFailed(Unsupported):
@@ -186,7 +189,8 @@ def _compile(ext, home: Path, nvcc, runtime: Path, arch, defines, includes) -> N
                 raise BuildFailed(f"the extension `{ext.name}` {head}:\n{shown}", None, why, shown)
         objects = ["main.o"] + (["cuda.o"] if ext.cuda_cu is not None else [])
         link = [nvcc, "-shared", "-cudart", "none", *objects, f"-L{runtime.parent}", "-lvoltahost",
-                f"-Xlinker", f"-rpath={runtime.parent}", "-Xlinker", "-z,defs", *ext.ldflags, "-o", "ext.so"]
+                f"-Xlinker", f"-rpath={runtime.parent}", "-Xlinker", "-z,defs",
+                *(f for f in ext.ldflags if not REPLACED_LIBRARIES.match(f)), "-o", "ext.so"]
         proc = _run(link, work)
         if proc.returncode != 0:
             why = rejects.of_link(ext, proc.stderr + proc.stdout)
