@@ -66,6 +66,7 @@ class Host:
     queries: list = field(default_factory=list)      # device properties or timings host code read
     builds: list = field(default_factory=list)       # rejects.BuildOutcome per load_inline/load call
     gemms: list = field(default_factory=list)        # cublas.GemmRecord per cuBLAS GEMM executed
+    symbols: dict = field(default_factory=dict)      # module -> symbol -> [(offset, bytes)] host code wrote
     worker: Worker | None = None
 
     # ---- torch.utils.cpp_extension ----
@@ -198,8 +199,10 @@ class Host:
         elif isinstance(ev, trace.Upload):
             M.upload(self.memory, ev.dst, ev.data)
         elif isinstance(ev, trace.SymbolWrite):
-            raise Stop(Unsupported(f"host code writes the device symbol `{ev.symbol}` (cudaMemcpyToSymbol); "
-                                   f"__constant__ and __device__ data set from the host are not modelled yet"))
+            if ev.data is None:
+                raise Stop(Unsupported(f"host code copies device memory into the symbol `{ev.symbol}` "
+                                       f"(cudaMemcpyToSymbol from the device), which is not modelled yet"))
+            self.symbols.setdefault(ev.module, {}).setdefault(ev.symbol, []).append((ev.offset, ev.data))
         elif isinstance(ev, trace.Launch):
             self._launch(ev)
         elif isinstance(ev, trace.Op):
@@ -227,7 +230,7 @@ class Host:
             raise Stop(Unsupported(f"a launch of `{ev.kernel}` from extension `{ev.module}`, whose device code "
                                    f"this run did not build"))
         try:
-            result = kernels.run(ev, built, self.memory, UNWRITTEN, self.exact)
+            result = kernels.run(ev, built, self.memory, UNWRITTEN, self.exact, self.symbols.get(ev.module, {}))
         except VoltaError as err:
             raise Stop(err) from None
         result.extension = ev.module
