@@ -178,5 +178,8 @@ class BuildOutcome:
         return err
 
     def first_lines(self, n: int = 3) -> list:
+        """The message's first lines from its first error on (the compiler's context lines before it name
+        Volta's stand-in functions, not the candidate's)."""
         lines = [ln for ln in (self.compiler or self.reason).splitlines() if ln.strip()]
-        return lines[:n]
+        first = next((k for k, ln in enumerate(lines) if "error" in ln), 0)
+        return lines[first:first + n]
