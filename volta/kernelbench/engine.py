@@ -90,7 +90,8 @@ class Host:
         except build.BuildFailed as err:
             if err.rejection is None:
                 raise Stop(err) from None
-            outcome = rejects.BuildOutcome(ext.name, False, ext.where, err.rejection.reason, err.compiler)
+            outcome = rejects.BuildOutcome(ext.name, False, ext.where, err.rejection.reason, err.compiler,
+                                           exception=err.rejection.exception)
             self.builds.append(outcome)
             raise candidate_error(outcome.error()) from None
         except VoltaError as err:

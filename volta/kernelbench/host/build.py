@@ -138,7 +138,8 @@ def build(ext: Extension, arch: str = cuda.DEFAULT_ARCH, libdevice: bool = False
             _compile(ext, home, nvcc, runtime, arch, defines, includes)
         except BuildFailed as err:
             record = {"message": err.message, "compiler": err.compiler,
-                      "rejection": err.rejection.reason if err.rejection else None}
+                      "rejection": err.rejection.reason if err.rejection else None,
+                      "exception": err.rejection.exception if err.rejection else None}
             tmp = failed.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(json.dumps(record))
             os.replace(tmp, failed)
@@ -150,8 +151,8 @@ def build(ext: Extension, arch: str = cuda.DEFAULT_ARCH, libdevice: bool = False
 
 def _failure(record: dict) -> BuildFailed:
     reason = record.get("rejection")
-    return BuildFailed(record["message"], None, rejects.Rejection(reason) if reason else None,
-                       record.get("compiler", ""))
+    why = rejects.Rejection(reason, record.get("exception") or "RuntimeError") if reason else None
+    return BuildFailed(record["message"], None, why, record.get("compiler", ""))
 
 
 def _safe(name: str) -> str:

@@ -17,10 +17,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from volta.errors import Unsupported
 from volta.kernelbench import dtypes as D
 from volta.kernelbench.memory import ITEMSIZE, TORCH_TO_VOLTA, DeviceMemory
 from volta.kernelbench.tensor import tensor_on_storage
+from volta.symbolic import expr as E
 
 MATH_MODES = {0: "CUBLAS_DEFAULT_MATH", 1: "CUBLAS_TENSOR_OP_MATH", 2: "CUBLAS_PEDANTIC_MATH",
               3: "CUBLAS_TF32_TENSOR_OP_MATH"}
@@ -106,6 +109,12 @@ def _matrix(memory: DeviceMemory, session, address: int, dtype: str, rows: int, 
                           f"`{memory.name(storage)}` (cuBLAS would read or write out of bounds)") from None
 
 
+def _zeros(session, rows: int, cols: int, volta_type: str):
+    values = np.empty(rows * cols, object)
+    values[:] = [E.const(0)] * (rows * cols)
+    return tensor_on_storage(session.allocate(values, volta_type), (rows, cols), session)
+
+
 def execute(g, memory: DeviceMemory, session) -> GemmRecord:
     """Run one recorded GEMM (host.trace.Gemm) on the run's storages; its record for the report."""
     if any(t not in FLOATS for t in (g.a_type, g.b_type, g.c_type)):
@@ -122,13 +131,9 @@ def execute(g, memory: DeviceMemory, session) -> GemmRecord:
                 product = (a if g.transa == "N" else a.t()).matmul(bm if g.transb == "N" else bm.t())
                 if g.alpha != 1:
                     product = product * g.alpha
-            else:
-                product = None
+            else:      # an empty sum: zeros, whatever alpha is
+                product = _zeros(session, g.m, g.n, out_type.volta)
             if g.beta != 0:
-                scaled = c.clone() if g.beta == 1 else c * g.beta
-                product = scaled if product is None else product + scaled
-            if product is None:
-                c.copy_(c * 0.0)
-            else:
-                c.copy_(product.to(out_type) if product.dtype is not out_type else product)
+                product = product + (c if g.beta == 1 else c * g.beta)
+            c.copy_(product.to(out_type) if product.dtype is not out_type else product)
     return record(g)

@@ -18,7 +18,10 @@ torch headers are used:
   since torch 1.11);
 - the first error is an ambiguous call, in the candidate's own lines, among candidates none of which is a
   torch, ATen or c10 function;
-- linking finds `PyInit_<name>` twice (a `PYBIND11_MODULE` in `cuda_sources` beside the generated one).
+- linking finds `PyInit_<name>` twice (a `PYBIND11_MODULE` in `cuda_sources` beside the generated one);
+- linking finds only functions the candidate declares and never defines (`cpp_sources` declares `f`,
+  `cuda_sources` defines `g`): torch links a shared library with undefined symbols, and importing it raises
+  ImportError ("undefined symbol").
 
 Everything else stays a stand-in failure (UNSUPPORTED with the compiler's message).
 """
@@ -46,9 +49,11 @@ TORCH_NAMES = re.compile(r"\b(at|c10|torch|volta|pybind11|py)::")
 
 @dataclass(frozen=True)
 class Rejection:
-    """Why torch's build fails too, in one line (the compiler's own message is kept beside it)."""
+    """Why torch's build fails too, in one line (the compiler's own message is kept beside it), and what
+    `load_inline` then raises."""
 
     reason: str
+    exception: str = "RuntimeError"
 
 
 def _strip_comments(text: str) -> str:
@@ -145,11 +150,30 @@ def of_compile(ext, output: str) -> Rejection | None:
     return None
 
 
+UNDEFINED = re.compile(r"undefined reference to [`'‘]([^'’`]+)['’`]")
+NOT_THE_CANDIDATES = re.compile(r"^(at|c10|torch|pybind11|py|volta|std|__gnu_cxx|caffe2)::|^(cu|nccl|nvtx|__cuda)")
+
+
+def _declared_only(ext, symbol: str) -> bool:
+    """Whether an undefined symbol is a plain function of the candidate's own (declared in its sources)."""
+    m = re.match(r"^([A-Za-z_][\w:]*)\(", symbol)
+    if m is None or NOT_THE_CANDIDATES.match(symbol):
+        return False
+    name = m.group(1).split("::")[-1]
+    text = _strip_comments(ext.main_cpp + "\n" + (ext.cuda_cu or ""))
+    return re.search(rf"(?<![\w.>]){re.escape(name)}\s*\(", text) is not None
+
+
 def of_link(ext, output: str) -> Rejection | None:
-    """The Rejection for a failed link: the module's init function defined twice."""
+    """The Rejection for a failed link: the module's init function defined twice, or only functions of the
+    candidate's own declared and never defined."""
     if re.search(rf"multiple definition of [`'‘]PyInit_{re.escape(ext.name)}['’`]", output):
         return Rejection(f"PYBIND11_MODULE({ext.name}, ...) is defined twice: the candidate's own beside the one "
                          f"torch generates for functions=")
+    missing = sorted(set(UNDEFINED.findall(output)))
+    if missing and all(_declared_only(ext, m) for m in missing):
+        return Rejection(f"{ext.name}.so: undefined symbol: {missing[0]} (declared in the candidate's sources, "
+                         f"defined nowhere: torch's build links, and importing the extension fails)", "ImportError")
     return None
 
 
@@ -164,14 +188,15 @@ class BuildOutcome:
     reason: str = ""              # why torch's build fails (Rejection.reason)
     compiler: str = ""            # the compiler's message
     escaped: bool = False
-    exception: str = "RuntimeError"   # what torch raises: RuntimeError (its build failed), TypeError/ValueError
-                                      # (the call itself: an unknown keyword, `functions` of the wrong type)
+    exception: str = "RuntimeError"   # what torch raises: RuntimeError (its build failed), ImportError (built,
+                                      # with an undefined symbol), TypeError/ValueError (the call itself)
 
     def error(self) -> Exception:
         """The exception torch's `load_inline` raises, marked as this outcome's: "Error building extension"
         when its ninja build fails, the call's own TypeError/ValueError when torch refuses the arguments."""
-        if self.exception in ("TypeError", "ValueError"):
-            err: Exception = (TypeError if self.exception == "TypeError" else ValueError)(self.reason)
+        kinds = {"TypeError": TypeError, "ValueError": ValueError, "ImportError": ImportError}
+        if self.exception in kinds:
+            err: Exception = kinds[self.exception](self.reason)
         else:
             err = RuntimeError(f"Error building extension '{self.name}': {self.compiler or self.reason}")
         err.volta_build = self
@@ -181,5 +206,5 @@ class BuildOutcome:
         """The message's first lines from its first error on (the compiler's context lines before it name
         Volta's stand-in functions, not the candidate's)."""
         lines = [ln for ln in (self.compiler or self.reason).splitlines() if ln.strip()]
-        first = next((k for k, ln in enumerate(lines) if "error" in ln), 0)
+        first = next((k for k, ln in enumerate(lines) if re.search(r"error|undefined|multiple definition", ln)), 0)
         return lines[first:first + n]
