@@ -1,8 +1,8 @@
 """Builds as torch would (tests/kernelbench/builds/*/): a candidate whose extension torch would not build gets
 torch's error, so its own `except` branch runs and its fallback is checked, or, uncaught, the report says the
 build failed; one that builds is checked on its kernels. cuBLAS GEMMs (tests/kernelbench/builds/l1_gemm,
-l1_bmm) run as the column-major products they define, with their math mode in the report. Each decided through the command line as its
-problem's expect.toml says, with the report's list of builds."""
+l1_bmm) run as the column-major products they define, with their math mode in the report. Each is decided
+through the command line as its problem's expect.toml says, with the report's list of builds."""
 import json
 import tomllib
 from pathlib import Path

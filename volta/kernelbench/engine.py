@@ -12,7 +12,8 @@ What host code raises (a failed TORCH_CHECK, a wrong argument type), and a build
 (`host/rejects.py`: torch's "Error building extension" RuntimeError), is raised into the candidate's Python as
 the exception torch would raise, so its own `try`/`except` runs as it would on a GPU. What Volta does not
 model (a host read of device data, a crash, a build against the stand-in that fails where torch's might
-not) stops the whole run with `Stop`, which derives from BaseException so that no `except Exception` in candidate code can swallow it.
+not) stops the whole run with `Stop`, which derives from BaseException so that no `except Exception` in
+candidate code can swallow it.
 """
 from __future__ import annotations
 

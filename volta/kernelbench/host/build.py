@@ -131,12 +131,14 @@ def build(ext: Extension, arch: str = cuda.DEFAULT_ARCH, libdevice: bool = False
     built = Built(ext, home / "ext.so", home / "cuda.ptx" if ext.cuda_cu else None,
                   home / "cuda.cu" if ext.cuda_cu else None)
     failed = home.parent / f"{home.name}.failed.json"
-    if failed.is_file():       # a failure is as reproducible as a success: cached alike
+    if failed.is_file():       # a build torch rejects is as reproducible as a success: cached alike
         raise _failure(json.loads(failed.read_text()))
     if not built.library.is_file():
         try:
             _compile(ext, home, nvcc, runtime, arch, defines, includes)
         except BuildFailed as err:
+            if err.rejection is None:    # the stand-in's limit (or a compiler that died): not kept
+                raise
             record = {"message": err.message, "compiler": err.compiler,
                       "rejection": err.rejection.reason if err.rejection else None,
                       "exception": err.rejection.exception if err.rejection else None}
