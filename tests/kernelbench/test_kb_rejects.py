@@ -41,6 +41,10 @@ def test_calls_torch_refuses(bad, error):
     ("#include <ATen/cuda/CUDAContext.h>\n__device__ int g;", False),
     ("int f();\n__shared__ float s[4];", True),
     ("int my__global__thing();", False),
+    ("#include <vector>\n#include <torch/torch.h>\n__global__ void k();", True),
+    ('#include "my_helpers.h"\n__global__ void k();', False),         # an unknown header may define it
+    ("#ifdef __CUDACC__\n__global__ void k();\n#endif", False),       # hidden from the host compiler
+    ("#define HD __host__ __device__\nint f();", False),
 ])
 def test_cuda_keywords_in_main_cpp(cpp, rejected):
     assert (rejects.host_cuda_keyword(ext(cpp=cpp)) is not None) == rejected

@@ -36,6 +36,11 @@ CUDA_KEYWORDS = ("__global__", "__device__", "__shared__", "__constant__", "__ho
 # headers that (directly or through others) define the CUDA keywords in a host compile
 CUDA_HEADER = re.compile(r"^(cuda|cublas|cusparse|curand|cufft|cusolver|cudnn|thrust/|cub/|mma\.h|vector_types|"
                          r"device_|driver_types|ATen/cuda/|c10/cuda/|ATen/native/cuda/|cooperative_groups)")
+# headers that define no CUDA keyword in a host compile: torch's host API, pybind11, the C and C++ libraries
+KNOWN_HOST_HEADER = re.compile(r"^(torch/(extension|torch|types|all|python|script|library)\.h|"
+                               r"ATen/(ATen|Tensor|Functions|Dispatch|Parallel|TensorUtils)\.h|pybind11/\w+\.h|"
+                               r"c10/util/\w+\.h|[a-z_]+|"
+                               r"(assert|float|limits|math|stdint|stddef|stdio|stdlib|string)\.h)$")
 TORCH_TREE = re.compile(r"^(torch|ATen|c10|caffe2|pybind11|THC|THCUNN|TH)/")
 # headers a GPU machine may have beyond this toolkit (libraries installed apart, or with torch's wheels)
 MAYBE_ELSEWHERE = re.compile(r"^(cu[a-z]*[_.]|cublas|cudnn|nccl|nvtx|nvToolsExt|cutlass/|cute/|thrust/|cub/|"
@@ -64,13 +69,22 @@ def _strip_comments(text: str) -> str:
 
 
 def host_cuda_keyword(ext) -> Rejection | None:
-    """A CUDA keyword in `main.cpp` before any include that defines it (torch's host compiler rejects it)."""
-    main_cpp = ext.main_cpp
-    text = _strip_comments(main_cpp)
-    for number, line in enumerate(text.split("\n"), start=1):
-        include = re.match(r'\s*#\s*include\s*[<"]([^>"]+)[>"]', main_cpp.split("\n")[number - 1])
-        if include and CUDA_HEADER.match(include.group(1)):
-            return None
+    """A CUDA keyword in `main.cpp` before any include that defines it (torch's host compiler rejects it).
+    Undecided (None) when a conditional directive or a header Volta does not know comes first: either may
+    hide the keyword from the host compiler or define it."""
+    lines = ext.main_cpp.split("\n")
+    for number, line in enumerate(_strip_comments(ext.main_cpp).split("\n"), start=1):
+        directive = re.match(r"\s*#\s*(\w+)", line)
+        if directive:
+            if directive.group(1) != "include":
+                if directive.group(1).startswith("if"):
+                    return None
+                continue
+            include = re.match(r'\s*#\s*include\s*[<"]([^>"]+)[>"]', lines[number - 1])
+            header = include.group(1) if include else ""
+            if CUDA_HEADER.match(header) or not KNOWN_HOST_HEADER.match(header):
+                return None
+            continue
         for word in CUDA_KEYWORDS:
             if re.search(rf"(?<![A-Za-z0-9_]){word}(?![A-Za-z0-9_])", line):
                 origin = ext.origin("main.cpp", number)
