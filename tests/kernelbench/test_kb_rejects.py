@@ -76,6 +76,11 @@ def test_missing_headers(header, rejected):
     assert (rejects.of_compile(ext(), out) is not None) == rejected
 
 
+def test_missing_header_with_extra_include_paths_is_undecided():
+    out = "cuda.cu:4:10: fatal error: swish_utils.cuh: No such file or directory"
+    assert rejects.of_compile(ext(extra_include_paths=["/opt/mine/include"]), out) is None
+
+
 def test_missing_torch_header_is_looked_up_in_the_installed_torch(monkeypatch, tmp_path):
     (tmp_path / "ATen").mkdir()
     (tmp_path / "ATen" / "Real.h").write_text("")
