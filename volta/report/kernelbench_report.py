@@ -50,7 +50,7 @@ def verdict_text(r) -> str:
             return ", ".join(kinds)
         return "UNINITIALIZED OUTPUT"
     if r.verdict == "unsupported" and r.raised is not None:
-        return "BUILD FAILED" if any(b.escaped for b in getattr(r, "builds", ())) else "CANDIDATE RAISED"
+        return "BUILD FAILED" if any(b.escaped for b in r.builds) else "CANDIDATE RAISED"
     return VERDICT_TEXT[r.verdict]
 
 
@@ -118,7 +118,7 @@ def format_text(r, indent: str = "") -> str:
         for k, missing in c.unwritten.items():
             lines.append(f"  output {k}: {len(missing):,} element(s) never written by any kernel or torch op "
                          f"(first: {missing[:8]}); on a GPU they hold whatever the allocator left there")
-    elif r.verdict == "unsupported" and any(b.escaped for b in getattr(r, "builds", ())):
+    elif r.verdict == "unsupported" and any(b.escaped for b in r.builds):
         lines.append("  the candidate's extension does not build with torch and nothing caught the error: it runs "
                      "on no GPU machine (nothing is claimed about its kernels)")
     elif r.verdict == "unsupported" and r.raised is not None:
@@ -144,7 +144,7 @@ def format_text(r, indent: str = "") -> str:
         lines.append(f"  launches: {len(r.launches)}: " + "; ".join(kernels[:6]) + (" …" if len(kernels) > 6 else ""))
     if r.host_ops:
         lines.append("  torch ops called from host code: " + ", ".join(dict.fromkeys(r.host_ops)))
-    gemms = list(dict.fromkeys(g.describe() for g in getattr(r, "gemms", ())))
+    gemms = list(dict.fromkeys(g.describe() for g in r.gemms))
     if gemms:
         lines.append(f"  cuBLAS GEMMs: {len(r.gemms)}: " + "; ".join(gemms[:4]) + (" …" if len(gemms) > 4 else ""))
     lines += [f"  note: {n}" for n in r.notes]
@@ -184,8 +184,8 @@ def _build_lines(r) -> list:
     """Which extensions built and which did not (torch rejects them too), and whether the candidate's own
     fallback ran in their place: the verdict covers what ran."""
     out = []
-    for b in getattr(r, "builds", ()):
-        where = f" (load_inline at {display_path(b.where[0])}:{b.where[1]})" if b.where else ""
+    for b in r.builds:
+        where = f" (called at {display_path(b.where[0])}:{b.where[1]})" if b.where else ""
         if b.built:
             out.append(f"  extension {b.name}: built{where}")
             continue
@@ -256,10 +256,10 @@ def to_dict(r, nested: bool = False) -> dict:
                       "seconds": round(x.seconds, 6)} for x in r.launches],
         "refused_launches": [{"kernel": k, "reason": why} for k, why in r.refused],
         "host_torch_ops": list(dict.fromkeys(r.host_ops)),
-        "builds": [_build_dict(b) for b in getattr(r, "builds", ())],
+        "builds": [_build_dict(b) for b in r.builds],
         "gemms": [{"call": g.call, "m": g.m, "n": g.n, "k": g.k, "batch": g.batch, "transa": g.transa,
                    "transb": g.transb, "math_mode": g.math_mode, "compute_type": g.compute_type,
-                   "precision": g.precision} for g in getattr(r, "gemms", ())],
+                   "precision": g.precision} for g in r.gemms],
         "notes": list(r.notes),
     }
     if not nested:
