@@ -62,6 +62,8 @@ class KernelbenchReport:
     refused: list = field(default_factory=list)
     host_ops: list = field(default_factory=list)
     extensions: dict = field(default_factory=dict)            # name -> host.build.Built
+    builds: list = field(default_factory=list)                # host.rejects.BuildOutcome, in call order
+    gemms: list = field(default_factory=list)                 # host.cublas.GemmRecord, in call order
     input_names: list = field(default_factory=list)
     seconds: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
@@ -235,6 +237,8 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str, require
             raise
         span = getattr(err, "span", None) or C.span_in(path, sys.exc_info()[2])
         report.verdict, report.raised = "unsupported", (type(err).__name__, str(err), span)
+        if getattr(err, "volta_build", None) is not None:   # a build torch rejects, and no `except` caught it
+            err.volta_build.escaped = True
         outs = None
     finally:
         _collect(report, host)
@@ -285,6 +289,8 @@ def _collect(report, host: Host) -> None:
     report.refused = list(host.refused)
     report.host_ops = list(host.ops)
     report.extensions = dict(host.built)
+    report.builds = list(host.builds)
+    report.gemms = list(host.gemms)
     if host.queries:
         report.notes.append("host code read " + ", ".join(sorted(set(host.queries))) + " (the stand-in device "
                             "answers with sm_80 limits; a path chosen from them is the one checked)")

@@ -56,7 +56,7 @@ def verdict_text(r) -> str:
                                    [f.title for f in r.hacks]))
         return ", ".join(kinds) or "FINDINGS"
     if r.verdict == "unsupported" and r.raised is not None:
-        return "CANDIDATE RAISED"
+        return "BUILD FAILED" if any(b.escaped for b in r.builds) else "CANDIDATE RAISED"
     if getattr(r, "unchecked", None) and r.exit_code == 0:
         return f"{VERDICT_TEXT[r.verdict]} ON THE MACHINE ANSWERS CHECKED ({len(r.unchecked)} NOT CHECKED)"
     return VERDICT_TEXT[r.verdict]
@@ -124,6 +124,9 @@ def format_text(r, indent: str = "", explain: bool = False) -> str:
     elif r.verdict == "findings" and r.findings:
         block = races_text._kernel(_race_report(r), races_text.DEFAULT_MAX_FINDINGS)
         lines.append("  " + block.replace("\n", "\n  "))
+    elif r.verdict == "unsupported" and any(b.escaped for b in r.builds):
+        lines.append("  the candidate's extension does not build with torch and nothing caught the error: it runs "
+                     "on no GPU machine (nothing is claimed about its kernels)")
     elif r.verdict == "unsupported" and r.raised is not None:
         kind, message, span = r.raised
         where = f" at {display_path(span.file)}:{span.line}" if span else ""
@@ -144,12 +147,16 @@ def format_text(r, indent: str = "", explain: bool = False) -> str:
     lines += precision_report.text_lines(r.precision, r.verdict, r.witness_file)
     lines += _paths_lines(r)
     lines += _binding_lines(r)
+    lines += _build_lines(r)
     if r.launches:
         kernels = list(dict.fromkeys(f"{kernel_name(x.kernel)} (grid {'x'.join(map(str, x.grid))}, block "
                                      f"{'x'.join(map(str, x.block))})" for x in r.launches))
         lines.append(f"  launches: {len(r.launches)}: " + "; ".join(kernels[:6]) + (" …" if len(kernels) > 6 else ""))
     if r.host_ops:
         lines.append("  torch ops called from host code: " + ", ".join(dict.fromkeys(r.host_ops)))
+    gemms = list(dict.fromkeys(g.describe() for g in r.gemms))
+    if gemms:
+        lines.append(f"  cuBLAS GEMMs: {len(r.gemms)}: " + "; ".join(gemms[:4]) + (" …" if len(gemms) > 4 else ""))
     lines += [f"  note: {n}" for n in r.notes]
     if r.ragged is not None:
         lines.append("")
@@ -212,6 +219,28 @@ def _binding_lines(r) -> list:
     return ["  parameters: " + "; ".join(parts)]
 
 
+def _build_lines(r) -> list:
+    """Which extensions built and which did not (torch rejects them too), and whether the candidate's own
+    fallback ran in their place: the verdict covers what ran."""
+    out = []
+    for b in r.builds:
+        where = f" (called at {display_path(b.where[0])}:{b.where[1]})" if b.where else ""
+        if b.built:
+            out.append(f"  extension {b.name}: built{where}")
+            continue
+        what = "nothing caught the error" if b.escaped else "the candidate caught it and its fallback ran instead"
+        out.append(f"  extension {b.name}: did not build{where}: torch raises {b.exception} too; {what}")
+        out += [f"    | {ln}" for ln in b.first_lines()]
+    return out
+
+
+def _build_dict(b) -> dict:
+    return {"name": b.name, "built": b.built, "fell_back": not b.built and not b.escaped, "escaped": b.escaped,
+            "exception": None if b.built else b.exception, "reason": b.reason or None,
+            "message": b.first_lines(8), "file": b.where[0] if b.where else None,
+            "line": b.where[1] if b.where else None}
+
+
 # ---- JSON ----------------------------------------------------------------------------------------
 def _json_value(v):
     if isinstance(v, Fraction):
@@ -269,6 +298,10 @@ def to_dict(r, nested: bool = False) -> dict:
                       "seconds": round(x.seconds, 6)} for x in r.launches],
         "refused_launches": [{"kernel": k, "reason": why} for k, why in r.refused],
         "host_torch_ops": list(dict.fromkeys(r.host_ops)),
+        "builds": [_build_dict(b) for b in r.builds],
+        "gemms": [{"call": g.call, "m": g.m, "n": g.n, "k": g.k, "batch": g.batch, "transa": g.transa,
+                   "transb": g.transb, "math_mode": g.math_mode, "compute_type": g.compute_type,
+                   "precision": g.precision} for g in r.gemms],
         "notes": list(r.notes),
         "calls": calls_report.to_dict(r),
         "eval_mode": r.eval_mode,
