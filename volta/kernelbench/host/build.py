@@ -130,7 +130,7 @@ def build(ext: Extension, arch: str = cuda.DEFAULT_ARCH, libdevice: bool = False
     home = cuda.cache_root() / "kernelbench" / f"{_safe(ext.name)}-{key}"
     built = Built(ext, home / "ext.so", home / "cuda.ptx" if ext.cuda_cu else None,
                   home / "cuda.cu" if ext.cuda_cu else None)
-    failed = home.parent / f"{home.name}.failed.json"
+    failed = home.parent / f"{home.name}.{_rejects_version()}.failed.json"   # decided by this rejects.py
     if failed.is_file():       # a build torch rejects is as reproducible as a success: cached alike
         raise _failure(json.loads(failed.read_text()))
     if not built.library.is_file():
@@ -149,6 +149,10 @@ def build(ext: Extension, arch: str = cuda.DEFAULT_ARCH, libdevice: bool = False
     if built.ptx is not None:
         built.kernels = kernel_params(built.ptx)
     return built
+
+
+def _rejects_version() -> str:
+    return hashlib.sha256(Path(rejects.__file__).read_bytes()).hexdigest()[:12]
 
 
 def _failure(record: dict) -> BuildFailed:

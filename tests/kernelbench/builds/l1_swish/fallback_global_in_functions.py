@@ -2,6 +2,8 @@ import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
+# cpp_sources declares the __global__ kernel and functions= binds it: torch compiles main.cpp with the host
+# compiler, which does not know __global__
 swish_cuda = r"""
 __global__ void swish_kernel(const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
