@@ -61,7 +61,7 @@ class KernelbenchReport:
     ragged: "KernelbenchReport | None" = None
     witness_file: str | None = None
     hacks: list = field(default_factory=list)                 # findings.HackFinding (hacks.py)
-    coverage: list = field(default_factory=list)              # coverage.Span: which outputs kernels computed
+    coverage: list = field(default_factory=list)              # coverage.Row: which outputs kernels computed
 
     @property
     def exit_code(self) -> int:
