@@ -1,6 +1,10 @@
 """streams.Ordering: which work is ordered before the caller's next read, and deferred host threads."""
+import concurrent.futures
 import threading
 
+import pytest
+
+from volta.errors import Unsupported
 from volta.kernelbench.streams import MAIN, Ordering, deferred_threads
 
 SIDE = ("cpp", 16)
@@ -76,3 +80,12 @@ def test_threads_from_the_candidate_are_deferred_to_join():
     volta_thread = threading.Thread(target=lambda: None)     # Volta's own threads start as usual
     volta_thread.start()
     volta_thread.join()
+
+
+def test_a_thread_pool_from_the_candidate_is_unsupported():
+    source = "def go():\n    with cf.ThreadPoolExecutor(1) as pool:\n        return pool.submit(int).result()\n"
+    namespace = {"cf": concurrent.futures}
+    exec(compile(source, "/tmp/cand_pool.py", "exec"), namespace)
+    with deferred_threads("/tmp/cand_pool.py"):
+        with pytest.raises(Unsupported, match="thread pool"):
+            namespace["go"]()
