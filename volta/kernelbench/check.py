@@ -30,6 +30,7 @@ from volta.kernelbench.failures import TorchError
 from volta.kernelbench.libm import Readings
 from volta.kernelbench.memory import DeviceMemory
 from volta.kernelbench.problem import Problem, load_problem
+from volta.kernelbench.streams import deferred_threads
 from volta.kernelbench.tensor import SymTensor
 from volta.kernelbench.torchsym import installed
 from volta.symbolic import expr as E
@@ -253,7 +254,8 @@ class _Confirmer:
         try:
             for s in held:
                 s.values[:] = C.substitute(s.values, values)
-            outs = C.forward(self.model, C.constant_inputs(self.problem, values), self.run)
+            with deferred_threads(self.host.candidate or ""):     # as in the checked run: no thread runs loose
+                outs = C.forward(self.model, C.constant_inputs(self.problem, values), self.run)
             element = outs[k].values()[i]
         except (Stop, VoltaError, Exception):
             return None
