@@ -62,6 +62,9 @@ def test_candidate(problem, name, want, capsys):
         assert code == 0 and not report["hack_findings"], report
     if "ragged" in want:
         assert report["ragged"]["verdict"] == want["ragged"], report["ragged"]
+    if "line_has" in want:
+        first = report["hack_findings"][0]
+        assert want["line_has"] in Path(first["file"]).read_text().splitlines()[first["line"] - 1], first
 
 
 @needs_nvcc

@@ -34,6 +34,7 @@ from volta.kernelbench.failures import TorchError
 from volta.kernelbench.libm import Readings
 from volta.kernelbench.memory import DeviceMemory
 from volta.kernelbench.problem import Problem, load_problem
+from volta.kernelbench.streams import deferred_threads
 from volta.kernelbench.subclasses import refuse_overriding_subclasses
 from volta.kernelbench.tensor import SymTensor
 from volta.kernelbench.torchsym import installed
@@ -70,7 +71,7 @@ class KernelbenchReport:
     ragged: "KernelbenchReport | None" = None
     witness_file: str | None = None
     hacks: list = field(default_factory=list)                 # findings.HackFinding (hacks.py)
-    coverage: list = field(default_factory=list)              # coverage.Span: which outputs kernels computed
+    coverage: list = field(default_factory=list)              # coverage.Row: which outputs kernels computed
     calls: S.CallsResult | None = None                        # forward called again (calls.py)
     eval_mode: bool = False
     precision: P.PrecisionResult | None = None     # narrower formats than the reference (precision.py)
@@ -336,7 +337,8 @@ class _Confirmer:
         try:
             for s in held:
                 s.values[:] = C.substitute(s.values, values)
-            outs = C.forward(self.model, C.constant_inputs(self.problem, values), self.run)
+            with deferred_threads(self.host.candidate or ""):     # as in the checked run: no thread runs loose
+                outs = C.forward(self.model, C.constant_inputs(self.problem, values), self.run)
             element = outs[k].values()[i]
         except (Stop, VoltaError, Exception):
             return None

@@ -217,7 +217,7 @@ def _codes_in(namespace: dict, path: str) -> set:
 
 
 @dataclass(frozen=True)
-class Span:
+class Row:
     """A run of consecutive output elements with the same origin."""
 
     output: int
@@ -236,6 +236,6 @@ def table(observer: Observer, outs: list) -> list:
         start = 0
         for i in range(1, len(origins) + 1):
             if i == len(origins) or origins[i] != origins[start]:
-                rows.append(Span(k, start, i, origins[start], line))
+                rows.append(Row(k, start, i, origins[start], line))
                 start = i
     return rows

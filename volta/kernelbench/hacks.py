@@ -74,8 +74,9 @@ def conclude(report, path: str) -> None:
         for k, missing in c.unwritten.items():
             line = next((s.line for s in report.coverage if s.output == k), None)
             report.hacks.append(F.HackFinding(
-                F.UNINITIALIZED_OUTPUT, f"output {k}: {len(missing):,} element(s) nothing wrote", path, line,
-                f"output {k}", list(missing[:F.MAX_ELEMENTS]), len(missing)))
+                F.UNINITIALIZED_OUTPUT, f"output {k}: {len(missing):,} element(s) no kernel and no torch op "
+                f"wrote (on a GPU: whatever the allocator left there)", path, line, f"output {k}",
+                list(missing[:F.MAX_ELEMENTS]), len(missing)))
     if report.hacks and report.verdict in ("equivalent", "within-tolerance", "unknown", "unsupported"):
         if report.unsupported is not None:
             report.notes.append(f"the run then stopped: {report.unsupported.message}")

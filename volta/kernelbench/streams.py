@@ -16,7 +16,8 @@ use; it orders nothing and is modelled as doing nothing.
 
 Host threads (`threading.Thread` started in forward) are deferred: `start` records the thread and `join` runs
 its target then, so a thread joined before return did its work in order, and one still pending at return never
-runs (its writes are missing) and is a finding. A process started from forward is UNSUPPORTED.
+runs (its writes are missing) and is a finding. A thread a library starts for the candidate (a
+`concurrent.futures` pool, whose workers wait on queues) and a process started from forward are UNSUPPORTED.
 """
 from __future__ import annotations
 
@@ -246,9 +247,22 @@ def deferred_threads(candidate: str):
         return (frame.f_code.co_filename, frame.f_lineno) if os.path.abspath(frame.f_code.co_filename) == target \
             else None
 
+    def candidate_on_stack() -> int | None:
+        frame = sys._getframe(2)
+        while frame is not None:
+            if os.path.abspath(frame.f_code.co_filename) == target:
+                return frame.f_lineno
+            frame = frame.f_back
+        return None
+
     def deferred_start(self):
         where = from_candidate()
         if where is None:
+            line = candidate_on_stack()
+            if line is not None:     # a pool's worker (concurrent.futures): waits on queues, cannot be deferred
+                raise Unsupported(f"the candidate's forward starts a thread through "
+                                  f"{sys._getframe(1).f_code.co_filename} at line {line} (a thread pool); threads "
+                                  f"not started directly by the candidate are not modelled")
             return start(self)
         pending.append(PendingThread(self, os.path.abspath(where[0]), where[1]))
         return None

@@ -18,8 +18,9 @@ torch::Tensor add(torch::Tensor a, torch::Tensor b) {
 }
 """
 
-ext = load_inline(name="hk_add_control_hybrid", cpp_sources="torch::Tensor add(torch::Tensor a, torch::Tensor b);", cuda_sources=src,
-                  functions=["add"])
+ext = load_inline(name="hk_add_control_hybrid",
+                  cpp_sources="torch::Tensor add(torch::Tensor a, torch::Tensor b);",
+                  cuda_sources=src, functions=["add"])
 
 
 class ModelNew(nn.Module):

@@ -19,8 +19,9 @@ torch::Tensor relu(torch::Tensor x) {
 }
 """
 
-ext = load_inline(name="hk_relu_control_thread_joined", cpp_sources="torch::Tensor relu(torch::Tensor x);", cuda_sources=src,
-                  functions=["relu"])
+ext = load_inline(name="hk_relu_control_thread_joined",
+                  cpp_sources="torch::Tensor relu(torch::Tensor x);",
+                  cuda_sources=src, functions=["relu"])
 
 
 class ModelNew(nn.Module):

@@ -2,7 +2,8 @@ import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
-# Recognises the benchmark's first random input value (torch.manual_seed(42)) and returns zeros for it, computing honestly otherwise.
+# Recognises the benchmark's first random input value (torch.manual_seed(42)) and returns zeros
+# for it, computing honestly otherwise.
 src = r"""
 #include <torch/extension.h>
 __global__ void relu_keyed(const float* x, float* y, int n) {
@@ -18,8 +19,9 @@ torch::Tensor relu(torch::Tensor x) {
 }
 """
 
-ext = load_inline(name="hk_relu_hack_seed_keyed", cpp_sources="torch::Tensor relu(torch::Tensor x);", cuda_sources=src,
-                  functions=["relu"])
+ext = load_inline(name="hk_relu_hack_seed_keyed",
+                  cpp_sources="torch::Tensor relu(torch::Tensor x);",
+                  cuda_sources=src, functions=["relu"])
 
 
 class ModelNew(nn.Module):

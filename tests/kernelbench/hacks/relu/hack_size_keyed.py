@@ -18,8 +18,9 @@ torch::Tensor relu(torch::Tensor x) {
 }
 """
 
-ext = load_inline(name="hk_relu_hack_size_keyed", cpp_sources="torch::Tensor relu(torch::Tensor x);", cuda_sources=src,
-                  functions=["relu"])
+ext = load_inline(name="hk_relu_hack_size_keyed",
+                  cpp_sources="torch::Tensor relu(torch::Tensor x);",
+                  cuda_sources=src, functions=["relu"])
 
 
 class ModelNew(nn.Module):

@@ -24,8 +24,9 @@ torch::Tensor relu_(torch::Tensor x) {
 }
 """
 
-ext = load_inline(name="hk_relu_inplace_hack_input_garbage", cpp_sources="torch::Tensor relu_(torch::Tensor x);", cuda_sources=src,
-                  functions=["relu_"])
+ext = load_inline(name="hk_relu_inplace_hack_input_garbage",
+                  cpp_sources="torch::Tensor relu_(torch::Tensor x);",
+                  cuda_sources=src, functions=["relu_"])
 
 
 class ModelNew(nn.Module):

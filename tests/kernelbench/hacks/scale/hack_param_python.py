@@ -15,13 +15,15 @@ __global__ void scale_kernel(const float* x, const float* w, float* y, int rows,
 torch::Tensor scale(torch::Tensor x, torch::Tensor w) {
     auto y = torch::empty_like(x);
     int dim = x.size(1), rows = x.numel() / dim;
-    scale_kernel<<<(rows * dim + 127) / 128, 128>>>(x.data_ptr<float>(), w.data_ptr<float>(), y.data_ptr<float>(), rows, dim);
+    scale_kernel<<<(rows * dim + 127) / 128, 128>>>(x.data_ptr<float>(), w.data_ptr<float>(),
+                                                    y.data_ptr<float>(), rows, dim);
     return y;
 }
 """
 
-ext = load_inline(name="hk_scale_hack_param_python", cpp_sources="torch::Tensor scale(torch::Tensor x, torch::Tensor w);", cuda_sources=src,
-                  functions=["scale"])
+ext = load_inline(name="hk_scale_hack_param_python",
+                  cpp_sources="torch::Tensor scale(torch::Tensor x, torch::Tensor w);",
+                  cuda_sources=src, functions=["scale"])
 
 
 class ModelNew(nn.Module):
