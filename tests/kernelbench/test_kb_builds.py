@@ -32,7 +32,7 @@ def test_candidate(problem_dir, name, want, capsys):
     assert report["verdict"] == want["verdict"], report
     if "text" in want:
         assert report["verdict_text"] == want["text"], report
-    assert code == {"equivalent": 0, "not-equivalent": 1, "findings": 1}.get(want["verdict"], 3)
+    assert code == {"equivalent": 0, "not-equivalent": 1, "findings": 1, "precision": 1}.get(want["verdict"], 3)
     builds = report["builds"]
     state = want.get("build")
     if state == "built":

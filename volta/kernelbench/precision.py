@@ -106,6 +106,19 @@ def kernel_events(precision: Precision, launches: list, built: dict) -> None:
                 precision.kernel_event(fmt, what, file, line, code)
 
 
+GEMM_FORMATS = {"tf32": "tf32", "fp16": "f16", "bf16": "bf16", "fp16-accumulate": "f16"}
+
+
+def gemm_events(precision: Precision, gemms: list) -> None:
+    """A cuBLAS GEMM whose math mode or compute type lets the GPU round below its data types (TF32 tensor-op
+    math, a 16-bit compute type): a place computed in that format, like a kernel's narrow instruction. The
+    host code's line is not recorded, so the event names the call."""
+    for g in gemms:
+        fmt = GEMM_FORMATS.get(g.precision)
+        if fmt is not None and precision.loses(fmt):
+            precision.kernel_event(fmt, f"cuBLAS {g.describe()}", None, None, "")
+
+
 def narrow_format(opcode: str) -> str | None:
     """The narrow format an instruction computes in: its result type for a conversion, any operand type for
     arithmetic (an mma on float16 inputs multiplies float16 values); None for moves and widening."""
@@ -149,6 +162,7 @@ def assess(precision: Precision, problem, host, model, run, ref_outs: list, cand
            tolerance: tuple | None) -> PrecisionResult | None:
     """The PRECISION result of a finished candidate run, or None when it computes in the reference's formats."""
     kernel_events(precision, host.launches, host.built)
+    gemm_events(precision, host.gemms)
     events = list(precision.events.values())
     if not events:
         return None

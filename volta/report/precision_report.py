@@ -49,7 +49,7 @@ def text_lines(result, verdict: str, witness_file: str | None = None) -> list:
 
 
 def _where(ev) -> str:
-    where = f"{display_path(ev.file)}:{ev.line}" if ev.file and ev.line else "(no line)"
+    where = f"{display_path(ev.file)}:{ev.line}" if ev.file and ev.line else "(in host code, no line recorded)"
     code = f"  `{ev.code}`" if ev.code else ""
     return f"{ev.format_name}: {ev.what} at {where}{code}"
 
