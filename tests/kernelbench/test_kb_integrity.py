@@ -77,7 +77,7 @@ def test_a_candidate_that_ignores_the_timer_is_killed_past_the_time_limit(capsys
     code = cli(["kernelbench", PROBLEM, str(DATA / "ignore_timeout.py"), "--json", "--timeout", "8", "-q"])
     r = json.loads(capsys.readouterr().out)
     assert (code, r["verdict"]) == (3, "unsupported")
-    assert "while the candidate ran" in r["unsupported"]["message"]
+    assert "ran past the time limit" in r["unsupported"]["message"]
     assert "EQUIVALENT" not in r["candidate_output"]          # killed: no exit handler runs
 
 
@@ -153,7 +153,7 @@ def test_a_forged_or_malformed_answer_is_refused(answer, why):
 def test_a_saved_counterexample_is_copied_only_as_numeric_arrays(tmp_path):
     good, bad, target = tmp_path / "good.npz", tmp_path / "bad.npz", tmp_path / "out.npz"
     np.savez(good, x=np.arange(4.0))
-    np.savez(bad, x=np.array([{"a": 1}], dtype=object))
+    np.savez(bad, x=np.array([{"a": 1}], dtype=object), volta=np.array("{}"))
     assert confined._copy_witness(str(bad), str(target)) is not None and not target.exists()
     assert confined._copy_witness(str(good), str(target)) is None
     assert np.load(target)["x"].tolist() == [0.0, 1.0, 2.0, 3.0]
@@ -205,3 +205,12 @@ def test_the_parent_kills_a_worker_past_its_wall_clock_limit():
         worker.close()
     with pytest.raises(ProcessLookupError):
         os.kill(worker.pid, 0)
+
+
+def test_the_python_door_runs_the_worker_too(unharmed):
+    import volta
+
+    r = volta.kernelbench(PROBLEM, DATA / "os_exit.py")
+    assert (r.verdict, r.exit_code, r.ok) == ("rejected", 1, False)
+    assert r.report().startswith("REJECTED") and json.loads(r.report("json"))["verdict"] == "rejected"
+    assert volta.kernelbench(PROBLEM, DATA / "honest.py").verdict == "equivalent"

@@ -36,6 +36,7 @@ EXIT_OF = {"equivalent": 0, "within-tolerance": 0, "not-equivalent": 1, "finding
 DEFAULT_SECONDS = 1800.0    # the worker's wall-clock and CPU limit when no --timeout is given
 MARGIN_SECONDS = 10.0       # beyond --timeout: the worker's start, the rounding up of a check past its deadline
 WITNESS_NAME = "counterexample.npz"
+NUMERIC_KINDS = "biufcU"    # numpy dtype kinds a counterexample holds (numbers, and witness.py's JSON string)
 
 
 class Malformed(Exception):
@@ -79,6 +80,10 @@ def run(problem: str, candidate: str, sizes: dict, options: dict, *, save_counte
         except Exception as err:
             channel.send("refused", f"the check ended with an uncaught {type(err).__name__}: {str(err)[:500]}")
             return
+        except BaseException as err:     # SystemExit, KeyboardInterrupt: what ends a process, from its code
+            channel.send("refused", f"the candidate raised {type(err).__name__}({', '.join(map(repr, err.args))}) "
+                                    f"out of the check, to end the worker without a result")
+            return
         patched = guard.changed(untouched)
         if patched is not None:
             channel.send("refused", f"the candidate tried to {patched}")
@@ -91,6 +96,7 @@ def run(problem: str, candidate: str, sizes: dict, options: dict, *, save_counte
                                 "rendered": {f: render(report, f, explain=explain) for f in ("text", "sarif", "junit")},
                                 "exit_code": report.exit_code})
 
+    limits.disarm()       # the worker keeps the deadline (its own timer, then the parent's kill), not this process
     worker = process.Worker(job, bounds)
     witness = os.path.join(worker.folder, WITNESS_NAME)
     try:
@@ -172,13 +178,14 @@ def _validated(payload) -> Confined:
 
 
 def _copy_witness(source: str, target: str) -> str | None:
-    """Copy the worker's counterexample to the user's path if it is a .npz of numeric arrays; a note why not
+    """Copy the worker's counterexample to the user's path if it is a .npz of numeric arrays (and strings; no
+    objects: nothing is unpickled); a note why not
     (None when copied, or when the worker saved none)."""
     if not os.path.isfile(source) or os.path.islink(source):
         return None
     try:
         with np.load(source, allow_pickle=False) as archive:
-            bad = [k for k in archive.files if archive[k].dtype.kind not in "biufc"]
+            bad = [k for k in archive.files if archive[k].dtype.kind not in NUMERIC_KINDS]
     except (OSError, ValueError) as err:
         return f"the worker's counterexample is not a numpy archive ({err}): not saved to {target}"
     if bad:
