@@ -144,6 +144,8 @@ def test_a_well_formed_answer_is_accepted():
     ({**_answer(), "rendered": {"text": "", "sarif": "not json", "junit": "<a/>"}}, "does not parse"),
     ({**_answer(), "extra": 1}, "not a {report"),
     ([1, 2], "not a {report"),
+    (_answer(counterexample="file"), "counterexample are malformed"),
+    (_answer(notes=[1]), "notes or counterexample"),
 ])
 def test_a_forged_or_malformed_answer_is_refused(answer, why):
     with pytest.raises(confined.Malformed, match=re.escape(why)):

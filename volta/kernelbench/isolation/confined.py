@@ -68,25 +68,25 @@ def run(problem: str, candidate: str, sizes: dict, options: dict, *, save_counte
         channel.install_guard()
         untouched = guard.snapshot()
         witness = os.path.join(channel.folder, WITNESS_NAME) if save_counterexample else None
+        failed = None
         try:
             with limits.using(max_memory=lim.max_memory, max_steps=lim.max_steps, timeout=lim.timeout):
                 report = check(*absolute, sizes, save_counterexample=witness, **options)
                 limits.disarm()
         except VoltaError as err:
             span = err.span
-            channel.send("error", {"usage": isinstance(err, (UsageError, PtxSyntaxError)), "message": err.message,
-                                   "span": [span.file, span.line, span.col] if span is not None else None})
-            return
+            failed = ("error", {"usage": isinstance(err, (UsageError, PtxSyntaxError)), "message": err.message,
+                                "span": [span.file, span.line, span.col] if span is not None else None})
         except Exception as err:
-            channel.send("refused", f"the check ended with an uncaught {type(err).__name__}: {str(err)[:500]}")
-            return
+            failed = ("refused", f"the check ended with an uncaught {type(err).__name__}: {str(err)[:500]}")
         except BaseException as err:     # SystemExit, KeyboardInterrupt: what ends a process, from its code
-            channel.send("refused", f"the candidate raised {type(err).__name__}({', '.join(map(repr, err.args))}) "
-                                    f"out of the check, to end the worker without a result")
-            return
+            failed = ("refused", f"the candidate raised {type(err).__name__}({', '.join(map(repr, err.args))}) "
+                                 f"out of the check, to end the worker without a result")
         patched = guard.changed(untouched)
         if patched is not None:
-            channel.send("refused", f"the candidate tried to {patched}")
+            failed = ("refused", f"the candidate tried to {patched}")
+        if failed is not None:
+            channel.send(*failed)
             return
         os.chdir(cwd)            # the report shows paths as the command's working directory sees them
         for r in (report, report.ragged):
@@ -164,8 +164,9 @@ def _validated(payload) -> Confined:
     expected = 1 if ragged is not None and EXIT_OF[ragged["verdict"]] == 1 else EXIT_OF[verdict]
     if code != expected or report.get("exit_code") != code:
         raise Malformed(f"exit code {code} does not follow from the verdict {verdict}")
-    if type(report.get("notes")) is not list or not ("counterexample" in report):
-        raise Malformed("the report lacks its notes or counterexample")
+    notes, cex = report.get("notes"), report.get("counterexample", 0)
+    if not (type(notes) is list and all(type(n) is str for n in notes) and (cex is None or type(cex) is dict)):
+        raise Malformed("the report's notes or counterexample are malformed")
     if not (type(rendered) is dict and set(rendered) == {"text", "sarif", "junit"}
             and all(type(v) is str for v in rendered.values())):
         raise Malformed("the rendered reports are not text, SARIF and JUnit strings")
