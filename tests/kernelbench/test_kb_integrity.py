@@ -123,7 +123,8 @@ def test_a_batch_goes_on_after_an_attack(tmp_path):
 def _answer(**changes) -> dict:
     """A well-formed worker answer (an honest not-equivalent report), with `changes` to its report."""
     report = {"schema": "volta.kernelbench/1", "verdict": "not-equivalent", "exit_code": 1, "notes": [],
-              "counterexample": None, "ragged": None, **changes}
+              "counterexample": None, "ragged": None, "sizes": [{"name": "n", "value": 4}], "parameters": [],
+              "findings": [], "hack_findings": [], "stats": {"reference_seconds": 0.1}, **changes}
     return {"report": report, "rendered": {"text": "NOT EQUIVALENT", "sarif": "{}", "junit": "<testsuites/>"},
             "exit_code": report["exit_code"]}
 
@@ -146,6 +147,9 @@ def test_a_well_formed_answer_is_accepted():
     ([1, 2], "not a {report"),
     (_answer(counterexample="file"), "counterexample are malformed"),
     (_answer(notes=[1]), "notes or counterexample"),
+    (_answer(sizes=[{"name": 3}]), "sizes, parameters"),
+    (_answer(findings="none"), "sizes, parameters"),
+    (_answer(stats={"x": "1"}), "sizes, parameters"),
 ])
 def test_a_forged_or_malformed_answer_is_refused(answer, why):
     with pytest.raises(confined.Malformed, match=re.escape(why)):

@@ -55,7 +55,7 @@ def _result(report: dict, exit_code: int, rendered: dict) -> KernelbenchResult:
                                     for s in report["sizes"]},
                              bindings=list(report["parameters"]),
                              counterexample=SimpleNamespace(**cex) if cex else None,
-                             ragged=_result(ragged, ragged["exit_code"], {}) if ragged else None,
+                             ragged=_result(ragged, confined.EXIT_OF[ragged["verdict"]], {}) if ragged else None,
                              rendered=rendered)
 
 

@@ -35,6 +35,8 @@ EXIT_OF = {"equivalent": 0, "within-tolerance": 0, "not-equivalent": 1, "finding
            "rejected": 1, "unsupported": 3, "unknown": 3}
 DEFAULT_SECONDS = 1800.0    # the worker's wall-clock and CPU limit when no --timeout is given
 MARGIN_SECONDS = 10.0       # beyond --timeout: the worker's start, the rounding up of a check past its deadline
+RAISED = {"usage": UsageError, "parse": PtxSyntaxError, "unknown": limits.Timeout, "unsupported": Unsupported,
+          "error": UsageError}    # the errors a check raises, by the name the worker sends (VoltaError: exit 2)
 WITNESS_NAME = "counterexample.npz"
 NUMERIC_KINDS = "biufcU"    # numpy dtype kinds a counterexample holds (numbers, and witness.py's JSON string)
 
@@ -75,7 +77,8 @@ def run(problem: str, candidate: str, sizes: dict, options: dict, *, save_counte
                 limits.disarm()
         except VoltaError as err:
             span = err.span
-            failed = ("error", {"usage": isinstance(err, (UsageError, PtxSyntaxError)), "message": err.message,
+            failed = ("error", {"kind": next((k for k, c in RAISED.items() if isinstance(err, c)), "error"),
+                                "message": err.message,
                                 "span": [span.file, span.line, span.col] if span is not None else None})
         except Exception as err:
             failed = ("refused", f"the check ended with an uncaught {type(err).__name__}: {str(err)[:500]}")
@@ -103,7 +106,7 @@ def run(problem: str, candidate: str, sizes: dict, options: dict, *, save_counte
         missing = worker.ready()
         kind, payload = worker.receive("checking the candidate")
         if kind == "error":
-            raise _error(payload)
+            raise _error(payload, dict(zip(absolute, names)))
         if kind != "report":
             raise process.Ended("rejected", f"the worker answered `{kind}`, not the report")
         answer = _validated(payload)
@@ -133,17 +136,15 @@ def run(problem: str, candidate: str, sizes: dict, options: dict, *, save_counte
     return Confined(answer.verdict, answer.exit_code, report, rendered)
 
 
-def _error(payload) -> Exception:
-    """A Volta error the check raised in the worker: bad input stays a usage error (exit 2); anything else
-    (a --timeout past the check's own catch, an unsupported construct) is UNSUPPORTED."""
-    if not (type(payload) is dict and type(payload.get("message")) is str and type(payload.get("usage")) is bool):
+def _error(payload, shown: dict) -> Exception:
+    """The Volta error the check raised in the worker, raised again here as the same kind (bad input exit 2,
+    unsupported or past --timeout exit 3), as the command raised it before it had a worker."""
+    if not (type(payload) is dict and type(payload.get("message")) is str and payload.get("kind") in RAISED):
         return process.Ended("rejected", "the worker's error message is malformed")
     span = payload.get("span")
-    if payload["usage"]:
-        ok = (type(span) is list and len(span) == 3 and type(span[0]) is str and type(span[1]) is int
-              and type(span[2]) is int)
-        return UsageError(payload["message"], Span(*span) if ok else None)
-    return process.Ended("unsupported", payload["message"])
+    ok = type(span) is list and len(span) == 3 and type(span[0]) is str and type(span[1]) is int and type(
+        span[2]) is int
+    return RAISED[payload["kind"]](payload["message"], Span(shown.get(span[0], span[0]), *span[1:]) if ok else None)
 
 
 def _validated(payload) -> Confined:
@@ -167,6 +168,9 @@ def _validated(payload) -> Confined:
     notes, cex = report.get("notes"), report.get("counterexample", 0)
     if not (type(notes) is list and all(type(n) is str for n in notes) and (cex is None or type(cex) is dict)):
         raise Malformed("the report's notes or counterexample are malformed")
+    for r in [report] + ([ragged] if ragged is not None else []):
+        if not _plain_fields(r):
+            raise Malformed("the report's sizes, parameters, findings or stats are malformed")
     if not (type(rendered) is dict and set(rendered) == {"text", "sarif", "junit"}
             and all(type(v) is str for v in rendered.values())):
         raise Malformed("the rendered reports are not text, SARIF and JUnit strings")
@@ -176,6 +180,15 @@ def _validated(payload) -> Confined:
     except (ValueError, ElementTree.ParseError) as err:
         raise Malformed(f"a rendered report does not parse ({err})") from None
     return Confined(verdict, code, report, dict(rendered))
+
+
+def _plain_fields(report: dict) -> bool:
+    """The fields the Python API reads (volta/kernelbench/api.py) have their types."""
+    lists = [report.get(k) for k in ("sizes", "parameters", "findings", "hack_findings")]
+    return (all(type(x) is list and all(type(e) is dict for e in x) for x in lists)
+            and all(type(s.get("name")) is str for s in report["sizes"])
+            and type(report.get("stats")) is dict
+            and all(type(v) in (int, float) for v in report["stats"].values()))
 
 
 def _copy_witness(source: str, target: str) -> str | None:
