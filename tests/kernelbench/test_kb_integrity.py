@@ -2,10 +2,10 @@
 process (docs/sandbox.md). Each attack in data/integrity/ is REJECTED or UNSUPPORTED with its reason through
 the CLI; Volta's process is unharmed after it, and a batch goes on with the next candidate."""
 import builtins
-import re
 import functools
 import json
 import os
+import re
 import select
 import socket
 import sys

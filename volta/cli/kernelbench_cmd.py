@@ -91,10 +91,10 @@ def command(problem, candidate, size, ragged, timeout_ms, save_cex, eval_mode, a
         tolerance = (KERNELBENCH_TOLERANCE if atol is None else atol, KERNELBENCH_TOLERANCE if rtol is None else rtol)
     if limits.current().progress is not None:
         limits.current().progress("checking in a confined worker (docs/sandbox.md)")
-    answer = confined.run(problem, candidate, parse_sizes(size),
-                          dict(ragged=ragged, timeout_ms=timeout_ms, arch=check_arch(arch), require_kernel=require_kernel,
-                               eval_mode=eval_mode, tolerance=tolerance),
-                          save_counterexample=save_cex, explain=explain)
+    options = dict(ragged=ragged, timeout_ms=timeout_ms, arch=check_arch(arch), require_kernel=require_kernel,
+                   eval_mode=eval_mode, tolerance=tolerance)
+    answer = confined.run(problem, candidate, parse_sizes(size), options, save_counterexample=save_cex,
+                          explain=explain)
     limits.disarm()
     fmt = "json" if as_json else "sarif" if as_sarif else "junit" if as_junit else "text"
     click.echo(answer.rendered[fmt])
