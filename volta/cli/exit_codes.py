@@ -39,7 +39,8 @@ _CODES = {
                     "   docs/sandbox.md)",
                     USAGE,
                     "3  UNSUPPORTED, UNKNOWN or a candidate that could not be built or run (nothing is claimed)"],
-    "batch": ["0  every job exited 0", "1  a job found something (not equivalent, findings), none was bad input",
+    "batch": ["0  every job exited 0",
+              "1  a job found something (not equivalent, findings, rejected), none was bad input",
               "2  a job was bad input, or the jobs file is",
               "3  otherwise: a job was unsupported, unknown, past its --timeout or --memory-mb"],
 }
