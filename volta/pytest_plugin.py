@@ -70,10 +70,8 @@ def assert_kernelbench_equivalent(problem, candidate, sizes=None, **options):
 
     result = volta.kernelbench(problem, candidate, sizes, **options)
     if result.exit_code != 0:
-        from volta.report.kernelbench_report import verdict_text
-
         raise KernelCheckFailed(f"volta kernelbench: {candidate} is not proved equivalent to {problem} "
-                                f"(verdict {result.verdict}: {verdict_text(result.raw)}, exit {result.exit_code})"
+                                f"(verdict {result.verdict}: {result.raw['verdict_text']}, exit {result.exit_code})"
                                 f"\n{result.report()}", result)
     return result
 

@@ -5,9 +5,10 @@
 
 The problem's `Model.forward` runs symbolically on a stand-in torch; the candidate's `load_inline` extension
 is built with nvcc and its host code run to capture every launch, which Volta's machine executes; every
-output element is compared over the reals (`volta/kernelbench/check.py`). Exit: 0 equivalent, 1 not
-equivalent or findings (also when --ragged finds one; the reward-hack findings of docs/reward-hacks.md), 2
-usage error, 3 unsupported or unknown.
+output element is compared over the reals (`volta/kernelbench/check.py`). The whole check runs in a confined
+worker process and only its validated JSON comes back (`volta/kernelbench/isolation/confined.py`,
+docs/sandbox.md). Exit: 0 equivalent, 1 not equivalent, findings (also when --ragged finds one; the
+reward-hack findings of docs/reward-hacks.md) or rejected, 2 usage error, 3 unsupported or unknown.
 This module only turns options into a call and prints what `volta.report` formats.
 """
 from __future__ import annotations
@@ -21,7 +22,6 @@ from volta.cli.exit_codes import epilog
 from volta.cli.bounds import bounded
 from volta.errors import UsageError
 from volta.exec import limits
-from volta.report import render
 
 
 def parse_sizes(items) -> dict:
@@ -76,7 +76,7 @@ def command(problem, candidate, size, ragged, timeout_ms, save_cex, eval_mode, a
             explain, as_json, as_sarif, as_junit, quiet) -> int:
     """Check a KernelBench candidate (ModelNew with load_inline CUDA) against its problem's Model."""
     from volta.cuda import check_arch
-    from volta.kernelbench.check import check
+    from volta.kernelbench.isolation import confined
     from volta.kernelbench.precision import KERNELBENCH_TOLERANCE
 
     if as_json + as_sarif + as_junit > 1:
@@ -86,14 +86,16 @@ def command(problem, candidate, size, ragged, timeout_ms, save_cex, eval_mode, a
             raise UsageError(f"no such {what} file: {path}")
     if save_cex is not None and not str(save_cex).endswith(".npz"):
         raise UsageError(f"--save-counterexample {save_cex}: the file is a numpy archive; name it FILE.npz")
-    progress = None if quiet else limits.current().progress
     tolerance = None
     if atol is not None or rtol is not None:
         tolerance = (KERNELBENCH_TOLERANCE if atol is None else atol, KERNELBENCH_TOLERANCE if rtol is None else rtol)
-    report = check(problem, candidate, parse_sizes(size), ragged=ragged, timeout_ms=timeout_ms,
-                   save_counterexample=save_cex, progress=progress, arch=check_arch(arch),
-                   require_kernel=require_kernel, eval_mode=eval_mode, tolerance=tolerance)
+    if limits.current().progress is not None:
+        limits.current().progress("checking in a confined worker (docs/sandbox.md)")
+    options = dict(ragged=ragged, timeout_ms=timeout_ms, arch=check_arch(arch), require_kernel=require_kernel,
+                   eval_mode=eval_mode, tolerance=tolerance)
+    answer = confined.run(problem, candidate, parse_sizes(size), options, save_counterexample=save_cex,
+                          explain=explain)
     limits.disarm()
     fmt = "json" if as_json else "sarif" if as_sarif else "junit" if as_junit else "text"
-    click.echo(render(report, fmt, explain=explain))
-    return report.exit_code
+    click.echo(answer.rendered[fmt])
+    return answer.exit_code

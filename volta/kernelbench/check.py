@@ -51,7 +51,7 @@ class KernelbenchReport:
     problem: str
     candidate: str
     verdict: str = "equivalent"     # equivalent | not-equivalent | findings | precision | within-tolerance
-                                    # | unsupported | unknown
+                                    # | unsupported | unknown | rejected (isolation/confined.py)
     sizes: list = field(default_factory=list)                 # sizes.Choice, as the problem used them
     comparison: Comparison | None = None
     findings: list = field(default_factory=list)              # launch findings (exec.findings.Finding)
@@ -78,11 +78,12 @@ class KernelbenchReport:
     paths: list = field(default_factory=list)     # paths.Path per machine answer checked (timing/device branches)
     unchecked: list = field(default_factory=list)  # answers (described) left when the run limit stopped
     asked: list = field(default_factory=list)     # where the candidate read a clock or the device
+    candidate_output: str = ""                    # what it printed in its worker (shown, never parsed)
 
     @property
     def exit_code(self) -> int:
         own = {"equivalent": 0, "within-tolerance": 0, "not-equivalent": 1, "findings": 1,
-               "precision": 1}.get(self.verdict, 3)
+               "precision": 1, "rejected": 1}.get(self.verdict, 3)
         if self.ragged is not None and self.ragged.exit_code == 1:
             return 1
         return own

@@ -31,7 +31,8 @@ KB_HOW = {"ring-form": "the same polynomial over the same atoms"}
 MAX_INPUTS_SHOWN = 16
 VERDICT_TEXT = {"equivalent": "EQUIVALENT", "not-equivalent": "NOT EQUIVALENT", "unsupported": "UNSUPPORTED",
                 "unknown": "UNKNOWN", "findings": "FINDINGS", "precision": "PRECISION LOSS",
-                "within-tolerance": "EQUIVALENT WITHIN TOLERANCE"}
+                "within-tolerance": "EQUIVALENT WITHIN TOLERANCE", "rejected": "REJECTED"}
+OUTPUT_LINES_SHOWN = 12      # lines of the candidate's printed output the text report shows (the last ones)
 
 
 def kernel_name(mangled: str) -> str:
@@ -138,6 +139,10 @@ def format_text(r, indent: str = "", explain: bool = False) -> str:
         if err.span is not None:
             lines.append(f"  at {display_path(err.span.file)}:{err.span.line}:{err.span.col}")
         lines.append("  nothing is claimed about equivalence")
+    elif r.verdict == "rejected":
+        lines.append(f"  {r.unsupported.message}")
+        lines.append("  the candidate's code ended its worker without a result or reached for the verdict or Volta's "
+                     "process: it is not accepted (docs/sandbox.md)")
     elif r.verdict == "unknown":
         lines.append(f"  {len(c.unknown)} element(s) undecided (nothing is claimed); "
                      f"{sum(c.proved_by.values()):,} of {c.compared:,} compared were proved equal")
@@ -158,12 +163,22 @@ def format_text(r, indent: str = "", explain: bool = False) -> str:
     if gemms:
         lines.append(f"  cuBLAS GEMMs: {len(r.gemms)}: " + "; ".join(gemms[:4]) + (" …" if len(gemms) > 4 else ""))
     lines += [f"  note: {n}" for n in r.notes]
+    lines += output_lines(r.candidate_output)
     if r.ragged is not None:
         lines.append("")
         lines.append("ragged sizes (not multiples of typical tile sizes; a candidate may assume the benchmark's "
                      "divisibility):")
         lines.append("  " + format_text(r.ragged, explain=explain).replace("\n", "\n  "))
     return "\n".join(indent + ln for ln in lines)
+
+
+def output_lines(printed: str) -> list:
+    """What the candidate printed in its worker, as the text report shows it (the last lines; never parsed)."""
+    shown = printed.strip().splitlines()
+    if not shown:
+        return []
+    return ([f"  the candidate printed ({len(shown)} line(s), shown, not read by Volta; the last "
+             f"{min(len(shown), OUTPUT_LINES_SHOWN)}):"] + [f"  | {ln[:200]}" for ln in shown[-OUTPUT_LINES_SHOWN:]])
 
 
 def _summary(r) -> str:
@@ -269,7 +284,7 @@ def to_dict(r, nested: bool = False) -> dict:
         "verdict": r.verdict,
         "verdict_text": verdict_text(r),
         "exit_code": r.exit_code if not nested else {"equivalent": 0, "within-tolerance": 0, "not-equivalent": 1,
-                                                     "findings": 1, "precision": 1}.get(r.verdict, 3),
+                                                     "findings": 1, "precision": 1, "rejected": 1}.get(r.verdict, 3),
         "sizes": [{"name": s.name, "original": s.original, "value": s.value, "how": s.how} for s in r.sizes],
         "parameters": [{"candidate": b.candidate, "reference": b.reference, "how": b.how, "shape": list(b.shape)}
                        for b in r.bindings],
@@ -310,6 +325,7 @@ def to_dict(r, nested: bool = False) -> dict:
                   for p in getattr(r, "paths", [])],
         "paths_unchecked": list(getattr(r, "unchecked", [])),
         "machine_queries": list(getattr(r, "asked", [])),
+        "candidate_output": r.candidate_output,
     }
     if not nested:
         out["ragged"] = to_dict(r.ragged, nested=True) if r.ragged is not None else None
@@ -337,7 +353,7 @@ def format_sarif(r, explain: bool = False) -> str:
     if r.verdict not in ("equivalent", "within-tolerance") and not r.findings and not r.hacks:
         kind = r.verdict if r.verdict != "findings" else (
             "output-aliased" if calls_report.verdict_text(r.calls) else "uninitialized-output")
-        level = "error" if r.verdict in ("not-equivalent", "findings", "precision") else "warning"
+        level = "error" if r.verdict in ("not-equivalent", "findings", "precision", "rejected") else "warning"
         rules.append(sarif.rule_entry(kind, f"volta kernelbench: {VERDICT_TEXT.get(r.verdict, r.verdict)}", level))
         span = (r.raised[2] if r.raised else r.unsupported.span if r.unsupported else None)
         loc = sarif._location(span.file, span.line) if span else sarif._location(r.candidate, None)

@@ -1,0 +1,222 @@
+"""Verdict integrity: candidate code runs in a confined worker, and nothing it does reaches the verdict or Volta's
+process (docs/sandbox.md). Each attack in data/integrity/ is REJECTED or UNSUPPORTED with its reason through
+the CLI; Volta's process is unharmed after it, and a batch goes on with the next candidate."""
+import builtins
+import functools
+import json
+import os
+import re
+import select
+import socket
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from volta.cli import run as cli
+from volta.kernelbench import compare
+from volta.kernelbench.isolation import confined, guard, process
+from volta.kernelbench.tensor import SymTensor
+
+DATA = Path(__file__).resolve().parent / "data" / "integrity"
+PROBLEM = str(DATA / "problem.py")
+BOUNDS = ["--timeout", "20", "--max-memory", "2G", "-q"]
+
+
+def _check(candidate: str, *extra: str, capsys) -> tuple[int, dict]:
+    code = cli(["kernelbench", PROBLEM, str(candidate), "--json", *BOUNDS, *extra])
+    return code, json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def unharmed():
+    """Volta's own process after an attack: every function and class attribute of its modules, `builtins`,
+    its folder as they were before the test."""
+    before, folder = guard.snapshot(), os.getcwd()
+    yield
+    assert guard.changed(before) is None
+    assert compare.compare.__module__ == "volta.kernelbench.compare"
+    assert SymTensor.__mul__.__module__ == "volta.kernelbench.tensor"
+    assert builtins.__import__.__module__ == "builtins"
+    assert os.getcwd() == folder
+
+
+def test_the_honest_control_is_equivalent(capsys, unharmed):
+    code, r = _check(DATA / "honest.py", capsys=capsys)
+    assert (code, r["verdict"]) == (0, "equivalent")
+
+
+@pytest.mark.parametrize("attack, tried", [
+    ("patch_volta", "import volta.kernelbench.compare"),
+    ("patch_torch", "replace volta.kernelbench.tensor.SymTensor.__mul__"),
+    ("scan_gc", "scan the interpreter's heap (gc.get_objects)"),
+    ("proc_mem", "open /proc/self/mem"),
+    ("fork_bomb", "start or signal a process (os.fork)"),
+    ("spawn", "start or signal a process (subprocess.Popen"),
+    ("network", "use the network"),
+    ("sys_exit", "raised SystemExit(0)"),
+    ("interrupt", "raised KeyboardInterrupt"),
+    ("os_exit", "ended the worker process (exit status 0"),
+    ("exit_on_import", "ended the worker process (exit status 0"),
+])
+def test_an_attack_is_rejected_with_what_it_tried(attack, tried, capsys, unharmed):
+    code, r = _check(DATA / f"{attack}.py", capsys=capsys)
+    assert (code, r["verdict"], r["verdict_text"]) == (1, "rejected", "REJECTED")
+    assert tried in r["unsupported"]["message"]
+
+
+def test_a_loop_that_never_ends_is_unsupported_past_the_time_limit(capsys, unharmed):
+    code = cli(["kernelbench", PROBLEM, str(DATA / "loop_forever.py"), "--json", "--timeout", "8", "-q"])
+    r = json.loads(capsys.readouterr().out)
+    assert (code, r["verdict"]) == (3, "unsupported")
+    assert "ran out" in r["unsupported"]["message"] or "time limit" in r["unsupported"]["message"]
+
+
+def test_a_candidate_that_ignores_the_timer_is_killed_past_the_time_limit(capsys, unharmed):
+    code = cli(["kernelbench", PROBLEM, str(DATA / "ignore_timeout.py"), "--json", "--timeout", "8", "-q"])
+    r = json.loads(capsys.readouterr().out)
+    assert (code, r["verdict"]) == (3, "unsupported")
+    assert "ran past the time limit" in r["unsupported"]["message"]
+    assert "EQUIVALENT" not in r["candidate_output"]          # killed: no exit handler runs
+
+
+def test_a_50_gb_allocation_is_unsupported_out_of_memory(capsys, unharmed):
+    code, r = _check(DATA / "allocate.py", capsys=capsys)
+    assert (code, r["verdict"]) == (3, "unsupported")
+    assert "memory" in r["unsupported"]["message"]
+
+
+def test_a_printed_verdict_is_shown_as_the_candidates_output_and_never_read(capsys, unharmed):
+    code, r = _check(DATA / "fake_verdict.py", capsys=capsys)
+    assert (code, r["verdict"]) == (1, "not-equivalent")
+    assert '"verdict": "equivalent"' in r["candidate_output"]
+    code = cli(["kernelbench", PROBLEM, str(DATA / "fake_verdict.py"), *BOUNDS])
+    text = capsys.readouterr().out
+    assert code == 1 and text.startswith("NOT EQUIVALENT") and "| EQUIVALENT: ModelNew vs Model" in text
+
+
+def test_a_write_to_the_report_path_is_refused_and_the_report_is_volta_s(tmp_path, capsys, unharmed):
+    report = tmp_path / "cex.npz"
+    source = (DATA / "write_report.py").read_text().replace(
+        'os.path.join(os.path.dirname(os.path.abspath(__file__)), "REPORT_NAME")', repr(str(report)))
+    candidate = tmp_path / "write_report.py"
+    candidate.write_text(source)
+    code, r = _check(candidate, "--save-counterexample", str(report), capsys=capsys)
+    assert (code, r["verdict"]) == (1, "rejected")
+    assert f"write {report}" in r["unsupported"]["message"]
+    assert not report.exists()
+
+
+def test_a_batch_goes_on_after_an_attack(tmp_path):
+    jobs = tmp_path / "jobs.jsonl"
+    jobs.write_text("\n".join(json.dumps({"id": name, "problem": PROBLEM, "candidate": str(DATA / f"{name}.py")})
+                              for name in ("os_exit", "scan_gc", "honest")) + "\n")
+    out = tmp_path / "out.jsonl"
+    cli(["batch", str(jobs), "--workers", "1", "--out", str(out), "--timeout", "120", "-q"])
+    results = {r["id"]: (r["verdict"], r["exit_code"]) for r in map(json.loads, out.read_text().splitlines())}
+    assert results == {"os_exit": ("rejected", 1), "scan_gc": ("rejected", 1), "honest": ("equivalent", 0)}
+
+
+# ---- what comes back over the pipe
+
+def _answer(**changes) -> dict:
+    """A well-formed worker answer (an honest not-equivalent report), with `changes` to its report."""
+    report = {"schema": "volta.kernelbench/1", "verdict": "not-equivalent", "exit_code": 1, "notes": [],
+              "counterexample": None, "ragged": None, "sizes": [{"name": "n", "value": 4}], "parameters": [],
+              "findings": [], "hack_findings": [], "stats": {"reference_seconds": 0.1}, **changes}
+    return {"report": report, "rendered": {"text": "NOT EQUIVALENT", "sarif": "{}", "junit": "<testsuites/>"},
+            "exit_code": report["exit_code"]}
+
+
+def test_a_well_formed_answer_is_accepted():
+    assert confined._validated(_answer()).verdict == "not-equivalent"
+
+
+@pytest.mark.parametrize("answer, why", [
+    (_answer(verdict="equivalent"), "does not follow from the verdict"),       # equivalent with exit 1
+    ({**_answer(), "exit_code": 0}, "does not follow from the verdict"),
+    (_answer(verdict="rejected"), "is not one a check gives"),                 # only the parent says rejected
+    (_answer(verdict="EQUIVALENT", exit_code=0), "is not one a check gives"),
+    ({**_answer(), "exit_code": 7}, "is not 0, 1 or 3"),
+    ({**_answer(), "exit_code": True}, "is not 0, 1 or 3"),
+    (_answer(schema="other"), "not a volta.kernelbench/1"),
+    ({**_answer(), "rendered": {"text": 1, "sarif": "{}", "junit": "<a/>"}}, "strings"),
+    ({**_answer(), "rendered": {"text": "", "sarif": "not json", "junit": "<a/>"}}, "does not parse"),
+    ({**_answer(), "extra": 1}, "not a {report"),
+    ([1, 2], "not a {report"),
+    (_answer(counterexample="file"), "counterexample are malformed"),
+    (_answer(notes=[1]), "notes or counterexample"),
+    (_answer(sizes=[{"name": 3}]), "sizes, parameters"),
+    (_answer(findings="none"), "sizes, parameters"),
+    (_answer(stats={"x": "1"}), "sizes, parameters"),
+])
+def test_a_forged_or_malformed_answer_is_refused(answer, why):
+    with pytest.raises(confined.Malformed, match=re.escape(why)):
+        confined._validated(answer)
+
+
+def test_a_saved_counterexample_is_copied_only_as_numeric_arrays(tmp_path):
+    good, bad, target = tmp_path / "good.npz", tmp_path / "bad.npz", tmp_path / "out.npz"
+    np.savez(good, x=np.arange(4.0))
+    np.savez(bad, x=np.array([{"a": 1}], dtype=object), volta=np.array("{}"))
+    assert confined._copy_witness(str(bad), str(target)) is not None and not target.exists()
+    assert confined._copy_witness(str(good), str(target)) is None
+    assert np.load(target)["x"].tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_volta_code_acting_is_not_the_candidate():
+    assert guard.culprit(sys._getframe()) == __file__     # a test file is neither Volta nor the library
+    assert guard.refusal("open", ("/tmp/x", "r", 0), "/tmp/box") is None
+    assert guard.refusal("open", ("/tmp/x", "w", 0), "/tmp/box").startswith("write /tmp/x")
+    assert guard.refusal("open", ("/tmp/box/out.txt", "w", 0), "/tmp/box") is None
+    assert guard.refusal("open", ("/proc/1/mem", "r", 0), "/tmp/box").startswith("open /proc/1/mem")
+
+
+def test_the_worker_has_no_network_where_the_os_allows_a_namespace():
+    """The job connects (from library code, which the audit hook lets pass) to a socket Volta's process listens
+    on: in a new network namespace the loopback is another one, down, and nothing arrives."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        port = server.getsockname()[1]
+        worker = process.Worker(functools.partial(socket.create_connection, ("127.0.0.1", port), 2),
+                                process.Limits(seconds=20, memory=1 << 30))
+        try:
+            missing = worker.ready()
+            with pytest.raises(process.Ended):
+                worker.receive("connecting")
+        finally:
+            worker.close()
+        arrived = bool(select.select([server], [], [], 0.2)[0])
+    if missing:
+        assert "no network or PID namespace" in missing[0]
+        pytest.skip(missing[0])
+    assert not arrived
+
+
+def _spin(channel):
+    while True:
+        pass
+
+
+def test_the_parent_kills_a_worker_past_its_wall_clock_limit():
+    worker = process.Worker(_spin, process.Limits(seconds=2, memory=1 << 30))
+    try:
+        worker.ready()
+        with pytest.raises(process.Ended, match="ran past the time limit") as ended:
+            worker.receive("spinning")
+        assert ended.value.verdict == "unsupported"
+    finally:
+        worker.close()
+    with pytest.raises(ProcessLookupError):
+        os.kill(worker.pid, 0)
+
+
+def test_the_python_door_runs_the_worker_too(unharmed):
+    import volta
+
+    r = volta.kernelbench(PROBLEM, DATA / "os_exit.py")
+    assert (r.verdict, r.exit_code, r.ok) == ("rejected", 1, False)
+    assert r.report().startswith("REJECTED") and json.loads(r.report("json"))["verdict"] == "rejected"
+    assert volta.kernelbench(PROBLEM, DATA / "honest.py").verdict == "equivalent"
