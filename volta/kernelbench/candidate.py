@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from volta.errors import Span, UsageError
+from volta.kernelbench.elements import replace_leaves
 from volta.kernelbench.paths import candidate_builtins
 from volta.kernelbench.problem import Problem, _rename, collector_paused, outputs_of
 from volta.kernelbench.sizes import SizePolicy, instrument
@@ -180,18 +181,5 @@ def constant_inputs(problem: Problem, values: dict) -> list:
 
 def substitute(values: np.ndarray, env: dict) -> np.ndarray:
     """Elements with every input leaf E.var(n, i) replaced by the constant env[n][i] (1 when not given)."""
-    memo: dict = {}
-    out = np.empty_like(values)
-    for j, v in enumerate(values):
-        if type(v) is not E.Expr:
-            out[j] = v
-            continue
-        for node in E.postorder(v, memo):
-            if node.op is E.VAR:
-                memo[node] = E.const(env.get(node.data[0], {}).get(node.data[1], 1))
-            elif node.args:
-                memo[node] = E.rebuild(node, tuple(memo[c] for c in node.args))
-            else:
-                memo[node] = node
-        out[j] = memo[v]
-    return out
+    return replace_leaves(values, lambda node: E.const(env.get(node.data[0], {}).get(node.data[1], 1))
+                          if node.op is E.VAR else None)

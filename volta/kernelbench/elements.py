@@ -67,6 +67,27 @@ class _Unwritten:
 UNWRITTEN = _Unwritten()
 
 
+def replace_leaves(values: np.ndarray, replace, memo: dict | None = None) -> np.ndarray:
+    """The elements with each leaf that `replace(leaf)` maps to something (not None) replaced by it and the
+    rest rebuilt over the replacements: renaming buffers, binding constants, a CUDA graph's placeholders. An
+    element over an UNWRITTEN replacement is UNWRITTEN itself (on a GPU: whatever that memory held)."""
+    memo = {} if memo is None else memo
+    out = np.empty_like(values)
+    for j, v in enumerate(values):
+        if type(v) is not E.Expr:
+            out[j] = v
+            continue
+        for node in E.postorder(v, memo):
+            if node.args:
+                args = tuple(memo[c] for c in node.args)
+                memo[node] = UNWRITTEN if any(a is UNWRITTEN for a in args) else E.rebuild(node, args)
+            else:
+                new = replace(node)
+                memo[node] = node if new is None else new
+        out[j] = memo[v]
+    return out
+
+
 def _size(shape) -> int:
     return math.prod(shape) if isinstance(shape, (tuple, list)) else int(shape)
 

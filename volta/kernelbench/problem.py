@@ -27,7 +27,7 @@ import numpy as np
 
 from volta.errors import Span, Unsupported, UsageError, VoltaError
 from volta.kernelbench import dtypes as D
-from volta.kernelbench.elements import BudgetExceeded
+from volta.kernelbench.elements import BudgetExceeded, replace_leaves
 from volta.kernelbench.failures import TorchError
 from volta.kernelbench.sizes import Choice, Instrumented, SizePolicy, instrument, largest
 from volta.kernelbench.tensor import SymTensor
@@ -247,21 +247,8 @@ def _is_pristine(values: np.ndarray, name: str) -> bool:
 
 def _rename(values: np.ndarray, mapping: dict[str, str]) -> np.ndarray:
     """The elements with every leaf of a renamed buffer renamed (indices kept)."""
-    memo: dict = {}
-    out = np.empty_like(values)
-    for j, v in enumerate(values):
-        if type(v) is not E.Expr:
-            out[j] = v
-            continue
-        for node in E.postorder(v, memo):
-            if node.op is E.VAR and node.data[0] in mapping:
-                memo[node] = E.var(mapping[node.data[0]], node.data[1])
-            elif node.args:
-                memo[node] = E.rebuild(node, tuple(memo[c] for c in node.args))
-            else:
-                memo[node] = node
-        out[j] = memo[v]
-    return out
+    return replace_leaves(values, lambda node: E.var(mapping[node.data[0]], node.data[1])
+                          if node.op is E.VAR and node.data[0] in mapping else None)
 
 
 def _leaf_buffers(values: np.ndarray) -> set[str]:

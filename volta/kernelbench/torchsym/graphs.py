@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from volta.kernelbench.elements import UNWRITTEN
+from volta.kernelbench.elements import UNWRITTEN, replace_leaves
 from volta.kernelbench.failures import TorchError, unsupported
 from volta.kernelbench.torchsym.module import Module
 from volta.symbolic import expr as E
@@ -105,22 +105,12 @@ def make_cuda_graph_class(run):
 def _substitute(elements: np.ndarray, prefix: str, sources: list, memo: dict) -> np.ndarray:
     """The recorded elements with each placeholder replaced by its storage's element now; an element that
     reads an element nothing wrote is unwritten itself (on a GPU: whatever that memory held)."""
-    out = np.empty_like(elements)
-    for j, v in enumerate(elements):
-        if type(v) is not E.Expr:
-            out[j] = v
-            continue
-        for node in E.postorder(v, memo):
-            if node.op is E.VAR and isinstance(node.data[0], str) and node.data[0].startswith(prefix):
-                now = sources[int(node.data[0][len(prefix):])].values[node.data[1]]
-                memo[node] = now if type(now) is E.Expr else UNWRITTEN
-            elif node.args:
-                args = tuple(memo[c] for c in node.args)
-                memo[node] = UNWRITTEN if any(a is UNWRITTEN for a in args) else E.rebuild(node, args)
-            else:
-                memo[node] = node
-        out[j] = memo[v]
-    return out
+    def now(node):
+        if node.op is E.VAR and isinstance(node.data[0], str) and node.data[0].startswith(prefix):
+            value = sources[int(node.data[0][len(prefix):])].values[node.data[1]]
+            return value if type(value) is E.Expr else UNWRITTEN
+        return None
+    return replace_leaves(elements, now, memo)
 
 
 class _GraphContext:
