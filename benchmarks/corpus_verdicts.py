@@ -12,6 +12,10 @@ is EQUIVALENT in 1.4 s CPU). Main's code on the same 106 pairs: 101 as expected;
 eq_expf_fast_expf, eq_expf_exp2f_log2e, eq_sech2_coshf_fastmath_expf NOT EQUIVALENT by ~1e-8 (the last digits
 of log2 e, ln 2), eq_maxpool_sentinel_fltmax NOT EQUIVALENT on the non-f32 input -FLT_MAX - 1, and
 neq_gelu_erf_tanh_dot32 UNKNOWN at --timeout 120 (killed after > 5 min without one); each now as expected.
+2026-12-07 (main, session 4; 2 cores, load 0.9 at the start): 128 pairs, 127 decided (eq_embedding_gather_range is
+equivalent for the given inputs, as its manifest expects), 128 as expected; slowest eq_gemm_wgmma_pipelined 27.4 s,
+every other pair under 24 s wall and 10 s CPU. The issue-28 layer norm at 64 rows x 768 (eq_layernorm_rowthread_warp
+with --ref-grid 8 --opt-grid 8 and 64 rows in --args) is EQUIVALENT in 26.3 s wall, 1.08 GB.
 """
 from __future__ import annotations
 
