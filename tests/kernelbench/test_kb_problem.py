@@ -6,6 +6,7 @@ from __future__ import annotations
 import builtins
 import sys
 import textwrap
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -242,3 +243,91 @@ def test_loading_leaves_the_real_torch_in_place(tmp_path):
     before = sys.modules["torch"]
     load_problem(_write(tmp_path, LINEAR), sizes={"N": 4}).reference_outputs()
     assert sys.modules["torch"] is before and before.nn.Linear(2, 2)(before.ones(2)).shape == (2,)
+
+
+def test_an_autograd_function_is_its_forward(tmp_path):
+    """Production launchers wrap kernels in torch.autograd.Function: `apply` is `forward(ctx, ...)`, and the
+    amp decorators change nothing outside an autocast region."""
+    path = _write(tmp_path, '''
+        import torch
+        class Scale(torch.autograd.Function):
+            @staticmethod
+            @torch.amp.custom_fwd(device_type="cuda")
+            def forward(ctx, x, k):
+                ctx.save_for_backward(x)
+                ctx.k = k
+                return x * k + 1
+            @staticmethod
+            @torch.amp.custom_bwd(device_type="cuda")
+            def backward(ctx, dy):
+                return dy * ctx.k, None
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                return Scale.apply(x, 3.0)
+        def get_inputs():
+            return [torch.rand(8)]
+        def get_init_inputs():
+            return []
+    ''')
+    problem = load_problem(path)
+    _assert_matches_torch(path, problem)
+    assert problem.reference_outputs()[0].values()[2] is E.add(E.mul(3, E.var("x", 2)), 1)
+
+
+def test_device_contexts_and_version_queries_change_nothing(tmp_path):
+    path = _write(tmp_path, '''
+        import torch
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                with torch.cuda.device(x.device):
+                    if torch.version.hip is None and torch.version.cuda:
+                        return x + 1
+                    return x
+        def get_inputs():
+            return [torch.rand(8)]
+        def get_init_inputs():
+            return []
+    ''')
+    assert load_problem(path).reference_outputs()[0].values()[0] is E.add(E.var("x", 0), 1)
+
+
+def test_a_subclass_of_an_unmodelled_base_is_unsupported_when_made(tmp_path):
+    path = _write(tmp_path, '''
+        import torch
+        class Sampler(torch.utils.data.Sampler):
+            pass
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                Sampler()
+                return x
+        def get_inputs():
+            return [torch.rand(8)]
+        def get_init_inputs():
+            return []
+    ''')
+    with pytest.raises(Unsupported) as raised:
+        load_problem(path).reference_outputs()
+    assert "torch.utils.data.Sampler" in str(raised.value)
+
+
+def test_a_python_float_rounding_a_named_constant_is_that_constant(tmp_path):
+    """0.7978845608028654 is RN(sqrt(2/pi)): read as sqrt(2/pi), as a kernel's literal 0f3F4C422A is (issue 28
+    §1); one ulp away it stays the rational it is."""
+    from volta.symbolic.constants import TABLE
+    sqrt_2_over_pi = next(c.value for c in TABLE if c.name == "sqrt(2/pi)")
+    path = _write(tmp_path, '''
+        import torch
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                return (x * 0.7978845608028654, x * 0.7978846430778503, x.double() * 0.7978845608028654,
+                        x.double() * 0.7978845608028655)
+        def get_inputs():
+            return [torch.rand(4)]
+        def get_init_inputs():
+            return []
+    ''')
+    near, off, wide, wide_off = (o.values()[0] for o in load_problem(path).reference_outputs())
+    assert near is E.mul(sqrt_2_over_pi, E.var("x", 0))          # RN32 of it (torch casts the scalar to float32)
+    assert off is E.mul(Fraction(0.7978846430778503), E.var("x", 0))   # the next float32: a plain rational
+    assert wide is near                                           # RN64 of it, in a float64 product
+    assert sqrt_2_over_pi not in E.postorder(wide_off)

@@ -25,6 +25,7 @@ from volta.kernelbench import dtypes as D
 from volta.kernelbench.failures import TorchError, unsupported
 from volta.kernelbench.paths import cuda_functions
 from volta.kernelbench.tensor import Size, SymTensor
+import volta.kernelbench.torchsym.autograd as autograd
 import volta.kernelbench.torchsym.conv as conv
 import volta.kernelbench.torchsym.graphs as graphs
 import volta.kernelbench.torchsym.layers as layers
@@ -67,6 +68,16 @@ class Missing:
 
     def __repr__(self) -> str:
         return f"<not modelled: {self._path}>"
+
+    def __mro_entries__(self, bases):
+        """`class X(torch.something.NotModelled)`: the class is made; making an instance is UNSUPPORTED."""
+        return (_unmodelled_base(self._path),)
+
+
+def _unmodelled_base(path: str) -> type:
+    def __init__(self, *args, **kwargs):
+        raise unsupported(path)
+    return type(path.rsplit(".", 1)[-1], (), {"__init__": __init__, "__doc__": f"stand-in base for {path}"})
 
 
 class StandIn(types.ModuleType):
@@ -219,16 +230,22 @@ def build(run: Run) -> dict[str, types.ModuleType]:
                                                           "load": _hook(run, "load")})
     utils = _module("torch.utils", {"cpp_extension": cpp_extension})
     switches = switch_functions(run)
-    amp = _module("torch.amp", {"autocast": switches["autocast"]})
-    cuda_amp = _module("torch.cuda.amp", {"autocast": switches["cuda_autocast"]})
+    amp_decorators = autograd.amp_decorators(run)
+    amp = _module("torch.amp", {"autocast": switches["autocast"], **amp_decorators})
+    cuda_amp = _module("torch.cuda.amp", {"autocast": switches["cuda_autocast"], **amp_decorators})
     cuda = _module("torch.cuda", {"amp": cuda_amp,
         "is_available": lambda: True, "device_count": lambda: 1, "current_device": lambda: 0,
-        "set_device": lambda *a, **k: None,
+        "set_device": lambda *a, **k: None, "device": _NoGrad, "device_of": _NoGrad,
         "get_device_name": lambda *a, **k: "Volta symbolic device", "manual_seed": lambda *a: None,
         "manual_seed_all": lambda *a: None, "empty_cache": lambda: None, "is_initialized": lambda: True,
         **streams.cuda_functions(run.streams), **graphs.functions(run), **cuda_functions(run)})
     backends = _module("torch.backends", {"cudnn": switches["cudnn"],
                                           "cuda": types.SimpleNamespace(matmul=switches["matmul"])})
+    function = _module("torch.autograd.function", autograd.FUNCTIONS)
+    autograd_module = _module("torch.autograd", {**autograd.FUNCTIONS, "function": function,
+                                                 "grad_mode": _module("torch.autograd.grad_mode", {"no_grad": _NoGrad})})
+    version = _module("torch.version", {"__version__": "2.5.0+volta.symbolic", "cuda": "12.4", "hip": None,
+                                        "git_version": "volta"})
     jit = _module("torch.jit", {"script": _identity_decorator, "trace": lambda fn, *a, **k: fn,
                                 "trace_module": lambda mod, *a, **k: mod, "freeze": lambda mod, *a, **k: mod,
                                 "optimize_for_inference": lambda mod, *a, **k: mod,
@@ -247,13 +264,14 @@ def build(run: Run) -> dict[str, types.ModuleType]:
         "seed": lambda: 0, "compile": _identity_decorator, "nn": nn, "amp": amp,
         "autocast": switches["autocast"], "set_float32_matmul_precision": switches["set_float32_matmul_precision"],
         "get_float32_matmul_precision": switches["get_float32_matmul_precision"], "cuda": cuda, "utils": utils,
-        "backends": backends, "jit": jit, "__version__": "2.5.0+volta.symbolic", "inf": float("inf"),
+        "backends": backends, "jit": jit, "autograd": autograd_module, "version": version, "__version__": "2.5.0+volta.symbolic", "inf": float("inf"),
         "nan": float("nan"), "pi": 3.141592653589793, "e": 2.718281828459045, "Generator": Missing("torch.Generator"),
     }
     torch = _module("torch", table)
     return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.init": init,
             "torch.utils": utils, "torch.utils.cpp_extension": cpp_extension, "torch.cuda": cuda,
-            "torch.backends": backends, "torch.jit": jit, "torch.amp": amp, "torch.cuda.amp": cuda_amp}
+            "torch.backends": backends, "torch.jit": jit, "torch.amp": amp, "torch.cuda.amp": cuda_amp,
+            "torch.autograd": autograd_module, "torch.autograd.function": function, "torch.version": version}
 
 
 def _result_type(a, b):
