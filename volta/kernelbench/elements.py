@@ -22,6 +22,7 @@ import numpy as np
 from volta.errors import Unsupported
 from volta.kernelbench import reals
 from volta.kernelbench.dtypes import DType
+from volta.symbolic import constants as named_constants
 from volta.symbolic import expr as E
 from volta.symbolic.expr import Expr
 
@@ -159,10 +160,13 @@ class SymbolicKit:
         if isinstance(value, float) and not math.isfinite(value):
             raise Unsupported(f"the constant {value} is not a real number (infinities and NaN are not modelled "
                               "in a reference)")
-        if dtype.volta == "f64":
-            return E.const(reals.f64(value))
         if dtype.is_floating_point:
-            return E.const(reals.f32(value))
+            t, kind, word = (".f64", np.float64, np.uint64) if dtype.volta == "f64" else (".f32", np.float32, np.uint32)
+            if isinstance(value, float):     # RN(sqrt(2/pi)) is sqrt(2/pi), as a kernel's literal of it is
+                named = named_constants.standalone(t, int(np.array([value], kind).view(word)[0]))
+                if named is not None:
+                    return named
+            return E.const(reals.f64(value) if t == ".f64" else reals.f32(value))
         if isinstance(value, (float, Fraction)):
             return E.const(int(value))    # a float stored into an integer tensor truncates
         return E.const(int(value))

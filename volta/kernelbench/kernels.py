@@ -35,10 +35,12 @@ from volta.exec import pipeline
 from volta.launch.spec import Buffer, Dim3, KernelLaunch
 from volta.exec.machine import _pointer_params
 from volta.exec.memory import Region
+from volta.exec.operands import float_literals
 from volta.exec.trials import with_address
 from volta.ir.program import lower
 from volta.kernelbench.memory import ITEMSIZE, RUNTIME_BASE, DeviceMemory, leaf_name
 from volta.ptx.parser import parse_file
+from volta.symbolic import constants as named_constants
 from volta.symbolic import expr as E
 
 BUFFER_DTYPE = {"bool": "u8"}  # Volta buffers have no bool: one byte each
@@ -149,8 +151,9 @@ def run(ev, built, memory: DeviceMemory, unwritten, exact: bool, symbols: dict |
             buffers[name] = Buffer(name, dtype, storage.size, "temp")
             carried[name] = _region(name, storage, unwritten)
     launch = KernelLaunch(built.ptx, prog.name, Dim3(*ev.grid), Dim3(*ev.block), tuple(args), ev.shared)
+    named = None if exact else named_constants.reading(float_literals(prog))   # RN(log2 e) read as log2 e
     m = pipeline.machine(carried, prog, launch, buffers, {}, symbolic=True, input_values={} if exact else None,
-                         check_races=not exact, lane_structured=not exact)
+                         check_races=not exact, lane_structured=not exact, named=named)
     m.run()
     result = LaunchResult(prog.name, str(built.ptx), ev.grid, ev.block,
                           in_candidate([with_address(f, m) for f in m.findings], built.ext), m.thread_instructions,

@@ -30,10 +30,12 @@ from volta.exec import access as A
 from volta.exec import pipeline, racy_reads, replica_bits
 from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec
 from volta.exec.memory import Region
+from volta.exec.operands import float_literals
 from volta.session.races import with_address
 from volta.ir.program import lower
 from volta.kernelbench.elements import UNWRITTEN
 from volta.ptx.parser import parse_file
+from volta.symbolic import constants as named_constants
 from volta.symbolic import expr as E
 
 ITEMSIZE = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "s8": 1, "u8": 1, "s16": 2, "s32": 4, "s64": 8, "bool": 1}
@@ -82,10 +84,12 @@ def run(kernel, ptx_path, grid: tuple, args: list, storages: dict, bits_ptx=None
     launch = KernelLaunch(ptx_path, prog.name, dims, Dim3(kernel.block), tuple(str(a) for a in args),
                           kernel.shared)
 
+    named = named_constants.reading(float_literals(prog))   # RN(log2 e) read as log2 e, as `volta check` does
+
     def machine(racing=None):
         regions = carried if racing is None else {n: _region(n, storages[n]) for n in carried}
         m = pipeline.machine(regions, prog, launch, buffers, {}, symbolic=True, check_races=racing is None,
-                             lane_structured=racing is None, functions=kernel.functions)
+                             lane_structured=racing is None, functions=kernel.functions, named=named)
         m.racing = racing
         return m.run()
 

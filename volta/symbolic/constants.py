@@ -168,6 +168,13 @@ def _words() -> dict:
 WORDS = _words()
 
 
+def standalone(t: str, word: int) -> E.Expr | None:
+    """The constant one float word stands for on its own (a hi word: a lo word means 0 only beside its hi word),
+    or None: how a scalar literal outside PTX — a Python float in a torch reference — is read."""
+    entry = WORDS.get((t, _masked(t, word)))
+    return None if entry is None or entry.lo else entry.value
+
+
 def literal_text(t: str, word: int) -> str:
     """`0f3FB8AA3B` / `0d3FF71547652B82FE`: how PTX spells the word."""
     return f"0f{word:08X}" if t == ".f32" else f"0d{word:016X}"

@@ -107,3 +107,23 @@ def layer_norm_train_step_block_mean(x, w, b, dy, eps):
                                             math.ceil(n_rows / sm_count), BLOCK_SIZE=BLOCK_SIZE,
                                             num_warps=num_warps)
     return y, dx, _dw.sum(0), _db.sum(0)
+
+
+@triton.jit
+def _softmax_rows_zero_padded(X, Y, stride, n_cols, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < n_cols
+    x = tl.load(X + row * stride + cols, mask=mask, other=0.0)   # DEFECT: a padded lane is 0, not -inf
+    z = x - tl.max(x, axis=0)
+    num = tl.exp(z)
+    tl.store(Y + row * stride + cols, num / tl.sum(num, axis=0), mask=mask)
+
+
+def softmax_rows_zero_padded(x):
+    """DEFECT: masked lanes load 0.0, so each adds exp(0 - max) to the row's sum (and 0 may become the max)."""
+    n_rows, n_cols = x.shape
+    y = torch.empty_like(x)
+    _softmax_rows_zero_padded[(n_rows,)](x, y, x.stride(0), n_cols, BLOCK_SIZE=triton.next_power_of_2(n_cols),
+                                         num_warps=2)
+    return y
