@@ -8,7 +8,7 @@ register-blocked outputs per thread), M = N = K = size. Softmax: examples/eq_sof
 (naive 3-pass vs online) at ROWS x COLS. Prints verdict, seconds (execute / decide) and
 thread-instructions per second (target: >= 2 million/s); `--profile N` runs the first case under
 cProfile and prints the N most expensive functions by own time and by cumulative time; `--per-lane`
-turns the lane-structured polynomial path off (volta/exec/lanesym.py) for a before/after comparison.
+turns the lane-structured polynomial path off (volta/exec/state/lanesym.py) for a before/after comparison.
 
 Measured (one core, lane-structured path on): GEMM 64^3 1.3 s, 128^3 4.6 s (5.3 M/s executing),
 256^3 32 s (6.7 M/s executing); per-lane path (`--per-lane`): 64^3 6.0 s, 128^3 39 s.

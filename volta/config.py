@@ -7,7 +7,7 @@ cannot see each other's modes, and a reader says in its signature which modes it
 `IntegerInputs`: which input buffers of the launch in hand hold integers and the range of their elements. Over
 the reals their elements are still reals (what holds for every real holds for every integer), but a
 counterexample must give them integer values inside those ranges, the solver is told so, and the executor's
-exact integer arithmetic (volta/exec/integer_real.py) bounds them by those ranges. `volta check` and the
+exact integer arithmetic (volta/exec/handlers/integer_real.py) bounds them by those ranges. `volta check` and the
 feasibility re-run of `volta races` make one from the launch's buffers (volta/launch/spec.py: `integer_inputs`);
 every other run has none (`NO_INTEGERS`).
 """

@@ -1,4 +1,4 @@
-"""volta/exec/onethread.py (one-thread launches without the lane machinery) against the general executor:
+"""volta/exec/fast/onethread.py (one-thread launches without the lane machinery) against the general executor:
 for every kernel, the same output expressions (the same interned nodes), findings, errors, steps and
 thread-instruction counts, and the same `volta check` verdicts. Kernels: tests/exec/data/onethread/onethread.cu
 (nvcc 13, command in its header) and the one-thread examples."""
@@ -11,7 +11,8 @@ import pytest
 
 from volta.equiv import check as CK
 from volta.errors import VoltaError
-from volta.exec import limits, onethread
+from volta.exec import limits
+from volta.exec.fast import onethread
 from volta.launch.spec import load_manifest, pair_from_options
 from volta.symbolic import expr as E
 

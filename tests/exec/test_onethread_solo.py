@@ -1,4 +1,4 @@
-"""volta/exec/onethread.py `solo`: one lane of a larger launch that the scheduler picks alone runs decoded
+"""volta/exec/fast/onethread.py `solo`: one lane of a larger launch that the scheduler picks alone runs decoded
 steps until an instruction for the general path, or until its pc reaches another runnable lane's. With it
 on and off: the same outputs (the same interned nodes without lane-structured values; the same verdicts
 with them), findings, steps and thread-instruction counts. Kernels: tests/exec/data/onethread/solo.cu."""
@@ -10,7 +10,7 @@ import pytest
 
 from volta.equiv import check as CK
 from volta.errors import VoltaError
-from volta.exec import onethread
+from volta.exec.fast import onethread
 from volta.launch.spec import pair_from_options
 
 PTX = str(Path(__file__).parent / "data" / "onethread" / "solo.sm80.ptx")

@@ -20,28 +20,32 @@ import numpy as np
 from volta.config import NO_INTEGERS, IntegerInputs
 from volta.equiv import fixed_inputs
 from volta.errors import Unsupported, UsageError
-from volta.exec import access as A, limits
-from volta.exec import integer_real, pipeline
-from volta.exec.limits import Timeout
-from volta.exec.access import region_itemsize
-from volta.exec import findings as F, racy_reads, replica_bits
+from volta.exec import findings as F
+from volta.exec import limits
+from volta.exec.drivers import pipeline
+from volta.exec.drivers import replica_bits
+from volta.exec.drivers.pipeline import names as pipeline_names, step_name
 from volta.exec.findings import Site
+from volta.exec.handlers import integer_real
+from volta.exec.limits import Timeout
+from volta.exec.machine import Machine
+from volta.exec.races import racy_reads
+from volta.exec.state import access as A
+from volta.exec.state.access import region_itemsize
+from volta.exec.state.operands import constants, named_reading
 from volta.launch import ctas
 from volta.launch.spec import DTYPES, FIXED, LaunchSpec, sequence
-from volta.exec.machine import Machine
-from volta.exec.operands import constants, named_reading
-from volta.exec.pipeline import names as pipeline_names, step_name
 from volta.equiv.witness import (SMALL, below_resolution, input_domain, larger_difference, load_inputs,
                                  relative_difference)
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
 from volta.symbolic import cuts, expr as E
+from volta.symbolic.constants import constants_read
+from volta.symbolic.domain import Domain
 from volta.symbolic.enclose import enclose
 from volta.symbolic.evaluate import EvalError, Inexact, evaluate
 from volta.symbolic.lanepoly import CoefficientOverflow
 from volta.symbolic.normal import ExpansionLimit, Normalizer, equal, normalize
-from volta.symbolic.constants import constants_read
-from volta.symbolic.domain import Domain
 from volta.symbolic.screen import Screen
 from volta.symbolic.search import inputs_of, random_search
 from volta.symbolic.shared import SharedTerms
@@ -104,13 +108,13 @@ def timed_out(spec: LaunchSpec, err: Timeout, doing: str) -> CheckReport:
     return report
 
 
-LANE_STRUCTURED = True  # polynomial data as lane-structured LaneSym values (volta/exec/lanesym.py)
+LANE_STRUCTURED = True  # polynomial data as lane-structured LaneSym values (volta/exec/state/lanesym.py)
 
 
 def execute(spec: LaunchSpec, role: str, input_values=None, lane_structured: bool | None = None,
             integers: IntegerInputs = NO_INTEGERS) -> Machine:
     """Run `role` symbolically: its one launch, or its launch sequence in order on the same buffers (the
-    returned machine is the last launch's, with every launch's findings; `volta.exec.pipeline`). `integers`:
+    returned machine is the last launch's, with every launch's findings; `volta.exec.drivers.pipeline`). `integers`:
     the integer inputs of the check in progress (volta/config.py)."""
     symbols = {k: v for k, v in spec.symbols.items()}
     lane = LANE_STRUCTURED if lane_structured is None else lane_structured
@@ -320,7 +324,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
     report.constants = constants_read({role: m.named for role, m in machines.items()})   # (None: --exact-constants)
     report.stats["execute_seconds"] = time.perf_counter() - start
     report.stats["thread_instructions"] = sum(m.thread_instructions for m in machines.values())
-    for role, m in machines.items():   # racing reads whose values never reach an output (exec/racy_reads.py)
+    for role, m in machines.items():   # racing reads whose values never reach an output (exec/races/racy_reads.py)
         if role not in spec.sequences:
             launch = spec.launches[role]
             report.findings[role] = racy_reads.settle(m, report.findings[role], racy_reads.rerun_launch(
@@ -703,7 +707,7 @@ def _integer_inputs_fit(integers: IntegerInputs, inputs) -> bool:
 
 def _stored(spec, name, value):
     """An integer output's value as its buffer holds it: the exact integer run computes it modulo 2^w
-    (volta/exec/integer_real.py), so it is wrapped into the dtype's range."""
+    (volta/exec/handlers/integer_real.py), so it is wrapped into the dtype's range."""
     rng = integer_real.type_range("." + spec.buffers[name].dtype)
     if rng is None or not isinstance(value, Fraction) or value.denominator != 1:
         return value

@@ -1,6 +1,6 @@
 """Feasible paths only: drop a race whose two accesses need contradictory conditions on tensor data.
 
-`volta races` runs both sides of a branch on tensor data for every thread (volta/exec/ifconvert.py: the
+`volta races` runs both sides of a branch on tensor data for every thread (volta/exec/handlers/ifconvert.py: the
 condition is unknown there, even its parts that are not data: `v > 0 && i == 0`), so an access under
 `p[0] == 0` and one under `p[0] != 0` meet in the shadow memory although no input makes both happen (`p[0]`
 unchanged between: the same value). For the findings that needed such a condition, the kernel runs once more
@@ -12,7 +12,7 @@ conjunction is unsatisfiable (z3 through volta/symbolic/z3bridge: every pair of 
 pair named). It is kept, with the condition shown, when they can hold together.
 
 Only conditions over integer data are decided (integer buffer elements compared exactly, the way the real
-machine admits them, volta/exec/integer_real.py). A float comparison over the reals is not the IEEE one — NaN
+machine admits them, volta/exec/handlers/integer_real.py). A float comparison over the reals is not the IEEE one — NaN
 makes `!(x < 0)` and `!(x >= 0)` both true — so a finding whose conditions read float data is never dropped.
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from volta.config import IntegerInputs
 from volta.errors import Unsupported
 from volta.exec import findings as F
-from volta.exec import integer_real
+from volta.exec.handlers import integer_real
 from volta.symbolic import expr as E
 from volta.symbolic import z3bridge
 from volta.symbolic.verdict import Proved

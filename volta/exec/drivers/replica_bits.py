@@ -1,10 +1,10 @@
 """Do the bits of stores that are equal over the reals differ? (the `nondeterministic-bits` finding)
 
-volta/exec/replicas.py proves, in a symbolic run, that the racing stores of replicated warps (and the stores
+volta/exec/races/replicas.py proves, in a symbolic run, that the racing stores of replicated warps (and the stores
 of one warp's lanes to one address in one instruction) hold one real value, and notes each such instruction
 pair on the machine (`Machine.replicas`). Their bits can still differ: an fma-first butterfly contracts a
 product into the first addition on each lane in its own order. This module runs the same launches on concrete
-inputs, IEEE as `volta run` does (volta/exec/trials.py), where a difference at those instructions is a RACE
+inputs, IEEE as `volta run` does (volta/exec/drivers/trials.py), where a difference at those instructions is a RACE
 (different warps) or a NONDETERMINISTIC WRITE (one warp) with both words, and reports each as a
 `nondeterministic-bits` finding: the slot, the two threads, both words and the input set that shows them
 (`volta run --inputs random:0` replays it). Where the bits agree on every input tried nothing is added: the
@@ -16,7 +16,7 @@ import dataclasses
 
 from volta.errors import Unsupported
 from volta.exec import findings as F
-from volta.exec import trials
+from volta.exec.drivers import trials
 
 BITS_INPUTS = ("random:0", "random:1")  # concrete input sets on which the bits of real-equal stores are compared
 

@@ -4,8 +4,8 @@ When the all-inputs run stops because control flow or an address depends on tens
 given), the kernel runs as `volta run` runs it — the Machine with `structured=False` — once per input set
 (`--inputs`: an .npz, `random[:SEED]`, `zeros`, `equal`: every integer input one value, `colliding`: integer
 inputs in equal pairs). Within one input set, every schedule of its contended atomics that
-volta/exec/schedules.py chooses runs too (who wins a lock, who draws which ticket). Bodiless functions return
-unconstrained inputs drawn like the set's (volta/exec/runtime.py); `printf` is a no-op whose text is kept
+volta/exec/state/schedules.py chooses runs too (who wins a lock, who draws which ticket). Bodiless functions return
+unconstrained inputs drawn like the set's (volta/exec/state/runtime.py); `printf` is a no-op whose text is kept
 when asked for. Findings are merged by their key, each noting the input sets (and, when it took another
 order, the schedule) that showed it. Deciding the verdict is left to volta/session/races.py.
 """
@@ -18,9 +18,9 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import findings as F
-from volta.exec import schedules as S
-from volta.exec.pipeline import machine
-from volta.exec.runtime import ConcreteRuntime, Nondet
+from volta.exec.drivers.pipeline import machine
+from volta.exec.state import schedules as S
+from volta.exec.state.runtime import ConcreteRuntime, Nondet
 from volta.launch.inputs import (DEFAULT_TRIALS, GENERATED, _concrete_symbols, infer_buffers,  # noqa: F401
                                  nondet_mode, trial_inputs, trial_modes)
 from volta.launch.spec import LaunchSpec

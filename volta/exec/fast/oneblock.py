@@ -1,6 +1,6 @@
 """Straight-line runs of one-thread steps compiled into one Python function (issue 9, "few lanes, long loops").
 
-A step closure (volta/exec/onestep.py) costs a call, a trip round the run loop, and a tuple per register it
+A step closure (volta/exec/fast/onestep.py) costs a call, a trip round the run loop, and a tuple per register it
 reads or writes. A loop body of loads, fmas and index arithmetic is a run of such steps that ends in a
 branch; here the run is generated as Python source once, with registers in local variables (bits, flags,
 expression of register 5 are `b5, f5, e5`), the tests each step closure makes at run time dropped where
@@ -15,8 +15,8 @@ tests/exec/test_oneblock.py compares every register and counter with runs on and
 """
 from __future__ import annotations
 
-from volta.exec import onestep as S
-from volta.exec.services import DATA
+from volta.exec.fast import onestep as S
+from volta.exec.state.services import DATA
 from volta.semantics.bits import width
 from volta.symbolic import expr as E
 from volta.symbolic.expr import Expr

@@ -1,4 +1,4 @@
-"""One instruction of the one-thread executor (volta/exec/onethread.py) decoded into a closure over the
+"""One instruction of the one-thread executor (volta/exec/fast/onethread.py) decoded into a closure over the
 register cache (`onethread.Registers`): the closure returns the next pc, or None when its instruction is
 outside what it covers, having changed nothing (the general path, `Machine.step_once`, then runs it).
 The semantics are the machine's: integer arithmetic is `semantics.intscalar` (checked against
@@ -13,11 +13,11 @@ import sys
 
 import numpy as np
 
-from volta.exec.access import input_leaf, region_itemsize
-from volta.exec.memory import REGION_SHIFT
-from volta.exec.operands import source_types
-from volta.exec.services import DATA
-from volta.exec.table import DISPATCH, NOT_REAL
+from volta.exec.handlers.table import DISPATCH, NOT_REAL
+from volta.exec.state.access import input_leaf, region_itemsize
+from volta.exec.state.memory import REGION_SHIFT
+from volta.exec.state.operands import source_types
+from volta.exec.state.services import DATA
 from volta.ir.program import RegRef, VarRef, type_size
 from volta.ptx import ast
 from volta.semantics import compute as C

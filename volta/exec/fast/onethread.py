@@ -3,8 +3,8 @@ alone (`solo`), without the lane machinery (issue 9).
 
 With one lane, every numpy call of the SIMT executor costs a microsecond for one number, and a step costs
 hundreds of them. Here each instruction is decoded once into a closure over Python scalars: registers live
-in a cache of (bits, flags, expression) triples (volta/exec/onestep.py decodes the steps, and
-volta/exec/oneblock.py compiles straight-line runs of them into one function), integer arithmetic is
+in a cache of (bits, flags, expression) triples (volta/exec/fast/onestep.py decodes the steps, and
+volta/exec/fast/oneblock.py compiles straight-line runs of them into one function), integer arithmetic is
 `semantics.intscalar`, float arithmetic on tensor data builds the same expressions as
 `Machine._real_compute` (realops.TABLE), and loads of input elements are their leaves. A closure answers
 None when its instruction is outside that: it has then changed nothing, the cache is written back to the
@@ -24,10 +24,10 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import limits
-from volta.exec.lanesym import LaneSym
-from volta.exec.oneblock import compile_block
-from volta.exec.onestep import compile_step
-from volta.exec.services import RUN, UNDEF
+from volta.exec.fast.oneblock import compile_block
+from volta.exec.fast.onestep import compile_step
+from volta.exec.state.lanesym import LaneSym
+from volta.exec.state.services import RUN, UNDEF
 
 ENABLED = True   # tests compare both executors by turning this off
 

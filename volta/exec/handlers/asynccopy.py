@@ -18,7 +18,7 @@
 
 Per-thread state lives on the machine object, created lazily here: `m.async_state` (see `_state`).
 On a symbolic machine (`volta check`) each batch also carries the expressions read at issue; they land
-with the bytes (volta/exec/copy_real.py).
+with the bytes (volta/exec/handlers/copy_real.py).
 `cp.async.bulk*` and `cp.async.mbarrier.arrive` are reported as Unsupported with the reason.
 """
 from __future__ import annotations
@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from volta.errors import Unsupported
-from volta.exec import access as A
-from volta.exec import copy_real
 from volta.exec import findings as F
-from volta.exec.table import _advance, handles
+from volta.exec.handlers import copy_real
+from volta.exec.handlers.table import _advance, handles
+from volta.exec.state import access as A
 from volta.ir.program import RegRef
 from volta.ptx import ast
 

@@ -17,9 +17,9 @@ What is order-dependent is refused or reported, never decided for one schedule:
   bits (modular + and the bitwise ops commute), and so do inc/dec when every update of an address has the same
   bound (n applications of one wrapping step, in whatever order);
 - a plain read of such an address that is not ordered after every update is a RACE (atomic vs. non-atomic
-  access, volta/exec/shadow.py), which `volta check` reports before any verdict.
+  access, volta/exec/races/shadow.py), which `volta check` reports before any verdict.
 
-Under a data-dependent condition c (an if-converted branch, volta/exec/ifconvert.py, which sets
+Under a data-dependent condition c (an if-converted branch, volta/exec/handlers/ifconvert.py, which sets
 `atomic_conditions`), a lane's add contributes select(c, v, 0) and its min/max is select(c, combine, before):
 each conditional update is the identity or the update itself, so the order still does not matter.
 
@@ -32,10 +32,10 @@ from __future__ import annotations
 import numpy as np
 
 from volta.errors import Unsupported
-from volta.exec import access as A
-from volta.exec import floatbits, integer_real, tensor_real
-from volta.exec.operands import constants
-from volta.exec.table import DISPATCH, handles_real
+from volta.exec.handlers import floatbits, integer_real, tensor_real
+from volta.exec.handlers.table import DISPATCH, handles_real
+from volta.exec.state import access as A
+from volta.exec.state.operands import constants
 from volta.ir.cfg import uses
 from volta.ir.program import RegRef
 from volta.semantics import realops

@@ -1,8 +1,8 @@
 """Asynchronous copies (`cp.async`, `cp.async.bulk`) and `mbarrier` over the reals (`volta check`): data movement
 (PTX ISA §9.7.9.25 cp.async, §9.7.9.25.4 cp.async.bulk, §9.7.13.15 mbarrier).
 
-The bit handlers (volta/exec/asynccopy.py, volta/exec/hopper.py) decide when bytes move; here the copied
-elements' expressions move with them, so a symbolic machine sees in shared memory exactly what the bit-exact
+The bit handlers (volta/exec/handlers/asynccopy.py, volta/exec/handlers/hopper.py) decide when bytes move; here the
+copied elements' expressions move with them, so a symbolic machine sees in shared memory exactly what the bit-exact
 machine would, at the same moment:
 - `cp.async` reads its global source when issued (asynccopy.py reads the bits then, and so do we: the
   expressions are captured per element as `SymPart`s beside the batch's bytes) and writes shared memory when
@@ -32,10 +32,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from volta.errors import Unsupported
-from volta.exec import access as A
-from volta.exec import lanesym
-from volta.exec.lanesym import LaneSym
-from volta.exec.table import DISPATCH, handles_real
+from volta.exec.handlers.table import DISPATCH, handles_real
+from volta.exec.state import access as A
+from volta.exec.state import lanesym
+from volta.exec.state.lanesym import LaneSym
 
 
 @dataclass(frozen=True)

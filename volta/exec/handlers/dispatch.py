@@ -1,6 +1,6 @@
 """Instructions that touch more than registers: control flow, memory, barriers, warp collectives.
 
-One handler per opcode, in `DISPATCH` (volta/exec/table.py); pure register arithmetic lives in
+One handler per opcode, in `DISPATCH` (volta/exec/handlers/table.py); pure register arithmetic lives in
 `volta.semantics.compute`.
 """
 from __future__ import annotations
@@ -8,15 +8,16 @@ from __future__ import annotations
 import numpy as np
 
 from volta.errors import Unsupported
-from volta.exec import access as A
 from volta.exec import findings as F
-from volta.exec import (atomics_real, floatbits, integer_real, memmodel, racy_reads, replicas, runtime, schedules,
-                        tensor_real)
-from volta.exec.lanesym import LaneSym
-from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED
-from volta.exec.operands import constants
-from volta.exec.services import BAR, DATA, EXIT
-from volta.exec.table import _advance, _data_flag, _merge, handles, reduction_groups
+from volta.exec.handlers import atomics_real, floatbits, integer_real, tensor_real
+from volta.exec.handlers.table import _advance, _data_flag, _merge, handles, reduction_groups
+from volta.exec.races import memmodel, racy_reads, replicas
+from volta.exec.state import access as A
+from volta.exec.state import runtime, schedules
+from volta.exec.state.lanesym import LaneSym
+from volta.exec.state.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED
+from volta.exec.state.operands import constants
+from volta.exec.state.services import BAR, DATA, EXIT
 from volta.ir.program import RegRef, type_size
 from volta.ptx import ast
 from volta.semantics import compute as C
@@ -35,7 +36,8 @@ def _bra(m, op, lanes):
     target = op.operands[0][1]
     m.pc[lanes] = target
     if target <= op.index and m.may_spin:
-        m.back_edge(op, lanes)  # a loop that made no progress parks its lanes (spin-waits, volta/exec/services.py)
+        m.back_edge(op, lanes)  # a loop that made no progress parks its lanes (spin-waits,
+                                # volta/exec/state/services.py)
 
 
 @handles("exit", "ret")
@@ -51,7 +53,7 @@ def _extern_call(m, op, lanes):
     if getattr(m, "bit_terms", False):
         raise Unsupported(f"`{fn.name}` has no body in the PTX: nothing says its bits are a function of "
                           f"its arguments' bits alone", op.span)
-    if not m.symbolic and not m.structured:   # printf, or a result the run supplies (volta/exec/runtime.py)
+    if not m.symbolic and not m.structured:   # printf, or a result the run supplies (volta/exec/state/runtime.py)
         runtime.call(m, op, lanes, fn, rets, args)
         _advance(m, lanes)
         return
@@ -133,7 +135,7 @@ def _nop(m, op, lanes):
 @handles("membar", "fence")
 def _fence(m, op, lanes):
     """`fence.sc`/`fence.acq_rel`/`membar` order the thread's accesses for the memory model
-    (volta/exec/memmodel.py); proxy fences order nothing between threads here."""
+    (volta/exec/races/memmodel.py); proxy fences order nothing between threads here."""
     if m.clocks is not None and memmodel.is_ordering_fence(op):
         m.clocks.fence(op, lanes, memmodel.scope_of(op))
     _advance(m, lanes)
@@ -422,7 +424,7 @@ def _ld(m, op, lanes):
                 m.write(r, lz, bits, _merge(undef, data, _undef_only(carried)), fast)
             elif m.symbolic:
                 sym = A.load_sym(m, op, region, lz, offs + k * es, es, t, bits)
-                if m.racing is not None:   # what a racing read returns: a fresh leaf (volta/exec/racy_reads.py)
+                if m.racing is not None:   # what a racing read returns: a fresh leaf (volta/exec/races/racy_reads.py)
                     sym = racy_reads.substitute(m, op, region, lz, offs + k * es, es, sym)
                 data = (sym != None).astype(np.uint8)  # noqa: E711
                 m.write(r, lz, bits, _merge(undef, data, _undef_only(carried)), sym)
@@ -535,7 +537,7 @@ def _same_warp_values(m, op, region, lz, offs, pairs, bits, flags, reg, t):
     """Threads (a, b) of one warp store to the same address in one instruction: one write lands,
     so this is defined only if the values are equal. Concrete values compare by bits; tensor data
     by expressions (`volta check`, or the symbolic re-run of `volta races` the machine asks for).
-    Tensor data equal over the reals is noted for the bits comparison (volta/exec/replica_bits.py)."""
+    Tensor data equal over the reals is noted for the bits comparison (volta/exec/drivers/replica_bits.py)."""
     a, b = pairs[:, 0], pairs[:, 1]
     data = (flags & DATA) != 0 if flags is not None else np.zeros(lz.size, bool)
     differ, symbolic_pair = A.stored_values_differ(m, bits[a], bits[b], data[a], data[b])
@@ -621,7 +623,7 @@ def _atom(m, op, lanes):
         olds = np.zeros(lz.size, np.uint64)
         old_flags = np.zeros(lz.size, np.uint8)
 
-        def changes(j):   # would lane j's update change memory if it went now (volta/exec/schedules.py)
+        def changes(j):   # would lane j's update change memory if it went now (volta/exec/state/schedules.py)
             old = A.load(m, region, lz[j:j + 1], offs[j:j + 1], es, seen=False)[0]
             new = _atomic_value(op, kind, t, old, [v[pos[j:j + 1]] for v, _ in vals])
             return mask(new, 8 * es)[0] != mask(old, 8 * es)[0]

@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from volta.errors import Unsupported
-from volta.exec import tensor_real
-from volta.exec.operands import exponent_field_idiom
-from volta.exec.tensor_real import is_pair
+from volta.exec.handlers import tensor_real
+from volta.exec.handlers.tensor_real import is_pair
+from volta.exec.state.operands import exponent_field_idiom
 from volta.ir import cfg as CFG
 from volta.ir.program import RegRef
 from volta.ptx import ast

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from volta.errors import Unsupported
-from volta.exec import access as A
-from volta.exec import asynccopy  # noqa: F401  (registers the `cp` that _CP_ASYNC below reads)
-from volta.exec.table import DISPATCH, _advance, handles
+from volta.exec.handlers import asynccopy  # noqa: F401  (registers the `cp` that _CP_ASYNC below reads)
+from volta.exec.handlers.table import DISPATCH, _advance, handles
+from volta.exec.state import access as A
 from volta.ir.program import SpecialRef
 from volta.ptx.parser import parse_file
 

@@ -13,7 +13,7 @@ it as possibly happening (a finding only possible under the condition says so). 
 is unknown (a never-written element of an `out` buffer or of shared/local memory), the location
 must be stored on every path through the region, which is checked on the CFG; otherwise the
 verdict is UNSUPPORTED, never a guess. An atomic add/min/max under a data condition is a conditional
-update (volta/exec/atomics_real.py). A loop, barrier, collective or call under a data condition is
+update (volta/exec/handlers/atomics_real.py). A loop, barrier, collective or call under a data condition is
 UNSUPPORTED with its reason.
 """
 from __future__ import annotations
@@ -23,10 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from volta.errors import Unsupported
-from volta.exec import access as A
-from volta.exec.operands import booleans, constants, select_real
-from volta.exec.services import DATA, EXIT, RUN, UNDEF
-from volta.exec.table import DISPATCH, NOT_REAL
+from volta.exec.handlers.table import DISPATCH, NOT_REAL
+from volta.exec.state import access as A
+from volta.exec.state.operands import booleans, constants, select_real
+from volta.exec.state.services import DATA, EXIT, RUN, UNDEF
 from volta.ir import cfg as CFG
 from volta.ir.program import RegRef, type_size
 from volta.ptx import ast
@@ -52,7 +52,7 @@ class Val:
     sym: np.ndarray | None
 
 
-# atomics whose update becomes conditional (volta/exec/atomics_real.py); their bit handler runs on every lane
+# atomics whose update becomes conditional (volta/exec/handlers/atomics_real.py); their bit handler runs on every lane
 CONDITIONAL_ATOMICS = ("atom", "red")
 
 
@@ -328,7 +328,7 @@ def execute(m, op, lanes, g, stores, block):
     c_run = cond[live]
     maybe = np.asarray(_SYMBOLIC(c_run), bool)
     m.conditional = (set(run[maybe].tolist()), op) if maybe.any() else None
-    if m.path_log is not None:   # volta/exec/feasible.py: the condition each lane's accesses run under
+    if m.path_log is not None:   # volta/exec/drivers/feasible.py: the condition each lane's accesses run under
         m.path_condition = dict(zip(run.tolist(), c_run))
     if q is not None:
         q_run = q[live]

@@ -122,7 +122,7 @@ def _range_hint(e, integers) -> str:
 
 def _integer_data(m, e) -> bool:
     """Does e read an integer input, or a float rounded to an integer (cvt.rzi.s32.f32 and the like)? Other
-    values in integer registers (float-bit idioms, volta/exec/floatbits.py) are not integers of a type."""
+    values in integer registers (float-bit idioms, volta/exec/handlers/floatbits.py) are not integers of a type."""
     memo = m.__dict__.setdefault("_int_data", {})
     hit = memo.get(e)
     if hit is None:

@@ -22,9 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 from volta.errors import Unsupported
-from volta.exec import floatbits
-from volta.exec.table import handles_real, reduction_groups, run_bits
-from volta.exec.services import DATA
+from volta.exec.handlers import floatbits
+from volta.exec.handlers.table import handles_real, reduction_groups, run_bits
+from volta.exec.state.services import DATA
 from volta.ir.program import RegRef
 from volta.semantics import realops
 from volta.semantics.bits import U64

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from volta.exec.services import RUN
+from volta.exec.state.services import RUN
 from volta.launch.spec import FIXED
 
 # Data movement and arithmetic whose handlers keep bits but no expressions: over the reals they

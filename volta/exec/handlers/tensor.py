@@ -36,10 +36,10 @@ from __future__ import annotations
 import numpy as np
 
 from volta.errors import Unsupported
-from volta.exec import access as A
 from volta.exec import findings as F
-from volta.exec.services import WARP
-from volta.exec.table import _advance, _data_flag, handles
+from volta.exec.handlers.table import _advance, _data_flag, handles
+from volta.exec.state import access as A
+from volta.exec.state.services import WARP
 from volta.numerics.formats import FORMATS
 from volta.numerics.mma_select import select_row
 from volta.numerics.mma_vec import decode_operand, mma_batch

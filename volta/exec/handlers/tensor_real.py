@@ -3,7 +3,7 @@ dispatch.REAL (PTX ISA §9.7.14 warp-level matrix instructions; redux.sync is in
 
 Over the reals an MMA is exact: D[i][j] = C[i][j] + Σ_k A[i][k]·B[k][j], in any k order, and its input
 conversions (f16/bf16/tf32) are the identity, as `cvt` is. `ldmatrix`, `movmatrix` and `wmma.load/store` move
-elements. Every handler runs the bit handler of volta/exec/tensor.py (or dispatch.py) for registers' bits,
+elements. Every handler runs the bit handler of volta/exec/handlers/tensor.py (or dispatch.py) for registers' bits,
 flags, races, bounds and the warp's arrival, and adds the expressions: operands are read first (a destination
 may be an operand), then the results written.
 
@@ -32,14 +32,15 @@ from __future__ import annotations
 import numpy as np
 
 from volta.errors import Unsupported
-from volta.exec import access as A
-from volta.exec.access import pack_name
-from volta.exec import copy_real, lanesym
-from volta.exec import tensor as T
-from volta.exec.lanesym import LaneSym
-from volta.exec.operands import constants
-from volta.exec.services import DATA
-from volta.exec.table import handles_real, run_bits
+from volta.exec.handlers import copy_real
+from volta.exec.handlers import tensor as T
+from volta.exec.handlers.table import handles_real, run_bits
+from volta.exec.state import access as A
+from volta.exec.state import lanesym
+from volta.exec.state.access import pack_name
+from volta.exec.state.lanesym import LaneSym
+from volta.exec.state.operands import constants
+from volta.exec.state.services import DATA
 from volta.ir.program import RegRef
 from volta.semantics import realops
 from volta.semantics.bits import U64

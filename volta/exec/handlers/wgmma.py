@@ -1,5 +1,5 @@
 """Warpgroup MMA (Hopper, sm_90a): `wgmma.mma_async` and its asynchronous protocol, bit for bit
-(PTX ISA 9.x §9.7.15; the operand layouts are volta/exec/wgmma_layout.py, the real-number model wgmma_real.py).
+(PTX ISA 9.x §9.7.15; the operand layouts are volta/exec/handlers/wgmma_layout.py, the real-number model wgmma_real.py).
 
 A warpgroup is 4 consecutive warps of a CTA (128 threads); `wgmma.mma_async` waits until its 128 threads arrive
 and then computes D = A·B + D (D = A·B when `scale-d` is false) for every ready warpgroup at once: A from four
@@ -23,9 +23,9 @@ the accumulator registers then, and the instruction stays *in flight* until that
   after it is ordered only within that warp (`wait_group` is .sync.aligned, a warp synchronization) or by a
   barrier after the wait of every reading warp, whatever order the machine runs the warps in. When the wait
   completes it, a write to those bytes since the issue (the shadow's last writer or the bytes changed) is a
-  RACE with the wgmma, as a cp.async destination's window is (volta/exec/asynccopy.py);
+  RACE with the wgmma, as a cp.async destination's window is (volta/exec/handlers/asynccopy.py);
 - an operand written through the generic proxy with no `fence.proxy.async` of its writer since is a RACE with the
-  wgmma, which reads through the async proxy (volta/exec/wgmma_proxy.py).
+  wgmma, which reads through the async proxy (volta/exec/races/wgmma_proxy.py).
 Not checked: the `wgmma.fence` ordering of register accesses before a wgmma (§9.7.15.7.1; nvcc places moves of
 inline-asm operands between the fence and the wgmma, and ptxas serializes such code rather than miscompiling
 it).
@@ -37,13 +37,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from volta.errors import Unsupported, UsageError
-from volta.exec import access as A
 from volta.exec import findings as F
-from volta.exec import wgmma_layout as L
-from volta.exec.table import _advance, _data_flag, handles, watches
-from volta.exec.services import WARP
-from volta.exec.tensor import _mixed_int, _to_f64, matmul, slots_from_tile, tile_from_slots
-from volta.exec.wgmma_proxy import ProxyFences
+from volta.exec.handlers import wgmma_layout as L
+from volta.exec.handlers.table import _advance, _data_flag, handles, watches
+from volta.exec.handlers.tensor import _mixed_int, _to_f64, matmul, slots_from_tile, tile_from_slots
+from volta.exec.races.wgmma_proxy import ProxyFences
+from volta.exec.state import access as A
+from volta.exec.state.services import WARP
 from volta.ir.program import RegRef
 from volta.numerics.mma_select import select_row
 from volta.ptx import ast
@@ -316,7 +316,7 @@ def as_f16(words, fmt):
 
 def _proxy_check(m, op, region, lane, offs, writers):
     """An operand byte last written through the generic proxy with no fence.proxy.async of its writer since is a
-    RACE between the write and this wgmma (volta/exec/wgmma_proxy.py)."""
+    RACE between the write and this wgmma (volta/exec/races/wgmma_proxy.py)."""
     proxy = state(m).proxy
     if proxy is None:
         return

@@ -1,8 +1,8 @@
 """Where the elements of a `wgmma.mma_async` are: its form, its register fragments, its shared-memory matrices.
 
 Pure functions of the PTX ISA 9.x, §9.7.15 "Asynchronous Warpgroup Level Matrix Multiply-Accumulate
-Instructions"; nothing here touches a machine (volta/exec/wgmma.py executes, volta/exec/wgmma_real.py over the
-reals).
+Instructions"; nothing here touches a machine (volta/exec/handlers/wgmma.py executes, volta/exec/handlers/wgmma_real.py
+over the reals).
 
 - `decode_form`: shape, types and operands of the instruction (§9.7.15.5.2), or Unsupported naming what is not
   modelled (`.sp` sparse forms, single-bit `.b1` forms).

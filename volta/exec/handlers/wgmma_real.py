@@ -1,8 +1,8 @@
 """`wgmma.mma_async` over the reals (volta check): D = C + Σ_k A[i][k]·B[k][j] exactly, registered into
-dispatch.REAL (PTX ISA §9.7.15.5.2; the layouts are volta/exec/wgmma_layout.py).
+dispatch.REAL (PTX ISA §9.7.15.5.2; the layouts are volta/exec/handlers/wgmma_layout.py).
 
-The bit handler (volta/exec/wgmma.py) runs for registers' bits, flags, races, bounds, the warpgroup's arrival and
-the asynchronous protocol; this module adds the expressions, as tensor_real.py does for `mma.sync`: the operands
+The bit handler (volta/exec/handlers/wgmma.py) runs for registers' bits, flags, races, bounds, the warpgroup's arrival
+and the asynchronous protocol; this module adds the expressions, as tensor_real.py does for `mma.sync`: the operands
 are read first (through the same fragment tables and descriptor address maps), then the bit handler runs, then
 the accumulator registers get their expressions. Elements are f16, bf16 (pairs in a register: `f16x2(lo, hi)`)
 and tf32 (an f32 register or 4-byte shared element read as its real value: no rounding over the reals, as for
@@ -15,12 +15,12 @@ from __future__ import annotations
 import numpy as np
 
 from volta.errors import Unsupported
-from volta.exec import access as A
-from volta.exec import tensor_real as TR
-from volta.exec import wgmma as W
-from volta.exec import wgmma_layout as L
-from volta.exec.table import handles_real, run_bits
-from volta.exec.tensor import slots_from_tile, tile_from_slots
+from volta.exec.handlers import tensor_real as TR
+from volta.exec.handlers import wgmma as W
+from volta.exec.handlers import wgmma_layout as L
+from volta.exec.handlers.table import handles_real, run_bits
+from volta.exec.handlers.tensor import slots_from_tile, tile_from_slots
+from volta.exec.state import access as A
 from volta.symbolic import expr as E
 
 

@@ -6,7 +6,7 @@ that sees a volatile flag can still read a stale volatile payload when no releas
 between payload and flag on both sides, or `st.release`/`ld.acquire` at a scope that covers both threads)
 orders the payload's write before its read; two blocks' volatile read-modify-write sequences interleave; the
 lanes of a warp-synchronous volatile reduction without `__syncwarp()` read what the schedule gives them. The
-shadow memory (volta/exec/shadow.py) finds such pairs — at least one access not an atomic, causality not
+shadow memory (volta/exec/races/shadow.py) finds such pairs — at least one access not an atomic, causality not
 ordering them, the reader not having observed the write before, the read not a polling read a spin loop
 repeats — and this module words the finding: which threads, blocks and lines, why nothing orders them, and
 what depends on the schedule. Two writes of equal values leave the same value in any order: no finding.
@@ -16,9 +16,9 @@ from __future__ import annotations
 import os
 
 from volta.exec import findings as F
-from volta.exec import memmodel
-from volta.launch.spec import DTYPES
+from volta.exec.races import memmodel
 from volta.ir.program import cuda_frames
+from volta.launch.spec import DTYPES
 
 
 def report(m, region, c, op, prior, byte: int, size: int) -> None:

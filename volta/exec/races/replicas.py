@@ -13,7 +13,7 @@ A value that can differ (random search finds an input) or an undecided compariso
 Real-equal values can still differ in bits (an fma-first butterfly computes fma(x_L, x_L, RN(x_M^2)) on
 lane L and fma(x_M, x_M, RN(x_L^2)) on lane M). Every instruction pair compared equal here — racing stores of
 different warps, and the stores of one warp's lanes to one address in one instruction (CUDA: one write
-lands) — is noted on the machine (`Machine.replicas`); `volta/exec/replica_bits.py` then compares their bits
+lands) — is noted on the machine (`Machine.replicas`); `volta/exec/drivers/replica_bits.py` then compares their bits
 on concrete inputs.
 """
 from __future__ import annotations

@@ -17,7 +17,7 @@ Strong accesses (atomics, `.volatile`, `.relaxed`/`.acquire`/`.release` loads an
 scope (1 cta, 2 cluster, 3 gpu, 4 sys; 0 is a weak access). Two strong accesses are *morally
 strong* (PTX memory model) when each one's scope includes the other's thread: same CTA, or both
 at gpu/sys scope; then they do not race. A `.cta`-scoped atomic used by two blocks is a race.
-Causality through release/acquire patterns comes in as vector clocks (`volta/exec/memmodel.py`):
+Causality through release/acquire patterns comes in as vector clocks (`volta/exec/races/memmodel.py`):
 `order(prior_tid, prior_clk, tid)` says which prior accesses happen before the current ones.
 
 Morally strong accesses are no data race, but when at least one of them is not an atomic (a `.volatile` or
@@ -295,7 +295,7 @@ class Shadow:
                 conflicts += self._stale_reads(gidx, tid, cta, gen, warp, wgen, pc, np.where(silent, 0, scope), order)
             # silent: this write and every earlier one stored the value already there (from the launch's start)
             silent = silent & ((c.w_tid[li] < 0) | c.w_silent[li])
-            # many: more than one thread has written the granule (volta/exec/racy_reads.py)
+            # many: more than one thread has written the granule (volta/exec/races/racy_reads.py)
             many = c.w_many[li] | ((c.w_tid[li] >= 0) & (c.w_tid[li] != tid))
             if li.size > 1:   # several lanes of this instruction write one granule
                 pos = self._positions(li.size)

@@ -3,8 +3,8 @@ of the writing thread follows (PTX ISA §9.7.15.4, "Async Proxy": wgmma.mma_asyn
 the async proxy, and accessing the same memory location across proxies needs a cross-proxy fence,
 `fence.proxy.async` between the generic proxy and the async proxy).
 
-A watcher (volta/exec/wgmma.py registers it with the in-flight register check) numbers, in execution order, each
-thread's last execution of every instruction that writes memory through the generic proxy (`st`, `atom`, `red`,
+A watcher (volta/exec/handlers/wgmma.py registers it with the in-flight register check) numbers, in execution order,
+each thread's last execution of every instruction that writes memory through the generic proxy (`st`, `atom`, `red`,
 `stmatrix`, `wmma.store`, `cp.async` without `.bulk`) and its last `fence.proxy.async` (every state space or
 `.shared::*`; a `.global` one does not order shared memory). At a wgmma's issue the race shadow names the last
 writer (thread, instruction) of each operand byte; it is unfenced when that thread ran that instruction after its

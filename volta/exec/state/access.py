@@ -10,8 +10,8 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import findings as F
-from volta.exec import memmodel, ordering, replicas
-from volta.exec.memory import GENERIC_LOCAL, GENERIC_SHARED, KERNEL_PARAM_BASE, PagedArray
+from volta.exec.races import memmodel, ordering, replicas
+from volta.exec.state.memory import GENERIC_LOCAL, GENERIC_SHARED, KERNEL_PARAM_BASE, PagedArray
 from volta.ir import spin
 from volta.ir.structparams import describe
 from volta.launch.spec import DTYPES
@@ -182,7 +182,7 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
     A store passes `image` (the bytes each lane stores, lanes x size) and `data` (which lanes store
     tensor data): a write-write race where every write stores the same value is a BENIGN RACE. In a
     symbolic run it also passes `exprs(positions, element)`, the expressions it stores: tensor data
-    then compares over the reals (volta/exec/replicas.py)."""
+    then compares over the reals (volta/exec/races/replicas.py)."""
     none = np.zeros((0, 2), np.int64)
     shadow = region.shadow
     if shadow is None or not m.check_races:
@@ -269,7 +269,7 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
                          second=op, buffer=region.name, offset=byte, bounds=region.size,
                          details={"reals": True} if same == "reals" else {})
                 continue
-            if values is not None:   # a concrete run: the two words, for volta/exec/replica_bits.py
+            if values is not None:   # a concrete run: the two words, for volta/exec/drivers/replica_bits.py
                 where_["details"] = {"values": values}
             elif same == "undecided" and not m.symbolic:
                 m.reals_rerun.append(op)   # tensor data: `volta races` compares it over the reals in a re-run
@@ -555,8 +555,8 @@ def load_lsym(m, op, region, lanes, offs, size):
     """Loaded values as one LaneSym (input leaves or stored LaneSym rows) covering the lanes that read
     symbolic data (the others read concrete bits, exactly as `load_sym` would), or None: the general
     path (`load_sym`) then decides."""
-    from volta.exec import lanesym  # start-up: reports import this module; lane polynomials load with the machine
-    from volta.exec.lanesym import LaneSym  # start-up
+    from volta.exec.state import lanesym  # start-up: reports import this module; lane polynomials load with the machine
+    from volta.exec.state.lanesym import LaneSym  # start-up
     from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly  # start-up
 
     if region == "kernel-param" or lanes.size == 0:
@@ -623,7 +623,7 @@ def _stored_leaves(region, lanes, rows, offs, size, stored):
     """Per-lane expressions stored at (rows, offs) as one LaneSym of leaves, when every lane reads an input
     element of one buffer stored at this width (a tile copied into shared memory as f16 pairs, read back
     element by element); None otherwise (the general path)."""
-    from volta.exec.lanesym import LaneSym  # start-up
+    from volta.exec.state.lanesym import LaneSym  # start-up
     from volta.symbolic.lanepoly import LanePoly  # start-up
 
     first = stored[0]

@@ -3,8 +3,8 @@ named-constant reading of float literals: log2 e, pi, ...), predicate bits as TR
 rational constants (LanePolys), the type each source operand is read as, the select of a data-dependent choice,
 and the static reading of libdevice's exponent-field idiom.
 
-Pure functions of bits, types and the program: the instruction handlers (volta/exec/dispatch.py, tensor_real.py,
-ifconvert.py, the fast paths) call them without importing the machine.
+Pure functions of bits, types and the program: the instruction handlers (volta/exec/handlers/dispatch.py,
+tensor_real.py, ifconvert.py, the fast paths) call them without importing the machine.
 """
 from __future__ import annotations
 
@@ -116,14 +116,14 @@ def _exponent_field_idioms(prog) -> dict:
 
 def select_real(c, a, b, op, m=None):
     v = realops.choose(c, a, b)
-    if v is None and m is not None:   # libdevice's overflow arm (expm1f's +inf): volta/exec/overflow_real.py
-        from volta.exec.overflow_real import overflow_select  # start-up: z3, only when an arm is infinite
+    if v is None and m is not None:   # libdevice's overflow arm (expm1f's +inf): volta/exec/state/overflow_real.py
+        from volta.exec.state.overflow_real import overflow_select  # start-up: z3, only when an arm is infinite
 
         v = overflow_select(m, op, c, a, b)
     if v is None:
         raise Unsupported("a data-dependent choice involving an infinite value (or one with no real value) is "
                           "not modelled (an infinite arm is read as the other arm only where z3 proves that arm's "
-                          "real value overflows the type there: volta/exec/overflow_real.py)", op.span)
+                          "real value overflows the type there: volta/exec/state/overflow_real.py)", op.span)
     return v
 
 

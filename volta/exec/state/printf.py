@@ -15,7 +15,7 @@ import struct
 
 import numpy as np
 
-from volta.exec import access as A
+from volta.exec.state import access as A
 
 CONVERSION = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?(hh|h|ll|l|z|j|t|L)?([diouxXcfFeEgGaAsp%])")
 MAX_STRING = 4096  # bytes read of one `%s` argument or format string

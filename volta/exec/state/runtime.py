@@ -10,8 +10,8 @@ concrete inputs, `volta run`) has no value for it. This module is the one place 
   findings then hold for those values); `volta run`, which promises outputs, still refuses the call.
 * `vprintf` (CUDA `printf`) changes nothing a kernel can see but its return value: it is a no-op that returns
   the number of arguments its format names; with `printed` given, the text each thread prints is formatted
-  (volta/exec/printf.py) and kept, in execution order.
-* `schedule`: which lane wins a contended atomic first (volta/exec/schedules.py); None is lane order.
+  (volta/exec/state/printf.py) and kept, in execution order.
+* `schedule`: which lane wins a contended atomic first (volta/exec/state/schedules.py); None is lane order.
 
 A `ConcreteRuntime` is a value passed to the Machine (`runtime=`); the default supplies nothing.
 """
@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from volta.errors import Unsupported
-from volta.exec import access as A
-from volta.exec import printf
+from volta.exec.state import access as A
+from volta.exec.state import printf
 from volta.ir.program import type_size
 
 PRINTF = "vprintf"  # the function CUDA's printf compiles to
@@ -73,7 +73,7 @@ class ConcreteRuntime:
 
     nondet: Nondet | None = None  # None: a call of a bodiless function is refused (volta run)
     printed: list | None = None  # None: printf is a no-op; a list: (thread id, text) per printed line
-    schedule: object = None  # volta.exec.schedules.Schedule; None: lanes of an atomic in lane order
+    schedule: object = None  # volta.exec.state.schedules.Schedule; None: lanes of an atomic in lane order
 
 
 def call(m, op, lanes, fn, rets, args) -> None:

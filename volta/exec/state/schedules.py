@@ -18,7 +18,7 @@ order where it matters:
   reproduces.
 
 The schedule only reorders what the PTX leaves unordered (the lanes of one atomic instruction); every lock,
-fence and barrier still means what the memory model says (volta/exec/memmodel.py).
+fence and barrier still means what the memory model says (volta/exec/races/memmodel.py).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from volta.exec.access import row_index
+from volta.exec.state.access import row_index
 from volta.ir import cfg as CFG
 from volta.ir.program import cuda_frames
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from volta.exec import findings as F
-from volta.exec.access import row_index
+from volta.exec.state.access import row_index
 from volta.ir.program import cuda_frames, cuda_text
 from volta.semantics.bits import U64
 
