@@ -79,7 +79,7 @@ class TracingMachine(Machine):
 
     def __init__(self, *args, previous: "TracingMachine | None" = None, **kw):
         if previous is not None:  # as volta.exec.drivers.pipeline.machine: the next launch starts from these buffers
-            self.carried_regions = previous.buffer_regions
+            kw["carried"] = previous.buffer_regions
         super().__init__(*args, **kw)
         self.exact = bool(self.symbolic)
         self.records: list[_Record] = previous.records if previous else []

@@ -63,8 +63,11 @@ class Machine(MachineServices):
                  functions: dict | None = None,
                  lane_structured: bool = False, allow_exit_before_barrier: bool = False,
                  lockstep_warps: bool = False, tensor: MmaSetting | None = None,
-                 runtime: ConcreteRuntime | None = None, named=None, integers: IntegerInputs = NO_INTEGERS):
+                 runtime: ConcreteRuntime | None = None, named=None, integers: IntegerInputs = NO_INTEGERS,
+                 carried: dict | None = None, racing: dict | None = None, path_log=None):
         self.prog = prog
+        # a launch sequence: the previous launch's buffer regions, taken as they are (volta/exec/drivers/pipeline.py)
+        self.carried_regions = carried or {}
         self.integers = integers  # integer input buffers and their ranges (volta/config.py), read by the real paths
         self.runtime = runtime or ConcreteRuntime()  # bodiless functions, printf, schedule (exec/state/runtime.py)
         self.lockstep = lockstep_warps  # pre-Volta: a warp's threads execute each instruction together
@@ -120,12 +123,12 @@ class Machine(MachineServices):
         self.last_branch = np.full(n, -1, np.int64)  # per lane: pc of the last conditional branch executed
         self.conditional = None  # (lanes whose path condition may fail, op) while if-conversion runs a side
         self.path_condition = None  # {lane: condition} of the side running, when `path_log` is kept
-        self.path_log = None  # volta/exec/drivers/feasible.py: conditions each memory access ran under
+        self.path_log = path_log  # volta/exec/drivers/feasible.py: conditions each memory access ran under
         self.thread_instructions = 0
         self.unproved_stores: list = []  # same-warp stores of data to one address whose values need expressions
         self.reals_rerun: list = []  # stores racing with tensor data in a structured run: compared over the reals
         self.replicas: set = set()  # PTX sites of stores to one slot found equal over the reals (replicas.py)
-        self.racing: dict | None = None  # racy_reads.py's second run: region -> the first run's race shadow
+        self.racing = racing  # racy_reads.py's second run: region -> the first run's race shadow (None: first)
         self.racing_pcs: set = set()  # ... and the loads that returned fresh leaves there
         self.normalizer = None  # shared by the value comparisons of those stores (symbolic mode)
         self.mem_epoch = 0  # bumped whenever a store or atomic changes memory (wakes parked spinners)
@@ -174,7 +177,7 @@ class Machine(MachineServices):
                 raise UsageError(f"parameter `{pname}` is used as a pointer but --args passes the scalar {value}; "
                                  f"pass a --buffer name")
         hopper.refuse_larger_clusters(self.prog)  # launches have clusters of one CTA
-        carried = getattr(self, "carried_regions", None) or {}  # a launch sequence: the previous launch's buffers
+        carried = self.carried_regions
         for name, buf in buffers.items():
             if name in carried:  # same bytes, taint and symbolic values; a fresh race shadow (launches are ordered)
                 region = carried[name]

@@ -86,8 +86,7 @@ def run(kernel, ptx_path, grid: tuple, args: list, storages: dict, bits_ptx=None
     def machine(racing=None):
         regions = carried if racing is None else {n: _region(n, storages[n]) for n in carried}
         m = pipeline.machine(regions, prog, launch, buffers, {}, symbolic=True, check_races=racing is None,
-                             lane_structured=racing is None, functions=kernel.functions)
-        m.racing = racing
+                             lane_structured=racing is None, functions=kernel.functions, racing=racing)
         return m.run()
 
     m = machine()

@@ -93,8 +93,7 @@ def _conditions(prog, launch, spec, integers: IntegerInputs):
     try:
         m = Machine(prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True, symbolic=True,
                     functions=spec.functions, allow_exit_before_barrier=spec.allow_exit_before_barrier,
-                    integers=integers)
-        m.path_log = log
+                    integers=integers, path_log=log)
         m.run()
     except Unsupported:
         return None

@@ -4,7 +4,7 @@ A launch boundary is a grid-wide barrier: every access of a launch happens befor
 so races are looked for within each launch only (each machine starts a fresh race shadow). What carries over
 is the buffers' memory: the bytes, the per-byte taint (DATA/UNDEF) and, in `volta check`, the symbolic values
 stored — the next machine's `_setup_memory` takes the previous machine's buffer regions as they are
-(`Machine.carried_regions`). Shared memory, registers and local memory do not carry over, as on a GPU.
+(`Machine(carried=...)`). Shared memory, registers and local memory do not carry over, as on a GPU.
 A `temp` buffer (an intermediate) starts never-written: a read of it before a launch wrote it is an
 uninitialized read, as for shared memory.
 """
@@ -15,10 +15,7 @@ def machine(carried, *args, **kwargs):
     """A Machine whose buffers are `carried` (name -> Region of the previous launch's machine), or fresh."""
     from volta.exec.machine import Machine  # start-up: reports import the drivers without running anything
 
-    m = Machine.__new__(Machine)
-    m.carried_regions = carried
-    m.__init__(*args, **kwargs)
-    return m
+    return Machine(*args, carried=carried, **kwargs)
 
 
 def combine(machines: list):

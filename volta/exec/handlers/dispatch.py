@@ -330,7 +330,7 @@ def _bf16_widened(m, op, elems, lanes):
 def _bf16_only(m) -> bool:
     """No 16-bit value of this launch can be anything but bf16: no other 16-bit buffer, no f16 value made, no float
     converted to a 16-bit integer, no earlier launch of a sequence."""
-    return not (getattr(m, "carried_regions", None) or "f16" in tensor_real._formats_made(m)
+    return not (m.carried_regions or "f16" in tensor_real._formats_made(m)
                 or any(A.region_itemsize(r) == 2 and r.dtype != "bf16" for r in m.buffer_regions.values())
                 or any(o.op == "cvt" and o.d.types[0] in (".u16", ".s16", ".b16") and o.d.types[-1][1] in "fb"
                        for o in m.prog.ops))

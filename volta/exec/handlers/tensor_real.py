@@ -183,7 +183,7 @@ def _carried_unknown(m, other: str) -> bool:
     """Whether memory carried in from earlier launches may hold `other`-format values: it does unless every
     carried region says its values are of its own dtype (`typed_values`, set by the kernelbench front door,
     whose storages hold values of their tensor's dtype) and none is of the other format."""
-    carried = getattr(m, "carried_regions", None) or {}
+    carried = m.carried_regions
     return any(not getattr(r, "typed_values", False) or r.dtype == other for r in carried.values())
 
 

@@ -74,7 +74,7 @@ def escaped(m) -> set:
 
 def settle(m, findings: list, rerun) -> list:
     """`findings` with each read-write RACE whose racing reads never reach an output made a benign read race.
-    `rerun(racing)` runs the launch again over the reals (per-lane expressions) with `m.racing = racing` (region
+    `rerun(racing)` runs the launch again over the reals (per-lane expressions) with `Machine(racing=racing)` (region
     name -> the first run's race shadow) and returns its machine, or None when it cannot."""
     candidates = reads(findings)
     if not candidates:
@@ -109,8 +109,7 @@ def rerun_launch(Machine, prog, launch, buffers: dict, symbols: dict, functions:
     def rerun(racing):
         try:
             m = Machine(prog, launch, buffers, symbols, structured=True, check_races=False, symbolic=True,
-                        functions=functions, allow_exit_before_barrier=allow_exit_before_barrier)
-            m.racing = racing
+                        functions=functions, allow_exit_before_barrier=allow_exit_before_barrier, racing=racing)
             return m.run()
         except Unsupported:
             return None
