@@ -698,16 +698,12 @@ class Machine(MachineServices):
 
     def _dividing(self, op, lanes, fn, vals):
         """Integer `div`/`rem`: a zero divisor is a finding naming the thread (PTX: the result is unspecified)."""
-        def report(d, zero):
+        zero = C.zero_divisors(op.d, vals[1])
+        if zero is not None and zero.any():
             k = int(np.nonzero(zero)[0][0])
             self.report(F.DIV_BY_ZERO, f"`{op.d.inst.opcode}` divides by zero in {int(np.count_nonzero(zero))} "
                         f"thread(s): the result is unspecified", op, [lanes[k]])
-
-        previous, C.ON_DIV_BY_ZERO = C.ON_DIV_BY_ZERO, report
-        try:
-            return fn(op.d, *vals)
-        finally:
-            C.ON_DIV_BY_ZERO = previous
+        return fn(op.d, *vals)
 
     def _real_compute(self, op, lanes, srcs, flags, t):
         """The expression each data lane computes (`--fp real`); None for concrete lanes."""
