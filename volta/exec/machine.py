@@ -71,8 +71,6 @@ class Machine(MachineServices):
         self.integers = integers  # integer input buffers and their ranges (volta/config.py), read by the real paths
         self.runtime = runtime or ConcreteRuntime()  # bodiless functions, printf, schedule (exec/state/runtime.py)
         self.lockstep = lockstep_warps  # pre-Volta: a warp's threads execute each instruction together
-        # polynomial data as LaneSym (one numpy-structured value per register), see volta/exec/state/lanesym.py
-        self.lane_structured = bool(lane_structured and symbolic and input_values is None)
         self.solo_state = None  # volta/exec/fast/onethread.py: a lane's register cache and decoded steps
         self.lane_fallbacks: dict = {}  # opcode -> count of data instructions that took the per-lane path
         self.symbolic = symbolic  # float data as real-valued expressions (`volta check`)
@@ -140,6 +138,11 @@ class Machine(MachineServices):
         self.may_spin = not structured or _may_spin(prog)
         opcodes = {o.op for o in prog.ops}   # instructions that watch the others (dispatch.WATCHERS: wgmma)
         self.watchers = [make(self) for name, make in WATCHERS.items() if name in opcodes]
+        # one thread on the plain Machine: the one-thread executor runs it (volta/exec/fast/onethread.py)
+        self.one_thread = onethread.applies(self, type(self) is Machine)
+        # polynomial data as LaneSym (one numpy-structured value per register), see volta/exec/state/lanesym.py;
+        # the one-thread executor keeps per-lane expressions instead
+        self.lane_structured = bool(lane_structured and symbolic and input_values is None and not self.one_thread)
 
     # ---- set-up ---------------------------------------------------------------------------
     def _mark_read_only(self):
@@ -245,7 +248,7 @@ class Machine(MachineServices):
     # ---- the scheduler ------------------------------------------------------------------
     def run(self):
         try:
-            if onethread.applies(self, type(self) is Machine):
+            if self.one_thread:
                 onethread.run(self)   # one thread: decoded closures over scalars, this machine for the rest
             else:
                 self._run_lanes()

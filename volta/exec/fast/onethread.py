@@ -131,7 +131,6 @@ def run(m):
     every 100,000 allocations, ~0.3 s off. Promoting the run's objects unscanned (gc.freeze + unfreeze)
     would save the one scan after the run, but would promote every young cycle of the process with them
     (machines of earlier checks), to wait for a full collection: memory would grow over a batch."""
-    m.lane_structured = False   # one lane: per-lane expressions are what this executor keeps
     was = gc.isenabled()
     gc.disable()
     try:
