@@ -82,16 +82,16 @@ def spec_for(pair: str, size: int):
 
 
 def one(pair: str, size: int, fast: bool) -> dict:
+    from volta.config import FastPaths
     from volta.equiv import check as CK
-    from volta.exec.fast import onethread
 
-    onethread.ENABLED = fast
+    paths = FastPaths(one_thread=fast)
     spec = spec_for(pair, size)
     start = time.perf_counter()
-    m = CK.execute(spec, "ref")
+    m = CK.execute(spec, "ref", fast=paths)
     alone = time.perf_counter() - start
     start = time.perf_counter()
-    report = CK.check(spec, timeout_ms=10_000)
+    report = CK.check(spec, timeout_ms=10_000, fast=paths)
     return {"pair": pair, "size": size, "fast": fast, "verdict": report.verdict,
             "seconds": time.perf_counter() - start, "execute": report.stats.get("execute_seconds", 0.0),
             "decide": report.stats.get("decide_seconds", 0.0), "alone": alone, "ti": m.thread_instructions,

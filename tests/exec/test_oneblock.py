@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from volta.config import FastPaths
 from volta.equiv import check as CK
 from volta.errors import VoltaError
 from volta.exec import limits
@@ -47,9 +48,8 @@ def _dot(n):
 
 
 def _run(spec, role, blocks, monkeypatch):
-    monkeypatch.setattr(oneblock, "ENABLED", blocks)
     try:
-        m = CK.execute(spec, role, lane_structured=False)
+        m = CK.execute(spec, role, lane_structured=False, fast=FastPaths(blocks=blocks))
     except VoltaError as err:
         return ("error", type(err).__name__, str(err), getattr(err, "span", None))
     outs = {k: list(v) for k, v in CK.outputs(m, spec).items()}

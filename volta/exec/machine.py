@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from volta.config import NO_INTEGERS, WARP_SIZE, IntegerInputs
+from volta.config import ALL_FAST, NO_INTEGERS, WARP_SIZE, FastPaths, IntegerInputs
 from volta.errors import Unsupported, UsageError
 from volta.exec import findings as F
 from volta.exec import limits
@@ -64,8 +64,10 @@ class Machine(MachineServices):
                  lane_structured: bool = False, allow_exit_before_barrier: bool = False,
                  lockstep_warps: bool = False, tensor: MmaSetting | None = None,
                  runtime: ConcreteRuntime | None = None, named=None, integers: IntegerInputs = NO_INTEGERS,
-                 carried: dict | None = None, racing: dict | None = None, path_log=None):
+                 carried: dict | None = None, racing: dict | None = None, path_log=None,
+                 fast: FastPaths = ALL_FAST):
         self.prog = prog
+        self.fast = fast  # which fast paths this run may take (volta/config.py)
         # a launch sequence: the previous launch's buffer regions, taken as they are (volta/exec/drivers/pipeline.py)
         self.carried_regions = carried or {}
         self.integers = integers  # integer input buffers and their ranges (volta/config.py), read by the real paths

@@ -21,7 +21,6 @@ from volta.semantics.bits import width
 from volta.symbolic import expr as E
 from volta.symbolic.expr import Expr
 
-ENABLED = True   # tests compare runs with step-by-step execution
 MAX_STEPS = 64
 _DIRECT = {"add": E.add, "sub": E.sub, "mul": E.mul, "fma": E.fma, "mad": E.fma, "neg": E.neg,
            "max": E.maximum, "min": E.minimum}   # realops.TABLE without `d` (no .relu: arith_shape)
@@ -37,7 +36,7 @@ class Block:
 def compile_block(m, ops, pc, regs) -> Block | None:
     """The run of steps from `pc` (up to a branch, a step it does not cover, or MAX_STEPS), or None when
     that run is shorter than two steps."""
-    if not ENABLED:
+    if not m.fast.blocks:
         return None
     gen = _Generator(m, regs, pc)
     for op in ops[pc:pc + MAX_STEPS]:

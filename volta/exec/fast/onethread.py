@@ -29,8 +29,6 @@ from volta.exec.fast.onestep import compile_step
 from volta.exec.state.lanesym import LaneSym
 from volta.exec.state.services import RUN, UNDEF
 
-ENABLED = True   # tests compare both executors by turning this off
-
 
 def applies(m, plain: bool) -> bool:
     """A symbolic run of exactly one thread on the plain Machine (subclasses trace or reinterpret steps)."""
@@ -40,7 +38,7 @@ def applies(m, plain: bool) -> bool:
 def eligible(m, plain: bool) -> bool:
     """A symbolic run on the plain Machine (`plain`: no subclass that traces or reinterprets steps), without the
     memory-model clocks or spinning threads."""
-    return (ENABLED and plain and m.symbolic and not getattr(m, "bit_terms", False)
+    return (m.fast.one_thread and plain and m.symbolic and not getattr(m, "bit_terms", False)
             and m.clocks is None and not m.may_spin and not getattr(m, "watchers", None))
 
 
