@@ -56,7 +56,7 @@ flash measured in the same session for comparison:
   causal 32x32x16 / 32x32x32: flash_mma 5.0 / 7.7 s (168 / 242 MB)
   single-flash_mma 16x64x32 (512) 61.9 s, 16x128x16 (256) 72.2 s (executing the one-thread reference: 85%)
   single-flash_mma 1x32x1024 (1024) 74.9 s, 408 MB (execute 65.3 s, decide 9.4 s), measured at ccf01b1;
-  with the one-thread executor (volta/exec/onethread.py): 15.4 s (execute 9.1 s, decide 6.2 s) on a quiet
+  with the one-thread executor (volta/exec/fast/onethread.py): 15.4 s (execute 9.1 s, decide 6.2 s) on a quiet
   machine, 31.7 s, 405 MB (execute 20.1 s) with the test suite running beside it; 32x32x32 12.4 s
 The issue's target (1,024 outputs in < 120 s, < 6 GB) holds for the tensor-core kernel at 1x32x1024 (23.8 s,
 412 MB: execute 15.5 s, the warp's other 15 rows read zero queries and store nothing), 16x32x64 and 32x32x32.

@@ -8,7 +8,7 @@ register-blocked outputs per thread), M = N = K = size. Softmax: examples/eq_sof
 (naive 3-pass vs online) at ROWS x COLS. Prints verdict, seconds (execute / decide) and
 thread-instructions per second (target: >= 2 million/s); `--profile N` runs the first case under
 cProfile and prints the N most expensive functions by own time and by cumulative time; `--per-lane`
-turns the lane-structured polynomial path off (volta/exec/lanesym.py) for a before/after comparison.
+turns the lane-structured polynomial path off (volta/exec/state/lanesym.py) for a before/after comparison.
 
 Measured (one core, lane-structured path on): GEMM 64^3 1.3 s, 128^3 4.6 s (5.3 M/s executing),
 256^3 32 s (6.7 M/s executing); per-lane path (`--per-lane`): 64^3 6.0 s, 128^3 39 s.
@@ -31,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from volta.config import ALL_FAST, FastPaths  # noqa: E402
 from volta.equiv.check import check  # noqa: E402
 from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec  # noqa: E402
 
@@ -58,9 +59,9 @@ def softmax_spec(rows: int, cols: int) -> LaunchSpec:
     return LaunchSpec({"ref": ref, "opt": opt}, bufs, source=f"softmax {rows}x{cols}")
 
 
-def measure(spec: LaunchSpec) -> dict:
+def measure(spec: LaunchSpec, fast: FastPaths = ALL_FAST) -> dict:
     start = time.perf_counter()
-    report = check(spec)
+    report = check(spec, fast=fast)
     seconds = time.perf_counter() - start
     ti = report.stats.get("thread_instructions", 0)
     row = {"case": spec.source, "verdict": report.verdict, "seconds": seconds,
@@ -81,16 +82,13 @@ def main() -> int:
     ap.add_argument("--per-lane", action="store_true",
                     help="disable the lane-structured polynomial path (one expression per lane: the reference)")
     opts = ap.parse_args()
-    if opts.per_lane:
-        from volta.equiv import check as CK
-
-        CK.LANE_STRUCTURED = False
+    fast = FastPaths(lane_structured=not opts.per_lane)
     specs = [gemm_spec(int(n)) for n in opts.gemm.split(",") if n]
     specs += [softmax_spec(*map(int, rc.split("x"))) for rc in opts.softmax.split(",") if rc]
     if opts.profile:
         prof = cProfile.Profile()
         prof.enable()
-        measure(specs[0])
+        measure(specs[0], fast)
         prof.disable()
         for key in ("tottime", "cumulative"):
             out = io.StringIO()
@@ -98,7 +96,7 @@ def main() -> int:
             print(out.getvalue())
         specs = specs[1:]
     for spec in specs:
-        measure(spec)
+        measure(spec, fast)
     return 0
 
 

@@ -1,5 +1,5 @@
 """Benchmark one-thread launches (issue 9, "few lanes, long loops"): `volta check` of a one-thread reference
-kernel (grid 1, block 1) against a parallel kernel, with volta/exec/onethread.py on and, for comparison, off
+kernel (grid 1, block 1) against a parallel kernel, with volta/exec/fast/onethread.py on and, for comparison, off
 (the SIMT executor with its lane arrays of one lane).
 
     python benchmarks/bench_onethread.py                         # every pair at its default size
@@ -28,7 +28,7 @@ kernel's execution alone (for `first`, the whole 256-thread reference launch):
   first  65536  369 K   (0.81)                 not run          check 17.5 s: decide 14.5 s (a 65,536-term sum
                                                                 against a grid-stride tree with atomics), 805 MB
 What made the difference this session (dot 65536 0.54 -> 0.34 s, gemm 32 0.87 -> 0.67 s): straight-line runs
-compiled into one function (volta/exec/oneblock.py), the cyclic collector off for the run (its scans were
+compiled into one function (volta/exec/fast/oneblock.py), the cyclic collector off for the run (its scans were
 0.06-0.3 s of it), element views instead of from_bytes, leaves made 64 at a time, and fma's common case
 without the folds' tests. 1 M/s is not reached: each dot-product term interns four nodes (two leaves, the
 product, the sum) at ~0.5-0.8 us each on this machine, half the time; the GEMM's 1,024 stores take the
@@ -82,16 +82,16 @@ def spec_for(pair: str, size: int):
 
 
 def one(pair: str, size: int, fast: bool) -> dict:
+    from volta.config import FastPaths
     from volta.equiv import check as CK
-    from volta.exec import onethread
 
-    onethread.ENABLED = fast
+    paths = FastPaths(one_thread=fast)
     spec = spec_for(pair, size)
     start = time.perf_counter()
-    m = CK.execute(spec, "ref")
+    m = CK.execute(spec, "ref", fast=paths)
     alone = time.perf_counter() - start
     start = time.perf_counter()
-    report = CK.check(spec, timeout_ms=10_000)
+    report = CK.check(spec, timeout_ms=10_000, fast=paths)
     return {"pair": pair, "size": size, "fast": fast, "verdict": report.verdict,
             "seconds": time.perf_counter() - start, "execute": report.stats.get("execute_seconds", 0.0),
             "decide": report.stats.get("decide_seconds", 0.0), "alone": alone, "ti": m.thread_instructions,

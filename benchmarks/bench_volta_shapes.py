@@ -19,7 +19,7 @@ Measured 2026-12-01 (2 shared cores, other agents running; ranges over 2 runs wh
   K = 1024: 10.2-19.7 s, 360-403 MB (before: 32.7-42.6 s loaded, 910-947 MB)
   K = 4096: naive 82-133 s, tiled 150 s, regblock 85 s, float4 90 s, dbuf 94 s, tpad 69-71 s; 1.31-1.51 GB
             (before: > 600 s, killed). Target < 60 s not reached: execution is ~0.2-0.35 ms per instruction
-            step (175 K steps per kernel), ~30% of it race bookkeeping of global reads (exec/shadow.py).
+            step (175 K steps per kernel), ~30% of it race bookkeeping of global reads (exec/races/shadow.py).
 Measured 2026-12-03 (2 shared cores, helpers running), after read-only buffers stopped being race-tracked
 (volta/ir/written.py), --size 64, K = 4096: naive vs naive 22.3 s, tiled 27.5 s, regblock 23.8 s, float4 22.5 s,
             dbuf 23.5 s, tpad 30.1 s; 1.17-1.30 GB (target < 60 s, < 3 GB: met; moonshot < 20 s: not yet).

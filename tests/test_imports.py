@@ -40,6 +40,10 @@ LAYERS = (
     ("__main__",),
 )
 RANK = {package: rank for rank, packages in enumerate(LAYERS) for package in packages}
+# volta/exec inside, lowest first: its two leaf modules, the race detector's state, the machine's state, the
+# instruction handlers, the fast paths, the Machine, and the drivers that run machines for a command
+EXEC_LAYERS = (("findings", "limits"), ("races",), ("state",), ("handlers",), ("fast",), ("machine",), ("drivers",))
+EXEC_RANK = {part: rank for rank, parts in enumerate(EXEC_LAYERS) for part in parts}
 Z3_BRIDGE = "volta.symbolic.z3bridge"
 GRAPH_MARK = "<!-- package graph: python tests/test_imports.py --graph -->"
 # the faces: a package every import of a submodule runs, that loads its API on first use (PEP 562 / a callable
@@ -148,6 +152,18 @@ def upward_imports(graph: dict) -> list:
             if t != "z3" and RANK[_package(m)] < RANK[_package(t)]]
 
 
+def _exec_part(module: str) -> str | None:
+    """The sub-package (or top-level module) of volta/exec a module is in; None outside exec and for its __init__."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "exec" else None
+
+
+def upward_exec_imports(graph: dict) -> list:
+    return [f"{m}:{line} imports {t} ({_exec_part(m)} is below {_exec_part(t)})"
+            for m, imports in sorted(graph.items()) if _exec_part(m) for t, line, _ in imports
+            if _exec_part(t) and EXEC_RANK[_exec_part(m)] < EXEC_RANK[_exec_part(t)]]
+
+
 def package_graph(graph: dict) -> dict:
     """package -> the packages it imports, from the module graph."""
     edges = {_package(m): set() for m in graph}
@@ -176,6 +192,15 @@ def test_no_import_cycle():
 
 def test_no_upward_import():
     assert upward_imports(_graph()) == []
+
+
+def test_every_exec_part_has_a_layer():
+    assert sorted({_exec_part(m) for m in _graph()} - {None} - set(EXEC_RANK)) == []
+
+
+def test_no_upward_import_inside_exec():
+    """The machine's sub-packages import only lower ones: handlers never the machine, the machine never a driver."""
+    assert upward_exec_imports(_graph()) == []
 
 
 def test_no_package_cycle():
@@ -211,6 +236,9 @@ def test_the_contract_sees_a_cycle_and_an_upward_arrow():
     graph = {"volta.exec.a": [("volta.equiv.b", 1, False)], "volta.equiv.b": [("volta.exec.a", 2, True)]}
     assert _cycles(graph) == [["volta.equiv.b", "volta.exec.a"]]
     assert upward_imports(graph) == ["volta.exec.a:1 imports volta.equiv.b (exec is below equiv)"]
+    inside = {"volta.exec.handlers.h": [("volta.exec.machine", 3, False)], "volta.exec.machine": []}
+    assert upward_exec_imports(inside) == ["volta.exec.handlers.h:3 imports volta.exec.machine (handlers is below "
+                                           "machine)"]
 
 
 if __name__ == "__main__":   # the counts, for a commit message: python tests/test_imports.py [--graph]
@@ -222,5 +250,5 @@ if __name__ == "__main__":   # the counts, for a commit message: python tests/te
         raise SystemExit
     print("cycles:", [len(c) for c in _cycles(g)], "upward:", len(upward_imports(g)),
           "in-function:", sum(inner for imports in g.values() for _, _, inner in imports))
-    for line in upward_imports(g):
+    for line in upward_imports(g) + upward_exec_imports(g):
         print(" ", line)

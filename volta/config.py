@@ -4,10 +4,13 @@ A mode that changes what a command decides is a frozen value handed down to whoe
 global set for the duration of a command: two checks in one process (the batch runner, the Python API, a test)
 cannot see each other's modes, and a reader says in its signature which modes it depends on.
 
+`FastPaths`: which of the machine's fast paths a run may take. Each computes what the general path computes, only
+faster; tests and benchmarks turn one off to compare the two (results, registers and counters must agree).
+
 `IntegerInputs`: which input buffers of the launch in hand hold integers and the range of their elements. Over
 the reals their elements are still reals (what holds for every real holds for every integer), but a
 counterexample must give them integer values inside those ranges, the solver is told so, and the executor's
-exact integer arithmetic (volta/exec/integer_real.py) bounds them by those ranges. `volta check` and the
+exact integer arithmetic (volta/exec/handlers/integer_real.py) bounds them by those ranges. `volta check` and the
 feasibility re-run of `volta races` make one from the launch's buffers (volta/launch/spec.py: `integer_inputs`);
 every other run has none (`NO_INTEGERS`).
 """
@@ -16,6 +19,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 WARP_SIZE = 32   # threads of a warp (PTX ISA 5.2.2 `WARP_SZ`): lane ids, warp collectives, tensor-core fragments
+
+
+@dataclass(frozen=True)
+class FastPaths:
+    """The machine's fast paths a run may take: all, unless a test or a benchmark compares one with the general
+    path."""
+    one_thread: bool = True        # a lone lane as decoded steps over a register cache (volta/exec/fast/onethread.py)
+    blocks: bool = True            # straight-line runs of those steps compiled into one function (fast/oneblock.py)
+    lane_structured: bool = True   # `volta check`: polynomial data as lane-structured values (exec/state/lanesym.py)
+
+
+ALL_FAST = FastPaths()
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from volta.api import Buffer, Launch, UsageError
 __all__ = ["TritonKernel", "Call", "LIBDEVICE", "compile", "compile_call", "require_triton"]
 
 ARCH = 80
-# libdevice function -> the real function `volta check` reads it as (volta/exec/dispatch.py: _meaning)
+# libdevice function -> the real function `volta check` reads it as (volta/exec/handlers/dispatch.py: _meaning)
 LIBDEVICE = {"tanh": "tanh", "exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "sqrt": "sqrt",
              "rsqrt": "rsqrt", "erf": "erf", "sin": "sin", "cos": "cos"}
 _EXTERN = re.compile(r'symbol = "(__nv_[A-Za-z0-9_]+)"')

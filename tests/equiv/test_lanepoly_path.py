@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from volta.config import FastPaths
 from volta.equiv import check as CK
 from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec, load_manifest
 from volta.symbolic import z3bridge
@@ -34,7 +35,6 @@ def _check(spec, lane: bool, monkeypatch, runs: dict | None = None, decided: dic
     `decided`, a dict shared by the two checks of one pair, an element whose (ref, opt) expressions are the very
     nodes (interned) the other path already sent to the solver gets that decision again instead of a second
     solver run: the paths must build the same elements, and where they differ the solver runs as usual."""
-    monkeypatch.setattr(CK, "LANE_STRUCTURED", lane)
     if decided is not None:
         monkeypatch.setattr(z3bridge, "decide_equal", functools.partial(_decide_once, decided))
     if runs is not None:
@@ -44,7 +44,7 @@ def _check(spec, lane: bool, monkeypatch, runs: dict | None = None, decided: dic
                 runs[(role, lane)] = m
             return m
         monkeypatch.setattr(CK, "execute", execute)
-    return CK.check(spec)
+    return CK.check(spec, fast=FastPaths(lane_structured=lane))
 
 
 def _decide_once(decided: dict, a, b, timeout_ms, norm, domain, integers):

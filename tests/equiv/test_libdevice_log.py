@@ -1,5 +1,5 @@
 """`volta check` over the reals on libdevice's logf (tests/equiv/data/libdevice_log.cu, nvcc sm_80, no fast
-math): its exponent/mantissa split on the float's bits (volta/exec/floatbits.py, proofs/float_bits.py)."""
+math): its exponent/mantissa split on the float's bits (volta/exec/handlers/floatbits.py, proofs/float_bits.py)."""
 import importlib.util
 import json
 from pathlib import Path

@@ -67,7 +67,7 @@ TRANSCENDENTAL = frozenset({"ex2", "lg2", "sqrt", "rsqrt", "tanh", "sin", "cos",
 def _rational(spec) -> bool:
     """Whether both kernels' real semantics stays rational and total (no exp, roots, nor libdevice's logf,
     which is NaN/-inf for x <= 0): then the exact oracle."""
-    from volta.exec import floatbits
+    from volta.exec.handlers import floatbits
     from volta.ir.program import lower
     from volta.ptx.parser import parse_file
 

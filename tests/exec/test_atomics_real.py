@@ -1,5 +1,5 @@
-"""Atomics over the reals (volta/exec/atomics_real.py): an address only updated by atom/red add, min or max ends
-with its initial value combined with every contribution, in any order; what the order decides (the returned old
+"""Atomics over the reals (volta/exec/handlers/atomics_real.py): an address only updated by atom/red add, min or max
+ends with its initial value combined with every contribution, in any order; what the order decides (the returned old
 value, exch, bitwise atomics of data, plain reads before the end) is refused or reported, never decided for one
 schedule. Kernels: data/atomics_real/atomics.cu."""
 from __future__ import annotations

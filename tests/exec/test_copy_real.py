@@ -1,8 +1,8 @@
 """`volta check` over the reals through cp.async / cp.async.bulk / mbarrier pipelines, end to end (CLI).
 
 PTX ISA §9.7.9.25 (cp.async): the copy reads its source when issued and writes shared memory by the time
-the issuing thread's cp.async.wait_group / wait_all completes it; volta/exec/asynccopy.py moves the bytes
-then and volta/exec/copy_real.py the elements' expressions with them. Triton's FMA dot loads its shared
+the issuing thread's cp.async.wait_group / wait_all completes it; volta/exec/handlers/asynccopy.py moves the bytes
+then and volta/exec/handlers/copy_real.py the elements' expressions with them. Triton's FMA dot loads its shared
 tiles with ldmatrix of 32-bit words, which copy_real.py moves as whole elements.
 """
 from __future__ import annotations

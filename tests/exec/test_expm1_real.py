@@ -1,4 +1,4 @@
-"""libdevice expm1f over the reals (volta/exec/overflow_real.py): its `selp.f32 r, +inf, v, j > 128` is read as v,
+"""libdevice expm1f over the reals (volta/exec/state/overflow_real.py): its `selp.f32 r, +inf, v, j > 128` is read as v,
 because z3 proves v >= 2^128 wherever that arm is taken (the float result overflows there; the real model reads
 every float instruction by its unrounded value). A +inf that is no overflow (`x > 10 ? INFINITY : e`) stays
 UNSUPPORTED. Kernels: data/expm1_real/expm1.cu."""
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from volta.cli import run
-from volta.exec.overflow_real import proves_overflow
+from volta.exec.state.overflow_real import proves_overflow
 from volta.symbolic import expr as E
 
 PTX = str(Path(__file__).parent / "data" / "expm1_real" / "expm1.ptx")

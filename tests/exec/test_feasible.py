@@ -1,4 +1,4 @@
-"""Feasible paths only (volta/exec/feasible.py): findings between the two sides of branches on tensor data."""
+"""Feasible paths only (volta/exec/drivers/feasible.py): findings between the two sides of branches on tensor data."""
 from __future__ import annotations
 
 from pathlib import Path

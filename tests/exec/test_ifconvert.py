@@ -1,4 +1,4 @@
-"""If-conversion of branches on tensor data (volta/exec/ifconvert.py): both sides run under their
+"""If-conversion of branches on tensor data (volta/exec/handlers/ifconvert.py): both sides run under their
 path conditions and merge into selects at the post-dominator; stores under a condition that may fail
 keep the old value; loops, barriers and stores whose old value nobody knows stay UNSUPPORTED.
 PTX: tests/exec/data/ifconvert/ifconvert.sm80.ptx (nvcc 13 from ifconvert.cu, command in its header).
@@ -13,12 +13,12 @@ import pytest
 
 from volta.equiv.check import check
 from volta.exec import findings as F
-from volta.launch.spec import from_options, pair_from_options
-from volta.session.races import analyze
+from volta.exec.handlers import ifconvert
 from volta.ir import cfg as CFG
 from volta.ir.program import lower
+from volta.launch.spec import from_options, pair_from_options
 from volta.ptx.parser import parse_file
-from volta.exec import ifconvert
+from volta.session.races import analyze
 
 PTX = Path(__file__).parent / "data" / "ifconvert" / "ifconvert.sm80.ptx"
 

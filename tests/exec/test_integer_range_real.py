@@ -1,5 +1,5 @@
-"""Integer data over the reals (volta/exec/integer_real.py): a polynomial over the integers stands for its residue
-modulo 2^w, so an instruction that reads an integer's number (comparison, min/max, extension, saturation) is
+"""Integer data over the reals (volta/exec/handlers/integer_real.py): a polynomial over the integers stands for its
+residue modulo 2^w, so an instruction that reads an integer's number (comparison, min/max, extension, saturation) is
 decided only where interval bounds put the operand in its type's range. Each pair below had a wrong verdict:
 EQUIVALENT for max(a+1, b+1) vs max(a,b)+1, signed vs unsigned atomicMax, (unsigned)a < 10u vs a < 10, a sign-extended vs zero-extended byte,
 (long)(a+b) vs (long)a + b, cvt.s8.s32 into a 32-bit register vs a, saturating vs wrapping float-to-int; NOT EQUIVALENT with impossible witnesses for

@@ -1,4 +1,4 @@
-"""volta/exec/oneblock.py (straight-line runs of one-thread steps compiled into one function) against the step
+"""volta/exec/fast/oneblock.py (straight-line runs of one-thread steps compiled into one function) against the step
 closures alone: the same outputs (the same interned nodes), findings, errors, steps, thread-instruction
 counts and final registers, on the one-thread and solo kernels of tests/exec/data/onethread and the
 one-thread examples; runs that stop early (an address out of bounds, a concrete accumulator, the step cap)."""
@@ -10,9 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from volta.config import FastPaths
 from volta.equiv import check as CK
 from volta.errors import VoltaError
-from volta.exec import limits, oneblock
+from volta.exec import limits
+from volta.exec.fast import oneblock
 from volta.launch.spec import load_manifest, pair_from_options
 from volta.ptx.decode import decode_module
 from volta.ptx.parser import parse_text
@@ -46,9 +48,8 @@ def _dot(n):
 
 
 def _run(spec, role, blocks, monkeypatch):
-    monkeypatch.setattr(oneblock, "ENABLED", blocks)
     try:
-        m = CK.execute(spec, role, lane_structured=False)
+        m = CK.execute(spec, role, lane_structured=False, fast=FastPaths(blocks=blocks))
     except VoltaError as err:
         return ("error", type(err).__name__, str(err), getattr(err, "span", None))
     outs = {k: list(v) for k, v in CK.outputs(m, spec).items()}
@@ -97,7 +98,7 @@ def test_the_loop_body_runs_as_one_block(monkeypatch):
                 return out
             block.run = run
         return block
-    monkeypatch.setattr("volta.exec.onethread.compile_block", counting)
+    monkeypatch.setattr("volta.exec.fast.onethread.compile_block", counting)
     CK.execute(_dot(400), "ref")
     full = [r for r in runs if r[1] == r[2] and r[1] == 18]
     assert len(full) == 400 // 4 - 1, runs[:5]

@@ -1,4 +1,4 @@
-"""volta/exec/onethread.py (one-thread launches without the lane machinery) against the general executor:
+"""volta/exec/fast/onethread.py (one-thread launches without the lane machinery) against the general executor:
 for every kernel, the same output expressions (the same interned nodes), findings, errors, steps and
 thread-instruction counts, and the same `volta check` verdicts. Kernels: tests/exec/data/onethread/onethread.cu
 (nvcc 13, command in its header) and the one-thread examples."""
@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from volta.config import FastPaths
 from volta.equiv import check as CK
 from volta.errors import VoltaError
-from volta.exec import limits, onethread
+from volta.exec import limits
 from volta.launch.spec import load_manifest, pair_from_options
 from volta.symbolic import expr as E
 
@@ -26,9 +27,8 @@ def _spec(kernel, buffers, args, ref=None):
 
 def _run(spec, role, enabled, monkeypatch):
     """(outputs, findings, steps, thread-instructions) or the error, with the one-thread executor on or off."""
-    monkeypatch.setattr(onethread, "ENABLED", enabled)
     try:
-        m = CK.execute(spec, role, lane_structured=False)
+        m = CK.execute(spec, role, lane_structured=False, fast=FastPaths(one_thread=enabled))
     except VoltaError as err:
         return ("error", type(err).__name__, str(err), getattr(err, "span", None))
     outs = CK.outputs(m, spec)
@@ -117,8 +117,7 @@ def test_check_verdicts_agree(ref, opt, expected, monkeypatch):
                              opt={"kernel": opt})
     verdicts = []
     for enabled in (True, False):
-        monkeypatch.setattr(onethread, "ENABLED", enabled)
-        verdicts.append(CK.check(spec).verdict)
+        verdicts.append(CK.check(spec, fast=FastPaths(one_thread=enabled)).verdict)
     assert verdicts == [expected, expected]
 
 

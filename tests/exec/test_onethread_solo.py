@@ -1,4 +1,4 @@
-"""volta/exec/onethread.py `solo`: one lane of a larger launch that the scheduler picks alone runs decoded
+"""volta/exec/fast/onethread.py `solo`: one lane of a larger launch that the scheduler picks alone runs decoded
 steps until an instruction for the general path, or until its pc reaches another runnable lane's. With it
 on and off: the same outputs (the same interned nodes without lane-structured values; the same verdicts
 with them), findings, steps and thread-instruction counts. Kernels: tests/exec/data/onethread/solo.cu."""
@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from volta.config import FastPaths
 from volta.equiv import check as CK
 from volta.errors import VoltaError
-from volta.exec import onethread
+from volta.exec.fast import onethread
 from volta.launch.spec import pair_from_options
 
 PTX = str(Path(__file__).parent / "data" / "onethread" / "solo.sm80.ptx")
@@ -32,9 +33,8 @@ def _spec(kernel, ref=None):
 
 
 def _run(spec, enabled, lane_structured, monkeypatch, role="opt"):
-    monkeypatch.setattr(onethread, "ENABLED", enabled)
     try:
-        m = CK.execute(spec, role, lane_structured=lane_structured)
+        m = CK.execute(spec, role, lane_structured=lane_structured, fast=FastPaths(one_thread=enabled))
     except VoltaError as err:
         return ("error", type(err).__name__, str(err))
     outs = CK.outputs(m, spec)
@@ -93,5 +93,4 @@ def test_the_example_both_ways(monkeypatch):
         fast = _run(spec, True, True, monkeypatch, role)
         slow = _run(spec, False, True, monkeypatch, role)
         assert fast[1:] == slow[1:]
-    monkeypatch.setattr(onethread, "ENABLED", True)
     assert CK.check(spec).verdict == "equivalent"

@@ -1,4 +1,4 @@
-"""Ordering races (volta/exec/shadow.py, ordering.py): morally strong accesses that nothing orders, after the PTX
+"""Ordering races (volta/exec/races/shadow.py, ordering.py): morally strong accesses that nothing orders, after the PTX
 memory model; benign read races; the kinds kept apart in text, JSON and SARIF (docs/races.md)."""
 from __future__ import annotations
 

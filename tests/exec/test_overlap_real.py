@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from volta.equiv.check import check
-from volta.exec import access as A
+from volta.exec.state import access as A
+from volta.exec.state.memory import Region
 from volta.launch.spec import pair_from_options
-from volta.exec.memory import Region
 
 PTX = Path(__file__).parent / "data" / "overlap" / "overlap.sm80.ptx"
 

@@ -1,6 +1,6 @@
-"""f16x2/bf16x2 registers over the reals in volta check (volta/exec/tensor_real.py packed_compute, store_pairs):
-`cvt.rn.f16x2.f32 d, a, b` is the pair f16x2(b, a), arithmetic on packed registers works on each half, a 4-byte
-store of a pair lands as its two 16-bit elements, a shuffle moves the pair, and mma.sync reads fragments packed
+"""f16x2/bf16x2 registers over the reals in volta check (volta/exec/handlers/tensor_real.py packed_compute,
+store_pairs): `cvt.rn.f16x2.f32 d, a, b` is the pair f16x2(b, a), arithmetic on packed registers works on each half, a
+4-byte store of a pair lands as its two 16-bit elements, a shuffle moves the pair, and mma.sync reads fragments packed
 in registers from f32. A packing with the halves swapped or another low half is NOT EQUIVALENT with a replayed
 witness; pairs stored into buffers of another element type, per-half comparisons, integer arithmetic on a pair's
 bits, atomics on pairs, and data stored with a width other than the buffer's element width are UNSUPPORTED

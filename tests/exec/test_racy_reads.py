@@ -1,4 +1,4 @@
-"""Racing reads whose values never reach an output (volta/exec/racy_reads.py): a benign-read-race only when the
+"""Racing reads whose values never reach an output (volta/exec/races/racy_reads.py): a benign-read-race only when the
 second run gave the racing load fresh leaves and none of them landed in a global buffer.
 
 tests/exec/data/racy_reads: `replica` (two blocks hold the same elements, only block 0 stores; with `leak`
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from volta.cli import run
 from volta.exec import findings as F
 from volta.launch.spec import load_manifest
 from volta.session.races import CLEAN, FINDINGS, analyze
-from volta.cli import run
 
 DATA = Path(__file__).resolve().parent / "data" / "racy_reads"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -1,5 +1,5 @@
-"""redux.sync over the reals (volta/exec/redux_real.py): add is the sum of the member lanes' values, min/max the
-min/max over them (also the sm_100a .f32 forms, .abs included); bitwise reductions of data, integer reductions of
+"""redux.sync over the reals (volta/exec/handlers/redux_real.py): add is the sum of the member lanes' values, min/max
+the min/max over them (also the sm_100a .f32 forms, .abs included); bitwise reductions of data, integer reductions of
 a float's bits, an unsigned max of signed data and a lane outside its own membermask are UNSUPPORTED; half-warps
 with their own masks reduce separately (the bit handler too). Kernels: data/redux_real/redux.cu (sm_80), redux_f32.cu (sm_100a)."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from volta.cli import run
-from volta.exec.dispatch import _reduce_bits
+from volta.exec.handlers.dispatch import _reduce_bits
 
 DATA = Path(__file__).parent / "data" / "redux_real"
 PTX = str(DATA / "redux.ptx")

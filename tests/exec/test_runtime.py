@@ -1,4 +1,4 @@
-"""What a concrete run supplies (volta/exec/runtime.py, printf.py): printf as a no-op with its text, bodiless
+"""What a concrete run supplies (volta/exec/state/runtime.py, printf.py): printf as a no-op with its text, bodiless
 functions as unconstrained inputs in `volta races`, still refused by `volta run`."""
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from volta.cli import run as main
+from volta.exec.state.printf import argument_count
+from volta.exec.state.runtime import Nondet
 from volta.launch.spec import from_options
-from volta.exec.printf import argument_count
 from volta.session.races import CLEAN_FOR_INPUTS, FINDINGS, analyze
-from volta.exec.runtime import Nondet
 
 PTX = Path(__file__).parent / "data" / "runtime" / "runtime.ptx"
 

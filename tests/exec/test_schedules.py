@@ -1,11 +1,11 @@
-"""Every lock order (volta/exec/schedules.py): contended atomics tried under other winners in concrete mode."""
+"""Every lock order (volta/exec/state/schedules.py): contended atomics tried under other winners in concrete mode."""
 from __future__ import annotations
 
 from pathlib import Path
 
+from volta.exec.state.schedules import Schedule, _next_prefix, explore
 from volta.launch.spec import load_manifest
 from volta.session.races import CLEAN_FOR_INPUTS, FINDINGS, analyze
-from volta.exec.schedules import Schedule, _next_prefix, explore
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -1,12 +1,12 @@
-"""The paged race shadow (volta/exec/shadow.py): history allocated per touched page, identical decisions,
+"""The paged race shadow (volta/exec/races/shadow.py): history allocated per touched page, identical decisions,
 and a write-vs-read report that names a reader other than the writer (DESIGN.md "Races")."""
 from __future__ import annotations
 
 import numpy as np
 
+from volta.exec.races.shadow import PAGE, Shadow
 from volta.launch.spec import from_options
 from volta.session.races import FINDINGS, analyze
-from volta.exec.shadow import PAGE, Shadow
 
 # Thread 0 reads x[0] first, threads 1..3 read it afterwards, then thread 0 writes x[0] with no barrier:
 # the first reader recorded is the writer itself, so a report from the first-reader slot alone named
@@ -77,7 +77,7 @@ def test_kernel_report_names_writer_and_a_different_reader(tmp_path):
     ptx.write_text(WRITER_READ_FIRST)
     report = analyze(from_options(str(ptx), "k", "1", "4", "x", ["x=f32[4]:inout"]))
     assert report.verdict == FINDINGS
-    # the readers' value never reaches an output, so the race is classified benign (volta/exec/racy_reads.py);
+    # the readers' value never reaches an output, so the race is classified benign (volta/exec/races/racy_reads.py);
     # the shadow's part is the pair it names
     races = [f for f in report.findings if f.kind in ("race", "benign-read-race")]
     assert races and all("read-write race" in f.message for f in races)
@@ -145,7 +145,7 @@ def test_races_on_declared_4096_square_buffers_stays_small():
 
 
 def test_paged_array_reads_fill_until_written_and_indexes_like_numpy():
-    from volta.exec.memory import PagedArray
+    from volta.exec.state.memory import PagedArray
 
     dense = np.full((3, 5000), None, dtype=object)
     paged = PagedArray((3, 5000), object, None, page_shift=6)

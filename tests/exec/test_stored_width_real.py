@@ -118,7 +118,7 @@ def test_bulk_store_at_the_buffer_width_is_decided():
 ])
 def test_outputs_refuses_an_element_holding_a_value_of_another_width(monkeypatch, ref, opt, out, what):
     # with wmma.store's own check off, the output reader meets the values of another width
-    from volta.exec import tensor_real
+    from volta.exec.handlers import tensor_real
 
     monkeypatch.setattr(tensor_real, "check_width", lambda *a: None)
     report = check(_pair(ref, opt, TILE + [out], "A,B,C"))

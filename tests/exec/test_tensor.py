@@ -6,10 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from volta.exec import tensor as T
-from volta.launch.spec import from_options, load_manifest
+from volta.exec.handlers import tensor as T
 from volta.exec.machine import Machine
 from volta.ir.program import lower
+from volta.launch.spec import from_options, load_manifest
 from volta.ptx.parser import parse_file, parse_text
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -14,11 +14,11 @@ import zlib
 import numpy as np
 import pytest
 
-from volta.exec import tensor as T
-from volta.launch.spec import from_options
+from volta.errors import UsageError
+from volta.exec.handlers import tensor as T
 from volta.exec.machine import Machine
 from volta.ir.program import lower
-from volta.errors import UsageError
+from volta.launch.spec import from_options
 from volta.numerics.mma_model import HOPPER_FP8_PTXAS_12_4, PARAMS
 from volta.numerics.mma_select import MmaSetting
 from volta.numerics.mma_vec import mma

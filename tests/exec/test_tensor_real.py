@@ -1,4 +1,4 @@
-"""Tensor-core instructions over the reals in volta check (volta/exec/tensor_real.py): wmma.load/store/mma,
+"""Tensor-core instructions over the reals in volta check (volta/exec/handlers/tensor_real.py): wmma.load/store/mma,
 mma.sync and ldmatrix move element expressions and compute D = C + sum_k A*B exactly, so a tensor-core tile
 is EQUIVALENT to a naive gemm, a layout defect is NOT EQUIVALENT with a witness that concrete re-execution of
 both kernels confirms, and shapes and types outside the real model are UNSUPPORTED naming the instruction.

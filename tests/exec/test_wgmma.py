@@ -1,5 +1,5 @@
-"""wgmma.mma_async and its protocol on the machine (volta/exec/wgmma.py, wgmma_real.py), one synthetic kernel per
-mechanism (PTX ISA 9.x §9.7.15).
+"""wgmma.mma_async and its protocol on the machine (volta/exec/handlers/wgmma.py, wgmma_real.py), one synthetic kernel
+per mechanism (PTX ISA 9.x §9.7.15).
 
 Each kernel copies byte images of A and B from global into shared memory, builds the matrix descriptors from
 the variables' shared addresses, runs one wgmma and stores every thread's accumulator registers in order. The
@@ -18,12 +18,12 @@ import pytest
 from test_wgmma_layout import TV, cute   # tests/exec: the CuTe evaluator and CUTLASS's layouts
 from volta.cli import run as cli_run
 from volta.errors import Unsupported
-from volta.exec import access as A
 from volta.exec import findings as F
-from volta.launch.spec import from_options
+from volta.exec.handlers.wgmma_layout import K_OF, encode_descriptor
 from volta.exec.machine import Machine
-from volta.exec.wgmma_layout import K_OF, encode_descriptor
+from volta.exec.state import access as A
 from volta.ir.program import lower
+from volta.launch.spec import from_options
 from volta.ptx.parser import parse_text
 from volta.symbolic import expr as E
 from volta.symbolic.evaluate import evaluate

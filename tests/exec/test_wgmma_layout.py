@@ -1,4 +1,4 @@
-"""The pure layout functions of wgmma (volta/exec/wgmma_layout.py) against the PTX ISA's own statements.
+"""The pure layout functions of wgmma (volta/exec/handlers/wgmma_layout.py) against the PTX ISA's own statements.
 
 Fragments (§9.7.15.5.1.1, Figures 148-153) are checked against CUTLASS's CuTe thread-value layouts of the same
 figures (cute/atom/mma_traits_sm90_gmma.hpp: CLayout_64xN, ALayout_64x8/64x16/64x32), evaluated here by a small
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from volta.exec import wgmma_layout as L
+from volta.exec.handlers import wgmma_layout as L
 
 
 def cute(shape, stride, coord):

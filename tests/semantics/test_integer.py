@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.semantics.helpers import D, one, op
+from tests.semantics.helpers import D, one, op, words
 from volta.semantics import compute as C
 
 M32, M64 = (1 << 32) - 1, (1 << 64) - 1
@@ -64,14 +64,12 @@ def test_div_rem_signed_truncate():
 
 
 def test_div_by_zero_is_reported_and_gives_hardware_value():
-    seen = []
-    C.ON_DIV_BY_ZERO = lambda d, mask: seen.append((d.op, mask.tolist()))
-    try:
-        assert one("div.u32", 5, 0) == M32
-        assert one("rem.u32", 5, 0) == 5
-    finally:
-        C.ON_DIV_BY_ZERO = None
-    assert seen == [("div", [True]), ("rem", [True])]
+    assert one("div.u32", 5, 0) == M32
+    assert one("rem.u32", 5, 0) == 5
+    # the lanes the executor reports: a zero divisor in the instruction's width (a u32's upper bits do not count)
+    assert C.zero_divisors(D("div.u32"), words(0, 3, 1 << 32)).tolist() == [True, False, True]
+    assert C.zero_divisors(D("rem.s64"), words(0, 1 << 32)).tolist() == [True, False]
+    assert C.zero_divisors(D("div.rn.f32"), words(0)) is None
 
 
 # ---- shifts (§9.7.8.7-8): amounts clamp to the width; shr.s fills with the sign ---------------------------

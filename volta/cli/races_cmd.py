@@ -20,14 +20,14 @@ from volta.cli.exit_codes import epilog
 from volta.cli.output_format import output_format
 
 from volta.cli.bounds import bounded
-from volta.errors import UsageError
 from volta.cli.cuda_options import cuda_options
+from volta.errors import UsageError
+from volta.exec.state.schedules import DEFAULT_BUDGET
 from volta.launch import globalvars
 from volta.launch.spec import compile_sources, from_options, load_manifest, with_out_init
-from volta.session.races import analyze, roles, RacesResult
-from volta.exec.schedules import DEFAULT_BUDGET
 from volta.report import render
 from volta.report.text import DEFAULT_MAX_FINDINGS
+from volta.session.races import analyze, roles, RacesResult
 
 LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", "shared_dynamic")
 

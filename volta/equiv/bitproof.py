@@ -16,7 +16,7 @@ and external functions are refused (UNSUPPORTED), never approximated.
 
 Tensor cores: `mma.sync` is, per output element, the uninterpreted term `mma.<model><shape><types>(a_row…,
 b_col…, c)` with A's row and B's column in increasing k, the fragments mapped to matrix coordinates by the
-concrete executor's own layout tables (volta.exec.tensor). The model (the architecture row of
+concrete executor's own layout tables (volta.exec.handlers.tensor). The model (the architecture row of
 volta.numerics.mma_model) is part of the name, and k is never reordered: the models round per group of k
 (proofs/mma_terms.md). `ldmatrix`, `ldmatrix.trans` and `movmatrix` only move terms. Under `--fp ieee` a
 floating-point mma has no IEEE definition and is refused; f64 (an fma chain) and integer mma are exact.
@@ -31,14 +31,14 @@ import numpy as np
 from volta.equiv.bits import FP_MODES, GENERATORS, Runner, _seed, make_inputs, output_words
 from volta.equiv.diverge import check_bits
 from volta.errors import Unsupported, UsageError
-from volta.exec import access as A
-from volta.exec import tensor as T
-from volta.exec.access import region_itemsize
-from volta.exec.table import REAL, _advance, _data_flag, _merge
-from volta.launch.spec import LaunchSpec, single_launches
+from volta.exec.handlers import tensor as T
+from volta.exec.handlers.table import REAL, _advance, _data_flag, _merge
 from volta.exec.machine import DATA, Machine
-from volta.exec.operands import source_types
+from volta.exec.state import access as A
+from volta.exec.state.access import region_itemsize
+from volta.exec.state.operands import source_types
 from volta.ir.program import RegRef, lower
+from volta.launch.spec import LaunchSpec, single_launches
 from volta.numerics.mma_model import arch_name
 from volta.numerics.mma_select import MmaSetting
 from volta.ptx import ast

@@ -17,31 +17,35 @@ from pathlib import Path
 
 import numpy as np
 
-from volta.config import NO_INTEGERS, IntegerInputs
+from volta.config import ALL_FAST, NO_INTEGERS, FastPaths, IntegerInputs
 from volta.equiv import fixed_inputs
 from volta.errors import Unsupported, UsageError
-from volta.exec import access as A, limits
-from volta.exec import integer_real, pipeline
-from volta.exec.limits import Timeout
-from volta.exec.access import region_itemsize
-from volta.exec import findings as F, racy_reads, replica_bits
+from volta.exec import findings as F
+from volta.exec import limits
+from volta.exec.drivers import pipeline
+from volta.exec.drivers import replica_bits
+from volta.exec.drivers.pipeline import names as pipeline_names, step_name
 from volta.exec.findings import Site
+from volta.exec.handlers import integer_real
+from volta.exec.limits import Timeout
+from volta.exec.machine import Machine
+from volta.exec.races import racy_reads
+from volta.exec.state import access as A
+from volta.exec.state.access import region_itemsize
+from volta.exec.state.operands import constants, named_reading
 from volta.launch import ctas
 from volta.launch.spec import DTYPES, FIXED, LaunchSpec, sequence
-from volta.exec.machine import Machine
-from volta.exec.operands import constants, named_reading
-from volta.exec.pipeline import names as pipeline_names, step_name
 from volta.equiv.witness import (SMALL, below_resolution, input_domain, larger_difference, load_inputs,
                                  relative_difference)
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
 from volta.symbolic import cuts, expr as E
+from volta.symbolic.constants import constants_read
+from volta.symbolic.domain import Domain
 from volta.symbolic.enclose import enclose
 from volta.symbolic.evaluate import EvalError, Inexact, evaluate
 from volta.symbolic.lanepoly import CoefficientOverflow
 from volta.symbolic.normal import ExpansionLimit, Normalizer, equal, normalize
-from volta.symbolic.constants import constants_read
-from volta.symbolic.domain import Domain
 from volta.symbolic.screen import Screen
 from volta.symbolic.search import inputs_of, random_search
 from volta.symbolic.shared import SharedTerms
@@ -104,16 +108,14 @@ def timed_out(spec: LaunchSpec, err: Timeout, doing: str) -> CheckReport:
     return report
 
 
-LANE_STRUCTURED = True  # polynomial data as lane-structured LaneSym values (volta/exec/lanesym.py)
-
-
 def execute(spec: LaunchSpec, role: str, input_values=None, lane_structured: bool | None = None,
-            integers: IntegerInputs = NO_INTEGERS) -> Machine:
+            integers: IntegerInputs = NO_INTEGERS, fast: FastPaths = ALL_FAST) -> Machine:
     """Run `role` symbolically: its one launch, or its launch sequence in order on the same buffers (the
-    returned machine is the last launch's, with every launch's findings; `volta.exec.pipeline`). `integers`:
-    the integer inputs of the check in progress (volta/config.py)."""
+    returned machine is the last launch's, with every launch's findings; `volta.exec.drivers.pipeline`). `integers`:
+    the integer inputs of the check in progress, `fast` the machine's fast paths it may take (volta/config.py;
+    `lane_structured`, when given, overrides fast.lane_structured)."""
     symbols = {k: v for k, v in spec.symbols.items()}
-    lane = LANE_STRUCTURED if lane_structured is None else lane_structured
+    lane = fast.lane_structured if lane_structured is None else lane_structured
     buffers, fixed = fixed_buffers(spec)
     machines, carried = [], None
     try:
@@ -124,7 +126,7 @@ def execute(spec: LaunchSpec, role: str, input_values=None, lane_structured: boo
                                  input_values=input_values, check_races=input_values is None,
                                  lane_structured=lane and input_values is None, functions=spec.functions,
                                  allow_exit_before_barrier=spec.allow_exit_before_barrier, named=named,
-                                 integers=integers)
+                                 integers=integers, fast=fast)
             machines.append(m.run())
             carried = m.buffer_regions
     except Timeout as err:
@@ -263,14 +265,15 @@ def blocking(finding) -> bool:
 
 
 def check(spec: LaunchSpec, timeout_ms: int = 10_000, emit_smt: str | None = None, progress=None,
-          inputs=None, trials: int | None = None) -> CheckReport:
+          inputs=None, trials: int | None = None, fast: FastPaths = ALL_FAST) -> CheckReport:
     """Decide ref vs opt over the reals. Elements of integer buffers are reals to the decision (what holds
     for every real holds for every integer) and integers in any counterexample (`integer_inputs`), within
     their declared ranges. Where addresses depend on integer inputs, per assignment of them
-    (volta/equiv/fixed_inputs.py: every one when few, else those of `inputs`/`trials`)."""
-    report = _check(spec, timeout_ms, emit_smt, progress)
+    (volta/equiv/fixed_inputs.py: every one when few, else those of `inputs`/`trials`). `fast`: the fast paths
+    the two kernels' symbolic runs may take (all; a test or a benchmark compares one with the general path)."""
+    report = _check(spec, timeout_ms, emit_smt, progress, fast)
     if fixed_inputs.applies(spec, report):
-        report = fixed_inputs.check_each(spec, lambda one: _check(one, timeout_ms, emit_smt, progress),
+        report = fixed_inputs.check_each(spec, lambda one: _check(one, timeout_ms, emit_smt, progress, fast),
                                          inputs, trials, progress)
     return report
 
@@ -282,7 +285,7 @@ def integer_inputs(spec: LaunchSpec) -> IntegerInputs:
                              for n, b in spec.buffers.items() if b.dtype[0] in "su"})
 
 
-def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) -> CheckReport:
+def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress, fast: FastPaths) -> CheckReport:
     integers = integer_inputs(spec)
     if "ref" not in spec.launches or "opt" not in spec.launches:
         raise UsageError("volta check needs two kernels: REF.ptx OPT.ptx, or a manifest with [ref] and [opt]")
@@ -302,7 +305,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
         if progress is not None:
             progress(f"executing {role} {report.kernels[role] or spec.launches[role].ptx} symbolically")
         try:
-            machines[role] = execute(spec, role, integers=integers)
+            machines[role] = execute(spec, role, integers=integers, fast=fast)
             report.kernels[role] = pipeline_names(machines[role])
         except Unsupported as err:
             report.verdict, report.unsupported = "unsupported", (role, err)
@@ -320,7 +323,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
     report.constants = constants_read({role: m.named for role, m in machines.items()})   # (None: --exact-constants)
     report.stats["execute_seconds"] = time.perf_counter() - start
     report.stats["thread_instructions"] = sum(m.thread_instructions for m in machines.values())
-    for role, m in machines.items():   # racing reads whose values never reach an output (exec/racy_reads.py)
+    for role, m in machines.items():   # racing reads whose values never reach an output (exec/races/racy_reads.py)
         if role not in spec.sequences:
             launch = spec.launches[role]
             report.findings[role] = racy_reads.settle(m, report.findings[role], racy_reads.rerun_launch(
@@ -703,7 +706,7 @@ def _integer_inputs_fit(integers: IntegerInputs, inputs) -> bool:
 
 def _stored(spec, name, value):
     """An integer output's value as its buffer holds it: the exact integer run computes it modulo 2^w
-    (volta/exec/integer_real.py), so it is wrapped into the dtype's range."""
+    (volta/exec/handlers/integer_real.py), so it is wrapped into the dtype's range."""
     rng = integer_real.type_range("." + spec.buffers[name].dtype)
     if rng is None or not isinstance(value, Fraction) or value.denominator != 1:
         return value

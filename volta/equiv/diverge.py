@@ -33,8 +33,8 @@ import numpy as np
 from volta.equiv.bits import (FP_MODES, MANTISSA, MIN_EXP, NO_TOLERANCE, Runner, Tolerance, compare_bits,
                               make_inputs)
 from volta.errors import UsageError, VoltaError
-from volta.exec import access as A
 from volta.exec.machine import WARP_COLLECTIVES, Machine
+from volta.exec.state import access as A
 from volta.ir.program import RegRef, type_size
 from volta.launch.spec import LaunchSpec, single_launches
 from volta.numerics.mma_select import MmaSetting
@@ -78,8 +78,8 @@ class TracingMachine(Machine):
     before this one in a sequence; its buffers, their defs and the event log carry over (`pipeline`)."""
 
     def __init__(self, *args, previous: "TracingMachine | None" = None, **kw):
-        if previous is not None:  # as volta.exec.pipeline.machine: the next launch starts from these buffers
-            self.carried_regions = previous.buffer_regions
+        if previous is not None:  # as volta.exec.drivers.pipeline.machine: the next launch starts from these buffers
+            kw["carried"] = previous.buffer_regions
         super().__init__(*args, **kw)
         self.exact = bool(self.symbolic)
         self.records: list[_Record] = previous.records if previous else []

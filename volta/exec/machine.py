@@ -11,19 +11,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from volta.config import NO_INTEGERS, WARP_SIZE, IntegerInputs
+from volta.config import ALL_FAST, NO_INTEGERS, WARP_SIZE, FastPaths, IntegerInputs
 from volta.errors import Unsupported, UsageError
 from volta.exec import findings as F
-from volta.exec import handlers  # noqa: F401  (fills the opcode tables)
-from volta.exec import floatbits, hopper, ifconvert, integer_real, lanesym, limits, memmodel, onethread, tensor_real
-from volta.exec.lanesym import LaneSym
-from volta.exec.memory import KERNEL_PARAM_BASE, Memory
-from volta.exec.operands import (booleans, constants, exponent_field_idiom, lane_bits_constants, object_array,
+from volta.exec import limits
+from volta.exec.fast import onethread
+from volta.exec.handlers import every  # noqa: F401  (fills the opcode tables)
+from volta.exec.handlers import floatbits, hopper, ifconvert, integer_real, tensor_real
+from volta.exec.races import memmodel
+from volta.exec.state import lanesym
+from volta.exec.state.lanesym import LaneSym
+from volta.exec.state.memory import KERNEL_PARAM_BASE, Memory
+from volta.exec.state.operands import (booleans, constants, exponent_field_idiom, lane_bits_constants, object_array,
                                  select_real, source_types)
-from volta.exec.runtime import ConcreteRuntime
-from volta.exec.services import BAR, DATA, EXIT, RUN, SPIN, UNDEF, WARP, MachineServices  # noqa: F401 (re-exported)
-from volta.exec.shadow import Shadow
-from volta.exec.table import DISPATCH, NOT_REAL, REAL, WATCHERS
+from volta.exec.handlers.table import DISPATCH, NOT_REAL, REAL, WATCHERS
+from volta.exec.races.shadow import Shadow
+from volta.exec.state.runtime import ConcreteRuntime
+from volta.exec.state.services import (BAR, DATA, EXIT, RUN, SPIN, UNDEF, WARP,  # noqa: F401 (re-exported)
+                                       MachineServices)
 from volta.ir.program import Program, RegRef, SpecialRef, VarRef, type_size
 from volta.ir.written import written_origins
 from volta.launch import globalvars, structargs
@@ -58,14 +63,17 @@ class Machine(MachineServices):
                  functions: dict | None = None,
                  lane_structured: bool = False, allow_exit_before_barrier: bool = False,
                  lockstep_warps: bool = False, tensor: MmaSetting | None = None,
-                 runtime: ConcreteRuntime | None = None, named=None, integers: IntegerInputs = NO_INTEGERS):
+                 runtime: ConcreteRuntime | None = None, named=None, integers: IntegerInputs = NO_INTEGERS,
+                 carried: dict | None = None, racing: dict | None = None, path_log=None,
+                 fast: FastPaths = ALL_FAST):
         self.prog = prog
+        self.fast = fast  # which fast paths this run may take (volta/config.py)
+        # a launch sequence: the previous launch's buffer regions, taken as they are (volta/exec/drivers/pipeline.py)
+        self.carried_regions = carried or {}
         self.integers = integers  # integer input buffers and their ranges (volta/config.py), read by the real paths
-        self.runtime = runtime or ConcreteRuntime()  # bodiless functions, printf, schedule (volta/exec/runtime.py)
+        self.runtime = runtime or ConcreteRuntime()  # bodiless functions, printf, schedule (exec/state/runtime.py)
         self.lockstep = lockstep_warps  # pre-Volta: a warp's threads execute each instruction together
-        # polynomial data as LaneSym (one numpy-structured value per register), see volta/exec/lanesym.py
-        self.lane_structured = bool(lane_structured and symbolic and input_values is None)
-        self.solo_state = None  # volta/exec/onethread.py: a lane's register cache and decoded steps
+        self.solo_state = None  # volta/exec/fast/onethread.py: a lane's register cache and decoded steps
         self.lane_fallbacks: dict = {}  # opcode -> count of data instructions that took the per-lane path
         self.symbolic = symbolic  # float data as real-valued expressions (`volta check`)
         self.input_values = input_values  # {buffer: {index: Fraction}}: replay a counterexample exactly
@@ -115,23 +123,28 @@ class Machine(MachineServices):
         self.last_branch = np.full(n, -1, np.int64)  # per lane: pc of the last conditional branch executed
         self.conditional = None  # (lanes whose path condition may fail, op) while if-conversion runs a side
         self.path_condition = None  # {lane: condition} of the side running, when `path_log` is kept
-        self.path_log = None  # volta/exec/feasible.py: conditions each memory access ran under
+        self.path_log = path_log  # volta/exec/drivers/feasible.py: conditions each memory access ran under
         self.thread_instructions = 0
         self.unproved_stores: list = []  # same-warp stores of data to one address whose values need expressions
         self.reals_rerun: list = []  # stores racing with tensor data in a structured run: compared over the reals
         self.replicas: set = set()  # PTX sites of stores to one slot found equal over the reals (replicas.py)
-        self.racing: dict | None = None  # racy_reads.py's second run: region -> the first run's race shadow
+        self.racing = racing  # racy_reads.py's second run: region -> the first run's race shadow (None: first)
         self.racing_pcs: set = set()  # ... and the loads that returned fresh leaves there
         self.normalizer = None  # shared by the value comparisons of those stores (symbolic mode)
         self.mem_epoch = 0  # bumped whenever a store or atomic changes memory (wakes parked spinners)
         self.spin_hash = self.spin_pc = self.spin_epoch = None  # per lane, allocated at the first back-edge
         self._setup_memory(buffers, symbols or {}, inputs or {})
-        # vector clocks for release/acquire and fences (volta/exec/memmodel.py), only where the program has them
+        # vector clocks for release/acquire and fences (volta/exec/races/memmodel.py), only where the program has them
         self.clocks = memmodel.Clocks(self) if check_races and memmodel.needs_clocks(prog) else None
         # loops may spin on memory (atomics, strong loads, a grid barrier): park lanes whose iteration changed nothing
         self.may_spin = not structured or _may_spin(prog)
         opcodes = {o.op for o in prog.ops}   # instructions that watch the others (dispatch.WATCHERS: wgmma)
         self.watchers = [make(self) for name, make in WATCHERS.items() if name in opcodes]
+        # one thread on the plain Machine: the one-thread executor runs it (volta/exec/fast/onethread.py)
+        self.one_thread = onethread.applies(self, type(self) is Machine)
+        # polynomial data as LaneSym (one numpy-structured value per register), see volta/exec/state/lanesym.py;
+        # the one-thread executor keeps per-lane expressions instead
+        self.lane_structured = bool(lane_structured and symbolic and input_values is None and not self.one_thread)
 
     # ---- set-up ---------------------------------------------------------------------------
     def _mark_read_only(self):
@@ -169,7 +182,7 @@ class Machine(MachineServices):
                 raise UsageError(f"parameter `{pname}` is used as a pointer but --args passes the scalar {value}; "
                                  f"pass a --buffer name")
         hopper.refuse_larger_clusters(self.prog)  # launches have clusters of one CTA
-        carried = getattr(self, "carried_regions", None) or {}  # a launch sequence: the previous launch's buffers
+        carried = self.carried_regions
         for name, buf in buffers.items():
             if name in carried:  # same bytes, taint and symbolic values; a fresh race shadow (launches are ordered)
                 region = carried[name]
@@ -237,7 +250,7 @@ class Machine(MachineServices):
     # ---- the scheduler ------------------------------------------------------------------
     def run(self):
         try:
-            if onethread.applies(self, type(self) is Machine):
+            if self.one_thread:
                 onethread.run(self)   # one thread: decoded closures over scalars, this machine for the rest
             else:
                 self._run_lanes()
@@ -277,7 +290,7 @@ class Machine(MachineServices):
         return int(self.pc[others].min()) if others.any() else len(self.prog.ops) + 1
 
     def step_once(self, max_steps: int) -> bool:
-        """One step of the scheduler (volta/exec/onethread.py's way into the general path); False when no
+        """One step of the scheduler (volta/exec/fast/onethread.py's way into the general path); False when no
         thread is left to run."""
         picked = self._pick()
         if picked is None:
@@ -324,7 +337,7 @@ class Machine(MachineServices):
         if op.guard is not None:
             reg, negated = op.guard
             if self.structured and ifconvert.data_condition(self, reg, lanes):
-                # a condition on tensor data: both sides run under it and merge (volta/exec/ifconvert.py)
+                # a condition on tensor data: both sides run under it and merge (volta/exec/handlers/ifconvert.py)
                 if op.op in ("bra", "exit", "ret"):
                     ifconvert.run_region(self, op, lanes)
                 else:
@@ -690,16 +703,12 @@ class Machine(MachineServices):
 
     def _dividing(self, op, lanes, fn, vals):
         """Integer `div`/`rem`: a zero divisor is a finding naming the thread (PTX: the result is unspecified)."""
-        def report(d, zero):
+        zero = C.zero_divisors(op.d, vals[1])
+        if zero is not None and zero.any():
             k = int(np.nonzero(zero)[0][0])
             self.report(F.DIV_BY_ZERO, f"`{op.d.inst.opcode}` divides by zero in {int(np.count_nonzero(zero))} "
                         f"thread(s): the result is unspecified", op, [lanes[k]])
-
-        previous, C.ON_DIV_BY_ZERO = C.ON_DIV_BY_ZERO, report
-        try:
-            return fn(op.d, *vals)
-        finally:
-            C.ON_DIV_BY_ZERO = previous
+        return fn(op.d, *vals)
 
     def _real_compute(self, op, lanes, srcs, flags, t):
         """The expression each data lane computes (`--fp real`); None for concrete lanes."""
@@ -848,7 +857,7 @@ class Machine(MachineServices):
         return out
 
     def _integer_compute(self, op, data, out, args, t):
-        """add/sub/mul/mad/neg/min/max/abs on integer data (volta/exec/integer_real.py): operands the
+        """add/sub/mul/mad/neg/min/max/abs on integer data (volta/exec/handlers/integer_real.py): operands the
         instruction reads as numbers (min, max, abs, .wide, .sat) must lie in t's range; .sat clamps to it."""
         d = op.d
         wide = d.op in ("mul", "mad") and d.has(".wide")

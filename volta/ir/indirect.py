@@ -15,7 +15,7 @@ Design (lowering, not a new execution mechanism):
   thus runs the callee its own pointer value names (a per-lane choice runs several callees, diverging and
   reconverging at `done` like any branch), and every analysis (races, replay, symbolic check) sees ordinary
   instructions. Lanes that match no candidate reach a final `call` pseudo-op (`IndirectMiss`), whose handler
-  (volta/exec/indirect.py) stops the run with UNSUPPORTED naming the value, the thread and file:line:col: on
+  (volta/exec/handlers/indirect.py) stops the run with UNSUPPORTED naming the value, the thread and file:line:col: on
   hardware such a call jumps to no function. A candidate already on the call stack (recursion) is left out
   of the chain, so a lane that names it also stops there, with that reason.
 """

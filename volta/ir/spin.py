@@ -3,9 +3,9 @@
 `while (*flag == 0) {}` compiles to a loop whose exit test depends on a load of the flag. Such a read sees
 whatever another thread last stored there, by design: the loop retries until the value it waits for arrives,
 so the value it happens to read does not decide what the thread computes. The ordering-race check
-(volta/exec/shadow.py) therefore does not report a polling read against the write it waits for; whether that
+(volta/exec/races/shadow.py) therefore does not report a polling read against the write it waits for; whether that
 write's *other* effects are ordered before what follows the loop is decided by the memory model (a fence or
-release/acquire pattern, volta/exec/memmodel.py), not here.
+release/acquire pattern, volta/exec/races/memmodel.py), not here.
 
 A load is polling when it lies on a cycle of the CFG (a loop, found as a strongly connected component of the
 block graph) and a conditional branch of that loop that can leave it has a predicate computed, through

@@ -6,7 +6,7 @@ all instructions (the order of execution does not matter, so loops and branches 
 may produce a pointer from memory, so its result is unknown (None); narrower loads give indices, never base
 addresses. An address written through must have a known, non-empty set of origins, or nothing is known.
 What this cannot see — pointer arithmetic that walks from one buffer into another — is caught at run time:
-the race detector refuses a store that lands in a buffer taken as read-only (volta/exec/access.py).
+the race detector refuses a store that lands in a buffer taken as read-only (volta/exec/state/access.py).
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ machine, laid out as the storage is, holding its current element values:
 
 - a storage whose elements are still its own input leaves (`E.var(name, i)`: a model input or parameter
   nothing has written) is an ordinary `inout` buffer: the machine makes the same leaves, lane-structured;
-- any other storage is carried in as a region the previous "launch" left (`volta.exec.pipeline`): each
+- any other storage is carried in as a region the previous "launch" left (`volta.exec.drivers.pipeline`): each
   element stored as its expression (floating point) or bits (integers), elements never written left
   unwritten (`temp`: reading one is an uninitialized read, as for a `torch::empty` nothing filled).
 
@@ -30,15 +30,15 @@ import numpy as np
 
 from volta.equiv.check import UNTOUCHED, outputs
 from volta.errors import Unsupported
-from volta.exec import access as A
-from volta.exec import pipeline
-from volta.launch.spec import Buffer, Dim3, KernelLaunch
+from volta.exec.drivers import pipeline
+from volta.exec.drivers.trials import with_address
 from volta.exec.machine import _pointer_params
-from volta.exec.memory import Region
-from volta.exec.operands import float_literals
-from volta.exec.trials import with_address
+from volta.exec.state import access as A
+from volta.exec.state.memory import Region
+from volta.exec.state.operands import float_literals
 from volta.ir.program import lower
 from volta.kernelbench.memory import ITEMSIZE, RUNTIME_BASE, DeviceMemory, leaf_name
+from volta.launch.spec import Buffer, Dim3, KernelLaunch
 from volta.ptx.parser import parse_file
 from volta.symbolic import constants as named_constants
 from volta.symbolic import expr as E
@@ -80,7 +80,7 @@ def _region(name: str, storage, unwritten) -> Region:
     size = ITEMSIZE[storage.dtype]
     region = Region(0, name, ".global", storage.size * size, 1, role="temp", dtype=dtype)
     region.written = np.zeros(region.data.shape, bool)
-    region.typed_values = True   # a storage holds values of its tensor's dtype (exec/tensor_real.py)
+    region.typed_values = True   # a storage holds values of its tensor's dtype (exec/handlers/tensor_real.py)
     values = storage.values
     known = np.array([v is not unwritten and v is not None for v in values], bool)
     at = np.flatnonzero(known)

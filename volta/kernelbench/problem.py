@@ -83,7 +83,7 @@ class Problem:
 def collector_paused():
     """The cyclic garbage collector off for a symbolic run: every node it interns lives as long as the
     process (expr._TABLE), so its scans free nothing and grow with the run (a 64³ matmul: 10.6 s with the
-    collector, see volta/exec/onethread.py for the same measurement on the machine)."""
+    collector, see volta/exec/fast/onethread.py for the same measurement on the machine)."""
     was = gc.isenabled()
     gc.disable()
     try:

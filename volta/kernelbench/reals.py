@@ -3,7 +3,7 @@
 A reference and a kernel meet only when both sides build the same expression, so every nonlinear
 function the torch stand-in needs is constructed here, the way the kernel side reads CUDA:
 - exp(x) is `2^(x·L)` with L = log2 e the positive symbol `log2(e)` that `--define-fn NAME=exp` uses
-  (volta/exec/dispatch.py); `expf` and `__expf` are 2^(x·c) with c a float near log2 e, so they meet this
+  (volta/exec/handlers/dispatch.py); `expf` and `__expf` are 2^(x·c) with c a float near log2 e, so they meet this
   form wherever the kernel side reads their constant as L. log(x) is `lg2(x)/L`, its inverse.
 - tanh is the TANH atom (`tanh.approx.f32` over the reals); sqrt and rsqrt the SQRT/RSQRT atoms.
 - erf has no Volta operator: it is the uninterpreted `erf(x)` (`E.call("erf", x)`); a kernel meets it only

@@ -7,14 +7,14 @@ Every storage the launch reaches becomes one global buffer of the machine, laid 
 - a storage whose elements are still its own input leaves (`E.var(name, i)`: an input nothing has written) is
   an ordinary `inout` buffer of that name, whose leaves the machine makes itself (lane-structured);
 - any other storage is carried in as a region, as the previous launch of a sequence leaves one
-  (volta/exec/pipeline.py): each element stored as its expression, elements never written left unwritten
+  (volta/exec/drivers/pipeline.py): each element stored as its expression, elements never written left unwritten
   (a `temp` buffer: reading one is an uninitialized read, as for a `torch.empty` nothing filled).
 
 After the run the elements the kernel stored are read back into the storages (`equiv.check.outputs`, which
 refuses elements written in part or at another width), so the torch code after the launch — and the next
 launch — sees them. A launch with blocking findings (a race, out of bounds, ...) reads nothing back: its
 outputs are not one function of its inputs. The same launch can be run on concrete inputs for the bits of
-stores that are equal over the reals (volta/exec/replica_bits.py): `bits_spec` is its LaunchSpec there, every
+stores that are equal over the reals (volta/exec/drivers/replica_bits.py): `bits_spec` is its LaunchSpec there, every
 buffer an input filled at random.
 """
 from __future__ import annotations
@@ -26,15 +26,16 @@ import numpy as np
 
 from volta.equiv.check import UNTOUCHED, blocking, outputs
 from volta.errors import Unsupported
-from volta.exec import access as A
-from volta.exec import pipeline, racy_reads, replica_bits
-from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec
-from volta.exec.memory import Region
-from volta.exec.operands import float_literals
-from volta.session.races import with_address
+from volta.exec.drivers import pipeline, replica_bits
+from volta.exec.races import racy_reads
+from volta.exec.state import access as A
+from volta.exec.state.memory import Region
+from volta.exec.state.operands import float_literals
 from volta.ir.program import lower
 from volta.kernelbench.elements import UNWRITTEN
+from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec
 from volta.ptx.parser import parse_file
+from volta.session.races import with_address
 from volta.symbolic import constants as named_constants
 from volta.symbolic import expr as E
 
@@ -89,8 +90,8 @@ def run(kernel, ptx_path, grid: tuple, args: list, storages: dict, bits_ptx=None
     def machine(racing=None):
         regions = carried if racing is None else {n: _region(n, storages[n]) for n in carried}
         m = pipeline.machine(regions, prog, launch, buffers, {}, symbolic=True, check_races=racing is None,
-                             lane_structured=racing is None, functions=kernel.functions, named=named)
-        m.racing = racing
+                             lane_structured=racing is None, functions=kernel.functions, racing=racing,
+                             named=named)
         return m.run()
 
     m = machine()

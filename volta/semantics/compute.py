@@ -34,11 +34,6 @@ from volta.semantics.bits import (  # noqa: F401  (re-exported: dispatch/machine
 from volta.semantics.table import TABLE, handles  # noqa: F401  (TABLE re-exported: the executor reads C.TABLE)
 from volta.semantics.table import instruction_type as _t
 
-# Called as ON_DIV_BY_ZERO(d, lane_mask) when an integer `div`/`rem` divides by zero (PTX: the result is
-# unspecified). The executor may install a reporter; the value computed meanwhile is NVIDIA's (all ones / a).
-ON_DIV_BY_ZERO = None
-
-
 # ==== float plumbing ===========================================================================
 
 _FMT = {".f32": "f32", ".f64": "f64", ".f16": "f16", ".bf16": "bf16", ".tf32": "tf32", ".e4m3": "e4m3",
@@ -323,11 +318,11 @@ def _magnitude(bits, w, neg):
     return np.where(neg, mask(~bits + U64(1), w), mask(bits, w))
 
 
-def _zero_divisor(d, y):
-    zero = y == 0
-    if ON_DIV_BY_ZERO is not None and zero.any():
-        ON_DIV_BY_ZERO(d, zero)
-    return zero
+def zero_divisors(d, b) -> np.ndarray:
+    """The lanes where an integer `div`/`rem` divides by zero (PTX: the result is unspecified; the value computed is
+    NVIDIA's, all ones for div and the dividend for rem): the executor reports them. None for a float `div`."""
+    t = _t(d)
+    return None if is_float(t) else mask(b, width(t)) == 0
 
 
 @handles("div")
@@ -340,7 +335,7 @@ def _div(d, a, b):
         return _float(lambda d, fmt, x, y: _binary("div", d, fmt, x, y))(d, a, b)
     w = width(t)
     y = mask(b, w)
-    zero = _zero_divisor(d, y)
+    zero = y == 0
     if signed(t):
         nx, ny = as_int(a, w) < 0, as_int(b, w) < 0
         q = _magnitude(a, w, nx) // np.where(zero, U64(1), _magnitude(b, w, ny))
@@ -355,7 +350,7 @@ def _rem(d, a, b):
     t = _t(d)
     w = width(t)
     y = mask(b, w)
-    zero = _zero_divisor(d, y)
+    zero = y == 0
     if signed(t):
         nx, ny = as_int(a, w) < 0, as_int(b, w) < 0
         r = _magnitude(a, w, nx) % np.where(zero, U64(1), _magnitude(b, w, ny))

@@ -1,5 +1,5 @@
 """Integer register arithmetic on one Python int per operand, for the one-thread executor
-(volta/exec/onethread.py): the lane arrays of `compute.TABLE` cost microseconds per call on one lane.
+(volta/exec/fast/onethread.py): the lane arrays of `compute.TABLE` cost microseconds per call on one lane.
 
 Only the forms that dominate index arithmetic are here (add/sub, mul/mad .lo/.wide, shl/shr, and/or/xor/not,
 setp comparisons, integer cvt); `scalar_op` answers None for anything else (modifiers such as .sat, .cc,

@@ -473,7 +473,7 @@ def undefined_where(c, e) -> bool:
 #     cvt.rn.f32.s32(s)                              = k·2^23 (exact: |k| < 2^8)
 # and test the bits against constants (`setp.lt.u32 b, 0x7F800000` is 0 <= v < inf). Over the reals an
 # integer register holding bits(v) carries v itself (the value mov.b32 moves); o and s carry the tags
-# below, which only the next step of the idiom reads (volta/exec/floatbits.py checks that statically).
+# below, which only the next step of the idiom reads (volta/exec/handlers/floatbits.py checks that statically).
 # Each identity is checked in proofs/float_bits.py (the and/sub facts for every positive normal f32 of
 # the libdevice constants, exhaustively); the conditions are checked per value here, else Unsupported.
 

@@ -19,7 +19,7 @@ Findings then hold for the inputs that showed them (`Finding.details["inputs"]`)
 trial is the verdict `clean-for-inputs`, exit 3: the all-inputs question stays undecided, so a CI
 gate that accepts only exit 0 does not accept it (DESIGN.md: exit 0 is a proof for every input). The
 concrete runs themselves (input sets, schedules of contended atomics, bodiless functions, printf) are
-volta/exec/trials.py.
+volta/exec/drivers/trials.py.
 
 What counts toward the verdict is a `Policy` value: benign races (`--allow-benign-races`) and ordering races
 (`--allow-ordering-races`) can be listed without deciding it.
@@ -31,19 +31,21 @@ import time
 from dataclasses import dataclass, field
 
 from volta.errors import Unsupported
-from volta.exec import feasible, pipeline, schedules
 from volta.exec import findings as F
-from volta.exec import racy_reads, replica_bits
+from volta.exec.drivers import feasible, pipeline
+from volta.exec.drivers import replica_bits
+from volta.exec.drivers import trials
+from volta.exec.drivers.pipeline import step_name
+from volta.exec.drivers.trials import with_address
 from volta.exec.findings import is_data_dependence
 from volta.exec.limits import Timeout
-from volta.exec.pipeline import step_name
+from volta.exec.races import racy_reads
+from volta.exec.state import schedules
 from volta.ir.program import lower
 from volta.launch.ctas import describe
 from volta.launch.inputs import DEFAULT_TRIALS, GENERATED, trial_inputs, trial_modes  # noqa: F401
 from volta.launch.spec import LaunchSpec, sequence
 from volta.ptx.parser import parse_file
-from volta.exec import trials
-from volta.exec.trials import with_address
 
 CLEAN, FINDINGS, UNSUPPORTED, UNKNOWN = "clean", "findings", "unsupported", "unknown"
 CLEAN_FOR_INPUTS = "clean-for-inputs"  # concrete mode found nothing on the inputs tried: not a proof
@@ -152,7 +154,7 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=Non
     Raises `UsageError`/`PtxSyntaxError` for bad input; an `Unsupported` becomes the verdict.
     The structured (all-inputs) run comes first; when it stops for data dependence and `concrete`
     is on, the kernel runs on concrete inputs instead (`inputs`, `trials`: see `trial_modes`), each under
-    up to `schedules` schedules of its contended atomics (volta/exec/schedules.py).
+    up to `schedules` schedules of its contended atomics (volta/exec/state/schedules.py).
     `inputs` given forces concrete runs even for a structured kernel (the report then covers those inputs).
     The other keywords make the `Policy`.
     """
@@ -223,7 +225,7 @@ def _analyze(report, spec, role, launch, progress, modes, start, inputs, concret
         first = machine.findings if extra is None else [f for f in machine.findings
                                                          if not f.details.get("reals-undecided")]
         found = [with_address(f, machine) for f in first + (extra or [])]
-        if report.error is None:   # a racing read whose value never reaches an output (volta/exec/racy_reads.py)
+        if report.error is None:   # a racing read whose value never reaches an output (volta/exec/races/racy_reads.py)
             found = racy_reads.settle(machine, found, racy_reads.rerun_launch(
                 Machine, prog, launch, spec.buffers, spec.symbols, spec.functions, spec.allow_exit_before_barrier))
         if report.error is None:   # accesses on both sides of a branch on data: only those that can meet
@@ -241,7 +243,7 @@ class _DataDependent(Exception):
 
 
 def concrete_report(report, spec, role, progs, launches, modes, start, progress, why) -> RaceReport:
-    """The report of concrete mode (volta/exec/trials.py): findings for the inputs and schedules tried, or
+    """The report of concrete mode (volta/exec/drivers/trials.py): findings for the inputs and schedules tried, or
     `clean-for-inputs` (exit 3) when none showed one; UNSUPPORTED when every input set stopped."""
     p = report.policy
     report.data_dependence = why
@@ -274,9 +276,9 @@ def _over_the_reals(machine, prog, launch, spec, role) -> list | None:
     to one address in one instruction (Triton's reductions do, after a butterfly shuffle), and racing stores of
     different warps (Triton's replicated layouts, a block's result stored by every thread). Bits of a run
     that knows nothing of the data cannot show them equal, so run again over the reals and compare expressions
-    (volta/exec/replicas.py). Returns the findings of that run that the first did not make (nondeterministic
+    (volta/exec/races/replicas.py). Returns the findings of that run that the first did not make (nondeterministic
     writes, races and benign races on tensor data, which replace the first run's undecided races), with the
-    bits of the stores found equal over the reals compared on concrete inputs (volta/exec/replica_bits.py);
+    bits of the stores found equal over the reals compared on concrete inputs (volta/exec/drivers/replica_bits.py);
     None when the re-run stopped and only races were undecided (they stay races)."""
     from volta.exec.machine import Machine  # start-up: reports import this module without running anything
 

@@ -20,7 +20,7 @@ from fractions import Fraction
 import numpy as np
 
 from volta.errors import Unsupported, UsageError
-from volta.exec import pipeline
+from volta.exec.drivers import pipeline
 from volta.exec.limits import Timeout
 from volta.ir.program import lower
 from volta.launch.inputs import (_ML_NAMES, FILL_HINT, ChosenInputs, _concrete_symbols, buffer_arg_names,  # noqa: F401

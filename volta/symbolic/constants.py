@@ -32,7 +32,7 @@ from mpmath.libmp import to_rational
 
 from volta.symbolic import expr as E
 
-LOG2E = E.sym("log2(e)")      # L: also what `--define-fn NAME=exp` multiplies by (exec/dispatch.py)
+LOG2E = E.sym("log2(e)")      # L: also what `--define-fn NAME=exp` multiplies by (exec/handlers/dispatch.py)
 LOG2_10 = E.sym("log2(10)")   # T
 PI = E.sym("π")               # P: a name no kernel parameter or --symbol can have (PTX names are ASCII)
 

@@ -18,11 +18,11 @@ import z3
 
 from volta.config import NO_INTEGERS, IntegerInputs
 from volta.symbolic import expr as E
+from volta.symbolic.cases import decide_by_cases
 from volta.symbolic.constants import is_named, rational_bounds
 from volta.symbolic.domain import ANY, Domain
 from volta.symbolic.expr import Expr
 from volta.symbolic.normal import Normalizer, equal, normalize, to_expr
-from volta.symbolic.cases import decide_by_cases
 from volta.symbolic.search import admissible, confirm, random_search
 from volta.symbolic.verdict import Proved, Refuted, Unknown, Verdict
 
@@ -320,7 +320,7 @@ def check_smt_file(path: str | Path, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> st
         return f"unknown ({e})"
 
 
-# ---- a selected arm beyond a float type's range (volta/exec/overflow_real.py: libdevice's overflow arm) ----
+# ---- a selected arm beyond a float type's range (volta/exec/state/overflow_real.py: libdevice's overflow arm) ----
 
 class _OverflowTranslator(Translator):
     """z3bridge's translation, with rint as a nearby integer and exp2 as a positive real whose argument's

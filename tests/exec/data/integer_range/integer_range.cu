@@ -1,5 +1,5 @@
 // nvcc -ptx -lineinfo -arch=sm_80 integer_range.cu -o integer_range.sm80.ptx   (nvcc 13)
-// Integer data over the reals (volta/exec/integer_real.py): instructions that read an integer's number
+// Integer data over the reals (volta/exec/handlers/integer_real.py): instructions that read an integer's number
 // (comparisons, min/max, extension, saturation) versus the residue modulo 2^w the polynomial stands for.
 __device__ __forceinline__ int mul_lo(int x, int y) { int r; asm("mul.lo.s32 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(y)); return r; }
 __device__ __forceinline__ int add_sat(int x, int y) { int r; asm("add.sat.s32 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(y)); return r; }

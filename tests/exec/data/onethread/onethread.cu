@@ -1,5 +1,5 @@
 // One-thread kernels (grid 1, block 1) for tests/exec/test_onethread.py: each exercises a path of
-// volta/exec/onethread.py or a fall back to the general executor. Built with
+// volta/exec/fast/onethread.py or a fall back to the general executor. Built with
 //   nvcc -ptx -lineinfo -std=c++17 -arch=sm_80 -o onethread.sm80.ptx onethread.cu
 #include <math.h>
 

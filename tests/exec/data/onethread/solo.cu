@@ -1,5 +1,5 @@
 // Kernels where one thread of a larger launch runs alone for a while, for tests/exec/test_onethread_solo.py
-// (volta/exec/onethread.py `solo`): the lane executor's scheduler picks it alone, and the decoded steps
+// (volta/exec/fast/onethread.py `solo`): the lane executor's scheduler picks it alone, and the decoded steps
 // must leave the same values, findings and counts. Built with
 //   nvcc -ptx -lineinfo -std=c++17 -arch=sm_80 -o solo.sm80.ptx solo.cu
 

@@ -1,5 +1,5 @@
 // Kernels for tests/exec/test_overlap_real.py: stores into some of the bytes of a stored value, and loads
-// that start inside one, in volta check (volta/exec/access.py: region.cover).
+// that start inside one, in volta check (volta/exec/state/access.py: region.cover).
 // Regenerate: nvcc -ptx -lineinfo -arch=sm_80 -o overlap.sm80.ptx overlap.cu
 #include <cuda_fp16.h>
 

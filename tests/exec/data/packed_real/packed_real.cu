@@ -1,5 +1,5 @@
 // Kernels for tests/exec/test_packed_real.py: f16x2/bf16x2 registers over the reals in volta check
-// (volta/exec/tensor_real.py packed_compute, store_pairs): cvt.rn.f16x2.f32 packing, per-half arithmetic, stores
+// (volta/exec/handlers/tensor_real.py packed_compute, store_pairs): cvt.rn.f16x2.f32 packing, per-half arithmetic, stores
 // of pairs, shuffles of packed registers, and mma.sync fragments packed from f32 in registers.
 // Regenerate: nvcc -ptx -lineinfo -std=c++17 -arch=sm_80 -o packed_real.sm80.ptx packed_real.cu
 #include <cuda_bf16.h>

@@ -1,5 +1,5 @@
 // Kernels for tests/exec/test_stored_width_real.py: values written with a width or a 16-bit format other than
-// the one they are read with, in volta check (volta/exec/tensor_real.py, volta/exec/hopper.py, check.outputs).
+// the one they are read with, in volta check (volta/exec/handlers/tensor_real.py, volta/exec/handlers/hopper.py, check.outputs).
 // Regenerate: nvcc -ptx -lineinfo -std=c++17 -arch=sm_90 -o stored_width.sm90.ptx stored_width.cu
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

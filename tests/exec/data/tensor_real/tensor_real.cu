@@ -1,5 +1,5 @@
 // Kernels for tests/exec/test_tensor_real.py: tensor-core instructions over the reals in volta check
-// (volta/exec/tensor_real.py) against naive one-thread-per-element references.
+// (volta/exec/handlers/tensor_real.py) against naive one-thread-per-element references.
 // Regenerate: nvcc -ptx -lineinfo -std=c++17 -arch=sm_80 -o tensor_real.sm80.ptx tensor_real.cu
 #include <cuda_fp16.h>
 #include <mma.h>
