@@ -94,3 +94,17 @@ def test_segments_of_eight():
 def test_bfly_and_friends_never_cross_warps(mode):
     src, _ = shfl(mode, 31, 0x1F)
     assert all(0 <= s < 32 for s in src)
+
+
+def test_reading_a_lane_outside_the_member_mask_names_both_lanes_and_the_mask():
+    """Lanes 0-7 shuffle down by 16 with member mask 0xff: lane 0 would read lane 16, which takes no part (the
+    value is undefined on a GPU), so the finding says who reads whom and which lanes take part."""
+    text = KERNEL.replace("shfl.sync.MODE.b32 %r5|%p1, %r4, %r1, %r2, -1;",
+                          "setp.lt.u32 %p1, %r3, 8;\n  @!%p1 bra DONE;\n"
+                          "  shfl.sync.down.b32 %r5, %r4, %r1, %r2, 255;\nDONE:")
+    prog = lower(parse_text(text, "shfl.ptx"))
+    spec = from_options("shfl.ptx", None, "1", "32", "out,pred,16,31", ["out=u32[32]:out", "pred=u32[32]:out"])
+    m = Machine(prog, spec.launches["kernel"], spec.buffers, {}, structured=False).run()
+    messages = [f.message for f in m.findings]
+    assert any("lane 0 reads lane 16, outside the lanes taking part (lanes 0-7; membermask 0x000000ff)" in s
+               for s in messages), messages

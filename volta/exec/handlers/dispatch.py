@@ -692,6 +692,17 @@ def _atomic_value(op, kind, t, old, args):
     raise Unsupported(f"atomic operation in `{op.d.inst.opcode}` is not modelled", op.span)
 
 
+def _lane_ranges(lane_ids) -> str:
+    """Lane ids as `lanes 0-7, 16`: which lanes of a warp take part in a collective."""
+    ids, parts = sorted(int(x) for x in lane_ids), []
+    for x in ids:
+        if parts and parts[-1][1] == x - 1:
+            parts[-1][1] = x
+        else:
+            parts.append([x, x])
+    return "lanes " + ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in parts)
+
+
 # ---- barriers ----------------------------------------------------------------------------
 
 @handles("bar", "barrier")
@@ -754,7 +765,9 @@ def _shfl(m, op, lanes):
     inactive = idx < 0
     if inactive.any():
         k = int(np.nonzero(inactive)[0][0])
-        m.report(F.UNINITIALIZED, "shfl.sync reads from a lane that is not taking part (undefined value)",
+        m.report(F.UNINITIALIZED, f"shfl.sync reads from a lane that is not taking part (undefined value): lane "
+                 f"{int(lid[k])} reads lane {int(j[k])}, outside the lanes taking part "
+                 f"({_lane_ranges(lid[lanes - lid == lanes[k] - lid[k]])}; membermask {int(mk[sel][k]):#010x})",
                  op, [lanes[k]])
     idx = np.where(inactive, np.arange(lanes.size), idx)
     result = a[idx]
