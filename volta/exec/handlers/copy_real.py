@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from volta.config import WARP_SIZE
 from volta.errors import Unsupported
 from volta.exec.handlers.table import DISPATCH, handles_real
 from volta.exec.state import access as A
@@ -127,9 +128,9 @@ def _ldmatrix(m, op, lanes):
         return  # the warp is still gathering
     lz, addr = lanes[done], addr[done]
     order = np.lexsort((m.laneid[lz], m.gwarp[lz]))
-    grid, addr = lz[order].reshape(-1, 32), addr[order].reshape(-1, 32)
+    grid, addr = lz[order].reshape(-1, WARP_SIZE), addr[order].reshape(-1, WARP_SIZE)
     regs = list(op.operands[0].elems) if hasattr(op.operands[0], "elems") else [op.operands[0]]
-    lane = np.arange(32)
+    lane = np.arange(WARP_SIZE)
     for i, reg in enumerate(regs):
         words = addr[:, 8 * i + (lane >> 2)] + (4 * (lane & 3)).astype(np.uint64)
         _move_words(m, op, reg, grid.reshape(-1), words.reshape(-1), op.d.has(".trans"))
