@@ -33,7 +33,7 @@ import numpy as np
 
 from volta.config import WARP_SIZE
 from volta.errors import Unsupported
-from volta.exec.handlers.table import DISPATCH, handles_real
+from volta.exec.handlers.table import DISPATCH, handles_real, run_bits
 from volta.exec.state import access as A
 from volta.exec.state import lanesym
 from volta.exec.state.lanesym import LaneSym
@@ -118,11 +118,7 @@ def _ldmatrix(m, op, lanes):
     `.trans`, which puts two rows' halves in one register) have no meaning as one real: UNSUPPORTED."""
     src = op.operands[1]
     addr = A.addresses(m, op, src, lanes)  # before the bit handler: a destination may be the address register
-    m.symbolic = False  # the bit handler writes bits and DATA flags; the expressions follow in _move_words
-    try:
-        DISPATCH["ldmatrix"](m, op, lanes)
-    finally:
-        m.symbolic = True
+    run_bits(m, op, lanes)  # the bit handler writes bits and DATA flags; the expressions follow in _move_words
     done = m.pc[lanes] == op.index + 1
     if not done.any():
         return  # the warp is still gathering
