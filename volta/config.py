@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 WARP_SIZE = 32   # threads of a warp (PTX ISA 5.2.2 `WARP_SZ`): lane ids, warp collectives, tensor-core fragments
+FULL_WARP_MASK = (1 << WARP_SIZE) - 1   # a membermask naming every lane of a warp (shfl/vote without one, mma)
+WARPGROUP_SIZE = 4 * WARP_SIZE   # threads of a warpgroup, 4 consecutive warps of a CTA (PTX ISA §9.7.15): wgmma
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from volta.api import Buffer, Launch, UsageError
+from volta.config import WARP_SIZE
 
 __all__ = ["TritonKernel", "Call", "LIBDEVICE", "compile", "compile_call", "require_triton"]
 
@@ -74,7 +75,7 @@ class TritonKernel:
 
     @property
     def block(self) -> int:
-        return 32 * self.num_warps
+        return WARP_SIZE * self.num_warps
 
     def path(self, reals: bool = False) -> Path:
         """The PTX as a file (reports name file:line): `~/.cache/volta/triton/NAME.HASH.ptx`; with `reals`, the
@@ -174,7 +175,7 @@ def _check_options(num_warps, num_stages) -> None:
 def _target(arch: int):
     from triton.backends.compiler import GPUTarget
 
-    return GPUTarget("cuda", int(arch), 32)
+    return GPUTarget("cuda", int(arch), WARP_SIZE)
 
 
 _CACHE: dict = {}

@@ -47,7 +47,7 @@ def _dot(n):
                              block="1", args=f"x,y,out,{n}", kernel="dot_onethread")
 
 
-def _run(spec, role, blocks, monkeypatch):
+def _run(spec, role, blocks):
     try:
         m = CK.execute(spec, role, lane_structured=False, fast=FastPaths(blocks=blocks))
     except VoltaError as err:
@@ -60,8 +60,8 @@ def _run(spec, role, blocks, monkeypatch):
             regs, flags, syms)
 
 
-def _same_with_and_without_blocks(spec, monkeypatch, role="ref"):
-    fast, slow = _run(spec, role, True, monkeypatch), _run(spec, role, False, monkeypatch)
+def _same_with_and_without_blocks(spec, role="ref"):
+    fast, slow = _run(spec, role, True), _run(spec, role, False)
     if fast[0] == "error" or slow[0] == "error":
         assert fast == slow
         return fast
@@ -75,10 +75,10 @@ def _same_with_and_without_blocks(spec, monkeypatch, role="ref"):
 
 @pytest.mark.parametrize("name", sorted(ONE) + sorted(SOLO) + ["eq_gemm_onethread_naive",
                                                                "neq_dot_onethread_block_short"])
-def test_same_as_step_by_step(name, monkeypatch):
+def test_same_as_step_by_step(name):
     spec = _spec(name)
     role = "opt" if name in SOLO else "ref"
-    _same_with_and_without_blocks(spec, monkeypatch, role)
+    _same_with_and_without_blocks(spec, role)
 
 
 def test_the_loop_body_runs_as_one_block(monkeypatch):
@@ -106,9 +106,9 @@ def test_the_loop_body_runs_as_one_block(monkeypatch):
 
 
 @pytest.mark.parametrize("cap", [37, 300, 301, 1000])
-def test_step_cap_is_the_same_error(cap, monkeypatch):
+def test_step_cap_is_the_same_error(cap):
     with limits.using(max_steps=cap):
-        out = _same_with_and_without_blocks(_dot(400), monkeypatch)
+        out = _same_with_and_without_blocks(_dot(400))
     assert out[0] == "error" and "step" in out[2]
 
 

@@ -25,7 +25,7 @@ def _spec(kernel, buffers, args, ref=None):
                              ref={"kernel": ref} if ref else None)
 
 
-def _run(spec, role, enabled, monkeypatch):
+def _run(spec, role, enabled):
     """(outputs, findings, steps, thread-instructions) or the error, with the one-thread executor on or off."""
     try:
         m = CK.execute(spec, role, lane_structured=False, fast=FastPaths(one_thread=enabled))
@@ -36,9 +36,9 @@ def _run(spec, role, enabled, monkeypatch):
             m.steps, m.thread_instructions)
 
 
-def _same_both_ways(spec, monkeypatch, role="ref"):
-    fast = _run(spec, role, True, monkeypatch)
-    slow = _run(spec, role, False, monkeypatch)
+def _same_both_ways(spec, role="ref"):
+    fast = _run(spec, role, True)
+    slow = _run(spec, role, False)
     if fast[0] == "error" or slow[0] == "error":
         assert fast == slow
         return fast
@@ -63,14 +63,14 @@ CASES = {
 
 
 @pytest.mark.parametrize("kernel", sorted(CASES))
-def test_same_as_the_general_executor(kernel, monkeypatch):
+def test_same_as_the_general_executor(kernel):
     buffers, args = CASES[kernel]
-    _same_both_ways(_spec(kernel, buffers, args), monkeypatch)
+    _same_both_ways(_spec(kernel, buffers, args))
 
 
-def test_index_math_values_and_findings(monkeypatch):
+def test_index_math_values_and_findings():
     """Concrete integer results equal the C semantics of the source."""
-    outs, findings, _, _ = _same_both_ways(_spec("index_math", ["out=s32[40]:out"], "out,40"), monkeypatch)
+    outs, findings, _, _ = _same_both_ways(_spec("index_math", ["out=s32[40]:out"], "out,40"))
 
     def c_int(v):
         return (v + (1 << 31)) % (1 << 32) - (1 << 31)
@@ -83,26 +83,24 @@ def test_index_math_values_and_findings(monkeypatch):
     assert [int(e.data) for e in outs["out"]] == want and findings == []
 
 
-def test_findings_are_reported_once_with_the_thread(monkeypatch):
-    _, findings, _, _ = _same_both_ways(_spec("read_past_end", ["x=f32[8]:in", "out=f32[1]:out"], "x,out,8"),
-                                        monkeypatch)
+def test_findings_are_reported_once_with_the_thread():
+    _, findings, _, _ = _same_both_ways(_spec("read_past_end", ["x=f32[8]:in", "out=f32[1]:out"], "x,out,8"))
     assert [f[0] for f in findings] == ["out-of-bounds"]
-    _, findings, _, _ = _same_both_ways(_spec("uninit_local", ["x=f32[8]:in", "out=f32[1]:out"], "x,out,7"),
-                                        monkeypatch)
+    _, findings, _, _ = _same_both_ways(_spec("uninit_local", ["x=f32[8]:in", "out=f32[1]:out"], "x,out,7"))
     assert [f[0] for f in findings] == ["uninitialized-read"]
 
 
-def test_vector_loads_are_input_leaves(monkeypatch):
-    outs, _, _, _ = _same_both_ways(_spec("vec4", ["x=f32[64]:in", "out=f32[2]:out"], "x,out,16"), monkeypatch)
+def test_vector_loads_are_input_leaves():
+    outs, _, _, _ = _same_both_ways(_spec("vec4", ["x=f32[64]:in", "out=f32[2]:out"], "x,out,16"))
     leaves = {n.data for n in E.postorder(outs["out"][0], {}) if n.op is E.VAR}
     assert leaves == {("x", 4 * i + k) for i in range(16) for k in range(3)}
     assert ("x", 63) in {n.data for n in E.postorder(outs["out"][1], {}) if n.op is E.VAR}
 
 
-def test_max_steps_is_the_same_error(monkeypatch):
+def test_max_steps_is_the_same_error():
     spec = _spec("index_math", ["out=s32[40]:out"], "out,40")
     with limits.using(max_steps=300):
-        result = _same_both_ways(spec, monkeypatch)
+        result = _same_both_ways(spec)
     assert result[0] == "error" and "--max-steps 300" in result[2]
 
 
@@ -111,7 +109,7 @@ def test_max_steps_is_the_same_error(monkeypatch):
     ("branchy", "branchy", "equivalent"),
     ("add_inf", "add_inf", "equivalent"),              # x + inf: realops' infinity, in the general path
 ])
-def test_check_verdicts_agree(ref, opt, expected, monkeypatch):
+def test_check_verdicts_agree(ref, opt, expected):
     buffers, args = CASES[ref]
     spec = pair_from_options(PTX, PTX, buffers, grid="1", block="1", args=args, ref={"kernel": ref},
                              opt={"kernel": opt})
@@ -126,11 +124,11 @@ def test_check_verdicts_agree(ref, opt, expected, monkeypatch):
     pytest.param("eq_gemm_onethread_naive", ("A", "B", "C", "5", "6", "12"), id="eq_gemm_onethread_naive"),
     pytest.param("neq_dot_onethread_block_short", None, id="neq_dot_onethread_block_short"),
 ])
-def test_examples_same_both_ways(case, args, monkeypatch):
+def test_examples_same_both_ways(case, args):
     spec = load_manifest(EXAMPLES / case / "manifest.toml")
     if args is not None:
         spec.launches["ref"] = dataclasses.replace(spec.launches["ref"], args=args)
-    _same_both_ways(spec, monkeypatch)
+    _same_both_ways(spec)
 
 
 def test_only_one_thread_launches_take_it():

@@ -32,7 +32,7 @@ def _spec(kernel, ref=None):
                              ref={"kernel": ref} if ref else None)
 
 
-def _run(spec, enabled, lane_structured, monkeypatch, role="opt"):
+def _run(spec, enabled, lane_structured, role="opt"):
     try:
         m = CK.execute(spec, role, lane_structured=lane_structured, fast=FastPaths(one_thread=enabled))
     except VoltaError as err:
@@ -44,9 +44,9 @@ def _run(spec, enabled, lane_structured, monkeypatch, role="opt"):
 
 @pytest.mark.parametrize("lane_structured", [False, True])
 @pytest.mark.parametrize("kernel", sorted(CASES))
-def test_same_as_without_solo(kernel, lane_structured, monkeypatch):
-    fast = _run(_spec(kernel), True, lane_structured, monkeypatch)
-    slow = _run(_spec(kernel), False, lane_structured, monkeypatch)
+def test_same_as_without_solo(kernel, lane_structured):
+    fast = _run(_spec(kernel), True, lane_structured)
+    slow = _run(_spec(kernel), False, lane_structured)
     assert (fast[0] == "error") == (slow[0] == "error")
     if fast[0] == "error":
         assert fast == slow
@@ -85,12 +85,12 @@ def test_verdict_against_a_parallel_reference(kernel):
     assert CK.check(_spec(kernel, ref="dot_parallel")).verdict == "equivalent"
 
 
-def test_the_example_both_ways(monkeypatch):
+def test_the_example_both_ways():
     from volta.launch.spec import load_manifest
 
     spec = load_manifest(str(Path(__file__).parents[2] / "examples" / "eq_dot_first_thread_blocks" / "manifest.toml"))
     for role in ("ref", "opt"):
-        fast = _run(spec, True, True, monkeypatch, role)
-        slow = _run(spec, False, True, monkeypatch, role)
+        fast = _run(spec, True, True, role)
+        slow = _run(spec, False, True, role)
         assert fast[1:] == slow[1:]
     assert CK.check(spec).verdict == "equivalent"

@@ -22,8 +22,7 @@ from volta.equiv import fixed_inputs
 from volta.errors import Unsupported, UsageError
 from volta.exec import findings as F
 from volta.exec import limits
-from volta.exec.drivers import pipeline
-from volta.exec.drivers import replica_bits
+from volta.exec.drivers import pipeline, replica_bits
 from volta.exec.drivers.pipeline import names as pipeline_names, step_name
 from volta.exec.findings import Site
 from volta.exec.handlers import integer_real

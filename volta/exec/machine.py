@@ -630,7 +630,7 @@ class Machine(MachineServices):
                       "%pm2_64", "%pm3_64", "%pm4_64", "%pm5_64", "%pm6_64", "%pm7_64"):
             v = np.zeros(lanes.size)  # performance monitoring counters
         elif base == "%warpsz":
-            v = np.full(lanes.size, 32)
+            v = np.full(lanes.size, WARP_SIZE)
         elif base == "%is_explicit_cluster":
             v = np.zeros(lanes.size)
         elif base == "%current_graph_exec":

@@ -14,6 +14,7 @@ from pathlib import Path
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from volta.config import WARP_SIZE
 from volta.errors import PtxSyntaxError, Span
 from volta.ptx import ast
 
@@ -287,7 +288,7 @@ def _simple_operand(text: str):
 
 _SINK = ast.Sink()
 # Predefined PTX constants (PTX ISA "Predefined identifiers"): nvcc writes WARP_SZ for `warpSize`.
-PREDEFINED = {"WARP_SZ": ast.Imm(32)}
+PREDEFINED = {"WARP_SZ": ast.Imm(WARP_SIZE)}
 
 
 def _predefined(o):

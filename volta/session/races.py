@@ -32,9 +32,7 @@ from dataclasses import dataclass, field
 
 from volta.errors import Unsupported
 from volta.exec import findings as F
-from volta.exec.drivers import feasible, pipeline
-from volta.exec.drivers import replica_bits
-from volta.exec.drivers import trials
+from volta.exec.drivers import feasible, pipeline, replica_bits, trials
 from volta.exec.drivers.pipeline import step_name
 from volta.exec.drivers.trials import with_address
 from volta.exec.findings import is_data_dependence

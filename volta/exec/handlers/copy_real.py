@@ -31,8 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from volta.config import WARP_SIZE
 from volta.errors import Unsupported
-from volta.exec.handlers.table import DISPATCH, handles_real
+from volta.exec.handlers.table import DISPATCH, handles_real, run_bits
 from volta.exec.state import access as A
 from volta.exec.state import lanesym
 from volta.exec.state.lanesym import LaneSym
@@ -117,19 +118,15 @@ def _ldmatrix(m, op, lanes):
     `.trans`, which puts two rows' halves in one register) have no meaning as one real: UNSUPPORTED."""
     src = op.operands[1]
     addr = A.addresses(m, op, src, lanes)  # before the bit handler: a destination may be the address register
-    m.symbolic = False  # the bit handler writes bits and DATA flags; the expressions follow in _move_words
-    try:
-        DISPATCH["ldmatrix"](m, op, lanes)
-    finally:
-        m.symbolic = True
+    run_bits(m, op, lanes)  # the bit handler writes bits and DATA flags; the expressions follow in _move_words
     done = m.pc[lanes] == op.index + 1
     if not done.any():
         return  # the warp is still gathering
     lz, addr = lanes[done], addr[done]
     order = np.lexsort((m.laneid[lz], m.gwarp[lz]))
-    grid, addr = lz[order].reshape(-1, 32), addr[order].reshape(-1, 32)
+    grid, addr = lz[order].reshape(-1, WARP_SIZE), addr[order].reshape(-1, WARP_SIZE)
     regs = list(op.operands[0].elems) if hasattr(op.operands[0], "elems") else [op.operands[0]]
-    lane = np.arange(32)
+    lane = np.arange(WARP_SIZE)
     for i, reg in enumerate(regs):
         words = addr[:, 8 * i + (lane >> 2)] + (4 * (lane & 3)).astype(np.uint64)
         _move_words(m, op, reg, grid.reshape(-1), words.reshape(-1), op.d.has(".trans"))

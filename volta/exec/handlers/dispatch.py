@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from volta.config import FULL_WARP_MASK, WARP_SIZE
 from volta.errors import Unsupported
 from volta.exec import findings as F
 from volta.exec.handlers import atomics_real, floatbits, integer_real, tensor_real
@@ -725,7 +726,7 @@ def _shfl(m, op, lanes):
     a, fa = m.read(ops[1], lanes, ".b32")
     b, fb = m.read(ops[2], lanes, ".b32")
     c, fc = m.read(ops[3], lanes, ".b32")
-    mk, fm = m.read(ops[4], lanes, ".b32") if len(ops) > 4 else (np.full(lanes.size, 0xFFFFFFFF, np.uint64), None)
+    mk, fm = m.read(ops[4], lanes, ".b32") if len(ops) > 4 else (np.full(lanes.size, FULL_WARP_MASK, np.uint64), None)
     for f, what in ((fb, "source lane"), (fc, "clamp operand"), (fm, "member mask")):
         m.require_concrete(op, f, lanes, what)
     ready = m.collective_ready(op, lanes, mk)
@@ -735,9 +736,9 @@ def _shfl(m, op, lanes):
     a, b, c = a[sel], b[sel], c[sel]
     fa = fa[sel] if fa is not None else None
     lid = m.laneid[lanes].astype(np.int64)
-    bval = (b & U64(31)).astype(np.int64)
-    clamp = (c & U64(31)).astype(np.int64)
-    segmask = ((c >> U64(8)) & U64(31)).astype(np.int64)
+    bval = (b & U64(WARP_SIZE - 1)).astype(np.int64)
+    clamp = (c & U64(WARP_SIZE - 1)).astype(np.int64)
+    segmask = ((c >> U64(8)) & U64(WARP_SIZE - 1)).astype(np.int64)
     max_lane = (lid & segmask) | (clamp & ~segmask)
     min_lane = lid & segmask
     mode = next(w for w in (".up", ".down", ".bfly", ".idx") if w in op.d.mods)
@@ -787,7 +788,7 @@ def _shfl(m, op, lanes):
 def _vote(m, op, lanes):
     ops = op.operands
     p, fp = m.read(ops[1], lanes, ".pred")
-    mk, fm = m.read(ops[2], lanes, ".b32") if len(ops) > 2 else (np.full(lanes.size, 0xFFFFFFFF, np.uint64), None)
+    mk, fm = m.read(ops[2], lanes, ".b32") if len(ops) > 2 else (np.full(lanes.size, FULL_WARP_MASK, np.uint64), None)
     m.require_concrete(op, fp, lanes, "vote predicate")
     ready = m.collective_ready(op, lanes, mk)
     if ready is None:

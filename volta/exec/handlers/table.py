@@ -53,7 +53,9 @@ def watches(name):
 
 def run_bits(m, op, lanes):
     """The bit handler alone (bits, flags, races, findings, advancing the warp), for a REAL handler that then
-    writes the expressions itself."""
+    writes the expressions itself. The one place a machine's mode is lifted while it runs, for one handler: the
+    bit handlers of tensor cores, redux and wgmma write registers and judge races as a bits run does, through
+    the machine's own `write` and the shared access code, which read `m.symbolic`."""
     m.symbolic = False
     try:
         DISPATCH[op.op](m, op, lanes)

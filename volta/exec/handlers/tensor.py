@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from volta.config import FULL_WARP_MASK, WARP_SIZE
 from volta.errors import Unsupported
 from volta.exec import findings as F
 from volta.exec.handlers.table import _advance, _data_flag, handles
@@ -151,17 +152,18 @@ MMA_SHAPES = {
 
 def layout_table(fn, slots):
     """(rows, cols) int arrays of shape (32, slots) for a layout function."""
-    lanes = np.arange(32)[:, None]
+    lanes = np.arange(WARP_SIZE)[:, None]
     i = np.arange(slots)[None, :]
     r, c = fn(lanes, i)
-    return np.broadcast_to(r, (32, slots)).astype(np.int64), np.broadcast_to(c, (32, slots)).astype(np.int64)
+    shape = (WARP_SIZE, slots)
+    return np.broadcast_to(r, shape).astype(np.int64), np.broadcast_to(c, shape).astype(np.int64)
 
 
 def wmma_layout(rows, cols, slots):
     """Register layout chosen for wmma fragments (the ISA leaves it unspecified): tile element
     e = lane*(T/32) + slot % (T/32), row-major over the logical rows x cols tile; slots beyond T/32 repeat."""
-    per = rows * cols // 32
-    lanes = np.arange(32)[:, None]
+    per = rows * cols // WARP_SIZE
+    lanes = np.arange(WARP_SIZE)[:, None]
     s = np.arange(slots)[None, :]
     e = lanes * per + s % per
     return e // cols, e % cols
@@ -181,24 +183,24 @@ def _regs(operand):
 
 def _full_warps(m, op, lanes):
     """Wait for whole warps; returns the ready lanes ordered (warp, laneid) as a (W, 32) array, or None."""
-    n_in_warp = np.minimum(32, m.per_cta - m.warp_in_cta[lanes] * 32)
-    if (n_in_warp < 32).any():
-        raise Unsupported(f"`{op.d.inst.opcode}` needs whole warps of 32 threads (the block size "
-                          f"{m.per_cta} is not a multiple of 32)", op.span)
-    ready = m.collective_ready(op, lanes, np.full(lanes.size, 0xFFFFFFFF, np.uint64))
+    n_in_warp = np.minimum(WARP_SIZE, m.per_cta - m.warp_in_cta[lanes] * WARP_SIZE)
+    if (n_in_warp < WARP_SIZE).any():
+        raise Unsupported(f"`{op.d.inst.opcode}` needs whole warps of {WARP_SIZE} threads (the block size "
+                          f"{m.per_cta} is not a multiple of {WARP_SIZE})", op.span)
+    ready = m.collective_ready(op, lanes, np.full(lanes.size, FULL_WARP_MASK, np.uint64))
     if ready is None:
         return None
     lz, _ = ready
     warps = m.gwarp[lz]
     counts = np.bincount(np.unique(warps, return_inverse=True)[1])
-    if (counts != 32).any():  # a warp whose guard let only some lanes in: they never all arrive
-        full = np.isin(warps, np.unique(warps)[counts == 32])
+    if (counts != WARP_SIZE).any():  # a warp whose guard let only some lanes in: they never all arrive
+        full = np.isin(warps, np.unique(warps)[counts == WARP_SIZE])
         m.status[lz[~full]] = WARP
         lz = lz[full]
         if lz.size == 0:
             return None
     order = np.lexsort((m.laneid[lz], m.gwarp[lz]))
-    return lz[order].reshape(-1, 32)
+    return lz[order].reshape(-1, WARP_SIZE)
 
 
 def _read_regs(m, regs, grid, t):
@@ -212,7 +214,7 @@ def _read_regs(m, regs, grid, t):
         if f is not None:
             flags |= f
     W = grid.shape[0]
-    return bits.reshape(W, 32, len(regs)), np.bitwise_or.reduce(flags.reshape(W, 32), axis=1)
+    return bits.reshape(W, WARP_SIZE, len(regs)), np.bitwise_or.reduce(flags.reshape(W, WARP_SIZE), axis=1)
 
 
 def tile_from_slots(values, table, shape, dtype=np.uint64):
@@ -244,7 +246,7 @@ def _gather(bits, per_reg, ew, table, shape):
 
 def _scatter(tile, per_reg, ew, table, nregs):
     """Tiles (W, rows, cols) → registers (W, 32, nregs)."""
-    out = np.zeros((tile.shape[0], 32, nregs), np.uint64)
+    out = np.zeros((tile.shape[0], WARP_SIZE, nregs), np.uint64)
     for s, vals in enumerate(slots_from_tile(tile, table)):
         reg, sub = divmod(s, per_reg)
         out[:, :, reg] |= vals << U64(sub * ew)
@@ -253,7 +255,7 @@ def _scatter(tile, per_reg, ew, table, nregs):
 
 def _write_regs(m, regs, grid, bits, flags):
     flat = grid.reshape(-1)
-    f = np.repeat(flags, 32)
+    f = np.repeat(flags, WARP_SIZE)
     for k, r in enumerate(regs):
         m.write(r, flat, bits[:, :, k].reshape(-1), f)
 
@@ -349,19 +351,19 @@ def _mma(m, op, lanes):
     a_per = per_reg if at != "f64" else 1
     c_per = 2 if ct == "f16" else 1
     cw = _WIDTH[ct]
-    if len(ra) * a_per != M * K // 32 or len(rc) * c_per != M * N // 32 or len(rd) != len(rc):
+    if len(ra) * a_per != M * K // WARP_SIZE or len(rc) * c_per != M * N // WARP_SIZE or len(rd) != len(rc):
         raise Unsupported(f"`{op.d.inst.opcode}`: wrong number of fragment registers", op.span)
     abits, fa = _read_regs(m, ra, grid, None)
     bbits, fb = _read_regs(m, rb, grid, None)
     cbits, fc = _read_regs(m, rc, grid, None)
-    Aw = _gather(abits, a_per, ew, layout_table(la, M * K // 32), (M, K))
-    Bw = _gather(bbits, a_per, _WIDTH[bt], layout_table(lb, K * N // 32), (K, N))
-    Cw = _gather(cbits, c_per, cw, layout_table(lc, M * N // 32), (M, N))
+    Aw = _gather(abits, a_per, ew, layout_table(la, M * K // WARP_SIZE), (M, K))
+    Bw = _gather(bbits, a_per, _WIDTH[bt], layout_table(lb, K * N // WARP_SIZE), (K, N))
+    Cw = _gather(cbits, c_per, cw, layout_table(lc, M * N // WARP_SIZE), (M, N))
     if at != bt:  # mixed s8/u8: sign-extend each side on its own
         Dw = _mixed_int(Aw, Bw, Cw, at, bt, op.d.has(".satfinite"))
     else:
         Dw = matmul(Aw, Bw, Cw, at, ct, tensor_row(m, at, ct), op.d.has(".satfinite"))
-    out = _scatter(Dw, c_per, cw, layout_table(lc, M * N // 32), len(rd))
+    out = _scatter(Dw, c_per, cw, layout_table(lc, M * N // WARP_SIZE), len(rd))
     _write_regs(m, rd, grid, out, fa | fb | fc)
     _advance(m, grid.reshape(-1))
 
@@ -421,8 +423,8 @@ def _ldmatrix(m, op, lanes):
             undef[pos] |= f
     mats = rows.reshape(W, nm, 8, 8)  # (warp, matrix, row, col)
     wflags = np.bitwise_or.reduce(undef.reshape(W, -1), axis=1)
-    lane = np.arange(32)
-    out = np.zeros((W, 32, nm), np.uint64)
+    lane = np.arange(WARP_SIZE)
+    out = np.zeros((W, WARP_SIZE, nm), np.uint64)
     for j in range(2):
         r, c = ldmatrix_layout(lane, j, trans)
         out |= mats[:, :, r, c].transpose(0, 2, 1) << U64(16 * j)
@@ -482,7 +484,7 @@ def wmma_addresses(m, op, grid, ptr_op, stride_op, rows, cols, slots_used, es):
     else:
         stride = np.full(flat.size, rows if col_major else cols, np.int64)
     r_tab, c_tab = wmma_layout(rows, cols, slots_used)
-    lane_in = np.tile(np.arange(32), grid.shape[0])
+    lane_in = np.tile(np.arange(WARP_SIZE), grid.shape[0])
     out = []
     for s in range(slots_used):
         r = r_tab[lane_in, s]
@@ -499,7 +501,7 @@ def _wmma_access(m, op, grid, ptr_op, stride_op, rows, cols, fmt, slots_used, wr
     flat = grid.reshape(-1)
     out = np.zeros((W, rows, cols), np.uint64)
     flags = np.zeros(flat.size, np.uint8)
-    w_idx = np.repeat(np.arange(W), 32)
+    w_idx = np.repeat(np.arange(W), WARP_SIZE)
     space = op.d.space or None
     pos_of = np.full(m.L, -1, np.int64)
     pos_of[flat] = np.arange(flat.size)
@@ -521,7 +523,7 @@ def _wmma_access(m, op, grid, ptr_op, stride_op, rows, cols, fmt, slots_used, wr
                 f = _data_flag(m, region, lz, offs, es)
                 if f is not None:
                     flags[pos] |= f
-    return out, np.bitwise_or.reduce(flags.reshape(W, 32), axis=1)
+    return out, np.bitwise_or.reduce(flags.reshape(W, WARP_SIZE), axis=1)
 
 
 def _wmma_load(m, op, lanes):
@@ -535,11 +537,11 @@ def _wmma_load(m, op, lanes):
     per_reg = max(1, 32 // _WIDTH[fmt]) if fmt != "f64" else 1
     slots = len(regs) * per_reg
     T = rows * cols
-    if (slots * 32) % T:
+    if (slots * WARP_SIZE) % T:
         raise Unsupported(f"`{op.d.inst.opcode}`: {len(regs)} registers do not hold a {rows}x{cols} tile",
                           op.span)
     stride_op = op.operands[2] if len(op.operands) > 2 else None
-    tile, wflags = _wmma_access(m, op, grid, op.operands[1], stride_op, rows, cols, fmt, T // 32, False)
+    tile, wflags = _wmma_access(m, op, grid, op.operands[1], stride_op, rows, cols, fmt, T // WARP_SIZE, False)
     table = wmma_layout(rows, cols, slots)
     out = _scatter(tile, per_reg, _WIDTH[fmt], table, len(regs))
     _write_regs(m, regs, grid, out, wflags)
@@ -562,7 +564,7 @@ def _wmma_store(m, op, lanes):
         m.report(F.UNINITIALIZED, "a value read from never-written shared/local memory is stored by wmma.store",
                  op, [grid[k, 0]])
     stride_op = op.operands[2] if len(op.operands) > 2 else None
-    _wmma_access(m, op, grid, op.operands[0], stride_op, rows, cols, fmt, rows * cols // 32, True, tile, wflags)
+    _wmma_access(m, op, grid, op.operands[0], stride_op, rows, cols, fmt, rows * cols // WARP_SIZE, True, tile, wflags)
     _advance(m, grid.reshape(-1))
 
 
@@ -640,8 +642,8 @@ def _movmatrix(m, op, lanes):
         return
     dst, src = op.operands
     bits, wflags = _read_regs(m, [src], grid, None)
-    lane = np.arange(32)
-    out = np.zeros((grid.shape[0], 32, 1), np.uint64)
+    lane = np.arange(WARP_SIZE)
+    out = np.zeros((grid.shape[0], WARP_SIZE, 1), np.uint64)
     for j in (0, 1):
         sl, sub = movmatrix_sources(lane, j)
         elem = (bits[:, sl, 0] >> (U64(16) * sub.astype(np.uint64))) & U64(0xFFFF)

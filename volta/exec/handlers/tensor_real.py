@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from volta.config import WARP_SIZE
 from volta.errors import Unsupported
 from volta.exec.handlers import copy_real
 from volta.exec.handlers import tensor as T
@@ -191,7 +192,7 @@ def _fragment(m, op, regs, grid, fmt, per, table, shape):
     """A fragment's elements as tiles (W, rows, cols) of expressions, through a layout table."""
     W = grid.shape[0]
     elems = register_elements(m, op, regs, grid.reshape(-1), fmt, per)
-    values = [elems[s // per][s % per].reshape(W, 32) for s in range(table[0].shape[1])]
+    values = [elems[s // per][s % per].reshape(W, WARP_SIZE) for s in range(table[0].shape[1])]
     return T.tile_from_slots(values, table, shape, object)
 
 
@@ -248,23 +249,23 @@ def _mma(m, op, lanes):
     d_op, a_op, b_op, c_op = op.operands[:4]
     ra, rb, rc, rd = T._regs(a_op), T._regs(b_op), T._regs(c_op), T._regs(d_op)
     c_per = 2 if ct == "f16" else 1
-    if len(ra) * per_reg != M * K // 32 or len(rc) * c_per != M * N // 32 or len(rd) != len(rc):
+    if len(ra) * per_reg != M * K // WARP_SIZE or len(rc) * c_per != M * N // WARP_SIZE or len(rd) != len(rc):
         raise Unsupported(f"`{op.d.inst.opcode}`: wrong number of fragment registers", op.span)
     grid = T._full_warps(m, op, lanes)
     if grid is None:
         return
-    At = _fragment(m, op, ra, grid, at, per_reg, T.layout_table(la, M * K // 32), (M, K))
-    Bt = _fragment(m, op, rb, grid, bt, per_reg, T.layout_table(lb, K * N // 32), (K, N))
-    lane_d = _lane_product(m, grid, At, Bt, rc, T.layout_table(lc, M * N // 32)) if c_per == 1 else None
+    At = _fragment(m, op, ra, grid, at, per_reg, T.layout_table(la, M * K // WARP_SIZE), (M, K))
+    Bt = _fragment(m, op, rb, grid, bt, per_reg, T.layout_table(lb, K * N // WARP_SIZE), (K, N))
+    lane_d = _lane_product(m, grid, At, Bt, rc, T.layout_table(lc, M * N // WARP_SIZE)) if c_per == 1 else None
     if lane_d is not None:
         run_bits(m, op, lanes)
         flat = grid.reshape(-1)
         for reg, poly in zip(rd, lane_d):
             _write_lane(m, reg, flat, poly)
         return
-    Ct = _fragment(m, op, rc, grid, ct, c_per, T.layout_table(lc, M * N // 32), (M, N))
+    Ct = _fragment(m, op, rc, grid, ct, c_per, T.layout_table(lc, M * N // WARP_SIZE), (M, N))
     run_bits(m, op, lanes)
-    _store_fragment(m, rd, grid, product(At, Bt, Ct), c_per, dt, T.layout_table(lc, M * N // 32))
+    _store_fragment(m, rd, grid, product(At, Bt, Ct), c_per, dt, T.layout_table(lc, M * N // WARP_SIZE))
 
 
 def _leaf_tile(tile):
@@ -302,8 +303,8 @@ def _lane_product(m, grid, At, Bt, rc, table):
         acc = m.lane_value(reg, flat, ".f32")
         if acc is None:
             return None
-        ka = ai[:, rows[:, s], :].reshape(W * 32, K).T                 # A[row(lane), k]: (K, lanes)
-        kb = bi[:, :, cols[:, s]].transpose(1, 0, 2).reshape(K, W * 32)  # B[k, col(lane)]
+        ka = ai[:, rows[:, s], :].reshape(W * WARP_SIZE, K).T                 # A[row(lane), k]: (K, lanes)
+        kb = bi[:, :, cols[:, s]].transpose(1, 0, 2).reshape(K, W * WARP_SIZE)  # B[k, col(lane)]
         pair = (ka, kb) if na <= nb else (kb, ka)                          # factors in shape order
         block = LanePoly(flat.size, {tuple(sorted((na, nb))): [(np.stack(pair, axis=1), np.ones((K, 1), np.int64))]},
                          1, K, K)
@@ -382,11 +383,12 @@ def _wmma_load(m, op, lanes):
         return
     flat = grid.reshape(-1)
     W = grid.shape[0]
-    w_idx = np.repeat(np.arange(W), 32)
+    w_idx = np.repeat(np.arange(W), WARP_SIZE)
     es = T._WIDTH[fmt] // 8
     stride_op = op.operands[2] if len(op.operands) > 2 else None
     tile = np.full((W, rows, cols), None, dtype=object)
-    for r, c, addr in T.wmma_addresses(m, op, grid, op.operands[1], stride_op, rows, cols, rows * cols // 32, es):
+    per_lane = rows * cols // WARP_SIZE
+    for r, c, addr in T.wmma_addresses(m, op, grid, op.operands[1], stride_op, rows, cols, per_lane, es):
         sym, bits = read_elements(m, op, op.d.space or None, addr, flat, es)
         refuse_unknown_format(m, op, [e for e in sym if e is not None], fmt)   # the load's type is no proof
         tile[w_idx, r, c] = _filled(op, sym, bits, REAL_TYPES[fmt])
@@ -406,12 +408,13 @@ def _wmma_store(m, op, lanes):
     tile = _fragment(m, op, regs, grid, fmt, per, T.wmma_layout(rows, cols, len(regs) * per), (rows, cols))
     run_bits(m, op, lanes)
     flat = grid.reshape(-1)
-    w_idx = np.repeat(np.arange(grid.shape[0]), 32)
+    w_idx = np.repeat(np.arange(grid.shape[0]), WARP_SIZE)
     pos_of = np.full(m.L, -1, np.int64)
     pos_of[flat] = np.arange(flat.size)
     es = T._WIDTH[fmt] // 8
     stride_op = op.operands[2] if len(op.operands) > 2 else None
-    for r, c, addr in T.wmma_addresses(m, op, grid, op.operands[0], stride_op, rows, cols, rows * cols // 32, es):
+    per_lane = rows * cols // WARP_SIZE
+    for r, c, addr in T.wmma_addresses(m, op, grid, op.operands[0], stride_op, rows, cols, per_lane, es):
         for region, lz, offs in A.resolve(m, op, op.d.space or None, addr, flat, es, True):
             check_width(op, region, es)   # the outputs are read element by element, at the buffer's width
             pos = pos_of[lz]
@@ -486,7 +489,7 @@ def _ldmatrix(m, op, lanes):
         mats[:, :, :, c] = marked.reshape(W, nm, 8)
     run_bits(m, op, lanes)
     flat = grid.reshape(-1)
-    lane = np.arange(32)
+    lane = np.arange(WARP_SIZE)
     for i, reg in enumerate(regs):
         elems = []
         for j in (0, 1):
@@ -534,8 +537,8 @@ def _movmatrix(m, op, lanes):
             raise Unsupported(f"`{op.d.inst.opcode}` moves a register that does not hold two 16-bit elements "
                               f"as real values", op.span)
     run_bits(m, op, lanes)
-    lane = np.tile(np.arange(32), grid.shape[0])
-    base = np.repeat(np.arange(grid.shape[0]) * 32, 32)
+    lane = np.tile(np.arange(WARP_SIZE), grid.shape[0])
+    base = np.repeat(np.arange(grid.shape[0]) * WARP_SIZE, WARP_SIZE)
     elems = []
     for j in (0, 1):
         sl, sub = T.movmatrix_sources(lane, j)

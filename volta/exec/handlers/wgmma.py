@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from volta.config import WARP_SIZE, WARPGROUP_SIZE
 from volta.errors import Unsupported, UsageError
 from volta.exec import findings as F
 from volta.exec.handlers import wgmma_layout as L
@@ -118,18 +119,18 @@ def warpgroups(m, op, lanes):
     """The lanes of every warpgroup whose 128 threads are all here, as a (G, 128) array ordered by thread, or None;
     the others wait (WARP) for the rest of their warpgroup."""
     local = lanes % m.per_cta
-    if (local // 128 * 128 + 128 > m.per_cta).any():
-        raise Unsupported(f"`{op.d.inst.opcode}` needs whole warpgroups of 128 threads (the block has "
+    if (local // WARPGROUP_SIZE * WARPGROUP_SIZE + WARPGROUP_SIZE > m.per_cta).any():
+        raise Unsupported(f"`{op.d.inst.opcode}` needs whole warpgroups of {WARPGROUP_SIZE} threads (the block has "
                           f"{m.per_cta} threads)", op.span)
-    wg = m.cta[lanes] * (m.per_cta // 128) + local // 128
+    wg = m.cta[lanes] * (m.per_cta // WARPGROUP_SIZE) + local // WARPGROUP_SIZE
     _, inv, counts = np.unique(wg, return_inverse=True, return_counts=True)
-    full = counts[inv] == 128
+    full = counts[inv] == WARPGROUP_SIZE
     m.status[lanes[~full]] = WARP
     if not full.any():
         return None
     lz = lanes[full]
     order = np.lexsort((lz % m.per_cta, wg[full]))
-    return lz[order].reshape(-1, 128)
+    return lz[order].reshape(-1, WARPGROUP_SIZE)
 
 
 def _regs(operand):
@@ -147,7 +148,7 @@ def read_registers(m, regs, grid):
         if f is not None:
             flags |= f
     G = grid.shape[0]
-    return bits.reshape(G, 128, len(regs)), np.bitwise_or.reduce(flags.reshape(G, 128), axis=1)
+    return bits.reshape(G, WARPGROUP_SIZE, len(regs)), np.bitwise_or.reduce(flags.reshape(G, WARPGROUP_SIZE), axis=1)
 
 
 def gather(bits, per_reg, ew, tab, shape):
@@ -160,7 +161,7 @@ def gather(bits, per_reg, ew, tab, shape):
 
 def scatter(tile, per_reg, ew, tab, nregs):
     """Tiles (G, rows, cols) → registers (G, 128, nregs)."""
-    out = np.zeros((tile.shape[0], 128, nregs), np.uint64)
+    out = np.zeros((tile.shape[0], WARPGROUP_SIZE, nregs), np.uint64)
     for s, vals in enumerate(slots_from_tile(tile, tab)):
         reg, sub = divmod(s, per_reg)
         out[:, :, reg] |= vals.astype(np.uint64) << U64(sub * ew)
@@ -258,11 +259,11 @@ def _readers(elems, mn, k, which):
     warp w multiplies rows 16w..16w+15 of A by all of B (§9.7.15.5.1.1), so an element of A is read by two
     threads of its row's warp, one of B by a thread of each warp. A write ordered after the wgmma's completion
     in those warps (their wgmma.wait_group, then a barrier where other warps read it) does not race with it."""
-    spread = elems % 32
+    spread = elems % WARP_SIZE
     if which == "A":
-        base = 32 * ((elems // k) // 16)
-        return [base + spread, base + (spread + 16) % 32]
-    return [32 * w + spread for w in range(4)]
+        base = WARP_SIZE * ((elems // k) // 16)
+        return [base + spread, base + (spread + 16) % WARP_SIZE]
+    return [WARP_SIZE * w + spread for w in range(4)]
 
 
 def shared_operand(m, op, grid, words, mn, k, fmt, mn_major, which):
@@ -397,7 +398,7 @@ def _mma_async(m, op, lanes):
     rd = _regs(op.operands[0])
     out = scatter(Dw, form.d_per_register, L.WIDTH[form.d], L.table(L.accumulator, form.n // 2), len(rd))
     flat = grid.reshape(-1)
-    f = np.repeat(flags, 128)
+    f = np.repeat(flags, WARPGROUP_SIZE)
     for k, r in enumerate(rd):
         m.write(r, flat, out[:, :, k].reshape(-1), f)
     st = state(m)
@@ -433,10 +434,10 @@ def _read_at_completion(m, fl, g, threads):
     """The completing warps' share of the shared reads enters the race shadow again, as made at their wait: in
     any schedule a warp's part of the wgmma may read until then, so a write that no barrier orders after the
     wait (in a warp that completed first) races with it, whichever order the machine ran the warps in."""
-    warps = np.unique(threads // 32)
+    warps = np.unique(threads // WARP_SIZE)
     for rd in (r for r in fl.reads if r.warpgroup == g):
         for who in rd.readers:
-            sel = np.isin(who // 32, warps)
+            sel = np.isin(who // WARP_SIZE, warps)
             if sel.any():
                 A.track(m, fl.op, rd.region, fl.lanes[g, who[sel]], rd.offs[sel], rd.esize, write=False)
 

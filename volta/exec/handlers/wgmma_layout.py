@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from volta.config import WARP_SIZE, WARPGROUP_SIZE
 from volta.errors import Unsupported
 from volta.ptx import ast
 
@@ -129,8 +130,8 @@ def decode_form(op) -> WgmmaForm:
 
 
 def _thread(lane):
-    """(first row of the lane's warp, groupID = (lane % 32) >> 2, threadID_in_group = lane % 4)."""
-    return 16 * (lane >> 5), (lane & 31) >> 2, lane & 3
+    """(first row of the lane's warp, groupID = (lane % WARP_SIZE) >> 2, threadID_in_group = lane % 4)."""
+    return 16 * (lane // WARP_SIZE), (lane % WARP_SIZE) >> 2, lane & 3
 
 
 def accumulator(lane, i):
@@ -163,10 +164,11 @@ A_LAYOUT = {16: a_k16, 8: a_k8, 32: a_k32}
 
 def table(fn, slots: int):
     """(rows, cols) int arrays of shape (128, slots): where each warpgroup thread's fragment slots are."""
-    lanes = np.arange(128)[:, None]
+    lanes = np.arange(WARPGROUP_SIZE)[:, None]
     i = np.arange(slots)[None, :]
     r, c = fn(lanes, i)
-    return np.broadcast_to(r, (128, slots)).astype(np.int64), np.broadcast_to(c, (128, slots)).astype(np.int64)
+    shape = (WARPGROUP_SIZE, slots)
+    return np.broadcast_to(r, shape).astype(np.int64), np.broadcast_to(c, shape).astype(np.int64)
 
 
 # ---- the matrix descriptor (§9.7.15.5.1.2.2) -----------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from volta.config import WARPGROUP_SIZE
 from volta.errors import Unsupported
 from volta.exec.handlers import tensor_real as TR
 from volta.exec.handlers import wgmma as W
@@ -68,7 +69,7 @@ def _fragment(m, op, regs, grid, fmt, per, tab, shape):
     """A register fragment's elements as tiles (G, rows, cols) of expressions, through a layout table."""
     G = grid.shape[0]
     elems = TR.register_elements(m, op, regs, grid.reshape(-1), fmt, per)
-    values = [elems[s // per][s % per].reshape(G, 128) for s in range(tab[0].shape[1])]
+    values = [elems[s // per][s % per].reshape(G, WARPGROUP_SIZE) for s in range(tab[0].shape[1])]
     return tile_from_slots(values, tab, shape, object)
 
 
