@@ -36,9 +36,14 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, Union
 
 from volta.errors import Unsupported, UsageError, VoltaError
+
+if TYPE_CHECKING:   # loaded on first use (__getattr__ below), as the drivers are
+    from volta.session.check import CheckResult
+    from volta.session.races import RacesResult
+    from volta.session.replay import RunResult
 
 __all__ = ["Buffer", "Launch", "Pipeline", "Struct", "CheckResult", "RacesResult", "RunResult", "MmaResult",
            "check", "races", "run", "mma", "VoltaError", "UsageError", "Unsupported"]
@@ -400,11 +405,28 @@ def _manifest(src: Source, launch, what: str):
 
 # ---- results --------------------------------------------------------------------------------------
 
+# `volta.check`, `volta.races` and `volta.run` return their command's own result, the one the CLI renders:
+# `volta.session.check.CheckResult`, `volta.session.races.RacesResult`, `volta.session.replay.RunResult`
+# (loaded on first use, as the drivers are). Each has verdict, exit_code, findings, timings, raw, ok and
+# report(fmt), as MmaResult has.
+def __getattr__(name: str):
+    """The three command results, loaded on first use (PEP 562) so `import volta.api` stays cheap."""
+    if name == "CheckResult":
+        from volta.session.check import CheckResult  # start-up
+        return CheckResult
+    if name == "RacesResult":
+        from volta.session.races import RacesResult  # start-up
+        return RacesResult
+    if name == "RunResult":
+        from volta.session.replay import RunResult  # start-up
+        return RunResult
+    raise AttributeError(f"module 'volta.api' has no attribute {name!r}")
+
+
 @dataclass
 class Result:
-    """What every API call returns: the verdict and exit code the CLI would give, the findings, timings in
-    seconds, and `report(fmt)` for the text (or JSON, SARIF, JUnit) the CLI would print. `raw` is the
-    library's own result object."""
+    """What `volta.mma` returns: the verdict and exit code the CLI would give, the findings, timings in
+    seconds, and `report(fmt)` for the text (or JSON) the CLI would print. `raw` is the library's own result."""
 
     verdict: str
     exit_code: int
@@ -419,74 +441,6 @@ class Result:
 
     def report(self, fmt: str = "text") -> str:  # pragma: no cover - every subclass defines it
         raise NotImplementedError
-
-
-@dataclass
-class CheckResult(Result):
-    """`volta.check`: verdict equivalent | not-equivalent | findings | unsupported | unknown (real mode);
-    no-difference-found | bits-differ | unsupported (a bit-exact `fp`, sampled); bit-identical | bits-differ |
-    unknown | findings | unsupported (a bit-exact `fp` with `prove=True`)."""
-
-    counterexample: Any = None  # volta.equiv.check.Counterexample (real mode, not-equivalent)
-    findings_by_role: dict = field(default_factory=dict)  # 'ref' | 'opt' -> [Finding]
-    # volta.equiv.parting.Parting (real mode, not-equivalent): per kernel the first instruction on the differing
-    # element's path whose exact value the other kernel's path never has (.ref/.opt: opcode, ptx_file, ptx_line,
-    # cuda_file, cuda_line, value); None when it could not be traced
-    parting: Any = None
-    _presented: Any = None
-
-    def report(self, fmt: str = "text") -> str:
-        """text, json, sarif or junit (real mode); text or json (bit-exact mode)."""
-        from volta.report import render
-        from volta.report.bits_report import FORMATS as BITS_FORMATS, PROOF_FORMATS, BitsResult, ProofResult
-
-        if isinstance(self._presented, ProofResult):
-            if fmt not in PROOF_FORMATS:
-                raise UsageError(f"a bit-identity proof reports as {' or '.join(PROOF_FORMATS)}, not {fmt}")
-            return PROOF_FORMATS[fmt](self._presented)
-        if isinstance(self._presented, BitsResult):
-            if fmt not in BITS_FORMATS:
-                raise UsageError(f"a bit-exact check reports as {' or '.join(BITS_FORMATS)}, not {fmt}")
-            return BITS_FORMATS[fmt](self._presented)
-        _check_fmt(fmt, ("text", "json", "sarif", "junit"))
-        return render(self._presented, fmt)
-
-
-@dataclass
-class RacesResult(Result):
-    """`volta.races`: verdict clean | findings | unsupported | clean-for-inputs, one `RaceReport` per kernel in `kernels`."""
-
-    kernels: list = field(default_factory=list)  # volta.session.races.RaceReport
-
-    def report(self, fmt: str = "text", max_findings: int = 20) -> str:
-        """text (at most `max_findings` per kernel; 0: all), json, sarif or junit."""
-        from volta.report import render
-
-        _check_fmt(fmt, ("text", "json", "sarif", "junit"))
-        return render(self.raw, fmt, max_findings=max_findings) if fmt == "text" else render(self.raw, fmt)
-
-
-@dataclass
-class RunResult(Result):
-    """`volta.run`: verdict clean | findings | unsupported; `outputs` holds every buffer after the run."""
-
-    outputs: dict = field(default_factory=dict)  # name -> numpy array
-    inputs: dict = field(default_factory=dict)  # name -> the array the kernel started from
-    inputs_used: str = ""  # which inputs: "random from seed 0 for x, y", "zeros for …", "from in.npz (…)"
-    seed: int | None = None
-    error: Unsupported | None = None
-    out: str | None = None
-
-    def report(self, fmt: str = "text") -> str:
-        """text or json, as `volta run` prints them."""
-        from volta.report import run_report
-
-        _check_fmt(fmt, ("text", "json"))
-        if self.error is not None:
-            return str(self.error) if fmt == "text" else json.dumps({"verdict": self.verdict, "error": str(self.error)})
-        if fmt == "json":
-            return json.dumps(run_report.to_json(self.raw, self.out, self.seed), indent=2)
-        return run_report.format_text(self.raw, self.out, self.seed)
 
 
 @dataclass
@@ -614,29 +568,24 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
     if tolerance.active and (fp == "real" or prove):
         raise UsageError("ulp, rtol, atol and signed_zero relax the sampled bit comparison: give fp='ieee' (or an "
                          "architecture) without prove=True")
+    from volta.session.check import CheckResult  # start-up
+    import volta.report  # noqa: F401  # start-up: registers how result.report(fmt) renders
+
     if fp != "real" and prove:
         from volta.equiv.bitproof import prove_bits
-        from volta.report.bits_report import ProofResult
 
         proof = prove_bits(spec, fp=fp, trials=trials, seed=seed, tensor=tensor)
-        presented = ProofResult(proof)
-        return CheckResult(proof.verdict, proof.exit_code, _flat(proof.findings),
-                           {"total": time.perf_counter() - start, "execute": proof.seconds}, proof,
-                           findings_by_role=dict(proof.findings), _presented=presented)
+        return CheckResult(proof, spec, mode="proof",
+                           timings={"total": time.perf_counter() - start, "execute": proof.seconds})
     if fp != "real":
         from volta.equiv.diverge import check_bits
-        from volta.report.bits_report import BitsResult
 
-        presented = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed, tolerance=tolerance,
-                                           tensor=tensor))
-        bits = presented.report
-        return CheckResult(bits.verdict, presented.exit_code, _flat(bits.findings),
-                           {"total": time.perf_counter() - start, "execute": bits.seconds}, bits,
-                           findings_by_role=dict(bits.findings), _presented=presented)
+        bits, divergence, why = check_bits(spec, fp=fp, trials=trials, seed=seed, tolerance=tolerance, tensor=tensor)
+        return CheckResult(bits, spec, mode="bits", divergence=divergence, divergence_error=why,
+                           timings={"total": time.perf_counter() - start, "execute": bits.seconds})
 
     from volta.equiv.check import check as check_pair
     from volta.equiv.witness import save_inputs
-    from volta.report.check_report import CheckResult as Presented
 
     report = check_pair(spec, timeout_ms=timeout_ms, emit_smt=str(emit_smt) if emit_smt else None,
                         progress=progress)
@@ -651,10 +600,7 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
     for key in ("execute_seconds", "decide_seconds"):
         if key in report.stats:
             timings[key.removesuffix("_seconds")] = report.stats[key]
-    return CheckResult(report.verdict, report.exit_code, _flat(report.findings), timings, report,
-                       counterexample=report.counterexample, findings_by_role=dict(report.findings),
-                       parting=getattr(report.counterexample, "parting", None),
-                       _presented=Presented(report, spec, command, cex_file))
+    return CheckResult(report, spec, command, cex_file, timings=timings)
 
 
 @_python_words
@@ -672,7 +618,7 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
     inputs: verdict clean-for-inputs, exit 3, when nothing shows)."""
     from volta.exec.limits import preflight
     from volta.launch.spec import compile_sources, from_options
-    from volta.session.races import RacesResult as Raw, analyze, roles
+    from volta.session.races import RacesResult, analyze, roles
 
     pipeline = _as_pipeline(kernel)
     if pipeline is not None:
@@ -712,11 +658,9 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
     options = dict(inputs=inputs, trials=trials, concrete=not structured_only, lockstep_warps=lockstep_warps,
                    allow_benign_races=allow_benign_races, allow_ordering_races=allow_ordering_races,
                    schedules=schedules, schedule_seed=schedule_seed, show_printf=show_printf)
-    raw = Raw([analyze(spec, r, progress, **options) for r in chosen], spec.source)
-    findings = [f for r in raw.reports for f in r.findings]
-    timings = {r.role: r.seconds for r in raw.reports}
-    timings["total"] = sum(r.seconds for r in raw.reports)
-    return RacesResult(raw.verdict, raw.exit_code, findings, timings, raw, kernels=list(raw.reports))
+    import volta.report  # noqa: F401  # start-up: registers how result.report(fmt) renders
+
+    return RacesResult([analyze(spec, r, progress, **options) for r in chosen], spec.source)
 
 
 @_python_words
@@ -758,19 +702,21 @@ def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, An
     arrays, described, generated, used_seed = replay.choose_inputs(
         spec, dict(inputs) if isinstance(inputs, Mapping) else (str(inputs) if inputs is not None else None), seed,
         fill=fill)
+    import volta.report  # noqa: F401  # start-up: registers how result.report(fmt) renders
+
     start = time.perf_counter()
     try:
-        raw = replay.run_launch(spec, role, arrays, fp=fp, check_races=check_races, generated=generated,
-                                tensor=tensor)
+        result = replay.run_launch(spec, role, arrays, fp=fp, check_races=check_races, generated=generated,
+                                   tensor=tensor)
     except Unsupported as err:
-        return RunResult("unsupported", err.exit_code, [], {"total": time.perf_counter() - start}, None,
-                         inputs=arrays, inputs_used=described, seed=used_seed, error=err)
-    if out is not None and not raw.timed_out:
-        replay.save_npz(str(out), raw)
-    return RunResult(raw.verdict, raw.exit_code, list(raw.findings),
-                     {"total": time.perf_counter() - start, "run": raw.seconds}, raw, outputs=dict(raw.outputs),
-                     inputs=dict(raw.inputs), inputs_used=described, seed=used_seed,
-                     out=str(out) if out is not None else None)
+        result = replay.RunResult(spec.launches[role], dict(spec.buffers), arrays, {}, [], 0,
+                                  time.perf_counter() - start, fp, error=err)
+    result.inputs_used, result.seed = described, used_seed
+    if out is not None and result.error is None:
+        result.out = str(out)
+        if not result.timed_out:
+            replay.save_npz(result.out, result)
+    return result
 
 
 def _array(name: str, value, buffer=None):

@@ -32,7 +32,8 @@ from volta.launch.spec import (compile_sources, load_manifest, pair_from_options
                                with_out_init)
 from volta.numerics.mma_select import make_setting
 from volta.report import render
-from volta.report.check_report import CheckResult, ReplayResult
+from volta.report.check_report import ReplayResult
+from volta.session.check import CheckResult
 
 PER_ROLE = ("kernel", "grid", "block", "args")
 
@@ -293,7 +294,6 @@ def _bits(spec, fp, trials, seed, as_json, unsupported_option, prove=False, batc
     """`--fp ieee|ARCH`: bit-level comparison plus the HEAL-style diagnosis of the worst element;
     with `--prove`, first the proof that every element is the same function of the input bits."""
     from volta.equiv.diverge import check_bits
-    from volta.report.bits_report import FORMATS, PROOF_FORMATS, BitsResult, ProofResult
 
     if fp not in FP_MODES:
         raise UsageError(f"unknown --fp `{fp}`: choose real, {', '.join(FP_MODES)}")
@@ -303,13 +303,13 @@ def _bits(spec, fp, trials, seed, as_json, unsupported_option, prove=False, batc
     if prove:
         from volta.equiv.bitproof import prove_bits
 
-        proved = ProofResult(prove_bits(spec, fp=fp, trials=trials, seed=seed, batch_invariant=batch_invariant,
-                                        tensor=tensor))
-        click.echo(PROOF_FORMATS["json" if as_json else "text"](proved))
-        return proved.exit_code
-    result = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed, tensor=tensor,
-                                    **({"tolerance": tolerance} if tolerance is not None else {})))
-    click.echo(FORMATS["json" if as_json else "text"](result))
+        result = CheckResult(prove_bits(spec, fp=fp, trials=trials, seed=seed, batch_invariant=batch_invariant,
+                                        tensor=tensor), spec, mode="proof")
+    else:
+        bits, divergence, why = check_bits(spec, fp=fp, trials=trials, seed=seed, tensor=tensor,
+                                           **({"tolerance": tolerance} if tolerance is not None else {}))
+        result = CheckResult(bits, spec, mode="bits", divergence=divergence, divergence_error=why)
+    click.echo(render(result, "json" if as_json else "text"))
     return result.exit_code
 
 

@@ -123,12 +123,13 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
     if picked:
         result.notes.append(f"--ctas: only {cta_selection.describe(picked, spec.launches[role].grid)} ran; the "
                             f"others' outputs keep their initial values and their races are not checked")
+    result.inputs_used, result.seed, result.out = described, seed, out_path
     if out_path and not result.timed_out:
         replay.save_npz(out_path, result)
     if as_sarif or junit_file:
         from volta.report import junit, sarif
 
-        races = run_report.to_races(result, described)
+        races = run_report.to_races(result)
         if junit_file:
             try:
                 with open(junit_file, "w") as fh:
@@ -140,9 +141,9 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
         doc["runs"][0]["invocations"][0]["exitCode"] = result.exit_code
         click.echo(json.dumps(doc, indent=2))
     elif as_json:
-        click.echo(json.dumps(run_report.to_json(result, out_path, seed), indent=2))
+        click.echo(json.dumps(run_report.to_json(result), indent=2))
     else:
-        click.echo(run_report.format_text(result, out_path, seed, verbose))
+        click.echo(run_report.format_text(result, verbose))
     return result.exit_code
 
 

@@ -29,13 +29,16 @@ from volta.launch.spec import DTYPES, KernelLaunch, LaunchSpec, from_options, lo
 from volta.numerics.formats import decode
 from volta.numerics.mma_select import MmaSetting
 from volta.ptx.parser import parse_file
+from volta.session.result import Reported
 from volta.symbolic.evaluate import EvalError, evaluate
 
 FP_CHOICES = ("real", "ieee", "volta", "ampere", "ada", "hopper", "blackwell")
 
 
 @dataclass
-class RunResult:
+class RunResult(Reported):
+    """One `volta run`: what the CLI renders and `volta.run` returns. `report(fmt)`: text or json."""
+
     launch: KernelLaunch
     buffers: dict  # name -> Buffer
     inputs: dict  # name -> array given to the kernel
@@ -49,19 +52,33 @@ class RunResult:
     tensor_cores: list = field(default_factory=list)  # MmaRow.to_json(setting) of each tensor-core row used
     timed_out: str | None = None  # --timeout ran out: why; `outputs` is then empty (the run did not end)
     launches: list = field(default_factory=list)  # every launch of a sequence, in order, each naming its entry
-
-    @property
-    def ok(self) -> bool:
-        return not self.findings
+    inputs_used: str = ""  # which inputs: "random from seed 0 for x, y", "zeros for …", "from in.npz (…)"
+    seed: int | None = None  # the seed random inputs were drawn from
+    out: str | None = None  # the .npz every buffer was written to
+    error: Unsupported | None = None  # the kernel left what the machine models: no run, verdict unsupported
 
     @property
     def verdict(self) -> str:
-        """findings (defects on this input, exit 1), unknown (--timeout, exit 3) or clean (exit 0)."""
+        """findings (defects on this input, exit 1), unknown (--timeout, exit 3), unsupported (exit 3) or clean
+        (exit 0)."""
+        if self.error is not None:
+            return "unsupported"
         return "findings" if self.findings else "unknown" if self.timed_out else "clean"
 
     @property
     def exit_code(self) -> int:
+        if self.error is not None:
+            return self.error.exit_code
         return {"findings": 1, "unknown": 3, "clean": 0}[self.verdict]
+
+    @property
+    def timings(self) -> dict:
+        return {"total": self.seconds, "run": self.seconds}
+
+    @property
+    def raw(self) -> RunResult:
+        """This result itself (the API once wrapped it; `raw` kept for callers that read it)."""
+        return self
 
 
 # ---- arrays and dtypes ---------------------------------------------------------------------------
