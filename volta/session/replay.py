@@ -236,6 +236,7 @@ def spec_from_manifest(path, role: str | None = None):
 
 
 def spec_from_options(ptx, kernel, grid, block, args, buffers, named_args, shared_dynamic) -> LaunchSpec:
+    """`volta run`'s launch from its option strings."""
     if args is None and not named_args:
         raise UsageError("--args is required: one entry per kernel parameter, e.g. --args x,y,1024")
     parse_args_list(args or "")
