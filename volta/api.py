@@ -1,10 +1,10 @@
 """The Python API: `volta.check`, `volta.races`, `volta.run`, `volta.mma`, with `volta.Launch`/`volta.Buffer`.
 
-Each function means exactly what the command of the same name means: it builds the same
-`LaunchSpec` with the same constructors (`volta.launch.spec`), calls the same library function
-(`volta.equiv.check.check`, `volta.equiv.diverge.check_bits`, `volta.session.races.analyze`,
-`volta.session.replay.run_launch`, `volta.numerics.mma_vec.mma_batch`) and formats with the same
-`volta.report` modules. So a verdict here is the verdict the CLI prints, with the same exit code.
+Each function means exactly what the command of the same name means: it turns its typed arguments into the
+same `LaunchSpec` with the constructors the CLI's option parsers end in (`volta.launch.spec`: `buffer`, `dim3`,
+`assemble`), calls the same driver (`volta.session.check.decide`, `volta.session.races.analyze`,
+`volta.session.replay.replay`, `volta.numerics.mma_vec.mma_batch`) and returns its result type, which formats
+with the same `volta.report` modules. So a verdict here is the verdict the CLI prints, with the same exit code.
 
     import volta
     x, y = volta.Buffer("x", "f32", 1024, "in"), volta.Buffer("y", "f32", 1024, "out")
@@ -161,8 +161,8 @@ class Launch:
         return list(seen.values())
 
     def options(self) -> dict:
-        """The CLI's option strings of this launch (grid, block, args, kernel), checked: the command line that
-        re-creates a check."""
+        """The CLI's option strings of this launch (grid, block, args, kernel), checked as they would be (for
+        callers that print a command line; the API itself runs `kernel_launch`)."""
         return {"grid": str(_dim3(self.grid, "grid")), "block": str(_dim3(self.block, "block")),
                 "args": ",".join(_arg_entry(a) for a in self.args), "kernel": self.kernel}
 
@@ -683,24 +683,11 @@ def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, An
     elif inputs is not None and not isinstance(inputs, (str, os.PathLike)):
         raise UsageError(f"inputs is a dict of arrays by buffer name, an .npz path, \"zeros\", \"random\" or "
                          f"\"random:SEED\", not {type(inputs).__name__}")
-    arrays, described, generated, used_seed = replay.choose_inputs(
-        spec, dict(inputs) if isinstance(inputs, Mapping) else (str(inputs) if inputs is not None else None), seed,
-        fill=fill)
     import volta.report  # noqa: F401  # start-up: registers how result.report(fmt) renders
 
-    start = time.perf_counter()
-    try:
-        result = replay.run_launch(spec, role, arrays, fp=fp, check_races=check_races, generated=generated,
-                                   tensor=tensor)
-    except Unsupported as err:
-        result = replay.RunResult(spec.launches[role], dict(spec.buffers), arrays, {}, [], 0,
-                                  time.perf_counter() - start, fp, error=err)
-    result.inputs_used, result.seed = described, used_seed
-    if out is not None and result.error is None:
-        result.out = str(out)
-        if not result.timed_out:
-            replay.save_npz(result.out, result)
-    return result
+    given = inputs if inputs is None or isinstance(inputs, Mapping) else str(inputs)
+    return replay.replay(spec, role, given, seed, fill=fill, fp=fp, check_races=check_races, tensor=tensor,
+                         out=None if out is None else str(out))
 
 
 def _array(name: str, value, buffer=None):

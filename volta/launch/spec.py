@@ -215,7 +215,7 @@ def assemble(launches: dict, buffers, symbols: dict, *, symbols_apart: bool = Fa
             raise UsageError(f"buffer `{buf.name}` is declared twice")
         bufs[buf.name] = buf
     for name, t in symbols.items():
-        symbol_type(name, t, f"bad --symbol `{name}={t}`")
+        symbol_type(t, f"bad --symbol `{name}={t}`")
         if symbols_apart and name in bufs:
             raise UsageError(f"--symbol `{name}` has the name of a buffer; pick another name")
     spec = LaunchSpec({}, bufs, dict(symbols))
@@ -232,7 +232,7 @@ def assemble(launches: dict, buffers, symbols: dict, *, symbols_apart: bool = Fa
 SYMBOL_TYPES = ("f32", "f64", "f16", "bf16")
 
 
-def symbol_type(name: str, t: str, where: str) -> str:
+def symbol_type(t: str, where: str) -> str:
     """The float type of a scalar kept symbolic, checked (`where` opens the message)."""
     if t not in SYMBOL_TYPES:
         raise UsageError(f"{where}: expected NAME=f32 (or f64, f16, bf16)")
@@ -243,7 +243,7 @@ def _parse_symbol(text: str):
     name, eq, t = text.partition("=")
     if not eq:
         raise UsageError(f"bad --symbol `{text}`: expected NAME=f32 (or f64, f16, bf16)")
-    return name.strip(), symbol_type(name.strip(), t.strip(), f"bad --symbol `{text}`")
+    return name.strip(), symbol_type(t.strip(), f"bad --symbol `{text}`")
 
 
 def load_manifest(path: str | Path) -> LaunchSpec:

@@ -1,5 +1,5 @@
 """Concrete replay (`volta run`): load inputs, infer buffers, run the executor with data steering control flow,
-collect outputs and findings, save them.
+collect outputs and findings, save them. `replay` is the command's driver; `RunResult` its one result type.
 
 The same `Machine` and semantics tables as every other command run the kernel (no second interpreter), with
 `structured=False`: since every input is a concrete number, data-dependent branches and addresses (gathers,
@@ -108,6 +108,31 @@ def summarize(arr: np.ndarray, dtype: str) -> dict:
 
 
 # ---- running ----------------------------------------------------------------------------------
+
+def replay(spec: LaunchSpec, role: str, given=None, seed: int | None = None, *, fill: str | None = None,
+           fp: str = "ieee", check_races: bool = True, scalars: dict | None = None, tensor: MmaSetting | None = None,
+           out: str | None = None, progress=None) -> RunResult:
+    """`volta run` on a prepared spec, for the CLI and `volta.run` alike: choose the inputs (`given`: arrays by
+    buffer name, an .npz path, "zeros", "random[:SEED]"; `fill` for the buffers an .npz lacks; see
+    `choose_inputs`), say which (`progress`), run the launch, and write every buffer to `out` (.npz). An
+    instruction outside the machine's model is the result's `error` (verdict unsupported), not an exception."""
+    arrays, described, generated, used_seed = choose_inputs(spec, given, seed, fill=fill)
+    if progress is not None:
+        progress(f"inputs: {described}")
+    start = time.perf_counter()
+    try:
+        result = run_launch(spec, role, arrays, fp=fp, check_races=check_races, generated=generated,
+                            scalars=scalars, tensor=tensor)
+    except Unsupported as err:
+        result = RunResult(spec.launches[role], dict(spec.buffers), arrays, {}, [], 0, time.perf_counter() - start,
+                           fp, error=err)
+    result.inputs_used, result.seed = described, used_seed
+    if out is not None and result.error is None:
+        result.out = str(out)
+        if not result.timed_out:
+            save_npz(result.out, result)
+    return result
+
 
 def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", check_races: bool = True,
                generated: bool = False, scalars: dict | None = None, tensor: MmaSetting | None = None) -> RunResult:
