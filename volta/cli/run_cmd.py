@@ -117,7 +117,8 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
     with_out_init(spec, out_init)
     given, fill = _inputs_and_fill(inputs)
     result = replay.replay(spec, role, given, seed, fill=fill, fp=fp, check_races=not no_races, scalars=scalars,
-                           tensor=tensor, out=out_path, progress=lambda line: click.echo(f"volta run: {line}", err=True))
+                           tensor=tensor, out=out_path,
+                           progress=lambda line: click.echo(f"volta run: {line}", err=True))
     if result.error is not None:
         raise result.error   # exit 3 with its message, as any instruction outside the model
     if picked:

@@ -68,7 +68,9 @@ def _report_races(result: RacesResult, fmt: str = "text", max_findings: int = te
 def _report_run(result: RunResult, fmt: str = "text") -> str:
     _check_fmt(fmt, ("text", "json"))
     if result.error is not None:
-        return str(result.error) if fmt == "text" else json.dumps({"verdict": result.verdict, "error": str(result.error)})
+        if fmt == "text":
+            return str(result.error)
+        return json.dumps({"verdict": result.verdict, "error": str(result.error)})
     if fmt == "json":
         return json.dumps(run_report.to_json(result), indent=2)
     return run_report.format_text(result)

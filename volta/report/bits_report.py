@@ -111,7 +111,7 @@ def _proof_text(result: CheckResult) -> str:
         lines.append(f"BITS DIFFER: {pair}: {p.compared - p.proved:,} of {p.compared:,} elements are not proved "
                      f"identical, and an input shows a difference")
         if p.sampled is not None:
-            lines += format_text(CheckResult(p.sampled, mode="bits", divergence=p.divergence)).splitlines()[1:]
+            lines += format_text(_sampled(p)).splitlines()[1:]
         else:
             w = p.witness
             lines.append(f"witness: {w['buffer']}[{w['index']}] on `{w['generator']}` inputs (trial {w['trial']}, "
@@ -128,11 +128,16 @@ def _proof_json(result: CheckResult) -> str:
     data = {"mode": "bits-proof", "verdict": p.verdict, "compared": p.compared, "proved": p.proved,
             "unproved": [{"buffer": b, "index": i} for b, i in p.unproved[:100]],
             "unproved_count": len(p.unproved), "kernels": p.kernels, "seconds": p.seconds,
-            "sampled": None if p.sampled is None else json.loads(format_json(CheckResult(p.sampled, mode="bits", divergence=p.divergence))),
+            "sampled": None if p.sampled is None else json.loads(format_json(_sampled(p))),
             "witness": p.witness,
             "findings": {role: [f.to_json() for f in fs] for role, fs in p.findings.items()},
             "unsupported": None if p.unsupported is None else str(p.unsupported[1])}
     return json.dumps(data, indent=2, default=str)
+
+
+def _sampled(p) -> CheckResult:
+    """A proof's sampled comparison as the bits result it is."""
+    return CheckResult(p.sampled, mode="bits", divergence=p.divergence)
 
 
 PROOF_FORMATS = {"text": _proof_text, "json": _proof_json}
