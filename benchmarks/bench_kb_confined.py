@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from volta.exec import limits
-from volta.kernelbench.check import check
+from volta.kernelbench.check import CheckOptions, check
 from volta.kernelbench.isolation import confined
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,7 +32,7 @@ def main() -> None:
     problem = str(folder / "problem.py")
     with limits.using():
         inside = best(lambda: check(problem, str(candidate)), n)
-        worker = best(lambda: confined.run(problem, str(candidate), {}, {}), n)
+        worker = best(lambda: confined.run(problem, str(candidate), {}, CheckOptions()), n)
     print(f"{candidate.relative_to(ROOT)}: check() in this process {inside:.3f} s, in the confined worker "
           f"{worker:.3f} s (best of {n}): +{worker - inside:.3f} s")
 

@@ -1,10 +1,10 @@
 """The Python API: `volta.check`, `volta.races`, `volta.run`, `volta.mma`, with `volta.Launch`/`volta.Buffer`.
 
-Each function means exactly what the command of the same name means: it builds the same
-`LaunchSpec` with the same constructors (`volta.launch.spec`), calls the same library function
-(`volta.equiv.check.check`, `volta.equiv.diverge.check_bits`, `volta.session.races.analyze`,
-`volta.session.replay.run_launch`, `volta.numerics.mma_vec.mma_batch`) and formats with the same
-`volta.report` modules. So a verdict here is the verdict the CLI prints, with the same exit code.
+Each function means exactly what the command of the same name means: it turns its typed arguments into the
+same `LaunchSpec` with the constructors the CLI's option parsers end in (`volta.launch.spec`: `buffer`, `dim3`,
+`assemble`), calls the same driver (`volta.session.check.decide`, `volta.session.races.analyze`,
+`volta.session.replay.replay`, `volta.numerics.mma_vec.mma_batch`) and returns its result type, which formats
+with the same `volta.report` modules. So a verdict here is the verdict the CLI prints, with the same exit code.
 
     import volta
     x, y = volta.Buffer("x", "f32", 1024, "in"), volta.Buffer("y", "f32", 1024, "out")
@@ -27,6 +27,7 @@ inline and nvcc's output, which are cached under `~/.cache/volta/`.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -36,9 +37,14 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, Union
 
 from volta.errors import Unsupported, UsageError, VoltaError
+
+if TYPE_CHECKING:   # loaded on first use (__getattr__ below), as the drivers are
+    from volta.session.check import CheckResult
+    from volta.session.races import RacesResult
+    from volta.session.replay import RunResult
 
 __all__ = ["Buffer", "Launch", "Pipeline", "Struct", "CheckResult", "RacesResult", "RunResult", "MmaResult",
            "check", "races", "run", "mma", "VoltaError", "UsageError", "Unsupported"]
@@ -99,25 +105,31 @@ class Buffer:
         if self.role is not None and self.role not in ("in", "out", "inout", "temp"):
             raise UsageError(f"Buffer {self.name!r}: role must be 'in', 'out', 'inout' or 'temp' (or None), "
                              f"not {self.role!r}")
-        from volta.launch.spec import parse_buffer
+        self.declared()
 
+    def declared(self):
+        """The launch spec's buffer (`volta.launch.spec.Buffer`), checked as `--buffer` is; no role is inout."""
+        from volta.launch.spec import buffer
+
+        return buffer(self.name, _dtype_name(self.dtype), int(self.count), self.role or "inout", self._range(),
+                      where=repr(self))
+
+    def _range(self) -> tuple | None:
+        if self.range is None:
+            return None
         try:
-            parse_buffer(self.option())
-        except UsageError as err:
-            raise UsageError(f"{self!r}: {err.message.partition('`: ')[2] or err.message}") from None
+            lo, hi = (int(v) for v in self.range)
+        except (TypeError, ValueError):
+            raise UsageError(f"Buffer {self.name!r}: range must be a pair of integers (lo, hi), not "
+                             f"{self.range!r}") from None
+        return lo, hi
 
     def option(self) -> str:
-        """The `--buffer` text of this buffer, which the launch constructors parse and validate."""
+        """The `--buffer` text of this buffer, for the command line that re-creates a check (its replay)."""
         text = f"{self.name}={_dtype_name(self.dtype)}[{int(self.count)}]"
         text += f":{self.role}" if self.role is not None else ""
-        if self.range is not None:
-            try:
-                lo, hi = (int(v) for v in self.range)
-            except (TypeError, ValueError):
-                raise UsageError(f"Buffer {self.name!r}: range must be a pair of integers (lo, hi), not "
-                                 f"{self.range!r}") from None
-            text += f":range={lo}..{hi}"
-        return text
+        value_range = self._range()
+        return text + (f":range={value_range[0]}..{value_range[1]}" if value_range is not None else "")
 
 
 @dataclass
@@ -149,9 +161,17 @@ class Launch:
         return list(seen.values())
 
     def options(self) -> dict:
-        """The CLI's option strings for this launch (grid, block, args, kernel)."""
-        return {"grid": _dim_text(self.grid, "grid"), "block": _dim_text(self.block, "block"),
-                "args": ",".join(_arg_text(a) for a in self.args), "kernel": self.kernel}
+        """The CLI's option strings of this launch (grid, block, args, kernel), checked as they would be (for
+        callers that print a command line; the API itself runs `kernel_launch`)."""
+        return {"grid": str(_dim3(self.grid, "grid")), "block": str(_dim3(self.block, "block")),
+                "args": ",".join(_arg_entry(a) for a in self.args), "kernel": self.kernel}
+
+    def kernel_launch(self, path: Path):
+        """The launch spec's `KernelLaunch` of this launch running the kernel at `path`."""
+        from volta.launch.kernel import KernelLaunch
+
+        return KernelLaunch(path, self.kernel, _dim3(self.grid, "grid"), _dim3(self.block, "block"),
+                            tuple(_arg_entry(a) for a in self.args), int(self.shared_dynamic))
 
 
 @dataclass(frozen=True)
@@ -216,52 +236,54 @@ def _merged_buffers(launches, extra=()) -> list[Buffer]:
 
 
 def _kernel_launches(pipeline: Pipeline, buffers: dict) -> tuple:
-    """The library's KernelLaunch of each step (grid, block, args validated as `--ref-launch` does; a host step as
-    `--opt-step` makes it, on the declared `buffers`)."""
+    """The KernelLaunch of each step (a host step as `--opt-step` makes it, on the declared `buffers`)."""
     from volta.launch.hoststeps import parse_step
-    from volta.launch.spec import KernelLaunch, parse_args_list, parse_dim3
 
-    out = []
-    for item in pipeline.launches:
-        if isinstance(item, str):
-            out.append(parse_step(item, buffers, "Pipeline host step"))
-            continue
-        src, launch = item
-        o = launch.options()
-        out.append(KernelLaunch(kernel_path(src), o["kernel"], parse_dim3(o["grid"], "grid"),
-                                parse_dim3(o["block"], "block"), parse_args_list(o["args"]),
-                                int(launch.shared_dynamic)))
-    return tuple(out)
+    return tuple(parse_step(item, buffers, "Pipeline host step") if isinstance(item, str) else
+                 item[1].kernel_launch(kernel_path(item[0])) for item in pipeline.launches)
+
+
+def _declared(buffers: Sequence[Buffer]) -> list:
+    """The launch spec's buffers of a check, each with its role (`volta.check` decides what is compared by it)."""
+    for b in buffers:
+        if b.role is None:
+            raise UsageError(f"{b!r} needs a role for volta.check: role='in', 'out', 'inout' or 'temp'")
+    return [b.declared() for b in buffers]
 
 
 def _launch_text(x) -> str:
-    """A KernelLaunch as the CLI's `--ref-launch` text (for the replay command)."""
+    """A KernelLaunch as the CLI's `--ref-launch` text (for the command line that re-creates a check)."""
     text = f"{x.ptx}{':' + x.kernel if x.kernel else ''} grid={x.grid} block={x.block}"
     text += f" args={','.join(map(str, x.args))}" if x.args else ""
     return text + (f" shared={x.shared_dynamic}" if x.shared_dynamic else "")
 
 
+def _launch_argv(x, prefix: str) -> list:
+    """A KernelLaunch as the CLI's launch options (`--grid=…`, or `--opt-grid=…` with prefix "opt-"), for the
+    command line that re-creates a check."""
+    argv = [f"--{prefix}kernel={x.kernel}"] if x.kernel else []
+    argv += [f"--{prefix}grid={x.grid}", f"--{prefix}block={x.block}"]
+    return argv + ([f"--{prefix}args={','.join(map(str, x.args))}"] if x.args else [])
+
+
 def _pipelines_spec(sides: dict, extra: Sequence[Buffer]):
-    """(LaunchSpec, argv) for pipelines: role -> Pipeline, as `volta check --ref-launch … --opt-launch …` builds it
-    (`sequences_from_options`): buffers and symbols declared once for every launch. argv re-creates a check."""
-    from volta.launch.spec import pair_from_options
+    """(LaunchSpec, argv) for pipelines: role -> Pipeline, as `volta check --ref-launch … --opt-launch …` makes it:
+    buffers and symbols declared once for every launch. argv re-creates a check."""
+    from volta.launch.spec import assemble
 
     steps = [launch for p in sides.values() for _, launch in p.kernel_launches()]
     buffers = _merged_buffers(steps, extra)
     symbols = {n: t for launch in steps for n, t in launch.symbols.items()}
     functions = {n: m for launch in steps for n, m in launch.functions.items()}
-    spec = pair_from_options("ref.ptx", "opt.ptx", [b.option() for b in buffers], grid="1", block="1",
-                             symbols=[f"{n}={t}" for n, t in symbols.items()])
-    spec.launches.clear()
-    argv = []
-    for role, p in sides.items():
-        seq = _kernel_launches(p, spec.buffers)
-        spec.launches[role] = seq[0]
-        if len(seq) > 1:
-            spec.sequences[role] = seq
-        for x in seq:
-            argv += [f"--{role}-step", x.host] if x.host else [f"--{role}-launch", _launch_text(x)]
+    declared = _declared(buffers)
+    named = {b.name: b for b in declared}
+    spec = assemble({role: _kernel_launches(p, named) for role, p in sides.items()}, declared, symbols,
+                    symbols_apart=True)
     spec.functions = functions
+    argv = []
+    for role in sides:
+        for x in spec.sequences.get(role, (spec.launches[role],)):
+            argv += [f"--{role}-step", x.host] if x.host else [f"--{role}-launch", _launch_text(x)]
     argv += [f"--buffer={b.option()}" for b in buffers] + [f"--symbol={n}={t}" for n, t in symbols.items()]
     argv += [f"--define-fn={n}={m}" for n, m in functions.items()]
     return spec, argv
@@ -284,20 +306,23 @@ def _dtype_name(dtype) -> str:
     return name
 
 
-def _dim_text(d: Dim, what: str) -> str:
+def _dim3(d: Dim, what: str):
+    """A grid or block given as an int, a tuple of up to three ints, or 'XxYxZ', checked as `--grid` is."""
+    from volta.launch.spec import dim3, parse_dim3
+
+    if isinstance(d, str):
+        return parse_dim3(d, what)
     if isinstance(d, bool):
         raise UsageError(f"bad {what} {d!r}: expected an int, a tuple of up to three ints, or 'XxYxZ'")
     if isinstance(d, int):
-        return str(d)
-    if isinstance(d, str):
-        return d
+        return dim3([d], what)
     try:
         dims = [int(v) for v in d]
     except (TypeError, ValueError):
         raise UsageError(f"bad {what} {d!r}: expected an int, a tuple of up to three ints, or 'XxYxZ'") from None
     if not 1 <= len(dims) <= 3:
         raise UsageError(f"bad {what} {d!r}: a {what} has one to three dimensions")
-    return "x".join(map(str, dims))
+    return dim3(dims, what)
 
 
 class Struct:
@@ -335,12 +360,14 @@ class Struct:
             value, ftype = v if isinstance(v, tuple) and len(v) == 2 else (v, None)
             if isinstance(value, (Struct, tuple, list)):
                 raise UsageError(f"volta.Struct field {v!r}: nested structs are given by offset in the outer struct")
-            text = _arg_text(value) + (f":{ftype}" if ftype else "")
+            text = _arg_entry(value) + (f":{ftype}" if ftype else "")
             out.append(text if offset is None else f"{offset}:{text}")
         return "{" + ",".join(out) + "}"
 
 
-def _arg_text(a: Arg) -> str:
+def _arg_entry(a: Arg) -> str:
+    """One kernel argument as the launch spec's argument entry (`KernelLaunch.args`: a buffer or symbol name, a
+    number, a `{…}` struct), which binding reads against the kernel's parameters."""
     if isinstance(a, Struct):
         return a.text()
     if isinstance(a, Buffer):
@@ -400,11 +427,28 @@ def _manifest(src: Source, launch, what: str):
 
 # ---- results --------------------------------------------------------------------------------------
 
+# `volta.check`, `volta.races` and `volta.run` return their command's own result, the one the CLI renders:
+# `volta.session.check.CheckResult`, `volta.session.races.RacesResult`, `volta.session.replay.RunResult`
+# (loaded on first use, as the drivers are). Each has verdict, exit_code, findings, timings, raw, ok and
+# report(fmt), as MmaResult has.
+def __getattr__(name: str):
+    """The three command results, loaded on first use (PEP 562) so `import volta.api` stays cheap."""
+    if name == "CheckResult":
+        from volta.session.check import CheckResult  # start-up
+        return CheckResult
+    if name == "RacesResult":
+        from volta.session.races import RacesResult  # start-up
+        return RacesResult
+    if name == "RunResult":
+        from volta.session.replay import RunResult  # start-up
+        return RunResult
+    raise AttributeError(f"module 'volta.api' has no attribute {name!r}")
+
+
 @dataclass
 class Result:
-    """What every API call returns: the verdict and exit code the CLI would give, the findings, timings in
-    seconds, and `report(fmt)` for the text (or JSON, SARIF, JUnit) the CLI would print. `raw` is the
-    library's own result object."""
+    """What `volta.mma` returns: the verdict and exit code the CLI would give, the findings, timings in
+    seconds, and `report(fmt)` for the text (or JSON) the CLI would print. `raw` is the library's own result."""
 
     verdict: str
     exit_code: int
@@ -419,74 +463,6 @@ class Result:
 
     def report(self, fmt: str = "text") -> str:  # pragma: no cover - every subclass defines it
         raise NotImplementedError
-
-
-@dataclass
-class CheckResult(Result):
-    """`volta.check`: verdict equivalent | not-equivalent | findings | unsupported | unknown (real mode);
-    no-difference-found | bits-differ | unsupported (a bit-exact `fp`, sampled); bit-identical | bits-differ |
-    unknown | findings | unsupported (a bit-exact `fp` with `prove=True`)."""
-
-    counterexample: Any = None  # volta.equiv.check.Counterexample (real mode, not-equivalent)
-    findings_by_role: dict = field(default_factory=dict)  # 'ref' | 'opt' -> [Finding]
-    # volta.equiv.parting.Parting (real mode, not-equivalent): per kernel the first instruction on the differing
-    # element's path whose exact value the other kernel's path never has (.ref/.opt: opcode, ptx_file, ptx_line,
-    # cuda_file, cuda_line, value); None when it could not be traced
-    parting: Any = None
-    _presented: Any = None
-
-    def report(self, fmt: str = "text") -> str:
-        """text, json, sarif or junit (real mode); text or json (bit-exact mode)."""
-        from volta.report import render
-        from volta.report.bits_report import FORMATS as BITS_FORMATS, PROOF_FORMATS, BitsResult, ProofResult
-
-        if isinstance(self._presented, ProofResult):
-            if fmt not in PROOF_FORMATS:
-                raise UsageError(f"a bit-identity proof reports as {' or '.join(PROOF_FORMATS)}, not {fmt}")
-            return PROOF_FORMATS[fmt](self._presented)
-        if isinstance(self._presented, BitsResult):
-            if fmt not in BITS_FORMATS:
-                raise UsageError(f"a bit-exact check reports as {' or '.join(BITS_FORMATS)}, not {fmt}")
-            return BITS_FORMATS[fmt](self._presented)
-        _check_fmt(fmt, ("text", "json", "sarif", "junit"))
-        return render(self._presented, fmt)
-
-
-@dataclass
-class RacesResult(Result):
-    """`volta.races`: verdict clean | findings | unsupported | clean-for-inputs, one `RaceReport` per kernel in `kernels`."""
-
-    kernels: list = field(default_factory=list)  # volta.session.races.RaceReport
-
-    def report(self, fmt: str = "text", max_findings: int = 20) -> str:
-        """text (at most `max_findings` per kernel; 0: all), json, sarif or junit."""
-        from volta.report import render
-
-        _check_fmt(fmt, ("text", "json", "sarif", "junit"))
-        return render(self.raw, fmt, max_findings=max_findings) if fmt == "text" else render(self.raw, fmt)
-
-
-@dataclass
-class RunResult(Result):
-    """`volta.run`: verdict clean | findings | unsupported; `outputs` holds every buffer after the run."""
-
-    outputs: dict = field(default_factory=dict)  # name -> numpy array
-    inputs: dict = field(default_factory=dict)  # name -> the array the kernel started from
-    inputs_used: str = ""  # which inputs: "random from seed 0 for x, y", "zeros for …", "from in.npz (…)"
-    seed: int | None = None
-    error: Unsupported | None = None
-    out: str | None = None
-
-    def report(self, fmt: str = "text") -> str:
-        """text or json, as `volta run` prints them."""
-        from volta.report import run_report
-
-        _check_fmt(fmt, ("text", "json"))
-        if self.error is not None:
-            return str(self.error) if fmt == "text" else json.dumps({"verdict": self.verdict, "error": str(self.error)})
-        if fmt == "json":
-            return json.dumps(run_report.to_json(self.raw, self.out, self.seed), indent=2)
-        return run_report.format_text(self.raw, self.out, self.seed)
 
 
 @dataclass
@@ -548,7 +524,7 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
     default RN(log2 e), RN(pi), ... are read as those constants over the reals."""
     from volta.cuda import nvcc_release
     from volta.exec.limits import preflight
-    from volta.launch.spec import compile_sources, pair_from_options
+    from volta.launch.spec import assemble, compile_sources
     from volta.numerics.mma_select import make_setting
 
     if ptxas is not None and fp in ("real", "ieee"):
@@ -583,22 +559,15 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
         if launch is None:
             raise UsageError("volta.check(ref, opt, launch): describe the launch with volta.Launch(grid, block, args)")
         buffers = _merged_buffers([launch] + ([opt_launch] if opt_launch else []), buffers)
-        base = launch.options()
-        other = opt_launch.options() if opt_launch is not None else {}
         ref_path, opt_path = kernel_path(ref), kernel_path(opt)
         symbols = {**launch.symbols, **(opt_launch.symbols if opt_launch else {})}
-        spec = pair_from_options(ref_path, opt_path, [b.option() for b in buffers], grid=base["grid"],
-                                 block=base["block"], args=base["args"], kernel=base["kernel"], ref={},
-                                 opt={k: v for k, v in other.items() if v not in (None, "")},
-                                 shared_dynamic=launch.shared_dynamic,
-                                 symbols=[f"{n}={t}" for n, t in symbols.items()])
+        first, second = launch.kernel_launch(ref_path), (opt_launch or launch).kernel_launch(opt_path)
+        if opt_launch is not None:   # the opt launch's own grid and block; kernel and args where it gives them
+            second = dataclasses.replace(second, kernel=second.kernel or first.kernel, args=second.args or first.args)
+        spec = assemble({"ref": first, "opt": second}, _declared(buffers), symbols, symbols_apart=True)
         spec.functions = dict(launch.functions)
-        if opt_launch is not None and opt_launch.shared_dynamic != launch.shared_dynamic:
-            from dataclasses import replace as _replace
-
-            spec.launches["opt"] = _replace(spec.launches["opt"], shared_dynamic=opt_launch.shared_dynamic)
-        command = [str(ref_path), str(opt_path)] + [f"--{k}={v}" for k, v in base.items() if v is not None]
-        command += [f"--opt-{k}={v}" for k, v in other.items() if v not in (None, "")]
+        command = [str(ref_path), str(opt_path)] + _launch_argv(first, "")
+        command += _launch_argv(second, "opt-") if opt_launch is not None else []
         command += [f"--buffer={b.option()}" for b in buffers] + [f"--symbol={n}={t}" for n, t in symbols.items()]
         command += [f"--define-fn={n}={m}" for n, m in spec.functions.items()]
     compile_sources(spec, arch, tuple(nvcc_flags))
@@ -607,54 +576,19 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
     command += ["--exact-constants"] if exact_constants else []
     preflight(spec, ("ref", "opt"), symbolic=fp == "real")  # every launch's file, kernel and args, before any runs
 
-    start = time.perf_counter()
     from volta.equiv.bits import Tolerance
+    from volta.session.check import CheckOptions, decide  # start-up
+    import volta.report  # noqa: F401  # start-up: registers how result.report(fmt) renders
 
     tolerance = Tolerance(ulp, rtol, atol, signed_zero)  # the sampled bit comparison's --ulp/--rtol/--atol/--signed-zero
     if tolerance.active and (fp == "real" or prove):
         raise UsageError("ulp, rtol, atol and signed_zero relax the sampled bit comparison: give fp='ieee' (or an "
                          "architecture) without prove=True")
-    if fp != "real" and prove:
-        from volta.equiv.bitproof import prove_bits
-        from volta.report.bits_report import ProofResult
-
-        proof = prove_bits(spec, fp=fp, trials=trials, seed=seed, tensor=tensor)
-        presented = ProofResult(proof)
-        return CheckResult(proof.verdict, proof.exit_code, _flat(proof.findings),
-                           {"total": time.perf_counter() - start, "execute": proof.seconds}, proof,
-                           findings_by_role=dict(proof.findings), _presented=presented)
-    if fp != "real":
-        from volta.equiv.diverge import check_bits
-        from volta.report.bits_report import BitsResult
-
-        presented = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed, tolerance=tolerance,
-                                           tensor=tensor))
-        bits = presented.report
-        return CheckResult(bits.verdict, presented.exit_code, _flat(bits.findings),
-                           {"total": time.perf_counter() - start, "execute": bits.seconds}, bits,
-                           findings_by_role=dict(bits.findings), _presented=presented)
-
-    from volta.equiv.check import check as check_pair
-    from volta.equiv.witness import save_inputs
-    from volta.report.check_report import CheckResult as Presented
-
-    report = check_pair(spec, timeout_ms=timeout_ms, emit_smt=str(emit_smt) if emit_smt else None,
-                        progress=progress)
-    cex_file = None
-    if report.counterexample is not None and save_counterexample is not None:
-        cex_file = str(save_counterexample)
-        try:
-            save_inputs(report.counterexample, cex_file, spec)
-        except OSError as err:
-            raise UsageError(f"cannot write the counterexample to {cex_file}: {err.strerror or err}") from None
-    timings = {"total": time.perf_counter() - start}
-    for key in ("execute_seconds", "decide_seconds"):
-        if key in report.stats:
-            timings[key.removesuffix("_seconds")] = report.stats[key]
-    return CheckResult(report.verdict, report.exit_code, _flat(report.findings), timings, report,
-                       counterexample=report.counterexample, findings_by_role=dict(report.findings),
-                       parting=getattr(report.counterexample, "parting", None),
-                       _presented=Presented(report, spec, command, cex_file))
+    options = CheckOptions(fp=fp, prove=prove, trials=None if fp == "real" else trials, seed=seed,
+                           tolerance=tolerance, tensor=tensor, timeout_ms=timeout_ms,
+                           emit_smt=str(emit_smt) if emit_smt else None,
+                           save_counterexample=None if save_counterexample is None else str(save_counterexample))
+    return decide(spec, options, progress, command)
 
 
 @_python_words
@@ -671,8 +605,8 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
     `schedule_seed`/`show_printf` are the CLI's options of those names (a data-dependent kernel runs on concrete
     inputs: verdict clean-for-inputs, exit 3, when nothing shows)."""
     from volta.exec.limits import preflight
-    from volta.launch.spec import compile_sources, from_options
-    from volta.session.races import RacesResult as Raw, analyze, roles
+    from volta.launch.spec import assemble, compile_sources
+    from volta.session.races import RacesResult, analyze, roles
 
     pipeline = _as_pipeline(kernel)
     if pipeline is not None:
@@ -697,11 +631,8 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
         if role not in (None, "kernel"):
             raise UsageError("role applies to manifests; a kernel file gives one kernel")
         path = kernel_path(kernel)
-        o = launch.options()
-        spec = from_options(path, o["kernel"], o["grid"], o["block"], o["args"],
-                            [b.option() for b in _merged_buffers([launch], buffers)],
-                            shared_dynamic=launch.shared_dynamic,
-                            symbols=[f"{n}={t}" for n, t in launch.symbols.items()])
+        spec = assemble({"kernel": launch.kernel_launch(path)},
+                        [b.declared() for b in _merged_buffers([launch], buffers)], dict(launch.symbols))
         spec.source = str(path)
         chosen = ["kernel"]
     compile_sources(spec, arch, tuple(nvcc_flags))
@@ -712,11 +643,9 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
     options = dict(inputs=inputs, trials=trials, concrete=not structured_only, lockstep_warps=lockstep_warps,
                    allow_benign_races=allow_benign_races, allow_ordering_races=allow_ordering_races,
                    schedules=schedules, schedule_seed=schedule_seed, show_printf=show_printf)
-    raw = Raw([analyze(spec, r, progress, **options) for r in chosen], spec.source)
-    findings = [f for r in raw.reports for f in r.findings]
-    timings = {r.role: r.seconds for r in raw.reports}
-    timings["total"] = sum(r.seconds for r in raw.reports)
-    return RacesResult(raw.verdict, raw.exit_code, findings, timings, raw, kernels=list(raw.reports))
+    import volta.report  # noqa: F401  # start-up: registers how result.report(fmt) renders
+
+    return RacesResult([analyze(spec, r, progress, **options) for r in chosen], spec.source)
 
 
 @_python_words
@@ -733,7 +662,7 @@ def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, An
     `tensor_cores` names each tensor-core row used."""
     from volta.cuda import nvcc_release
     from volta.session import replay
-    from volta.launch.spec import compile_sources
+    from volta.launch.spec import assemble, compile_sources
     from volta.numerics.mma_select import make_setting
 
     tensor = make_setting("mma", ptxas, nvcc_release())
@@ -745,9 +674,8 @@ def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, An
     else:
         if launch is None:
             raise UsageError("volta.run(kernel, launch): describe the launch with volta.Launch(grid, block, args)")
-        o = launch.options()
-        spec = replay.spec_from_options(kernel_path(kernel), o["kernel"], o["grid"], o["block"], o["args"],
-                                        [b.option() for b in launch.all_buffers()], (), launch.shared_dynamic)
+        spec = assemble({"kernel": launch.kernel_launch(kernel_path(kernel))},
+                        [b.declared() for b in launch.all_buffers()], {})
         role = "kernel"
     compile_sources(spec, arch, tuple(nvcc_flags))
     if isinstance(inputs, Mapping):
@@ -755,22 +683,11 @@ def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, An
     elif inputs is not None and not isinstance(inputs, (str, os.PathLike)):
         raise UsageError(f"inputs is a dict of arrays by buffer name, an .npz path, \"zeros\", \"random\" or "
                          f"\"random:SEED\", not {type(inputs).__name__}")
-    arrays, described, generated, used_seed = replay.choose_inputs(
-        spec, dict(inputs) if isinstance(inputs, Mapping) else (str(inputs) if inputs is not None else None), seed,
-        fill=fill)
-    start = time.perf_counter()
-    try:
-        raw = replay.run_launch(spec, role, arrays, fp=fp, check_races=check_races, generated=generated,
-                                tensor=tensor)
-    except Unsupported as err:
-        return RunResult("unsupported", err.exit_code, [], {"total": time.perf_counter() - start}, None,
-                         inputs=arrays, inputs_used=described, seed=used_seed, error=err)
-    if out is not None and not raw.timed_out:
-        replay.save_npz(str(out), raw)
-    return RunResult(raw.verdict, raw.exit_code, list(raw.findings),
-                     {"total": time.perf_counter() - start, "run": raw.seconds}, raw, outputs=dict(raw.outputs),
-                     inputs=dict(raw.inputs), inputs_used=described, seed=used_seed,
-                     out=str(out) if out is not None else None)
+    import volta.report  # noqa: F401  # start-up: registers how result.report(fmt) renders
+
+    given = inputs if inputs is None or isinstance(inputs, Mapping) else str(inputs)
+    return replay.replay(spec, role, given, seed, fill=fill, fp=fp, check_races=check_races, tensor=tensor,
+                         out=None if out is None else str(out))
 
 
 def _array(name: str, value, buffer=None):
@@ -848,7 +765,3 @@ def _words(x, what: str, width: int):
 
     arr = np.asarray(x, dtype=object)
     return np.vectorize(one, otypes=[np.int64])(arr) if arr.size else arr.astype(np.int64)
-
-
-def _flat(by_role: dict) -> list:
-    return [f for role in ("kernel", "ref", "opt") for f in by_role.get(role, ())]

@@ -10,7 +10,7 @@ shared `--kernel`, `--grid`, `--block`, `--args` for one kernel. Results go to s
 per volta/report/SCHEMA.md, or `--sarif`), `--junit FILE` also writes JUnit XML, progress goes to
 stderr. Exit: 0 equivalent, 1 not equivalent or findings (race, deadlock, out of bounds…), 2 usage
 or parse error, 3 unsupported or unknown. This module only turns options into a launch spec,
-calls `volta.equiv.check`, and prints what `volta.report` formats.
+calls `volta.session.check.decide`, and prints what `volta.report` formats.
 """
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ from volta.launch.spec import (compile_sources, load_manifest, pair_from_options
                                with_out_init)
 from volta.numerics.mma_select import make_setting
 from volta.report import render
-from volta.report.check_report import CheckResult, ReplayResult
+from volta.report.check_report import ReplayResult
+from volta.session.check import CheckOptions, decide
 
 PER_ROLE = ("kernel", "grid", "block", "args")
 
@@ -222,11 +223,19 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         if inputs is not None:
             raise UsageError("--inputs chooses assignments of integer inputs for the check over the reals; a "
                              "bit-exact --fp draws its own inputs (--trials, --seed)")
-        trials = 4 if trials is None else trials
         if batch_invariant and not prove:
             raise UsageError("--batch-invariant is a proof: add --prove")
-        return _bits(spec, fp, trials, seed, as_json, as_sarif or junit_file or emit_smt or save_cex, prove,
-                     batch_invariant, tolerance=_tolerance(ulp, rtol, atol, signed_zero, prove), tensor=tensor)
+        tolerance = _tolerance(ulp, rtol, atol, signed_zero, prove)
+        if fp not in FP_MODES:
+            raise UsageError(f"unknown --fp `{fp}`: choose real, {', '.join(FP_MODES)}")
+        if as_sarif or junit_file or emit_smt or save_cex:
+            raise UsageError("--sarif, --junit, --emit-smt and --save-counterexample apply to --fp real; "
+                             "a bit-exact comparison prints text or --json")
+        options = CheckOptions(fp=fp, prove=prove, batch_invariant=batch_invariant, trials=trials, seed=seed,
+                               tolerance=tolerance, tensor=tensor)
+        result = decide(spec, options)   # the bits compared, with where they part; or, --prove, a proof
+        click.echo(render(result, "json" if as_json else "text"))
+        return result.exit_code
     if prove or batch_invariant:
         raise UsageError("--prove proves bits identical: give a bit-exact --fp (ieee or an architecture)")
     if inputs is not None or trials is not None:
@@ -237,27 +246,13 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         raise UsageError("--ulp, --rtol, --atol and --signed-zero relax a bit-exact comparison: give --fp ieee or "
                          "an architecture (over the reals, --fp real, equivalence is exact)")
 
-    from volta.equiv.check import check, timed_out
-    from volta.equiv.witness import save_inputs
-
     start = time.perf_counter()
-    try:
-        report = report or check(spec, timeout_ms=timeout_ms, emit_smt=emit_smt, progress=progress, inputs=inputs,
-                                 trials=trials)
-    except limits.Timeout as err:   # outside what check() reports itself (reading a kernel for --ctas …)
-        report = timed_out(spec, err, "preparing the check")
+    options = CheckOptions(trials=trials, timeout_ms=timeout_ms, emit_smt=emit_smt, inputs=inputs,
+                           save_counterexample=save_cex)
+    result = decide(spec, options, progress, argv, verbose, report)
     if progress is not None:
         progress.close()
-    limits.disarm()  # decided (or out of time): printing the verdict is not interrupted
-    cex_file = None
-    if report.counterexample is not None and save_cex:
-        cex_file = save_cex  # written only when asked: never into the current directory unasked
-        try:
-            save_inputs(report.counterexample, cex_file, spec)
-        except OSError as err:
-            raise UsageError(f"cannot write the counterexample to {cex_file}: {err.strerror or err}") from None
-    result = CheckResult(report, spec, argv, cex_file, verbose=verbose)
-    if progress is not None:
+        report = result.decision
         ti = report.stats.get("thread_instructions", 0)
         elements = f"{report.compared:,} element{'' if report.compared == 1 else 's'}"
         progress(f"{ti:,} thread-instructions, {elements} compared "
@@ -286,31 +281,6 @@ def _tolerance(ulp, rtol, atol, signed_zero, prove):
         raise UsageError("--ulp, --rtol, --atol and --signed-zero apply to the sampled comparison; --prove proves "
                          "bit identity (drop one)")
     return tol
-
-
-def _bits(spec, fp, trials, seed, as_json, unsupported_option, prove=False, batch_invariant=False,
-          tolerance=None, tensor=None) -> int:
-    """`--fp ieee|ARCH`: bit-level comparison plus the HEAL-style diagnosis of the worst element;
-    with `--prove`, first the proof that every element is the same function of the input bits."""
-    from volta.equiv.diverge import check_bits
-    from volta.report.bits_report import FORMATS, PROOF_FORMATS, BitsResult, ProofResult
-
-    if fp not in FP_MODES:
-        raise UsageError(f"unknown --fp `{fp}`: choose real, {', '.join(FP_MODES)}")
-    if unsupported_option:
-        raise UsageError("--sarif, --junit, --emit-smt and --save-counterexample apply to --fp real; "
-                         "a bit-exact comparison prints text or --json")
-    if prove:
-        from volta.equiv.bitproof import prove_bits
-
-        proved = ProofResult(prove_bits(spec, fp=fp, trials=trials, seed=seed, batch_invariant=batch_invariant,
-                                        tensor=tensor))
-        click.echo(PROOF_FORMATS["json" if as_json else "text"](proved))
-        return proved.exit_code
-    result = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed, tensor=tensor,
-                                    **({"tolerance": tolerance} if tolerance is not None else {})))
-    click.echo(FORMATS["json" if as_json else "text"](result))
-    return result.exit_code
 
 
 def _spec(targets, launch: dict, buffer, symbol, shared_dynamic):

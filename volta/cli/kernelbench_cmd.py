@@ -76,6 +76,7 @@ def command(problem, candidate, size, ragged, timeout_ms, save_cex, eval_mode, a
             explain, as_json, as_sarif, as_junit, quiet) -> int:
     """Check a KernelBench candidate (ModelNew with load_inline CUDA) against its problem's Model."""
     from volta.cuda import check_arch
+    from volta.kernelbench.check import CheckOptions  # start-up
     from volta.kernelbench.isolation import confined
     from volta.kernelbench.precision import KERNELBENCH_TOLERANCE
 
@@ -91,8 +92,8 @@ def command(problem, candidate, size, ragged, timeout_ms, save_cex, eval_mode, a
         tolerance = (KERNELBENCH_TOLERANCE if atol is None else atol, KERNELBENCH_TOLERANCE if rtol is None else rtol)
     if limits.current().progress is not None:
         limits.current().progress("checking in a confined worker (docs/sandbox.md)")
-    options = dict(ragged=ragged, timeout_ms=timeout_ms, arch=check_arch(arch), require_kernel=require_kernel,
-                   eval_mode=eval_mode, tolerance=tolerance)
+    options = CheckOptions(ragged=ragged, timeout_ms=timeout_ms, arch=check_arch(arch), require_kernel=require_kernel,
+                           eval_mode=eval_mode, tolerance=tolerance)
     answer = confined.run(problem, candidate, parse_sizes(size), options, save_counterexample=save_cex,
                           explain=explain)
     limits.disarm()

@@ -116,19 +116,18 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
     spec.allow_exit_before_barrier = allow_exit_before_barrier
     with_out_init(spec, out_init)
     given, fill = _inputs_and_fill(inputs)
-    loaded, described, generated, seed = replay.choose_inputs(spec, given, seed, fill=fill)
-    click.echo(f"volta run: inputs: {described}", err=True)
-    result = replay.run_launch(spec, role, loaded, fp=fp, check_races=not no_races, generated=generated,
-                               scalars=scalars, tensor=tensor)
+    result = replay.replay(spec, role, given, seed, fill=fill, fp=fp, check_races=not no_races, scalars=scalars,
+                           tensor=tensor, out=out_path,
+                           progress=lambda line: click.echo(f"volta run: {line}", err=True))
+    if result.error is not None:
+        raise result.error   # exit 3 with its message, as any instruction outside the model
     if picked:
         result.notes.append(f"--ctas: only {cta_selection.describe(picked, spec.launches[role].grid)} ran; the "
                             f"others' outputs keep their initial values and their races are not checked")
-    if out_path and not result.timed_out:
-        replay.save_npz(out_path, result)
     if as_sarif or junit_file:
         from volta.report import junit, sarif
 
-        races = run_report.to_races(result, described)
+        races = run_report.to_races(result)
         if junit_file:
             try:
                 with open(junit_file, "w") as fh:
@@ -140,9 +139,9 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
         doc["runs"][0]["invocations"][0]["exitCode"] = result.exit_code
         click.echo(json.dumps(doc, indent=2))
     elif as_json:
-        click.echo(json.dumps(run_report.to_json(result, out_path, seed), indent=2))
+        click.echo(json.dumps(run_report.to_json(result), indent=2))
     else:
-        click.echo(run_report.format_text(result, out_path, seed, verbose))
+        click.echo(run_report.format_text(result, verbose))
     return result.exit_code
 
 

@@ -22,6 +22,7 @@ from typing import Any, Mapping, Union
 from volta.api import Result, _check_fmt
 from volta.cuda import check_arch
 from volta.errors import UsageError
+from volta.kernelbench.check import CheckOptions
 from volta.kernelbench.isolation import confined
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -82,8 +83,9 @@ def kernelbench(problem: PathLike, candidate: PathLike, sizes: Mapping[str, Any]
         chosen[str(name)] = tuple(numbers) if isinstance(value, (tuple, list)) else value
     if save_counterexample is not None and not str(save_counterexample).endswith(".npz"):
         raise UsageError(f"save_counterexample={save_counterexample}: the file is a numpy archive; name it FILE.npz")
-    options = dict(ragged=ragged, timeout_ms=timeout_ms, arch=check_arch(arch), require_kernel=require_kernel,
-                   eval_mode=bool(eval_mode), tolerance=tuple(tolerance) if tolerance is not None else None)
+    options = CheckOptions(ragged=bool(ragged), timeout_ms=timeout_ms, arch=check_arch(arch),
+                           require_kernel=bool(require_kernel), eval_mode=bool(eval_mode),
+                           tolerance=tuple(tolerance) if tolerance is not None else None)
     answer = confined.run(str(problem), str(candidate), chosen, options,
                           save_counterexample=str(save_counterexample) if save_counterexample else None)
     return _result(answer.report, answer.exit_code, answer.rendered)

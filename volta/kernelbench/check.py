@@ -89,19 +89,27 @@ class KernelbenchReport:
         return own
 
 
-def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, ragged: bool = False,
-          timeout_ms: int = 10_000, save_counterexample: str | None = None, progress=None,
-          arch: str = "sm_80", require_kernel: bool = False, eval_mode: bool = False,
-          tolerance: tuple | None = None) -> KernelbenchReport:
-    """Check a candidate file against a problem file (the library call behind `volta kernelbench`).
-    `require_kernel`: an output element no custom kernel took part in is a finding; `eval_mode`: both models
-    are put in eval mode after construction (as `model.eval()` in a harness); `tolerance` (atol, rtol):
-    evaluate a candidate that computes in narrower formats (precision.py)."""
-    options = (require_kernel, eval_mode, tolerance)
-    report = paths.explore(lambda oracle: _check_once(problem_path, candidate_path, sizes or {}, timeout_ms,
-                                                      save_counterexample, progress, arch, *options, oracle),
+@dataclass(frozen=True)
+class CheckOptions:
+    """The modes of one KernelBench check, one value from the front door (`volta kernelbench`,
+    `volta.kernelbench`, a batch job) through the confined worker to `check`."""
+
+    ragged: bool = False  # also check at sizes no typical tile divides (`report.ragged`)
+    timeout_ms: int = 10_000  # the solver's limit per output element
+    arch: str = "sm_80"  # the device code's target
+    require_kernel: bool = False  # an output element no custom kernel took part in is a finding
+    eval_mode: bool = False  # both models in eval mode after construction (`model.eval()` in a harness)
+    tolerance: tuple | None = None  # (atol, rtol): evaluate a candidate that computes in narrower formats
+
+
+def check(problem_path: str, candidate_path: str, sizes: dict | None = None, options: CheckOptions = CheckOptions(),
+          *, save_counterexample: str | None = None, progress=None) -> KernelbenchReport:
+    """Check a candidate file against a problem file (the library call behind `volta kernelbench`), under the
+    modes of `options` (precision.py evaluates a `tolerance`)."""
+    report = paths.explore(lambda oracle: _check_once(problem_path, candidate_path, sizes or {}, options,
+                                                      save_counterexample, progress, oracle),
                            candidate_path)
-    if ragged and report.sizes:
+    if options.ragged and report.sizes:
         odd = _ragged_sizes(report.sizes, sizes or {})
         if not odd:
             report.notes.append("--ragged: no size is large enough to make ragged")
@@ -110,8 +118,8 @@ def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, 
                 progress("ragged sizes: " + ", ".join(f"{k}={v}" for k, v in odd.items()))
             try:
                 report.ragged = paths.explore(
-                    lambda oracle: _check_once(problem_path, candidate_path, {**(sizes or {}), **odd}, timeout_ms,
-                                               None, progress, arch, *options, oracle), candidate_path)
+                    lambda oracle: _check_once(problem_path, candidate_path, {**(sizes or {}), **odd}, options,
+                                               None, progress, oracle), candidate_path)
             except (UsageError, Unsupported) as err:
                 report.notes.append(f"--ragged: the problem does not run at sizes {odd}: {err.message}")
     return report
@@ -134,8 +142,9 @@ def _ragged_sizes(choices: list, given: dict) -> dict:
     return out
 
 
-def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexample, progress, arch,
-                require_kernel=False, eval_mode=False, tolerance=None, oracle=None):
+def _check_once(problem_path, candidate_path, sizes, options: CheckOptions, save_counterexample, progress,
+                oracle=None):
+    timeout_ms, arch, eval_mode = options.timeout_ms, options.arch, options.eval_mode
     report = KernelbenchReport(problem_path, candidate_path, eval_mode=eval_mode)
     start = time.perf_counter()
     if progress:
@@ -160,7 +169,7 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
         if progress:
             progress(f"running the candidate {candidate_path}: building its extensions, running its host code")
         cand_outs, model, cand_inputs, made = _run_candidate(report, problem, run, host, candidate_path,
-                                                             require_kernel, eval_mode)
+                                                             options.require_kernel, eval_mode)
         report.seconds["candidate"] = time.perf_counter() - start
         if cand_outs is None:
             hacks.conclude(report, candidate_path)
@@ -176,7 +185,7 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
             report.notes.append(readings.note())
         report.seconds["compare"] = time.perf_counter() - start
         report.verdict = report.comparison.verdict
-        _assess_precision(report, precision, problem, host, model, run, ref_outs, cand_outs, tolerance)
+        _assess_precision(report, precision, problem, host, model, run, ref_outs, cand_outs, options.tolerance)
         if report.verdict == "equivalent" and not report.hacks:     # call 1's findings come first
             seq = S.Sequence(problem, run, host, model, candidate_path, made, ref_outs, cand_outs, cand_inputs,
                              confirm.integers, readings, report.comparison, _exact_in, _beyond_float32, eval_mode,

@@ -107,15 +107,22 @@ def sequence(spec: LaunchSpec, role: str) -> tuple:
 
 
 def parse_dim3(text: str, what: str) -> Dim3:
+    """`8`, `8x4` or `8x4x2` (commas too) as a Dim3, checked by `dim3`."""
     m = re.fullmatch(r"\s*(\d+)(?:\s*[x,]\s*(\d+))?(?:\s*[x,]\s*(\d+))?\s*", str(text))
     if not m:
         raise UsageError(f"bad {what} `{text}`: expected X, XxY or XxYxZ with positive integers (e.g. 8x4)")
-    dims = [int(g) if g else 1 for g in m.groups()]
+    return dim3([int(g) for g in m.groups() if g], what, text)
+
+
+def dim3(dims, what: str, text: str | None = None) -> Dim3:
+    """A grid (`what` = "grid") or block of one to three dimensions, within CUDA's launch limits (compute
+    capability 5.0 and later); `text` is how the caller wrote it, for the message."""
+    text = "x".join(map(str, dims)) if text is None else text
+    dims = list(dims) + [1] * (3 - len(dims))
     if min(dims) < 1:
         raise UsageError(f"bad {what} `{text}`: every dimension must be at least 1")
     if what == "block" and dims[0] * dims[1] * dims[2] > 1024:
         raise UsageError(f"block `{text}` has {dims[0] * dims[1] * dims[2]} threads; CUDA allows at most 1024")
-    # CUDA's launch limits (compute capability 5.0 and later)
     bounds = ((1024, 1024, 64) if what == "block" else ((1 << 31) - 1, 65535, 65535))
     for axis, n, most in zip("xyz", dims, bounds):
         if n > most:
@@ -133,38 +140,48 @@ def parse_buffer(text: str) -> Buffer:
     if not m:
         raise UsageError(f"bad --buffer `{text}`: expected NAME=DTYPE[COUNT] or NAME=DTYPE[COUNT]:ROLE, e.g. x=f32[1024]:in "
                          f"(an integer input may add :range=LO..HI or :iota)")
-    name, dtype, count, role = m[1], m[2], int(m[3]), m[4] or "inout"
+    value_range = None
+    if m[5] is not None:
+        r = re.fullmatch(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*", m[5])
+        if not r:
+            raise UsageError(f"bad --buffer `{text}`: expected :range=LO..HI with integers LO <= HI, e.g. "
+                             f"range=0..50257")
+        value_range = (int(r[1]), int(r[2]))
+    return buffer(m[1], m[2], int(m[3]), m[4] or "inout", value_range, m[6], where=f"bad --buffer `{text}`")
+
+
+def buffer(name: str, dtype: str, count: int, role: str = "inout", value_range: tuple | None = None,
+           contents: str | None = None, *, where: str) -> Buffer:
+    """A global buffer, checked: a known dtype and role, at least one element, a `value_range` (lo, hi) only on an
+    integer input and within its dtype, `contents` "iota" only on an integer input that holds its indices.
+    `where` opens every message: how the caller wrote the buffer (`bad --buffer `x=f33[4]``, a volta.Buffer)."""
     if dtype not in DTYPES:
-        raise UsageError(f"bad --buffer `{text}`: unknown dtype `{dtype}` (known: {', '.join(DTYPES)})")
+        raise UsageError(f"{where}: unknown dtype `{dtype}` (known: {', '.join(DTYPES)})")
     if role not in ROLES:
-        raise UsageError(f"bad --buffer `{text}`: role must be one of {', '.join(ROLES)}"
+        raise UsageError(f"{where}: role must be one of {', '.join(ROLES)}"
                          + (f" (:iota follows the role: {name}={dtype}[{count}]:in:iota)" if role == "iota" else ""))
     if count == 0:
-        raise UsageError(f"bad --buffer `{text}`: a buffer needs at least one element")
-    if m[6] and (dtype[0] not in "su" or role != "in" or count - 1 > np.iinfo(DTYPES[dtype][0]).max):
-        raise UsageError(f"bad --buffer `{text}`: :iota gives an integer input (role in) the values 0 … {count - 1}, "
+        raise UsageError(f"{where}: a buffer needs at least one element")
+    if contents and (dtype[0] not in "su" or role != "in" or count - 1 > np.iinfo(DTYPES[dtype][0]).max):
+        raise UsageError(f"{where}: :iota gives an integer input (role in) the values 0 … {count - 1}, "
                          f"so it needs an integer dtype that holds {count - 1} and the role in")
-    return Buffer(name, dtype, count, role, _parse_range(text, m[5], dtype, role), contents=m[6])
+    if value_range is not None:
+        _check_range(where, value_range, dtype, role)
+    return Buffer(name, dtype, count, role, value_range, contents=contents)
 
 
-def _parse_range(text: str, given: str | None, dtype: str, role: str) -> tuple | None:
-    if given is None:
-        return None
-    r = re.fullmatch(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*", given)
-    if not r:
-        raise UsageError(f"bad --buffer `{text}`: expected :range=LO..HI with integers LO <= HI, e.g. range=0..50257")
+def _check_range(where: str, value_range: tuple, dtype: str, role: str) -> None:
     if dtype[0] not in "su":
-        raise UsageError(f"bad --buffer `{text}`: a range applies to integer buffers (s8 … u64), not {dtype}")
+        raise UsageError(f"{where}: a range applies to integer buffers (s8 … u64), not {dtype}")
     if role not in ("in", "inout"):
-        raise UsageError(f"bad --buffer `{text}`: a range describes the values a kernel reads, so it applies to an "
+        raise UsageError(f"{where}: a range describes the values a kernel reads, so it applies to an "
                          f"input (role in or inout), not {role}")
-    lo, hi = int(r[1]), int(r[2])
+    lo, hi = value_range
     bits = 8 * DTYPES[dtype][1]
     tlo, thi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dtype[0] == "s" else (0, (1 << bits) - 1)
     if not tlo <= lo <= hi <= thi:
-        raise UsageError(f"bad --buffer `{text}`: range {lo}..{hi} must have LO <= HI and lie in {dtype}'s range "
+        raise UsageError(f"{where}: range {lo}..{hi} must have LO <= HI and lie in {dtype}'s range "
                          f"[{tlo}, {thi}]")
-    return (lo, hi)
 
 
 def parse_args_list(text: str) -> tuple:
@@ -173,14 +190,9 @@ def parse_args_list(text: str) -> tuple:
 
 
 def from_options(ptx, kernel, grid, block, args, buffers, named_args=(), shared_dynamic=0, symbols=()) -> LaunchSpec:
+    """One kernel's launch from `volta races`' option strings."""
     if grid is None or block is None:
         raise UsageError("--grid and --block are required (or give a manifest.toml)")
-    bufs = {}
-    for b in buffers:
-        buf = parse_buffer(b)
-        if buf.name in bufs:
-            raise UsageError(f"buffer `{buf.name}` is declared twice")
-        bufs[buf.name] = buf
     arg_list = parse_args_list(args) if args is not None else ()
     named = {}
     for item in named_args:
@@ -190,15 +202,48 @@ def from_options(ptx, kernel, grid, block, args, buffers, named_args=(), shared_
         named[name.strip()] = value.strip()
     launch = KernelLaunch(Path(ptx), kernel, parse_dim3(grid, "grid"), parse_dim3(block, "block"),
                           arg_list + (("__named__", tuple(named.items())),) if named else arg_list, shared_dynamic)
-    syms = dict(_parse_symbol(s) for s in symbols)
-    return LaunchSpec({"kernel": launch}, bufs, syms)
+    return assemble({"kernel": launch}, [parse_buffer(b) for b in buffers], dict(_parse_symbol(s) for s in symbols))
+
+
+def assemble(launches: dict, buffers, symbols: dict, *, symbols_apart: bool = False) -> LaunchSpec:
+    """The typed request of a command: role -> KernelLaunch, or -> (KernelLaunch, …) for a launch sequence, on
+    `buffers` (Buffer values) and `symbols` (name -> float type). The CLI's option parsers and the Python API both
+    build their spec here. `symbols_apart`: a symbol may not have a buffer's name (volta check)."""
+    bufs = {}
+    for buf in buffers:
+        if buf.name in bufs:
+            raise UsageError(f"buffer `{buf.name}` is declared twice")
+        bufs[buf.name] = buf
+    for name, t in symbols.items():
+        symbol_type(t, f"bad --symbol `{name}={t}`")
+        if symbols_apart and name in bufs:
+            raise UsageError(f"--symbol `{name}` has the name of a buffer; pick another name")
+    spec = LaunchSpec({}, bufs, dict(symbols))
+    for role, launch in launches.items():
+        if isinstance(launch, tuple):
+            spec.launches[role] = launch[0]
+            if len(launch) > 1:
+                spec.sequences[role] = launch
+        else:
+            spec.launches[role] = launch
+    return spec
+
+
+SYMBOL_TYPES = ("f32", "f64", "f16", "bf16")
+
+
+def symbol_type(t: str, where: str) -> str:
+    """The float type of a scalar kept symbolic, checked (`where` opens the message)."""
+    if t not in SYMBOL_TYPES:
+        raise UsageError(f"{where}: expected NAME=f32 (or f64, f16, bf16)")
+    return t
 
 
 def _parse_symbol(text: str):
     name, eq, t = text.partition("=")
-    if not eq or t.strip() not in ("f32", "f64", "f16", "bf16"):
+    if not eq:
         raise UsageError(f"bad --symbol `{text}`: expected NAME=f32 (or f64, f16, bf16)")
-    return name.strip(), t.strip()
+    return name.strip(), symbol_type(t.strip(), f"bad --symbol `{text}`")
 
 
 def load_manifest(path: str | Path) -> LaunchSpec:
@@ -442,22 +487,19 @@ def pair_from_options(ref_ptx, opt_ptx, buffers, *, grid=None, block=None, args=
                                       parse_dim3(opts["block"], "block"),
                                       parse_args_list(opts["args"]) if opts["args"] is not None else (),
                                       shared_dynamic)
-    bufs = {}
+    return assemble(launches, *_check_declarations(buffers, symbols), symbols_apart=True)
+
+
+def _check_declarations(buffers, symbols) -> tuple:
+    """`volta check`'s --buffer options (each with a role) and --symbol options: ([Buffer], {name: type})."""
+    bufs = []
     for b in buffers:
         buf = parse_buffer(b)
         if ":" not in b:
             raise UsageError(f"--buffer `{b}` needs a role for volta check: append :in, :out, :inout or :temp "
                              f"(e.g. {buf.name}={buf.dtype}[{buf.count}]:in)")
-        if buf.name in bufs:
-            raise UsageError(f"buffer `{buf.name}` is declared twice")
-        bufs[buf.name] = buf
-    syms = {}
-    for s in symbols:
-        name, t = _parse_symbol(s)
-        if name in bufs:
-            raise UsageError(f"--symbol `{name}` has the name of a buffer; pick another name")
-        syms[name] = t
-    return LaunchSpec(launches, bufs, syms)
+        bufs.append(buf)
+    return bufs, dict(_parse_symbol(s) for s in symbols)
 
 
 LAUNCH_SPEC_KEYS = ("grid", "block", "args", "shared")
@@ -502,14 +544,12 @@ def sequences_from_options(ref_items, opt_items, buffers, symbols=()) -> LaunchS
         if not any(kind == "launch" for kind, _ in items):
             raise UsageError(f"give both sides as launches: --{role}-launch is missing (one per kernel launch, in "
                              f"order; --{role}-step adds host steps between them)")
-    spec = pair_from_options("ref.ptx", "opt.ptx", buffers, grid="1", block="1", symbols=symbols)
-    for role, items in (("ref", ref_items), ("opt", opt_items)):
-        seq = tuple(parse_step(t, spec.buffers, f"--{role}-step") if kind == "step" else
-                    parse_launch(t, f"--{role}-launch") for kind, t in items)
-        spec.launches[role] = seq[0]
-        if len(seq) > 1:
-            spec.sequences[role] = seq
-    return spec
+    bufs, syms = _check_declarations(buffers, symbols)
+    named = {b.name: b for b in bufs}
+    sides = {role: tuple(parse_step(t, named, f"--{role}-step") if kind == "step" else
+                         parse_launch(t, f"--{role}-launch") for kind, t in items)
+             for role, items in (("ref", ref_items), ("opt", opt_items))}
+    return assemble(sides, bufs, syms, symbols_apart=True)
 
 
 FUNCTION_MEANINGS = ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh", "erf", "sin", "cos")

@@ -7,29 +7,13 @@ JSON out. Exit codes: 0 no difference found on the inputs tried (or, with --prov
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from volta.report.text import finding_text
+from volta.session.check import CheckResult
 
 
-@dataclass
-class BitsResult:
-    report: object  # volta.equiv.bits.BitsReport
-    divergence: object = None  # volta.equiv.diverge.Divergence, for the witness
-    divergence_error: str | None = None
-
-    @property
-    def exit_code(self) -> int:
-        r = self.report
-        if r.unsupported is not None:
-            return 3
-        if any(r.findings.values()) or not (r.identical or r.within_tolerance):
-            return 1
-        return 0
-
-
-def format_text(result: BitsResult) -> str:
-    r = result.report
+def format_text(result: CheckResult) -> str:
+    r = result.decision
     lines = []
     if r.unsupported is not None:
         role, err = r.unsupported
@@ -73,8 +57,8 @@ def format_text(result: BitsResult) -> str:
     return "\n".join(lines)
 
 
-def format_json(result: BitsResult) -> str:
-    r = result.report
+def format_json(result: CheckResult) -> str:
+    r = result.decision
     w = r.witness
     data = {
         "mode": "bits", "fp": r.fp, "verdict": r.verdict, "compared": r.compared, "differing": r.differing,
@@ -107,18 +91,8 @@ def _tolerance_json(tol):
 FORMATS = {"text": format_text, "json": format_json}
 
 
-@dataclass
-class ProofResult:
-    """`volta check --fp … --prove`: a volta.equiv.bitproof.BitProof."""
-    proof: object
-
-    @property
-    def exit_code(self) -> int:
-        return self.proof.exit_code
-
-
-def _proof_text(result: ProofResult) -> str:
-    p = result.proof
+def _proof_text(result: CheckResult) -> str:
+    p = result.decision
     fp = p.sampled.fp if p.sampled is not None else "ieee"
     pair = f"{p.kernels.get('ref', 'ref')} vs {p.kernels.get('opt', 'opt')}"
     if p.verdict == "unsupported":
@@ -137,7 +111,7 @@ def _proof_text(result: ProofResult) -> str:
         lines.append(f"BITS DIFFER: {pair}: {p.compared - p.proved:,} of {p.compared:,} elements are not proved "
                      f"identical, and an input shows a difference")
         if p.sampled is not None:
-            lines += format_text(BitsResult(p.sampled, p.divergence)).splitlines()[1:]
+            lines += format_text(_sampled(p)).splitlines()[1:]
         else:
             w = p.witness
             lines.append(f"witness: {w['buffer']}[{w['index']}] on `{w['generator']}` inputs (trial {w['trial']}, "
@@ -149,16 +123,21 @@ def _proof_text(result: ProofResult) -> str:
     return "\n".join(lines)
 
 
-def _proof_json(result: ProofResult) -> str:
-    p = result.proof
+def _proof_json(result: CheckResult) -> str:
+    p = result.decision
     data = {"mode": "bits-proof", "verdict": p.verdict, "compared": p.compared, "proved": p.proved,
             "unproved": [{"buffer": b, "index": i} for b, i in p.unproved[:100]],
             "unproved_count": len(p.unproved), "kernels": p.kernels, "seconds": p.seconds,
-            "sampled": None if p.sampled is None else json.loads(format_json(BitsResult(p.sampled, p.divergence))),
+            "sampled": None if p.sampled is None else json.loads(format_json(_sampled(p))),
             "witness": p.witness,
             "findings": {role: [f.to_json() for f in fs] for role, fs in p.findings.items()},
             "unsupported": None if p.unsupported is None else str(p.unsupported[1])}
     return json.dumps(data, indent=2, default=str)
+
+
+def _sampled(p) -> CheckResult:
+    """A proof's sampled comparison as the bits result it is."""
+    return CheckResult(p.sampled, mode="bits", divergence=p.divergence)
 
 
 PROOF_FORMATS = {"text": _proof_text, "json": _proof_json}

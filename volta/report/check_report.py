@@ -1,7 +1,7 @@
 """Presentation of `volta check` results: text, JSON (`volta.check/1`, SCHEMA.md), SARIF 2.1.0, JUnit XML.
 
-No analysis happens here. A `CheckResult` wraps the library's `CheckReport` with what only the
-command line knows (the launch spec, where the counterexample was saved, the replay command).
+No analysis happens here. A `CheckResult` (volta/session/check.py) holds the decider's `CheckReport` with what
+only the front door knows (the launch spec, where the counterexample was saved, the replay command).
 Findings of either kernel are formatted by the `volta races` formatters (a `RaceReport` per
 kernel), so a race looks the same under `volta races` and `volta check`.
 
@@ -19,13 +19,13 @@ kernel), so a race looks the same under `volta races` and `volta check`.
 from __future__ import annotations
 
 import json
-import shlex
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 import volta
 from volta.launch.spec import sequence
+from volta.session.check import CheckResult
 from volta.session.races import RaceReport, RacesResult
 import volta.report.json_report as json_report
 import volta.report.sarif as sarif
@@ -43,25 +43,6 @@ HOW = {"identical": "identical expressions", "normal-form": "equal normal forms"
        "case-split": "case splits on max/min argument orders",
        "cut-points": "equal normal forms over cut points (shared sub-expressions proved equal once)",
        "shared-terms": "equal normal forms with shared sums kept whole"}
-
-
-@dataclass
-class CheckResult:
-    report: object  # volta.equiv.check.CheckReport
-    spec: object  # volta.launch.spec.LaunchSpec
-    command: list = field(default_factory=list)  # argv of this check, without --replay/--save-counterexample
-    cex_file: str | None = None  # where the counterexample was saved
-    verbose: bool = False  # -v: every note at each place (else one line per distinct note)
-
-    @property
-    def exit_code(self) -> int:
-        return self.report.exit_code
-
-    @property
-    def replay_command(self) -> str | None:
-        if self.cex_file is None:
-            return None
-        return shlex.join(["volta", "check", *self.command, "--replay", self.cex_file])
 
 
 @dataclass
@@ -135,7 +116,7 @@ def relative_text(c) -> str:
 
 
 def verdict_text(result: CheckResult) -> str:
-    r = result.report
+    r = result.decision
     if r.verdict == "findings":
         kinds = []
         for role in ("ref", "opt"):
@@ -151,7 +132,7 @@ def verdict_text(result: CheckResult) -> str:
 
 def race_reports(result: CheckResult) -> list:
     """One `RaceReport` per kernel, so the races formatters can show the check's findings."""
-    r, spec = result.report, result.spec
+    r, spec = result.decision, result.spec
     out = []
     for role in ("ref", "opt"):
         launch = spec.launches[role]
@@ -179,7 +160,7 @@ def shown_inputs(cex) -> dict:
 
 # ---- text ----------------------------------------------------------------------------------------
 def format_text(result: CheckResult) -> str:
-    r = result.report
+    r = result.decision
     lines = [f"{verdict_text(result)}: {_summary(result)}"]
     if r.verdict in ("equivalent", "equivalent-for-inputs"):
         how = ", ".join(f"{n:,} by {HOW.get(k, k)}" for k, n in r.proved_by.items())
@@ -274,7 +255,7 @@ def _coverage_lines(r) -> list:
 
 
 def _summary(result: CheckResult) -> str:
-    r = result.report
+    r = result.decision
     names = " vs ".join(r.kernels.get(role) or "?" for role in ("ref", "opt"))
     if r.verdict == "equivalent" and getattr(r, "coverage", None):
         return f"{names}: every output element both kernels' selected CTAs write is equal for every input (over the reals)"
@@ -302,7 +283,7 @@ def _kernel_lines(result: CheckResult, writers: dict | None = None, element: str
         seq = [x for x in sequence(result.spec, role) if x.host is None] or [result.spec.launches[role]]
         files = ", ".join(dict.fromkeys(launch_path(x.ptx, result.verbose) for x in seq))
         grids, blocks = (" → ".join(str(getattr(x, k)) for x in seq) for k in ("grid", "block"))
-        line = (f"  {role} {result.report.kernels.get(role) or seq[0].kernel or '?'} "
+        line = (f"  {role} {result.decision.kernels.get(role) or seq[0].kernel or '?'} "
                 f"({files}): grid {grids}, block {blocks}")
         writer = (writers or {}).get(role)
         if writer is not None:
@@ -317,7 +298,7 @@ def _kernel_lines(result: CheckResult, writers: dict | None = None, element: str
 
 
 def _counterexample_lines(result: CheckResult) -> list:
-    c = result.report.counterexample
+    c = result.decision.counterexample
     element = f"{c.buffer}[{c.index}]"
     lines = _kernel_lines(result, c.writers, element)
     shown = shown_inputs(c)
@@ -393,7 +374,7 @@ def format_replay_text(rep: ReplayResult) -> str:
 
 # ---- JSON ----------------------------------------------------------------------------------------
 def to_dict(result: CheckResult) -> dict:
-    r = result.report
+    r = result.decision
     c = r.counterexample
     return {
         "schema": SCHEMA,
@@ -479,7 +460,7 @@ CHECK_RULES = {
 
 
 def format_sarif(result: CheckResult) -> str:
-    r = result.report
+    r = result.decision
     doc = sarif.to_dict(RacesResult(race_reports(result), result.spec.source))
     run = doc["runs"][0]
     run["invocations"][0]["exitCode"] = r.exit_code
@@ -518,7 +499,7 @@ def format_sarif(result: CheckResult) -> str:
 
 # ---- JUnit ---------------------------------------------------------------------------------------
 def format_junit(result: CheckResult) -> str:
-    r = result.report
+    r = result.decision
     seconds = sum(v for k, v in r.stats.items() if k.endswith("_seconds"))
     failed = r.verdict in ("not-equivalent", "findings")
     errored = r.verdict in ("unsupported", "unknown")

@@ -14,7 +14,7 @@ from volta.session.races import RaceReport, RacesResult
 SCHEMA = "volta.run/1"
 
 
-def format_text(result, out_path: str | None = None, seed: int | None = None, verbose: bool = False) -> str:
+def format_text(result, verbose: bool = False) -> str:
     seq = result.launches or [result.launch]   # a launch sequence: every kernel, in order
     files = ", ".join(dict.fromkeys(launch_path(x.ptx, verbose) for x in seq))
     names = " → ".join(x.kernel or x.ptx.name for x in seq)
@@ -24,8 +24,9 @@ def format_text(result, out_path: str | None = None, seed: int | None = None, ve
     if result.timed_out:
         lines.append(f"UNKNOWN: {result.timed_out}; the run did not end, so no output is shown or written "
                      f"(a longer --timeout may finish it)")
-    if seed is not None:
-        lines.append(f"inputs: generated from --seed {seed}" + (f" (saved in {out_path} as input.NAME)" if out_path else ""))
+    if result.seed is not None:
+        lines.append(f"inputs: generated from --seed {result.seed}"
+                     + (f" (saved in {result.out} as input.NAME)" if result.out else ""))
     for name, buf in result.buffers.items():
         if buf.role == "in" or name not in result.outputs:
             continue
@@ -46,12 +47,12 @@ def format_text(result, out_path: str | None = None, seed: int | None = None, ve
         lines.extend(finding_text(f) for f in result.findings)
     elif not result.timed_out:
         lines.append("no races, deadlocks or out-of-bounds accesses for this input")
-    if out_path:
-        lines.append(f"wrote {out_path}")
+    if result.out:
+        lines.append(f"wrote {result.out}")
     return "\n".join(lines)
 
 
-def to_json(result, out_path: str | None = None, seed: int | None = None) -> dict:
+def to_json(result) -> dict:
     L = result.launch
     bufs = {}
     for name, buf in result.buffers.items():
@@ -64,13 +65,13 @@ def to_json(result, out_path: str | None = None, seed: int | None = None) -> dic
         "schema": SCHEMA, "verdict": result.verdict, "exit_code": result.exit_code,
         "timed_out": result.timed_out,
         "kernel": L.kernel, "ptx": str(L.ptx), "grid": str(L.grid), "block": str(L.block), "fp": result.fp,
-        "seed": seed, "buffers": bufs, "findings": [f.to_json() for f in result.findings],
-        "thread_instructions": result.thread_instructions, "seconds": result.seconds, "out": out_path,
+        "seed": result.seed, "buffers": bufs, "findings": [f.to_json() for f in result.findings],
+        "thread_instructions": result.thread_instructions, "seconds": result.seconds, "out": result.out,
         "notes": result.notes, "tensor_cores": result.tensor_cores,
     }
 
 
-def to_races(result, inputs_used: str = ""):
+def to_races(result):
     """The run as a `RacesResult` of one kernel, for the SARIF and JUnit formatters: its findings, `unknown`
     (--timeout), or `clean-for-inputs` (a replay on one input proves nothing about others)."""
     L = result.launch
@@ -78,6 +79,6 @@ def to_races(result, inputs_used: str = ""):
                         block=str(L.block), threads=L.grid.count * L.block.count,
                         verdict={"clean": "clean-for-inputs"}.get(result.verdict, result.verdict),
                         findings=list(result.findings),
-                        thread_instructions=result.thread_instructions, inputs=[inputs_used or "one input"],
+                        thread_instructions=result.thread_instructions, inputs=[result.inputs_used or "one input"],
                         seconds=result.seconds)
     return RacesResult([report], str(L.ptx))

@@ -44,6 +44,7 @@ from volta.launch.ctas import describe
 from volta.launch.inputs import DEFAULT_TRIALS, GENERATED, trial_inputs, trial_modes  # noqa: F401
 from volta.launch.spec import LaunchSpec, sequence
 from volta.ptx.parser import parse_file
+from volta.session.result import Reported
 
 CLEAN, FINDINGS, UNSUPPORTED, UNKNOWN = "clean", "findings", "unsupported", "unknown"
 CLEAN_FOR_INPUTS = "clean-for-inputs"  # concrete mode found nothing on the inputs tried: not a proof
@@ -118,11 +119,32 @@ class RaceReport:
 
 
 @dataclass
-class RacesResult:
-    """Every kernel analyzed by one `volta races` invocation (two for an equivalence-pair manifest)."""
+class RacesResult(Reported):
+    """Every kernel analyzed by one `volta races` invocation (two for an equivalence-pair manifest): what the
+    CLI renders and `volta.races` returns. `report(fmt, max_findings=20)`: text, json, sarif or junit."""
 
-    reports: list
+    reports: list  # one RaceReport per kernel, in order
     source: str | None = None  # the manifest, or the PTX file given on the command line
+
+    @property
+    def kernels(self) -> list:
+        """The RaceReport of each kernel (the API's name for `reports`)."""
+        return self.reports
+
+    @property
+    def findings(self) -> list:
+        """Every kernel's findings, in kernel order."""
+        return [f for r in self.reports for f in r.findings]
+
+    @property
+    def timings(self) -> dict:
+        """Seconds per kernel role, and their total."""
+        return {**{r.role: r.seconds for r in self.reports}, "total": sum(r.seconds for r in self.reports)}
+
+    @property
+    def raw(self) -> RacesResult:
+        """This result itself (the API once wrapped it; `raw` kept for callers that read it)."""
+        return self
 
     @property
     def verdict(self) -> str:

@@ -1,5 +1,5 @@
 """Concrete replay (`volta run`): load inputs, infer buffers, run the executor with data steering control flow,
-collect outputs and findings, save them.
+collect outputs and findings, save them. `replay` is the command's driver; `RunResult` its one result type.
 
 The same `Machine` and semantics tables as every other command run the kernel (no second interpreter), with
 `structured=False`: since every input is a concrete number, data-dependent branches and addresses (gathers,
@@ -29,13 +29,16 @@ from volta.launch.spec import DTYPES, KernelLaunch, LaunchSpec, from_options, lo
 from volta.numerics.formats import decode
 from volta.numerics.mma_select import MmaSetting
 from volta.ptx.parser import parse_file
+from volta.session.result import Reported
 from volta.symbolic.evaluate import EvalError, evaluate
 
 FP_CHOICES = ("real", "ieee", "volta", "ampere", "ada", "hopper", "blackwell")
 
 
 @dataclass
-class RunResult:
+class RunResult(Reported):
+    """One `volta run`: what the CLI renders and `volta.run` returns. `report(fmt)`: text or json."""
+
     launch: KernelLaunch
     buffers: dict  # name -> Buffer
     inputs: dict  # name -> array given to the kernel
@@ -49,19 +52,33 @@ class RunResult:
     tensor_cores: list = field(default_factory=list)  # MmaRow.to_json(setting) of each tensor-core row used
     timed_out: str | None = None  # --timeout ran out: why; `outputs` is then empty (the run did not end)
     launches: list = field(default_factory=list)  # every launch of a sequence, in order, each naming its entry
-
-    @property
-    def ok(self) -> bool:
-        return not self.findings
+    inputs_used: str = ""  # which inputs: "random from seed 0 for x, y", "zeros for …", "from in.npz (…)"
+    seed: int | None = None  # the seed random inputs were drawn from
+    out: str | None = None  # the .npz every buffer was written to
+    error: Unsupported | None = None  # the kernel left what the machine models: no run, verdict unsupported
 
     @property
     def verdict(self) -> str:
-        """findings (defects on this input, exit 1), unknown (--timeout, exit 3) or clean (exit 0)."""
+        """findings (defects on this input, exit 1), unknown (--timeout, exit 3), unsupported (exit 3) or clean
+        (exit 0)."""
+        if self.error is not None:
+            return "unsupported"
         return "findings" if self.findings else "unknown" if self.timed_out else "clean"
 
     @property
     def exit_code(self) -> int:
+        if self.error is not None:
+            return self.error.exit_code
         return {"findings": 1, "unknown": 3, "clean": 0}[self.verdict]
+
+    @property
+    def timings(self) -> dict:
+        return {"total": self.seconds, "run": self.seconds}
+
+    @property
+    def raw(self) -> RunResult:
+        """This result itself (the API once wrapped it; `raw` kept for callers that read it)."""
+        return self
 
 
 # ---- arrays and dtypes ---------------------------------------------------------------------------
@@ -91,6 +108,31 @@ def summarize(arr: np.ndarray, dtype: str) -> dict:
 
 
 # ---- running ----------------------------------------------------------------------------------
+
+def replay(spec: LaunchSpec, role: str, given=None, seed: int | None = None, *, fill: str | None = None,
+           fp: str = "ieee", check_races: bool = True, scalars: dict | None = None, tensor: MmaSetting | None = None,
+           out: str | None = None, progress=None) -> RunResult:
+    """`volta run` on a prepared spec, for the CLI and `volta.run` alike: choose the inputs (`given`: arrays by
+    buffer name, an .npz path, "zeros", "random[:SEED]"; `fill` for the buffers an .npz lacks; see
+    `choose_inputs`), say which (`progress`), run the launch, and write every buffer to `out` (.npz). An
+    instruction outside the machine's model is the result's `error` (verdict unsupported), not an exception."""
+    arrays, described, generated, used_seed = choose_inputs(spec, given, seed, fill=fill)
+    if progress is not None:
+        progress(f"inputs: {described}")
+    start = time.perf_counter()
+    try:
+        result = run_launch(spec, role, arrays, fp=fp, check_races=check_races, generated=generated,
+                            scalars=scalars, tensor=tensor)
+    except Unsupported as err:
+        result = RunResult(spec.launches[role], dict(spec.buffers), arrays, {}, [], 0, time.perf_counter() - start,
+                           fp, error=err)
+    result.inputs_used, result.seed = described, used_seed
+    if out is not None and result.error is None:
+        result.out = str(out)
+        if not result.timed_out:
+            save_npz(result.out, result)
+    return result
+
 
 def run_launch(spec: LaunchSpec, role: str, inputs: dict, fp: str = "ieee", check_races: bool = True,
                generated: bool = False, scalars: dict | None = None, tensor: MmaSetting | None = None) -> RunResult:
@@ -219,6 +261,7 @@ def spec_from_manifest(path, role: str | None = None):
 
 
 def spec_from_options(ptx, kernel, grid, block, args, buffers, named_args, shared_dynamic) -> LaunchSpec:
+    """`volta run`'s launch from its option strings."""
     if args is None and not named_args:
         raise UsageError("--args is required: one entry per kernel parameter, e.g. --args x,y,1024")
     parse_args_list(args or "")

@@ -26,7 +26,7 @@ import numpy as np
 
 from volta.errors import PtxSyntaxError, Span, Unsupported, UsageError, VoltaError
 from volta.exec import limits
-from volta.kernelbench.check import KernelbenchReport, check
+from volta.kernelbench.check import CheckOptions, KernelbenchReport, check
 from volta.kernelbench.isolation import guard, process
 from volta.report import kernelbench_report, render
 
@@ -55,9 +55,9 @@ class Confined:
     rendered: dict = field(default_factory=dict)     # format -> the string `volta kernelbench` prints
 
 
-def run(problem: str, candidate: str, sizes: dict, options: dict, *, save_counterexample: str | None = None,
+def run(problem: str, candidate: str, sizes: dict, options: CheckOptions, *, save_counterexample: str | None = None,
         explain: bool = False) -> Confined:
-    """Check `candidate` against `problem` (options as `check` takes them) in a confined worker, bounded by the
+    """Check `candidate` against `problem` under `options` in a confined worker, bounded by the
     current `limits` (--timeout, --max-memory)."""
     lim = limits.current()
     seconds = lim.timeout + MARGIN_SECONDS if lim.timeout is not None else DEFAULT_SECONDS
@@ -73,7 +73,7 @@ def run(problem: str, candidate: str, sizes: dict, options: dict, *, save_counte
         failed = None
         try:
             with limits.using(max_memory=lim.max_memory, max_steps=lim.max_steps, timeout=lim.timeout):
-                report = check(*absolute, sizes, save_counterexample=witness, **options)
+                report = check(*absolute, sizes, options, save_counterexample=witness)
                 limits.disarm()
         except VoltaError as err:
             span = err.span
