@@ -122,6 +122,7 @@ class Machine(MachineServices):
         self.undef_origin = None  # (op, lane) of the first read of never-written shared/local memory
         self.last_branch = np.full(n, -1, np.int64)  # per lane: pc of the last conditional branch executed
         self.conditional = None  # (lanes whose path condition may fail, op) while if-conversion runs a side
+        self.expressions_follow = False  # while a REAL handler runs its bit handler (handlers/table.run_bits)
         self.path_condition = None  # {lane: condition} of the side running, when `path_log` is kept
         self.path_log = path_log  # volta/exec/drivers/feasible.py: conditions each memory access ran under
         self.thread_instructions = 0
@@ -431,7 +432,7 @@ class Machine(MachineServices):
     def write(self, operand, lanes, bits, flags=None, sym=None):
         if isinstance(operand, ast.Sink) or operand is None:
             return
-        if self.symbolic and isinstance(operand, RegRef):
+        if self.symbolic and not self.expressions_follow and isinstance(operand, RegRef):
             if flags is not None:
                 self._require_expressions(lanes, flags, sym)
             self._write_sym(operand.index, lanes, sym)
