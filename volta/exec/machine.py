@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import numpy as np
 
+import volta.exec.handlers.every  # noqa: F401  (fills the opcode tables; `every` below is the lane array)
 from volta.config import ALL_FAST, NO_INTEGERS, WARP_SIZE, FastPaths, IntegerInputs
 from volta.errors import Unsupported, UsageError
 from volta.exec import findings as F
 from volta.exec import limits
 from volta.exec.fast import onethread
-from volta.exec.handlers import every  # noqa: F401  (fills the opcode tables)
 from volta.exec.handlers import floatbits, hopper, ifconvert, integer_real, tensor_real
 from volta.exec.races import memmodel
 from volta.exec.state import lanesym
 from volta.exec.state.lanesym import LaneSym
 from volta.exec.state.memory import KERNEL_PARAM_BASE, Memory
 from volta.exec.state.operands import (booleans, constants, exponent_field_idiom, lane_bits_constants, object_array,
-                                 select_real, source_types)
+                                       select_real, source_types)
 from volta.exec.handlers.table import DISPATCH, NOT_REAL, REAL, WATCHERS
 from volta.exec.races.shadow import Shadow
 from volta.exec.state.runtime import ConcreteRuntime
