@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import numpy as np
 
+import volta.exec.handlers.every  # noqa: F401  (fills the opcode tables; `every` below is the lane array)
 from volta.config import ALL_FAST, NO_INTEGERS, WARP_SIZE, FastPaths, IntegerInputs
 from volta.errors import Unsupported, UsageError
 from volta.exec import findings as F
 from volta.exec import limits
 from volta.exec.fast import onethread
-from volta.exec.handlers import every  # noqa: F401  (fills the opcode tables)
 from volta.exec.handlers import floatbits, hopper, ifconvert, integer_real, tensor_real
 from volta.exec.races import memmodel
 from volta.exec.state import lanesym
 from volta.exec.state.lanesym import LaneSym
 from volta.exec.state.memory import KERNEL_PARAM_BASE, Memory
 from volta.exec.state.operands import (booleans, constants, exponent_field_idiom, lane_bits_constants, object_array,
-                                 select_real, source_types)
+                                       select_real, source_types)
 from volta.exec.handlers.table import DISPATCH, NOT_REAL, REAL, WATCHERS
 from volta.exec.races.shadow import Shadow
 from volta.exec.state.runtime import ConcreteRuntime
@@ -122,6 +122,7 @@ class Machine(MachineServices):
         self.undef_origin = None  # (op, lane) of the first read of never-written shared/local memory
         self.last_branch = np.full(n, -1, np.int64)  # per lane: pc of the last conditional branch executed
         self.conditional = None  # (lanes whose path condition may fail, op) while if-conversion runs a side
+        self.expressions_follow = False  # while a REAL handler runs its bit handler (handlers/table.run_bits)
         self.path_condition = None  # {lane: condition} of the side running, when `path_log` is kept
         self.path_log = path_log  # volta/exec/drivers/feasible.py: conditions each memory access ran under
         self.thread_instructions = 0
@@ -431,7 +432,7 @@ class Machine(MachineServices):
     def write(self, operand, lanes, bits, flags=None, sym=None):
         if isinstance(operand, ast.Sink) or operand is None:
             return
-        if self.symbolic and isinstance(operand, RegRef):
+        if self.symbolic and not self.expressions_follow and isinstance(operand, RegRef):
             if flags is not None:
                 self._require_expressions(lanes, flags, sym)
             self._write_sym(operand.index, lanes, sym)

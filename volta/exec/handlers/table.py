@@ -53,14 +53,14 @@ def watches(name):
 
 def run_bits(m, op, lanes):
     """The bit handler alone (bits, flags, races, findings, advancing the warp), for a REAL handler that then
-    writes the expressions itself. The one place a machine's mode is lifted while it runs, for one handler: the
-    bit handlers of tensor cores, redux and wgmma write registers and judge races as a bits run does, through
-    the machine's own `write` and the shared access code, which read `m.symbolic`."""
-    m.symbolic = False
+    writes the expressions itself: while it runs (`m.expressions_follow`, the state of this one step; the machine's
+    mode stays symbolic), `Machine.write` takes bits and flags without expressions, and a race between tensor data
+    whose values bits cannot compare is left to the comparison over the reals, as in a bits run."""
+    m.expressions_follow = True
     try:
         DISPATCH[op.op](m, op, lanes)
     finally:
-        m.symbolic = True
+        m.expressions_follow = False
 
 
 def _advance(m, lanes):

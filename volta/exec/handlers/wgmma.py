@@ -263,7 +263,7 @@ def _readers(elems, mn, k, which):
     if which == "A":
         base = WARP_SIZE * ((elems // k) // 16)
         return [base + spread, base + (spread + 16) % WARP_SIZE]
-    return [WARP_SIZE * w + spread for w in range(4)]
+    return [WARP_SIZE * w + spread for w in range(WARPGROUP_SIZE // WARP_SIZE)]
 
 
 def shared_operand(m, op, grid, words, mn, k, fmt, mn_major, which):

@@ -271,7 +271,7 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
                 continue
             if values is not None:   # a concrete run: the two words, for volta/exec/drivers/replica_bits.py
                 where_["details"] = {"values": values}
-            elif same == "undecided" and not m.symbolic:
+            elif same == "undecided" and (not m.symbolic or m.expressions_follow):
                 m.reals_rerun.append(op)   # tensor data: `volta races` compares it over the reals in a re-run
                 where_["details"] = {"reals-undecided": True}
         if clocks is not None:
