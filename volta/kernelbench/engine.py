@@ -124,7 +124,7 @@ class Host:
         """While the stand-in is installed: `kernel[grid](...)` of an imported Triton is a launch of this host."""
         if "triton.runtime.jit" not in sys.modules:
             return contextlib.nullcontext()
-        return jit_runs_to(self.triton_launch)
+        return jit_runs_to(self.triton_launch, Stop)
 
     def triton_launch(self, fn, args: tuple, kwargs: dict, grid) -> None:
         try:

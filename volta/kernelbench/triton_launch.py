@@ -154,24 +154,32 @@ def call_site() -> tuple:
 
 
 @contextlib.contextmanager
-def jit_runs_to(launch):
-    """`kernel[grid](...)` (JITFunction.run, also under `@triton.heuristics`) calls `launch(fn, args, kwargs,
-    grid)` instead for the duration; nothing reaches a GPU driver."""
+def jit_runs_to(launch, raising=lambda err: err):
+    """`kernel[grid](...)` (JITFunction.run, also under `@triton.heuristics` and a one-config `@triton.autotune`)
+    calls `launch(fn, args, kwargs, grid)` instead for the duration; nothing reaches a GPU driver. What no GPU-less
+    run can do (compile without launching, time autotune configs) is UNSUPPORTED, raised as `raising(error)`."""
     require_triton()
+    from triton.runtime.autotuner import Autotuner
     from triton.runtime.jit import JITFunction
 
-    saved = JITFunction.run
+    saved = JITFunction.run, Autotuner._bench
 
     def run(self, *args, grid, warmup, **kwargs):
         if warmup:
-            raise Unsupported(f"`{self.__name__}.warmup(...)` compiles without launching; only launches are modelled")
+            raise raising(Unsupported(f"`{self.__name__}.warmup(...)` compiles without launching; only launches "
+                                      f"are modelled"))
         return launch(self, args, kwargs, grid)
 
-    JITFunction.run = run
+    def bench(self, *args, config, **kwargs):
+        raise raising(Unsupported(f"`@triton.autotune` of `{self.base_fn.__name__}` times {len(self.configs)} "
+                                  f"configs on a GPU and keeps the fastest, so which one runs depends on the "
+                                  f"machine; give it one config (or a `prune_configs_by` that keeps one) to check it"))
+
+    JITFunction.run, Autotuner._bench = run, bench
     try:
         yield
     finally:
-        JITFunction.run = saved
+        JITFunction.run, Autotuner._bench = saved
 
 
 @contextlib.contextmanager
