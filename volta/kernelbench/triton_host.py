@@ -66,8 +66,9 @@ class TritonBuild:
 
 
 def prepare(source: str) -> None:
-    """Import Triton for a candidate that imports it, before its code runs (Volta's import, not the candidate's:
-    Triton's backends probe the machine on import); UNSUPPORTED where Triton is not installed."""
+    """Import Triton for a candidate that imports it, before its code runs, so that `Host.launching` takes its
+    launches from the candidate's first line on (a launch Triton made itself would probe for a GPU driver, which
+    the confined worker refuses); UNSUPPORTED where Triton is not installed."""
     if not IMPORTS_TRITON.search(source):
         return
     try:
