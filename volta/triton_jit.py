@@ -15,7 +15,9 @@ libdevice: Triton links libdevice's bodies into the kernel and LLVM inlines them
 whose TTGIR calls libdevice (`tt.extern_elementwise` of a `__nv_` symbol) is compiled a second time with an
 empty library in libdevice's place and the ptxas stage skipped: every call stays a `call.uni __nv_tanhf` of an
 external function, which `volta check` reads as the real function it names (`LIBDEVICE`: tanhf -> tanh,
-expf -> exp, erff -> erf, ...) through the launch's `functions`. That PTX (`real_ptx`) is the same source
+expf -> exp, erff -> erf, ...) through the launch's `functions`. The same holds for the math ops NVIDIA's
+lowering calls libdevice for (`math.erf`, `math.log`, `math.log2`, `math.sin`, `math.cos` in the TTGIR: `tl.math.erf`,
+`tl.log`, ...), whose inlined bodies branch on the value; a call with no meaning stays an uninterpreted call. That PTX (`real_ptx`) is the same source
 through the same passes with the calls left out of line; the first (`ptx`, libdevice inlined) is the one
 bit-exact runs use.
 """
@@ -39,6 +41,10 @@ ARCH = 80
 LIBDEVICE = {"tanh": "tanh", "exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "sqrt": "sqrt",
              "rsqrt": "rsqrt", "erf": "erf", "sin": "sin", "cos": "cos"}
 _EXTERN = re.compile(r'symbol = "(__nv_[A-Za-z0-9_]+)"')
+# math ops (`tl.math.erf`, `tl.log`, `tl.sin`, ...) that NVIDIA's lowering turns into a libdevice call whose body
+# branches on the value: without the calls left as calls, such a kernel branches on tensor data
+_LOWERED_TO_LIBDEVICE = re.compile(r"= math\.(erf|log|log2|sin|cos) ")
+_CALLED = re.compile(r"call(?:\.uni)?\s*\(\s*\w+\s*\),\s*(__nv_\w+)\s*,")
 
 
 def require_triton():
@@ -208,10 +214,11 @@ def _build(fn, signature: dict, constexprs: dict, attrs: dict | None, options: d
                           int(md.num_stages), int(md.shared or 0), _hidden_count(ptx, md.name, len(visible)),
                           (int(getattr(md, "global_scratch_size", 0) or 0),
                            int(getattr(md, "profile_scratch_size", 0) or 0)), md, divisible)
-    symbols = sorted(set(_EXTERN.findall(compiled.asm.get("ttgir", ""))))
-    if symbols:
+    ttgir = compiled.asm.get("ttgir", "")
+    if _EXTERN.search(ttgir) or _LOWERED_TO_LIBDEVICE.search(ttgir):
         kernel.real_ptx = _libdevice_as_calls(triton, ASTSource(fn, signature, constexprs, attrs), arch, options)
-        kernel.functions = {s: meaning for s in symbols if (meaning := libdevice_meaning(s))}
+        symbols = set(_EXTERN.findall(ttgir)) | set(_CALLED.findall(kernel.real_ptx))
+        kernel.functions = {s: meaning for s in sorted(symbols) if (meaning := libdevice_meaning(s))}
     _CACHE[key] = kernel
     return kernel
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from volta.kernelbench.problem import load_problem
 from volta.kernelbench.sizes import SizePolicy, halve, instrument, scale, scale_int
+from volta.symbolic import expr as E
 
 
 def _v2(n: int) -> int:
@@ -63,3 +65,39 @@ def test_policy_scales_roots_and_derived_globals_follow():
     assert policy.choices["batch"].how == "kept"
     assert policy.shrinkable("batch") and policy.shrinkable("N") and not policy.shrinkable("width")
     assert policy.lower("N") and policy.caps["N"] == 5
+
+
+BORDERED = '''
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.relu(x[:, 20:-20] * 2).sum(dim=1)   # a border of 20 removed: empty when length <= 40
+
+
+batch_size = 4096
+length = 256
+
+
+def get_inputs():
+    return [torch.randn(batch_size, length)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_size_search_never_empties_an_intermediate(tmp_path):
+    """Halving every size to meet a small budget would leave `x[:, 20:-20]` empty at length 32 (the sum then
+    a row of zeros, no error): that step is undone and the batch is lowered instead."""
+    path = tmp_path / "bordered.py"
+    path.write_text(BORDERED)
+    problem = load_problem(str(path), budget=3000)
+    chosen = {c.name: c.value for c in problem.sizes}
+    assert chosen["length"] == 64 and chosen["batch_size"] < 64
+    (out,) = problem.reference_outputs()
+    assert tuple(out.shape) == (chosen["batch_size"],)
+    assert all(len(E.leaves(v)) == 24 for v in out.values())   # each row sums the 24 elements inside the border

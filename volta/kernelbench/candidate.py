@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from volta.errors import Span, UsageError
+from volta.kernelbench import triton_host
 from volta.kernelbench.elements import replace_leaves
 from volta.kernelbench.paths import candidate_builtins
 from volta.kernelbench.problem import Problem, _rename, collector_paused, outputs_of
@@ -55,6 +56,7 @@ def execute_file(path: str, problem: Problem, run) -> dict:
             source = f.read()
     except OSError as err:
         raise UsageError(f"cannot read the candidate file {path}: {err.strerror}") from None
+    triton_host.prepare(source)
     try:
         code = instrument(source, path)
     except SyntaxError as err:

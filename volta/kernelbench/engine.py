@@ -17,17 +17,21 @@ candidate code can swallow it.
 """
 from __future__ import annotations
 
+import contextlib
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from volta.errors import Unsupported, VoltaError
-from volta.kernelbench import cpp_ops, kernels
+from volta.equiv.check import blocking
+from volta.errors import Span, Unsupported, VoltaError
+from volta.kernelbench import cpp_ops, kernels, triton_host
 from volta.kernelbench import memory as M
 from volta.kernelbench.elements import UNWRITTEN
 from volta.kernelbench.host import build, cublas, extract, rejects, trace
 from volta.kernelbench.host.session import STATUS_RAISED, STATUS_RETURNED, Worker
 from volta.kernelbench.tensor import SymTensor
+from volta.kernelbench.triton_launch import call_site, jit_runs_to
 from volta.symbolic import expr as E
 
 PYTHON_ERRORS = {"TypeError": TypeError, "IndexError": IndexError, "ValueError": ValueError,
@@ -114,6 +118,24 @@ class Host:
         if self.worker is not None:
             self.worker.close()
             self.worker = None
+
+    # ---- Triton ----
+    def launching(self):
+        """While the stand-in is installed: `kernel[grid](...)` of an imported Triton is a launch of this host."""
+        if "triton.runtime.jit" not in sys.modules:
+            return contextlib.nullcontext()
+        return jit_runs_to(self.triton_launch, Stop)
+
+    def triton_launch(self, fn, args: tuple, kwargs: dict, grid) -> None:
+        try:
+            ev = triton_host.capture(self.memory, fn, args, kwargs, grid)
+        except VoltaError as err:
+            file, line = call_site()
+            raise Stop(Unsupported(f"Triton kernel `{fn.__name__}`: {err.message}", err.span or Span(file, line, 1))
+                       ) from None
+        if ev is not None:
+            self.built[ev.module] = triton_host.build_of(ev)
+            self._execute(ev)
 
     # ---- calls ----
     def call(self, module: str, fn: str, args: tuple, kwargs: dict):
@@ -232,6 +254,16 @@ class Host:
             self.queries.append(ev.what)
 
     def _launch(self, ev) -> None:
+        if isinstance(ev, triton_host.TritonLaunch):
+            try:
+                result = triton_host.execute(ev)
+            except VoltaError as err:
+                raise Stop(err) from None
+            result.extension = ev.module
+            self.launches.append(result)
+            if any(map(blocking, result.findings)):   # benign kinds (a replicated store) do not stop it
+                raise Stop(findings=result.findings)
+            return
         if ev.refused:
             self.refused.append((ev.kernel, ev.refused))
             return

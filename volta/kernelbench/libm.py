@@ -7,8 +7,9 @@ log2(e); libdevice's `erff` and `tanhf` are piecewise approximations, the refere
 functions. Left as they are, every correct GELU, softmax or sigmoid kernel would differ from its reference by
 the rounding of one constant. So, in the outputs of both sides before they are compared:
 
-- a constant equal to the float32 or float64 rounding of one of `IRRATIONALS` (log2(e), ln 2, pi, 1/pi,
-  sqrt(2), sqrt(1/2), sqrt(2/pi), 2/sqrt(pi), 1/sqrt(2 pi)) is read as that number;
+- a constant equal to the float32 or float64 rounding of one of the named constants of
+  volta/symbolic/constants.py (log2 e, ln 2, pi, 1/pi, sqrt 2, 1/sqrt 2, sqrt(2/pi), 2/sqrt pi, 1/sqrt(2 pi),
+  e, ln 10, ...: the one table `volta check` reads PTX literals by, each word proved) is read as that number;
 - the argument of 2^(...), tanh, erf, sqrt or rsqrt whose every coefficient is a plain multiple (a power-of-two
   denominator) of one such rounding c, as the machine leaves `x * c` distributed over a sum, is read as the exact
   constant times the rest (`expf`'s split log2(e), hi + lo, is one of the roundings);
@@ -26,61 +27,32 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from math import gcd
 
-from mpmath import mp
+import numpy as np
 
-from volta.kernelbench.reals import LOG2E, PI
 from volta.symbolic import expr as E
+from volta.symbolic.constants import TABLE
 from volta.symbolic.ringform import RingForms
 
-LOG2E_F32_LOW = Fraction(338819, 17592186044416)  # 0f32A57060: expf's correction to log2(e) rounded
+
+def _f32(word: int) -> Fraction:
+    return Fraction(float(np.frombuffer(word.to_bytes(4, "little"), np.float32)[0]))
 
 
-def _irrationals() -> dict:
-    """name -> (exact expression, its value as an mpmath number)."""
-    with mp.workprec(200):
-        return {
-            "log2(e)": (LOG2E, 1 / mp.log(2)),
-            "ln(2)": (E.div(1, LOG2E), mp.log(2)),
-            "pi": (PI, mp.pi),
-            "1/pi": (E.div(1, PI), 1 / mp.pi),
-            "sqrt(2)": (E.sqrt(2), mp.sqrt(2)),
-            "sqrt(1/2)": (E.sqrt(Fraction(1, 2)), mp.sqrt(mp.mpf(1) / 2)),
-            "sqrt(2/pi)": (E.sqrt(E.div(2, PI)), mp.sqrt(2 / mp.pi)),
-            "2/sqrt(pi)": (E.div(2, E.sqrt(PI)), 2 / mp.sqrt(mp.pi)),
-            "1/sqrt(2 pi)": (E.rsqrt(E.mul(2, PI)), 1 / mp.sqrt(2 * mp.pi)),
-        }
-
-
-def _roundings(value) -> set:
-    """The float32 and float64 values a compiler or torch may hold for `value`: each correctly rounded, and
-    float32 rounded from the float64 (a Python math constant converted to float32)."""
-    out = set()
-    with mp.workprec(53):
-        f64 = +value
-        out.add(_fraction(f64))
-    with mp.workprec(24):
-        out.add(_fraction(+value))
-        out.add(_fraction(+f64))
-    return out
-
-
-def _fraction(x) -> Fraction:
-    man, exp = x.man_exp
-    return Fraction(int(man)) * (Fraction(2) ** int(exp))
+def _f64(word: int) -> Fraction:
+    return Fraction(float(np.frombuffer(word.to_bytes(8, "little"), np.float64)[0]))
 
 
 def _table() -> dict:
+    """rational value -> (name, exact expression) for the float values a compiler or torch may hold for a named
+    constant of volta/symbolic/constants.py's TABLE (its words proved by proofs/named_constants.py): RN32 and
+    RN64, RN32 of RN64 (a Python math constant converted to float32), and RN32's hi + lo split (`expf`'s
+    log2 e: 0f3FB8AA3B + 0f32A57060)."""
     table = {}
-    for name, (expr, value) in _irrationals().items():
-        for rounded in _roundings(value):
-            table[rounded] = (name, expr)
-    table[_fraction_sum()] = ("log2(e)", LOG2E)   # expf's hi + lo split of log2(e)
+    for row in TABLE:
+        hi32, hi64 = _f32(row.f32), _f64(row.f64)
+        for rounded in (hi32, hi64, Fraction(float(np.float32(float(hi64)))), hi32 + _f32(row.f32_lo)):
+            table.setdefault(rounded, (row.name, row.value))
     return table
-
-
-def _fraction_sum() -> Fraction:
-    with mp.workprec(24):
-        return _fraction(+(1 / mp.log(2))) + LOG2E_F32_LOW
 
 
 CONSTANTS = _table()

@@ -172,20 +172,24 @@ def _dry_run(path: str, code: Instrumented, policy: SizePolicy, budget: int) -> 
         with installed(run):
             built = _build(path, code, policy, run)
             run.random_allowed = False
+            made = run.session.empty_made
             built.model(*built.inputs)
     except BudgetExceeded:
         return _Trial("huge", run.kit.meter.used)
     except Exception:        # a shape error at these sizes (or an unsupported op: the symbolic run says which)
         return _Trial("error", run.kit.meter.used)
     cost = run.kit.meter.used
+    if run.session.empty_made > made:   # an intermediate or output of no element: sizes that break the model
+        return _Trial("error", cost)
     return _Trial("fits" if cost <= budget else "over", cost)
 
 
 def choose_sizes(path: str, code: Instrumented, given: dict, budget: int) -> tuple[SizePolicy, int]:
     """Default sizes; while the float dry run of the reference costs more than `budget` element operations,
     first halve every shrinkable size together (ratios between sizes are kept), then lower the largest
-    shrinkable size one at a time. A step that breaks the model (a shape error) is undone; a size whose
-    lowering broke it is left alone."""
+    shrinkable size one at a time. A step that breaks the model (a shape error, or a tensor of no element
+    anywhere in forward: a pooling chain or a slice emptied) is undone; a size whose lowering broke it is left
+    alone."""
     policy = SizePolicy(code.sizes, given)
     trial = _dry_run(path, code, policy, budget)
     while trial.outcome in ("over", "huge") and policy.halve_all():

@@ -8,7 +8,8 @@ function the torch stand-in needs is constructed here, the way the kernel side r
 - tanh is the TANH atom (`tanh.approx.f32` over the reals); sqrt and rsqrt the SQRT/RSQRT atoms.
 - erf has no Volta operator: it is the uninterpreted `erf(x)` (`E.call("erf", x)`); a kernel meets it only
   if the kernel side reads libdevice's `erff` as that same call.
-- Irrational constants are exact expressions: 1/sqrt(2) = sqrt(1/2), sqrt(2/pi) with pi the symbol `pi`.
+- Irrational constants are the exact expressions of volta/symbolic/constants.py's named constants (1/sqrt 2,
+  sqrt(2/pi) with pi the symbol `π`): the values the kernel side reads a rounded literal as.
 - Python scalars that torch applies to a float32 tensor are rounded to float32 first (torch computes an
   f32 op in f32, converting its scalar arguments), so `leaky_relu(x, 0.01)` multiplies by the rational
   value of `0.01f`, the constant a kernel writes.
@@ -24,12 +25,12 @@ from fractions import Fraction
 import numpy as np
 
 from volta.symbolic import expr as E
+from volta.symbolic.constants import LOG2E, PI, TABLE
 from volta.symbolic.expr import Expr
 
-LOG2E = E.sym("log2(e)")
-PI = E.sym("pi")
-SQRT_HALF = E.sqrt(Fraction(1, 2))           # 1/sqrt(2), erf-GELU's argument scale
-SQRT_2_OVER_PI = E.sqrt(E.div(2, PI))        # tanh-GELU's argument scale
+NAMED = {c.name: c.value for c in TABLE}
+SQRT_HALF = NAMED["1/sqrt 2"]                # erf-GELU's argument scale
+SQRT_2_OVER_PI = NAMED["sqrt(2/pi)"]         # tanh-GELU's argument scale
 
 FLOAT_ENV = {LOG2E: math.log2(math.e), PI: math.pi}
 FLOAT_FUNCTIONS = {"erf": math.erf}

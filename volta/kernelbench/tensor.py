@@ -74,6 +74,7 @@ class Session:
     run: object = None          # the torchsym Run using this session (for methods that draw random values)
     live: weakref.WeakSet = field(default_factory=weakref.WeakSet)   # every storage still referenced (graphs)
     precision: object = None    # torchsym.switches.Precision of the check: formats, switches, candidate's events
+    empty_made: int = 0         # tensors of no element computed so far (the size search refuses sizes that make one)
 
     def allocate(self, values: np.ndarray, dtype: str, name: str = "") -> Storage:
         streams = getattr(self.run, "streams", None)
@@ -81,6 +82,8 @@ class Session:
             streams.enqueue(streams.current, "a torch op", *caller_line())   # work on a side stream
         if self.precision is not None:
             values = self.precision.made(dtype, values)
+        if values.shape[0] == 0:
+            self.empty_made += 1
         address = self.next_address
         self.next_address += max(256, -(-values.shape[0] * D.BY_VOLTA[dtype].itemsize // 256) * 256)
         storage = Storage(values, dtype, name, address)

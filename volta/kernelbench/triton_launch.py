@@ -92,7 +92,7 @@ class Capture:
     launches: list = field(default_factory=list)
 
     def launch(self, fn, args: tuple, kwargs: dict, grid) -> None:
-        where = _call_site()
+        where = call_site()
         try:
             call = compile_call(fn, args, kwargs)
         except UsageError as err:
@@ -100,45 +100,47 @@ class Capture:
         dims = grid_dims(grid, call.kernel, call.bound)
         if 0 in dims:
             return   # an empty grid runs nothing
-        entries, described, storages = self._arguments(call)
+        entries, described, storages = argument_entries(call, self.names.of)
         kernel = call.kernel
         reals = kernel.real_ptx is not None
         executed = triton_storage.run(kernel, kernel.path(reals), dims, entries, storages,
                                       bits_ptx=kernel.path() if reals else None)
         self.launches.append(Launched(kernel, where, dims, call.specialization, described, executed))
 
-    def _arguments(self, call: Call):
-        """The launch's `--args` entries (visible parameters, then Triton's hidden scratch pointers), the same
-        with their parameter names for reports, and the storages reached by buffer name."""
-        kernel = call.kernel
-        entries, described, storages = [], [], {}
-        for param in kernel.params:
-            value = call.bound[param]
-            if isinstance(value, SymTensor):
-                storage = value.storage
-                name = self.names.of(storage, param)
-                offset = value.data_ptr() - storage.address
-                storages[name] = storage
-                entry = name if offset == 0 else f"{name}+{offset}"
-            elif isinstance(value, bool):
-                entry = str(int(value))
-            elif isinstance(value, (int, float)):
-                entry = repr(value)
-            else:
-                raise UsageError(f"argument `{param}` of Triton kernel `{kernel.name}` is {type(value).__name__} "
-                                 f"{value!r}: a launch passes tensors, ints, floats or None")
-            entries.append(entry)
-            described.append((param, entry))
-        for i in range(kernel.hidden):
-            per_program = kernel.scratch[i] if i < len(kernel.scratch) else 0
-            if per_program:
-                raise Unsupported(f"Triton kernel `{kernel.name}` asks for {per_program} bytes of global scratch "
-                                  f"per program; launches with scratch memory are not modelled here")
-            entries.append("0")   # a null pointer: Triton reserved no scratch, the kernel never dereferences it
-        return entries, described, storages
+
+def argument_entries(call: Call, name_of):
+    """The launch's `--args` entries (visible parameters, then Triton's hidden scratch pointers), the same
+    with their parameter names for reports, and the storages reached by buffer name; `name_of(storage,
+    parameter)` names a storage."""
+    kernel = call.kernel
+    entries, described, storages = [], [], {}
+    for param in kernel.params:
+        value = call.bound[param]
+        if isinstance(value, SymTensor):
+            storage = value.storage
+            name = name_of(storage, param)
+            offset = value.data_ptr() - storage.address
+            storages[name] = storage
+            entry = name if offset == 0 else f"{name}+{offset}"
+        elif isinstance(value, bool):
+            entry = str(int(value))
+        elif isinstance(value, (int, float)):
+            entry = repr(value)
+        else:
+            raise UsageError(f"argument `{param}` of Triton kernel `{kernel.name}` is {type(value).__name__} "
+                             f"{value!r}: a launch passes tensors, ints, floats or None")
+        entries.append(entry)
+        described.append((param, entry))
+    for i in range(kernel.hidden):
+        per_program = kernel.scratch[i] if i < len(kernel.scratch) else 0
+        if per_program:
+            raise Unsupported(f"Triton kernel `{kernel.name}` asks for {per_program} bytes of global scratch "
+                              f"per program; launches with scratch memory are not modelled here")
+        entries.append("0")   # a null pointer: Triton reserved no scratch, the kernel never dereferences it
+    return entries, described, storages
 
 
-def _call_site() -> tuple:
+def call_site() -> tuple:
     """(file, line) of the user code that made the launch: the innermost frame outside triton and volta."""
     triton_dir = os.path.dirname(require_triton().__file__)
     volta_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -152,27 +154,43 @@ def _call_site() -> tuple:
 
 
 @contextlib.contextmanager
-def intercepted(capture: Capture):
-    """`kernel[grid](...)` (JITFunction.run) goes to `capture.launch` for the duration; the device answers for
-    `capture.sms` multiprocessors."""
+def jit_runs_to(launch, raising=lambda err: err):
+    """`kernel[grid](...)` (JITFunction.run, also under `@triton.heuristics` and a one-config `@triton.autotune`)
+    calls `launch(fn, args, kwargs, grid)` instead for the duration; nothing reaches a GPU driver. What no GPU-less
+    run can do (compile without launching, time autotune configs) is UNSUPPORTED, raised as `raising(error)`."""
     require_triton()
+    from triton.runtime.autotuner import Autotuner
     from triton.runtime.jit import JITFunction
 
-    saved = JITFunction.run
+    saved = JITFunction.run, Autotuner._bench
 
     def run(self, *args, grid, warmup, **kwargs):
         if warmup:
-            raise Unsupported(f"`{self.__name__}.warmup(...)` compiles without launching; only launches are modelled")
-        capture.launch(self, args, kwargs, grid)
+            raise raising(Unsupported(f"`{self.__name__}.warmup(...)` compiles without launching; only launches "
+                                      f"are modelled"))
+        return launch(self, args, kwargs, grid)
 
-    JITFunction.run = run
-    cuda = sys.modules.get("torch.cuda")
-    if cuda is not None:
-        cuda.get_device_properties = lambda *a, **k: _Device(capture.sms)
+    def bench(self, *args, config, **kwargs):
+        raise raising(Unsupported(f"`@triton.autotune` of `{self.base_fn.__name__}` times {len(self.configs)} "
+                                  f"configs on a GPU and keeps the fastest, so which one runs depends on the "
+                                  f"machine; give it one config (or a `prune_configs_by` that keeps one) to check it"))
+
+    JITFunction.run, Autotuner._bench = run, bench
     try:
-        yield capture
+        yield
     finally:
-        JITFunction.run = saved
+        JITFunction.run, Autotuner._bench = saved
+
+
+@contextlib.contextmanager
+def intercepted(capture: Capture):
+    """`kernel[grid](...)` goes to `capture.launch` for the duration; the device answers for `capture.sms`
+    multiprocessors."""
+    with jit_runs_to(capture.launch):
+        cuda = sys.modules.get("torch.cuda")
+        if cuda is not None:
+            cuda.get_device_properties = lambda *a, **k: _Device(capture.sms)
+        yield capture
 
 
 @dataclass(frozen=True)
@@ -275,5 +293,5 @@ def run_launcher(fn, path: str, args: list, run: Run, names: StorageNames, sms: 
     return LauncherRun(result, capture.launches)
 
 
-__all__ = ["Capture", "Launched", "LauncherRun", "StorageNames", "installed", "intercepted", "load_function",
-           "load_module", "reporting", "run_launcher"]
+__all__ = ["Capture", "Launched", "LauncherRun", "StorageNames", "argument_entries", "call_site", "installed", "intercepted",
+           "jit_runs_to", "load_function", "load_module", "reporting", "run_launcher"]

@@ -9,7 +9,8 @@ An import of an unknown `torch.*` submodule gives a module of such placeholders.
 
 `torch.utils.cpp_extension.load_inline` and `load` call the Run's hook, else
 `volta.kernelbench.host.load_inline`/`load` (the candidate side) looked up when called; without either they
-are UNSUPPORTED.
+are UNSUPPORTED. While installed, the Run's host (the candidate side) may also take Triton's
+`kernel[grid](...)` (`Host.launching`).
 """
 from __future__ import annotations
 
@@ -307,8 +308,10 @@ def installed(run: Run):
     finder = _Finder()
     sys.modules.update(build(run))
     sys.meta_path.insert(0, finder)
+    launching = getattr(getattr(run, "host", None), "launching", None)   # the candidate side's Triton launches
     try:
-        yield sys.modules["torch"]
+        with launching() if launching is not None else contextlib.nullcontext():
+            yield sys.modules["torch"]
     finally:
         sys.meta_path.remove(finder)
         for name in [k for k in sys.modules if k == "torch" or k.startswith("torch.")]:
