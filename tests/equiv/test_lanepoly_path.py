@@ -2,8 +2,8 @@
 
 Every example pair goes through `volta check` end to end (the manifest's verdict; a NOT EQUIVALENT with a saved
 counterexample that `--replay` reproduces) and through the check again with the fast path off (same verdict; for
-equivalent pairs the per-element expressions of both paths have equal normal forms on a sample of elements), and random
-hand-written FMA-chain kernels (leaves, per-lane constants, partial masks, shared-memory round trips,
+equivalent pairs the per-element expressions of both paths have equal normal forms on a sample of elements), and
+random hand-written FMA-chain kernels (leaves, per-lane constants, partial masks, shared-memory round trips,
 divisions and max that force the per-lane path) produce equal output polynomials both ways.
 """
 from __future__ import annotations
@@ -41,7 +41,8 @@ def _check(spec, lane: bool, monkeypatch, runs: dict | None = None, decided: dic
     return CK.check(spec)
 
 
-def _record(monkeypatch, lane: bool, runs: dict | None = None, decided: dict | None = None, reports: list | None = None):
+def _record(monkeypatch, lane: bool, runs: dict | None = None, decided: dict | None = None,
+            reports: list | None = None):
     """Set the fast path on or off for every later `CK.check`; the machines a check runs for its own spec go to
     runs[(role, lane)], and each check's (spec, report) to `reports`. Given `decided`, a dict shared by the two
     checks of one pair, an element whose (ref, opt) expressions are the very nodes (interned) the other path
