@@ -2,10 +2,11 @@
 
 An exception that is not a `VoltaError` is a bug; the CLI turns it into one `internal error` paragraph (exit 3,
 nothing claimed) instead of a traceback (volta/cli/__init__.py), and this guard fails on either. Every manifest
-of examples/ goes through the commands its manifest is for: `volta races` (every manifest) and `volta run`
-(its kernel, or a pair's opt side) here, `volta check` (pairs) in tests/cli/test_check_cli.py, which asserts
-the same guard. Mutants (volta/equiv/mutate.py: one instruction changed) of the example kernels go through
-`check` (pairs) or `races` (single kernels), a fixed sample of them, each bounded by `--timeout`.
+of examples/ goes through the commands its manifest is for: `volta run` (its kernel, or a pair's opt side) here,
+`volta races` (every manifest) in tests/exec/test_examples_races.py and `volta check` (pairs) in
+tests/equiv/test_lanepoly_path.py, which assert the same guard on the run that checks the verdict. Mutants
+(volta/equiv/mutate.py: one instruction changed) of the example kernels go through `check` (pairs) or `races`
+(single kernels), a fixed sample of them, each bounded by `--timeout`.
 """
 from __future__ import annotations
 
@@ -85,10 +86,9 @@ def _pair(case: str) -> bool:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", CASES)
-def test_every_example_through_races_and_run(case, capsys, tmp_path, monkeypatch):
+def test_every_example_through_run(case, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)   # nothing is written beside the examples
     manifest = str(EX / case / "manifest.toml")
-    guarded(capsys, ["races", manifest, "-q", "--json", *BOUND])
     guarded(capsys, ["run", manifest, *(["--kernel", "opt"] if _pair(case) else []), "-q", *BOUND])
 
 

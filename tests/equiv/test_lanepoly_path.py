@@ -1,19 +1,24 @@
 """Differential safety net for the lane-structured symbolic path (`Machine(lane_structured=True)`).
 
-Every example pair is checked with the fast path on and off (same verdict; for equivalent pairs the
-per-element expressions of both paths have equal normal forms on a sample of elements), and random
-hand-written FMA-chain kernels (leaves, per-lane constants, partial masks, shared-memory round trips,
+Every example pair goes through `volta check` end to end (the manifest's verdict; a NOT EQUIVALENT with a saved
+counterexample that `--replay` reproduces) and through the check again with the fast path off (same verdict; for
+equivalent pairs the per-element expressions of both paths have equal normal forms on a sample of elements), and
+random hand-written FMA-chain kernels (leaves, per-lane constants, partial masks, shared-memory round trips,
 divisions and max that force the per-lane path) produce equal output polynomials both ways.
 """
 from __future__ import annotations
 
 import functools
+import json
 import random
+import tomllib
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from volta.cli import run
 from volta.config import FastPaths
 from volta.equiv import check as CK
 from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec, load_manifest
@@ -27,24 +32,42 @@ PAIRS = sorted(p.parent.name for p in EX.glob("eq_*/manifest.toml")) + sorted(
 
 
 EXECUTE = CK.execute
+CHECK = CK.check
 DECIDE_EQUAL = z3bridge.decide_equal
 
 
 def _check(spec, lane: bool, monkeypatch, runs: dict | None = None, decided: dict | None = None):
-    """`volta.equiv.check` with the fast path on or off; the machines it runs go to runs[(role, lane)]. Given
-    `decided`, a dict shared by the two checks of one pair, an element whose (ref, opt) expressions are the very
-    nodes (interned) the other path already sent to the solver gets that decision again instead of a second
-    solver run: the paths must build the same elements, and where they differ the solver runs as usual."""
+    """`volta.equiv.check` with the fast path on or off (`_record`); the check's report."""
+    _record(monkeypatch, lane, runs, decided)
+    return CK.check(spec)
+
+
+def _record(monkeypatch, lane: bool, runs: dict | None = None, decided: dict | None = None,
+            reports: list | None = None):
+    """Set the fast path on or off for every later `CK.check`; the machines a check runs for its own spec go to
+    runs[(role, lane)], and each check's (spec, report) to `reports`. Given `decided`, a dict shared by the two
+    checks of one pair, an element whose (ref, opt) expressions are the very nodes (interned) the other path
+    already sent to the solver gets that decision again instead of a second solver run: the paths must build the
+    same elements, and where they differ the solver runs as usual."""
     if decided is not None:
         monkeypatch.setattr(z3bridge, "decide_equal", functools.partial(_decide_once, decided))
-    if runs is not None:
-        def execute(spec_, role, input_values=None, lane_structured=None, **modes):
-            m = EXECUTE(spec_, role, input_values=input_values, lane_structured=lane_structured, **modes)
-            if spec_ is spec and input_values is None and lane_structured is None:
-                runs[(role, lane)] = m
-            return m
-        monkeypatch.setattr(CK, "execute", execute)
-    return CK.check(spec, fast=FastPaths(lane_structured=lane))
+    checking = {}
+
+    def check(spec, *args, fast=None, **kwargs):
+        checking["spec"] = spec
+        report = CHECK(spec, *args, fast=FastPaths(lane_structured=lane) if fast is None else fast, **kwargs)
+        if reports is not None:
+            reports.append((spec, report))
+        return report
+
+    def execute(spec_, role, input_values=None, lane_structured=None, **modes):
+        m = EXECUTE(spec_, role, input_values=input_values, lane_structured=lane_structured, **modes)
+        if runs is not None and spec_ is checking.get("spec") and input_values is None and lane_structured is None:
+            runs[(role, lane)] = m   # (not the per-assignment specs of volta/equiv/fixed_inputs.py, nor a replay)
+        return m
+
+    monkeypatch.setattr(CK, "check", check)
+    monkeypatch.setattr(CK, "execute", execute)
 
 
 def _decide_once(decided: dict, a, b, timeout_ms, norm, domain, integers):
@@ -88,10 +111,13 @@ def _same_elements(spec, sample: int | None = 24, seed: int = 0, runs: dict | No
 @pytest.mark.slow
 @pytest.mark.isolated
 @pytest.mark.parametrize("case", PAIRS)
-def test_example_pair_both_paths(case, monkeypatch):
-    spec = load_manifest(EX / case / "manifest.toml")
-    runs, decided = {}, {}
-    fast = _check(spec, True, monkeypatch, runs, decided)
+def test_example_pair(case, capsys, tmp_path, monkeypatch):
+    """Every pair through `volta check` (the fast path, as a user runs it) and through the check with the fast
+    path off: one sweep, the CLI's run being the fast side (a sweep of each ran the fast check twice)."""
+    runs, decided, reports = {}, {}, []
+    _record(monkeypatch, True, runs, decided, reports)
+    _check_cli(case, capsys, tmp_path)
+    (spec, fast), = reports   # (the CLI's spec: the slow side runs on what the CLI made of the manifest)
     slow = _check(spec, False, monkeypatch, runs, decided)
     assert fast.verdict == slow.verdict == spec.expect.get("check", slow.verdict)
     if fast.verdict == "equivalent":   # a difference stops the comparison: what came before counts in bulk or not
@@ -101,6 +127,60 @@ def test_example_pair_both_paths(case, monkeypatch):
             slow.counterexample.buffer, slow.counterexample.index)
     if slow.verdict == "equivalent":
         _same_elements(spec, runs=runs)
+
+
+def _cli_json(capsys, argv):
+    code = run(argv)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and "internal error" not in err, err   # (tests/cli/test_no_traceback.py)
+    return code, json.loads(out)
+
+
+def _check_cli(case: str, capsys, tmp_path) -> None:
+    """`volta check MANIFEST --json --save-counterexample`: the manifest's `[expect] check`; a NOT EQUIVALENT
+    comes with a saved counterexample whose `--replay` re-executes both kernels and reproduces both values."""
+    manifest = str(EX / case / "manifest.toml")
+    cex = tmp_path / "cex.json"
+    code, data = _cli_json(capsys, ["check", manifest, "-q", "--json", "--save-counterexample", str(cex)])
+    m = tomllib.loads((EX / case / "manifest.toml").read_text())
+    expected = m["expect"]["check"]
+    assert data["schema"] == "volta.check/1"
+    assert data["verdict"] == expected, data
+    for side in ("ref", "opt"):   # a launch sequence ([[opt.launch]]): every launch ran, in order
+        if "launch" in m[side]:
+            ran = {k["role"]: k["kernel"] for k in data["kernels"]}
+            assert ran[side] == " → ".join(t.get("name") or t["step"] for t in m[side]["launch"]), data["kernels"]
+    if expected in ("equivalent", "equivalent-for-inputs"):   # (the latter: equal on the ids tried, exit 3)
+        assert code == (0 if expected == "equivalent" else 3)
+        assert data["counterexample"] is None and not cex.exists()
+        assert sum(data["proved_by"].values()) == data["compared"] > 0
+        return
+    if expected == "findings":  # equal over the reals, but a finding makes the output no function of the inputs
+        assert code == 1 and data["counterexample"] is None and not cex.exists()
+        assert data["findings"]["ref"] == [] and m["expect"]["races"] in {f["kind"] for f in data["findings"]["opt"]}
+        return
+    assert code == 1
+    c = data["counterexample"]
+    assert c["ref_value"] != c["opt_value"]
+    assert c["file"] == str(cex) and cex.exists()
+    assert c["replay_command"].startswith("volta check ") and c["replay_command"].endswith(f"--replay {cex}")
+    assert c["inputs"], "the input values the element depends on"
+    # a side that never writes the element (a grid too small) has no writer and the value "untouched"
+    assert set(c["writers"]) == {s for s in ("ref", "opt") if c[f"{s}_value"] != "untouched"}
+    # the replay re-executes both kernels on the saved input and reproduces both values
+    code, replay = _cli_json(capsys, ["check", manifest, "-q", "--json", "--replay", str(cex)])
+    assert code == 1 and replay["differ"] is True
+    assert (replay["buffer"], replay["index"]) == (c["buffer"], c["index"])
+    for side in ("ref_value", "opt_value"):   # exact values, "untouched", or a certified enclosure's text
+        assert _value(replay[side]) == _value(c[side])
+    assert replay["ref_value"] != replay["opt_value"]
+
+
+def _value(text):
+    try:
+        return Fraction(text)
+    except ValueError:
+        return text
 
 
 # ---- random FMA-chain kernels ------------------------------------------------------------------------

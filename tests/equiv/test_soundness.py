@@ -163,7 +163,7 @@ def _with_opt(spec, ptx: Path):
 @pytest.mark.isolated
 @pytest.mark.parametrize("case", EQUIVALENT_PAIRS)
 def test_equivalent_pairs_agree_concretely(case):
-    """The pairs whose manifest expects EQUIVALENT: tests/cli/test_check_cli.py::test_example_pair asserts that
+    """The pairs whose manifest expects EQUIVALENT: tests/equiv/test_lanepoly_path.py::test_example_pair asserts that
     `volta check` (the same check(spec)) says so; here both kernels agree concretely. (Running the check here
     too repeated the most expensive step of this sweep for an assertion made there.)"""
     spec = load_manifest(EX / case / "manifest.toml")

@@ -84,7 +84,7 @@ def test_cuda_cp_async_gemm_equivalent_to_naive(capsys, case, arch):
 
 # neq_gemm_cpasync_zfill_bytes (a float count passed as src-size: NOT EQUIVALENT with a replayed witness) and
 # neq_gemm_cpasync_refill_early (a stage refilled before the barrier: a race) are checked through their
-# manifests, which are this option form, by tests/cli/test_check_cli.py::test_example_pair (the checks of
+# manifests, which are this option form, by tests/equiv/test_lanepoly_path.py::test_example_pair (the checks of
 # both here too repeated the two costliest checks of this file: 65 of its 125 s)
 
 

@@ -1,5 +1,9 @@
 """Every example manifest through `volta races`: the verdict matches `expect.races`.
 
+The sweep runs the CLI command (`volta races MANIFEST --json`) and asserts on the reports it made: no traceback or
+internal error (the guard of tests/cli/test_no_traceback.py, whose sweep runs `volta run` on every example) and
+the expected verdict, one execution for both.
+
 clean -> no findings; race / deadlock / out-of-bounds / uninitialized-read -> a finding of that kind,
 and, when the manifest gives `defect_line`, one of those findings points at that CUDA line (`.loc`);
 unsupported -> the run left the structured class (exit 3); clean-for-inputs -> a data-dependent kernel
@@ -10,10 +14,12 @@ and must be clean (for a data-dependent pair: no finding on the same inputs eith
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from volta.cli import races_cmd, run
 from volta.launch.spec import load_manifest
 from volta.session.races import CLEAN, CLEAN_FOR_INPUTS, FINDINGS, UNSUPPORTED, analyze, roles
 
@@ -53,9 +59,24 @@ def _describe(report) -> str:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", [_param(c) for c in CASES])
-def test_example_races(case):
+def test_example_races(case, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)   # nothing is written beside the examples
     spec = load_manifest(EXAMPLES / case / "manifest.toml")
-    _check(spec, spec.expect["races"], inputs=spec.expect.get("inputs"))
+    inputs = spec.expect.get("inputs")
+    made = []
+
+    def recorded(*args, **kwargs):
+        made.append(analyze(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(races_cmd, "analyze", recorded)
+    code = run(["races", str(EXAMPLES / case / "manifest.toml"), "-q", "--json",
+                *(["--inputs", inputs] if inputs else [])])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err and "internal error" not in err, err[-3000:]
+    assert code in (0, 1, 3), (code, err)
+    assert [k["role"] for k in json.loads(out)["kernels"]] == [r.role for r in made] == roles(spec)
+    _expect(made, spec.expect, spec.expect["races"])
 
 
 LOCKSTEP = sorted(p.parent.name for p in EXAMPLES.glob("*/manifest.toml")
@@ -67,13 +88,14 @@ LOCKSTEP = sorted(p.parent.name for p in EXAMPLES.glob("*/manifest.toml")
 def test_example_races_lockstep(case):
     """`expect.lockstep`: the verdict under --lockstep-warps (pre-Volta warps), next to the ITS default."""
     spec = load_manifest(EXAMPLES / case / "manifest.toml")
-    _check(spec, spec.expect["lockstep"], inputs=spec.expect.get("inputs"), lockstep_warps=True)
+    options = dict(inputs=spec.expect.get("inputs"), lockstep_warps=True)
+    _expect([analyze(spec, role, **options) for role in roles(spec)], spec.expect, spec.expect["lockstep"])
 
 
-def _check(spec, want, **options):
-    expect = spec.expect
-    for role in roles(spec):
-        report = analyze(spec, role, **options)
+def _expect(reports, expect: dict, want: str) -> None:
+    """The reports of every role of a manifest (ref and opt for a pair) against the expected verdict `want`."""
+    for report in reports:
+        role = report.role
         if role == "ref":   # (a data-dependent pair's reference is too: no finding on the same inputs)
             ok = (CLEAN, CLEAN_FOR_INPUTS) if want == "clean-for-inputs" else (CLEAN,)
             assert report.verdict in ok, f"ref kernel of a pair: {_describe(report)}"

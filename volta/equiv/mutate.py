@@ -15,6 +15,7 @@ import dataclasses
 import random
 import re
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -73,14 +74,31 @@ def _float_changed(hexbits: str) -> str:
 FLT_MAX = struct.unpack(">f", bytes.fromhex("7F7FFFFF"))[0]
 
 
-def mutants(text: str) -> list:
+class Mutants(Sequence):
+    """The mutants of one kernel text, each (Mutant, mutated text); a mutated text is made when it is asked for
+    (every text made up front is quadratic in the kernel's length: 2 GB for a sample over the examples)."""
+
+    def __init__(self, lines: list, found: list):
+        self._lines, self._found = lines, found
+
+    def __len__(self) -> int:
+        return len(self._found)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        m = self._found[k]
+        mutated = self._lines[:m.line - 1] + ([m.after] if m.after is not None else []) + self._lines[m.line:]
+        return m, "".join(mutated)
+
+
+def mutants(text: str) -> Mutants:
     """Every single-instruction mutant of the kernel text, as (Mutant, mutated text)."""
     lines = text.splitlines(keepends=True)
     out = []
 
     def emit(i, kind, new_line):
-        mutated = lines[:i] + ([new_line] if new_line is not None else []) + lines[i + 1:]
-        out.append((Mutant(i + 1, kind, lines[i], new_line), "".join(mutated)))
+        out.append(Mutant(i + 1, kind, lines[i], new_line))
 
     for i, line in enumerate(lines):
         m = INSTRUCTION.match(line.rstrip("\n"))
@@ -121,7 +139,7 @@ def mutants(text: str) -> list:
                     new_ops[k] = op[:a.start()] + f"[{a[1]}+{int(a[2]) + delta}]" + op[a.end():]
                     emit(i, f"offset{delta:+d}", rebuild(new_ops=new_ops))
         emit(i, "drop", None)
-    return out
+    return Mutants(lines, out)
 
 
 # ---- the oracle: concrete exact execution on random inputs ---------------------------------------
