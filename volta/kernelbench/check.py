@@ -7,12 +7,18 @@
 3. Every output element is compared (`compare.py`); a difference is confirmed by exact re-execution of both
    (`_confirm`), and can be saved as `get_inputs`-shaped arrays (`witness.py`).
 
+Step 2 runs in a confined worker process (`isolation/`, docs/sandbox.md) forked before step 1, so that the
+reference's results are never in its memory: `_candidate_side` there, the rest here. What the worker sends back
+is checked (`isolation.wire`); a worker that ends without a well-formed answer makes the candidate REJECTED
+(it exited, or tried what the worker refuses) or UNSUPPORTED (time, memory, a crash), never EQUIVALENT.
+
 With `ragged`, the same check runs again at sizes that are not multiples of typical tile sizes, reported
 apart: a candidate may legitimately assume the benchmark's divisibility.
 """
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 import traceback
@@ -22,11 +28,14 @@ from fractions import Fraction
 from volta.config import IntegerInputs
 from volta.equiv.check import _exact
 from volta.errors import Unsupported, UsageError, VoltaError
+from volta.exec import limits
 from volta.kernelbench import candidate as C
 from volta.kernelbench import witness
 from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.engine import Host, Stop
 from volta.kernelbench.failures import TorchError
+from volta.kernelbench.isolation import process as isolation
+from volta.kernelbench.isolation import wire
 from volta.kernelbench.libm import Readings
 from volta.kernelbench.memory import DeviceMemory
 from volta.kernelbench.problem import Problem, load_problem
@@ -37,13 +46,15 @@ from volta.symbolic.search import inputs_of
 
 VOLTA_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RAGGED_MIN = 4     # sizes below this stay as they are in the ragged run
+CANDIDATE_SECONDS = 600.0    # the candidate's worker's time limit when no --timeout is given
+CONFIRM_SECONDS = 120.0      # one exact re-run of the candidate's forward
 
 
 @dataclass
 class KernelbenchReport:
     problem: str
     candidate: str
-    verdict: str = "equivalent"     # equivalent | not-equivalent | findings | unsupported | unknown
+    verdict: str = "equivalent"     # equivalent | not-equivalent | findings | unsupported | unknown | rejected
     sizes: list = field(default_factory=list)                 # sizes.Choice, as the problem used them
     comparison: Comparison | None = None
     findings: list = field(default_factory=list)              # launch findings (exec.findings.Finding)
@@ -60,10 +71,11 @@ class KernelbenchReport:
     notes: list = field(default_factory=list)
     ragged: "KernelbenchReport | None" = None
     witness_file: str | None = None
+    candidate_output: str = ""      # what the candidate's code printed in its worker (shown, never parsed)
 
     @property
     def exit_code(self) -> int:
-        own = {"equivalent": 0, "not-equivalent": 1, "findings": 1}.get(self.verdict, 3)
+        own = {"equivalent": 0, "not-equivalent": 1, "findings": 1, "rejected": 1}.get(self.verdict, 3)
         if self.ragged is not None and self.ragged.exit_code == 1:
             return 1
         return own
@@ -73,7 +85,18 @@ def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, 
           timeout_ms: int = 10_000, save_counterexample: str | None = None, progress=None,
           arch: str = "sm_80") -> KernelbenchReport:
     """Check a candidate file against a problem file (the library call behind `volta kernelbench`)."""
-    report = _check_once(problem_path, candidate_path, sizes or {}, timeout_ms, save_counterexample, progress, arch)
+    workers = [_start_worker(candidate_path) for _ in range(2 if ragged else 1)]    # before any reference runs
+    try:
+        return _check(problem_path, candidate_path, sizes, ragged, timeout_ms, save_counterexample, progress,
+                      arch, workers)
+    finally:
+        for worker in workers:
+            worker.close()
+
+
+def _check(problem_path, candidate_path, sizes, ragged, timeout_ms, save_counterexample, progress, arch, workers):
+    report = _check_once(problem_path, candidate_path, sizes or {}, timeout_ms, save_counterexample, progress, arch,
+                         workers[0])
     if ragged and report.sizes:
         odd = _ragged_sizes(report.sizes, sizes or {})
         if not odd:
@@ -83,7 +106,7 @@ def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, 
                 progress("ragged sizes: " + ", ".join(f"{k}={v}" for k, v in odd.items()))
             try:
                 report.ragged = _check_once(problem_path, candidate_path, {**(sizes or {}), **odd}, timeout_ms,
-                                            None, progress, arch)
+                                            None, progress, arch, workers[1])
             except (UsageError, Unsupported) as err:
                 report.notes.append(f"--ragged: the problem does not run at sizes {odd}: {err.message}")
     return report
@@ -106,8 +129,18 @@ def _ragged_sizes(choices: list, given: dict) -> dict:
     return out
 
 
-def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexample, progress, arch):
+def _start_worker(candidate_path: str) -> isolation.Worker:
+    """A confined worker for the candidate's side of one check, forked now; it waits for `_check_once`."""
+    lim = limits.current()
+    seconds = max(lim.deadline - time.monotonic(), 1.0) + 2.0 if lim.deadline is not None else CANDIDATE_SECONDS
+    full = os.path.abspath(candidate_path)     # the worker runs in its own folder
+    return isolation.Worker(lambda channel: _candidate_side(channel, full),
+                            isolation.Limits(seconds=seconds, memory=lim.memory_limit))
+
+
+def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexample, progress, arch, worker):
     report = KernelbenchReport(problem_path, candidate_path)
+    worker.request(("start", os.path.abspath(problem_path), sizes, arch))
     start = time.perf_counter()
     if progress:
         progress(f"running the reference {problem_path} symbolically")
@@ -115,22 +148,20 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
     report.sizes, report.input_names = problem.sizes, problem.input_names
     ref_outs = problem.reference_outputs()
     report.seconds["reference"] = time.perf_counter() - start
-    run = problem.candidate_run()
-    host = Host(candidate_path, problem.run.session, arch=arch)
-    run.host = host
     try:
         start = time.perf_counter()
         if progress:
-            progress(f"running the candidate {candidate_path}: building its extensions, running its host code")
-        cand_outs, model = _run_candidate(report, problem, run, host, candidate_path)
-        report.seconds["candidate"] = time.perf_counter() - start
+            progress(f"running the candidate {candidate_path} in its worker: building its extensions, running its "
+                     f"host code")
+        cand_outs = _candidate_outputs(report, problem, worker)
+        report.seconds.setdefault("candidate", time.perf_counter() - start)
         if cand_outs is None:
             return report
         start = time.perf_counter()
         if progress:
             progress("comparing outputs")
         readings = Readings()
-        confirm = _Confirmer(problem, run, host, model, ref_outs, readings)
+        confirm = _Confirmer(problem, _Asker(worker), ref_outs, readings)
         report.comparison = compare(ref_outs, cand_outs, confirm, timeout_ms, progress, readings.apply,
                                     confirm.integers)
         if readings.note():
@@ -141,8 +172,117 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
             witness.save(save_counterexample, problem, report.comparison.difference)
             report.witness_file = str(save_counterexample)
     finally:
-        host.close()
+        worker.close()
+        report.candidate_output = worker.printed()
     return report
+
+
+def _candidate_outputs(report, problem: Problem, worker: isolation.Worker) -> list | None:
+    """The candidate's outputs as its worker computed them (checked), or None with the report saying why not."""
+    try:
+        paths = {os.path.abspath(p): p for p in (report.problem, report.candidate)}
+        report.notes += worker.ready()
+        kind, payload = worker.receive("running the candidate")
+        if kind == "usage" and type(payload) is tuple and len(payload) == 2 and type(payload[0]) is str:
+            span = payload[1]
+            raise UsageError(payload[0], wire.to_span(span, paths) if type(span) is tuple else None)
+        if kind == "exited" and type(payload) is str:
+            raise isolation.Ended("rejected", payload)
+        if kind == "internal" and type(payload) is str:
+            raise RuntimeError(f"volta's candidate worker failed: {payload}")
+        if kind != "outcome":
+            raise isolation.Ended("rejected", f"the worker answered `{kind}`, not the candidate's outcome")
+        return wire.apply(payload, report, problem.run.session, paths)
+    except wire.Malformed as err:
+        report.verdict, report.unsupported = "rejected", Rejected(f"the worker's outcome is malformed: {err}")
+    except isolation.Ended as end:
+        report.verdict = end.verdict
+        report.unsupported = Rejected(end.reason) if end.verdict == "rejected" else Unsupported(end.reason)
+    except limits.Timeout as err:
+        report.verdict, report.unsupported = "unsupported", err
+    return None
+
+
+class Rejected(VoltaError):
+    """The candidate's code reached for the verdict or for Volta's process (docs/sandbox.md): never equivalent."""
+
+    exit_code = 1
+    kind = "rejected"
+
+
+def _candidate_side(channel, candidate_path: str) -> None:
+    """The worker's job: the candidate's file, model and forward (`_run_candidate`) on the problem loaded as the
+    parent loads it, its outcome sent back; then exact re-runs of its forward for the parent's confirmations."""
+    _, problem_path, sizes, arch = channel.receive()
+    lim = limits.current()
+    if lim.deadline is not None:
+        signal.setitimer(signal.ITIMER_REAL, max(lim.deadline - time.monotonic(), 0.001), 0.5)
+    report = KernelbenchReport(problem_path, candidate_path)
+    try:
+        problem = load_problem(problem_path, sizes)
+    except VoltaError:
+        channel.send("internal", "the problem does not load in the worker")   # the parent reports its own error
+        return
+    run = problem.candidate_run()
+    host = Host(candidate_path, problem.run.session, arch=arch)
+    run.host = host
+    try:
+        start = time.perf_counter()
+        try:
+            outs, model = _run_candidate(report, problem, run, host, candidate_path)
+        except UsageError as err:
+            channel.send("usage", (err.message, None if err.span is None else (err.span.file, err.span.line,
+                                                                                err.span.col)))
+            return
+        except (SystemExit, KeyboardInterrupt) as exit_:
+            span = C.span_in(candidate_path, sys.exc_info()[2])
+            where = f" at {span.file}:{span.line}" if span else ""
+            channel.send("exited", f"the candidate raised {type(exit_).__name__}({exit_}){where} (sys.exit, or an "
+                                   f"interrupt) instead of returning a result")
+            return
+        report.seconds["candidate"] = time.perf_counter() - start
+        channel.send("outcome", wire.outcome_of(report, outs))
+        while True:
+            request = channel.receive()
+            if request[0] != "confirm":
+                return
+            channel.send("element", _candidate_element(problem, run, host, model, *request[1:]))
+    finally:
+        host.close()
+
+
+def _candidate_element(problem, run, host: Host, model, values: dict, k: int, i: int):
+    """Output k's element i of the candidate's forward re-run on constants (`values`, else 1), or None."""
+    held = C.held_storages(model)
+    saved = [(s, s.values.copy()) for s in held]
+    memory, exact = host.memory, host.exact
+    host.memory, host.exact = DeviceMemory(), True
+    try:
+        for s in held:
+            s.values[:] = C.substitute(s.values, values)
+        outs = C.forward(model, C.constant_inputs(problem, values), run)
+        return outs[k].values()[i]
+    except (Stop, VoltaError, Exception):
+        return None
+    finally:
+        for s, v in saved:
+            s.values[:] = v
+        host.memory, host.exact = memory, exact
+
+
+class _Asker:
+    """The parent's side of a confirmation: the worker re-runs the candidate, its answer is checked."""
+
+    def __init__(self, worker: isolation.Worker):
+        self.worker = worker
+
+    def __call__(self, values: dict, k: int, i: int):
+        self.worker.request(("confirm", values, k, i))
+        try:
+            kind, payload = self.worker.receive("re-running the candidate on constants", CONFIRM_SECONDS)
+            return wire.element(payload) if kind == "element" else None
+        except (isolation.Ended, wire.Malformed):
+            return None
 
 
 def _run_candidate(report, problem: Problem, run, host: Host, path: str):
@@ -212,8 +352,8 @@ class _Confirmer:
     """Exact re-execution of a candidate counterexample: the reference's element evaluated exactly, the
     candidate's forward re-run on constant tensors (its launches on constants, no symbolic leaves)."""
 
-    def __init__(self, problem, run, host: Host, model, ref_outs, readings: Readings):
-        self.problem, self.run, self.host, self.model = problem, run, host, model
+    def __init__(self, problem, candidate_element, ref_outs, readings: Readings):
+        self.problem, self.candidate_element = problem, candidate_element     # (values, k, i) -> element or None
         self.ref_outs, self.readings = ref_outs, readings
         self.refusal: str | None = None   # why the last candidate counterexample is not one
         self.integers = integer_inputs(problem)
@@ -239,22 +379,8 @@ class _Confirmer:
         return values
 
     def candidate_value(self, values: dict, k: int, i: int):
-        held = C.held_storages(self.model)
-        saved = [(s, s.values.copy()) for s in held]
-        memory, exact = self.host.memory, self.host.exact
-        self.host.memory, self.host.exact = DeviceMemory(), True
-        try:
-            for s in held:
-                s.values[:] = C.substitute(s.values, values)
-            outs = C.forward(self.model, C.constant_inputs(self.problem, values), self.run)
-            element = outs[k].values()[i]
-        except (Stop, VoltaError, Exception):
-            return None
-        finally:
-            for s, v in saved:
-                s.values[:] = v
-            self.host.memory, self.host.exact = memory, exact
-        return _exact(self.readings.apply(element))
+        element = self.candidate_element(values, k, i)
+        return None if element is None else _exact(self.readings.apply(element))
 
 
 FLOAT32_MAX = Fraction(2 ** 128 - 2 ** 104)

@@ -26,7 +26,8 @@ SCHEMA = "volta.kernelbench/1"
 KB_HOW = {"ring-form": "the same polynomial over the same atoms"}
 MAX_INPUTS_SHOWN = 16
 VERDICT_TEXT = {"equivalent": "EQUIVALENT", "not-equivalent": "NOT EQUIVALENT", "unsupported": "UNSUPPORTED",
-                "unknown": "UNKNOWN", "findings": "FINDINGS"}
+                "unknown": "UNKNOWN", "findings": "FINDINGS", "rejected": "REJECTED"}
+OUTPUT_LINES_SHOWN = 12
 
 
 def kernel_name(mangled: str) -> str:
@@ -129,6 +130,10 @@ def format_text(r, indent: str = "") -> str:
         if err.span is not None:
             lines.append(f"  at {display_path(err.span.file)}:{err.span.line}:{err.span.col}")
         lines.append("  nothing is claimed about equivalence")
+    elif r.verdict == "rejected":
+        lines.append(f"  {r.unsupported.message}")
+        lines.append("  the candidate's code reached for the verdict or for Volta's process: it is not accepted "
+                     "(docs/sandbox.md)")
     elif r.verdict == "unknown":
         lines.append(f"  {len(c.unknown)} element(s) undecided (nothing is claimed); "
                      f"{sum(c.proved_by.values()):,} of {c.compared:,} compared were proved equal")
@@ -141,6 +146,11 @@ def format_text(r, indent: str = "") -> str:
     if r.host_ops:
         lines.append("  torch ops called from host code: " + ", ".join(dict.fromkeys(r.host_ops)))
     lines += [f"  note: {n}" for n in r.notes]
+    printed = getattr(r, "candidate_output", "").strip().splitlines()
+    if printed:
+        lines.append(f"  the candidate printed ({len(printed)} line(s), shown, not read by Volta; the last "
+                     f"{min(len(printed), OUTPUT_LINES_SHOWN)}):")
+        lines += [f"  | {ln[:200]}" for ln in printed[-OUTPUT_LINES_SHOWN:]]
     if r.ragged is not None:
         lines.append("")
         lines.append("ragged sizes (not multiples of typical tile sizes; a candidate may assume the benchmark's "
@@ -200,7 +210,8 @@ def to_dict(r, nested: bool = False) -> dict:
         "candidate": r.candidate,
         "verdict": r.verdict,
         "verdict_text": verdict_text(r),
-        "exit_code": r.exit_code if not nested else {"equivalent": 0, "not-equivalent": 1, "findings": 1}.get(
+        "exit_code": r.exit_code if not nested else {"equivalent": 0, "not-equivalent": 1, "findings": 1,
+                                                     "rejected": 1}.get(
             r.verdict, 3),
         "sizes": [{"name": s.name, "original": s.original, "value": s.value, "how": s.how} for s in r.sizes],
         "parameters": [{"candidate": b.candidate, "reference": b.reference, "how": b.how, "shape": list(b.shape)}
@@ -228,6 +239,7 @@ def to_dict(r, nested: bool = False) -> dict:
         "refused_launches": [{"kernel": k, "reason": why} for k, why in r.refused],
         "host_torch_ops": list(dict.fromkeys(r.host_ops)),
         "notes": list(r.notes),
+        "candidate_output": getattr(r, "candidate_output", ""),
     }
     if not nested:
         out["ragged"] = to_dict(r.ragged, nested=True) if r.ragged is not None else None
@@ -247,7 +259,7 @@ def format_sarif(r) -> str:
     rules, results = run["tool"]["driver"]["rules"], run["results"]
     if r.verdict != "equivalent" and not r.findings:
         kind = r.verdict if r.verdict != "findings" else "uninitialized-output"
-        level = "error" if r.verdict in ("not-equivalent", "findings") else "warning"
+        level = "error" if r.verdict in ("not-equivalent", "findings", "rejected") else "warning"
         rules.append(sarif.rule_entry(kind, f"volta kernelbench: {VERDICT_TEXT.get(r.verdict, r.verdict)}", level))
         span = (r.raised[2] if r.raised else r.unsupported.span if r.unsupported else None)
         loc = sarif._location(span.file, span.line) if span else sarif._location(r.candidate, None)

@@ -1,0 +1,361 @@
+"""The candidate's worker process: started early, confined, watched, and killed with everything it started.
+
+`Worker(job, limits)` forks before the parent computes anything about the problem (so no reference result is
+in the memory the child copies) and runs `job(channel)` in the child. The child, before the job:
+
+- leaves the parent's session (`setsid`: a process group the parent kills whole) and, where the kernel
+  allows it (`unshare(2)` through ctypes, as root or in a user namespace), enters a new network namespace
+  (no interface but a loopback that is down: no network) and a new PID namespace whose first process runs
+  the job, so that everything the candidate starts dies with it, even a process that left the group;
+- sets resource limits: CPU seconds (RLIMIT_CPU), address space (RLIMIT_AS: what it has at the fork plus
+  `limits.memory`), file size (RLIMIT_FSIZE), no core files, and processes (RLIMIT_NPROC, which binds only
+  a user other than root: root is counted by the PID namespace and the process-group kill instead);
+- runs in a private temporary folder, with a scrubbed environment (PATH, locale, CUDA_HOME, Volta's cache
+  folder; HOME and TMPDIR are the folder), stdin closed, stdout and stderr into a pipe the parent reads
+  (shown as the candidate's output, never parsed), no new privileges, killed if the parent dies;
+- installs the audit hook of `guard.py`.
+
+The parent enforces a wall-clock deadline (kill of the whole group past it) and turns every way the worker
+can end without a well-formed answer into an `Ended` with a verdict: REJECTED for a refusal, an exit or a
+malformed message, UNSUPPORTED for a timeout, a memory kill or a crash. `isolation` lists, in words, what
+this OS did not allow (said in the report).
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import pickle
+import resource
+import select
+import shutil
+import signal
+import struct
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+from volta.cuda import cache_root
+from volta.kernelbench.isolation import guard, wire
+
+CLONE_NEWNET, CLONE_NEWPID, CLONE_NEWUSER = 0x40000000, 0x20000000, 0x10000000
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
+KEPT_ENV = ("PATH", "LANG", "LC_ALL", "CUDA_HOME", "CUDA_PATH")
+OUTPUT_KEPT = 1 << 16            # bytes of the candidate's output the report shows at most
+HEADER = struct.Struct("<Q")
+EXIT_SETUP = 87                  # the child could not confine itself (the parent reports why from its message)
+
+
+@dataclass(frozen=True)
+class Limits:
+    seconds: float               # wall clock (the parent kills past it) and CPU seconds of the worker
+    memory: int                  # bytes of address space the worker may add to what it had at the fork
+    file_bytes: int = 1 << 30    # the largest file it may write
+    processes: int = 64          # processes beyond those its user runs already (non-root only)
+
+
+class Ended(Exception):
+    """The worker gave no well-formed answer: `verdict` is "rejected" or "unsupported", `reason` says why."""
+
+    def __init__(self, verdict: str, reason: str):
+        super().__init__(reason)
+        self.verdict, self.reason = verdict, reason
+
+
+# ---------------------------------------------------------------- the child
+
+class Channel:
+    """The child's end: `send` a message (wire-encoded), `receive` the parent's (trusted) requests."""
+
+    def __init__(self, requests: int, replies: int):
+        self.requests, self.replies = requests, replies
+
+    def send(self, kind: str, payload) -> None:
+        _write_frame(self.replies, wire.encode((kind, payload)))
+
+    def receive(self):
+        return pickle.loads(_read_frame(self.requests))
+
+
+def _write_frame(fd: int, data: bytes) -> None:
+    view = memoryview(HEADER.pack(len(data)) + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_exact(fd: int, n: int) -> bytes:
+    chunks = []
+    while n:
+        chunk = os.read(fd, min(n, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def _read_frame(fd: int) -> bytes:
+    return _read_exact(fd, HEADER.unpack(_read_exact(fd, HEADER.size))[0])
+
+
+def _libc():
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+def _namespaces(libc) -> tuple[bool, list]:
+    """Enter new network and PID namespaces where allowed; (whether a PID namespace was entered, what was not
+    isolated, in words)."""
+    if libc is None or not hasattr(libc, "unshare"):
+        return False, ["no network or PID namespace (no unshare(2) on this OS): the candidate's code may use "
+                       "the network, and a process it starts that leaves its group may outlive the check"]
+    flags = CLONE_NEWNET | CLONE_NEWPID | (0 if os.geteuid() == 0 else CLONE_NEWUSER)
+    if libc.unshare(flags) == 0:
+        return True, []
+    err = os.strerror(ctypes.get_errno())
+    return False, [f"no network or PID namespace (unshare(2) refused: {err}): the candidate's code may use the "
+                   f"network, and a process it starts that leaves its group may outlive the check"]
+
+
+def _confine(limits: Limits, folder: str, output: int, libc) -> None:
+    if libc is not None:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    cache = str(cache_root())
+    kept = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
+    os.environ.clear()
+    os.environ.update(kept, HOME=folder, TMPDIR=folder, VOLTA_CACHE_DIR=cache)
+    tempfile.tempdir = folder
+    os.chdir(folder)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(output, 1)
+    os.dup2(output, 2)
+    os.close(null)
+    os.close(output)
+    sys.stdin = open(0, closefd=False)
+    sys.stdout = open(1, "w", buffering=1, closefd=False)
+    sys.stderr = open(2, "w", buffering=1, closefd=False)
+    sys.dont_write_bytecode = True
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)       # a write past the file limit fails instead of killing
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    cpu = int(limits.seconds) + 2
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    resource.setrlimit(resource.RLIMIT_AS, (_address_space() + limits.memory,) * 2)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes,) * 2)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if os.geteuid() != 0:
+        processes = _processes_of_user() + limits.processes
+        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+
+
+def _address_space() -> int:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 4 << 30
+
+
+def _processes_of_user() -> int:
+    uid, n = os.getuid(), 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                n += os.stat(f"/proc/{entry}").st_uid == uid
+            except OSError:
+                pass
+    return n
+
+
+def _relay(pid: int) -> None:
+    """The namespace's parent: end as its only child ended (the same status or signal)."""
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            continue
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+        os._exit(128 + sig)
+    os._exit(os.WEXITSTATUS(status))
+
+
+def _child(job, limits: Limits, folder: str, requests: int, replies: int, output: int, spare: list) -> None:
+    status = EXIT_SETUP
+    try:
+        for fd in spare:
+            os.close(fd)
+        os.setsid()
+        libc = _libc()
+        in_namespace, missing = _namespaces(libc)
+        if in_namespace:
+            pid = os.fork()               # the first process of the new PID namespace runs the job
+            if pid:
+                for fd in (requests, replies, output):
+                    os.close(fd)
+                _relay(pid)
+        _confine(limits, folder, output, libc)
+        channel = Channel(requests, replies)
+        channel.send("ready", missing)
+        guard.install(folder, lambda text: channel.send("refused", text))
+        job(channel)
+        status = 0
+    except SystemExit as exit_:
+        status = exit_.code if isinstance(exit_.code, int) else 1
+    except BaseException:
+        status = EXIT_SETUP
+    finally:
+        os._exit(status)
+
+
+# ---------------------------------------------------------------- the parent
+
+class Worker:
+    """The parent's handle on one worker: `request`, `receive` (decoded, or `Ended`), `printed`, `close`."""
+
+    def __init__(self, job, limits: Limits):
+        self.limits = limits
+        self.folder = tempfile.mkdtemp(prefix="volta-candidate-")
+        req_r, self._req = os.pipe()
+        self._rep, rep_w = os.pipe()
+        self._out, out_w = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.pid = os.fork()
+        if self.pid == 0:
+            _child(job, limits, self.folder, req_r, rep_w, out_w, [self._req, self._rep, self._out])
+        for fd in (req_r, rep_w, out_w):
+            os.close(fd)
+        self._printed = b""
+        self._buffer = b""
+        self._status: int | None = None
+        self.deadline = time.monotonic() + limits.seconds
+
+    def ready(self) -> list:
+        """Wait for the worker to confine itself; what this OS did not isolate, in words."""
+        kind, missing = self.receive("starting")
+        if kind != "ready" or not isinstance(missing, list) or not all(isinstance(m, str) for m in missing):
+            raise Ended("rejected", "the worker did not start as Volta starts it")
+        return missing
+
+    def request(self, message) -> None:
+        """Send the worker a request; its answer is due within the time limit from now."""
+        self.deadline = time.monotonic() + self.limits.seconds
+        try:
+            _write_frame(self._req, pickle.dumps(message))
+        except OSError:
+            pass     # it ended: the next receive says how
+
+    def receive(self, doing: str, seconds: float | None = None):
+        """The worker's next message, decoded as (kind, payload); Ended when there is none."""
+        deadline = self.deadline if seconds is None else min(self.deadline, time.monotonic() + seconds)
+        buffer = self._buffer
+        while True:
+            if len(buffer) >= HEADER.size:
+                size = HEADER.unpack(buffer[:HEADER.size])[0]
+                if size > wire.MAX_FRAME:
+                    self._kill()
+                    raise Ended("rejected", f"the worker sent a message of {size:,} bytes while {doing}")
+                if len(buffer) >= HEADER.size + size:
+                    break
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._kill()
+                raise Ended("unsupported", f"the candidate ran past the time limit ({self.limits.seconds:g} s; "
+                                           f"--timeout sets it) while {doing}: a loop that does not end, or work "
+                                           f"too large at these sizes")
+            ready, _, _ = select.select([self._rep, self._out], [], [], left)
+            if self._out in ready:
+                self._drain()
+            if self._rep in ready:
+                chunk = os.read(self._rep, 1 << 20)
+                if not chunk:
+                    self._buffer = buffer
+                    raise self._ended(doing)
+                buffer += chunk
+        end = HEADER.size + HEADER.unpack(buffer[:HEADER.size])[0]
+        frame, self._buffer = buffer[HEADER.size:end], buffer[end:]
+        try:
+            message = wire.decode(frame)
+        except wire.Malformed as err:
+            self._kill()
+            raise Ended("rejected", f"the worker's answer while {doing} is malformed: {err}") from None
+        if not (type(message) is tuple and len(message) == 2 and type(message[0]) is str):
+            self._kill()
+            raise Ended("rejected", f"the worker's answer while {doing} is no (kind, payload) message")
+        if message[0] == "refused":
+            self._kill()
+            raise Ended("rejected", str(message[1]))
+        return message
+
+    def printed(self) -> str:
+        """What the candidate printed (stdout and stderr, the last 64 KiB), as text; never parsed."""
+        self._drain()
+        return self._printed.decode(errors="replace")
+
+    def close(self) -> None:
+        self._kill()
+        self._drain()
+        for fd in (self._req, self._rep, self._out):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    # ---- ending ----
+    def _drain(self) -> None:
+        try:
+            while select.select([self._out], [], [], 0)[0]:
+                chunk = os.read(self._out, 1 << 16)
+                if not chunk:
+                    break
+                self._printed = (self._printed + chunk)[-OUTPUT_KEPT:]
+        except (OSError, ValueError):
+            pass
+
+    def _kill(self) -> None:
+        if self._status is None:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(self.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            self._wait()
+
+    def _wait(self) -> int:
+        if self._status is None:
+            _, self._status = os.waitpid(self.pid, 0)
+            try:
+                os.killpg(self.pid, signal.SIGKILL)      # what it left in its group
+            except OSError:
+                pass
+        return self._status
+
+    def _ended(self, doing: str) -> Ended:
+        status = self._wait()
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+            if sig == signal.SIGXCPU:
+                return Ended("unsupported", f"the candidate used more than {self.limits.seconds:g} s of CPU time "
+                                            f"while {doing}")
+            if sig == signal.SIGKILL:
+                return Ended("unsupported", f"the worker was killed (SIGKILL) while {doing}: the memory limit "
+                                            f"({self.limits.memory >> 20} MiB, --max-memory) or the system's "
+                                            f"out-of-memory killer")
+            return Ended("unsupported", f"the candidate's process crashed ({name}) while {doing}")
+        code = os.WEXITSTATUS(status)
+        if code == guard.REFUSED:
+            return Ended("rejected", f"the candidate tried what the worker refuses while {doing} (its report was "
+                                     f"lost: it closed or replaced the worker's pipe)")
+        if code == EXIT_SETUP and doing == "starting":
+            return Ended("unsupported", "the candidate's worker could not confine itself on this OS")
+        return Ended("rejected", f"the candidate ended the worker process (exit status {code}: sys.exit, os._exit "
+                                 f"or a signal handler) while {doing}, without returning a result")
