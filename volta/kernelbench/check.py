@@ -34,6 +34,7 @@ from volta.kernelbench import witness
 from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.engine import Host, Stop
 from volta.kernelbench.failures import TorchError
+from volta.kernelbench.isolation import guard
 from volta.kernelbench.isolation import process as isolation
 from volta.kernelbench.isolation import wire
 from volta.kernelbench.libm import Readings
@@ -226,6 +227,7 @@ def _candidate_side(channel, candidate_path: str) -> None:
     run = problem.candidate_run()
     host = Host(candidate_path, problem.run.session, arch=arch)
     run.host = host
+    untouched = guard.snapshot()
     try:
         start = time.perf_counter()
         try:
@@ -241,6 +243,10 @@ def _candidate_side(channel, candidate_path: str) -> None:
                                    f"interrupt) instead of returning a result")
             return
         report.seconds["candidate"] = time.perf_counter() - start
+        patched = guard.changed(untouched)
+        if patched is not None:
+            channel.send("refused", f"the candidate ({candidate_path}) tried to {patched}")
+            return
         channel.send("outcome", wire.outcome_of(report, outs))
         while True:
             request = channel.receive()

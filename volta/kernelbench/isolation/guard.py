@@ -149,3 +149,29 @@ def install(folder: str, report) -> None:
 
 
 REFUSED = 86          # the worker's exit status after a refusal
+
+
+def snapshot() -> dict:
+    """The functions and classes Volta's modules, their classes and `builtins` hold now (what an assignment
+    such as `torch.Tensor.__mul__ = ...` or `volta.kernelbench.compare.compare = ...` would change; type
+    attribute assignment raises no audit event, so `changed` compares after the candidate ran)."""
+    held = {}
+    spaces = [("builtins", vars(builtins))]
+    for name, module in list(sys.modules.items()):
+        if _is_volta(name) and module is not None:
+            spaces.append((name, vars(module)))
+            spaces += [(f"{name}.{k}", vars(v)) for k, v in list(vars(module).items())
+                       if isinstance(v, type) and getattr(v, "__module__", None) == name]
+    for where, space in spaces:
+        for key, value in list(space.items()):
+            if callable(value) and not key.startswith("__pycache"):
+                held[(where, key)] = (space, value)
+    return held
+
+
+def changed(before: dict) -> str | None:
+    """What of `snapshot()`'s was replaced or removed since, in words; None when nothing was."""
+    for (where, key), (space, value) in before.items():
+        if space.get(key, None) is not value:
+            return f"replace {where}.{key} (Volta's own code, or its stand-in torch's)"
+    return None
