@@ -2,10 +2,12 @@
 process (docs/sandbox.md). Each attack in data/integrity/ is REJECTED or UNSUPPORTED with its reason through
 the CLI; Volta's process is unharmed after it, and a batch goes on with the next candidate."""
 import builtins
-import io
+import functools
 import json
 import os
 import pickle
+import select
+import socket
 import sys
 from pathlib import Path
 
@@ -13,7 +15,7 @@ import pytest
 
 from volta.cli import run as cli
 from volta.kernelbench import compare
-from volta.kernelbench.isolation import guard, wire
+from volta.kernelbench.isolation import guard, process, wire
 from volta.kernelbench.tensor import SymTensor
 from volta.symbolic import expr as E
 
@@ -50,6 +52,7 @@ def test_the_honest_control_is_equivalent(capsys):
     ("proc_mem", "open /proc/self/mem"),
     ("fork_bomb", "start or signal a process (os.fork)"),
     ("spawn", "start or signal a process (subprocess.Popen"),
+    ("network", "use the network"),
     ("sys_exit", "raised SystemExit(0)"),
     ("interrupt", "raised KeyboardInterrupt"),
     ("os_exit", "ended the worker process (exit status 0"),
@@ -151,3 +154,25 @@ def test_volta_code_acting_is_not_the_candidate():
     assert guard.refusal("open", ("/tmp/x", "w", 0), "/tmp/box").startswith("write /tmp/x")
     assert guard.refusal("open", ("/tmp/box/out.txt", "w", 0), "/tmp/box") is None
     assert guard.refusal("open", ("/proc/1/mem", "r", 0), "/tmp/box").startswith("open /proc/1/mem")
+
+
+def test_the_worker_has_no_network_where_the_os_allows_a_namespace():
+    """The job connects (from library code, which the audit hook lets pass) to a socket Volta's process listens
+    on: in a new network namespace the loopback is another one, down, and nothing arrives."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        port = server.getsockname()[1]
+        worker = process.Worker(functools.partial(socket.create_connection, ("127.0.0.1", port), 2),
+                                process.Limits(seconds=20, memory=1 << 30))
+        try:
+            missing = worker.ready()
+            with pytest.raises(process.Ended):
+                worker.receive("connecting")
+        finally:
+            worker.close()
+        arrived = bool(select.select([server], [], [], 0.2)[0])
+    if missing:
+        assert "no network or PID namespace" in missing[0]
+        pytest.skip(missing[0])
+    assert not arrived

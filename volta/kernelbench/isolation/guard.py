@@ -9,6 +9,7 @@ candidate's file, or code it compiled — is refused:
 
 - processes: `subprocess`, `os.system`/`exec*`/`spawn*`/`posix_spawn`, `os.fork`, `pty.spawn`;
 - signals to other processes (`os.kill`, `os.killpg`);
+- the network (`socket` connect, bind, send, name lookup);
 - scans of the heap: `gc.get_objects`, `gc.get_referrers`, `gc.get_referents`;
 - native code: `ctypes` loading a library or reading an address;
 - files: `/proc/*/mem` (another process's or its own memory) in any mode, and any write, rename, removal or
@@ -37,10 +38,11 @@ PROCESS_EVENTS = {"subprocess.Popen", "os.system", "os.exec", "os.spawn", "os.po
 HEAP_EVENTS = {"gc.get_objects", "gc.get_referrers", "gc.get_referents"}
 NATIVE_EVENTS = {"ctypes.dlopen", "ctypes.dlsym", "ctypes.addressof", "ctypes.cdata", "ctypes.string_at",
                  "ctypes.wstring_at", "ctypes.call_function"}
+NETWORK_EVENTS = {"socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "socket.getaddrinfo"}
 PATH_EVENTS = {"os.remove", "os.rmdir", "os.rename", "os.truncate", "os.chmod", "os.chown", "os.link",
                "os.symlink", "os.mkdir", "os.utime", "shutil.rmtree", "shutil.copyfile", "shutil.move"}
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-WATCHED = (PROCESS_EVENTS | HEAP_EVENTS | NATIVE_EVENTS | PATH_EVENTS
+WATCHED = (PROCESS_EVENTS | HEAP_EVENTS | NATIVE_EVENTS | NETWORK_EVENTS | PATH_EVENTS
            | {"open", "import", "object.__setattr__", "object.__delattr__", "sys.addaudithook"})
 
 
@@ -87,6 +89,8 @@ def refusal(event: str, args: tuple, folder: str) -> str | None:
         return f"scan the interpreter's heap ({event})"
     if event in NATIVE_EVENTS:
         return f"load or address native code ({event}{_shown(args)})"
+    if event in NETWORK_EVENTS:
+        return f"use the network ({event}{_shown(args[1:])})"
     if event == "open":
         path, mode, flags = (tuple(args) + (None, None, None))[:3]
         if not isinstance(path, int) and _proc_mem(path):
