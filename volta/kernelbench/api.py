@@ -26,8 +26,9 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 @dataclass
 class KernelbenchResult(Result):
-    """`volta.kernelbench`: verdict equivalent | not-equivalent | findings | unsupported | unknown, at the sizes
-    in `sizes` (name -> value checked); `ragged` is the result at ragged sizes when asked for."""
+    """`volta.kernelbench`: verdict equivalent | not-equivalent | findings | unsupported | unknown | rejected
+    (docs/sandbox.md), at the sizes in `sizes` (name -> value checked); `ragged` is the result at ragged sizes
+    when asked for."""
 
     sizes: dict = field(default_factory=dict)
     bindings: list = field(default_factory=list)     # candidate parameter -> reference parameter (how, shape)

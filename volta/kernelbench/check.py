@@ -187,8 +187,8 @@ def _candidate_outputs(report, problem: Problem, worker: isolation.Worker) -> li
         if kind == "usage" and type(payload) is tuple and len(payload) == 2 and type(payload[0]) is str:
             span = payload[1]
             raise UsageError(payload[0], wire.to_span(span, paths) if type(span) is tuple else None)
-        if kind == "exited" and type(payload) is str:
-            raise isolation.Ended("rejected", payload)
+        if kind in ("exited", "unsupported") and type(payload) is str:
+            raise isolation.Ended("rejected" if kind == "exited" else "unsupported", payload)
         if kind == "internal" and type(payload) is str:
             raise RuntimeError(f"volta's candidate worker failed: {payload}")
         if kind != "outcome":
@@ -232,23 +232,26 @@ def _candidate_side(channel, candidate_path: str) -> None:
         start = time.perf_counter()
         try:
             outs, model = _run_candidate(report, problem, run, host, candidate_path)
+            report.seconds["candidate"] = time.perf_counter() - start
+            patched = guard.changed(untouched)
+            if patched is not None:
+                channel.send("refused", f"the candidate ({candidate_path}) tried to {patched}")
+                return
+            message = ("outcome", wire.outcome_of(report, outs))
         except UsageError as err:
-            channel.send("usage", (err.message, None if err.span is None else (err.span.file, err.span.line,
-                                                                                err.span.col)))
-            return
+            message = ("usage", (err.message, None if err.span is None else (err.span.file, err.span.line,
+                                                                              err.span.col)))
         except (SystemExit, KeyboardInterrupt) as exit_:
             span = C.span_in(candidate_path, sys.exc_info()[2])
             where = f" at {span.file}:{span.line}" if span else ""
-            channel.send("exited", f"the candidate raised {type(exit_).__name__}({exit_}){where} (sys.exit, or an "
-                                   f"interrupt) instead of returning a result")
-            return
-        report.seconds["candidate"] = time.perf_counter() - start
-        patched = guard.changed(untouched)
-        if patched is not None:
-            channel.send("refused", f"the candidate ({candidate_path}) tried to {patched}")
-            return
-        channel.send("outcome", wire.outcome_of(report, outs))
-        while True:
+            message = ("exited", f"the candidate raised {type(exit_).__name__}({exit_}){where} (sys.exit, or an "
+                                 f"interrupt) instead of returning a result")
+        except MemoryError:
+            message = ("unsupported", "the candidate's worker ran out of memory (--max-memory bounds it)")
+        except Exception as err:     # a bug in Volta's code in the worker (the candidate's errors are reported)
+            message = ("internal", "".join(traceback.format_exception(err, limit=-4)).strip())
+        channel.send(*message)
+        while message[0] == "outcome":
             request = channel.receive()
             if request[0] != "confirm":
                 return
