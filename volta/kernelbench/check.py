@@ -216,6 +216,7 @@ def _candidate_side(channel, candidate_path: str) -> None:
     parent loads it, its outcome sent back; then exact re-runs of its forward for the parent's confirmations."""
     _, problem_path, sizes, arch = channel.receive()
     lim = limits.current()
+    lim.progress = None        # the worker's stderr is the candidate's output; progress is the parent's to show
     if lim.deadline is not None:
         signal.setitimer(signal.ITIMER_REAL, max(lim.deadline - time.monotonic(), 0.001), 0.5)
     report = KernelbenchReport(problem_path, candidate_path)

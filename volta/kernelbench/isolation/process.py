@@ -234,6 +234,7 @@ class Worker:
             os.close(fd)
         self._printed = b""
         self._buffer = b""
+        self._closed = False
         self._status: int | None = None
         self.deadline = time.monotonic() + limits.seconds
 
@@ -300,22 +301,28 @@ class Worker:
         return self._printed.decode(errors="replace")
 
     def close(self) -> None:
+        """Kill the worker and what it started, keep what it printed, free its pipes and folder (once)."""
+        if self._closed:
+            return
+        self._closed = True
         self._kill()
         self._drain()
         for fd in (self._req, self._rep, self._out):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+            os.close(fd)
+        self._req = self._rep = self._out = -1
         shutil.rmtree(self.folder, ignore_errors=True)
 
     # ---- ending ----
     def _drain(self) -> None:
+        if self._out < 0:
+            return
+        budget = 16 * OUTPUT_KEPT          # a process that escaped the kill and prints forever cannot hold us
         try:
-            while select.select([self._out], [], [], 0)[0]:
+            while budget > 0 and select.select([self._out], [], [], 0)[0]:
                 chunk = os.read(self._out, 1 << 16)
                 if not chunk:
                     break
+                budget -= len(chunk)
                 self._printed = (self._printed + chunk)[-OUTPUT_KEPT:]
         except (OSError, ValueError):
             pass
