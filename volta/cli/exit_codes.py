@@ -31,11 +31,11 @@ _CODES = {
                USAGE,
                "3  UNSUPPORTED or UNKNOWN (nothing is claimed)"],
     "kernelbench": ["0  EQUIVALENT to the PyTorch reference",
-                    "1  NOT EQUIVALENT (also at a --ragged size), findings in the candidate's launches, or "
-                    "REJECTED (its code exited without a result or reached for the verdict: docs/sandbox.md)",
+                    "1  NOT EQUIVALENT (also at a --ragged size), findings in the candidate's launches,",
+                    "   or REJECTED (its code exited without a result or reached for the verdict: docs/sandbox.md)",
                     USAGE,
                     "3  UNSUPPORTED, UNKNOWN or a candidate that could not be built or run (nothing is claimed)"],
-    "batch": ["0  every job exited 0", "1  a job found something (not equivalent, findings), none was bad input",
+    "batch": ["0  every job exited 0", "1  a job found something (not equivalent, findings, rejected), none was bad input",
               "2  a job was bad input, or the jobs file is",
               "3  otherwise: a job was unsupported, unknown, past its --timeout or --memory-mb"],
 }
