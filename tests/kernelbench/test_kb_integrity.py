@@ -73,6 +73,15 @@ def test_a_loop_that_never_ends_is_unsupported_past_the_time_limit(capsys):
     _unharmed()
 
 
+def test_a_candidate_that_ignores_the_timer_is_killed_past_the_time_limit(capsys):
+    code = cli(["kernelbench", PROBLEM, str(DATA / "ignore_timeout.py"), "--json", "--timeout", "3", "-q"])
+    r = json.loads(capsys.readouterr().out)
+    assert (code, r["verdict"]) == (3, "unsupported")
+    assert "while the candidate ran" in r["unsupported"]["message"]
+    assert "EQUIVALENT" not in r["candidate_output"]          # killed: no exit handler runs
+    _unharmed()
+
+
 def test_a_50_gb_allocation_is_unsupported_out_of_memory(capsys):
     code, r = _check(DATA / "allocate.py", capsys=capsys)
     assert (code, r["verdict"]) == (3, "unsupported")
@@ -176,3 +185,21 @@ def test_the_worker_has_no_network_where_the_os_allows_a_namespace():
         assert "no network or PID namespace" in missing[0]
         pytest.skip(missing[0])
     assert not arrived
+
+
+def _spin(channel):
+    while True:
+        pass
+
+
+def test_the_parent_kills_a_worker_past_its_wall_clock_limit():
+    worker = process.Worker(_spin, process.Limits(seconds=2, memory=1 << 30))
+    try:
+        worker.ready()
+        with pytest.raises(process.Ended, match="ran past the time limit") as ended:
+            worker.receive("spinning")
+        assert ended.value.verdict == "unsupported"
+    finally:
+        worker.close()
+    with pytest.raises(ProcessLookupError):
+        os.kill(worker.pid, 0)

@@ -199,8 +199,9 @@ def _candidate_outputs(report, problem: Problem, worker: isolation.Worker) -> li
     except isolation.Ended as end:
         report.verdict = end.verdict
         report.unsupported = Rejected(end.reason) if end.verdict == "rejected" else Unsupported(end.reason)
-    except limits.Timeout as err:
-        report.verdict, report.unsupported = "unsupported", err
+    except limits.Timeout as err:          # the parent's own --timeout, while it waited for the worker
+        report.verdict = "unsupported"
+        report.unsupported = Unsupported(f"{err.message} while the candidate ran in its worker (stopped)")
     return None
 
 
