@@ -140,6 +140,13 @@ def test_expressions_cross_by_table_and_meet_the_parents_nodes():
     assert message[1][0] is x and message[1][1] is x
 
 
+def test_a_commutative_node_from_the_worker_meets_the_parents_whatever_its_argument_order():
+    a, b = E.var("order_test", 0), E.var("order_test", 1)
+    table = [(int(E.Op.VAR), (), ("order_test", 1)), (int(E.Op.VAR), (), ("order_test", 0)),
+             (int(E.Op.ADD), (0, 1), None)]              # the worker's ids ordered b before a
+    assert wire._nodes(table)[2] is E.add(a, b) is E.add(b, a)
+
+
 @pytest.mark.parametrize("table", [
     [(int(E.Op.ADD), (1,), None)],                       # a child after its parent
     [(int(E.Op.VAR), (), ("x", "0"))],                  # a leaf without an integer index

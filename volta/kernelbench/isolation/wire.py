@@ -7,8 +7,9 @@ that names anything else is refused before any object is made:
 
 1. the expression table: every `symbolic.expr` node the message refers to, children first, as
    `(op number, child positions, data)` with `data` checked to be a plain value (numbers, strings, tuples of
-   them); the parent re-interns each node itself (`expr._make`), so equal expressions meet as they do in one
-   process;
+   them); the parent re-interns each node itself (`expr._make`, a commutative node's two arguments in the
+   order of the parent's node ids, as its constructors order them), so equal expressions meet as they do in
+   one process;
 2. the message: tuples, lists, dicts, strings and numbers only, where an expression is the persistent id
    `("e", position)` and the never-written marker `("u",)`.
 
@@ -128,7 +129,10 @@ def _nodes(table) -> list:
             raise Malformed(f"expression {n} is an input leaf without (buffer, index)")
         if kind is E.CONST and not (children == () and type(data) in (int, Fraction)):
             raise Malformed(f"expression {n} is a constant that is no rational")
-        nodes.append(E._make(kind, tuple(nodes[c] for c in children), data))
+        args = tuple(nodes[c] for c in children)
+        if kind in E.COMMUTATIVE and len(args) == 2 and args[0].id > args[1].id:
+            args = (args[1], args[0])        # the order the parent's constructors give (by the parent's ids)
+        nodes.append(E._make(kind, args, data))
     return nodes
 
 
