@@ -51,7 +51,7 @@ class Limits:
     seconds: float               # wall clock (the parent kills past it) and CPU seconds of the worker
     memory: int                  # bytes of address space the worker may add to what it had at the fork
     file_bytes: int = 1 << 30    # the largest file it may write
-    processes: int = 64          # processes beyond those its user runs already (non-root only)
+    processes: int = 256         # processes (threads) beyond those its user runs already (non-root only)
 
 
 class Ended(Exception):
@@ -111,15 +111,29 @@ def _namespaces(libc) -> tuple[bool, list]:
     if libc is None or not hasattr(libc, "unshare"):
         return False, ["no network or PID namespace (no unshare(2) on this OS): the candidate's code may use "
                        "the network, and a process it starts that leaves its group may outlive the check"]
-    flags = CLONE_NEWNET | CLONE_NEWPID | (0 if os.geteuid() == 0 else CLONE_NEWUSER)
+    uid, gid = os.geteuid(), os.getegid()
+    flags = CLONE_NEWNET | CLONE_NEWPID | (0 if uid == 0 else CLONE_NEWUSER)
     if libc.unshare(flags) == 0:
+        if uid != 0:
+            _map_ids(uid, gid)
         return True, []
     err = os.strerror(ctypes.get_errno())
     return False, [f"no network or PID namespace (unshare(2) refused: {err}): the candidate's code may use the "
                    f"network, and a process it starts that leaves its group may outlive the check"]
 
 
-def _confine(limits: Limits, folder: str, output: int, libc) -> None:
+def _map_ids(uid: int, gid: int) -> None:
+    """In a new user namespace, be the same user and group as outside (best effort: unmapped, files are
+    still checked as the outside user)."""
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+        try:
+            with open(f"/proc/self/{name}", "w") as f:
+                f.write(text)
+        except OSError:
+            pass
+
+
+def _confine(limits: Limits, folder: str, output: int, libc, root: bool) -> None:
     if libc is not None:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
@@ -146,7 +160,7 @@ def _confine(limits: Limits, folder: str, output: int, libc) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (_address_space() + limits.memory,) * 2)
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes,) * 2)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if os.geteuid() != 0:
+    if not root:
         processes = _processes_of_user() + limits.processes
         resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
 
@@ -160,13 +174,18 @@ def _address_space() -> int:
 
 
 def _processes_of_user() -> int:
+    """Threads of this user (what RLIMIT_NPROC counts on Linux); 0 without /proc."""
     uid, n = os.getuid(), 0
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                n += os.stat(f"/proc/{entry}").st_uid == uid
-            except OSError:
-                pass
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return 0
+    for entry in entries:
+        try:
+            if os.stat(f"/proc/{entry}").st_uid == uid:
+                n += len(os.listdir(f"/proc/{entry}/task"))
+        except OSError:
+            pass
     return n
 
 
@@ -192,6 +211,7 @@ def _child(job, limits: Limits, folder: str, requests: int, replies: int, output
         for fd in spare:
             os.close(fd)
         os.setsid()
+        root = os.geteuid() == 0          # before a user namespace changes how we look
         libc = _libc()
         in_namespace, missing = _namespaces(libc)
         if in_namespace:
@@ -200,7 +220,7 @@ def _child(job, limits: Limits, folder: str, requests: int, replies: int, output
                 for fd in (requests, replies, output):
                     os.close(fd)
                 _relay(pid)
-        _confine(limits, folder, output, libc)
+        _confine(limits, folder, output, libc, root)
         channel = Channel(requests, replies)
         channel.send("ready", missing)
         guard.install(folder, lambda text: channel.send("refused", text))
