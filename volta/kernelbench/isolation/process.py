@@ -213,6 +213,8 @@ def _child(job, limits: Limits, folder: str, requests: int, replies: int, output
         os.setsid()
         root = os.geteuid() == 0          # before a user namespace changes how we look
         libc = _libc()
+        if libc is not None:
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)     # this one too dies with Volta
         in_namespace, missing = _namespaces(libc)
         if in_namespace:
             pid = os.fork()               # the first process of the new PID namespace runs the job
@@ -373,10 +375,10 @@ class Worker:
             if sig == signal.SIGXCPU:
                 return Ended("unsupported", f"the candidate used more than {self.limits.seconds:g} s of CPU time "
                                             f"while {doing}")
-            if sig == signal.SIGKILL:
-                return Ended("unsupported", f"the worker was killed (SIGKILL) while {doing}: the memory limit "
-                                            f"({self.limits.memory >> 20} MiB, --max-memory) or the system's "
-                                            f"out-of-memory killer")
+            if sig == signal.SIGKILL:     # a namespace's first process ignores SIGXCPU: the hard limit kills
+                return Ended("unsupported", f"the worker was killed (SIGKILL) while {doing}: past its CPU-time "
+                                            f"limit ({self.limits.seconds:g} s), or by the system's out-of-memory "
+                                            f"killer")
             return Ended("unsupported", f"the candidate's process crashed ({name}) while {doing}")
         code = os.WEXITSTATUS(status)
         if code == guard.REFUSED:
