@@ -146,7 +146,7 @@ def format_text(r, indent: str = "") -> str:
     if r.host_ops:
         lines.append("  torch ops called from host code: " + ", ".join(dict.fromkeys(r.host_ops)))
     lines += [f"  note: {n}" for n in r.notes]
-    printed = getattr(r, "candidate_output", "").strip().splitlines()
+    printed = r.candidate_output.strip().splitlines()
     if printed:
         lines.append(f"  the candidate printed ({len(printed)} line(s), shown, not read by Volta; the last "
                      f"{min(len(printed), OUTPUT_LINES_SHOWN)}):")
@@ -239,7 +239,7 @@ def to_dict(r, nested: bool = False) -> dict:
         "refused_launches": [{"kernel": k, "reason": why} for k, why in r.refused],
         "host_torch_ops": list(dict.fromkeys(r.host_ops)),
         "notes": list(r.notes),
-        "candidate_output": getattr(r, "candidate_output", ""),
+        "candidate_output": r.candidate_output,
     }
     if not nested:
         out["ragged"] = to_dict(r.ragged, nested=True) if r.ragged is not None else None
