@@ -133,8 +133,9 @@ def _map_ids(uid: int, gid: int) -> None:
             pass
 
 
-def _confine(limits: Limits, folder: str, output: int, libc, root: bool) -> None:
-    if libc is not None:
+def _confine(limits: Limits, folder: str, output: int, libc, root: bool) -> list:
+    """Limits, folder, environment and stdio of the worker; what this OS refused, in words."""
+    if libc is not None and hasattr(libc, "prctl"):
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     cache = str(cache_root())
@@ -156,13 +157,25 @@ def _confine(limits: Limits, folder: str, output: int, libc, root: bool) -> None
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)       # a write past the file limit fails instead of killing
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     cpu = int(limits.seconds) + 2
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
-    resource.setrlimit(resource.RLIMIT_AS, (_address_space() + limits.memory,) * 2)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes,) * 2)
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    wanted = [("RLIMIT_CPU", cpu, cpu + 5), ("RLIMIT_AS", _address_space() + limits.memory, None),
+              ("RLIMIT_FSIZE", limits.file_bytes, None), ("RLIMIT_CORE", 0, None)]
     if not root:
-        processes = _processes_of_user() + limits.processes
-        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+        wanted.append(("RLIMIT_NPROC", _processes_of_user() + limits.processes, None))
+    return [note for name, soft, hard in wanted if (note := _set_limit(name, soft, hard)) is not None]
+
+
+def _set_limit(name: str, soft: int, hard: int | None) -> str | None:
+    """Lower one resource limit (never above the hard limit the process has); a note when the OS refuses."""
+    hard = soft if hard is None else hard
+    try:
+        which = getattr(resource, name)
+        _, current = resource.getrlimit(which)
+        if current != resource.RLIM_INFINITY:
+            soft, hard = min(soft, current), min(hard, current)
+        resource.setrlimit(which, (soft, hard))
+    except (AttributeError, ValueError, OSError) as err:
+        return f"{name} is not set on this OS ({err or 'no such limit'}): the worker is not bounded by it"
+    return None
 
 
 def _address_space() -> int:
@@ -222,7 +235,7 @@ def _child(job, limits: Limits, folder: str, requests: int, replies: int, output
                 for fd in (requests, replies, output):
                     os.close(fd)
                 _relay(pid)
-        _confine(limits, folder, output, libc, root)
+        missing += _confine(limits, folder, output, libc, root)
         channel = Channel(requests, replies)
         channel.send("ready", missing)
         guard.install(folder, lambda text: channel.send("refused", text))
