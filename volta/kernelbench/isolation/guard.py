@@ -18,7 +18,9 @@ candidate's file, or code it compiled — is refused:
   `Tensor` is one), and adding another audit hook.
 
 A refusal writes what was tried to the parent (`report`) and ends the worker at once, so no `except` in the
-candidate can swallow it; the parent reports REJECTED. This is not a boundary: the candidate can reach Volta's
+candidate can swallow it; the parent reports REJECTED. Assigning a class attribute raises no audit event, so
+`snapshot`/`changed` compare Volta's modules, their functions and classes' attributes, and `builtins` before
+and after the candidate ran. This is not a boundary: the candidate can reach Volta's
 objects through any object's `__globals__` and forge values no hook sees (docs/sandbox.md, "Residual risk").
 """
 from __future__ import annotations
@@ -157,9 +159,10 @@ REFUSED = 86          # the worker's exit status after a refusal
 
 
 def snapshot() -> dict:
-    """The functions and classes Volta's modules, their classes and `builtins` hold now (what an assignment
-    such as `torch.Tensor.__mul__ = ...` or `volta.kernelbench.compare.compare = ...` would change; type
-    attribute assignment raises no audit event, so `changed` compares after the candidate ran)."""
+    """Volta's modules in `sys.modules` and the functions and classes they, their classes and `builtins` hold
+    now (what an assignment such as `torch.Tensor.__mul__ = ...` or `volta.kernelbench.compare.compare = ...`
+    would change; type attribute assignment raises no audit event, so `changed` compares after the candidate
+    ran)."""
     with collector_paused():          # its allocations would otherwise start a full collection (~0.2 s)
         return _snapshot()
 
@@ -169,12 +172,13 @@ def _snapshot() -> dict:
     spaces = [("builtins", vars(builtins))]
     for name, module in list(sys.modules.items()):
         if _is_volta(name) and module is not None:
+            held[("sys.modules", name)] = (sys.modules, module)
             spaces.append((name, vars(module)))
             spaces += [(f"{name}.{k}", vars(v)) for k, v in list(vars(module).items())
                        if isinstance(v, type) and getattr(v, "__module__", None) == name]
     for where, space in spaces:
         for key, value in list(space.items()):
-            if callable(value) and not key.startswith("__pycache"):
+            if callable(value):
                 held[(where, key)] = (space, value)
     return held
 
