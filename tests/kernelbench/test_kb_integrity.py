@@ -29,18 +29,20 @@ def _check(candidate: str, *extra: str, capsys) -> tuple[int, dict]:
     return code, json.loads(capsys.readouterr().out)
 
 
-def _unharmed() -> None:
-    """Volta's own process after an attack: its functions, classes, builtins and folder as they were."""
+@pytest.fixture
+def unharmed():
+    """Volta's own process after an attack: every function and class attribute of its modules, `builtins`,
+    its folder as they were before the test."""
+    before, folder = guard.snapshot(), os.getcwd()
+    yield
+    assert guard.changed(before) is None
     assert compare.compare.__module__ == "volta.kernelbench.compare"
     assert SymTensor.__mul__.__module__ == "volta.kernelbench.tensor"
     assert builtins.__import__.__module__ == "builtins"
-    assert os.getcwd() == START_DIR
+    assert os.getcwd() == folder
 
 
-START_DIR = os.getcwd()
-
-
-def test_the_honest_control_is_equivalent(capsys):
+def test_the_honest_control_is_equivalent(capsys, unharmed):
     code, r = _check(DATA / "honest.py", capsys=capsys)
     assert (code, r["verdict"]) == (0, "equivalent")
 
@@ -58,38 +60,34 @@ def test_the_honest_control_is_equivalent(capsys):
     ("os_exit", "ended the worker process (exit status 0"),
     ("exit_on_import", "ended the worker process (exit status 0"),
 ])
-def test_an_attack_is_rejected_with_what_it_tried(attack, tried, capsys):
+def test_an_attack_is_rejected_with_what_it_tried(attack, tried, capsys, unharmed):
     code, r = _check(DATA / f"{attack}.py", capsys=capsys)
     assert (code, r["verdict"], r["verdict_text"]) == (1, "rejected", "REJECTED")
     assert tried in r["unsupported"]["message"]
-    _unharmed()
 
 
-def test_a_loop_that_never_ends_is_unsupported_past_the_time_limit(capsys):
+def test_a_loop_that_never_ends_is_unsupported_past_the_time_limit(capsys, unharmed):
     code = cli(["kernelbench", PROBLEM, str(DATA / "loop_forever.py"), "--json", "--timeout", "4", "-q"])
     r = json.loads(capsys.readouterr().out)
     assert (code, r["verdict"]) == (3, "unsupported")
     assert "ran out" in r["unsupported"]["message"] or "time limit" in r["unsupported"]["message"]
-    _unharmed()
 
 
-def test_a_candidate_that_ignores_the_timer_is_killed_past_the_time_limit(capsys):
+def test_a_candidate_that_ignores_the_timer_is_killed_past_the_time_limit(capsys, unharmed):
     code = cli(["kernelbench", PROBLEM, str(DATA / "ignore_timeout.py"), "--json", "--timeout", "3", "-q"])
     r = json.loads(capsys.readouterr().out)
     assert (code, r["verdict"]) == (3, "unsupported")
     assert "while the candidate ran" in r["unsupported"]["message"]
     assert "EQUIVALENT" not in r["candidate_output"]          # killed: no exit handler runs
-    _unharmed()
 
 
-def test_a_50_gb_allocation_is_unsupported_out_of_memory(capsys):
+def test_a_50_gb_allocation_is_unsupported_out_of_memory(capsys, unharmed):
     code, r = _check(DATA / "allocate.py", capsys=capsys)
     assert (code, r["verdict"]) == (3, "unsupported")
     assert "memory" in r["unsupported"]["message"]
-    _unharmed()
 
 
-def test_a_printed_verdict_is_shown_as_the_candidates_output_and_never_read(capsys):
+def test_a_printed_verdict_is_shown_as_the_candidates_output_and_never_read(capsys, unharmed):
     code, r = _check(DATA / "fake_verdict.py", capsys=capsys)
     assert (code, r["verdict"]) == (1, "not-equivalent")
     assert '"verdict": "equivalent"' in r["candidate_output"]
@@ -98,7 +96,7 @@ def test_a_printed_verdict_is_shown_as_the_candidates_output_and_never_read(caps
     assert code == 1 and text.startswith("NOT EQUIVALENT") and "| EQUIVALENT: ModelNew vs Model" in text
 
 
-def test_a_write_to_the_report_path_is_refused_and_the_report_is_volta_s(tmp_path, capsys):
+def test_a_write_to_the_report_path_is_refused_and_the_report_is_volta_s(tmp_path, capsys, unharmed):
     report = tmp_path / "cex.npz"
     source = (DATA / "write_report.py").read_text().replace(
         'os.path.join(os.path.dirname(os.path.abspath(__file__)), "REPORT_NAME")', repr(str(report)))
@@ -108,7 +106,6 @@ def test_a_write_to_the_report_path_is_refused_and_the_report_is_volta_s(tmp_pat
     assert (code, r["verdict"]) == (1, "rejected")
     assert f"write {report}" in r["unsupported"]["message"]
     assert not report.exists()
-    _unharmed()
 
 
 def test_a_batch_goes_on_after_an_attack(tmp_path):
