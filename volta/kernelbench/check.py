@@ -226,6 +226,7 @@ def _candidate_side(channel, candidate_path: str) -> None:
     except VoltaError:
         channel.send("internal", "the problem does not load in the worker")   # the parent reports its own error
         return
+    channel.install_guard()         # the problem is the user's; from here on the candidate's code runs
     run = problem.candidate_run()
     host = Host(candidate_path, problem.run.session, arch=arch)
     run.host = host

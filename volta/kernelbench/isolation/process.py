@@ -13,7 +13,7 @@ in the memory the child copies) and runs `job(channel)` in the child. The child,
 - runs in a private temporary folder, with a scrubbed environment (PATH, locale, CUDA_HOME, Volta's cache
   folder; HOME and TMPDIR are the folder), stdin closed, stdout and stderr into a pipe the parent reads
   (shown as the candidate's output, never parsed), no new privileges, killed if the parent dies;
-- installs the audit hook of `guard.py`.
+- installs the audit hook of `guard.py` when the job asks (`Channel.install_guard`: after its trusted part).
 
 The parent enforces a wall-clock deadline (kill of the whole group past it) and turns every way the worker
 can end without a well-formed answer into an `Ended` with a verdict: REJECTED for a refusal, an exit or a
@@ -65,10 +65,15 @@ class Ended(Exception):
 # ---------------------------------------------------------------- the child
 
 class Channel:
-    """The child's end: `send` a message (wire-encoded), `receive` the parent's (trusted) requests."""
+    """The child's end: `send` a message (wire-encoded), `receive` the parent's (trusted) requests, and
+    `install_guard` for the rest of the process's life once the job's trusted part (loading the problem) is
+    done."""
 
-    def __init__(self, requests: int, replies: int):
-        self.requests, self.replies = requests, replies
+    def __init__(self, requests: int, replies: int, folder: str):
+        self.requests, self.replies, self.folder = requests, replies, folder
+
+    def install_guard(self) -> None:
+        guard.install(self.folder, lambda text: self.send("refused", text))
 
     def send(self, kind: str, payload) -> None:
         _write_frame(self.replies, wire.encode((kind, payload)))
@@ -236,9 +241,8 @@ def _child(job, limits: Limits, folder: str, requests: int, replies: int, output
                     os.close(fd)
                 _relay(pid)
         missing += _confine(limits, folder, output, libc, root)
-        channel = Channel(requests, replies)
+        channel = Channel(requests, replies, folder)
         channel.send("ready", missing)
-        guard.install(folder, lambda text: channel.send("refused", text))
         job(channel)
         status = 0
     except SystemExit as exit_:
