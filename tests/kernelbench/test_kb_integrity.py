@@ -11,6 +11,7 @@ import socket
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from volta.cli import run as cli
@@ -125,30 +126,46 @@ class _Runs:
         return (os.system, ("echo pwned",))
 
 
+def _table(rows, roots) -> tuple:
+    """An expression table in the wire's columns from rows (op, children, data)."""
+    def ints(xs):
+        return np.asarray(xs, np.int32).tobytes()
+
+    return (ints([op for op, _, _ in rows]), ints([len(c) for _, c, _ in rows]),
+            ints([c for _, cs, _ in rows for c in cs]), {i: d for i, (_, _, d) in enumerate(rows) if d is not None},
+            roots)
+
+
+EMPTY = _table([], [])
+
+
 def test_a_message_that_names_a_callable_is_refused_without_running_it():
-    frame = pickle.dumps([]) + pickle.dumps({"verdict": _Runs()})
+    frame = pickle.dumps(EMPTY) + pickle.dumps({"verdict": _Runs()})
     with pytest.raises(wire.Malformed, match="names posix.system|names os.system"):
         wire.decode(frame)
 
 
 def test_expressions_cross_by_table_and_meet_the_parents_nodes():
     x = E.add(E.mul(E.var("x", 3), E.const(2)), E.var("x", 4))
-    message = wire.decode(wire.encode(("outcome", [x, x])))
+    message = wire.decode(wire.encode(("outcome", [x, x, E.select(E.lt(x, 0), x, E.const(0))])))
     assert message[1][0] is x and message[1][1] is x
+    assert message[1][2] is E.select(E.lt(x, 0), x, E.const(0))
 
 
 def test_a_commutative_node_from_the_worker_meets_the_parents_whatever_its_argument_order():
     a, b = E.var("order_test", 0), E.var("order_test", 1)
-    table = [(int(E.Op.VAR), (), ("order_test", 1)), (int(E.Op.VAR), (), ("order_test", 0)),
-             (int(E.Op.ADD), (0, 1), None)]              # the worker's ids ordered b before a
-    assert wire._nodes(table)[2] is E.add(a, b) is E.add(b, a)
+    table = _table([(int(E.Op.VAR), (), ("order_test", 1)), (int(E.Op.VAR), (), ("order_test", 0)),
+                    (int(E.Op.ADD), (0, 1), None)], [2])           # the worker's ids ordered b before a
+    assert wire._nodes(table)[0] is E.add(a, b) is E.add(b, a)
 
 
 @pytest.mark.parametrize("table", [
-    [(int(E.Op.ADD), (1,), None)],                       # a child after its parent
-    [(int(E.Op.VAR), (), ("x", "0"))],                  # a leaf without an integer index
-    [(int(E.Op.CONST), (), 0.5)],                       # a constant that is a float, not a rational
-    [(999, (), None)],                                   # no such operator
+    _table([(int(E.Op.ADD), (1, 1), None), (int(E.Op.VAR), (), ("x", 0))], [0]),   # a child after its parent
+    _table([(int(E.Op.VAR), (), ("x", "0"))], [0]),                   # a leaf without an integer index
+    _table([(int(E.Op.CONST), (), 0.5)], [0]),                        # a constant that is a float, not a rational
+    _table([(999, (), None)], [0]),                                   # no such operator
+    _table([(int(E.Op.VAR), (), ("x", 0))], [1]),                     # a root that is no node
+    _table([(int(E.Op.VAR), (), (b"x", 0))], [0]),                    # data that is no plain value
     "not a table",
 ])
 def test_a_malformed_expression_table_is_refused(table):

@@ -5,11 +5,12 @@ default unpickler, which runs whatever callable a stream names. A frame holds tw
 whose `find_class` allows exactly one class, `fractions.Fraction` (constants are exact rationals), so a stream
 that names anything else is refused before any object is made:
 
-1. the expression table: every `symbolic.expr` node the message refers to, children first, as
-   `(op number, child positions, data)` with `data` checked to be a plain value (numbers, strings, tuples of
-   them); the parent re-interns each node itself (`expr._make`, a commutative node's two arguments in the
-   order of the parent's node ids, as its constructors order them), so equal expressions meet as they do in
-   one process;
+1. the expression table: every `symbolic.expr` node the message refers to, children first, in columns
+   (operators, arities, child positions as int32 arrays; data by position, checked to be plain values:
+   numbers, strings, tuples of them); the parent checks the columns at once (sizes, operators, every child
+   before its parent) and re-interns each node itself (`expr._make`, a commutative node's two arguments in
+   the order of the parent's node ids, as its constructors order them), so equal expressions meet as they do
+   in one process;
 2. the message: tuples, lists, dicts, strings and numbers only, where an expression is the persistent id
    `("e", position)` and the never-written marker `("u",)`.
 
@@ -23,6 +24,7 @@ import io
 import math
 import pickle
 from dataclasses import fields
+from operator import attrgetter
 from fractions import Fraction
 
 import numpy as np
@@ -48,35 +50,56 @@ class Malformed(Exception):
 # ---------------------------------------------------------------- encoding (the worker's side)
 
 class _Encoder(pickle.Pickler):
+    """Pickles plain values; an expression becomes ("e", k), k its position among the roots met."""
+
     def __init__(self, out):
         super().__init__(out, protocol=pickle.HIGHEST_PROTOCOL)
-        self.index: dict = {}
-        self.table: list = []
+        self.roots: list = []
+        self.position: dict = {}
 
     def persistent_id(self, obj):
         if type(obj) is E.Expr:
-            for node in E.postorder(obj, self.index):
-                self.index[node] = len(self.table)
-                self.table.append((int(node.op), tuple(self.index[c] for c in node.args), node.data))
-            return ("e", self.index[obj])
+            k = self.position.get(obj)
+            if k is None:
+                k = self.position[obj] = len(self.roots)
+                self.roots.append(obj)
+            return ("e", k)
         if obj is UNWRITTEN:
             return ("u",)
         return None
+
+
+def _table(roots: list) -> tuple:
+    """Every node reachable from the roots, children first (interning makes ids topological), in columns:
+    operators, arities and child positions as int32 bytes, data by position, the roots' positions."""
+    seen, stack = set(roots), list(roots)
+    while stack:
+        for child in stack.pop().args:
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    nodes = sorted(seen, key=attrgetter("id"))
+    index = {node: i for i, node in enumerate(nodes)}
+    ops = np.fromiter((n.op for n in nodes), np.int32, len(nodes))
+    arity = np.fromiter((len(n.args) for n in nodes), np.int32, len(nodes))
+    children = np.fromiter((index[c] for n in nodes for c in n.args), np.int32, int(arity.sum()))
+    data = {i: n.data for i, n in enumerate(nodes) if n.data is not None}
+    return ops.tobytes(), arity.tobytes(), children.tobytes(), data, [index[r] for r in roots]
 
 
 def encode(message) -> bytes:
     body = io.BytesIO()
     encoder = _Encoder(body)
     encoder.dump(message)
-    return pickle.dumps(encoder.table, protocol=pickle.HIGHEST_PROTOCOL) + body.getvalue()
+    return pickle.dumps(_table(encoder.roots), protocol=pickle.HIGHEST_PROTOCOL) + body.getvalue()
 
 
 # ---------------------------------------------------------------- decoding (the parent's side)
 
 class _Strict(pickle.Unpickler):
-    def __init__(self, stream, nodes=None):
+    def __init__(self, stream, roots=None):
         super().__init__(stream)
-        self.nodes = nodes
+        self.roots = roots
 
     def find_class(self, module, name):
         if (module, name) == ("fractions", "Fraction"):
@@ -84,11 +107,11 @@ class _Strict(pickle.Unpickler):
         raise Malformed(f"the message names {module}.{name}, which a worker's message never holds")
 
     def persistent_load(self, pid):
-        if self.nodes is not None and isinstance(pid, tuple):
+        if self.roots is not None and isinstance(pid, tuple):
             if pid == ("u",):
                 return UNWRITTEN
-            if len(pid) == 2 and pid[0] == "e" and type(pid[1]) is int and 0 <= pid[1] < len(self.nodes):
-                return self.nodes[pid[1]]
+            if len(pid) == 2 and pid[0] == "e" and type(pid[1]) is int and 0 <= pid[1] < len(self.roots):
+                return self.roots[pid[1]]
         raise Malformed(f"the message refers to {pid!r}, no expression it holds")
 
 
@@ -96,8 +119,8 @@ def decode(frame: bytes):
     stream = io.BytesIO(frame)
     try:
         table = _Strict(stream).load()
-        nodes = _nodes(table)
-        return _Strict(stream, nodes).load()
+        roots = _nodes(table)
+        return _Strict(stream, roots).load()
     except Malformed:
         raise
     except Exception as err:    # a truncated or garbled stream: pickle raises many kinds
@@ -110,30 +133,55 @@ def _plain(v, depth: int = 0) -> bool:
     return type(v) is tuple and depth < MAX_DATA_DEPTH and all(_plain(x, depth + 1) for x in v)
 
 
+OPS = {int(op): op for op in E.Op}
+
+
+def _columns(table) -> tuple:
+    """The table's columns, checked: sizes agree, operators exist, every child comes before its parent."""
+    _need(type(table) is tuple and len(table) == 5 and all(type(c) is bytes for c in table[:3])
+          and type(table[3]) is dict and type(table[4]) is list, "the expression table is not five columns")
+    try:
+        ops, arity, children = (np.frombuffer(c, np.int32) for c in table[:3])
+    except ValueError:
+        raise Malformed("the expression table's columns are not int32 arrays") from None
+    n = len(ops)
+    _need(len(arity) == n and (arity >= 0).all() and int(arity.sum(dtype=np.int64)) == len(children),
+          "the expression table's arities do not match its children")
+    _need(bool(np.isin(ops, list(OPS)).all()), "the expression table names an operator Volta has not")
+    owner = np.repeat(np.arange(n, dtype=np.int64), arity)
+    _need(bool(((children >= 0) & (children < owner)).all()), "a node of the table refers to itself or a later one")
+    data, roots = table[3], table[4]
+    _need(all(type(k) is int and 0 <= k < n and _plain(v) for k, v in data.items()),
+          "a node's data is no plain value")
+    _need(all(type(r) is int and 0 <= r < n for r in roots), "a root is no node of the table")
+    return ops.tolist(), arity.tolist(), children.tolist(), data, roots
+
+
 def _nodes(table) -> list:
-    if type(table) is not list:
-        raise Malformed("the expression table is not a list")
+    """The roots of a checked table, every node re-interned in this process (`expr._make`); a commutative
+    node's two arguments in the order of this process's ids, as its constructors order them."""
+    ops, arity, children, data, roots = _columns(table)
+    make, commutative, var, const, get = E._make, E.COMMUTATIVE, E.VAR, E.CONST, data.get
     nodes: list = []
-    for n, entry in enumerate(table):
-        if not (type(entry) is tuple and len(entry) == 3 and type(entry[0]) is int and type(entry[1]) is tuple):
-            raise Malformed(f"expression {n} is not (op, children, data)")
-        op, children, data = entry
-        try:
-            kind = E.Op(op)
-        except ValueError:
-            raise Malformed(f"expression {n} has no operator {op}") from None
-        if not all(type(c) is int and 0 <= c < n for c in children) or not _plain(data):
-            raise Malformed(f"expression {n} refers to a later node or holds data that is no plain value")
-        if kind is E.VAR and not (children == () and type(data) is tuple and len(data) == 2
-                                  and type(data[0]) is str and type(data[1]) is int):
-            raise Malformed(f"expression {n} is an input leaf without (buffer, index)")
-        if kind is E.CONST and not (children == () and type(data) in (int, Fraction)):
-            raise Malformed(f"expression {n} is a constant that is no rational")
-        args = tuple(nodes[c] for c in children)
-        if kind in E.COMMUTATIVE and len(args) == 2 and args[0].id > args[1].id:
-            args = (args[1], args[0])        # the order the parent's constructors give (by the parent's ids)
-        nodes.append(E._make(kind, args, data))
-    return nodes
+    at = 0
+    for n, (code, k) in enumerate(zip(ops, arity)):
+        op = OPS[code]
+        if k == 2:
+            a, b = nodes[children[at]], nodes[children[at + 1]]
+            args = (b, a) if op in commutative and a.id > b.id else (a, b)
+        elif k == 0:
+            args = ()
+        else:
+            args = tuple(nodes[c] for c in children[at:at + k])
+        at += k
+        d = get(n)
+        if op is var:
+            _need(k == 0 and type(d) is tuple and len(d) == 2 and type(d[0]) is str and type(d[1]) is int,
+                  f"expression {n} is an input leaf without (buffer, index)")
+        elif op is const:
+            _need(k == 0 and type(d) in (int, Fraction), f"expression {n} is a constant that is no rational")
+        nodes.append(make(op, args, d))
+    return [nodes[r] for r in roots]
 
 
 # ---------------------------------------------------------------- the candidate's outcome
