@@ -7,10 +7,15 @@ figure), median of `--repeat` runs after one warm-up run (which fills the nvcc c
 takes to fork, confine itself and say it is ready. Run it from two checkouts (before and after a change) on the
 same machine at the same time to compare.
 
-Figures of 2026-12-07 (2 cores shared with other sessions, load average about 9), examples/kernelbench/l1_relu
-eq_dispatch_grid_stride.py: check() median 0.95 s in the worker (main, in-process: 0.84 s); fork to ready
-9 ms. The worker loads the problem again (a float dry run and the symbolic inputs) while Volta's process runs
-the reference, so on two free cores most of that overlaps.
+Figures of 2026-12-07, 2 cores shared with seven other sessions (load average 9-15, so every figure is noisy):
+- examples/kernelbench/l1_relu eq_dispatch_grid_stride.py: check() median 0.64-0.77 s with the worker, 0.60-0.62 s
+  in-process (main, run alternately in the same minutes); fork to ready 35-68 ms.
+- examples/kernelbench/l2_gemm_bias_relu neq_transposed_weight.py (4,096 output elements over a 536k-node
+  expression DAG): median of 3, 48.7 s with the worker, 40.6 s in-process; the wire's share is encoding 3.8 s
+  in the worker and decoding (checking, re-interning) 3.7 s in Volta's process. Single CLI runs of the same
+  pair alternated 58.6/80.2 s against 73.1/60.9 s: the load's noise is larger than the worker's cost.
+The worker loads the problem again (a float dry run and the symbolic inputs) while Volta's process runs the
+reference, so on two free cores most of that overlaps.
 """
 from __future__ import annotations
 
