@@ -68,14 +68,14 @@ def test_an_attack_is_rejected_with_what_it_tried(attack, tried, capsys, unharme
 
 
 def test_a_loop_that_never_ends_is_unsupported_past_the_time_limit(capsys, unharmed):
-    code = cli(["kernelbench", PROBLEM, str(DATA / "loop_forever.py"), "--json", "--timeout", "4", "-q"])
+    code = cli(["kernelbench", PROBLEM, str(DATA / "loop_forever.py"), "--json", "--timeout", "8", "-q"])
     r = json.loads(capsys.readouterr().out)
     assert (code, r["verdict"]) == (3, "unsupported")
     assert "ran out" in r["unsupported"]["message"] or "time limit" in r["unsupported"]["message"]
 
 
 def test_a_candidate_that_ignores_the_timer_is_killed_past_the_time_limit(capsys, unharmed):
-    code = cli(["kernelbench", PROBLEM, str(DATA / "ignore_timeout.py"), "--json", "--timeout", "3", "-q"])
+    code = cli(["kernelbench", PROBLEM, str(DATA / "ignore_timeout.py"), "--json", "--timeout", "8", "-q"])
     r = json.loads(capsys.readouterr().out)
     assert (code, r["verdict"]) == (3, "unsupported")
     assert "while the candidate ran" in r["unsupported"]["message"]

@@ -272,7 +272,7 @@ class Worker:
         for fd in (req_r, rep_w, out_w):
             os.close(fd)
         self._printed = b""
-        self._buffer = b""
+        self._buffer = bytearray()
         self._closed = False
         self._status: int | None = None
         self.deadline = time.monotonic() + limits.seconds
@@ -320,7 +320,7 @@ class Worker:
                     raise self._ended(doing)
                 buffer += chunk
         end = HEADER.size + HEADER.unpack(buffer[:HEADER.size])[0]
-        frame, self._buffer = buffer[HEADER.size:end], buffer[end:]
+        frame, self._buffer = bytes(buffer[HEADER.size:end]), buffer[end:]
         try:
             message = wire.decode(frame)
         except wire.Malformed as err:
