@@ -9,6 +9,12 @@ pass, a skip or xfail as itself, anything else as a failure carrying the child's
 changes in module-level state (a counter, a cache) stays in the child. Where there is no fork (Windows),
 the body runs in the process as usual.
 
+Memory: after each test, when the worker's peak resident size (or that of a child it waited for: an isolated
+body, nvcc) passed PEAK_RSS_WARN_MB during the test, the test gets a warning that names the peak (the suite
+is meant to stay under 2 GB on CI's machine; a layer-norm element once took a worker to 20 GB). A warning,
+not a failure: the peak is the process's, and where other tests left it decides how much one more adds.
+$VOLTA_TEST_PEAK_RSS_MB sets another threshold.
+
 Hypothesis runs under one profile with no deadline and no "too slow" health check: tests never assert on wall
 time (benchmarks/ measure speed), and a loaded 2-core machine drew one 12-element list in 1.3 s.
 """
@@ -18,6 +24,11 @@ import gc
 import os
 import pickle
 import traceback
+
+try:
+    import resource
+except ImportError:   # Windows: no peak-memory warning
+    resource = None
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -81,3 +92,24 @@ def _describe(status: int) -> str:
     if os.WIFSIGNALED(status):
         return f"signal {os.WTERMSIG(status)}"
     return f"exit status {os.waitstatus_to_exitcode(status)}"
+
+
+PEAK_RSS_WARN_MB = float(os.environ.get("VOLTA_TEST_PEAK_RSS_MB", 1536))
+
+
+def _peak_rss_mb() -> float:
+    """The largest resident size this process or any child it waited for has had (Linux: KiB)."""
+    return max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    if resource is None:
+        yield
+        return
+    before = _peak_rss_mb()
+    yield
+    after = _peak_rss_mb()
+    if after > PEAK_RSS_WARN_MB and after > before:
+        item.warn(pytest.PytestWarning(f"peak resident memory reached {after:.0f} MB during this test (from "
+                                       f"{before:.0f} MB), past {PEAK_RSS_WARN_MB:.0f} MB"))

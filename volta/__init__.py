@@ -14,6 +14,8 @@ Kernels are .ptx or .cu paths (nvcc), PTX text, or a manifest.toml. Each call re
 `verdict`, `exit_code`, `findings`, `timings` and `report(fmt)`; bad input raises `volta.UsageError`.
 """
 
+from importlib import import_module as _import_module
+
 __version__ = "0.1.0"
 
 _API = ("Buffer", "Launch", "Pipeline", "Struct", "CheckResult", "RacesResult", "RunResult", "MmaResult", "check", "races", "run", "mma",
@@ -23,15 +25,14 @@ __all__ = ["__version__", "kernelbench", *_API]
 
 def __getattr__(name: str):
     """Load `volta.api` on first use of a public name: `volta parse` and `import volta` never import z3.
-    `volta.kernelbench` is the package volta/kernelbench, itself callable (its __init__ says why)."""
+    `volta.kernelbench` is the package volta/kernelbench, itself callable (its __init__ says why).
+
+    Every import of a submodule runs this package first, so it imports nothing of volta at module level: the
+    face is loaded by name here, the one import from the root up the layers (tests/test_imports.py names it)."""
     if name == "kernelbench":
-        import importlib
-
-        return importlib.import_module("volta.kernelbench")
+        return _import_module("volta.kernelbench")  # start-up: the face, loaded on first use
     if name in _API:
-        from volta import api  # start-up: `import volta` stays cheap
-
-        value = getattr(api, name)
+        value = getattr(_import_module("volta.api"), name)  # start-up: the face, loaded on first use
         globals()[name] = value
         return value
     raise AttributeError(f"module 'volta' has no attribute {name!r}")

@@ -2,7 +2,7 @@
 
 Each function means exactly what the command of the same name means: it builds the same
 `LaunchSpec` with the same constructors (`volta.launch.spec`), calls the same library function
-(`volta.equiv.check.check`, `volta.equiv.bits.check_bits`, `volta.session.races.analyze`,
+(`volta.equiv.check.check`, `volta.equiv.diverge.check_bits`, `volta.session.races.analyze`,
 `volta.session.replay.run_launch`, `volta.numerics.mma_vec.mma_batch`) and formats with the same
 `volta.report` modules. So a verdict here is the verdict the CLI prints, with the same exit code.
 
@@ -624,7 +624,7 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
                            {"total": time.perf_counter() - start, "execute": proof.seconds}, proof,
                            findings_by_role=dict(proof.findings), _presented=presented)
     if fp != "real":
-        from volta.equiv.bits import check_bits
+        from volta.equiv.diverge import check_bits
         from volta.report.bits_report import BitsResult
 
         presented = BitsResult(*check_bits(spec, fp=fp, trials=trials, seed=seed, tolerance=tolerance,

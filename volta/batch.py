@@ -12,8 +12,8 @@ A job is one JSON object per line of the jobs file (blank lines and lines starti
     {"id": "relu-7", "problem": "19_ReLU.py", "candidate": "cands/relu_7.py", "sizes": {"batch_size": 2}, "ragged": false}
 
 `command` is check (default when `ref`/`opt` or a pair manifest is given), races (default for `kernel` or a
-one-kernel manifest), run, or kernelbench (default for `problem` + `candidate`: `volta kernelbench`, with `sizes`
-and `ragged`). Kernel paths are PTX or .cu files, or PTX text; relative paths are relative to the
+one-kernel manifest), run, or kernelbench (default for `problem` + `candidate`: `volta kernelbench`, with `sizes`,
+`ragged` and `tolerance` [atol, rtol]). Kernel paths are PTX or .cu files, or PTX text; relative paths are relative to the
 jobs file. `id` defaults to `line-N`. Options for the call: fp, prove, trials, seed, timeout_ms (check); inputs,
 seed, fp (run); arch, nvcc_flags.
 
@@ -45,7 +45,7 @@ KNOWN_KEYS = {"id", "command", "manifest", "ref", "opt", "kernel", "grid", "bloc
               "shared_dynamic", "kernel_name", "functions", "role",
               "opt_grid", "opt_block", "opt_args", "opt_kernel", "opt_shared_dynamic", "ref_kernel",
               "fp", "prove", "trials", "seed", "timeout_ms", "inputs", "arch", "nvcc_flags",
-              "problem", "candidate", "sizes", "ragged"}
+              "problem", "candidate", "sizes", "ragged", "require_kernel", "eval_mode", "tolerance"}
 
 
 @dataclass
@@ -179,7 +179,8 @@ def execute(job: Job) -> dict:
     if cmd == "kernelbench":
         r = volta.kernelbench(_resolve(base, d["problem"]), _resolve(base, d["candidate"]), d.get("sizes") or {},
                               ragged=bool(d.get("ragged", False)),
-                              **{k: d[k] for k in ("timeout_ms", "arch") if k in d})
+                              **{k: d[k] for k in ("timeout_ms", "arch", "require_kernel", "eval_mode", "tolerance")
+                                 if k in d})
         return _summary(cmd, r)
     if "manifest" in d:
         man = _resolve(base, d["manifest"])

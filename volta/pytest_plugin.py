@@ -71,7 +71,8 @@ def assert_kernelbench_equivalent(problem, candidate, sizes=None, **options):
     result = volta.kernelbench(problem, candidate, sizes, **options)
     if result.exit_code != 0:
         raise KernelCheckFailed(f"volta kernelbench: {candidate} is not proved equivalent to {problem} "
-                                f"(verdict {result.verdict}, exit {result.exit_code})\n{result.report()}", result)
+                                f"(verdict {result.verdict}: {result.raw['verdict_text']}, exit {result.exit_code})"
+                                f"\n{result.report()}", result)
     return result
 
 

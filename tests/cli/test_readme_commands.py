@@ -36,6 +36,8 @@ def shell_commands(text: str) -> list[tuple[str, str]]:
         if lang:
             continue
         for line in body.replace("\\\n", " ").splitlines():
+            if "volta " not in line:      # a report shown under its command, not a command
+                continue
             words = shlex.split(line, comments=True)
             comment = line.partition(" # ")[2] if " # " in line else ""
             for part in " ".join(shlex.quote(w) for w in words).split(" '&&' "):
@@ -60,7 +62,10 @@ def _unmet(command: str) -> str | None:
 
 @pytest.fixture
 def at_root(tmp_path, monkeypatch):
-    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    """A working directory that looks like the repository root for what README names (the bundled examples, and
+    the KernelBench test corpus a report example runs on), where commands may write files."""
+    for name in ("examples", "tests"):
+        (tmp_path / name).symlink_to(ROOT / name)
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

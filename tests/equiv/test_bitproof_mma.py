@@ -15,7 +15,7 @@ import pytest
 
 from volta.cli import run
 from volta.equiv.bitproof import TermMachine, element_terms, prove_bits
-from volta.equiv.bits import check_bits
+from volta.equiv.diverge import check_bits
 from volta.equiv.classes import load_configs
 from volta.launch.spec import LaunchSpec, pair_from_options
 from volta.ir.program import lower

@@ -7,6 +7,7 @@ divisions and max that force the per-lane path) produce equal output polynomials
 """
 from __future__ import annotations
 
+import functools
 import random
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 from volta.equiv import check as CK
 from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec, load_manifest
+from volta.symbolic import z3bridge
 from volta.symbolic.normal import Normalizer, equal, normalize
 from volta.symbolic.shared import SharedTerms
 
@@ -24,11 +26,17 @@ PAIRS = sorted(p.parent.name for p in EX.glob("eq_*/manifest.toml")) + sorted(
 
 
 EXECUTE = CK.execute
+DECIDE_EQUAL = z3bridge.decide_equal
 
 
-def _check(spec, lane: bool, monkeypatch, runs: dict | None = None):
-    """`volta.equiv.check` with the fast path on or off; the machines it runs go to runs[(role, lane)]."""
+def _check(spec, lane: bool, monkeypatch, runs: dict | None = None, decided: dict | None = None):
+    """`volta.equiv.check` with the fast path on or off; the machines it runs go to runs[(role, lane)]. Given
+    `decided`, a dict shared by the two checks of one pair, an element whose (ref, opt) expressions are the very
+    nodes (interned) the other path already sent to the solver gets that decision again instead of a second
+    solver run: the paths must build the same elements, and where they differ the solver runs as usual."""
     monkeypatch.setattr(CK, "LANE_STRUCTURED", lane)
+    if decided is not None:
+        monkeypatch.setattr(z3bridge, "decide_equal", functools.partial(_decide_once, decided))
     if runs is not None:
         def execute(spec_, role, input_values=None, lane_structured=None, **modes):
             m = EXECUTE(spec_, role, input_values=input_values, lane_structured=lane_structured, **modes)
@@ -37,6 +45,15 @@ def _check(spec, lane: bool, monkeypatch, runs: dict | None = None):
             return m
         monkeypatch.setattr(CK, "execute", execute)
     return CK.check(spec)
+
+
+def _decide_once(decided: dict, a, b, timeout_ms, norm, domain, integers):
+    """z3bridge.decide_equal, remembered per (a, b, domain, integers): the same obligation asked twice (once per
+    path) is solved once (a clamp pair sends all its 512 elements to the solver)."""
+    key = (a, b, repr(domain), repr(integers))
+    if key not in decided:
+        decided[key] = DECIDE_EQUAL(a, b, timeout_ms, norm, domain, integers=integers)
+    return decided[key]
 
 
 def _same_elements(spec, sample: int | None = 24, seed: int = 0, runs: dict | None = None):
@@ -73,9 +90,9 @@ def _same_elements(spec, sample: int | None = 24, seed: int = 0, runs: dict | No
 @pytest.mark.parametrize("case", PAIRS)
 def test_example_pair_both_paths(case, monkeypatch):
     spec = load_manifest(EX / case / "manifest.toml")
-    runs = {}
-    fast = _check(spec, True, monkeypatch, runs)
-    slow = _check(spec, False, monkeypatch, runs)
+    runs, decided = {}, {}
+    fast = _check(spec, True, monkeypatch, runs, decided)
+    slow = _check(spec, False, monkeypatch, runs, decided)
     assert fast.verdict == slow.verdict == spec.expect.get("check", slow.verdict)
     if fast.verdict == "equivalent":   # a difference stops the comparison: what came before counts in bulk or not
         assert fast.compared == slow.compared

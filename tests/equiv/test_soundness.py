@@ -8,8 +8,8 @@ every output is rational (the machine with input values), and, for outputs that 
 leaves elements apart (cancellation), their exact real values (certified enclosures) decide. Both runs
 must also be free of findings (an uninitialized read that reads as zero agrees by accident). In the
 other direction, a mutant that concrete execution shows to differ must never be EQUIVALENT.
-Each pair's mutant counts are printed (`pytest -s -n 0`) for the closing note; every pair that passes was
-proved EQUIVALENT and agreed concretely.
+Each pair's mutant counts are printed (`pytest -s -n 0`) for the closing note; every pair that passes here
+agreed concretely, and tests/cli/test_check_cli.py proves each of them EQUIVALENT.
 """
 from __future__ import annotations
 
@@ -163,9 +163,10 @@ def _with_opt(spec, ptx: Path):
 @pytest.mark.isolated
 @pytest.mark.parametrize("case", EQUIVALENT_PAIRS)
 def test_equivalent_pairs_agree_concretely(case):
+    """The pairs whose manifest expects EQUIVALENT: tests/cli/test_check_cli.py::test_example_pair asserts that
+    `volta check` (the same check(spec)) says so; here both kernels agree concretely. (Running the check here
+    too repeated the most expensive step of this sweep for an assertion made there.)"""
     spec = load_manifest(EX / case / "manifest.toml")
-    report = check(spec)
-    assert report.verdict == "equivalent", (report.verdict, report.unsupported, report.unknown)
     assert disagreement(spec) is None
 
 
@@ -226,15 +227,14 @@ def test_mutants_proved_equivalent_agree_and_differing_mutants_are_not_equivalen
             counts["mutants over budget" if err.exit_code == 3 else "mutants that no longer parse"] += 1
             continue
         counts[f"mutants {verdict}"] += 1
+        if verdict != "equivalent":   # nothing claimed, nothing for concrete execution to refute (a NOT
+            continue                  # EQUIVALENT's witness is confirmed by check itself); a run to the 90 s
+            # budget of an UNKNOWN mutant was most of this test's time
         try:
             with _budget(90):
                 differs = disagreement(mspec, trials=2, ref_runs=ref_runs)
         except (VoltaError, ZeroDivisionError, ValueError, IndexError, _OverBudget) as err:
-            assert verdict != "equivalent", f"{case}: {mutant} proved EQUIVALENT but cannot run concretely: {err}"
-            continue
-        if verdict == "equivalent":
-            assert differs is None, f"{case}: {mutant} proved EQUIVALENT but {differs}"
-            counts["equivalent mutants agreeing concretely"] += 1
-        if differs:
-            counts["mutants shown to differ (none EQUIVALENT)"] += 1
+            raise AssertionError(f"{case}: {mutant} proved EQUIVALENT but cannot run concretely: {err}") from None
+        assert differs is None, f"{case}: {mutant} proved EQUIVALENT but {differs}"
+        counts["equivalent mutants agreeing concretely"] += 1
     print(f"\nsoundness harness, {case}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))

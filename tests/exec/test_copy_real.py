@@ -82,17 +82,10 @@ def test_cuda_cp_async_gemm_equivalent_to_naive(capsys, case, arch):
     assert code == 0 and data["verdict"] == "equivalent", data
 
 
-@pytest.mark.slow
-def test_src_size_in_floats_is_not_equivalent(capsys):
-    code, data = _check(capsys, _pair("neq_gemm_cpasync_zfill_bytes"))
-    assert code == 1 and data["verdict"] == "not-equivalent", data
-    assert data["counterexample"]["ref_value"] != data["counterexample"]["opt_value"]
-
-
-def test_refill_before_the_barrier_is_a_race(capsys):
-    code, data = _check(capsys, _pair("neq_gemm_cpasync_refill_early"))
-    assert code == 1 and data["verdict"] == "findings", data
-    assert "race" in {f["kind"] for f in data["findings"]["opt"]}
+# neq_gemm_cpasync_zfill_bytes (a float count passed as src-size: NOT EQUIVALENT with a replayed witness) and
+# neq_gemm_cpasync_refill_early (a stage refilled before the barrier: a race) are checked through their
+# manifests, which are this option form, by tests/cli/test_check_cli.py::test_example_pair (the checks of
+# both here too repeated the two costliest checks of this file: 65 of its 125 s)
 
 
 def test_wait_group_that_leaves_the_current_stage_in_flight_is_a_race(capsys, tmp_path):

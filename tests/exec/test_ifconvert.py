@@ -36,7 +36,9 @@ def test_early_exit_under_a_data_condition_is_equivalent_to_a_select_over_the_ol
 
 @pytest.mark.slow
 def test_nested_branches_merge_at_both_joins():
-    assert _pair("nested_sign_select", "nested_sign").verdict == "equivalent"
+    # two CTAs of 16 threads: every element is the same nested select, each decided on its own (by the
+    # solver), so 32 of them show the merge as well as 128 did in a quarter of the time
+    assert _pair("nested_sign_select", "nested_sign", block="16", n=32).verdict == "equivalent"
 
 
 def test_a_mutated_side_is_not_equivalent_with_a_replayed_witness():

@@ -5,7 +5,7 @@ import builtins
 import functools
 import json
 import os
-import pickle
+import re
 import select
 import socket
 import sys
@@ -16,9 +16,8 @@ import pytest
 
 from volta.cli import run as cli
 from volta.kernelbench import compare
-from volta.kernelbench.isolation import guard, process, wire
+from volta.kernelbench.isolation import confined, guard, process
 from volta.kernelbench.tensor import SymTensor
-from volta.symbolic import expr as E
 
 DATA = Path(__file__).resolve().parent / "data" / "integrity"
 PROBLEM = str(DATA / "problem.py")
@@ -78,7 +77,7 @@ def test_a_candidate_that_ignores_the_timer_is_killed_past_the_time_limit(capsys
     code = cli(["kernelbench", PROBLEM, str(DATA / "ignore_timeout.py"), "--json", "--timeout", "8", "-q"])
     r = json.loads(capsys.readouterr().out)
     assert (code, r["verdict"]) == (3, "unsupported")
-    assert "while the candidate ran" in r["unsupported"]["message"]
+    assert "ran past the time limit" in r["unsupported"]["message"]
     assert "EQUIVALENT" not in r["candidate_output"]          # killed: no exit handler runs
 
 
@@ -121,61 +120,49 @@ def test_a_batch_goes_on_after_an_attack(tmp_path):
 
 # ---- what comes back over the pipe
 
-class _Runs:
-    def __reduce__(self):
-        return (os.system, ("echo pwned",))
+def _answer(**changes) -> dict:
+    """A well-formed worker answer (an honest not-equivalent report), with `changes` to its report."""
+    report = {"schema": "volta.kernelbench/1", "verdict": "not-equivalent", "exit_code": 1, "notes": [],
+              "counterexample": None, "ragged": None, "sizes": [{"name": "n", "value": 4}], "parameters": [],
+              "findings": [], "hack_findings": [], "stats": {"reference_seconds": 0.1}, **changes}
+    return {"report": report, "rendered": {"text": "NOT EQUIVALENT", "sarif": "{}", "junit": "<testsuites/>"},
+            "exit_code": report["exit_code"]}
 
 
-def _table(rows, roots) -> tuple:
-    """An expression table in the wire's columns from rows (op, children, data)."""
-    def ints(xs):
-        return np.asarray(xs, np.int32).tobytes()
-
-    return (ints([op for op, _, _ in rows]), ints([len(c) for _, c, _ in rows]),
-            ints([c for _, cs, _ in rows for c in cs]), {i: d for i, (_, _, d) in enumerate(rows) if d is not None},
-            roots)
+def test_a_well_formed_answer_is_accepted():
+    assert confined._validated(_answer()).verdict == "not-equivalent"
 
 
-EMPTY = _table([], [])
-
-
-def test_a_message_that_names_a_callable_is_refused_without_running_it():
-    frame = pickle.dumps(EMPTY) + pickle.dumps({"verdict": _Runs()})
-    with pytest.raises(wire.Malformed, match="names posix.system|names os.system"):
-        wire.decode(frame)
-
-
-def test_expressions_cross_by_table_and_meet_the_parents_nodes():
-    x = E.add(E.mul(E.var("x", 3), E.const(2)), E.var("x", 4))
-    message = wire.decode(wire.encode(("outcome", [x, x, E.select(E.lt(x, 0), x, E.const(0))])))
-    assert message[1][0] is x and message[1][1] is x
-    assert message[1][2] is E.select(E.lt(x, 0), x, E.const(0))
-
-
-def test_a_commutative_node_from_the_worker_meets_the_parents_whatever_its_argument_order():
-    a, b = E.var("order_test", 0), E.var("order_test", 1)
-    table = _table([(int(E.Op.VAR), (), ("order_test", 1)), (int(E.Op.VAR), (), ("order_test", 0)),
-                    (int(E.Op.ADD), (0, 1), None)], [2])           # the worker's ids ordered b before a
-    assert wire._nodes(table)[0] is E.add(a, b) is E.add(b, a)
-
-
-@pytest.mark.parametrize("table", [
-    _table([(int(E.Op.ADD), (1, 1), None), (int(E.Op.VAR), (), ("x", 0))], [0]),   # a child after its parent
-    _table([(int(E.Op.VAR), (), ("x", "0"))], [0]),                   # a leaf without an integer index
-    _table([(int(E.Op.CONST), (), 0.5)], [0]),                        # a constant that is a float, not a rational
-    _table([(999, (), None)], [0]),                                   # no such operator
-    _table([(int(E.Op.VAR), (), ("x", 0))], [1]),                     # a root that is no node
-    _table([(int(E.Op.VAR), (), (b"x", 0))], [0]),                    # data that is no plain value
-    "not a table",
+@pytest.mark.parametrize("answer, why", [
+    (_answer(verdict="equivalent"), "does not follow from the verdict"),       # equivalent with exit 1
+    ({**_answer(), "exit_code": 0}, "does not follow from the verdict"),
+    (_answer(verdict="rejected"), "is not one a check gives"),                 # only the parent says rejected
+    (_answer(verdict="EQUIVALENT", exit_code=0), "is not one a check gives"),
+    ({**_answer(), "exit_code": 7}, "is not 0, 1 or 3"),
+    ({**_answer(), "exit_code": True}, "is not 0, 1 or 3"),
+    (_answer(schema="other"), "not a volta.kernelbench/1"),
+    ({**_answer(), "rendered": {"text": 1, "sarif": "{}", "junit": "<a/>"}}, "strings"),
+    ({**_answer(), "rendered": {"text": "", "sarif": "not json", "junit": "<a/>"}}, "does not parse"),
+    ({**_answer(), "extra": 1}, "not a {report"),
+    ([1, 2], "not a {report"),
+    (_answer(counterexample="file"), "counterexample are malformed"),
+    (_answer(notes=[1]), "notes or counterexample"),
+    (_answer(sizes=[{"name": 3}]), "sizes, parameters"),
+    (_answer(findings="none"), "sizes, parameters"),
+    (_answer(stats={"x": "1"}), "sizes, parameters"),
 ])
-def test_a_malformed_expression_table_is_refused(table):
-    with pytest.raises(wire.Malformed):
-        wire.decode(pickle.dumps(table) + pickle.dumps(None))
+def test_a_forged_or_malformed_answer_is_refused(answer, why):
+    with pytest.raises(confined.Malformed, match=re.escape(why)):
+        confined._validated(answer)
 
 
-def test_a_truncated_message_is_malformed():
-    with pytest.raises(wire.Malformed):
-        wire.decode(wire.encode(("outcome", {"a": 1}))[:-3])
+def test_a_saved_counterexample_is_copied_only_as_numeric_arrays(tmp_path):
+    good, bad, target = tmp_path / "good.npz", tmp_path / "bad.npz", tmp_path / "out.npz"
+    np.savez(good, x=np.arange(4.0))
+    np.savez(bad, x=np.array([{"a": 1}], dtype=object), volta=np.array("{}"))
+    assert confined._copy_witness(str(bad), str(target)) is not None and not target.exists()
+    assert confined._copy_witness(str(good), str(target)) is None
+    assert np.load(target)["x"].tolist() == [0.0, 1.0, 2.0, 3.0]
 
 
 def test_volta_code_acting_is_not_the_candidate():
@@ -224,3 +211,12 @@ def test_the_parent_kills_a_worker_past_its_wall_clock_limit():
         worker.close()
     with pytest.raises(ProcessLookupError):
         os.kill(worker.pid, 0)
+
+
+def test_the_python_door_runs_the_worker_too(unharmed):
+    import volta
+
+    r = volta.kernelbench(PROBLEM, DATA / "os_exit.py")
+    assert (r.verdict, r.exit_code, r.ok) == ("rejected", 1, False)
+    assert r.report().startswith("REJECTED") and json.loads(r.report("json"))["verdict"] == "rejected"
+    assert volta.kernelbench(PROBLEM, DATA / "honest.py").verdict == "equivalent"

@@ -292,7 +292,7 @@ def _bits(spec, fp, trials, seed, as_json, unsupported_option, prove=False, batc
           tolerance=None, tensor=None) -> int:
     """`--fp ieee|ARCH`: bit-level comparison plus the HEAL-style diagnosis of the worst element;
     with `--prove`, first the proof that every element is the same function of the input bits."""
-    from volta.equiv.bits import check_bits
+    from volta.equiv.diverge import check_bits
     from volta.report.bits_report import FORMATS, PROOF_FORMATS, BitsResult, ProofResult
 
     if fp not in FP_MODES:

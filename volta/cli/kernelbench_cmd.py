@@ -5,8 +5,10 @@
 
 The problem's `Model.forward` runs symbolically on a stand-in torch; the candidate's `load_inline` extension
 is built with nvcc and its host code run to capture every launch, which Volta's machine executes; every
-output element is compared over the reals (`volta/kernelbench/check.py`). Exit: 0 equivalent, 1 not
-equivalent or findings (also when --ragged finds one), 2 usage error, 3 unsupported or unknown.
+output element is compared over the reals (`volta/kernelbench/check.py`). The whole check runs in a confined
+worker process and only its validated JSON comes back (`volta/kernelbench/isolation/confined.py`,
+docs/sandbox.md). Exit: 0 equivalent, 1 not equivalent, findings (also when --ragged finds one; the
+reward-hack findings of docs/reward-hacks.md) or rejected, 2 usage error, 3 unsupported or unknown.
 This module only turns options into a call and prints what `volta.report` formats.
 """
 from __future__ import annotations
@@ -20,7 +22,6 @@ from volta.cli.exit_codes import epilog
 from volta.cli.bounds import bounded
 from volta.errors import UsageError
 from volta.exec import limits
-from volta.report import render
 
 
 def parse_sizes(items) -> dict:
@@ -52,26 +53,49 @@ def parse_sizes(items) -> dict:
               help="Solver time limit per output element.")
 @click.option("--save-counterexample", "save_cex", type=click.Path(dir_okay=False), metavar="FILE.npz",
               help="Save a confirmed counterexample as get_inputs-shaped arrays (numpy .npz).")
+@click.option("--eval", "eval_mode", is_flag=True,
+              help="Check both models in eval mode (model.eval() after construction); the default is training "
+                   "mode, as KernelBench builds and calls them.")
+@click.option("--atol", type=click.FloatRange(min=0), default=None, metavar="X",
+              help="Evaluate a candidate that computes through narrower formats (float16, bfloat16, TF32) than the "
+                   "reference in its actual precision: PASS within atol + rtol*|ref| on the inputs tried. "
+                   "KernelBench's float32 tolerance is 1e-2 (the other defaults to it).")
+@click.option("--rtol", type=click.FloatRange(min=0), default=None, metavar="X",
+              help="Relative tolerance of that evaluation (see --atol).")
 @click.option("--arch", default="sm_80", show_default=True, metavar="sm_XX", help="The device code's target.")
+@click.option("--require-kernel", is_flag=True,
+              help="Fail (a finding, exit 1) when an output element is computed by torch ops alone, with no custom "
+                   "kernel taking part.")
+@click.option("--explain", is_flag=True, help="Say in plain words what the candidate did, for each finding.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema: volta/report/SCHEMA.md).")
 @click.option("--sarif", "as_sarif", is_flag=True, help="Print SARIF 2.1.0 for code scanning.")
+@click.option("--junit", "as_junit", is_flag=True, help="Print JUnit XML (one failed testcase per finding).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress on stderr.")
 @bounded("kernelbench")
-def command(problem, candidate, size, ragged, timeout_ms, save_cex, arch, as_json, as_sarif, quiet) -> int:
+def command(problem, candidate, size, ragged, timeout_ms, save_cex, eval_mode, atol, rtol, arch, require_kernel,
+            explain, as_json, as_sarif, as_junit, quiet) -> int:
     """Check a KernelBench candidate (ModelNew with load_inline CUDA) against its problem's Model."""
     from volta.cuda import check_arch
-    from volta.kernelbench.check import check
+    from volta.kernelbench.isolation import confined
+    from volta.kernelbench.precision import KERNELBENCH_TOLERANCE
 
-    if as_json and as_sarif:
-        raise UsageError("choose one of --json and --sarif")
+    if as_json + as_sarif + as_junit > 1:
+        raise UsageError("choose one of --json, --sarif and --junit")
     for path, what in ((problem, "problem"), (candidate, "candidate")):
         if not Path(path).is_file():
             raise UsageError(f"no such {what} file: {path}")
     if save_cex is not None and not str(save_cex).endswith(".npz"):
         raise UsageError(f"--save-counterexample {save_cex}: the file is a numpy archive; name it FILE.npz")
-    progress = None if quiet else limits.current().progress
-    report = check(problem, candidate, parse_sizes(size), ragged=ragged, timeout_ms=timeout_ms,
-                   save_counterexample=save_cex, progress=progress, arch=check_arch(arch))
+    tolerance = None
+    if atol is not None or rtol is not None:
+        tolerance = (KERNELBENCH_TOLERANCE if atol is None else atol, KERNELBENCH_TOLERANCE if rtol is None else rtol)
+    if limits.current().progress is not None:
+        limits.current().progress("checking in a confined worker (docs/sandbox.md)")
+    options = dict(ragged=ragged, timeout_ms=timeout_ms, arch=check_arch(arch), require_kernel=require_kernel,
+                   eval_mode=eval_mode, tolerance=tolerance)
+    answer = confined.run(problem, candidate, parse_sizes(size), options, save_counterexample=save_cex,
+                          explain=explain)
     limits.disarm()
-    click.echo(render(report, "json" if as_json else "sarif" if as_sarif else "text"))
-    return report.exit_code
+    fmt = "json" if as_json else "sarif" if as_sarif else "junit" if as_junit else "text"
+    click.echo(answer.rendered[fmt])
+    return answer.exit_code

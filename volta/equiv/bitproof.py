@@ -28,14 +28,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from volta.equiv.bits import FP_MODES, GENERATORS, Runner, _seed, make_inputs, output_words
+from volta.equiv.diverge import check_bits
 from volta.errors import Unsupported, UsageError
 from volta.exec import access as A
 from volta.exec import tensor as T
 from volta.exec.access import region_itemsize
-from volta.exec.dispatch import REAL, _advance, _data_flag, _merge
-from volta.launch.spec import LaunchSpec
-from volta.exec.machine import DATA, Machine, source_types
+from volta.exec.table import REAL, _advance, _data_flag, _merge
+from volta.launch.spec import LaunchSpec, single_launches
+from volta.exec.machine import DATA, Machine
+from volta.exec.operands import source_types
 from volta.ir.program import RegRef, lower
+from volta.numerics.mma_model import arch_name
 from volta.numerics.mma_select import MmaSetting
 from volta.ptx import ast
 from volta.ptx.parser import parse_file
@@ -129,8 +133,6 @@ def mma_model(fp: str, in_fmt: str) -> str | None:
         return "f64-fma-chain"    # an IEEE fma chain in increasing k on every architecture
     if fp in ("ieee", "real"):
         return None               # no IEEE definition of a floating-point tensor-core MMA
-    from volta.numerics.mma_model import arch_name
-
     return arch_name(fp)
 
 
@@ -470,11 +472,7 @@ def prove_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 
 
     `batch_invariant`: ref and opt are one kernel at two launch sizes (M and 2M rows); only the elements
     the smaller launch (ref) writes are compared — the rows both compute must not depend on the batch."""
-    from volta.launch.spec import single_launches
-
     single_launches(spec, "volta check --prove")
-    from volta.equiv.bits import FP_MODES, check_bits
-
     if fp not in FP_MODES:
         raise UsageError(f"--prove compares bits: choose --fp {', '.join(FP_MODES)}")
     if "ref" not in spec.launches or "opt" not in spec.launches:
@@ -529,8 +527,6 @@ def prove_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 
 
 def _row_witness(spec, fp, elements, trials, seed, tensor: MmaSetting | None = None) -> dict | None:
     """An input on which some of `elements` differ between the two launches (same buffers), or None."""
-    from volta.equiv.bits import GENERATORS, Runner, _seed, make_inputs, output_words
-
     runner = Runner(spec, fp, tensor=tensor)
     for g, gen in enumerate(GENERATORS):
         for trial in range(trials):

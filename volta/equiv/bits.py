@@ -25,7 +25,7 @@ from volta.errors import Unsupported, UsageError
 from volta.launch.spec import DTYPES, LaunchSpec
 from volta.exec.machine import Machine
 from volta.ir.program import lower
-from volta.numerics import lanes as NL
+import volta.numerics.lanes as NL
 from volta.numerics.mma_select import MmaSetting
 from volta.ptx.parser import parse_file
 
@@ -371,25 +371,3 @@ def _tally(spec, res, outs, gen, trial, s, inputs, scalars, tolerance: Tolerance
 
 FP_MODES = ("ieee", "volta", "ampere", "ada", "hopper", "blackwell")
 
-
-def check_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 0,
-               tolerance: Tolerance = NO_TOLERANCE, tensor: MmaSetting | None = None):
-    """What `volta check --fp ieee|ARCH` decides: the bitwise comparison, and for its worst element where
-    the two kernels' bits first part. Returns (BitsReport, Divergence | None, why the diagnosis failed | None);
-    the CLI and `volta.check` both call this."""
-    from volta.launch.spec import single_launches
-
-    single_launches(spec, "volta check --fp ieee|ARCH")
-    from volta.equiv.diverge import diverge
-    from volta.errors import VoltaError
-
-    if fp not in FP_MODES:
-        raise UsageError(f"unknown --fp `{fp}`: choose real, {', '.join(FP_MODES)}")
-    report = compare_bits(spec, fp=fp, trials=trials, seed=seed, tolerance=tolerance, tensor=tensor)
-    divergence, error = None, None
-    if report.witness is not None:
-        try:
-            divergence = diverge(spec, fp, witness=report.witness, tensor=tensor)
-        except VoltaError as err:
-            error = str(err)
-    return report, divergence, error

@@ -21,13 +21,15 @@ from volta.config import NO_INTEGERS, IntegerInputs
 from volta.equiv import fixed_inputs
 from volta.errors import Unsupported, UsageError
 from volta.exec import access as A, limits
-from volta.exec import integer_real
+from volta.exec import integer_real, pipeline
 from volta.exec.limits import Timeout
 from volta.exec.access import region_itemsize
 from volta.exec import findings as F, racy_reads, replica_bits
 from volta.exec.findings import Site
+from volta.launch import ctas
 from volta.launch.spec import DTYPES, FIXED, LaunchSpec, sequence
-from volta.exec.machine import Machine, constants, named_reading
+from volta.exec.machine import Machine
+from volta.exec.operands import constants, named_reading
 from volta.exec.pipeline import names as pipeline_names, step_name
 from volta.equiv.witness import (SMALL, below_resolution, input_domain, larger_difference, load_inputs,
                                  relative_difference)
@@ -36,6 +38,7 @@ from volta.ptx.parser import parse_file
 from volta.symbolic import cuts, expr as E
 from volta.symbolic.enclose import enclose
 from volta.symbolic.evaluate import EvalError, Inexact, evaluate
+from volta.symbolic.lanepoly import CoefficientOverflow
 from volta.symbolic.normal import ExpansionLimit, Normalizer, equal, normalize
 from volta.symbolic.constants import constants_read
 from volta.symbolic.domain import Domain
@@ -109,8 +112,6 @@ def execute(spec: LaunchSpec, role: str, input_values=None, lane_structured: boo
     """Run `role` symbolically: its one launch, or its launch sequence in order on the same buffers (the
     returned machine is the last launch's, with every launch's findings; `volta.exec.pipeline`). `integers`:
     the integer inputs of the check in progress (volta/config.py)."""
-    from volta.exec import pipeline
-
     symbols = {k: v for k, v in spec.symbols.items()}
     lane = LANE_STRUCTURED if lane_structured is None else lane_structured
     buffers, fixed = fixed_buffers(spec)
@@ -323,7 +324,7 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress) ->
         if role not in spec.sequences:
             launch = spec.launches[role]
             report.findings[role] = racy_reads.settle(m, report.findings[role], racy_reads.rerun_launch(
-                m.prog, launch, spec.buffers, spec.symbols, spec.functions, spec.allow_exit_before_barrier))
+                Machine, m.prog, launch, spec.buffers, spec.symbols, spec.functions, spec.allow_exit_before_barrier))
     if any(blocking(f) for found in report.findings.values() for f in found):
         report.verdict = "findings"
         return report
@@ -445,8 +446,6 @@ def _progress(progress, done: int, total: int, start: float, shown: float) -> fl
 
 def _partial(spec, report) -> bool:
     """--ctas on either side: record the coverage, or refuse kernels whose CTAs communicate."""
-    from volta.launch import ctas
-
     picked = {role: spec.launches[role] for role in ("ref", "opt") if spec.launches[role].ctas}
     if not picked:
         return False
@@ -487,8 +486,6 @@ def _bulk_equal(ref: list, opt: list) -> np.ndarray:
     Elements are grouped by the pair of stored values they come from (ref slot, opt slot); each group's
     rows are taken from both values and compared lane by lane with `LanePoly.differing_lanes`, so that
     at most one group's terms are sorted at a time (memory follows one group, not every output)."""
-    from volta.symbolic.lanepoly import CoefficientOverflow
-
     n = len(ref)
     proved = np.zeros(n, bool)
     at_a, at_b = getattr(ref, "poly_at", None), getattr(opt, "poly_at", None)
@@ -524,7 +521,7 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
     """Decide one element: identical DAGs, a float screen confirmed exactly, equal normal forms (for an element
     whose expansion would be large, first with shared sums kept as atoms, `kept`), exact random search, case
     splits, Z3."""
-    from volta.symbolic import z3bridge
+    from volta.symbolic import z3bridge  # start-up: z3 loads for the first element that needs it
 
     screen = screen or Screen()
     if a is b:
@@ -656,7 +653,7 @@ def _values_part(spec, inputs, name, i, machines, integers):
     """Where the two kernels' values first part on the confirmed input (`volta.equiv.parting`). It is evidence
     for a person, made after the verdict: any failure to make it (an instruction the tracer cannot follow, the
     --timeout deadline, a bug in the tracer) is silence, never a changed verdict or a crash."""
-    from volta.equiv.parting import values_part
+    from volta.equiv.parting import values_part  # start-up: the tracer loads for a confirmed difference
 
     try:
         return values_part(spec, inputs, name, i, machines=machines, integers=integers)

@@ -17,8 +17,13 @@ from pathlib import Path
 
 import numpy as np
 
+from volta.equiv.bitproof import TermMachine, element_terms
+from volta.equiv.bits import GENERATORS, _seed, make_inputs, output_words
 from volta.errors import Unsupported, UsageError
+from volta.exec.machine import Machine
+from volta.ir.program import lower
 from volta.launch.spec import KernelLaunch, LaunchSpec, parse_buffer, parse_dim3
+from volta.ptx.parser import parse_file
 
 CONFIG_KEYS = {"label", "ptx", "name", "grid", "block", "args", "shared_dynamic"}
 
@@ -87,10 +92,6 @@ def load_configs(path: str | Path) -> tuple[list, dict, dict]:
 
 def partition(configs: list, buffers: dict, symbols: dict, fp: str = "ieee", trials: int = 2,
               seed: int = 0) -> Partition:
-    from volta.equiv.bitproof import TermMachine, element_terms
-    from volta.ir.program import lower
-    from volta.ptx.parser import parse_file
-
     start = time.perf_counter()
     result = Partition(configs)
     keys, progs = {}, {}
@@ -119,9 +120,6 @@ def partition(configs: list, buffers: dict, symbols: dict, fp: str = "ieee", tri
 
 def _separate(classes, configs, progs, buffers, symbols, fp, trials, seed) -> list:
     """A witness input for each pair of classes, from concrete runs of their representatives."""
-    from volta.equiv.bits import GENERATORS, _seed, make_inputs, output_words
-    from volta.exec.machine import Machine
-
     reps = [members[0] for members in classes]
     pending = {(i, j) for i in range(len(reps)) for j in range(i + 1, len(reps))}
     found = {}

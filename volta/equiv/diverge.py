@@ -30,10 +30,13 @@ from pathlib import Path
 
 import numpy as np
 
-from volta.equiv.bits import MANTISSA, MIN_EXP, Runner, make_inputs
+from volta.equiv.bits import (FP_MODES, MANTISSA, MIN_EXP, NO_TOLERANCE, Runner, Tolerance, compare_bits,
+                              make_inputs)
+from volta.errors import UsageError, VoltaError
 from volta.exec import access as A
 from volta.exec.machine import WARP_COLLECTIVES, Machine
 from volta.ir.program import RegRef, type_size
+from volta.launch.spec import LaunchSpec, single_launches
 from volta.numerics.mma_select import MmaSetting
 from volta.ptx import ast
 from volta.semantics import realops
@@ -520,3 +523,21 @@ def _site(prog, op_index) -> Site:
     op = prog.ops[op_index]
     cuda = f"{Path(op.cuda[0]).name}:{op.cuda[1]}" if op.cuda else None
     return Site(op_index, op.d.inst.opcode, f"{Path(op.span.file).name}:{op.span.line}", cuda)
+
+
+def check_bits(spec: LaunchSpec, fp: str = "ieee", trials: int = 4, seed: int = 0,
+               tolerance: Tolerance = NO_TOLERANCE, tensor: MmaSetting | None = None):
+    """What `volta check --fp ieee|ARCH` decides: the bitwise comparison, and for its worst element where
+    the two kernels' bits first part. Returns (BitsReport, Divergence | None, why the diagnosis failed | None);
+    the CLI and `volta.check` both call this."""
+    single_launches(spec, "volta check --fp ieee|ARCH")
+    if fp not in FP_MODES:
+        raise UsageError(f"unknown --fp `{fp}`: choose real, {', '.join(FP_MODES)}")
+    report = compare_bits(spec, fp=fp, trials=trials, seed=seed, tolerance=tolerance, tensor=tensor)
+    divergence, error = None, None
+    if report.witness is not None:
+        try:
+            divergence = diverge(spec, fp, witness=report.witness, tensor=tensor)
+        except VoltaError as err:
+            error = str(err)
+    return report, divergence, error

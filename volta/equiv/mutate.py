@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+from volta.equiv.check import _exact, check, execute, outputs, replay
+from volta.equiv.witness import save_inputs
 from volta.errors import Unsupported, VoltaError
 from volta.exec import limits
 from volta.launch.spec import LaunchSpec
@@ -131,8 +133,6 @@ def random_inputs(spec: LaunchSpec, rng: random.Random) -> dict:
 
 
 def concrete_outputs(spec: LaunchSpec, role: str, inputs: dict) -> dict:
-    from volta.equiv.check import _exact, execute, outputs
-
     m = execute(spec, role, input_values=inputs)
     return {name: [_exact(elements.at(i)) for i in range(len(elements))]
             for name, elements in outputs(m, spec).items()}
@@ -178,9 +178,6 @@ def run_mutant(spec: LaunchSpec, mutant: Mutant, text: str, workdir: Path, timeo
 
 
 def _run_mutant(spec: LaunchSpec, mutant: Mutant, text: str, workdir: Path, timeout_ms: int) -> Outcome:
-    from volta.equiv.check import check, replay
-    from volta.equiv.witness import save_inputs
-
     ptx = workdir / f"mutant_{mutant.line}_{re.sub(r'[^a-z0-9]+', '_', mutant.kind)}.ptx"
     ptx.write_text(text)
     launches = dict(spec.launches)

@@ -32,7 +32,7 @@ from pathlib import Path
 from volta.config import NO_INTEGERS, IntegerInputs
 from volta.equiv.diverge import FLOAT_T, NO_DEF, TracingMachine, backward_slice
 from volta.launch.spec import LaunchSpec, sequence
-from volta.exec.machine import named_reading
+from volta.exec.operands import named_reading
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
 from volta.symbolic import expr as E

@@ -10,9 +10,11 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import findings as F
-from volta.exec import ordering, replicas
+from volta.exec import memmodel, ordering, replicas
+from volta.exec.memory import GENERIC_LOCAL, GENERIC_SHARED, KERNEL_PARAM_BASE, PagedArray
 from volta.ir import spin
-from volta.exec.memory import GENERIC_LOCAL, GENERIC_SHARED, KERNEL_PARAM_BASE
+from volta.ir.structparams import describe
+from volta.launch.spec import DTYPES
 from volta.ptx import ast
 from volta.symbolic import expr as E
 
@@ -60,8 +62,6 @@ def resolve(m, op, space, addr, lanes, size, write):
                 k = int(np.nonzero(sel)[0][0])
                 nulls = getattr(m, "null_params", ())
                 if rid == 0 and space == ".global" and nulls:
-                    from volta.ir.structparams import describe
-
                     which = (describe(m.prog.params, nulls[0]) if len(nulls) == 1 else
                              "a null pointer parameter (" + ", ".join(f"`{p}`" for p in nulls) + " are 0)")
                     m.report(F.OUT_OF_BOUNDS, f"NULL POINTER dereference of {which}: "
@@ -183,8 +183,6 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
     tensor data): a write-write race where every write stores the same value is a BENIGN RACE. In a
     symbolic run it also passes `exprs(positions, element)`, the expressions it stores: tensor data
     then compares over the reals (volta/exec/replicas.py)."""
-    from volta.exec import memmodel
-
     none = np.zeros((0, 2), np.int64)
     shadow = region.shadow
     if shadow is None or not m.check_races:
@@ -382,6 +380,11 @@ def load_sym(m, op, region, lanes, offs, size, t, bits):
     return out
 
 
+def pack_name(fmt: str) -> str:
+    """The name of the call that pairs two 16-bit elements of format `fmt` into one register (`f16x2(lo, hi)`)."""
+    return f"{fmt}x2"
+
+
 def _input_values(m, op, region, offs, size):
     """Expressions of input elements read `size` bytes at a time: one element, or a pair of f16/bf16 elements
     read as 32 bits (a __half2 load: the pair f16x2(low, high), as packed arithmetic and stores take it)."""
@@ -389,8 +392,6 @@ def _input_values(m, op, region, offs, size):
     if size == itemsize:
         return input_leaves(m, region, itemsize, offs // itemsize)
     if size == 4 and itemsize == 2 and region.dtype in ("f16", "bf16") and not (offs % 2).any():
-        from volta.exec.tensor_real import pack_name
-
         low = input_leaves(m, region, 2, offs // 2)
         high = input_leaves(m, region, 2, offs // 2 + 1)
         pairs = np.empty(offs.size, dtype=object)
@@ -485,8 +486,6 @@ def input_leaves(m, region, itemsize, index):
     """The expressions of input elements `index` (variables, or replayed constants), each built once and kept
     in pages: a buffer of 16 M elements of which a launch reads 64 K costs 64 K leaves, not 16 M pointers."""
     if region.leaves is None:
-        from volta.exec.memory import PagedArray
-
         region.leaves = PagedArray((1, -(-region.size // itemsize)), object, None)
     got = region.leaves.get(index)
     missing = np.flatnonzero(got == None)  # noqa: E711
@@ -528,8 +527,6 @@ def store_sym(m, region, lanes, offs, size, sym):
 
 def _object_pages(shape):
     """The expression stored at each offset, allocated a page at a time (None where nothing is stored)."""
-    from volta.exec.memory import PagedArray
-
     return PagedArray(shape, object, None)
 
 
@@ -558,9 +555,9 @@ def load_lsym(m, op, region, lanes, offs, size):
     """Loaded values as one LaneSym (input leaves or stored LaneSym rows) covering the lanes that read
     symbolic data (the others read concrete bits, exactly as `load_sym` would), or None: the general
     path (`load_sym`) then decides."""
-    from volta.exec import lanesym
-    from volta.exec.lanesym import LaneSym
-    from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
+    from volta.exec import lanesym  # start-up: reports import this module; lane polynomials load with the machine
+    from volta.exec.lanesym import LaneSym  # start-up
+    from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly  # start-up
 
     if region == "kernel-param" or lanes.size == 0:
         return None
@@ -626,8 +623,8 @@ def _stored_leaves(region, lanes, rows, offs, size, stored):
     """Per-lane expressions stored at (rows, offs) as one LaneSym of leaves, when every lane reads an input
     element of one buffer stored at this width (a tile copied into shared memory as f16 pairs, read back
     element by element); None otherwise (the general path)."""
-    from volta.exec.lanesym import LaneSym
-    from volta.symbolic.lanepoly import LanePoly
+    from volta.exec.lanesym import LaneSym  # start-up
+    from volta.symbolic.lanepoly import LanePoly  # start-up
 
     first = stored[0]
     if not isinstance(first, E.Expr) or first.op is not E.VAR or (region.symsize[rows, offs] != size).any():
@@ -644,6 +641,4 @@ def _stored_leaves(region, lanes, rows, offs, size, stored):
 
 
 def region_itemsize(region) -> int:
-    from volta.launch.spec import DTYPES
-
     return DTYPES[region.dtype][1] if region.dtype in DTYPES else 1

@@ -31,7 +31,7 @@ from volta.errors import Unsupported
 from volta.exec import access as A
 from volta.exec import copy_real
 from volta.exec import findings as F
-from volta.exec.dispatch import _advance, handles
+from volta.exec.table import _advance, handles
 from volta.ir.program import RegRef
 from volta.ptx import ast
 

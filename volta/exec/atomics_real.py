@@ -33,8 +33,9 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import access as A
-from volta.exec import integer_real
-from volta.exec.dispatch import DISPATCH, handles_real
+from volta.exec import floatbits, integer_real, tensor_real
+from volta.exec.operands import constants
+from volta.exec.table import DISPATCH, handles_real
 from volta.ir.cfg import uses
 from volta.ir.program import RegRef
 from volta.semantics import realops
@@ -98,8 +99,6 @@ def update(m, op, region, lz, offs, es, t, values):
         raise Unsupported(f"`{op.d.inst.opcode}` on tensor data: atomics on pairs of 16-bit elements are not "
                           f"modelled over the reals", op.span)
     if data:
-        from volta.exec import tensor_real
-
         tensor_real.check_width(op, region, es)   # the outputs are read element by element
     if data and not is_float(t):
         _refuse_float_bits(m, op, region, lz, offs, es, t, values)
@@ -113,8 +112,6 @@ def update(m, op, region, lz, offs, es, t, values):
     if kind in BITWISE + SAME_STEP or not (data or is_float(t)):
         A.store_sym(m, region, lz, offs, es, None)   # written by the kernel, as the concrete bits the bit
         return unused   # handler computes: modular + and the bitwise ops are exact and order-free on integers
-    from volta.exec.machine import constants
-
     bits, _ = A.load(m, region, lz, offs, es)
     held = A.load_sym(m, op, region, lz, offs, es, t, bits)
     concrete = held == None  # noqa: E711
@@ -149,8 +146,6 @@ def _refuse_float_bits(m, op, region, lz, offs, es, t, values) -> None:
     ...)`) orders or adds the bits, not the values: negative floats order backwards as signed integers and above
     every positive one as unsigned ones, and the sum of bits is no float's value. Over the reals such a register
     or element carries the float's value, so the integer update would be the float one: refused."""
-    from volta.exec import floatbits
-
     src = op.operands[2] if op.op == "atom" else op.operands[1]
     bits, _ = A.load(m, region, lz, offs, es)
     held = A.load_sym(m, op, region, lz, offs, es, t, bits)

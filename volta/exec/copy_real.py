@@ -33,8 +33,9 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import access as A
-from volta.exec.dispatch import DISPATCH, handles_real
+from volta.exec import lanesym
 from volta.exec.lanesym import LaneSym
+from volta.exec.table import DISPATCH, handles_real
 
 
 @dataclass(frozen=True)
@@ -163,8 +164,6 @@ def _move_words(m, op, reg, lanes, words, trans):
         objs[sel] = A.load_sym(m, op, region, lz, o, 4, ".b32", bits[sel])
     has = objs != None  # noqa: E711
     if parts:
-        from volta.exec import lanesym
-
         fast = lanesym.merge(parts)
         if has.any():  # mixed: per-lane expressions for all
             found, pos = fast.positions(lanes)

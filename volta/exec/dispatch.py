@@ -1,6 +1,7 @@
 """Instructions that touch more than registers: control flow, memory, barriers, warp collectives.
 
-One handler per opcode, in `DISPATCH`; pure register arithmetic lives in `volta.semantics.compute`.
+One handler per opcode, in `DISPATCH` (volta/exec/table.py); pure register arithmetic lives in
+`volta.semantics.compute`.
 """
 from __future__ import annotations
 
@@ -9,75 +10,22 @@ import numpy as np
 from volta.errors import Unsupported
 from volta.exec import access as A
 from volta.exec import findings as F
-from volta.exec import integer_real, racy_reads, replicas, runtime, schedules
+from volta.exec import (atomics_real, floatbits, integer_real, memmodel, racy_reads, replicas, runtime, schedules,
+                        tensor_real)
 from volta.exec.lanesym import LaneSym
-from volta.launch.spec import FIXED
 from volta.exec.memory import GENERIC_LOCAL, GENERIC_PARAM, GENERIC_SHARED
-from volta.exec.services import DATA
+from volta.exec.operands import constants
+from volta.exec.services import BAR, DATA, EXIT
+from volta.exec.table import _advance, _data_flag, _merge, handles, reduction_groups
 from volta.ir.program import RegRef, type_size
 from volta.ptx import ast
 from volta.semantics import compute as C
+from volta.semantics import realops
 from volta.semantics.bits import U64, mask, width
+from volta.semantics.realops import Infinity
+from volta.symbolic import expr as E
 from volta.symbolic.constants import LOG2E
 from volta.symbolic.lanepoly import LanePoly
-
-DISPATCH = {}
-# Over the reals (`volta check`), the instructions in machine.NOT_REAL keep bits only unless a module
-# gives them a real meaning here: handler(m, op, lanes) runs instead of the bit handler, or raises
-# Unsupported naming what it does not model.
-REAL = {}
-# Instructions whose semantics constrain what *other* instructions may do while they are in progress (wgmma's
-# registers in flight): opcode -> make(machine) -> watch(op, lanes), called before every instruction of a kernel
-# that contains the opcode (Machine.watchers).
-WATCHERS = {}
-
-
-def handles(*names, table=DISPATCH):
-    def register(fn):
-        for n in names:
-            table[n] = fn
-        return fn
-    return register
-
-
-def handles_real(*names):
-    return handles(*names, table=REAL)
-
-
-def watches(name):
-    def register(make):
-        WATCHERS[name] = make
-        return make
-    return register
-
-
-def run_bits(m, op, lanes):
-    """The bit handler alone (bits, flags, races, findings, advancing the warp), for a REAL handler that then
-    writes the expressions itself."""
-    m.symbolic = False
-    try:
-        DISPATCH[op.op](m, op, lanes)
-    finally:
-        m.symbolic = True
-
-
-def _advance(m, lanes):
-    from volta.exec.machine import RUN
-
-    if lanes is m.all_lanes:
-        m.pc += 1
-        m.status[:] = RUN
-    else:
-        m.pc[lanes] += 1
-        m.status[lanes] = RUN
-
-
-def _merge(*flags):
-    out = None
-    for f in flags:
-        if f is not None:
-            out = f if out is None else out | f
-    return out
 
 
 # ---- control flow ----------------------------------------------------------------------------
@@ -92,8 +40,6 @@ def _bra(m, op, lanes):
 
 @handles("exit", "ret")
 def _exit(m, op, lanes):
-    from volta.exec.machine import EXIT
-
     m.status[lanes] = EXIT
 
 
@@ -118,8 +64,6 @@ def _extern_call(m, op, lanes):
         flags = _merge(flags, undef, m.memory_flags(region, lanes, offs, size))
         if m.symbolic:
             values.append(A.load_sym(m, op, region, lanes, offs, size, t, bits))
-            from volta.exec.machine import constants
-
             # a defined meaning (exp, sqrt, …) takes a float: nvcc passes a float as `.param .b32`, so a
             # concrete argument is read as the float of that width, never as the integer of its bits
             ct = {".b32": ".f32", ".b64": ".f64"}.get(t, t) if fn.name in m.functions else t
@@ -132,8 +76,6 @@ def _extern_call(m, op, lanes):
         A.store(m, region, lanes, offs, size, np.zeros(lanes.size, np.uint64))
         m.set_memory_flags(region, lanes, offs, size, _merge(flags, np.ones(lanes.size, np.uint8)))
         if m.symbolic:
-            from volta.symbolic import expr as E
-
             results = np.empty(lanes.size, dtype=object)
             meaning = m.functions.get(fn.name)
             apply = (lambda *a: E.call(fn.name, *a)) if meaning is None else _meaning(meaning, fn, op)
@@ -146,8 +88,6 @@ def _meaning(meaning, fn, op):
     """The exact real function `--define-fn` names. e enters as 2^(x·L) with L = log2(e) a positive
     symbol: identities proved for every L > 0 hold for the real one, and base-2 normal forms stay exact. L is the
     named constant RN(log2 e) literals read as (volta/symbolic/constants.py), so a defined `exp` meets `__expf`."""
-    from volta.symbolic import expr as E
-
     if len(fn.param_types) != 1:
         raise Unsupported(f"--define-fn gives `{fn.name}` a one-argument meaning, but it takes "
                           f"{len(fn.param_types)} arguments", op.span)
@@ -156,8 +96,6 @@ def _meaning(meaning, fn, op):
              "erf": _erf}[meaning]
 
     def apply(x):
-        from volta.semantics.realops import Infinity
-
         if isinstance(x, Infinity):  # the extended reals: exp(-inf) = 2^-inf = 0; nothing else is exact here
             if x.sign < 0 and meaning in ("exp", "exp2"):
                 return E.const(0)
@@ -171,8 +109,6 @@ def _meaning(meaning, fn, op):
 def _erf(x):
     """erf has no Volta operator: the uninterpreted `erf(x)` (erf(0) = 0), as the torch stand-in builds it
     (volta/kernelbench/reals.py), so a kernel's erf meets a reference's."""
-    from volta.symbolic import expr as E
-
     if x.op is E.CONST and x.data == 0:
         return E.ZERO
     return E.call("erf", x)
@@ -198,8 +134,6 @@ def _nop(m, op, lanes):
 def _fence(m, op, lanes):
     """`fence.sc`/`fence.acq_rel`/`membar` order the thread's accesses for the memory model
     (volta/exec/memmodel.py); proxy fences order nothing between threads here."""
-    from volta.exec import memmodel
-
     if m.clocks is not None and memmodel.is_ordering_fence(op):
         m.clocks.fence(op, lanes, memmodel.scope_of(op))
     _advance(m, lanes)
@@ -214,8 +148,6 @@ def _loc_keys(m, region, lanes, offs):
 def _sync_reads(m, op, region, lanes, offs):
     """Strong loads: acquire (`ld.acquire`) joins what was published at the location; a relaxed or
     volatile load joins it at the thread's next fence."""
-    from volta.exec import memmodel
-
     clocks = m.clocks
     if clocks is None or region.space not in (".global", ".shared"):
         return
@@ -230,8 +162,6 @@ def _sync_reads(m, op, region, lanes, offs):
 
 
 def _sync_writes(m, op, region, lanes, offs):
-    from volta.exec import memmodel
-
     clocks = m.clocks
     if clocks is None or region.space not in (".global", ".shared"):
         return
@@ -276,10 +206,6 @@ def _real_setp(m, op, lanes, flags, t, has_c):
     """Comparison expressions for the data lanes of a `setp` (and its negation for `p|q`)."""
     if getattr(m, "bit_terms", False):  # volta.equiv.bitproof: the comparison as a function of bits
         return m.setp_terms(op, lanes, flags, t, has_c)
-    from volta.exec import floatbits
-    from volta.semantics import realops
-    from volta.symbolic import expr as E
-
     data = (flags & 1) != 0
     dl = lanes[data]
     a = m.read_sym(op.operands[1], dl, t)
@@ -365,8 +291,6 @@ def _mov(m, op, lanes):
 def _pair_halves(m, op, src, lanes):
     """`mov.b32 {lo, hi}, %r` of a register holding a pair of 16-bit elements (an f16x2/bf16x2 value: a __half2
     load, packed arithmetic, ldmatrix): its two elements, exactly. Unpacking anything else is refused."""
-    from volta.exec import tensor_real
-
     sym = m.sym_of(src, lanes)
     if op.d.types[-1] != ".b32" or len(op.operands[0].elems) != 2 or sym is None or \
             not all(tensor_real.is_pair(e) for e in sym if e is not None):
@@ -384,8 +308,6 @@ def _bf16_widened(m, op, elems, lanes):
     converts to .bf16 (or moves such a register), or each value is an element of a bf16 buffer. (An expression
     does not say how its bits were made: an f16 value, or a float rounded to a u16, would be another number.)
     Any other packing of data into a wider register is refused."""
-    from volta.symbolic import expr as E
-
     hi = elems[1] if len(elems) == 2 else None
     if not (isinstance(hi, RegRef) and op.d.types[-1] == ".b32" and isinstance(elems[0], ast.Imm)
             and elems[0].value == 0):
@@ -406,9 +328,7 @@ def _bf16_widened(m, op, elems, lanes):
 def _bf16_only(m) -> bool:
     """No 16-bit value of this launch can be anything but bf16: no other 16-bit buffer, no f16 value made, no float
     converted to a 16-bit integer, no earlier launch of a sequence."""
-    from volta.exec.tensor_real import _formats_made
-
-    return not (getattr(m, "carried_regions", None) or "f16" in _formats_made(m)
+    return not (getattr(m, "carried_regions", None) or "f16" in tensor_real._formats_made(m)
                 or any(A.region_itemsize(r) == 2 and r.dtype != "bf16" for r in m.buffer_regions.values())
                 or any(o.op == "cvt" and o.d.types[0] in (".u16", ".s16", ".b16") and o.d.types[-1][1] in "fb"
                        for o in m.prog.ops))
@@ -527,19 +447,6 @@ def _undef_only(flags):
     return None if flags is None else flags & np.uint8(2)
 
 
-def _data_flag(m, region, lanes, offs, size):
-    """Values from global buffers, and anything stored in memory from data, are tensor data."""
-    if region.space == ".global":
-        # the grid-sync workspace (%envreg1:2) holds the barrier's own counter, not tensor data; a module
-        # variable nothing has written yet holds its initializer (a `__device__` table of constants)
-        if region.name == "%grid_sync_workspace" or region.role in ("module", FIXED) and not region.stored:
-            return None   # (an integer input given fixed values, volta/equiv/fixed_inputs.py: known numbers)
-        return np.ones(lanes.size, np.uint8)
-    if region.space == ".const":
-        return None
-    return m.memory_flags(region, lanes, offs, size)
-
-
 def _kernel_param(m, op, reg, lanes, offs, es, t):
     names = [p[0] for p in m.prog.params]
     index = (offs // 16).astype(np.int64)
@@ -557,8 +464,6 @@ def _kernel_param(m, op, reg, lanes, offs, es, t):
         if symbolic:
             flags = np.where(sel, 1, 0).astype(np.uint8) if flags is None else flags | sel.astype(np.uint8)
             if m.symbolic:
-                from volta.symbolic import expr as E
-
                 fixed = (m.input_values or {}).get("__symbols__", {})
                 if m.lane_structured and sel.all() and symbolic not in fixed:
                     # one LanePoly factor for every lane: alpha·acc then shares acc's arrays (lanepoly.SYMBOL)
@@ -675,8 +580,6 @@ def _nondeterministic(m, op, region, lane_a, lane_b, off, when, words=None):
 
 def _exprs_at(m, reg, lanes, t):
     """Expressions of a stored register on a few lanes (LaneSym rows are built only for those lanes)."""
-    from volta.exec.machine import constants
-
     cur = m.sym[reg.index] if isinstance(reg, RegRef) else None
     if isinstance(cur, LaneSym):
         bits, _ = m.read(reg, lanes, t)
@@ -703,8 +606,6 @@ def _atom(m, op, lanes):
     vals = [m.read(s, lanes, t) for s in srcs]
     exprs = m.read_sym(srcs[0], lanes, t) if m.symbolic else None   # over the reals: atomics_real.update
     kind = atomics_real.kind_of(op)
-    from volta.exec import memmodel
-
     clocks = m.clocks
     scope = memmodel.strength(op)
     acquire, release = op.d.has(".acquire") or op.d.has(".acq_rel"), op.d.has(".release") or op.d.has(".acq_rel")
@@ -793,8 +694,6 @@ def _atomic_value(op, kind, t, old, args):
 
 @handles("bar", "barrier")
 def _bar(m, op, lanes):
-    from volta.exec.machine import BAR
-
     if op.d.has(".warp"):
         m.warp_sync(op, lanes)
         return
@@ -961,13 +860,6 @@ def _redux(m, op, lanes):
     _advance(m, lanes)
 
 
-def reduction_groups(m, lanes, mk):
-    """Index arrays into `lanes`, one per (warp, membermask) group of a warp collective."""
-    warps = m.gwarp[lanes]
-    return [np.nonzero((warps == w) & (mk == k))[0]
-            for w in np.unique(warps) for k in np.unique(mk[warps == w])]
-
-
 def _reduce_bits(op, t, v):
     """One redux.sync reduction of 32-bit lane values `v` (uint64 bits), as result bits."""
     if t == ".f32":
@@ -992,8 +884,3 @@ def _reduce_bits(op, t, v):
     else:
         r = np.bitwise_xor.reduce(vals)
     return int(r) & 0xFFFFFFFF
-
-
-from volta.exec import asynccopy, hopper, tensor, wgmma  # noqa: E402,F401  (register their handlers)
-from volta.exec import atomics_real, copy_real, redux_real, tensor_real, wgmma_real  # noqa: E402,F401  (REAL)
-from volta.exec import indirect  # noqa: E402,F401  (registers the end of indirect-call dispatch chains)

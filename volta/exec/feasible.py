@@ -87,7 +87,7 @@ def _integer_inputs(spec) -> IntegerInputs:
 def _conditions(prog, launch, spec, integers: IntegerInputs):
     """Run the launch over the reals, logging each memory access's path condition: (PathLog, the instruction
     pairs of the conflicts that run found), or None if it cannot run."""
-    from volta.exec.machine import Machine
+    from volta.exec.machine import Machine  # start-up: reports import session.races, which imports this
 
     log = PathLog()
     try:

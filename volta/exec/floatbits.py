@@ -19,11 +19,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from volta.errors import Unsupported
+from volta.exec import tensor_real
+from volta.exec.operands import exponent_field_idiom
+from volta.exec.tensor_real import is_pair
 from volta.ir import cfg as CFG
 from volta.ir.program import RegRef
 from volta.ptx import ast
 from volta.semantics import realops
 from volta.semantics.bits import width
+from volta.symbolic import expr as E
 
 _FLOAT_REGS = frozenset({".f32", ".f64", ".f16", ".bf16"})
 _TRANSPARENT = frozenset({"mov", "selp", "shfl"})   # move bits unchanged (shfl: lane exchange)
@@ -169,13 +173,11 @@ def _build(prog) -> Plan:
                 p.mixed.add(i)
                 changed = True
     _recognize(prog, p, writers, readers)
-    from volta.exec.machine import _exponent_field_idiom   # expf's `shl.b32` (read as 2^n there)
-
     for op in prog.ops:
         dst = _dest(op)
         if not _is_int(dst) or op.op in _LOADS or op.index in p.roles or _float_result(op):
             continue
-        if op.op == "shl" and _exponent_field_idiom(prog, op):
+        if op.op == "shl" and exponent_field_idiom(prog, op):
             continue
         if op.op in _TRANSPARENT and all(_is_float(s) or s.index in p.bits for s in _sources(op)):
             continue
@@ -279,8 +281,6 @@ def real_compute(m, op, dl, srcs):
     not about float bits (the caller's general path applies). Raises Unsupported for bit manipulation
     outside the recognized idioms."""
     if op.op not in _TRANSPARENT and not _float_result(op):
-        from volta.exec import tensor_real
-
         tensor_real.refuse_pairs(m, op, dl, srcs)   # integer arithmetic on a register holding two halves
     p = plan(m.prog)
     role = p.roles.get(op.index)
@@ -315,8 +315,6 @@ def _holds_float_data(m, reg, dl) -> bool:
     """Does the register hold, on some data lane, a value of a float input (loaded through an integer
     type: its bits, not an integer)? Integer-valued expressions (rounded, constant) do not count; a fraction
     (tensor data folded to a constant, x * 0.0f + 2.5f, stored and loaded) is no integer's value."""
-    from volta.symbolic import expr as E
-
     floats = {r.name for r in m.memory.regions
               if r is not None and getattr(r, "dtype", None) and r.dtype.startswith(("f", "bf"))}
     if not floats:
@@ -383,8 +381,6 @@ def _loaded_bits(m, op, p: Plan, reg, value, is_data=True) -> bool:
         return False    # integer data (an integer input, a constant)
     if value.op in (E.RINT, E.FLOOR_LOG2) and not (value.op is E.RINT and p.float_rint):
         return False    # an integer made from float data (cvt.rzi.s32.f32), moved through memory
-    from volta.exec.tensor_real import is_pair
-
     if any(is_pair(n) for n in E.postorder(value)):
         raise Unsupported(f"`{op.d.inst.opcode}` compares {reg.name}, which holds two 16-bit floats, as one integer: "
                           f"the bits of a pair are not modelled over the reals", op.span)

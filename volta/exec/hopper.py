@@ -21,7 +21,10 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import access as A
-from volta.exec.dispatch import DISPATCH, _advance, handles
+from volta.exec import asynccopy  # noqa: F401  (registers the `cp` that _CP_ASYNC below reads)
+from volta.exec.table import DISPATCH, _advance, handles
+from volta.ir.program import SpecialRef
+from volta.ptx.parser import parse_file
 
 
 @dataclass
@@ -211,8 +214,6 @@ def _move_exprs(m, op, src, dst, one, soff, doff, n, es):
 
 def cluster_ctas(prog) -> int:
     """CTAs per cluster the kernel requires (`.reqnctapercluster X, Y, Z`; 1 without it)."""
-    from volta.ptx.parser import parse_file
-
     try:
         module = parse_file(prog.file)
     except Exception:  # noqa: BLE001 (PTX given another way: no directive to read)
@@ -257,8 +258,6 @@ def refuse_larger_clusters(prog) -> None:
     `__cluster_dims__`) and reads its cluster (a `%cluster_*` register, `barrier.cluster`, `mapa`) would see
     other values and other synchronization than on the GPU: UNSUPPORTED at the first such instruction.
     One that never looks at its cluster runs as written (cluster placement changes nothing else)."""
-    from volta.ir.program import SpecialRef
-
     n = cluster_ctas(prog)
     if n == 1:
         return

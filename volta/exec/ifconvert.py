@@ -24,11 +24,15 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import access as A
+from volta.exec.operands import booleans, constants, select_real
 from volta.exec.services import DATA, EXIT, RUN, UNDEF
+from volta.exec.table import DISPATCH, NOT_REAL
 from volta.ir import cfg as CFG
-from volta.ir.program import RegRef
+from volta.ir.program import RegRef, type_size
 from volta.ptx import ast
+from volta.semantics import compute as C
 from volta.semantics import realops
+from volta.semantics.bits import is_float
 from volta.symbolic import expr as E
 
 # the value a location had when a conditional store did not happen and nothing defines it
@@ -54,9 +58,6 @@ CONDITIONAL_ATOMICS = ("atom", "red")
 
 def allowed(op) -> bool:
     """May op execute under a data-dependent condition (its effect merged or made conditional)?"""
-    from volta.exec.machine import DISPATCH, NOT_REAL
-    from volta.semantics import compute as C
-
     if op.op in CFG.REGION_OPS or op.op in CONDITIONAL_ATOMICS:
         return True
     return op.op in C.TABLE and op.op not in DISPATCH and op.op not in NOT_REAL
@@ -145,8 +146,6 @@ def restore(m, state: dict, lanes):
 
 def _expr_of(m, r, v: Val, k: int, why):
     """Register r's value on lane k as an expression (its constant when concrete)."""
-    from volta.exec.machine import booleans, constants
-
     if v.sym is not None and v.sym[k] is not None:
         return v.sym[k]
     t = m.prog.regs[r][1]
@@ -199,8 +198,6 @@ def merge(m, edges, regs, live, why) -> dict:
 
 
 def _choice(c, a, b, why):
-    from volta.semantics import realops
-
     v = realops.choose(c, a, b)
     if v is None:
         raise Unsupported(f"a register holds an infinite value (or one with no real value) {why}; a choice "
@@ -449,8 +446,6 @@ def _conditional_store(m, op, run, cond, maybe, stores, block, sure):
     mc = cond[maybe]
     addr = A.addresses(m, op, dst, ml)
     saved = snapshot(m, {r.index for r in regs}, ml)
-    from volta.exec.machine import _select, constants
-
     for region, lz, offs in A.resolve(m, op, op.d.space, addr, ml, es * n, True):
         if region == "kernel-param":
             raise Unsupported("store to a kernel parameter", op.span)
@@ -475,7 +470,7 @@ def _conditional_store(m, op, run, cond, maybe, stores, block, sure):
                     old = sym_old[j]
                 else:
                     old = constants(bits_old[j:j + 1], ct, m.named)[0]
-                out[j] = _select(mc[pos[j]], new[j], old, op)
+                out[j] = select_real(mc[pos[j]], new[j], old, op)
                 stores.note((int(lz[j]), region.rid, int(rows[j]), int(o[j])), block, bool(sure[maybe][pos[j]]),
                             out[j] if out[j] is not new[j] else None, new[j], bool(unknown[j]))
             flags = (nflags if nflags is not None else np.zeros(lz.size, np.uint8)) | DATA
@@ -513,8 +508,6 @@ def _store_keeping_undefined(m, op, run, maybe):
 def _constant_type(op, region, t, es):
     """The type concrete stored bits stand for: the buffer's element type (`st.u32` of 0 into an f32
     buffer is 0.0), else a float store type; integer or untyped bits elsewhere are refused."""
-    from volta.semantics.bits import is_float
-
     dtype = getattr(region, "dtype", None)
     if region.space == ".global" and dtype and dtype[0] in "fsu" and A.region_itemsize(region) == es:
         return "." + dtype
@@ -545,8 +538,6 @@ def _note_plain(m, op, lanes, stores, block, sure):
 
 
 def _size(t):
-    from volta.ir.program import type_size
-
     return type_size(t)
 
 

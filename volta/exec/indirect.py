@@ -9,7 +9,7 @@ call's file:line:col, and why a known function was not a candidate when the valu
 from __future__ import annotations
 
 from volta.errors import Unsupported
-from volta.exec.dispatch import handles
+from volta.exec.table import handles
 from volta.ir.indirect import MISS_OP
 
 

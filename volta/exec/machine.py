@@ -14,31 +14,29 @@ import numpy as np
 from volta.config import NO_INTEGERS, WARP_SIZE, IntegerInputs
 from volta.errors import Unsupported, UsageError
 from volta.exec import findings as F
-from volta.exec import limits
+from volta.exec import handlers  # noqa: F401  (fills the opcode tables)
+from volta.exec import floatbits, hopper, ifconvert, integer_real, lanesym, limits, memmodel, onethread, tensor_real
+from volta.exec.lanesym import LaneSym
+from volta.exec.memory import KERNEL_PARAM_BASE, Memory
+from volta.exec.operands import (booleans, constants, exponent_field_idiom, lane_bits_constants, object_array,
+                                 select_real, source_types)
+from volta.exec.runtime import ConcreteRuntime
+from volta.exec.services import BAR, DATA, EXIT, RUN, SPIN, UNDEF, WARP, MachineServices  # noqa: F401 (re-exported)
+from volta.exec.shadow import Shadow
+from volta.exec.table import DISPATCH, NOT_REAL, REAL, WATCHERS
+from volta.ir.program import Program, RegRef, SpecialRef, VarRef, type_size
+from volta.ir.written import written_origins
 from volta.launch import globalvars, structargs
 from volta.launch.spec import FIXED, KernelLaunch, bind_args
-from volta.exec.memory import KERNEL_PARAM_BASE, Memory
-from volta.exec.runtime import ConcreteRuntime
-from volta.exec.shadow import Shadow
-from volta.ir.program import Program, RegRef, SpecialRef, VarRef, type_size
 from volta.numerics.mma_select import MmaSetting
 from volta.ptx import ast
 from volta.semantics import compute as C
 from volta.semantics import realops
-from volta.semantics.bits import U64, as_float, as_int, is_float, mask, signed, width
-from volta.symbolic import constants as named_constants
+from volta.semantics.bits import U64, as_float, is_float, mask, width
 from volta.symbolic import expr as E
-from volta.exec import floatbits, ifconvert, integer_real, lanesym
-from volta.exec.services import BAR, DATA, EXIT, RUN, SPIN, UNDEF, WARP, MachineServices  # noqa: F401 (re-exported)
-from volta.exec.lanesym import LaneSym
-from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
-from fractions import Fraction
+from volta.symbolic.lanepoly import CoefficientOverflow
 
 WARP_COLLECTIVES = {"shfl", "vote", "match", "redux", "ldmatrix", "mma", "wmma", "bar.warp", "activemask", "elect"}
-# Data movement and arithmetic whose handlers keep bits but no expressions: over the reals they
-# would silently compute with placeholder values, so `volta check` refuses them.
-NOT_REAL = frozenset({"cp", "ldmatrix", "stmatrix", "movmatrix", "mma", "wmma", "wgmma", "redux", "match",
-                      "mbarrier", "tcgen05", "dp4a", "dp2a", "atom", "red", "tex", "tld4", "suld", "sust"})
 # Handlers that move every lane to the next instruction and never block, exit or branch.
 # special registers whose values the hardware picks at run time (PTX ISA §10: %warpid "may change during
 # execution", %nwarpid/%nsmid are device maxima, %clock/%globaltimer are time)
@@ -128,7 +126,6 @@ class Machine(MachineServices):
         self.mem_epoch = 0  # bumped whenever a store or atomic changes memory (wakes parked spinners)
         self.spin_hash = self.spin_pc = self.spin_epoch = None  # per lane, allocated at the first back-edge
         self._setup_memory(buffers, symbols or {}, inputs or {})
-        from volta.exec import memmodel
         # vector clocks for release/acquire and fences (volta/exec/memmodel.py), only where the program has them
         self.clocks = memmodel.Clocks(self) if check_races and memmodel.needs_clocks(prog) else None
         # loops may spin on memory (atomics, strong loads, a grid barrier): park lanes whose iteration changed nothing
@@ -140,8 +137,6 @@ class Machine(MachineServices):
     def _mark_read_only(self):
         """Buffers no store, atomic or copy of this launch can reach (volta/ir/written.py) are read-only:
         the race detector does not record their reads (a third of a GEMM's time)."""
-        from volta.ir.written import written_origins
-
         origins = written_origins(self.prog)
         regions = self.buffer_regions.values()
         for region in regions:
@@ -173,7 +168,6 @@ class Machine(MachineServices):
             elif kind == "scalar" and pname in pointer_params and isinstance(value, int):
                 raise UsageError(f"parameter `{pname}` is used as a pointer but --args passes the scalar {value}; "
                                  f"pass a --buffer name")
-        from volta.exec import hopper
         hopper.refuse_larger_clusters(self.prog)  # launches have clusters of one CTA
         carried = getattr(self, "carried_regions", None) or {}  # a launch sequence: the previous launch's buffers
         for name, buf in buffers.items():
@@ -242,10 +236,8 @@ class Machine(MachineServices):
 
     # ---- the scheduler ------------------------------------------------------------------
     def run(self):
-        from volta.exec import onethread
-
         try:
-            if onethread.applies(self):
+            if onethread.applies(self, type(self) is Machine):
                 onethread.run(self)   # one thread: decoded closures over scalars, this machine for the rest
             else:
                 self._run_lanes()
@@ -258,9 +250,7 @@ class Machine(MachineServices):
         return self
 
     def _run_lanes(self):
-        from volta.exec import onethread
-
-        solo = self.L > 1 and onethread.eligible(self)
+        solo = self.L > 1 and onethread.eligible(self, type(self) is Machine)
         n_ops = len(self.prog.ops)
         every = self.all_lanes
         fast_pc = -1  # set while every lane is converged and running: the next step needs no search
@@ -728,9 +718,9 @@ class Machine(MachineServices):
             a = self.read_sym(srcs[0], dl, t)
             b = self.read_sym(srcs[1], dl, t)
             c = self.read_sym(srcs[2], dl, ".pred")
-            out[data] = [_select(ci, ai, bi, op, self) for ai, bi, ci in zip(a, b, c)]
+            out[data] = [select_real(ci, ai, bi, op, self) for ai, bi, ci in zip(a, b, c)]
             return out
-        if d.op == "shl" and _exponent_field_idiom(self.prog, op):
+        if d.op == "shl" and exponent_field_idiom(self.prog, op):
             # full-precision expf: `bits(v) << 23` is the f32 2^(v - base - 127) (realops.exponent_field)
             vals = [realops.exponent_field(v) for v in self.read_sym(srcs[0], dl, ".f32")]
             if any(v is None for v in vals):
@@ -747,12 +737,10 @@ class Machine(MachineServices):
             return out
         if t == ".pred" and d.op in _PRED_LOGIC:   # conditions on data combined (`a[i] > 10 && i < n`)
             args = [self.read_sym(s, dl, ".pred") for s in srcs]
-            out[data] = _objects([_PRED_LOGIC[d.op](*a) for a in zip(*args)])
+            out[data] = object_array([_PRED_LOGIC[d.op](*a) for a in zip(*args)])
             return out
         if d.types and (d.types[0] in _PACKED or d.types[-1] in _PACKED):
-            from volta.exec import tensor_real   # f16x2/bf16x2: pairs of reals, computed per half
-
-            out[data] = _objects(tensor_real.packed_compute(self, op, dl, srcs))
+            out[data] = object_array(tensor_real.packed_compute(self, op, dl, srcs))
             return out
         if t is not None and t.endswith("x2") and not is_float(t):   # .u16x2/.s16x2: two integers in one register
             raise Unsupported(f"`{d.inst.opcode}` computes on two packed 16-bit integers of tensor data; over the "
@@ -760,14 +748,14 @@ class Machine(MachineServices):
                               op.span)
         bitwise = floatbits.real_compute(self, op, dl, srcs)   # integer instructions on float bits
         if bitwise is not None:
-            out[data] = _objects(bitwise)
+            out[data] = object_array(bitwise)
             return out
         if d.op == "shl" and integer_real.type_range(t) is not None and isinstance(srcs[1], ast.Imm):
             # integer data shifted left by a constant: times 2^k, a ring operation modulo 2^w (nvcc's a * 4);
             # k >= w shifts every bit out, and 2^k is 0 modulo 2^w then too
             k = int(srcs[1].value) % (1 << 32)
             factor = E.const(1 << k) if k < width(t) else E.const(0)
-            out[data] = _objects([E.mul(v, factor) for v in self.read_sym(srcs[0], dl, t)])
+            out[data] = object_array([E.mul(v, factor) for v in self.read_sym(srcs[0], dl, t)])
             return out
         if d.op == "cvt":
             if len(srcs) != 1:
@@ -784,13 +772,11 @@ class Machine(MachineServices):
                         raise Unsupported(f"`{d.inst.opcode}` writes a {dst_t[1:]} into the wider register {reg.name}: "
                                           f"how a negative value extends there is not modelled", op.span)
                     vals = [integer_real.clamp(v, dst_t) for v in vals]
-                out[data] = _objects(vals)
+                out[data] = object_array(vals)
                 return out
             if is_float(dst_t) and is_float(src_t) and d.rounding not in (".rni", ".rzi", ".rmi", ".rpi"):
                 vals = self.read_sym(srcs[0], dl, src_t)
                 if src_t in (".f16", ".bf16"):   # 16-bit bits read in one format: made or loaded in the other?
-                    from volta.exec import tensor_real
-
                     tensor_real.refuse_unknown_format(self, op, [v for v in vals if isinstance(v, E.Expr)
                                                                  and v.op is not E.CONST], src_t[1:])
                 if d.has(".sat"):  # cvt.sat clamps to [0, 1]
@@ -817,7 +803,7 @@ class Machine(MachineServices):
                     vals = integer_real.in_range(self, op, vals, src_t, "its source")
                 if d.has(".sat"):
                     vals = [integer_real.clamp(v, dst_t) for v in vals]
-                out[data] = _objects(vals)
+                out[data] = object_array(vals)
                 return out
             raise Unsupported(f"`{d.inst.opcode}` converts tensor data between floats and integers; "
                               f"over the reals that needs rounding to an integer, which is not modelled", op.span)
@@ -875,7 +861,7 @@ class Machine(MachineServices):
         values = [fn(d, *a) for a in zip(*args)]
         if d.has(".sat"):
             values = [integer_real.clamp(v, t) for v in values]
-        out[data] = _objects(values)
+        out[data] = object_array(values)
         return out
 
     def _refuse_integer_bits(self, op, srcs, dl):
@@ -951,26 +937,10 @@ class Machine(MachineServices):
         return LaneSym(dl, poly)
 
 
-def source_types(op) -> list:
-    """The type each source operand of a register instruction is read as (shift amounts .u32, selp's
-    predicate, cvt's source type; otherwise the instruction type)."""
-    d = op.d
-    t = d.types[-1] if d.types else None
-    out = []
-    for i, _ in enumerate(op.operands[1:]):
-        if d.op in ("shl", "shr", "shf", "bfe", "bfi") and i >= 1:
-            out.append(".u32")
-        elif d.op == "selp" and i == 2:
-            out.append(".pred")
-        else:
-            out.append(t)   # for cvt, types[-1] is the source type
-    return out
-
-
 _LANE_OPS = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "mad": 3, "neg": 1, "mov": 1}
 _LANE_TYPES = frozenset({".f32", ".f64"})
 _LANE_CVT_TYPES = _LANE_TYPES | {".f16", ".bf16"}   # conversions: 16-bit elements are reals too
-_PACKED = frozenset({".f16x2", ".bf16x2"})   # the keys of tensor_real.PACKED (imported lazily there)
+_PACKED = frozenset(tensor_real.PACKED)   # f16x2, bf16x2: pairs of reals, computed per half
 
 
 def _lane_constants(m, operand, lanes, t):
@@ -982,26 +952,6 @@ def _lane_constants(m, operand, lanes, t):
     return lane_bits_constants(bits, t)
 
 
-def lane_bits_constants(bits, t):
-    """Float bits of type t (.f32/.f64) as a LanePoly of per-lane constants; None for inf/NaN or
-    constants whose common denominator leaves int64."""
-    lanes = np.asarray(bits)
-    unique, inverse = np.unique(bits, return_inverse=True)
-    values = as_float(unique, t)
-    if not np.isfinite(values).all():
-        return None
-    try:
-        if unique.size == 1:
-            return LanePoly.constant(Fraction(float(values[0])), lanes.size)
-        uniq = LanePoly.lane_constants([Fraction(float(v)) for v in values])
-    except CoefficientOverflow:   # (1e30f, 3e-39f: the per-lane expressions carry them exactly)
-        return None
-    if not uniq.groups:
-        return LanePoly.constant(0, lanes.size)
-    (idx, coef), = uniq.groups[()]
-    return LanePoly(lanes.size, {(): [(idx, coef[:, inverse.reshape(-1)])]}, uniq.den, uniq.bound)
-
-
 _IS_INFINITY = np.frompyfunc(lambda x: type(x) in realops.NON_REAL, 1, 1)   # ±inf or NoValue
 
 
@@ -1009,141 +959,8 @@ def _has_infinity(values) -> bool:
     return bool(_IS_INFINITY(values).any())
 
 
-_IDIOMS: dict = {}   # id(prog) -> (prog, {op index: bool}): a few programs, kept alive while cached
-
-
-def _exponent_field_idiom(prog, op) -> bool:
-    """`shl.b32 r, s, 23` where s is only ever written by `mov.b32 s, f` from an .f32 register and r is
-    only ever read by `mov.b32 g, r` into an .f32 register: the bits being shifted are a float's, and the
-    result is used only as a float (libdevice expf). Static, over the whole program: every shl of the
-    program is classified in one pass over its instructions (a pass per shl cost seconds on unrolled loops)."""
-    hit = _IDIOMS.get(id(prog))
-    if hit is None or hit[0] is not prog:
-        if len(_IDIOMS) > 32:
-            _IDIOMS.clear()
-        hit = _IDIOMS[id(prog)] = (prog, _exponent_field_idioms(prog))
-    return hit[1].get(op.index, False) if prog.ops[op.index] is op else False
-
-
-def _exponent_field_idioms(prog) -> dict:
-    def regs(o):
-        if isinstance(o, RegRef):
-            return {o.index}
-        if isinstance(o, ast.Vector):
-            return {e.index for e in o.elems if isinstance(e, RegRef)}
-        return set()
-
-    writers: dict = {}   # register -> [(op index, a mov.b32 from an .f32 register)]
-    readers: dict = {}   # register -> [(op index, a mov.b32 into an .f32 register)]
-    for other in prog.ops:
-        if not other.operands:
-            continue
-        head, rest = other.operands[0], other.operands[1:]
-        written = regs(head) if other.op not in ("st", "red") else set()
-        read = set().union(*(regs(x) for x in rest)) if rest else set()
-        if other.op in ("st", "red"):
-            read |= regs(head)
-        for x in (head, *rest):
-            if isinstance(x, ast.Address) and isinstance(x.base, RegRef):
-                read.add(x.base.index)
-        float_mov = (other.op == "mov" and other.d.types == (".b32",) and len(other.operands) == 2
-                     and isinstance(head, RegRef) and isinstance(rest[0], RegRef))
-        for r in written:
-            writers.setdefault(r, []).append((other.index, float_mov and rest[0].type == ".f32"))
-        for r in read:
-            readers.setdefault(r, []).append((other.index, float_mov and head.type == ".f32"))
-    out = {}
-    for op in prog.ops:
-        if not (op.op == "shl" and op.d.types == (".b32",) and len(op.operands) == 3
-                and isinstance(op.operands[0], RegRef) and isinstance(op.operands[1], RegRef)
-                and isinstance(op.operands[2], ast.Imm) and op.operands[2].value == 23):
-            continue
-        dst, src = op.operands[0].index, op.operands[1].index
-        out[op.index] = (all(ok for i, ok in writers.get(src, ()) if i != op.index)
-                         and not any(i != op.index for i, _ in writers.get(dst, ()))
-                         and all(ok for i, ok in readers.get(dst, ()) if i != op.index))
-    return out
-
-
-def _select(c, a, b, op, m=None):
-    v = realops.choose(c, a, b)
-    if v is None and m is not None:   # libdevice's overflow arm (expm1f's +inf): volta/exec/overflow_real.py
-        from volta.exec.overflow_real import overflow_select
-
-        v = overflow_select(m, op, c, a, b)
-    if v is None:
-        raise Unsupported("a data-dependent choice involving an infinite value (or one with no real value) is "
-                          "not modelled (an infinite arm is read as the other arm only where z3 proves that arm's "
-                          "real value overflows the type there: volta/exec/overflow_real.py)", op.span)
-    return v
-
-
 def _no_meaning(op, v):
     raise Unsupported(f"`{op.d.inst.opcode}` rounds a value with no real meaning ({v!r}) to an integer", op.span)
-
-
-def constants(bits, t, named=None):
-    """Concrete lane bits as exact real constants of type t (NaN/inf have no real value): an object array.
-    With `named` (the machine's `named` reading, volta/symbolic/constants.py), a word that is the correctly
-    rounded value of log2 e, π, √2, … is that constant.
-
-    Each distinct bit pattern is converted once (lanes mostly share a few values)."""
-    bits = np.asarray(bits)
-    unique, inverse = np.unique(bits, return_inverse=True)
-    if t is not None and is_float(t) and t not in (".f16x2", ".bf16x2"):
-        values = as_float(unique, t)
-        made = []
-        for v, word in zip(values, unique.tolist()):
-            if np.isinf(v):
-                made.append(realops.infinity(1 if v > 0 else -1))
-            elif np.isnan(v):
-                raise Unsupported(f"a concrete {t} NaN (not a real number) meets symbolic data")
-            else:
-                c = named.value(t, word) if named is not None else None
-                made.append(E.const(float(v)) if c is None else c)
-    else:
-        w = width(t) if t else 64
-        ints = as_int(unique, w) if t is not None and signed(t) else mask(unique, w)
-        made = [E.const(int(v)) for v in ints]
-    return _objects(made)[inverse.reshape(-1)]
-
-
-def named_reading(spec, progs) -> named_constants.Reading | None:
-    """How one side of `volta check` reads float literals: RN(log2 e) as log2 e (volta/symbolic/constants.py), one
-    reading for its launch sequence `progs`; None with --exact-constants (every literal the rational it is)."""
-    if spec.exact_constants:
-        return None
-    return named_constants.reading(set().union(*(float_literals(p) for p in progs)))
-
-
-def float_literals(prog: Program) -> set:
-    """(type, word) of every float literal of `prog`, as its named-constant reading needs them (a lo word of a
-    hi/lo split reads as 0 only beside its hi word: volta/symbolic/constants.py)."""
-    literals = set()
-    for op in prog.ops:
-        for o in op.operands:
-            if isinstance(o, ast.FloatImm):
-                value = float(o.text) if o.bits is None else None
-                if o.width == 32 or value is not None:
-                    literals.add((".f32", o.bits if value is None else _word(np.float32(value), np.uint32)))
-                if o.width == 64 or value is not None:
-                    literals.add((".f64", o.bits if value is None else _word(np.float64(value), np.uint64)))
-    return literals
-
-
-def _word(value, kind) -> int:
-    return int(np.array([value]).view(kind)[0])
-
-
-def booleans(bits):
-    """Predicate lane bits as TRUE/FALSE expressions."""
-    return np.where(np.asarray(bits) != 0, E.TRUE, E.FALSE).astype(object)
-
-
-def _objects(items) -> np.ndarray:
-    out = np.empty(len(items), dtype=object)
-    out[:] = items
-    return out
 
 
 def _may_spin(prog: Program) -> bool:
@@ -1179,7 +996,3 @@ def _pointer_params(prog: Program) -> set:
                 if op.d.space != ".param":
                     pointers.add(loaded[o.base.index])
     return pointers
-
-
-from volta.exec.dispatch import DISPATCH, REAL, WATCHERS  # noqa: E402  (handlers need Machine defined first)
-from volta.exec import tensor_real  # noqa: E402,F401  (imports dispatch)

@@ -15,7 +15,9 @@ import numpy as np
 
 from volta.exec.access import input_leaf, region_itemsize
 from volta.exec.memory import REGION_SHIFT
+from volta.exec.operands import source_types
 from volta.exec.services import DATA
+from volta.exec.table import DISPATCH, NOT_REAL
 from volta.ir.program import RegRef, VarRef, type_size
 from volta.ptx import ast
 from volta.semantics import compute as C
@@ -98,8 +100,6 @@ def _destination(op):
 
 
 def _sources(m, op, regs):
-    from volta.exec.machine import source_types
-
     slots = [_slot(m, s, t, regs) for s, t in zip(op.operands[1:], source_types(op))]
     return None if any(i is None for i in slots) else slots
 
@@ -166,8 +166,6 @@ _TRUE, _FALSE = (1, 0, None), (0, 0, None)
 def arith_shape(m, op, regs):
     """(source slots, (destination, width mask), intscalar function or None, realops function or None) of
     register arithmetic that Machine._execute sends to Machine._compute, or None."""
-    from volta.exec.machine import DISPATCH, NOT_REAL
-
     d = op.d
     t = d.types[-1] if d.types else None
     if op.op not in C.TABLE or op.op in DISPATCH or op.op in NOT_REAL or d.types[-1:] in _PACKED or t is None:
@@ -267,7 +265,7 @@ def _arith(m, op, regs):
 
 def decode_float(t, bits, named=None):
     """The real value of an .f32/.f64 immediate's bits, or None for inf and NaN (with `named`, the machine's
-    named-constant reading: log2 e for RN(log2 e), as `machine.constants` reads it)."""
+    named-constant reading: log2 e for RN(log2 e), as `operands.constants` reads it)."""
     c = named.value(t, bits) if named is not None else None
     if c is not None:
         return c

@@ -32,16 +32,15 @@ from volta.exec.services import RUN, UNDEF
 ENABLED = True   # tests compare both executors by turning this off
 
 
-def applies(m) -> bool:
+def applies(m, plain: bool) -> bool:
     """A symbolic run of exactly one thread on the plain Machine (subclasses trace or reinterpret steps)."""
-    return m.L == 1 and eligible(m)
+    return m.L == 1 and eligible(m, plain)
 
 
-def eligible(m) -> bool:
-    """A symbolic run on the plain Machine, without the memory-model clocks or spinning threads."""
-    from volta.exec.machine import Machine
-
-    return (ENABLED and type(m) is Machine and m.symbolic and not getattr(m, "bit_terms", False)
+def eligible(m, plain: bool) -> bool:
+    """A symbolic run on the plain Machine (`plain`: no subclass that traces or reinterprets steps), without the
+    memory-model clocks or spinning threads."""
+    return (ENABLED and plain and m.symbolic and not getattr(m, "bit_terms", False)
             and m.clocks is None and not m.may_spin and not getattr(m, "watchers", None))
 
 

@@ -102,10 +102,10 @@ def settle(m, findings: list, rerun) -> list:
     return out
 
 
-def rerun_launch(prog, launch, buffers: dict, symbols: dict, functions: dict, allow_exit_before_barrier: bool):
-    """The second run of one launch from scratch (its buffers fresh): a `rerun` for `settle`."""
-    from volta.exec.machine import Machine
-
+def rerun_launch(Machine, prog, launch, buffers: dict, symbols: dict, functions: dict,
+                 allow_exit_before_barrier: bool):
+    """The second run of one launch from scratch (its buffers fresh) on `Machine` (volta.exec.machine's, passed
+    in: the machine's handlers import this module): a `rerun` for `settle`."""
     def rerun(racing):
         try:
             m = Machine(prog, launch, buffers, symbols, structured=True, check_races=False, symbolic=True,

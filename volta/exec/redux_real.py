@@ -7,7 +7,7 @@ Each lane gets the reduction of `src` over the lanes of its membermask. Over the
   of tensor data (machine._real_compute); unsigned and signed min/max are the real min/max of the values
   (concrete ones read with the instruction's signedness), where the input buffers' dtypes bound every data
   value inside the instruction's .u32/.s32 range (outside it the bit order is not the real order: refused).
-  `.NaN` changes nothing: reals are never NaN, and a concrete NaN meeting data is refused (machine.constants).
+  `.NaN` changes nothing: reals are never NaN, and a concrete NaN meeting data is refused (operands.constants).
 - `.and/.or/.xor` of tensor data have no real meaning: UNSUPPORTED naming the instruction.
 - A reduction of concrete values only keeps the bits the bit handler computes (dispatch._redux).
 - Integer reductions of a float's bits (`__float_as_int`) are refused (floatbits.real_compute), and a
@@ -23,7 +23,7 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import floatbits
-from volta.exec.dispatch import handles_real, reduction_groups, run_bits
+from volta.exec.table import handles_real, reduction_groups, run_bits
 from volta.exec.services import DATA
 from volta.ir.program import RegRef
 from volta.semantics import realops

@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from volta.exec.access import row_index
 from volta.ir import cfg as CFG
+from volta.ir.program import cuda_frames
 
 DEFAULT_BUDGET = 8  # schedules per kernel over all its concrete input sets (`volta races --schedules`)
 PRIORITY_CHANGES = 2  # PCT depth - 1: decision points where the winner's priority drops
@@ -79,8 +81,6 @@ def serial_order(m, op, region, lz, offs, changes):
     if schedule is None or op.op != "atom" or lz.size < 2 or not schedule.deciding(m.prog, op):
         yield from range(lz.size)
         return
-    from volta.exec.access import row_index
-
     where = row_index(region, lz, m) * region.data.shape[1] + offs
     for address in dict.fromkeys(where.tolist()):
         group = [int(j) for j in np.flatnonzero(where == address)]
@@ -99,7 +99,6 @@ def describe(schedule: Schedule) -> str:
     the outermost CUDA frame, the kernel's own line rather than the header an atomic is inlined from)."""
     import os
 
-    from volta.ir.program import cuda_frames
 
     parts = []
     for op, who in schedule.where[:3]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from volta.exec import findings as F
+from volta.exec.access import row_index
 from volta.ir.program import cuda_frames, cuda_text
 from volta.semantics.bits import U64
 
@@ -303,8 +304,6 @@ _SPREAD = {n: _WORD[n](int("01" * n, 16)) for n in _WORD}  # a flag byte repeate
 
 
 def _flat_start(region, lanes, offs, m):
-    from volta.exec.access import row_index
-
     return row_index(region, lanes, m) * region.data.shape[1] + offs
 
 

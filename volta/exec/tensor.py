@@ -37,8 +37,12 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import access as A
-from volta.exec.dispatch import _advance, _data_flag, handles
+from volta.exec import findings as F
+from volta.exec.services import WARP
+from volta.exec.table import _advance, _data_flag, handles
+from volta.numerics.formats import FORMATS
 from volta.numerics.mma_select import select_row
+from volta.numerics.mma_vec import decode_operand, mma_batch
 from volta.ptx import ast
 from volta.semantics.bits import U64
 
@@ -189,8 +193,6 @@ def _full_warps(m, op, lanes):
     counts = np.bincount(np.unique(warps, return_inverse=True)[1])
     if (counts != 32).any():  # a warp whose guard let only some lanes in: they never all arrive
         full = np.isin(warps, np.unique(warps)[counts == 32])
-        from volta.exec.machine import WARP
-
         m.status[lz[~full]] = WARP
         lz = lz[full]
         if lz.size == 0:
@@ -259,9 +261,6 @@ def _write_regs(m, regs, grid, bits, flags):
 # ---- the matrix product itself ------------------------------------------------------------------------
 
 def _to_f64(words, fmt):
-    from volta.numerics.mma_vec import decode_operand
-    from volta.numerics.formats import FORMATS
-
     return decode_operand(words.astype(np.int64) if fmt != "f64" else words, FORMATS[fmt]).full
 
 
@@ -294,8 +293,6 @@ def matmul(Aw, Bw, Cw, in_fmt, acc_fmt, params=None, satfinite=False):
             d = np.clip(d, -2 ** 31, 2 ** 31 - 1)
         return (d & 0xFFFFFFFF).astype(np.uint64)
     if in_fmt == "f64" or params is not None:
-        from volta.numerics.mma_vec import mma_batch
-
         arch = "ampere"  # f64 is an IEEE fma chain on every architecture; otherwise `params` is the row
         a_rows = np.broadcast_to(Aw[:, :, None, :], (W, M, N, K)).reshape(-1, K)
         b_cols = np.broadcast_to(np.swapaxes(Bw, 1, 2)[:, None, :, :], (W, M, N, K)).reshape(-1, K)
@@ -561,8 +558,6 @@ def _wmma_store(m, op, lanes):
     bits, wflags = _read_regs(m, regs, grid, None)
     tile = _gather(bits, per_reg, _WIDTH[fmt], wmma_layout(rows, cols, slots), (rows, cols))
     if (wflags & 2).any() and (op.d.space or "").startswith(".global"):
-        from volta.exec import findings as F
-
         k = int(np.nonzero(wflags & 2)[0][0])
         m.report(F.UNINITIALIZED, "a value read from never-written shared/local memory is stored by wmma.store",
                  op, [grid[k, 0]])

@@ -33,12 +33,15 @@ import numpy as np
 
 from volta.errors import Unsupported
 from volta.exec import access as A
-from volta.exec import lanesym
+from volta.exec.access import pack_name
+from volta.exec import copy_real, lanesym
 from volta.exec import tensor as T
-from volta.exec.dispatch import handles_real, run_bits
 from volta.exec.lanesym import LaneSym
+from volta.exec.operands import constants
 from volta.exec.services import DATA
+from volta.exec.table import handles_real, run_bits
 from volta.ir.program import RegRef
+from volta.semantics import realops
 from volta.semantics.bits import U64
 from volta.symbolic import expr as E
 from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly
@@ -48,16 +51,10 @@ REAL_TYPES = {"f16": ".f16", "bf16": ".bf16", "tf32": ".f32", "f32": ".f32", "f6
 B16 = "b16"   # a concrete 16-bit element of unknown format, moved by ldmatrix/movmatrix: b16(bits)
 
 
-def pack_name(fmt: str) -> str:
-    return f"{fmt}x2"
-
-
 # ---- elements of registers ------------------------------------------------------------------------------
 
 
 def _constants(op, bits, t):
-    from volta.exec.machine import constants
-
     vals = constants(bits, t)
     if not all(isinstance(v, E.Expr) for v in vals):
         raise Unsupported(f"`{op.d.inst.opcode}` on a concrete infinity (no real value in a matrix product)", op.span)
@@ -476,8 +473,6 @@ def _ldmatrix(m, op, lanes):
     space = op.d.space or ".shared"
     addr = A.addresses(m, op, src, providers)   # before the bit handler: a destination may be the address
     if _word_elements(m, space, addr, providers):
-        from volta.exec import copy_real
-
         return copy_real._ldmatrix(m, op, lanes)
     mats = np.full((W, nm, 8, 8), None, dtype=object)   # (warp, matrix, row, b16 column)
     for c in range(8):
@@ -591,8 +586,6 @@ def packed_compute(m, op, dl, srcs):
             d.has(".xorsign", ".oob") or (d.has(".relu") and d.op not in ("min", "max"))):
         raise Unsupported(f"`{what}` on tensor data in {d.types[0]} registers is not modelled over the reals "
                           f"(use --fp ieee|ARCH to compare bits)", op.span)
-    from volta.semantics import realops
-
     halves = register_elements(m, op, srcs, dl, fmt, 2)   # per operand: [low elements, high elements]
     out = []
     for k in range(dl.size):
@@ -609,8 +602,6 @@ def packed_compute(m, op, dl, srcs):
 def refuse_pairs(m, op, dl, srcs):
     """An instruction that is neither a move nor packed arithmetic reading a register that holds a pair of
     16-bit elements (integer arithmetic on its bits): refused, the pair is no number."""
-    from volta.exec.lanesym import LaneSym
-
     for s in srcs:
         if isinstance(s, RegRef) and m.sym[s.index] is not None and not isinstance(m.sym[s.index], LaneSym):
             sym = m.sym_of(s, dl)

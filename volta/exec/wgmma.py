@@ -40,7 +40,7 @@ from volta.errors import Unsupported, UsageError
 from volta.exec import access as A
 from volta.exec import findings as F
 from volta.exec import wgmma_layout as L
-from volta.exec.dispatch import _advance, _data_flag, handles, watches
+from volta.exec.table import _advance, _data_flag, handles, watches
 from volta.exec.services import WARP
 from volta.exec.tensor import _mixed_int, _to_f64, matmul, slots_from_tile, tile_from_slots
 from volta.exec.wgmma_proxy import ProxyFences

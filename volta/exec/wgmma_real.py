@@ -19,7 +19,7 @@ from volta.exec import access as A
 from volta.exec import tensor_real as TR
 from volta.exec import wgmma as W
 from volta.exec import wgmma_layout as L
-from volta.exec.dispatch import handles_real, run_bits
+from volta.exec.table import handles_real, run_bits
 from volta.exec.tensor import slots_from_tile, tile_from_slots
 from volta.symbolic import expr as E
 

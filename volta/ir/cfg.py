@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from volta.ir.nodes import RegRef
+from volta.ptx import ast
+
 EXIT = -1
 
 
@@ -152,9 +155,6 @@ def immediate_post_dominators(graph: dict) -> dict:
 
 def _reg_indices(operand) -> set:
     """Register indices named by an operand (a register, `!p`, a vector, a pair, an address base)."""
-    from volta.ir.program import RegRef
-    from volta.ptx import ast
-
     if isinstance(operand, RegRef):
         return {operand.index}
     if isinstance(operand, ast.NotReg):
@@ -172,8 +172,6 @@ def _is_destination(op, k: int, operand) -> bool:
     """Is operand k of op written? Operand 0 is when it names registers, except for stores, reductions,
     branches, calls and barriers (counted as read: an extra live register only costs a merge, a
     register wrongly taken as overwritten could skip one). An address operand is always read."""
-    from volta.ptx import ast
-
     return (k == 0 and not isinstance(operand, ast.Address)
             and op.op not in ("st", "red", "bra", "brx", "call", "bar", "barrier", "membar", "fence",
                               "prefetch", "prefetchu", "cp", "exit", "ret", "trap", "nop"))

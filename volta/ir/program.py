@@ -4,149 +4,24 @@
 parameters onto the caller's `.param` slots), flattens nested `{ }` scopes with lexical renaming,
 decodes every instruction once, and attaches the CUDA source line from the preceding `.loc`.
 Calls through a function pointer are resolved statically or lowered to a dispatch chain of inlined
-callees; function names used as values become fixed function addresses (volta/ir/indirect.py).
+callees; function names used as values become fixed function addresses (volta/ir/indirect.py). The result's
+types (`Program`, `Op`, operand references) are defined in volta/ir/nodes.py and importable from here.
 """
 from __future__ import annotations
 
 import dataclasses
 import itertools
 import re
-from dataclasses import dataclass, field
 
 from volta.errors import PtxSyntaxError, Span, Unsupported, UsageError
-from volta.ir import indirect
-from volta.ptx import ast
-from volta.ptx.decode import Decoded, decode
-
-SPECIAL_REGS = frozenset(
-    {"%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%gridid",
-     "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt", "%clock", "%clock64",
-     "%globaltimer", "%dynamic_smem_size", "%total_smem_size", "%clusterid", "%nclusterid", "%cluster_ctaid",
-     "%cluster_nctaid", "%cluster_ctarank", "%cluster_nctarank", "%is_explicit_cluster", "%globaltimer_lo",
-     "%globaltimer_hi", "%aggr_smem_size", "%warpsz", "%current_graph_exec", "%clock_hi",
-     "%reserved_smem_offset_begin", "%reserved_smem_offset_end", "%reserved_smem_offset_cap",
-     "%reserved_smem_offset_0", "%reserved_smem_offset_1"}
-    | {f"%envreg{i}" for i in range(32)} | {f"%pm{i}" for i in range(8)} | {f"%pm{i}_64" for i in range(8)}
+from volta.ir import cfg, indirect, structparams
+from volta.ir.nodes import (  # noqa: F401  (re-exported: the lowered program's types, imported from here)
+    SPECIAL_REGS, ExternCall, Op, Program, RegRef, SpecialRef, Variable, VarRef, cuda_frames, cuda_text, type_size,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Op:
-    """One lowered instruction: decoded modifiers, operands with names resolved, and where it came from."""
-
-    index: int
-    d: Decoded
-    operands: tuple
-    guard: tuple | None  # (register index, negated)
-    span: Span
-    cuda: tuple | None  # (file path, line) from .loc
-    inlined: tuple = ()  # ((file path, line), …): the call sites this line was inlined into, innermost first
-
-    @property
-    def op(self) -> str:
-        return self.d.op
-
-    def where(self) -> str:
-        text = f"{self.span.file}:{self.span.line}"
-        if self.cuda:
-            text += f" ({cuda_text(self)})"
-        return text
-
-
-@dataclass(frozen=True, slots=True)
-class RegRef:
-    index: int
-    name: str
-    type: str
-
-
-@dataclass(frozen=True, slots=True)
-class SpecialRef:
-    name: str  # '%tid.x'
-
-
-@dataclass(frozen=True, slots=True)
-class VarRef:
-    """The address of a declared variable (shared/global/const/local/param symbol)."""
-
-    name: str
-    space: str
-
-
-@dataclass(frozen=True, slots=True)
-class ExternCall:
-    """A `.func` declared without a body (e.g. `__symexpf`): its parameter and return types."""
-
-    name: str
-    param_types: tuple
-    return_types: tuple
-
-
-@dataclass
-class Variable:
-    name: str
-    space: str
-    size: int  # bytes; 0 for dynamic extern shared
-    align: int
-    init: bytes | None = None
-    dynamic: bool = False
-    extern: bool = False  # `.extern`: defined in another module, its contents unknown here
-    type: str = ".b8"  # the element type it is declared with (`--global NAME=VALUE` encodes VALUE in it)
-
-
-@dataclass
-class Program:
-    name: str
-    file: str
-    params: list  # [(name, type, size)]
-    ops: list
-    labels: dict  # name -> op index
-    regs: list  # [(name, type)]
-    variables: dict  # name -> Variable (shared, global, const, local, per-thread param)
-    target: tuple = ()
-    cfg: object = field(default=None, repr=False)
-
-    def reg_index(self, name: str) -> int:
-        return self._reg_names[name]
-
-    def __post_init__(self):
-        self._reg_names = {n: i for i, (n, _) in enumerate(self.regs)}
-
+from volta.ptx import ast
+from volta.ptx.decode import decode
 
 _INLINED_AT = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
-
-
-def cuda_frames(op) -> tuple:
-    """Every CUDA (file, line) of an instruction, innermost first: its .loc, then the inlined_at call sites."""
-    return ((op.cuda,) + tuple(op.inlined)) if op.cuda else ()
-
-
-def cuda_text(op) -> str | None:
-    """`kernel.cu:18 (inlined at kernel.cu:28, kernel.cu:51)`, or None without .loc."""
-    frames = cuda_frames(op)
-    if not frames:
-        return None
-    head = f"{frames[0][0]}:{frames[0][1]}"
-    if len(frames) == 1:
-        return head
-    return head + " (inlined at " + ", ".join(f"{f}:{n}" for f, n in frames[1:]) + ")"
-
-
-_TYPE_SIZES = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
-
-
-def type_size(t: str | None) -> int:
-    """Bytes of a PTX type such as `.f32`, `.b64`, `.f16x2` (pred counts as 1)."""
-    if t is None or t == ".pred":
-        return 1
-    if t.endswith("x2") and t[1] in "fb":
-        return 4
-    digits = "".join(ch for ch in t if ch.isdigit())
-    if t in (".e4m3", ".e5m2"):
-        return 1
-    if t in (".e4m3x2", ".e5m2x2"):
-        return 2
-    return _TYPE_SIZES.get(digits, 4)
 
 
 def lower(module: ast.Module, entry: str | None = None) -> Program:
@@ -200,13 +75,10 @@ class _Lowerer:
             resolved = tuple(self._resolve_label(o, labels, span) for o in operands)
             where, inlined = cuda if cuda is not None else (None, ())
             ops.append(Op(i, inst_d, resolved, guard, span, where, inlined))
-        from volta.ir import structparams  # by-value structs: one parameter per field the kernel reads
-
+        # by-value structs: one parameter per field the kernel reads
         params, ops = structparams.split(params, ops, self.variables, kernel.params, self.file)
         prog = Program(kernel.name, self.file, params, ops, labels, self.regs, self.variables, self.module.target)
-        from volta.ir.cfg import build_cfg
-
-        prog.cfg = build_cfg(prog)
+        prog.cfg = cfg.build_cfg(prog)
         return prog
 
     # -- declarations ------------------------------------------------------------

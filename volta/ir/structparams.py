@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 
 from volta.errors import Span
-from volta.ir.program import Variable, VarRef, type_size
+from volta.ir.nodes import Variable, VarRef, type_size
 from volta.ptx import ast
 
 MAX_SLICE = 8  # bytes one parameter value holds in the executor

@@ -10,14 +10,14 @@ package's name on `volta`), so the module is made callable. Importing this packa
 """
 import sys
 import types
+from importlib import import_module as _import_module
 
 
 class _CallableModule(types.ModuleType):
     def __call__(self, problem, candidate, sizes=None, **options):
         """`volta.kernelbench.api.kernelbench(problem, candidate, sizes, **options)`."""
-        from volta.kernelbench.api import kernelbench   # loaded on first call: `import volta` stays cheap
-
-        return kernelbench(problem, candidate, sizes, **options)
+        api = _import_module("volta.kernelbench.api")   # start-up: loaded on first call, `import volta` stays cheap
+        return api.kernelbench(problem, candidate, sizes, **options)
 
 
 sys.modules[__name__].__class__ = _CallableModule

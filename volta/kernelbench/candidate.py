@@ -13,7 +13,6 @@ unbound keeps leaves of its own (`ModelNew.<name>`) and the report says so.
 """
 from __future__ import annotations
 
-import builtins
 import os
 import traceback
 from dataclasses import dataclass
@@ -21,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from volta.errors import Span, UsageError
+from volta.kernelbench.elements import replace_leaves
+from volta.kernelbench.paths import candidate_builtins
 from volta.kernelbench.problem import Problem, _rename, collector_paused, outputs_of
 from volta.kernelbench.sizes import SizePolicy, instrument
 from volta.kernelbench.tensor import SymTensor, from_array
@@ -61,7 +62,8 @@ def execute_file(path: str, problem: Problem, run) -> dict:
                          Span(path, err.lineno or 1, err.offset or 1)) from None
     given = {c.name: c.value for c in problem.sizes if "@" not in c.name and c.name in code.sizes}
     policy = SizePolicy({}, given)
-    namespace = {"__name__": "__volta_candidate__", "__file__": os.path.abspath(path), "__builtins__": builtins,
+    namespace = {"__name__": "__volta_candidate__", "__file__": os.path.abspath(path),
+                 "__builtins__": candidate_builtins(run.paths),
                  **policy.hooks()}
     with installed(run), collector_paused():
         exec(code.code, namespace)
@@ -156,6 +158,8 @@ def held_storages(root) -> list:
 
 
 def forward(model, inputs: list, run) -> list:
+    if run.paths is not None:
+        run.paths.restart("forward")
     with installed(run), collector_paused():
         result = model(*inputs)
     return outputs_of(result, "ModelNew.forward")
@@ -177,18 +181,5 @@ def constant_inputs(problem: Problem, values: dict) -> list:
 
 def substitute(values: np.ndarray, env: dict) -> np.ndarray:
     """Elements with every input leaf E.var(n, i) replaced by the constant env[n][i] (1 when not given)."""
-    memo: dict = {}
-    out = np.empty_like(values)
-    for j, v in enumerate(values):
-        if type(v) is not E.Expr:
-            out[j] = v
-            continue
-        for node in E.postorder(v, memo):
-            if node.op is E.VAR:
-                memo[node] = E.const(env.get(node.data[0], {}).get(node.data[1], 1))
-            elif node.args:
-                memo[node] = E.rebuild(node, tuple(memo[c] for c in node.args))
-            else:
-                memo[node] = node
-        out[j] = memo[v]
-    return out
+    return replace_leaves(values, lambda node: E.const(env.get(node.data[0], {}).get(node.data[1], 1))
+                          if node.op is E.VAR else None)

@@ -6,11 +6,7 @@
    `forward` runs on the same symbolic inputs, every launch on Volta's machine.
 3. Every output element is compared (`compare.py`); a difference is confirmed by exact re-execution of both
    (`_confirm`), and can be saved as `get_inputs`-shaped arrays (`witness.py`).
-
-Step 2 runs in a confined worker process (`isolation/`, docs/sandbox.md) forked before step 1, so that the
-reference's results are never in its memory: `_candidate_side` there, the rest here. What the worker sends back
-is checked (`isolation.wire`); a worker that ends without a well-formed answer makes the candidate REJECTED
-(it exited, or tried what the worker refuses) or UNSUPPORTED (time, memory, a crash), never EQUIVALENT.
+4. When every element is equal, `forward` is called again on new inputs and new parameters (`calls.py`).
 
 With `ragged`, the same check runs again at sizes that are not multiples of typical tile sizes, reported
 apart: a candidate may legitimately assume the benchmark's divisibility.
@@ -18,7 +14,6 @@ apart: a candidate may legitimately assume the benchmark's divisibility.
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import time
 import traceback
@@ -28,34 +23,35 @@ from fractions import Fraction
 from volta.config import IntegerInputs
 from volta.equiv.check import _exact
 from volta.errors import Unsupported, UsageError, VoltaError
-from volta.exec import limits
+from volta.kernelbench import calls as S
 from volta.kernelbench import candidate as C
+from volta.kernelbench import hacks, paths
+from volta.kernelbench import precision as P
 from volta.kernelbench import witness
 from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.engine import Host, Stop
 from volta.kernelbench.failures import TorchError
-from volta.kernelbench.isolation import guard
-from volta.kernelbench.isolation import process as isolation
-from volta.kernelbench.isolation import wire
 from volta.kernelbench.libm import Readings
 from volta.kernelbench.memory import DeviceMemory
 from volta.kernelbench.problem import Problem, load_problem
+from volta.kernelbench.streams import deferred_threads
+from volta.kernelbench.subclasses import refuse_overriding_subclasses
 from volta.kernelbench.tensor import SymTensor
 from volta.kernelbench.torchsym import installed
+from volta.kernelbench.torchsym.switches import Precision
 from volta.symbolic import expr as E
 from volta.symbolic.search import inputs_of
 
 VOLTA_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RAGGED_MIN = 4     # sizes below this stay as they are in the ragged run
-CANDIDATE_SECONDS = 600.0    # the candidate's worker's time limit when no --timeout is given
-CONFIRM_SECONDS = 120.0      # one exact re-run of the candidate's forward
 
 
 @dataclass
 class KernelbenchReport:
     problem: str
     candidate: str
-    verdict: str = "equivalent"     # equivalent | not-equivalent | findings | unsupported | unknown | rejected
+    verdict: str = "equivalent"     # equivalent | not-equivalent | findings | precision | within-tolerance
+                                    # | unsupported | unknown | rejected (isolation/confined.py)
     sizes: list = field(default_factory=list)                 # sizes.Choice, as the problem used them
     comparison: Comparison | None = None
     findings: list = field(default_factory=list)              # launch findings (exec.findings.Finding)
@@ -67,16 +63,27 @@ class KernelbenchReport:
     refused: list = field(default_factory=list)
     host_ops: list = field(default_factory=list)
     extensions: dict = field(default_factory=dict)            # name -> host.build.Built
+    builds: list = field(default_factory=list)                # host.rejects.BuildOutcome, in call order
+    gemms: list = field(default_factory=list)                 # host.cublas.GemmRecord, in call order
     input_names: list = field(default_factory=list)
     seconds: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
     ragged: "KernelbenchReport | None" = None
     witness_file: str | None = None
-    candidate_output: str = ""      # what the candidate's code printed in its worker (shown, never parsed)
+    hacks: list = field(default_factory=list)                 # findings.HackFinding (hacks.py)
+    coverage: list = field(default_factory=list)              # coverage.Row: which outputs kernels computed
+    calls: S.CallsResult | None = None                        # forward called again (calls.py)
+    eval_mode: bool = False
+    precision: P.PrecisionResult | None = None     # narrower formats than the reference (precision.py)
+    paths: list = field(default_factory=list)     # paths.Path per machine answer checked (timing/device branches)
+    unchecked: list = field(default_factory=list)  # answers (described) left when the run limit stopped
+    asked: list = field(default_factory=list)     # where the candidate read a clock or the device
+    candidate_output: str = ""                    # what it printed in its worker (shown, never parsed)
 
     @property
     def exit_code(self) -> int:
-        own = {"equivalent": 0, "not-equivalent": 1, "findings": 1, "rejected": 1}.get(self.verdict, 3)
+        own = {"equivalent": 0, "within-tolerance": 0, "not-equivalent": 1, "findings": 1,
+               "precision": 1, "rejected": 1}.get(self.verdict, 3)
         if self.ragged is not None and self.ragged.exit_code == 1:
             return 1
         return own
@@ -84,20 +91,16 @@ class KernelbenchReport:
 
 def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, ragged: bool = False,
           timeout_ms: int = 10_000, save_counterexample: str | None = None, progress=None,
-          arch: str = "sm_80") -> KernelbenchReport:
-    """Check a candidate file against a problem file (the library call behind `volta kernelbench`)."""
-    workers = [_start_worker(candidate_path) for _ in range(2 if ragged else 1)]    # before any reference runs
-    try:
-        return _check(problem_path, candidate_path, sizes, ragged, timeout_ms, save_counterexample, progress,
-                      arch, workers)
-    finally:
-        for worker in workers:
-            worker.close()
-
-
-def _check(problem_path, candidate_path, sizes, ragged, timeout_ms, save_counterexample, progress, arch, workers):
-    report = _check_once(problem_path, candidate_path, sizes or {}, timeout_ms, save_counterexample, progress, arch,
-                         workers[0])
+          arch: str = "sm_80", require_kernel: bool = False, eval_mode: bool = False,
+          tolerance: tuple | None = None) -> KernelbenchReport:
+    """Check a candidate file against a problem file (the library call behind `volta kernelbench`).
+    `require_kernel`: an output element no custom kernel took part in is a finding; `eval_mode`: both models
+    are put in eval mode after construction (as `model.eval()` in a harness); `tolerance` (atol, rtol):
+    evaluate a candidate that computes in narrower formats (precision.py)."""
+    options = (require_kernel, eval_mode, tolerance)
+    report = paths.explore(lambda oracle: _check_once(problem_path, candidate_path, sizes or {}, timeout_ms,
+                                                      save_counterexample, progress, arch, *options, oracle),
+                           candidate_path)
     if ragged and report.sizes:
         odd = _ragged_sizes(report.sizes, sizes or {})
         if not odd:
@@ -106,8 +109,9 @@ def _check(problem_path, candidate_path, sizes, ragged, timeout_ms, save_counter
             if progress:
                 progress("ragged sizes: " + ", ".join(f"{k}={v}" for k, v in odd.items()))
             try:
-                report.ragged = _check_once(problem_path, candidate_path, {**(sizes or {}), **odd}, timeout_ms,
-                                            None, progress, arch, workers[1])
+                report.ragged = paths.explore(
+                    lambda oracle: _check_once(problem_path, candidate_path, {**(sizes or {}), **odd}, timeout_ms,
+                                               None, progress, arch, *options, oracle), candidate_path)
             except (UsageError, Unsupported) as err:
                 report.notes.append(f"--ragged: the problem does not run at sizes {odd}: {err.message}")
     return report
@@ -130,183 +134,90 @@ def _ragged_sizes(choices: list, given: dict) -> dict:
     return out
 
 
-def _start_worker(candidate_path: str) -> isolation.Worker:
-    """A confined worker for the candidate's side of one check, forked now; it waits for `_check_once`."""
-    lim = limits.current()
-    seconds = max(lim.deadline - time.monotonic(), 1.0) + 2.0 if lim.deadline is not None else CANDIDATE_SECONDS
-    full = os.path.abspath(candidate_path)     # the worker runs in its own folder
-    return isolation.Worker(lambda channel: _candidate_side(channel, full),
-                            isolation.Limits(seconds=seconds, memory=lim.memory_limit))
-
-
-def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexample, progress, arch, worker):
-    report = KernelbenchReport(problem_path, candidate_path)
-    worker.request(("start", os.path.abspath(problem_path), sizes, arch))
+def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexample, progress, arch,
+                require_kernel=False, eval_mode=False, tolerance=None, oracle=None):
+    report = KernelbenchReport(problem_path, candidate_path, eval_mode=eval_mode)
     start = time.perf_counter()
     if progress:
         progress(f"running the reference {problem_path} symbolically")
     problem = load_problem(problem_path, sizes)
+    if eval_mode:
+        problem.model.eval()
     report.sizes, report.input_names = problem.sizes, problem.input_names
+    precision = problem.run.session.precision = Precision()
+    for t in list(problem.inputs) + list(problem.parameters.values()):
+        if isinstance(t, SymTensor):
+            precision.made(t.storage.dtype)
     ref_outs = problem.reference_outputs()
+    precision.start_candidate(candidate_path)
     report.seconds["reference"] = time.perf_counter() - start
+    run = problem.candidate_run()
+    run.paths = oracle
+    host = Host(candidate_path, problem.run.session, arch=arch)
+    run.host = host
     try:
         start = time.perf_counter()
         if progress:
-            progress(f"running the candidate {candidate_path} in its worker: building its extensions, running its "
-                     f"host code")
-        cand_outs = _candidate_outputs(report, problem, worker)
-        report.seconds["candidate"] = time.perf_counter() - start      # waited for, beyond the reference
+            progress(f"running the candidate {candidate_path}: building its extensions, running its host code")
+        cand_outs, model, cand_inputs, made = _run_candidate(report, problem, run, host, candidate_path,
+                                                             require_kernel, eval_mode)
+        report.seconds["candidate"] = time.perf_counter() - start
         if cand_outs is None:
+            hacks.conclude(report, candidate_path)
             return report
         start = time.perf_counter()
         if progress:
             progress("comparing outputs")
         readings = Readings()
-        confirm = _Confirmer(problem, _Asker(worker), ref_outs, readings)
+        confirm = _Confirmer(problem, run, host, model, ref_outs, readings)
         report.comparison = compare(ref_outs, cand_outs, confirm, timeout_ms, progress, readings.apply,
                                     confirm.integers)
         if readings.note():
             report.notes.append(readings.note())
         report.seconds["compare"] = time.perf_counter() - start
         report.verdict = report.comparison.verdict
+        _assess_precision(report, precision, problem, host, model, run, ref_outs, cand_outs, tolerance)
+        if report.verdict == "equivalent" and not report.hacks:     # call 1's findings come first
+            seq = S.Sequence(problem, run, host, model, candidate_path, made, ref_outs, cand_outs, cand_inputs,
+                             confirm.integers, readings, report.comparison, _exact_in, _beyond_float32, eval_mode,
+                             arch)
+            report.calls = S.later_calls(seq, timeout_ms, progress)
+            report.seconds["later_calls"] = report.calls.seconds
+            report.verdict = report.calls.verdict
+            if report.calls.comparison is not None and report.calls.verdict != "equivalent":
+                report.comparison = report.calls.comparison
+            if report.calls.reason is not None:
+                report.unsupported = Unsupported(f"on call {report.calls.call} of forward: {report.calls.reason}")
+            if report.calls.findings:
+                report.findings, report.finding_launch = report.calls.findings, host.launches[-1]
+        hacks.conclude(report, candidate_path)
+        _save_worst(report, problem, ref_outs, save_counterexample)
         if report.verdict == "not-equivalent" and save_counterexample:
-            witness.save(save_counterexample, problem, report.comparison.difference)
+            S.save_witness(save_counterexample, problem, report.comparison.difference,
+                           report.calls.call if report.calls else 1)
             report.witness_file = str(save_counterexample)
     finally:
-        worker.close()
-        report.candidate_output = worker.printed()
+        host.close()
     return report
 
 
-def _candidate_outputs(report, problem: Problem, worker: isolation.Worker) -> list | None:
-    """The candidate's outputs as its worker computed them (checked), or None with the report saying why not."""
-    try:
-        paths = {os.path.abspath(p): p for p in (report.problem, report.candidate)}
-        report.notes += worker.ready()
-        kind, payload = worker.receive("running the candidate")
-        if kind == "usage" and type(payload) is tuple and len(payload) == 2 and type(payload[0]) is str:
-            span = payload[1]
-            raise UsageError(payload[0], wire.to_span(span, paths) if type(span) is tuple else None)
-        if kind in ("exited", "unsupported") and type(payload) is str:
-            raise isolation.Ended("rejected" if kind == "exited" else "unsupported", payload)
-        if kind == "internal" and type(payload) is str:
-            raise RuntimeError(f"volta's candidate worker failed: {payload}")
-        if kind != "outcome":
-            raise isolation.Ended("rejected", f"the worker answered `{kind}`, not the candidate's outcome")
-        return wire.apply(payload, report, problem.run.session, paths)
-    except wire.Malformed as err:
-        report.verdict, report.unsupported = "rejected", Rejected(f"the worker's outcome is malformed: {err}")
-    except isolation.Ended as end:
-        report.verdict = end.verdict
-        report.unsupported = Rejected(end.reason) if end.verdict == "rejected" else Unsupported(end.reason)
-    except limits.Timeout as err:          # the parent's own --timeout, while it waited for the worker
-        report.verdict = "unsupported"
-        report.unsupported = Unsupported(f"{err.message} while the candidate ran in its worker (stopped)")
-    return None
-
-
-class Rejected(VoltaError):
-    """The candidate's code reached for the verdict or for Volta's process (docs/sandbox.md): never equivalent."""
-
-    exit_code = 1
-    kind = "rejected"
-
-
-def _candidate_side(channel, candidate_path: str) -> None:
-    """The worker's job: the candidate's file, model and forward (`_run_candidate`) on the problem loaded as the
-    parent loads it, its outcome sent back; then exact re-runs of its forward for the parent's confirmations."""
-    _, problem_path, sizes, arch = channel.receive()
-    lim = limits.current()
-    lim.progress = None        # the worker's stderr is the candidate's output; progress is the parent's to show
-    if lim.deadline is not None:
-        signal.setitimer(signal.ITIMER_REAL, max(lim.deadline - time.monotonic(), 0.001), 0.5)
-    report = KernelbenchReport(problem_path, candidate_path)
-    try:
-        problem = load_problem(problem_path, sizes)
-    except VoltaError:
-        channel.send("internal", "the problem does not load in the worker")   # the parent reports its own error
-        return
-    channel.install_guard()         # the problem is the user's; from here on the candidate's code runs
-    run = problem.candidate_run()
-    host = Host(candidate_path, problem.run.session, arch=arch)
-    run.host = host
-    untouched = guard.snapshot()
-    try:
-        start = time.perf_counter()
-        try:
-            outs, model = _run_candidate(report, problem, run, host, candidate_path)
-            report.seconds["candidate"] = time.perf_counter() - start
-            patched = guard.changed(untouched)
-            if patched is not None:
-                channel.send("refused", f"the candidate ({candidate_path}) tried to {patched}")
-                return
-            message = ("outcome", wire.outcome_of(report, outs))
-        except UsageError as err:
-            message = ("usage", (err.message, None if err.span is None else (err.span.file, err.span.line,
-                                                                              err.span.col)))
-        except (SystemExit, KeyboardInterrupt) as exit_:
-            span = C.span_in(candidate_path, sys.exc_info()[2])
-            where = f" at {span.file}:{span.line}" if span else ""
-            message = ("exited", f"the candidate raised {type(exit_).__name__}({exit_}){where} (sys.exit, or an "
-                                 f"interrupt) instead of returning a result")
-        except MemoryError:
-            message = ("unsupported", "the candidate's worker ran out of memory (--max-memory bounds it)")
-        except Exception as err:     # a bug in Volta's code in the worker (the candidate's errors are reported)
-            message = ("internal", "".join(traceback.format_exception(err, limit=-4)).strip())
-        channel.send(*message)
-        while message[0] == "outcome":
-            request = channel.receive()
-            if request[0] != "confirm":
-                return
-            channel.send("element", _candidate_element(problem, run, host, model, *request[1:]))
-    finally:
-        host.close()
-
-
-def _candidate_element(problem, run, host: Host, model, values: dict, k: int, i: int):
-    """Output k's element i of the candidate's forward re-run on constants (`values`, else 1), or None."""
-    held = C.held_storages(model)
-    saved = [(s, s.values.copy()) for s in held]
-    memory, exact = host.memory, host.exact
-    host.memory, host.exact = DeviceMemory(), True
-    try:
-        for s in held:
-            s.values[:] = C.substitute(s.values, values)
-        outs = C.forward(model, C.constant_inputs(problem, values), run)
-        return outs[k].values()[i]
-    except (Stop, VoltaError, Exception):
-        return None
-    finally:
-        for s, v in saved:
-            s.values[:] = v
-        host.memory, host.exact = memory, exact
-
-
-class _Asker:
-    """The parent's side of a confirmation: the worker re-runs the candidate, its answer is checked."""
-
-    def __init__(self, worker: isolation.Worker):
-        self.worker = worker
-
-    def __call__(self, values: dict, k: int, i: int):
-        self.worker.request(("confirm", values, k, i))
-        try:
-            kind, payload = self.worker.receive("re-running the candidate on constants", CONFIRM_SECONDS)
-            return wire.element(payload) if kind == "element" else None
-        except (isolation.Ended, wire.Malformed):
-            return None
-
-
-def _run_candidate(report, problem: Problem, run, host: Host, path: str):
-    """The candidate's outputs on the problem's symbolic inputs, or None with the report saying why not."""
-    model = None
+def _run_candidate(report, problem: Problem, run, host: Host, path: str, require_kernel: bool = False,
+                   eval_mode: bool = False):
+    """(outputs, model, inputs, construction) of the candidate's first call on the problem's symbolic inputs;
+    outputs None with the report saying why not."""
+    model = inputs = made = None
     try:
         namespace = C.execute_file(path, problem, run)
+        refuse_overriding_subclasses(namespace, path)
         cls = C.model_class(namespace, path)
         with installed(run):
             model = cls(*problem.init_inputs)
+        if eval_mode:
+            model.eval()
         report.bindings = C.bind_parameters(problem, run, model)
-        outs = C.forward(model, problem.fresh_inputs(), run)
+        made = S.construction(model, report.bindings, problem.parameters)
+        inputs = problem.fresh_inputs()
+        outs = hacks.forward(report, problem, run, host, model, namespace, path, inputs, require_kernel)
     except Stop as stop:
         if stop.error is not None:
             report.verdict, report.unsupported = "unsupported", stop.error
@@ -328,10 +239,37 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str):
             raise
         span = getattr(err, "span", None) or C.span_in(path, sys.exc_info()[2])
         report.verdict, report.raised = "unsupported", (type(err).__name__, str(err), span)
+        if getattr(err, "volta_build", None) is not None:   # a build torch rejects, and no `except` caught it
+            err.volta_build.escaped = True
         outs = None
     finally:
         _collect(report, host)
-    return outs, model
+    return outs, model, inputs, made
+
+
+def _assess_precision(report, precision, problem, host, model, run, ref_outs, cand_outs, tolerance) -> None:
+    """A candidate equal over the reals that computes through narrower formats is a PRECISION finding (exit
+    1); with a tolerance it is evaluated: within it, WITHIN TOLERANCE (exit 0), else the finding stands."""
+    if report.verdict not in ("equivalent", "not-equivalent", "unknown"):
+        return
+    start = time.perf_counter()
+    report.precision = P.assess(precision, problem, host, model, run, ref_outs, cand_outs, tolerance)
+    report.seconds["precision"] = time.perf_counter() - start
+    if report.precision is None or not report.precision.findings or report.verdict != "equivalent":
+        return
+    evaluation = report.precision.evaluation
+    report.verdict = "within-tolerance" if evaluation is not None and evaluation.passed else "precision"
+
+
+def _save_worst(report, problem, ref_outs, path) -> None:
+    """--save-counterexample for a PRECISION LOSS that failed its tolerance: the worst input found."""
+    evaluation = report.precision.evaluation if report.precision else None
+    if not path or report.verdict != "precision" or evaluation is None or evaluation.passed is not False:
+        return
+    w = evaluation.worst
+    witness.save(path, problem, Difference(w.output, w.index, tuple(ref_outs[w.output].shape), w.reference,
+                                           w.candidate, w.inputs))
+    report.witness_file = str(path)
 
 
 def _candidate_made(err: Exception, path: str) -> bool:
@@ -353,6 +291,8 @@ def _collect(report, host: Host) -> None:
     report.refused = list(host.refused)
     report.host_ops = list(host.ops)
     report.extensions = dict(host.built)
+    report.builds = list(host.builds)
+    report.gemms = list(host.gemms)
     if host.queries:
         report.notes.append("host code read " + ", ".join(sorted(set(host.queries))) + " (the stand-in device "
                             "answers with sm_80 limits; a path chosen from them is the one checked)")
@@ -364,8 +304,8 @@ class _Confirmer:
     """Exact re-execution of a candidate counterexample: the reference's element evaluated exactly, the
     candidate's forward re-run on constant tensors (its launches on constants, no symbolic leaves)."""
 
-    def __init__(self, problem, candidate_element, ref_outs, readings: Readings):
-        self.problem, self.candidate_element = problem, candidate_element     # (values, k, i) -> element or None
+    def __init__(self, problem, run, host: Host, model, ref_outs, readings: Readings):
+        self.problem, self.run, self.host, self.model = problem, run, host, model
         self.ref_outs, self.readings = ref_outs, readings
         self.refusal: str | None = None   # why the last candidate counterexample is not one
         self.integers = integer_inputs(problem)
@@ -391,8 +331,23 @@ class _Confirmer:
         return values
 
     def candidate_value(self, values: dict, k: int, i: int):
-        element = self.candidate_element(values, k, i)
-        return None if element is None else _exact(self.readings.apply(element))
+        held = C.held_storages(self.model)
+        saved = [(s, s.values.copy()) for s in held]
+        memory, exact = self.host.memory, self.host.exact
+        self.host.memory, self.host.exact = DeviceMemory(), True
+        try:
+            for s in held:
+                s.values[:] = C.substitute(s.values, values)
+            with deferred_threads(self.host.candidate or ""):     # as in the checked run: no thread runs loose
+                outs = C.forward(self.model, C.constant_inputs(self.problem, values), self.run)
+            element = outs[k].values()[i]
+        except (Stop, VoltaError, Exception):
+            return None
+        finally:
+            for s, v in saved:
+                s.values[:] = v
+            self.host.memory, self.host.exact = memory, exact
+        return _exact(self.readings.apply(element))
 
 
 FLOAT32_MAX = Fraction(2 ** 128 - 2 ** 104)

@@ -43,6 +43,10 @@ class Meter:
             raise BudgetExceeded(f"more than {self.limit} element operations")
 
 
+class UnwrittenRead(Unsupported):
+    """A torch op read an element nothing wrote: UNSUPPORTED in a reference, a finding in a candidate."""
+
+
 class _Unwritten:
     """Element never written (`torch.empty`); any arithmetic on it is refused."""
 
@@ -61,6 +65,27 @@ class _Unwritten:
 
 
 UNWRITTEN = _Unwritten()
+
+
+def replace_leaves(values: np.ndarray, replace, memo: dict | None = None) -> np.ndarray:
+    """The elements with each leaf that `replace(leaf)` maps to something (not None) replaced by it and the
+    rest rebuilt over the replacements: renaming buffers, binding constants, a CUDA graph's placeholders. An
+    element over an UNWRITTEN replacement is UNWRITTEN itself (on a GPU: whatever that memory held)."""
+    memo = {} if memo is None else memo
+    out = np.empty_like(values)
+    for j, v in enumerate(values):
+        if type(v) is not E.Expr:
+            out[j] = v
+            continue
+        for node in E.postorder(v, memo):
+            if node.args:
+                args = tuple(memo[c] for c in node.args)
+                memo[node] = UNWRITTEN if any(a is UNWRITTEN for a in args) else E.rebuild(node, args)
+            else:
+                new = replace(node)
+                memo[node] = node if new is None else new
+        out[j] = memo[v]
+    return out
 
 
 def _size(shape) -> int:
@@ -83,7 +108,7 @@ def _symbolic(fn, nin: int):
             out = _as_array(ufunc(*arrays))
         except TypeError as error:
             if any(isinstance(a, np.ndarray) and a.dtype == object and (a == UNWRITTEN).any() for a in arrays):
-                raise Unsupported("the reference reads an element that was never written (torch.empty)") from error
+                raise UnwrittenRead("the reference reads an element that was never written (torch.empty)") from error
             raise
         self.meter.charge(out.size)
         return out

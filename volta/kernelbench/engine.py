@@ -8,10 +8,12 @@ events: allocations become storages, memsets/copies/uploads change elements (`me
 Volta's machine (`kernels`), torch ops called from C++ run on the stand-in (`cpp_ops`). The returned value
 comes back as tensors over those storages.
 
-What host code raises (a failed TORCH_CHECK, a wrong argument type) is raised into the candidate's Python as
+What host code raises (a failed TORCH_CHECK, a wrong argument type), and a build torch would reject too
+(`host/rejects.py`: torch's "Error building extension" RuntimeError), is raised into the candidate's Python as
 the exception torch would raise, so its own `try`/`except` runs as it would on a GPU. What Volta does not
-model (a host read of device data, a crash, a build against the stand-in that fails) stops the whole run
-with `Stop`, which derives from BaseException so that no `except Exception` in candidate code can swallow it.
+model (a host read of device data, a crash, a build against the stand-in that fails where torch's might
+not) stops the whole run with `Stop`, which derives from BaseException so that no `except Exception` in
+candidate code can swallow it.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from volta.errors import Unsupported, VoltaError
 from volta.kernelbench import cpp_ops, kernels
 from volta.kernelbench import memory as M
 from volta.kernelbench.elements import UNWRITTEN
-from volta.kernelbench.host import build, extract, trace
+from volta.kernelbench.host import build, cublas, extract, rejects, trace
 from volta.kernelbench.host.session import STATUS_RAISED, STATUS_RETURNED, Worker
 from volta.kernelbench.tensor import SymTensor
 from volta.symbolic import expr as E
@@ -63,7 +65,11 @@ class Host:
     ops: list = field(default_factory=list)          # torch ops host code called
     syncs: list = field(default_factory=list)        # stream/event/device events
     queries: list = field(default_factory=list)      # device properties or timings host code read
+    builds: list = field(default_factory=list)       # rejects.BuildOutcome per load_inline/load call
+    gemms: list = field(default_factory=list)        # cublas.GemmRecord per cuBLAS GEMM executed
+    symbols: dict = field(default_factory=dict)      # module -> symbol -> [(offset, bytes)] host code wrote
     worker: Worker | None = None
+    observer: object = None              # coverage.Observer: who wrote what, on which stream
 
     # ---- torch.utils.cpp_extension ----
     def load_inline(self, run, *args, **kwargs):
@@ -75,10 +81,25 @@ class Host:
     def _load(self, make):
         try:
             ext = make()
-        except extract.CandidateTypeError as err:
-            raise candidate_error(TypeError(str(err))) from None
+        except (extract.CandidateTypeError, ValueError) as err:   # the call itself: torch's TypeError/ValueError
+            outcome = rejects.BuildOutcome(getattr(err, "name", None) or "?", False,
+                                           extract.caller_site(self.candidate), str(err),
+                                           exception="ValueError" if isinstance(err, ValueError) else "TypeError")
+            self.builds.append(outcome)
+            raise candidate_error(outcome.error()) from None
         try:
             built = build.build(ext, self.arch)
+        except build.BuildFailed as err:
+            if err.rejection is None:
+                raise Stop(err) from None
+            outcome = rejects.BuildOutcome(ext.name, False, ext.where, err.rejection.reason, err.compiler,
+                                           exception=err.rejection.exception)
+            self.builds.append(outcome)
+            raise candidate_error(outcome.error()) from None
+        except VoltaError as err:
+            raise Stop(err) from None
+        self.builds.append(rejects.BuildOutcome(ext.name, True, ext.where))
+        try:
             if self.worker is None:
                 self.worker = Worker(str(build.runtime_library()))
             self.worker.load(ext.name, str(built.library))
@@ -160,6 +181,13 @@ class Host:
 
     # ---- events ----
     def _execute(self, ev) -> None:
+        if self.observer is not None:
+            self.observer.before(self, ev)
+        self._apply(ev)
+        if self.observer is not None:
+            self.observer.after(self, ev)
+
+    def _apply(self, ev) -> None:
         if isinstance(ev, trace.Alloc):
             dtype = M.TORCH_TO_VOLTA[ev.tensor.dtype]
             count = ev.tensor.bytes // M.ITEMSIZE[dtype]
@@ -181,14 +209,21 @@ class Host:
         elif isinstance(ev, trace.Upload):
             M.upload(self.memory, ev.dst, ev.data)
         elif isinstance(ev, trace.SymbolWrite):
-            raise Stop(Unsupported(f"host code writes the device symbol `{ev.symbol}` (cudaMemcpyToSymbol); "
-                                   f"__constant__ and __device__ data set from the host are not modelled yet"))
+            if ev.data is None:
+                raise Stop(Unsupported(f"host code copies device memory into the symbol `{ev.symbol}` "
+                                       f"(cudaMemcpyToSymbol from the device), which is not modelled yet"))
+            self.symbols.setdefault(ev.module, {}).setdefault(ev.symbol, []).append((ev.offset, ev.data))
         elif isinstance(ev, trace.Launch):
             self._launch(ev)
         elif isinstance(ev, trace.Op):
             self.ops.append(ev.op)
             try:
                 cpp_ops.execute(ev, self.memory, self.session, self._storage)
+            except VoltaError as err:
+                raise Stop(err) from None
+        elif isinstance(ev, trace.Gemm):
+            try:
+                self.gemms.append(cublas.execute(ev, self.memory, self.session))
             except VoltaError as err:
                 raise Stop(err) from None
         elif isinstance(ev, trace.Sync):
@@ -205,7 +240,7 @@ class Host:
             raise Stop(Unsupported(f"a launch of `{ev.kernel}` from extension `{ev.module}`, whose device code "
                                    f"this run did not build"))
         try:
-            result = kernels.run(ev, built, self.memory, UNWRITTEN, self.exact)
+            result = kernels.run(ev, built, self.memory, UNWRITTEN, self.exact, self.symbols.get(ev.module, {}))
         except VoltaError as err:
             raise Stop(err) from None
         result.extension = ev.module

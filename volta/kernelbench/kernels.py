@@ -107,14 +107,16 @@ def _integer_bits(value, dtype: str) -> int:
                       f"integer data computed from inputs are outside what Volta decides here")
 
 
-def run(ev, built, memory: DeviceMemory, unwritten, exact: bool) -> LaunchResult:
-    """Execute launch event `ev` (host.trace.Launch) of extension `built` on `memory`'s storages."""
+def run(ev, built, memory: DeviceMemory, unwritten, exact: bool, symbols: dict | None = None) -> LaunchResult:
+    """Execute launch event `ev` (host.trace.Launch) of extension `built` on `memory`'s storages; `symbols`
+    holds what host code wrote into the module's `__constant__`/`__device__` variables (cudaMemcpyToSymbol:
+    name -> [(byte offset, bytes)], in order), laid over their initializers."""
     start = time.perf_counter()
     module = parse_file(built.ptx)
     entry = next((f for f in module.entries if f.name == ev.kernel), None)
     if entry is None:
         raise Unsupported(f"the launch names kernel `{ev.kernel}`, which the extension's PTX does not define")
-    prog = lower(module, ev.kernel)
+    prog = _with_symbols(lower(module, ev.kernel), symbols or {})
     pointers = _pointer_params(prog)
     args, reached = [], {}
     for k, (param, raw) in enumerate(zip(entry.params, ev.args)):
@@ -157,6 +159,25 @@ def run(ev, built, memory: DeviceMemory, unwritten, exact: bool) -> LaunchResult
         return result   # a defective launch's outputs are not read: the verdict is its findings
     _read_back(m, buffers, reached)
     return result
+
+
+def _with_symbols(prog, symbols: dict):
+    """The program with each module variable host code wrote starting as those bytes (over its initializer)."""
+    if not symbols:
+        return prog
+    variables = dict(prog.variables)
+    for name, writes in symbols.items():
+        var = variables.get(name)
+        if var is None:
+            continue
+        image = bytearray(var.init or bytes(var.size))
+        for offset, data in writes:
+            if offset + len(data) > var.size:
+                raise Unsupported(f"cudaMemcpyToSymbol writes bytes {offset}..{offset + len(data)} of `{name}`, "
+                                  f"which has {var.size} (cudaErrorInvalidValue on a GPU)")
+            image[offset:offset + len(data)] = data
+        variables[name] = dataclasses.replace(var, init=bytes(image))
+    return dataclasses.replace(prog, variables=variables)
 
 
 def in_candidate(findings: list, ext) -> list:

@@ -27,7 +27,7 @@ import numpy as np
 
 from volta.errors import Span, Unsupported, UsageError, VoltaError
 from volta.kernelbench import dtypes as D
-from volta.kernelbench.elements import BudgetExceeded
+from volta.kernelbench.elements import BudgetExceeded, replace_leaves
 from volta.kernelbench.failures import TorchError
 from volta.kernelbench.sizes import Choice, Instrumented, SizePolicy, instrument, largest
 from volta.kernelbench.tensor import SymTensor
@@ -55,6 +55,7 @@ class Problem:
     parameters: dict[str, SymTensor]               # qualified name -> parameter or buffer with named leaves
     sizes: list[Choice]
     integer_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)   # leaf name -> [lo, hi]
+    reference_inputs: list = field(default_factory=list)   # the inputs as the reference's forward left them
     cost: int = 0                                  # element operations of the dry run at these sizes
 
     @property
@@ -68,13 +69,13 @@ class Problem:
 
     def candidate_run(self) -> Run:
         """A Run on the same session (tensors interoperate) for executing a candidate file."""
-        run = Run(self.run.session)
-        return run
+        return Run(self.run.session, streams=self.run.streams)   # one session, one stream order
 
     def reference_outputs(self) -> list[SymTensor]:
         """Model.forward on fresh copies of the inputs, symbolically: the output tensors, in order."""
+        self.reference_inputs = self.fresh_inputs()     # kept: the in-place writes the reference makes
         with _reporting(self.path, self.run), collector_paused(), installed(self.run):
-            result = self.model(*self.fresh_inputs())
+            result = self.model(*self.reference_inputs)
         return outputs_of(result, "Model.forward")
 
 
@@ -246,21 +247,8 @@ def _is_pristine(values: np.ndarray, name: str) -> bool:
 
 def _rename(values: np.ndarray, mapping: dict[str, str]) -> np.ndarray:
     """The elements with every leaf of a renamed buffer renamed (indices kept)."""
-    memo: dict = {}
-    out = np.empty_like(values)
-    for j, v in enumerate(values):
-        if type(v) is not E.Expr:
-            out[j] = v
-            continue
-        for node in E.postorder(v, memo):
-            if node.op is E.VAR and node.data[0] in mapping:
-                memo[node] = E.var(mapping[node.data[0]], node.data[1])
-            elif node.args:
-                memo[node] = E.rebuild(node, tuple(memo[c] for c in node.args))
-            else:
-                memo[node] = node
-        out[j] = memo[v]
-    return out
+    return replace_leaves(values, lambda node: E.var(mapping[node.data[0]], node.data[1])
+                          if node.op is E.VAR and node.data[0] in mapping else None)
 
 
 def _leaf_buffers(values: np.ndarray) -> set[str]:

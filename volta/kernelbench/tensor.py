@@ -18,6 +18,7 @@ For kernel outputs and other tensors whose storage another component fills: `ten
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
@@ -26,6 +27,7 @@ import numpy as np
 from volta.kernelbench import dtypes as D
 from volta.kernelbench.dtypes import DType
 from volta.kernelbench.elements import UNWRITTEN, FloatKit, SymbolicKit
+from volta.kernelbench.streams import MAIN, caller_line
 from volta.kernelbench.failures import TorchError, unsupported
 
 __all__ = ["Size", "Storage", "Session", "SymTensor", "UNWRITTEN", "tensor_on_storage", "from_array",
@@ -70,11 +72,20 @@ class Session:
     methods: Mapping[str, Callable] = field(default_factory=dict)
     next_address: int = 1 << 32
     run: object = None          # the torchsym Run using this session (for methods that draw random values)
+    live: weakref.WeakSet = field(default_factory=weakref.WeakSet)   # every storage still referenced (graphs)
+    precision: object = None    # torchsym.switches.Precision of the check: formats, switches, candidate's events
 
     def allocate(self, values: np.ndarray, dtype: str, name: str = "") -> Storage:
+        streams = getattr(self.run, "streams", None)
+        if streams is not None and streams.current != MAIN and values.shape[0] and values[0] is not UNWRITTEN:
+            streams.enqueue(streams.current, "a torch op", *caller_line())   # work on a side stream
+        if self.precision is not None:
+            values = self.precision.made(dtype, values)
         address = self.next_address
         self.next_address += max(256, -(-values.shape[0] * D.BY_VOLTA[dtype].itemsize // 256) * 256)
-        return Storage(values, dtype, name, address)
+        storage = Storage(values, dtype, name, address)
+        self.live.add(storage)
+        return storage
 
 
 def contiguous_strides(shape) -> tuple:
@@ -235,6 +246,8 @@ class SymTensor:
     def write(self, values) -> None:
         """Write values (broadcast to this shape) into the storage through this view."""
         target = self.array()
+        if self.session.precision is not None:
+            values = self.session.precision.made(self.storage.dtype, values)
         target[...] = np.broadcast_to(values, self._shape)
 
     # ------------------------------------------------------------ views

@@ -139,7 +139,7 @@ def random_inputs(buffers: dict, seed: int = 0, symbols: dict | None = None) -> 
         elif dt in ("f32", "f64", "f16"):
             out[name] = rng.standard_normal(n).astype(DTYPES[dt][0])
         elif dt in ("bf16", "e4m3", "e5m2", "tf32"):
-            from volta.numerics import lanes
+            from volta.numerics import lanes  # start-up: numerics loads only for generated 16-bit inputs
 
             fmt = dt
             words = lanes.round_f64(rng.standard_normal(n), fmt)

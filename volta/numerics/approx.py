@@ -17,7 +17,7 @@ from fractions import Fraction
 import numpy as np
 
 from volta.errors import UsageError
-from volta.numerics import mufu
+import volta.numerics.mufu as mufu
 from volta.numerics.formats import Rnd, get_format
 from volta.numerics.scalar import Num, read, write
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from volta.numerics import approx as _approx
-from volta.numerics import convert as _convert
-from volta.numerics import scalar as _scalar
+import volta.numerics.approx as _approx
+import volta.numerics.convert as _convert
+import volta.numerics.scalar as _scalar
 from volta.numerics.formats import Format, NanStyle, Rnd, as_rnd, get_format
 
 _WORD_DTYPES = {4: np.uint8, 6: np.uint8, 8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}

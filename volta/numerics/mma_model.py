@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from volta.errors import UsageError
 from volta.numerics.formats import F16, F32, FORMATS, Format, Rnd, round_ratio, unpack
-from volta.numerics.scalar import add
+from volta.numerics.scalar import add, fma, read, write
 
 ARCH_ALIASES = {
     "volta": "volta", "sm_70": "volta", "sm70": "volta", "70": "volta",
@@ -248,8 +248,6 @@ def _group(acc: int, a: list[int], b: list[int], fmt: Format, acc_fmt: Format, p
 
 
 def _fma_chain(a: list[int], b: list[int], c: int, fmt: Format) -> int:
-    from volta.numerics.scalar import fma  # f64 mma is ordinary IEEE fma, one k at a time
-
     for aw, bw in zip(a, b):
         c = fma(aw, bw, c, fmt)
     return c
@@ -279,8 +277,6 @@ def schedule(K: int, p: MmaParams) -> tuple[tuple[tuple[tuple[int, ...], ...], .
 @lru_cache(maxsize=None)
 def convert_word(word: int, src: str, dst: str) -> int:
     """An input word converted exactly to another format (fp8 -> f16 for the HMMA rows); NaN -> canonical NaN."""
-    from volta.numerics.scalar import read, write
-
     s, d = FORMATS[src], FORMATS[dst]
     return write(read(word, s), d, Rnd.RN)
 

@@ -20,6 +20,7 @@ import numpy as np
 from volta.errors import UsageError
 from volta.numerics.formats import FORMATS, Format, NanStyle, Rnd
 from volta.numerics.mma_model import CUT14_MASK, MmaParams, convert_word, mma_dot, params_for, schedule
+from volta.numerics.scalar import add
 
 ZERO_EXP = -16000  # alignment exponent of a zero operand: never the maximum, and two of them fit in int16
 NO_FLOOR = -900  # stands in for "no E_floor": below every real exponent, and 2**(F+900) is a finite f64
@@ -128,8 +129,6 @@ def _round_acc(res: np.ndarray, acc: Format, p: MmaParams) -> np.ndarray:
 def _add_words(x: np.ndarray, y: np.ndarray, acc: Format, rnd: Rnd) -> np.ndarray:
     """x + y on accumulator words as one IEEE addition rounded with `rnd` (the `c_after` step)."""
     if rnd is not Rnd.RN:  # no row uses a directed c_after today: the exact scalar add, element by element
-        from volta.numerics.scalar import add
-
         flat = [add(int(u), int(v), acc, rnd) for u, v in zip(x.reshape(-1).tolist(), y.reshape(-1).tolist())]
         return np.array(flat, dtype=_word_dtype(acc)).reshape(x.shape)
     fl = np.float16 if acc.name == "f16" else np.float32

@@ -27,8 +27,9 @@ from fractions import Fraction
 import volta
 from volta.launch.spec import sequence
 from volta.session.races import RaceReport, RacesResult
-from volta.report import json_report, sarif
-from volta.report import text as races_text
+import volta.report.json_report as json_report
+import volta.report.sarif as sarif
+import volta.report.text as races_text
 from volta.report.common import (cuda_site, demangle_text, display_path, group_findings, launch_path, note_lines,
                                  resolve_cuda, verdict_name)
 from volta.symbolic.enclose import Enclosure

@@ -12,12 +12,16 @@ was found there. The report always says at which sizes the verdict holds.
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from fractions import Fraction
 
 import volta
 from volta.session.races import RaceReport, RacesResult
-from volta.report import json_report, sarif
-from volta.report import text as races_text
+import volta.report.calls_report as calls_report
+import volta.report.json_report as json_report
+import volta.report.precision_report as precision_report
+import volta.report.sarif as sarif
+import volta.report.text as races_text
 from volta.report.check_report import HOW, value_text
 from volta.report.common import demangle, display_path
 from volta.symbolic.enclose import Enclosure
@@ -26,8 +30,9 @@ SCHEMA = "volta.kernelbench/1"
 KB_HOW = {"ring-form": "the same polynomial over the same atoms"}
 MAX_INPUTS_SHOWN = 16
 VERDICT_TEXT = {"equivalent": "EQUIVALENT", "not-equivalent": "NOT EQUIVALENT", "unsupported": "UNSUPPORTED",
-                "unknown": "UNKNOWN", "findings": "FINDINGS", "rejected": "REJECTED"}
-OUTPUT_LINES_SHOWN = 12
+                "unknown": "UNKNOWN", "findings": "FINDINGS", "precision": "PRECISION LOSS",
+                "within-tolerance": "EQUIVALENT WITHIN TOLERANCE", "rejected": "REJECTED"}
+OUTPUT_LINES_SHOWN = 12      # lines of the candidate's printed output the text report shows (the last ones)
 
 
 def kernel_name(mangled: str) -> str:
@@ -45,13 +50,16 @@ def kernel_name(mangled: str) -> str:
 
 
 def verdict_text(r) -> str:
+    if r.verdict == "findings" and calls_report.verdict_text(r.calls):
+        return calls_report.verdict_text(r.calls)
     if r.verdict == "findings":
-        if r.findings:
-            kinds = list(dict.fromkeys(f.kind.upper().replace("-", " ") for f in r.findings))
-            return ", ".join(kinds)
-        return "UNINITIALIZED OUTPUT"
+        kinds = list(dict.fromkeys([f.kind.upper().replace("-", " ") for f in r.findings] +
+                                   [f.title for f in r.hacks]))
+        return ", ".join(kinds) or "FINDINGS"
     if r.verdict == "unsupported" and r.raised is not None:
-        return "CANDIDATE RAISED"
+        return "BUILD FAILED" if any(b.escaped for b in r.builds) else "CANDIDATE RAISED"
+    if getattr(r, "unchecked", None) and r.exit_code == 0:
+        return f"{VERDICT_TEXT[r.verdict]} ON THE MACHINE ANSWERS CHECKED ({len(r.unchecked)} NOT CHECKED)"
     return VERDICT_TEXT[r.verdict]
 
 
@@ -95,10 +103,10 @@ def _inputs_line(difference) -> str:
 
 
 # ---- text ----------------------------------------------------------------------------------------
-def format_text(r, indent: str = "") -> str:
+def format_text(r, indent: str = "", explain: bool = False) -> str:
     lines = [f"{verdict_text(r)}: {_summary(r)}", f"  sizes: {sizes_text(r)}"]
     c = r.comparison
-    if r.verdict == "equivalent":
+    if r.verdict in ("equivalent", "precision", "within-tolerance"):
         how = ", ".join(f"{n:,} by {KB_HOW.get(k) or HOW.get(k, k)}" for k, n in c.proved_by.items())
         lines.append(f"  {c.compared:,} output elements compared: {how or 'none'}; over the reals, at these sizes")
     elif r.verdict == "not-equivalent":
@@ -112,13 +120,14 @@ def format_text(r, indent: str = "") -> str:
         if r.witness_file:
             lines.append(f"  counterexample saved to {r.witness_file} (get_inputs-shaped arrays, parameters as "
                          f"param:NAME)")
+    elif r.verdict == "findings" and calls_report.verdict_text(r.calls):
+        pass    # OUTPUT_ALIASED: calls_report's lines below
     elif r.verdict == "findings" and r.findings:
         block = races_text._kernel(_race_report(r), races_text.DEFAULT_MAX_FINDINGS)
         lines.append("  " + block.replace("\n", "\n  "))
-    elif r.verdict == "findings":
-        for k, missing in c.unwritten.items():
-            lines.append(f"  output {k}: {len(missing):,} element(s) never written by any kernel or torch op "
-                         f"(first: {missing[:8]}); on a GPU they hold whatever the allocator left there")
+    elif r.verdict == "unsupported" and any(b.escaped for b in r.builds):
+        lines.append("  the candidate's extension does not build with torch and nothing caught the error: it runs "
+                     "on no GPU machine (nothing is claimed about its kernels)")
     elif r.verdict == "unsupported" and r.raised is not None:
         kind, message, span = r.raised
         where = f" at {display_path(span.file)}:{span.line}" if span else ""
@@ -132,31 +141,44 @@ def format_text(r, indent: str = "") -> str:
         lines.append("  nothing is claimed about equivalence")
     elif r.verdict == "rejected":
         lines.append(f"  {r.unsupported.message}")
-        lines.append("  the candidate's code reached for the verdict or for Volta's process: it is not accepted "
-                     "(docs/sandbox.md)")
+        lines.append("  the candidate's code ended its worker without a result or reached for the verdict or Volta's "
+                     "process: it is not accepted (docs/sandbox.md)")
     elif r.verdict == "unknown":
         lines.append(f"  {len(c.unknown)} element(s) undecided (nothing is claimed); "
                      f"{sum(c.proved_by.values()):,} of {c.compared:,} compared were proved equal")
         lines += [f"  output {k}[{i}]: {why}" for k, i, why in c.unknown]
+    lines += _hack_lines(r, explain)
+    lines += calls_report.text_lines(r)
+    lines += precision_report.text_lines(r.precision, r.verdict, r.witness_file)
+    lines += _paths_lines(r)
     lines += _binding_lines(r)
+    lines += _build_lines(r)
     if r.launches:
         kernels = list(dict.fromkeys(f"{kernel_name(x.kernel)} (grid {'x'.join(map(str, x.grid))}, block "
                                      f"{'x'.join(map(str, x.block))})" for x in r.launches))
         lines.append(f"  launches: {len(r.launches)}: " + "; ".join(kernels[:6]) + (" …" if len(kernels) > 6 else ""))
     if r.host_ops:
         lines.append("  torch ops called from host code: " + ", ".join(dict.fromkeys(r.host_ops)))
+    gemms = list(dict.fromkeys(g.describe() for g in r.gemms))
+    if gemms:
+        lines.append(f"  cuBLAS GEMMs: {len(r.gemms)}: " + "; ".join(gemms[:4]) + (" …" if len(gemms) > 4 else ""))
     lines += [f"  note: {n}" for n in r.notes]
-    printed = r.candidate_output.strip().splitlines()
-    if printed:
-        lines.append(f"  the candidate printed ({len(printed)} line(s), shown, not read by Volta; the last "
-                     f"{min(len(printed), OUTPUT_LINES_SHOWN)}):")
-        lines += [f"  | {ln[:200]}" for ln in printed[-OUTPUT_LINES_SHOWN:]]
+    lines += output_lines(r.candidate_output)
     if r.ragged is not None:
         lines.append("")
         lines.append("ragged sizes (not multiples of typical tile sizes; a candidate may assume the benchmark's "
                      "divisibility):")
-        lines.append("  " + format_text(r.ragged).replace("\n", "\n  "))
+        lines.append("  " + format_text(r.ragged, explain=explain).replace("\n", "\n  "))
     return "\n".join(indent + ln for ln in lines)
+
+
+def output_lines(printed: str) -> list:
+    """What the candidate printed in its worker, as the text report shows it (the last lines; never parsed)."""
+    shown = printed.strip().splitlines()
+    if not shown:
+        return []
+    return ([f"  the candidate printed ({len(shown)} line(s), shown, not read by Volta; the last "
+             f"{min(len(shown), OUTPUT_LINES_SHOWN)}):"] + [f"  | {ln[:200]}" for ln in shown[-OUTPUT_LINES_SHOWN:]])
 
 
 def _summary(r) -> str:
@@ -167,6 +189,35 @@ def _summary(r) -> str:
         return (f"{head}: output {d.output} {list(d.position)} differs: reference = "
                 f"{_value(d.ref_value)}, candidate = {_value(d.cand_value)}")
     return head
+
+
+def _hack_lines(r, explain: bool) -> list:
+    """The findings of what forward did (hacks.py), and the coverage table."""
+    lines = []
+    for f in r.hacks:
+        where = f" at {display_path(f.file)}:{f.line}" if f.file and f.line else ""
+        lines.append(f"  {f.title}{where}: {f.message}")
+        if f.count:
+            lines.append(f"    {f.elements_text}")
+        if explain:
+            lines.append(f"    what the candidate did: {f.explanation}")
+    if r.coverage:
+        lines.append("  coverage: " + "; ".join(
+            f"output {s.output}[{s.start}:{s.stop}] {s.origin}" + (f" (line {s.line})" if s.line else "")
+            for s in r.coverage[:8]) + (" …" if len(r.coverage) > 8 else ""))
+    return lines
+
+
+def _paths_lines(r) -> list:
+    """The machine answers checked for a candidate that reads a clock or the device (paths.py)."""
+    if not r.paths:
+        return []
+    lines = [f"  the candidate reads the machine ({'; '.join(r.asked)}): {len(r.paths)} answer(s) checked, this "
+             f"report is the worst path's:"]
+    lines += [f"    {p.answers}: {VERDICT_TEXT.get(p.verdict, p.verdict.upper())}" for p in r.paths]
+    if r.unchecked:
+        lines.append(f"  NOT checked (limit of {len(r.paths)} runs): " + "; ".join(r.unchecked))
+    return lines
 
 
 def _binding_lines(r) -> list:
@@ -181,6 +232,28 @@ def _binding_lines(r) -> list:
         else:
             parts.append(f"{b.candidate} = {b.reference} (by creation order and shape)")
     return ["  parameters: " + "; ".join(parts)]
+
+
+def _build_lines(r) -> list:
+    """Which extensions built and which did not (torch rejects them too), and whether the candidate's own
+    fallback ran in their place: the verdict covers what ran."""
+    out = []
+    for b in r.builds:
+        where = f" (called at {display_path(b.where[0])}:{b.where[1]})" if b.where else ""
+        if b.built:
+            out.append(f"  extension {b.name}: built{where}")
+            continue
+        what = "nothing caught the error" if b.escaped else "the candidate caught it and its fallback ran instead"
+        out.append(f"  extension {b.name}: did not build{where}: torch raises {b.exception} too; {what}")
+        out += [f"    | {ln}" for ln in b.first_lines()]
+    return out
+
+
+def _build_dict(b) -> dict:
+    return {"name": b.name, "built": b.built, "fell_back": not b.built and not b.escaped, "escaped": b.escaped,
+            "exception": None if b.built else b.exception, "reason": b.reason or None,
+            "message": b.first_lines(8), "file": b.where[0] if b.where else None,
+            "line": b.where[1] if b.where else None}
 
 
 # ---- JSON ----------------------------------------------------------------------------------------
@@ -210,9 +283,8 @@ def to_dict(r, nested: bool = False) -> dict:
         "candidate": r.candidate,
         "verdict": r.verdict,
         "verdict_text": verdict_text(r),
-        "exit_code": r.exit_code if not nested else {"equivalent": 0, "not-equivalent": 1, "findings": 1,
-                                                     "rejected": 1}.get(
-            r.verdict, 3),
+        "exit_code": r.exit_code if not nested else {"equivalent": 0, "within-tolerance": 0, "not-equivalent": 1,
+                                                     "findings": 1, "precision": 1, "rejected": 1}.get(r.verdict, 3),
         "sizes": [{"name": s.name, "original": s.original, "value": s.value, "how": s.how} for s in r.sizes],
         "parameters": [{"candidate": b.candidate, "reference": b.reference, "how": b.how, "shape": list(b.shape)}
                        for b in r.bindings],
@@ -227,6 +299,9 @@ def to_dict(r, nested: bool = False) -> dict:
             "default_input": "1", "file": r.witness_file},
         "findings": [json_report.finding_dict(f) for f in r.findings],
         "groups": json_report.groups_list(r.findings),
+        "hack_findings": [f.to_dict() for f in r.hacks],
+        "coverage": [{"output": s.output, "start": s.start, "stop": s.stop, "origin": s.origin, "line": s.line}
+                     for s in r.coverage],
         "unwritten": [{"output": k, "count": len(v), "first": v[:16]} for k, v in (c.unwritten.items() if c else ())],
         "unsupported": _error(r.unsupported),
         "raised": None if r.raised is None else {"type": r.raised[0], "message": r.raised[1],
@@ -238,7 +313,18 @@ def to_dict(r, nested: bool = False) -> dict:
                       "seconds": round(x.seconds, 6)} for x in r.launches],
         "refused_launches": [{"kernel": k, "reason": why} for k, why in r.refused],
         "host_torch_ops": list(dict.fromkeys(r.host_ops)),
+        "builds": [_build_dict(b) for b in r.builds],
+        "gemms": [{"call": g.call, "m": g.m, "n": g.n, "k": g.k, "batch": g.batch, "transa": g.transa,
+                   "transb": g.transb, "math_mode": g.math_mode, "compute_type": g.compute_type,
+                   "precision": g.precision} for g in r.gemms],
         "notes": list(r.notes),
+        "calls": calls_report.to_dict(r),
+        "eval_mode": r.eval_mode,
+        "precision": precision_report.to_dict(r.precision),
+        "paths": [{"answers": p.answers, "verdict": p.verdict, "exit_code": p.exit_code}
+                  for p in getattr(r, "paths", [])],
+        "paths_unchecked": list(getattr(r, "unchecked", [])),
+        "machine_queries": list(getattr(r, "asked", [])),
         "candidate_output": r.candidate_output,
     }
     if not nested:
@@ -246,26 +332,66 @@ def to_dict(r, nested: bool = False) -> dict:
     return out
 
 
-def format_json(r) -> str:
+def format_json(r, explain: bool = False) -> str:
     return json.dumps(to_dict(r), indent=2, default=str)
 
 
 # ---- SARIF ---------------------------------------------------------------------------------------
-def format_sarif(r) -> str:
+def format_sarif(r, explain: bool = False) -> str:
     reports = [_race_report(r)] if r.findings else []
     doc = sarif.to_dict(RacesResult(reports, r.problem))
     run = doc["runs"][0]
     run["invocations"][0]["exitCode"] = r.exit_code
     rules, results = run["tool"]["driver"]["rules"], run["results"]
-    if r.verdict != "equivalent" and not r.findings:
-        kind = r.verdict if r.verdict != "findings" else "uninitialized-output"
-        level = "error" if r.verdict in ("not-equivalent", "findings", "rejected") else "warning"
+    for f in r.hacks:
+        if not any(rule["id"] == f.kind for rule in rules):
+            rules.append(sarif.rule_entry(f.kind, f.summary, "error"))
+        index = next(i for i, rule in enumerate(rules) if rule["id"] == f.kind)
+        results.append({"ruleId": f.kind, "ruleIndex": index, "level": "error",
+                        "message": {"text": f"{f.title}: {f.message}. {f.explanation}"},
+                        "locations": [sarif._location(f.file or r.candidate, f.line)]})
+    if r.verdict not in ("equivalent", "within-tolerance") and not r.findings and not r.hacks:
+        kind = r.verdict if r.verdict != "findings" else (
+            "output-aliased" if calls_report.verdict_text(r.calls) else "uninitialized-output")
+        level = "error" if r.verdict in ("not-equivalent", "findings", "precision", "rejected") else "warning"
         rules.append(sarif.rule_entry(kind, f"volta kernelbench: {VERDICT_TEXT.get(r.verdict, r.verdict)}", level))
         span = (r.raised[2] if r.raised else r.unsupported.span if r.unsupported else None)
         loc = sarif._location(span.file, span.line) if span else sarif._location(r.candidate, None)
+        if r.verdict == "precision" and r.precision.findings[0].line:
+            loc = sarif._location(r.precision.findings[0].file, r.precision.findings[0].line)
         results.append({"ruleId": kind, "ruleIndex": len(rules) - 1, "level": level,
                         "message": {"text": format_text(r).splitlines()[0]}, "locations": [loc]})
     return json.dumps(doc, indent=2)
 
 
-FORMATS = {"text": format_text, "json": format_json, "sarif": format_sarif}
+# ---- JUnit ---------------------------------------------------------------------------------------
+def format_junit(r, explain: bool = False) -> str:
+    """One testcase for the check (failed on NOT EQUIVALENT or findings, an error when nothing is claimed) and
+    one failed testcase per finding (type: its kind)."""
+    suite = ET.Element("testsuite", name="volta kernelbench")
+    classname = display_path(r.candidate)
+    case = ET.SubElement(suite, "testcase", classname=classname, name=f"ModelNew vs {display_path(r.problem)}",
+                         time=f"{sum(r.seconds.values()):.3f}")
+    first = format_text(r).splitlines()[0]
+    failures = errors = 0
+    if r.exit_code == 1:
+        ET.SubElement(case, "failure", type=r.verdict, message=first).text = format_text(r, explain=explain)
+        failures += 1
+    elif r.exit_code != 0:
+        ET.SubElement(case, "error", type=r.verdict, message=first).text = format_text(r)
+        errors += 1
+    cases = [(f.kind, f"{f.title}: {f.message}", f"{f.message}\n{f.explanation}", f.line) for f in r.hacks]
+    cases += [(f.kind, f"{f.kind}: {f.message}" if hasattr(f, "message") else f.kind, str(f), None)
+              for f in r.findings]
+    for kind, message, text, line in cases:
+        c = ET.SubElement(suite, "testcase", classname=classname,
+                          name=f"{kind}" + (f" at line {line}" if line else ""), time="0")
+        ET.SubElement(c, "failure", type=kind, message=message).text = text
+        failures += 1
+    suite.set("tests", str(1 + len(cases)))
+    suite.set("failures", str(failures))
+    suite.set("errors", str(errors))
+    return ET.tostring(suite, encoding="unicode")
+
+
+FORMATS = {"text": format_text, "json": format_json, "sarif": format_sarif, "junit": format_junit}

@@ -9,6 +9,7 @@ from volta.session import replay
 from volta.numerics.mma_select import summary
 from volta.report.common import launch_path, note_lines
 from volta.report.text import finding_text
+from volta.session.races import RaceReport, RacesResult
 
 SCHEMA = "volta.run/1"
 
@@ -72,8 +73,6 @@ def to_json(result, out_path: str | None = None, seed: int | None = None) -> dic
 def to_races(result, inputs_used: str = ""):
     """The run as a `RacesResult` of one kernel, for the SARIF and JUnit formatters: its findings, `unknown`
     (--timeout), or `clean-for-inputs` (a replay on one input proves nothing about others)."""
-    from volta.session.races import RaceReport, RacesResult
-
     L = result.launch
     report = RaceReport(kernel=L.kernel or L.ptx.name, role="kernel", ptx=str(L.ptx), grid=str(L.grid),
                         block=str(L.block), threads=L.grid.count * L.block.count,

@@ -10,8 +10,8 @@ import json
 from fractions import Fraction
 
 from volta.session.races import RaceReport
-from volta.report import json_report
-from volta.report import text as races_text
+import volta.report.json_report as json_report
+import volta.report.text as races_text
 from volta.report.common import display_path, verdict_name
 
 VERDICTS = {"equivalent": "EQUIVALENT", "not-equivalent": "NOT EQUIVALENT", "findings": "FINDINGS",

@@ -1,13 +1,18 @@
 """Logic, shifts, bit fields, byte permutes and dp4a (PTX ISA §9.7.1, §9.7.8): exact for every width.
 
-Handlers register into `volta.semantics.compute.TABLE`, which imports this module last.
+Handlers register into `volta.semantics.table.TABLE`; compute.py imports this module after its own handlers,
+and then has `install_packed16` wrap some of them.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
+from volta.errors import Unsupported
 from volta.semantics.bits import U64, as_int, as_uint, from_int, mask, signed, width
-from volta.semantics.compute import _t, handles
+from volta.semantics.table import TABLE, handles
+from volta.semantics.table import instruction_type as _t
 
 
 # ==== logic and shifts =========================================================================
@@ -297,7 +302,6 @@ def simd_video(opcode, types, sat, accumulate, a, b, c, cmp=None):
 
 def _video(d, a, b, c):
     if d.has(".min", ".max"):
-        from volta.errors import Unsupported
         raise Unsupported(f"`{d.inst.opcode}`: the .min/.max secondary operation of scalar video instructions "
                           f"is not modelled")
     return simd_video(d.op, tuple(d.types), d.has(".sat"), d.has(".add"), a, b, c, d.cmp)
@@ -343,15 +347,12 @@ def _packed16(fn_name, prior):
 def _strip_relu(prior):
     """The plain min/max handler, called with a decoded instruction whose `.relu` it must not see."""
     def call(d, a, b):
-        import dataclasses
-
         return prior(dataclasses.replace(d, mods=d.mods - {".relu"}), a, b)
     return call
 
 
-def _install_packed16():
-    from volta.semantics.compute import TABLE
-
+def install_packed16():
+    """Wrap compute.py's add, sub, min and max (once) with their packed 16-bit integer forms."""
     for name in ("add", "sub", "min", "max"):
         prior = TABLE[name]
         if getattr(prior, "packed16", False):
@@ -361,8 +362,6 @@ def _install_packed16():
         TABLE[name] = h
 
 
-_install_packed16()
-
 
 # ==== fns (PTX ISA §9.7.1.x): the position of the n-th set bit of mask, counted from base ====================
 
@@ -371,8 +370,6 @@ def _fns(d, mask_, base, offset):
     """fns.b32 d, mask, base, offset: offset 0 → base if mask[base] else all ones; offset > 0 → the offset-th set
     bit at or above base; offset < 0 → the |offset|-th set bit at or below base; all ones when there is none.
     A base above 31 is undefined (PTX) and refused."""
-    from volta.errors import Unsupported
-
     m = mask(mask_, 32)
     b = as_uint(base, 32).astype(np.int64)
     off = as_int(offset, 32).astype(np.int64)

@@ -24,31 +24,19 @@ from __future__ import annotations
 import numpy as np
 
 from volta.errors import Unsupported
-from volta.numerics import approx as _approx
-from volta.numerics import lanes as NL
-from volta.numerics import mufu
+import volta.numerics.approx as _approx
+import volta.numerics.lanes as NL
+import volta.numerics.mufu as mufu
 from volta.numerics.formats import FORMATS, Rnd
 from volta.semantics.bits import (  # noqa: F401  (re-exported: dispatch/machine use C.from_float etc.)
     MASKS, U64, as_float, as_int, as_uint, from_float, from_int, is_float, mask, signed, width,
 )
-
-TABLE = {}
+from volta.semantics.table import TABLE, handles  # noqa: F401  (TABLE re-exported: the executor reads C.TABLE)
+from volta.semantics.table import instruction_type as _t
 
 # Called as ON_DIV_BY_ZERO(d, lane_mask) when an integer `div`/`rem` divides by zero (PTX: the result is
 # unspecified). The executor may install a reporter; the value computed meanwhile is NVIDIA's (all ones / a).
 ON_DIV_BY_ZERO = None
-
-
-def handles(*names):
-    def register(fn):
-        for n in names:
-            TABLE[n] = fn
-        return fn
-    return register
-
-
-def _t(d):
-    return d.types[-1] if d.types else ".b32"
 
 
 # ==== float plumbing ===========================================================================
@@ -698,4 +686,6 @@ def _cvt(d, a, b=None):
     return convert(d, a)
 
 
-from volta.semantics import bitops  # noqa: E402,F401  (registers logic, shift and bit-field handlers)
+import volta.semantics.bitops as bitops  # noqa: E402  (registers logic, shift and bit-field handlers)
+
+bitops.install_packed16()

@@ -225,7 +225,7 @@ def _analyze(report, spec, role, launch, progress, modes, start, inputs, concret
         found = [with_address(f, machine) for f in first + (extra or [])]
         if report.error is None:   # a racing read whose value never reaches an output (volta/exec/racy_reads.py)
             found = racy_reads.settle(machine, found, racy_reads.rerun_launch(
-                prog, launch, spec.buffers, spec.symbols, spec.functions, spec.allow_exit_before_barrier))
+                Machine, prog, launch, spec.buffers, spec.symbols, spec.functions, spec.allow_exit_before_barrier))
         if report.error is None:   # accesses on both sides of a branch on data: only those that can meet
             found = feasible.prune(found, prog, launch, spec)
         report.findings = F.benign_only_where_always(found)

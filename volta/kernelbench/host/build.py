@@ -14,6 +14,7 @@ compiler.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -25,6 +26,7 @@ from pathlib import Path
 from volta import cuda
 from volta.errors import Unsupported, UsageError
 from volta.ir.program import type_size
+from volta.kernelbench.host import rejects
 from volta.kernelbench.host.extract import Extension
 from volta.ptx.parser import parse_file
 
@@ -34,12 +36,22 @@ RUNTIME = HERE / "runtime"
 TORCH_NVCC_FLAGS = ("-D__CUDA_NO_HALF_OPERATORS__", "-D__CUDA_NO_HALF_CONVERSIONS__",
                     "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__", "--expt-relaxed-constexpr")
 STD = "-std=c++17"
+# libraries the stand-in runtime replaces: a candidate's `-lcublas` links against libvoltahost.so instead
+REPLACED_LIBRARIES = re.compile(r"^-l(cudart|cuda|cublas|cublasLt|c10|c10_cuda|torch|torch_cpu|torch_cuda|"
+                                r"torch_python)$")
 
 
 class BuildFailed(Unsupported):
     """The extension did not compile or link against the stand-in headers (nvcc's message, with the
-    candidate's own file and line where they are known). Nothing about the candidate is claimed: torch's
-    real headers may accept what the stand-in lacks."""
+    candidate's own file and line where they are known). Unless `rejection` says why torch's own build fails
+    too (`rejects.py`), nothing about the candidate is claimed: torch's real headers may accept what the
+    stand-in lacks."""
+
+    def __init__(self, message: str, span=None, rejection: rejects.Rejection | None = None,
+                 compiler: str = ""):
+        super().__init__(message, span)
+        self.rejection = rejection
+        self.compiler = compiler      # the compiler's or linker's message, as the candidate would see it
 
 
 @dataclass
@@ -118,11 +130,35 @@ def build(ext: Extension, arch: str = cuda.DEFAULT_ARCH, libdevice: bool = False
     home = cuda.cache_root() / "kernelbench" / f"{_safe(ext.name)}-{key}"
     built = Built(ext, home / "ext.so", home / "cuda.ptx" if ext.cuda_cu else None,
                   home / "cuda.cu" if ext.cuda_cu else None)
+    failed = home.parent / f"{home.name}.{_rejects_version()}.failed.json"   # decided by this rejects.py
+    if failed.is_file():       # a build torch rejects is as reproducible as a success: cached alike
+        raise _failure(json.loads(failed.read_text()))
     if not built.library.is_file():
-        _compile(ext, home, nvcc, runtime, arch, defines, includes)
+        try:
+            _compile(ext, home, nvcc, runtime, arch, defines, includes)
+        except BuildFailed as err:
+            if err.rejection is None:    # the stand-in's limit (or a compiler that died): not kept
+                raise
+            record = {"message": err.message, "compiler": err.compiler,
+                      "rejection": err.rejection.reason if err.rejection else None,
+                      "exception": err.rejection.exception if err.rejection else None}
+            tmp = failed.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(record))
+            os.replace(tmp, failed)
+            raise
     if built.ptx is not None:
         built.kernels = kernel_params(built.ptx)
     return built
+
+
+def _rejects_version() -> str:
+    return hashlib.sha256(Path(rejects.__file__).read_bytes()).hexdigest()[:12]
+
+
+def _failure(record: dict) -> BuildFailed:
+    reason = record.get("rejection")
+    why = rejects.Rejection(reason, record.get("exception") or "RuntimeError") if reason else None
+    return BuildFailed(record["message"], None, why, record.get("compiler", ""))
 
 
 def _safe(name: str) -> str:
@@ -133,6 +169,10 @@ def _compile(ext, home: Path, nvcc, runtime: Path, arch, defines, includes) -> N
     home.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f"{_safe(ext.name)}-", dir=home.parent))
     try:
+        keyword = rejects.host_cuda_keyword(ext)
+        if keyword is not None:
+            raise BuildFailed(f"the extension `{ext.name}` does not build with torch: {keyword.reason}", None,
+                              keyword, keyword.reason)
         (work / "main.cpp").write_text(ext.main_cpp)
         jobs = [("main.cpp", [nvcc, "-c", "-Xcompiler", "-fPIC", STD, *defines, *includes, *ext.cflags,
                               "main.cpp", "-o", "main.o"])]
@@ -148,13 +188,23 @@ def _compile(ext, home: Path, nvcc, runtime: Path, arch, defines, includes) -> N
         for name, proc in procs:
             out, _ = proc.communicate()
             if proc.returncode != 0:
-                raise BuildFailed(f"the extension `{ext.name}` did not compile against Volta's stand-in torch "
-                                  f"headers ({name}):\n{_explain(out, ext, work)}", None)
+                text = out.replace(str(work) + os.sep, "")
+                why = rejects.of_compile(ext, text)
+                shown = _explain(out, ext, work)
+                head = (f"does not build with torch either ({name}): {why.reason}" if why else
+                        f"did not compile against Volta's stand-in torch headers ({name})")
+                raise BuildFailed(f"the extension `{ext.name}` {head}:\n{shown}", None, why, shown)
         objects = ["main.o"] + (["cuda.o"] if ext.cuda_cu is not None else [])
         link = [nvcc, "-shared", "-cudart", "none", *objects, f"-L{runtime.parent}", "-lvoltahost",
-                f"-Xlinker", f"-rpath={runtime.parent}", "-Xlinker", "-z,defs", *ext.ldflags, "-o", "ext.so"]
+                f"-Xlinker", f"-rpath={runtime.parent}", "-Xlinker", "-z,defs",
+                *(f for f in ext.ldflags if not REPLACED_LIBRARIES.match(f)), "-o", "ext.so"]
         proc = _run(link, work)
         if proc.returncode != 0:
+            why = rejects.of_link(ext, proc.stderr + proc.stdout)
+            if why is not None:
+                shown = _explain(proc.stderr + proc.stdout, ext, work)
+                raise BuildFailed(f"the extension `{ext.name}` does not link with torch either: {why.reason}:\n"
+                                  f"{shown}", None, why, shown)
             missing = sorted(set(re.findall(r"undefined reference to [`'‘]([^'’`]+)['’`]", proc.stderr + proc.stdout)))
             if missing:
                 raise BuildFailed(f"the extension `{ext.name}` calls {', '.join(missing[:6])}"

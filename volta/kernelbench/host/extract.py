@@ -61,7 +61,12 @@ class Extension:
 
 
 class CandidateTypeError(Exception):
-    """The call torch itself would reject (a wrong keyword, a wrong type): raised as the candidate's TypeError."""
+    """The call torch itself would reject (a wrong keyword, a wrong type): raised as the candidate's TypeError.
+    `name` is the extension's name when the call gave one."""
+
+    def __init__(self, message: str, name: str | None = None):
+        super().__init__(message)
+        self.name = name
 
 
 def _as_list(value, what: str) -> list:
@@ -74,27 +79,31 @@ def _as_list(value, what: str) -> list:
     raise CandidateTypeError(f"{what} must be a string or a list of strings, not {type(value).__name__}")
 
 
-def _functions(value):
+def _functions(value) -> dict | None:
+    """`functions=` as torch reads it: name -> docstring (a name, or a list of names, is its own docstring)."""
     if value is None:
         return None
     if isinstance(value, str):
-        return (value,)
-    if isinstance(value, (list, tuple)):
-        return tuple(value)
+        value = [value]
+    if isinstance(value, list):
+        return {f: f for f in value}
     if isinstance(value, dict):
-        return tuple(value)
+        return dict(value)
     raise ValueError(f"Expected 'functions' to be a list or dict, but was {type(value)}")
 
 
 def _bind(params: tuple, args: tuple, kwargs: dict, what: str) -> dict:
+    name = kwargs.get("name", args[0] if args else None)
+    name = name if isinstance(name, str) else None
     if len(args) > len(params):
-        raise CandidateTypeError(f"{what}() takes {len(params)} positional arguments but {len(args)} were given")
+        raise CandidateTypeError(f"{what}() takes {len(params)} positional arguments but {len(args)} were given",
+                                 name)
     bound = dict(zip(params, args))
     for key, value in kwargs.items():
         if key not in params:
-            raise CandidateTypeError(f"{what}() got an unexpected keyword argument '{key}'")
+            raise CandidateTypeError(f"{what}() got an unexpected keyword argument '{key}'", name)
         if key in bound:
-            raise CandidateTypeError(f"{what}() got multiple values for argument '{key}'")
+            raise CandidateTypeError(f"{what}() got multiple values for argument '{key}'", name)
         bound[key] = value
     if "name" not in bound:
         raise CandidateTypeError(f"{what}() missing 1 required positional argument: 'name'")
@@ -127,11 +136,14 @@ def from_load_inline(args: tuple, kwargs: dict, candidate: str | None) -> Extens
     main_parts = [("#include <torch/extension.h>", False)] if implicit else []
     main_parts += [(s, True) for s in cpp]
     if functions is not None:
+        wrap = b.get("with_pytorch_error_handling", True)
         binding = ["PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {"]
-        binding += [f'm.def("{f}", torch::wrap_pybind_function({f}), "{f}");' for f in functions]
+        binding += [f'm.def("{f}", {f"torch::wrap_pybind_function({f})" if wrap else f}, "{doc}");'
+                    for f, doc in functions.items()]
         main_parts.append(("\n".join(binding + ["}"]), False))
     main_cpp, main_chunks = _assemble(main_parts, candidate, text)
-    ext = Extension(str(b["name"]), main_cpp, None, functions, chunks={"main.cpp": main_chunks})
+    ext = Extension(str(b["name"]), main_cpp, None, None if functions is None else tuple(functions),
+                    chunks={"main.cpp": main_chunks})
     if cuda:
         cu_parts = [(h, False) for h in CUDA_HEADERS] if implicit else []
         ext.cuda_cu, ext.chunks["cuda.cu"] = _assemble(cu_parts + [(s, True) for s in cuda], candidate, text)

@@ -107,6 +107,34 @@ class Op:              # a torch op called from host code
 
 
 @dataclass(frozen=True)
+class Gemm:            # a cuBLAS GEMM: C = alpha op(A) op(B) + beta C, column-major, per batch (host/cublas.py)
+    call: str
+    transa: str            # "N" | "T" | "C"
+    transb: str
+    m: int
+    n: int
+    k: int
+    alpha: float
+    beta: float
+    a: int
+    lda: int
+    stride_a: int
+    b: int
+    ldb: int
+    stride_b: int
+    c: int
+    ldc: int
+    stride_c: int
+    batch: int
+    a_type: str
+    b_type: str
+    c_type: str
+    compute: int           # cublasComputeType_t
+    math: int              # the handle's cublasMath_t
+    stream: int
+
+
+@dataclass(frozen=True)
 class Sync:            # stream/event/device synchronization and stream creation (kept for the report)
     kind: str
     detail: dict
@@ -117,7 +145,7 @@ class DeviceQuery:     # host code read the device's properties or a timing
     what: str
 
 
-Event = Alloc | Malloc | Free | Memset | Copy | Upload | SymbolWrite | Launch | Op | Sync | DeviceQuery
+Event = Alloc | Malloc | Free | Memset | Copy | Upload | SymbolWrite | Launch | Op | Gemm | Sync | DeviceQuery
 
 
 def _int(e: dict, key: str, lo: int = -(1 << 63), hi: int = (1 << 64) - 1) -> int:
@@ -208,6 +236,16 @@ def event(e: dict) -> Event:
             raise BadTrace("trace event 'op': in/s/i are not lists")
         return Op(_str(e, "op"), tuple(tensor_ref(t) for t in ins), tuple(_number(x) for x in s),
                   tuple(int(x) for x in i), tensor_ref(e["out"]) if "out" in e else None)
+    if kind == "gemm":
+        ops = [_str(e, key) for key in ("transa", "transb")]
+        types = [_str(e, key) for key in ("a_type", "b_type", "c_type")]
+        if any(o not in ("N", "T", "C") for o in ops) or any(t not in DTYPES for t in types):
+            raise BadTrace(f"trace event 'gemm': transposes {ops} or types {types} malformed")
+        return Gemm(_str(e, "call"), *ops, *(_int(e, key, 0) for key in ("m", "n", "k")),
+                    _number(e.get("alpha")), _number(e.get("beta")),
+                    *(_int(e, key) for key in ("a", "lda", "stride_a", "b", "ldb", "stride_b", "c", "ldc",
+                                               "stride_c", "batch")),
+                    *types, _int(e, "compute"), _int(e, "math"), _int(e, "stream"))
     if kind in ("stream_create", "stream_destroy", "stream_sync", "stream_wait", "event_record", "event_sync",
                 "device_sync"):
         return Sync(kind, {k: v for k, v in e.items() if k != "e"})

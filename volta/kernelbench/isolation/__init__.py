@@ -1,5 +1,5 @@
-"""The candidate's code runs in a confined worker process; the verdict is decided in Volta's (docs/sandbox.md).
+"""A KernelBench candidate's whole check runs in a confined worker process (docs/sandbox.md).
 
-`process.Worker` forks and confines the worker and watches it, `guard` is the audit hook inside it, `wire` the
-restricted format of what comes back.
+`process.Worker` forks and confines the worker and watches it, `guard` is the audit hook and the snapshot of
+Volta's code inside it, `confined` runs `check` there and validates the JSON that comes back.
 """

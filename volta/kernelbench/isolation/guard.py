@@ -62,6 +62,15 @@ def culprit(frame) -> str | None:
     return None
 
 
+def _outsider(namespace) -> str | None:
+    """The file of the module whose `import` statement this is, when it is neither Volta's nor the library's
+    (an import forwarded by Volta's own `__import__` wrapper, paths.candidate_builtins, still names it)."""
+    name = namespace.get("__file__") if isinstance(namespace, dict) else None
+    if not isinstance(name, str) or name.startswith(VOLTA_DIR) or name.startswith(LIBRARY_DIRS):
+        return None
+    return name
+
+
 def _is_volta(module) -> bool:
     return isinstance(module, str) and (module == "volta" or module.startswith("volta."))
 
@@ -145,7 +154,7 @@ def install(folder: str, report) -> None:
 
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
         if level == 0 and _is_volta(name):
-            where = culprit(sys._getframe(1))
+            where = culprit(sys._getframe(1)) or _outsider(globals)
             if where is not None:
                 report(f"the candidate ({where}) tried to import {name} (Volta's own code)")
                 os._exit(REFUSED)

@@ -1,7 +1,7 @@
 """The candidate's worker process: started early, confined, watched, and killed with everything it started.
 
-`Worker(job, limits)` forks before the parent computes anything about the problem (so no reference result is
-in the memory the child copies) and runs `job(channel)` in the child. The child, before the job:
+`Worker(job, limits)` forks and runs `job(channel)` in the child (in this design, the whole check of a candidate:
+docs/sandbox.md). The child, before the job:
 
 - leaves the parent's session (`setsid`: a process group the parent kills whole) and, where the kernel
   allows it (`unshare(2)` through ctypes, as root or in a user namespace), enters a new network namespace
@@ -13,18 +13,20 @@ in the memory the child copies) and runs `job(channel)` in the child. The child,
 - runs in a private temporary folder, with a scrubbed environment (PATH, locale, CUDA_HOME, Volta's cache
   folder; HOME and TMPDIR are the folder), stdin closed, stdout and stderr into a pipe the parent reads
   (shown as the candidate's output, never parsed), no new privileges, killed if the parent dies;
-- installs the audit hook of `guard.py` when the job asks (`Channel.install_guard`: after its trusted part).
+- installs the audit hook of `guard.py` when the job asks (`Channel.install_guard`).
+
+The child answers with JSON frames (plain data, never pickle: nothing the parent reads can run code).
 
 The parent enforces a wall-clock deadline (kill of the whole group past it) and turns every way the worker
-can end without a well-formed answer into an `Ended` with a verdict: REJECTED for a refusal, an exit or a
-malformed message, UNSUPPORTED for a timeout, a memory kill or a crash. `isolation` lists, in words, what
+can end without a well-formed answer into an `Ended` with a verdict: REJECTED for a refusal, an exit, a crash or a
+malformed message, UNSUPPORTED for a timeout or a memory kill. `isolation` lists, in words, what
 this OS did not allow (said in the report).
 """
 from __future__ import annotations
 
 import ctypes
 import os
-import pickle
+import json
 import resource
 import select
 import shutil
@@ -36,13 +38,14 @@ import time
 from dataclasses import dataclass
 
 from volta.cuda import cache_root
-from volta.kernelbench.isolation import guard, wire
+from volta.kernelbench.isolation import guard
 
 CLONE_NEWNET, CLONE_NEWPID, CLONE_NEWUSER = 0x40000000, 0x20000000, 0x10000000
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "CUDA_HOME", "CUDA_PATH")
 OUTPUT_KEPT = 1 << 16            # bytes of the candidate's output the report shows at most
 HEADER = struct.Struct("<Q")
+MAX_FRAME = 64 << 20            # the largest answer the parent reads (bytes)
 EXIT_SETUP = 87                  # the child could not confine itself (the parent reports why from its message)
 
 
@@ -65,42 +68,23 @@ class Ended(Exception):
 # ---------------------------------------------------------------- the child
 
 class Channel:
-    """The child's end: `send` a message (wire-encoded), `receive` the parent's (trusted) requests, and
-    `install_guard` for the rest of the process's life once the job's trusted part (loading the problem) is
-    done."""
+    """The child's end: `send` a (kind, payload) message as JSON, and `install_guard` for the rest of the
+    process's life."""
 
-    def __init__(self, requests: int, replies: int, folder: str):
-        self.requests, self.replies, self.folder = requests, replies, folder
+    def __init__(self, replies: int, folder: str):
+        self.replies, self.folder = replies, folder
 
     def install_guard(self) -> None:
         guard.install(self.folder, lambda text: self.send("refused", text))
 
     def send(self, kind: str, payload) -> None:
-        _write_frame(self.replies, wire.encode((kind, payload)))
-
-    def receive(self):
-        return pickle.loads(_read_frame(self.requests))
+        _write_frame(self.replies, json.dumps([kind, payload]).encode())
 
 
 def _write_frame(fd: int, data: bytes) -> None:
     view = memoryview(HEADER.pack(len(data)) + data)
     while view:
         view = view[os.write(fd, view):]
-
-
-def _read_exact(fd: int, n: int) -> bytes:
-    chunks = []
-    while n:
-        chunk = os.read(fd, min(n, 1 << 20))
-        if not chunk:
-            raise EOFError
-        chunks.append(chunk)
-        n -= len(chunk)
-    return b"".join(chunks)
-
-
-def _read_frame(fd: int) -> bytes:
-    return _read_exact(fd, HEADER.unpack(_read_exact(fd, HEADER.size))[0])
 
 
 def _libc():
@@ -223,7 +207,7 @@ def _relay(pid: int) -> None:
     os._exit(os.WEXITSTATUS(status))
 
 
-def _child(job, limits: Limits, folder: str, requests: int, replies: int, output: int, spare: list) -> None:
+def _child(job, limits: Limits, folder: str, replies: int, output: int, spare: list) -> None:
     status = EXIT_SETUP
     try:
         for fd in spare:
@@ -237,11 +221,11 @@ def _child(job, limits: Limits, folder: str, requests: int, replies: int, output
         if in_namespace:
             pid = os.fork()               # the first process of the new PID namespace runs the job
             if pid:
-                for fd in (requests, replies, output):
+                for fd in (replies, output):
                     os.close(fd)
                 _relay(pid)
         missing += _confine(limits, folder, output, libc, root)
-        channel = Channel(requests, replies, folder)
+        channel = Channel(replies, folder)
         channel.send("ready", missing)
         job(channel)
         status = 0
@@ -256,20 +240,19 @@ def _child(job, limits: Limits, folder: str, requests: int, replies: int, output
 # ---------------------------------------------------------------- the parent
 
 class Worker:
-    """The parent's handle on one worker: `request`, `receive` (decoded, or `Ended`), `printed`, `close`."""
+    """The parent's handle on one worker: `ready`, `receive` (decoded, or `Ended`), `printed`, `close`."""
 
     def __init__(self, job, limits: Limits):
         self.limits = limits
         self.folder = tempfile.mkdtemp(prefix="volta-candidate-")
-        req_r, self._req = os.pipe()
         self._rep, rep_w = os.pipe()
         self._out, out_w = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
         self.pid = os.fork()
         if self.pid == 0:
-            _child(job, limits, self.folder, req_r, rep_w, out_w, [self._req, self._rep, self._out])
-        for fd in (req_r, rep_w, out_w):
+            _child(job, limits, self.folder, rep_w, out_w, [self._rep, self._out])
+        for fd in (rep_w, out_w):
             os.close(fd)
         self._printed = b""
         self._buffer = bytearray()
@@ -284,14 +267,6 @@ class Worker:
             raise Ended("rejected", "the worker did not start as Volta starts it")
         return missing
 
-    def request(self, message) -> None:
-        """Send the worker a request; its answer is due within the time limit from now."""
-        self.deadline = time.monotonic() + self.limits.seconds
-        try:
-            _write_frame(self._req, pickle.dumps(message))
-        except OSError:
-            pass     # it ended: the next receive says how
-
     def receive(self, doing: str, seconds: float | None = None):
         """The worker's next message, decoded as (kind, payload); Ended when there is none."""
         deadline = self.deadline if seconds is None else min(self.deadline, time.monotonic() + seconds)
@@ -299,7 +274,7 @@ class Worker:
         while True:
             if len(buffer) >= HEADER.size:
                 size = HEADER.unpack(buffer[:HEADER.size])[0]
-                if size > wire.MAX_FRAME:
+                if size > MAX_FRAME:
                     self._kill()
                     raise Ended("rejected", f"the worker sent a message of {size:,} bytes while {doing}")
                 if len(buffer) >= HEADER.size + size:
@@ -322,11 +297,11 @@ class Worker:
         end = HEADER.size + HEADER.unpack(buffer[:HEADER.size])[0]
         frame, self._buffer = bytes(buffer[HEADER.size:end]), buffer[end:]
         try:
-            message = wire.decode(frame)
-        except wire.Malformed as err:
+            message = json.loads(frame)
+        except ValueError as err:
             self._kill()
             raise Ended("rejected", f"the worker's answer while {doing} is malformed: {err}") from None
-        if not (type(message) is tuple and len(message) == 2 and type(message[0]) is str):
+        if not (type(message) is list and len(message) == 2 and type(message[0]) is str):
             self._kill()
             raise Ended("rejected", f"the worker's answer while {doing} is no (kind, payload) message")
         if message[0] == "refused":
@@ -346,9 +321,9 @@ class Worker:
         self._closed = True
         self._kill()
         self._drain()
-        for fd in (self._req, self._rep, self._out):
+        for fd in (self._rep, self._out):
             os.close(fd)
-        self._req = self._rep = self._out = -1
+        self._rep = self._out = -1
         shutil.rmtree(self.folder, ignore_errors=True)
 
     # ---- ending ----
@@ -396,7 +371,8 @@ class Worker:
                 return Ended("unsupported", f"the worker was killed (SIGKILL) while {doing}: past its CPU-time "
                                             f"limit ({self.limits.seconds:g} s), or by the system's out-of-memory "
                                             f"killer")
-            return Ended("unsupported", f"the candidate's process crashed ({name}) while {doing}")
+            return Ended("rejected", f"the worker ended on a signal ({name}) while {doing}, without returning a "
+                                     f"result")
         code = os.WEXITSTATUS(status)
         if code == guard.REFUSED:
             return Ended("rejected", f"the candidate tried what the worker refuses while {doing} (its report was "

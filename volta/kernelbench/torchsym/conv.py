@@ -19,6 +19,7 @@ import numpy as np
 
 from volta.kernelbench.failures import TorchError, unsupported
 from volta.kernelbench.torchsym.core import new, operand, result_type
+from volta.kernelbench.torchsym.switches import reduced_operands
 
 
 def ntuple(value, n: int, what: str) -> tuple:
@@ -59,6 +60,7 @@ def _padding(padding, nd: int, kernel: tuple, stride: tuple, dilation: tuple) ->
 
 def conv(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, nd: int):
     name = f"conv{nd}d"
+    input, weight = reduced_operands(f"torch.nn.functional.{name}", "conv", input, weight)
     x, batched = _batched(input, nd, name)
     if weight.ndim != nd + 2:
         raise TorchError(f"{name}: expected a {nd + 2}-D weight, got {list(weight.shape)}")
@@ -110,6 +112,7 @@ def conv(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *,
 def conv_transpose(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1, *,
                    nd: int):
     name = f"conv_transpose{nd}d"
+    input, weight = reduced_operands(f"torch.nn.functional.{name}", "conv", input, weight)
     x, batched = _batched(input, nd, name)
     if weight.ndim != nd + 2:
         raise TorchError(f"{name}: expected a {nd + 2}-D weight, got {list(weight.shape)}")

@@ -10,6 +10,7 @@ creation order, which `problem.py` renames after `get_inputs()` and the model's 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -18,6 +19,7 @@ import numpy as np
 from volta.kernelbench import dtypes as D
 from volta.kernelbench.dtypes import DType
 from volta.kernelbench.failures import TorchError, unsupported
+from volta.kernelbench.streams import Ordering
 from volta.kernelbench.tensor import Session, Storage, SymTensor, contiguous_strides, from_array
 
 
@@ -40,6 +42,8 @@ class Run:
     random_allowed: bool = True
     sources: list[Source] = field(default_factory=list)
     load_inline: Callable | None = None
+    streams: Ordering = field(default_factory=Ordering)    # its work's order across streams (streams.py)
+    paths: object = None                # paths.Oracle: how the machine answers timing and device queries
 
     @property
     def kit(self):

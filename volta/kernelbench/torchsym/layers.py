@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from volta.kernelbench import dtypes as D
 from volta.kernelbench.failures import TorchError, unsupported
-from volta.kernelbench.torchsym import conv as C
-from volta.kernelbench.torchsym import linalg as L
-from volta.kernelbench.torchsym import loss as X
-from volta.kernelbench.torchsym import norm as N
-from volta.kernelbench.torchsym import pointwise as P
-from volta.kernelbench.torchsym import pool as Q
-from volta.kernelbench.torchsym import reduction as R
+import volta.kernelbench.torchsym.conv as C
+import volta.kernelbench.torchsym.linalg as L
+import volta.kernelbench.torchsym.loss as X
+import volta.kernelbench.torchsym.norm as N
+import volta.kernelbench.torchsym.pointwise as P
+import volta.kernelbench.torchsym.pool as Q
+import volta.kernelbench.torchsym.reduction as R
 from volta.kernelbench.torchsym.creation import Factories
 from volta.kernelbench.torchsym.module import Module, Parameter
 from volta.kernelbench.torchsym.shape import one_hot
@@ -196,7 +196,8 @@ class _Dropout(_Layer):
 
 def dropout(input, p=0.5, training=True, inplace=False):
     if training and p > 0:
-        raise unsupported(f"dropout with p={p} in training mode", "it is random")
+        raise unsupported(f"dropout with p={p} in training mode", "it is random (`volta kernelbench --eval` checks "
+                          "eval mode, where dropout is the identity)")
     return input
 
 

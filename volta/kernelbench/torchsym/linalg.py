@@ -14,6 +14,7 @@ import numpy as np
 
 from volta.kernelbench.failures import TorchError, unsupported
 from volta.kernelbench.torchsym.core import elementwise, new, operand, result_type
+from volta.kernelbench.torchsym.switches import reduced_operands
 
 
 def _arrays(a, b):
@@ -25,6 +26,7 @@ def _arrays(a, b):
 def matmul(input, other, *, out=None):
     if input.ndim == 0 or other.ndim == 0:
         raise TorchError("both arguments to matmul need to be at least 1D")
+    input, other = reduced_operands("torch.matmul", "matmul", input, other)
     dtype, kit, a, b = _arrays(input, other)
     dropped = (a.ndim == 1, b.ndim == 1)     # a vector is a one-row (or one-column) matrix, dropped after
     a = a[None, :] if dropped[0] else a
@@ -120,6 +122,7 @@ def einsum(equation, *operands):
     inputs = equation.split("->")[0].split(",")
     if len(inputs) != len(operands) or not all(_EINSUM_TERM.match(t) for t in inputs):
         raise TorchError(f"einsum(): the equation {equation!r} does not match {len(operands)} operands")
+    operands = reduced_operands("torch.einsum", "matmul", *operands)
     dtype = result_type(*operands)
     kit = operands[0].session.kit
     arrays = [operand(t, dtype, kit) for t in operands]

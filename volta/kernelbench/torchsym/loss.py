@@ -9,8 +9,8 @@ a constant equal to it. kl_div uses torch's xlogy (0·log 0 = 0); binary cross e
 from __future__ import annotations
 
 from volta.kernelbench.failures import TorchError, unsupported
-from volta.kernelbench.torchsym import pointwise as P
-from volta.kernelbench.torchsym import reduction as R
+import volta.kernelbench.torchsym.pointwise as P
+import volta.kernelbench.torchsym.reduction as R
 from volta.kernelbench.torchsym.shape import one_hot
 
 

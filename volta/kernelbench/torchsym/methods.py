@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from volta.kernelbench import dtypes as D
 from volta.kernelbench.failures import TorchError, unsupported
-from volta.kernelbench.torchsym import linalg, pointwise, reduction, shape
+import volta.kernelbench.torchsym.linalg as linalg
+import volta.kernelbench.torchsym.pointwise as pointwise
+import volta.kernelbench.torchsym.reduction as reduction
+import volta.kernelbench.torchsym.shape as shape
 from volta.kernelbench.torchsym.creation import TENSOR_METHODS as NEW_METHODS
 
 

@@ -34,6 +34,16 @@ class Parameter(SymTensor):
         return "Parameter containing:\n" + super().__repr__()
 
 
+class HookHandle:
+    """What register_forward_hook returns: `remove()` takes the hook out."""
+
+    def __init__(self, table: dict, key: int):
+        self._table, self.key = table, key
+
+    def remove(self) -> None:
+        self._table.pop(self.key, None)
+
+
 class Module:
     """torch.nn.Module: the registry of parameters, buffers and submodules, and __call__ -> forward."""
 
@@ -93,7 +103,36 @@ class Module:
         object.__delattr__(self, name)
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        """forward (as bound now: an instance attribute rebound at run time wins) between the forward pre-hooks
+        and forward hooks registered on this module, as torch runs them."""
+        hooks = self.__dict__.get("_volta_hooks", {})
+        for hook in list(hooks.get("pre", {}).values()):
+            changed = hook(self, args)
+            if changed is not None:
+                args = changed if isinstance(changed, tuple) else (changed,)
+        result = self.forward(*args, **kwargs)
+        for hook in list(hooks.get("post", {}).values()):
+            changed = hook(self, args, result)
+            if changed is not None:
+                result = changed
+        return result
+
+    def _add_hook(self, kind: str, hook) -> "HookHandle":
+        hooks = self.__dict__.setdefault("_volta_hooks", {"pre": {}, "post": {}})
+        handle = HookHandle(hooks[kind], len(hooks[kind]) and max(hooks[kind]) + 1)
+        hooks[kind][handle.key] = hook
+        return handle
+
+    def register_forward_pre_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False):
+        if prepend or with_kwargs:
+            raise unsupported("Module.register_forward_pre_hook(prepend=/with_kwargs=)")
+        return self._add_hook("pre", hook)
+
+    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False):
+        if prepend or with_kwargs:
+            raise unsupported("Module.register_forward_hook(prepend=/with_kwargs=)")
+        return self._add_hook("post", hook)
 
     def forward(self, *args, **kwargs):
         raise TorchError(f"Module [{type(self).__name__}] is missing the required \"forward\" function")

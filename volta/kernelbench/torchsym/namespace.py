@@ -20,13 +20,26 @@ import importlib.util
 import sys
 import types
 
+from volta.kernelbench import streams
 from volta.kernelbench import dtypes as D
 from volta.kernelbench.failures import TorchError, unsupported
+from volta.kernelbench.paths import cuda_functions
 from volta.kernelbench.tensor import Size, SymTensor
-from volta.kernelbench.torchsym import conv, layers, linalg, loss, methods, norm, pointwise, pool, reduction, shape
+import volta.kernelbench.torchsym.conv as conv
+import volta.kernelbench.torchsym.graphs as graphs
+import volta.kernelbench.torchsym.layers as layers
+import volta.kernelbench.torchsym.linalg as linalg
+import volta.kernelbench.torchsym.loss as loss
+import volta.kernelbench.torchsym.methods as methods
+import volta.kernelbench.torchsym.norm as norm
+import volta.kernelbench.torchsym.pointwise as pointwise
+import volta.kernelbench.torchsym.pool as pool
+import volta.kernelbench.torchsym.reduction as reduction
+import volta.kernelbench.torchsym.shape as shape
 from volta.kernelbench.torchsym.core import result_type
 from volta.kernelbench.torchsym.creation import Factories, Run
 from volta.kernelbench.torchsym.module import CONTAINERS, Module, Parameter
+from volta.kernelbench.torchsym.switches import switch_functions
 
 
 class Missing:
@@ -205,16 +218,20 @@ def build(run: Run) -> dict[str, types.ModuleType]:
     cpp_extension = _module("torch.utils.cpp_extension", {"load_inline": _hook(run, "load_inline"),
                                                           "load": _hook(run, "load")})
     utils = _module("torch.utils", {"cpp_extension": cpp_extension})
-    cuda = _module("torch.cuda", {
+    switches = switch_functions(run)
+    amp = _module("torch.amp", {"autocast": switches["autocast"]})
+    cuda_amp = _module("torch.cuda.amp", {"autocast": switches["cuda_autocast"]})
+    cuda = _module("torch.cuda", {"amp": cuda_amp,
         "is_available": lambda: True, "device_count": lambda: 1, "current_device": lambda: 0,
-        "synchronize": lambda *a, **k: None, "set_device": lambda *a, **k: None,
+        "set_device": lambda *a, **k: None,
         "get_device_name": lambda *a, **k: "Volta symbolic device", "manual_seed": lambda *a: None,
-        "manual_seed_all": lambda *a: None, "empty_cache": lambda: None, "is_initialized": lambda: True})
-    backends = _module("torch.backends", {
-        "cudnn": types.SimpleNamespace(benchmark=False, deterministic=False, enabled=True, allow_tf32=True),
-        "cuda": types.SimpleNamespace(matmul=types.SimpleNamespace(allow_tf32=False,
-                                                                   allow_fp16_reduced_precision_reduction=True))})
+        "manual_seed_all": lambda *a: None, "empty_cache": lambda: None, "is_initialized": lambda: True,
+        **streams.cuda_functions(run.streams), **graphs.functions(run), **cuda_functions(run)})
+    backends = _module("torch.backends", {"cudnn": switches["cudnn"],
+                                          "cuda": types.SimpleNamespace(matmul=switches["matmul"])})
     jit = _module("torch.jit", {"script": _identity_decorator, "trace": lambda fn, *a, **k: fn,
+                                "trace_module": lambda mod, *a, **k: mod, "freeze": lambda mod, *a, **k: mod,
+                                "optimize_for_inference": lambda mod, *a, **k: mod,
                                 "ignore": _identity_decorator, "unused": _identity_decorator})
     table = {
         **D.TORCH_NAMES, **pointwise.FUNCTIONS, **reduction.FUNCTIONS, **linalg.FUNCTIONS, **shape.FUNCTIONS,
@@ -227,14 +244,16 @@ def build(run: Run) -> dict[str, types.ModuleType]:
         "get_default_dtype": lambda: D.DEFAULT_FLOAT, "can_cast": lambda a, b: True,
         "finfo": _Info, "iinfo": _Info, "no_grad": _NoGrad, "enable_grad": _NoGrad, "inference_mode": _NoGrad,
         "set_grad_enabled": _NoGrad, "is_grad_enabled": lambda: False, "manual_seed": lambda *a: None,
-        "seed": lambda: 0, "compile": _identity_decorator, "nn": nn, "cuda": cuda, "utils": utils,
+        "seed": lambda: 0, "compile": _identity_decorator, "nn": nn, "amp": amp,
+        "autocast": switches["autocast"], "set_float32_matmul_precision": switches["set_float32_matmul_precision"],
+        "get_float32_matmul_precision": switches["get_float32_matmul_precision"], "cuda": cuda, "utils": utils,
         "backends": backends, "jit": jit, "__version__": "2.5.0+volta.symbolic", "inf": float("inf"),
         "nan": float("nan"), "pi": 3.141592653589793, "e": 2.718281828459045, "Generator": Missing("torch.Generator"),
     }
     torch = _module("torch", table)
     return {"torch": torch, "torch.nn": nn, "torch.nn.functional": functional, "torch.nn.init": init,
             "torch.utils": utils, "torch.utils.cpp_extension": cpp_extension, "torch.cuda": cuda,
-            "torch.backends": backends, "torch.jit": jit}
+            "torch.backends": backends, "torch.jit": jit, "torch.amp": amp, "torch.cuda.amp": cuda_amp}
 
 
 def _result_type(a, b):

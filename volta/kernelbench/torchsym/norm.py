@@ -12,7 +12,7 @@ import math
 
 from volta.kernelbench import dtypes as D
 from volta.kernelbench.failures import TorchError, unsupported
-from volta.kernelbench.torchsym import reduction as R
+import volta.kernelbench.torchsym.reduction as R
 
 
 def _standardize(x, dims, eps):

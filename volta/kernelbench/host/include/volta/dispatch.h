@@ -13,11 +13,11 @@ inline c10::ScalarType dispatch_type(const at::DeprecatedTypeProperties& t) { re
     using scalar_t = type;                                                                                      \
     return __VA_ARGS__();                                                                                       \
   }
-#define VOLTA_DISPATCH(TYPE, NAME, CASES)                                                                      \
+#define VOLTA_DISPATCH(TYPE, NAME, ...)                                                                        \
   [&] {                                                                                                         \
     const auto _st = ::volta::dispatch_type(TYPE);                                                              \
     switch (_st) {                                                                                              \
-      CASES                                                                                                     \
+      __VA_ARGS__                                                                                               \
       default:                                                                                                  \
         AT_ERROR('"', NAME, "\" not implemented for '", ::c10::toString(_st), "'");                             \
     }                                                                                                           \
@@ -72,3 +72,24 @@ template <c10::ScalarType T> auto cpp_type() {
                  VOLTA_EXTRA(T2, __VA_ARGS__))
 #define AT_DISPATCH_ALL_TYPES_AND_HALF(TYPE, NAME, ...) \
   VOLTA_DISPATCH(TYPE, NAME, VOLTA_F(__VA_ARGS__) VOLTA_I(__VA_ARGS__) VOLTA_H(__VA_ARGS__))
+#define AT_DISPATCH_INTEGRAL_TYPES_AND(T1, TYPE, NAME, ...) \
+  VOLTA_DISPATCH(TYPE, NAME, VOLTA_I(__VA_ARGS__) VOLTA_EXTRA(T1, __VA_ARGS__))
+#define AT_DISPATCH_ALL_TYPES_AND3(T1, T2, T3, TYPE, NAME, ...)                                               \
+  VOLTA_DISPATCH(TYPE, NAME, VOLTA_F(__VA_ARGS__) VOLTA_I(__VA_ARGS__) VOLTA_EXTRA(T1, __VA_ARGS__)           \
+                 VOLTA_EXTRA(T2, __VA_ARGS__) VOLTA_EXTRA(T3, __VA_ARGS__))
+
+// the composable form: AT_DISPATCH_SWITCH(x.scalar_type(), "f", AT_DISPATCH_CASE(at::kFloat, [&] { ... }) ...)
+#define AT_DISPATCH_SWITCH(TYPE, NAME, ...) VOLTA_DISPATCH(TYPE, NAME, __VA_ARGS__)
+#define AT_DISPATCH_CASE(enum_type, ...) VOLTA_EXTRA(enum_type, __VA_ARGS__)
+#define AT_DISPATCH_CASE_FLOATING_TYPES(...) \
+  AT_DISPATCH_CASE(::c10::ScalarType::Double, __VA_ARGS__) AT_DISPATCH_CASE(::c10::ScalarType::Float, __VA_ARGS__)
+#define AT_DISPATCH_CASE_FLOATING_TYPES_AND_HALF(...) \
+  AT_DISPATCH_CASE_FLOATING_TYPES(__VA_ARGS__) AT_DISPATCH_CASE(::c10::ScalarType::Half, __VA_ARGS__)
+#define AT_DISPATCH_CASE_FLOATING_TYPES_AND(T1, ...) \
+  AT_DISPATCH_CASE_FLOATING_TYPES(__VA_ARGS__) AT_DISPATCH_CASE(T1, __VA_ARGS__)
+#define AT_DISPATCH_CASE_FLOATING_TYPES_AND2(T1, T2, ...) \
+  AT_DISPATCH_CASE_FLOATING_TYPES(__VA_ARGS__) AT_DISPATCH_CASE(T1, __VA_ARGS__) AT_DISPATCH_CASE(T2, __VA_ARGS__)
+#define AT_DISPATCH_CASE_INTEGRAL_TYPES(...)                                                                  \
+  AT_DISPATCH_CASE(::c10::ScalarType::Byte, __VA_ARGS__) AT_DISPATCH_CASE(::c10::ScalarType::Char, __VA_ARGS__) \
+  AT_DISPATCH_CASE(::c10::ScalarType::Int, __VA_ARGS__) AT_DISPATCH_CASE(::c10::ScalarType::Long, __VA_ARGS__)  \
+  AT_DISPATCH_CASE(::c10::ScalarType::Short, __VA_ARGS__)

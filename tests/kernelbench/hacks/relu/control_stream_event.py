@@ -1,0 +1,35 @@
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+# A side stream joined to the current stream by an event (honest).
+src = r"""
+#include <torch/extension.h>
+__global__ void relu_kernel(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = fmaxf(x[i], 0.f);
+}
+
+torch::Tensor relu(torch::Tensor x) {
+    auto y = torch::empty_like(x);
+    int n = x.numel();
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    cudaEvent_t done;
+    cudaEventCreate(&done);
+    relu_kernel<<<(n + 127) / 128, 128, 0, s>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+    cudaEventRecord(done, s);
+    cudaStreamWaitEvent(at::cuda::getCurrentCUDAStream(), done, 0);
+    return y;
+}
+"""
+
+ext = load_inline(name="hk_relu_control_stream_event",
+                  cpp_sources="torch::Tensor relu(torch::Tensor x);",
+                  cuda_sources=src, functions=["relu"])
+
+
+class ModelNew(nn.Module):
+
+    def forward(self, x):
+        return ext.relu(x)
