@@ -30,6 +30,7 @@ from volta.kernelbench import precision as P
 from volta.kernelbench import witness
 from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.engine import Host, Stop
+from volta.kernelbench.evidence import Evidence, Instance
 from volta.kernelbench.failures import TorchError
 from volta.kernelbench.libm import Readings
 from volta.kernelbench.memory import DeviceMemory
@@ -92,14 +93,16 @@ class KernelbenchReport:
 def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, ragged: bool = False,
           timeout_ms: int = 10_000, save_counterexample: str | None = None, progress=None,
           arch: str = "sm_80", require_kernel: bool = False, eval_mode: bool = False,
-          tolerance: tuple | None = None) -> KernelbenchReport:
+          tolerance: tuple | None = None, evidence: Evidence | None = None) -> KernelbenchReport:
     """Check a candidate file against a problem file (the library call behind `volta kernelbench`).
     `require_kernel`: an output element no custom kernel took part in is a finding; `eval_mode`: both models
     are put in eval mode after construction (as `model.eval()` in a harness); `tolerance` (atol, rtol):
-    evaluate a candidate that computes in narrower formats (precision.py)."""
+    evaluate a candidate that computes in narrower formats (precision.py); `evidence`: where each run keeps
+    what the candidate computed, for Volta's process to decide from (the confined worker's check)."""
     options = (require_kernel, eval_mode, tolerance)
     report = paths.explore(lambda oracle: _check_once(problem_path, candidate_path, sizes or {}, timeout_ms,
-                                                      save_counterexample, progress, arch, *options, oracle),
+                                                      save_counterexample, progress, arch, *options, oracle,
+                                                      _instance(evidence, False, oracle)),
                            candidate_path)
     if ragged and report.sizes:
         odd = _ragged_sizes(report.sizes, sizes or {})
@@ -111,10 +114,15 @@ def check(problem_path: str, candidate_path: str, sizes: dict | None = None, *, 
             try:
                 report.ragged = paths.explore(
                     lambda oracle: _check_once(problem_path, candidate_path, {**(sizes or {}), **odd}, timeout_ms,
-                                               None, progress, arch, *options, oracle), candidate_path)
+                                               None, progress, arch, *options, oracle,
+                                               _instance(evidence, True, oracle)), candidate_path)
             except (UsageError, Unsupported) as err:
                 report.notes.append(f"--ragged: the problem does not run at sizes {odd}: {err.message}")
     return report
+
+
+def _instance(evidence: Evidence | None, ragged: bool, oracle) -> Instance | None:
+    return None if evidence is None else evidence.instance(ragged, oracle.answers.describe())
 
 
 def _ragged_sizes(choices: list, given: dict) -> dict:
@@ -135,7 +143,7 @@ def _ragged_sizes(choices: list, given: dict) -> dict:
 
 
 def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexample, progress, arch,
-                require_kernel=False, eval_mode=False, tolerance=None, oracle=None):
+                require_kernel=False, eval_mode=False, tolerance=None, oracle=None, evidence: Instance | None = None):
     report = KernelbenchReport(problem_path, candidate_path, eval_mode=eval_mode)
     start = time.perf_counter()
     if progress:
@@ -165,6 +173,8 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
         if cand_outs is None:
             hacks.conclude(report, candidate_path)
             return report
+        if evidence is not None:
+            evidence.first_call(cand_outs, problem.input_names, cand_inputs, model, report.bindings)
         start = time.perf_counter()
         if progress:
             progress("comparing outputs")
@@ -177,10 +187,12 @@ def _check_once(problem_path, candidate_path, sizes, timeout_ms, save_counterexa
         report.seconds["compare"] = time.perf_counter() - start
         report.verdict = report.comparison.verdict
         _assess_precision(report, precision, problem, host, model, run, ref_outs, cand_outs, tolerance)
+        if evidence is not None and report.precision is not None:
+            evidence.rounded = report.precision.rounded
         if report.verdict == "equivalent" and not report.hacks:     # call 1's findings come first
             seq = S.Sequence(problem, run, host, model, candidate_path, made, ref_outs, cand_outs, cand_inputs,
                              confirm.integers, readings, report.comparison, _exact_in, _beyond_float32, eval_mode,
-                             arch)
+                             arch, evidence)
             report.calls = S.later_calls(seq, timeout_ms, progress)
             report.seconds["later_calls"] = report.calls.seconds
             report.verdict = report.calls.verdict

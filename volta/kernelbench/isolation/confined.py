@@ -27,7 +27,8 @@ import numpy as np
 from volta.errors import PtxSyntaxError, Span, Unsupported, UsageError, VoltaError
 from volta.exec import limits
 from volta.kernelbench.check import KernelbenchReport, check
-from volta.kernelbench.isolation import guard, process
+from volta.kernelbench.evidence import Evidence
+from volta.kernelbench.isolation import guard, process, verify, wire
 from volta.report import kernelbench_report, render
 
 FORMATS = ("text", "json", "sarif", "junit")
@@ -71,9 +72,10 @@ def run(problem: str, candidate: str, sizes: dict, options: dict, *, save_counte
         untouched = guard.snapshot()
         witness = os.path.join(channel.folder, WITNESS_NAME) if save_counterexample else None
         failed = None
+        evidence = Evidence()
         try:
             with limits.using(max_memory=lim.max_memory, max_steps=lim.max_steps, timeout=lim.timeout):
-                report = check(*absolute, sizes, save_counterexample=witness, **options)
+                report = check(*absolute, sizes, save_counterexample=witness, evidence=evidence, **options)
                 limits.disarm()
         except VoltaError as err:
             span = err.span
@@ -98,6 +100,7 @@ def run(problem: str, candidate: str, sizes: dict, options: dict, *, save_counte
         channel.send("report", {"report": json.loads(json.dumps(kernelbench_report.to_dict(report), default=str)),
                                 "rendered": {f: render(report, f, explain=explain) for f in ("text", "sarif", "junit")},
                                 "exit_code": report.exit_code})
+        channel.send_bytes(wire.evidence_frame(evidence if report.exit_code == 0 else Evidence()))
 
     limits.disarm()       # the worker keeps the deadline (its own timer, then the parent's kill), not this process
     worker = process.Worker(job, bounds)
@@ -110,30 +113,42 @@ def run(problem: str, candidate: str, sizes: dict, options: dict, *, save_counte
         if kind != "report":
             raise process.Ended("rejected", f"the worker answered `{kind}`, not the report")
         answer = _validated(payload)
+        instances = wire.read_evidence(worker.receive_bytes("sending what the candidate computed", wire.MAX_FRAME))
         printed = worker.printed()
         saved = _copy_witness(witness, save_counterexample) if save_counterexample else None
     except process.Ended as end:
         return _ended(names, end, worker.printed(), explain)
-    except Malformed as err:
+    except (Malformed, wire.Malformed) as err:
         return _ended(names, process.Ended("rejected", f"the worker's answer is malformed: {err}"), worker.printed(),
                       explain)
     finally:
         worker.close()
+    decided = verify.decide(problem, sizes, options, answer.report, instances)
+    if decided.verdict is not None:
+        return _ended(names, process.Ended(decided.verdict, decided.reason), printed, explain)
     report = answer.report
     report["notes"] = list(report["notes"]) + [f"worker: {m}" for m in missing]
     report["candidate_output"] = printed
+    if decided.runs:
+        report["notes"].append(_verified(decided))
     if save_counterexample and report["counterexample"] is not None:
         report["counterexample"]["file"] = save_counterexample if saved is None else None
         if saved is not None:
             report["notes"].append(saved)
     text = answer.rendered["text"].replace(witness, str(save_counterexample))
-    extra = [f"  note: worker: {m}" for m in missing] + kernelbench_report.output_lines(printed)
+    extra = ([f"  note: worker: {m}" for m in missing] + ([f"  note: {_verified(decided)}"] if decided.runs else [])
+             + kernelbench_report.output_lines(printed))
     if save_counterexample and saved is not None:
         extra.append(f"  note: {saved}")
     rendered = {"text": "\n".join([text, *extra]) if extra else text,
                 "json": json.dumps(report, indent=2),
                 "sarif": answer.rendered["sarif"], "junit": answer.rendered["junit"]}
     return Confined(answer.verdict, answer.exit_code, report, rendered)
+
+
+def _verified(decided: verify.Decided) -> str:
+    return (f"decided in Volta's process, outside the candidate's worker: {decided.calls} forward call(s) of "
+            f"{decided.runs} run(s) compared with the reference run here ({decided.seconds:.1f} CPU s)")
 
 
 def _error(payload, shown: dict) -> Exception:

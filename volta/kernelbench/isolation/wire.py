@@ -1,4 +1,5 @@
-"""What crosses the pipe between the candidate's worker and Volta: explicit records, decoded without running code.
+"""The candidate's computed elements as they cross from the worker to Volta: an expression table, decoded
+without running code.
 
 The worker's side is untrusted (the candidate's Python runs there), so nothing it sends is unpickled with the
 default unpickler, which runs whatever callable a stream names. A frame holds two pickles read by `_Strict`,
@@ -7,38 +8,32 @@ that names anything else is refused before any object is made:
 
 1. the expression table: every `symbolic.expr` node the message refers to, children first, in columns
    (operators, arities, child positions as int32 arrays; data by position, checked to be plain values:
-   numbers, strings, tuples of them); the parent checks the columns at once (sizes, operators, every child
-   before its parent) and re-interns each node itself (`expr._make`, a commutative node's two arguments in
-   the order of the parent's node ids, as its constructors order them), so equal expressions meet as they do
-   in one process;
+   numbers, strings, tuples of them, no NaN or infinity); the parent checks the columns at once (sizes,
+   operators, each operator's arity, every child before its parent) and re-interns each node itself
+   (`expr._make`, a commutative node's two arguments in the order of the parent's node ids, as its
+   constructors order them), so equal expressions meet as they do in one process;
 2. the message: tuples, lists, dicts, strings and numbers only, where an expression is the persistent id
    `("e", position)` and the never-written marker `("u",)`.
 
-`outcome_of` turns the worker's report into such a message and `apply` checks it field by field (types,
-counts, shapes against element counts) into the parent's report; anything malformed raises `Malformed`,
-which the parent reports as REJECTED.
+`evidence_frame` encodes what the check in the worker recorded (`kernelbench.evidence`); `read_evidence`
+decodes and checks it record by record (fields, shapes against element counts, every element an expression);
+anything malformed raises `Malformed`, which the parent reports as REJECTED.
 """
 from __future__ import annotations
 
 import io
 import math
 import pickle
-from dataclasses import fields
-from operator import attrgetter
 from fractions import Fraction
+from operator import attrgetter
 
 import numpy as np
 
-from volta.errors import Span, Unsupported
-from volta.exec.findings import Finding, Site, ThreadId
-from volta.kernelbench.candidate import Binding
-from volta.kernelbench.elements import UNWRITTEN
-from volta.kernelbench.kernels import LaunchResult
-from volta.kernelbench.tensor import from_array
 from volta.kernelbench import dtypes as D
+from volta.kernelbench.elements import UNWRITTEN
 from volta.symbolic import expr as E
 
-MAX_FRAME = 1 << 31           # bytes one message may take
+MAX_FRAME = 1 << 29           # bytes one evidence message may take (a 536k-node gemm table: ~30 MB)
 MAX_DATA_DEPTH = 4            # nesting of tuples in a node's data
 PLAIN = (type(None), bool, int, float, str, Fraction)
 
@@ -134,6 +129,8 @@ def _plain(v, depth: int = 0) -> bool:
 
 
 OPS = {int(op): op for op in E.Op}
+ARITY = {**{int(op): 0 for op in E.LEAVES}, **{int(op): 1 for op in E.UNARY_ATOMS | {E.EXP2, E.NOT, E.RINT}},
+         **{int(op): 2 for op in E.COMMUTATIVE | {E.DIV, E.LT, E.LE}}, int(E.SELECT): 3}   # CALL: any
 
 
 def _columns(table) -> tuple:
@@ -148,6 +145,8 @@ def _columns(table) -> tuple:
     _need(len(arity) == n and (arity >= 0).all() and int(arity.sum(dtype=np.int64)) == len(children),
           "the expression table's arities do not match its children")
     _need(bool(np.isin(ops, list(OPS)).all()), "the expression table names an operator Volta has not")
+    fixed = np.array([ARITY.get(int(op), -1) for op in OPS.values()])[np.searchsorted(list(OPS), ops)]
+    _need(bool(((fixed < 0) | (fixed == arity)).all()), "a node of the table has another arity than its operator")
     owner = np.repeat(np.arange(n, dtype=np.int64), arity)
     _need(bool(((children >= 0) & (children < owner)).all()), "a node of the table refers to itself or a later one")
     data, roots = table[3], table[4]
@@ -184,170 +183,49 @@ def _nodes(table) -> list:
     return [nodes[r] for r in roots]
 
 
-# ---------------------------------------------------------------- the candidate's outcome
+# ---------------------------------------------------------------- the evidence (kernelbench/evidence.py)
 
-def _span(s) -> tuple | None:
-    return None if s is None else (s.file, s.line, s.col)
-
-
-def _plain_details(details: dict) -> dict:
-    return {str(k): v if _plain(v) or type(v) is E.Expr else repr(v) for k, v in details.items()}
+INSTANCE_KEYS = {"ragged", "answers", "calls", "inputs", "parameters", "rounded"}
 
 
-def _finding(f: Finding) -> dict:
-    out = {x.name: getattr(f, x.name) for x in fields(Finding)}
-    out["threads"] = tuple((tuple(t.block), tuple(t.thread)) for t in f.threads)
-    out["sites"] = tuple(tuple(getattr(s, x.name) for x in fields(Site)) for s in f.sites)
-    out["details"] = _plain_details(f.details)
-    return out
+def evidence_frame(evidence) -> bytes:
+    return encode(evidence.snapshot())
 
 
-def _launch(x: LaunchResult) -> dict:
-    return {"kernel": x.kernel, "ptx": x.ptx, "grid": tuple(x.grid), "block": tuple(x.block),
-            "findings": [_finding(f) for f in x.findings], "thread_instructions": int(x.thread_instructions),
-            "seconds": float(x.seconds), "extension": getattr(x, "extension", None)}
+def read_evidence(frame: bytes) -> list:
+    """The worker's evidence, decoded and checked: a list of `Evidence.snapshot` records."""
+    instances = decode(frame)
+    _need(type(instances) is list, "the evidence is not a list of runs")
+    for inst in instances:
+        _need(type(inst) is dict and set(inst) == INSTANCE_KEYS, "a run's evidence has other fields")
+        _need(type(inst["ragged"]) is bool and type(inst["answers"]) is str, "a run's label is malformed")
+        calls = inst["calls"]
+        _need(type(calls) is dict and all(type(c) is int and c >= 1 for c in calls), "the calls are malformed")
+        for outs in calls.values():
+            _need(type(outs) is list, "a call's outputs are not a list")
+            for o in outs:
+                _need(o is None or _output(o), "an output is not (shape, dtype, elements, elements after)")
+        for key in ("inputs", "parameters"):
+            _need(type(inst[key]) is dict and all(type(k) is str and _elements(v) for k, v in inst[key].items()),
+                  f"the {key} read after call 1 are malformed")
+        rounded = inst["rounded"]
+        _need(rounded is None or (type(rounded) is list and all(v is None or _elements(v) for v in rounded)),
+              "the rounded outputs are malformed")
+    return instances
 
 
-def outcome_of(report, outputs) -> dict:
-    """The worker's report of the candidate's run (`check.KernelbenchReport`) and its outputs as a message."""
-    launches = list(report.launches)
-    return {
-        "verdict": report.verdict,
-        "outputs": None if outputs is None else [(tuple(int(n) for n in t.shape), t.dtype.volta, list(t.values()))
-                                                 for t in outputs],
-        "unsupported": None if report.unsupported is None else (report.unsupported.message,
-                                                                _span(report.unsupported.span)),
-        "raised": None if report.raised is None else (str(report.raised[0]), str(report.raised[1]),
-                                                      _span(report.raised[2])),
-        "findings": [_finding(f) for f in report.findings],
-        "finding_launch": next((i for i, x in enumerate(launches) if x is report.finding_launch), None),
-        "bindings": [(b.candidate, b.reference, b.how, tuple(b.shape)) for b in report.bindings],
-        "launches": [_launch(x) for x in launches],
-        "refused": [(str(k), str(why)) for k, why in report.refused],
-        "host_ops": [str(op) for op in report.host_ops],
-        "notes": [str(n) for n in report.notes],
-        "seconds": {str(k): float(v) for k, v in report.seconds.items()},
-    }
+def _elements(v) -> bool:
+    return type(v) is list and all(type(x) is E.Expr or x is UNWRITTEN for x in v)
+
+
+def _output(o) -> bool:
+    if not (type(o) is tuple and len(o) == 4 and type(o[0]) is tuple and all(type(n) is int and n >= 0 for n in o[0])
+            and o[1] in D.BY_VOLTA and _elements(o[2])):
+        return False
+    size = math.prod(o[0])
+    return len(o[2]) == size and (o[3] is None or (_elements(o[3]) and len(o[3]) == size))
 
 
 def _need(ok: bool, what: str) -> None:
     if not ok:
         raise Malformed(what)
-
-
-def _str_list(v, what: str) -> list:
-    _need(type(v) is list and all(type(x) is str for x in v), f"{what} is not a list of strings")
-    return v
-
-
-def to_span(v, paths: dict):
-    if v is None:
-        return None
-    _need(type(v) is tuple and len(v) == 3 and type(v[0]) is str and type(v[1]) is int and type(v[2]) is int,
-          "a source position is not (file, line, col)")
-    return Span(paths.get(v[0], v[0]), v[1], v[2])
-
-
-def _ints(v, what: str) -> tuple:
-    _need(type(v) is tuple and all(type(n) is int and n >= 0 for n in v), f"{what} is not a tuple of sizes")
-    return v
-
-
-def _to_finding(d) -> Finding:
-    _need(type(d) is dict and set(d) == {x.name for x in fields(Finding)}, "a finding has other fields")
-    _need(type(d["kind"]) is str and type(d["message"]) is str, "a finding's kind or message is not text")
-    _need(type(d["threads"]) is tuple and type(d["sites"]) is tuple and type(d["details"]) is dict,
-          "a finding's threads, sites or details are malformed")
-    threads = tuple(ThreadId(_ints(b, "a block"), _ints(t, "a thread")) for b, t in d["threads"])
-    _need(all(type(s) is tuple and len(s) == len(fields(Site)) and all(_plain(x) for x in s)
-              for s in d["sites"]), "a finding's site is malformed")
-    for k in ("buffer", "offset", "address", "bounds"):
-        _need(d[k] is None or type(d[k]) in (str, int), f"a finding's {k} is malformed")
-    return Finding(d["kind"], d["message"], threads, tuple(Site(*s) for s in d["sites"]), d["buffer"],
-                   d["offset"], d["address"], d["bounds"], d["details"])
-
-
-def _to_launch(d) -> LaunchResult:
-    _need(type(d) is dict and type(d.get("kernel")) is str and type(d.get("ptx")) is str
-          and type(d.get("findings")) is list and type(d.get("thread_instructions")) is int
-          and type(d.get("seconds")) is float and (d.get("extension") is None or type(d["extension"]) is str),
-          "a launch record is malformed")
-    x = LaunchResult(d["kernel"], d["ptx"], _ints(d["grid"], "a grid"), _ints(d["block"], "a block"),
-                     [_to_finding(f) for f in d["findings"]], d["thread_instructions"], d["seconds"])
-    x.extension = d["extension"]
-    return x
-
-
-def apply(message, report, session, paths: dict) -> list | None:
-    """Fill the parent's report from the worker's outcome message; the candidate's outputs as tensors on
-    `session` (None when it produced none). Malformed when any field is off. `paths` maps the absolute paths
-    the worker ran with to those the user gave."""
-    keys = {"verdict", "outputs", "unsupported", "raised", "findings", "finding_launch", "bindings", "launches",
-            "refused", "host_ops", "notes", "seconds"}
-    _need(type(message) is dict and set(message) == keys, "the outcome has other fields")
-    verdict = message["verdict"]
-    _need(verdict in ("equivalent", "findings", "unsupported"), f"the worker's verdict {verdict!r} is none it sets")
-    launches = message["launches"]
-    _need(type(launches) is list, "the launches are not a list")
-    report.launches = [_to_launch(d) for d in launches]
-    report.findings = [_to_finding(f) for f in _list(message["findings"], "the findings")]
-    index = message["finding_launch"]
-    _need(index is None or (type(index) is int and 0 <= index < len(launches)), "the finding launch is off")
-    report.finding_launch = None if index is None else report.launches[index]
-    report.bindings = [_to_binding(b) for b in _list(message["bindings"], "the bindings")]
-    report.refused = [_pair(p, "a refused launch") for p in _list(message["refused"], "the refused launches")]
-    report.host_ops = _str_list(message["host_ops"], "the host ops")
-    report.notes += _str_list(message["notes"], "the notes")
-    seconds = message["seconds"]
-    _need(type(seconds) is dict and all(type(k) is str and type(v) is float for k, v in seconds.items()),
-          "the timings are malformed")
-    report.seconds.update(seconds)
-    if message["unsupported"] is not None:
-        text, span = _pair(message["unsupported"], "the unsupported reason", second=(tuple, type(None)))
-        report.unsupported = Unsupported(text, to_span(span, paths))
-    if message["raised"] is not None:
-        raised = message["raised"]
-        _need(type(raised) is tuple and len(raised) == 3 and type(raised[0]) is str and type(raised[1]) is str,
-              "the raised exception is malformed")
-        report.raised = (raised[0], raised[1], to_span(raised[2], paths))
-    report.verdict = verdict
-    if verdict != "equivalent":
-        _need(message["outputs"] is None, "a run that stopped returned outputs")
-        _need(report.unsupported is not None or report.raised is not None or report.findings,
-              "a run that stopped says not why")
-        return None
-    return [_to_tensor(t, session) for t in _list(message["outputs"], "the outputs")]
-
-
-def _list(v, what: str) -> list:
-    _need(type(v) is list, f"{what} are not a list")
-    return v
-
-
-def _pair(v, what: str, second=(str,)) -> tuple:
-    _need(type(v) is tuple and len(v) == 2 and type(v[0]) is str and type(v[1]) in second, f"{what} is malformed")
-    return v
-
-
-def _to_binding(b) -> Binding:
-    _need(type(b) is tuple and len(b) == 4 and type(b[0]) is str and (b[1] is None or type(b[1]) is str)
-          and b[2] in ("name", "order", "unbound"), "a parameter binding is malformed")
-    return Binding(b[0], b[1], b[2], _ints(b[3], "a parameter's shape"))
-
-
-def _to_tensor(t, session):
-    _need(type(t) is tuple and len(t) == 3, "an output is not (shape, dtype, elements)")
-    shape, dtype, values = t
-    _ints(shape, "an output's shape")
-    _need(dtype in D.BY_VOLTA, f"an output's dtype {dtype!r} is none Volta knows")
-    _need(type(values) is list and len(values) == math.prod(shape), "an output's element count is not its shape's")
-    _need(all(type(v) is E.Expr or v is UNWRITTEN for v in values), "an output element is no expression")
-    flat = np.empty(len(values), object)
-    flat[:] = values
-    return from_array(flat.reshape(shape), D.BY_VOLTA[dtype], session)
-
-
-def element(message):
-    """A confirmation's answer: the candidate's element (an expression) or None."""
-    _need(message is None or type(message) is E.Expr, "a confirmation answer is no expression")
-    return message
