@@ -11,8 +11,11 @@ counterexample only if it is a .npz of numeric arrays, and adds what the candida
 
 A worker that ends without such an answer (an exit, a signal, a crash, a refusal of the audit hook, a patch of
 Volta's code, a malformed message) gives REJECTED, exit 1; past its time or memory, UNSUPPORTED, exit 3 — never
-EQUIVALENT. The residual risk of this design (the candidate shares the worker's interpreter with the check)
-is in docs/sandbox.md.
+EQUIVALENT. The check shares the worker's interpreter with the candidate, so the report is a claim: after it,
+the worker sends the evidence of a passing verdict (what the candidate computed: `kernelbench/evidence.py`, as
+`wire.py` expression tables), and `verify.py` decides that verdict again here against a reference run here;
+a claim the evidence does not bear is REJECTED (or UNKNOWN where this process cannot decide). The residual
+risk (the candidate's outputs are computed in its interpreter) is in docs/sandbox.md.
 """
 from __future__ import annotations
 
