@@ -68,13 +68,15 @@ def test_an_attack_is_rejected_with_what_it_tried(attack, tried, capsys, unharme
 
 @pytest.mark.parametrize("attack, why", [
     ("forge_comparison", "call 1: the outputs the worker sent differ from the reference's"),
+    ("forge_report", "call 1: the outputs the worker sent differ from the reference's"),
     ("forge_json", "the worker's report says 1 run(s) passed and sent the outputs of 0"),
     ("forge_table", "a node of the table has another arity than its operator"),
 ])
 def test_a_candidate_that_forges_the_check_in_its_worker_is_rejected(attack, why, capsys, unharmed):
     """Volta's modules reached without an import or a heap scan (a function's __globals__, sys.modules) and
-    patched so that the worker's check agrees, its JSON says EQUIVALENT, or its evidence is forged, with the
-    worker's check of Volta's code silenced: Volta's process decides from the outputs and does not agree."""
+    patched so that the worker's comparison agrees, its report is concluded EQUIVALENT, its JSON says EQUIVALENT,
+    or its evidence is forged, with the worker's check of Volta's code silenced (the first two are EQUIVALENT
+    when the worker's word is taken): Volta's process decides from the outputs and does not agree."""
     code, r = _check(DATA / f"{attack}.py", capsys=capsys)
     assert (code, r["verdict"]) == (1, "rejected")
     assert why in r["unsupported"]["message"]

@@ -128,7 +128,7 @@ def run(problem: str, candidate: str, sizes: dict, options: dict, *, save_counte
         worker.close()
     decided = verify.decide(problem, sizes, options, answer.report, instances)
     if decided.verdict is not None:
-        return _ended(names, process.Ended(decided.verdict, decided.reason), printed, explain)
+        return _ended(names, process.Ended(decided.verdict, decided.reason), printed, explain, NOT_BORNE)
     report = answer.report
     report["notes"] = list(report["notes"]) + [f"worker: {m}" for m in missing]
     report["candidate_output"] = printed
@@ -226,9 +226,15 @@ def _copy_witness(source: str, target: str) -> str | None:
     return None
 
 
-def _ended(names: tuple, end: process.Ended, printed: str, explain: bool) -> Confined:
-    """The report of a worker that gave no well-formed answer, built and rendered here (no candidate code)."""
+NO_REPORT = "the candidate's worker gave no well-formed report: nothing is claimed about equivalence"
+NOT_BORNE = ("the worker's report passed the candidate and what it sent does not bear that out in Volta's "
+             "process: nothing is claimed about equivalence")
+
+
+def _ended(names: tuple, end: process.Ended, printed: str, explain: bool, note: str = NO_REPORT) -> Confined:
+    """The report of a worker that gave no well-formed answer (or one its evidence does not bear out), built
+    and rendered here (no candidate code)."""
     r = KernelbenchReport(*names, verdict=end.verdict, unsupported=Unsupported(end.reason), candidate_output=printed)
-    r.notes.append("the candidate's worker gave no well-formed report: nothing is claimed about equivalence")
+    r.notes.append(note)
     report = json.loads(json.dumps(kernelbench_report.to_dict(r), default=str))
     return Confined(r.verdict, r.exit_code, report, {f: render(r, f, explain=explain) for f in FORMATS})

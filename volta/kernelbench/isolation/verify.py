@@ -86,6 +86,8 @@ def decide(problem_path: str, sizes: dict, options: dict, report: dict, instance
                 decided.runs += 1
     except _Contradiction as c:
         decided.verdict, decided.reason = c.verdict, c.reason
+    except VoltaError as err:      # the reference or a comparison here stopped where the worker's did not
+        decided.verdict, decided.reason = "unknown", f"Volta's process could not decide the claim: {err.message}"
     decided.seconds = time.process_time() - start
     return decided
 
