@@ -1,6 +1,7 @@
 """Volta's process decides a passing verdict from the worker's evidence (isolation/verify.py, isolation/wire.py):
 a tampered claim is REJECTED whatever the worker's report says, and a forged expression table is refused before
 any of it is used."""
+import io
 import json
 import pickle
 import re
@@ -89,12 +90,6 @@ def test_a_verdict_that_does_not_pass_is_not_re_decided(honest):
 
 # ---- the expression table
 
-def _frame(ops, arity, children, data, roots, message=None) -> bytes:
-    table = (np.array(ops, np.int32).tobytes(), np.array(arity, np.int32).tobytes(),
-             np.array(children, np.int32).tobytes(), data, roots)
-    return pickle.dumps(table) + pickle.dumps(message if message is not None else [])
-
-
 ADD, CONST, VAR = int(E.ADD), int(E.CONST), int(E.VAR)
 
 
@@ -110,13 +105,14 @@ class _Root:
         self.k = k
 
 
-def _with_roots(obj):
-    class P(pickle.Pickler):
-        def persistent_id(self, o):
-            return ("e", o.k) if isinstance(o, _Root) else None
-    import io
+class _RootPickler(pickle.Pickler):
+    def persistent_id(self, obj):
+        return ("e", obj.k) if isinstance(obj, _Root) else None
+
+
+def _with_roots(obj) -> bytes:
     out = io.BytesIO()
-    P(out).dump(obj)
+    _RootPickler(out).dump(obj)
     return out.getvalue()
 
 
