@@ -169,3 +169,23 @@ def test_a_frame_past_the_limit_is_refused_unread():
         assert ended.value.verdict == "rejected"
     finally:
         worker.close()
+
+
+@pytest.fixture(scope="module")
+def honest_ragged():
+    evidence = Evidence()
+    report = check(PROBLEM, str(DATA / "honest.py"), {}, ragged=True, evidence=evidence)
+    data = json.loads(json.dumps(kernelbench_report.to_dict(report), default=str))
+    return data, wire.read_evidence(wire.evidence_frame(evidence))
+
+
+def test_the_ragged_run_is_decided_at_sizes_volta_s_process_derives(honest_ragged):
+    report, instances = honest_ragged
+    assert [i["ragged"] for i in instances] == [False, True]
+    assert _decide(report, instances).runs == 2
+    forged = _copy(instances)
+    forged[1]["calls"][1][0][2][0] = E.const(0)
+    decided = _decide(report, forged)
+    assert decided.verdict == "rejected" and decided.reason.startswith("ragged sizes, call 1: the outputs")
+    decided = _decide(report, instances[:1])
+    assert decided.verdict == "rejected" and "at the ragged sizes passed and sent the outputs of 0" in decided.reason
