@@ -126,7 +126,8 @@ def run(problem: str, candidate: str, sizes: dict, options: dict, *, save_counte
                       explain)
     finally:
         worker.close()
-    decided = verify.decide(problem, sizes, options, answer.report, instances)
+    with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):     # --timeout again, for the decision
+        decided = verify.decide(problem, sizes, options, answer.report, instances)
     if decided.verdict is not None:
         return _ended(names, process.Ended(decided.verdict, decided.reason), printed, explain, NOT_BORNE)
     report = answer.report
