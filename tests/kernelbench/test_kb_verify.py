@@ -189,3 +189,14 @@ def test_the_ragged_run_is_decided_at_sizes_volta_s_process_derives(honest_ragge
     assert decided.verdict == "rejected" and decided.reason.startswith("ragged sizes, call 1: the outputs")
     decided = _decide(report, instances[:1])
     assert decided.verdict == "rejected" and "at the ragged sizes passed and sent the outputs of 0" in decided.reason
+
+
+def test_a_ragged_run_said_undecided_must_show_no_difference(honest_ragged):
+    """A ragged run said UNKNOWN leaves the command at exit 0; a difference hidden there is found."""
+    report, instances = honest_ragged
+    claimed = {**report, "ragged": {**report["ragged"], "verdict": "unknown"}}
+    assert _decide(claimed, instances).verdict is None
+    forged = _copy(instances)
+    forged[1]["calls"][1][0][2][0] = E.const(0)
+    decided = _decide(claimed, forged)
+    assert decided.verdict == "rejected" and decided.reason.startswith("ragged sizes, call 1: the outputs")

@@ -16,6 +16,9 @@ ragged sizes `check` derives from them):
 - no output of an earlier call changed by a later one (OUTPUT ALIASED);
 - for WITHIN TOLERANCE, the rounded rerun's outputs evaluated against the tolerance (`precision.evaluate`).
 
+A `--ragged` run said to decide nothing (UNKNOWN, UNSUPPORTED: exit 3, which leaves the command's exit 0) must
+show no difference in the outputs it sent either: a NOT EQUIVALENT hidden there would turn exit 1 into 0.
+
 A fact that contradicts the claim makes the candidate REJECTED (the worker's report says what the outputs it
 sent do not show: the check in the worker was tampered with, or evidence is missing); a comparison this
 process cannot decide makes it UNKNOWN. Verdicts that do not pass (exit 1 or 3) stand as the worker gave
@@ -72,9 +75,15 @@ def decide(problem_path: str, sizes: dict, options: dict, report: dict, instance
     try:
         main = _Reference(load_problem(problem_path, sizes), options)     # exit 0: call 1 at these sizes passed
         for ragged, part in parts:
-            if part["verdict"] not in PASSING:
-                continue
             runs = [inst for inst in instances if inst["ragged"] is ragged]
+            if part["verdict"] not in PASSING:
+                if ragged and runs:     # said to decide nothing (exit 3, so exit 0 overall): no difference shows
+                    reference = _ragged(problem_path, sizes, main, options)
+                    for inst in runs:
+                        for call, outs in sorted(inst["calls"].items()):
+                            _compare_call(reference, call, reference.of_call(call), _sent(call, outs), options,
+                                          "ragged sizes, ", undecided_ok=True)
+                continue
             expected = max(len(part.get("paths") or []), 1)
             if len(runs) != expected:
                 raise _Contradiction("rejected", f"the worker's report says {expected} run(s) "
@@ -209,11 +218,13 @@ def _sent(call: int, outs: list) -> list:
     return [_Sent(o[0], o[2]) for o in outs]
 
 
-def _compare_call(reference: _Reference, call: int, ref: list, sent: list, options: dict, where: str):
+def _compare_call(reference: _Reference, call: int, ref: list, sent: list, options: dict, where: str,
+                  undecided_ok: bool = False):
+    """Call `call`'s comparison here; a _Contradiction unless equal (or, `undecided_ok`, undecided)."""
     readings = Readings()
     integers = S.integers_for(reference.integers, call)
     comparison = compare(ref, sent, _Evaluated(), options.get("timeout_ms", 10_000), None, readings.apply, integers)
-    if comparison.verdict == "equivalent":
+    if comparison.verdict == "equivalent" or (undecided_ok and comparison.verdict == "unknown"):
         return comparison
     label = f"{where}call {call}"
     if comparison.verdict == "unknown":
