@@ -69,7 +69,7 @@ def test_an_attack_is_rejected_with_what_it_tried(attack, tried, capsys, unharme
 @pytest.mark.parametrize("attack, why", [
     ("forge_comparison", "call 1: the outputs the worker sent differ from the reference's"),
     ("forge_report", "call 1: the outputs the worker sent differ from the reference's"),
-    ("forge_json", "the worker's report says 1 run(s) passed and sent the outputs of 0"),
+    ("forge_json", "the worker's report says 1 run(s) were made and sent the evidence of 0"),
     ("forge_table", "a node of the table has another arity than its operator"),
 ])
 def test_a_candidate_that_forges_the_check_in_its_worker_is_rejected(attack, why, capsys, unharmed):

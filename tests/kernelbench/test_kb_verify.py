@@ -80,7 +80,7 @@ def test_a_claim_the_evidence_does_not_bear_is_rejected(honest, change, why):
 def test_a_claim_with_the_evidence_of_fewer_runs_is_rejected(honest):
     report, _ = honest
     decided = _decide(report, [])
-    assert decided.verdict == "rejected" and "sent the outputs of 0" in decided.reason
+    assert decided.verdict == "rejected" and "and sent the evidence of 0" in decided.reason
 
 
 def test_a_verdict_that_does_not_pass_is_not_re_decided(honest):
@@ -188,7 +188,7 @@ def test_the_ragged_run_is_decided_at_sizes_volta_s_process_derives(honest_ragge
     decided = _decide(report, forged)
     assert decided.verdict == "rejected" and decided.reason.startswith("ragged sizes, call 1: the outputs")
     decided = _decide(report, instances[:1])
-    assert decided.verdict == "rejected" and "at the ragged sizes passed and sent the outputs of 0" in decided.reason
+    assert decided.verdict == "rejected" and "at the ragged sizes and sent the evidence of 0" in decided.reason
 
 
 def test_a_ragged_run_said_undecided_must_show_no_difference(honest_ragged):
@@ -200,3 +200,4 @@ def test_a_ragged_run_said_undecided_must_show_no_difference(honest_ragged):
     forged[1]["calls"][1][0][2][0] = E.const(0)
     decided = _decide(claimed, forged)
     assert decided.verdict == "rejected" and decided.reason.startswith("ragged sizes, call 1: the outputs")
+    assert _decide(claimed, instances[:1]).verdict == "rejected"          # and it sent its evidence

@@ -76,20 +76,18 @@ def decide(problem_path: str, sizes: dict, options: dict, report: dict, instance
         main = _Reference(load_problem(problem_path, sizes), options)     # exit 0: call 1 at these sizes passed
         for ragged, part in parts:
             runs = [inst for inst in instances if inst["ragged"] is ragged]
-            if part["verdict"] not in PASSING:
-                if ragged and runs:     # said to decide nothing (exit 3, so exit 0 overall): no difference shows
-                    reference = _ragged(problem_path, sizes, main, options)
-                    for inst in runs:
-                        for call, outs in sorted(inst["calls"].items()):
-                            _compare_call(reference, call, reference.of_call(call), _sent(call, outs), options,
-                                          "ragged sizes, ", undecided_ok=True)
-                continue
             expected = max(len(part.get("paths") or []), 1)
             if len(runs) != expected:
-                raise _Contradiction("rejected", f"the worker's report says {expected} run(s) "
-                                     f"{'at the ragged sizes ' if ragged else ''}passed and sent the outputs "
-                                     f"of {len(runs)}")
+                raise _Contradiction("rejected", f"the worker's report says {expected} run(s) were made "
+                                     f"{'at the ragged sizes ' if ragged else ''}and sent the evidence of "
+                                     f"{len(runs)}")
             reference = main if not ragged else _ragged(problem_path, sizes, main, options)
+            if part["verdict"] not in PASSING:     # a ragged run said to decide nothing (exit 3; 0 overall)
+                for inst in runs:
+                    for call, outs in sorted(inst["calls"].items()):
+                        _compare_call(reference, call, reference.of_call(call), _sent(call, outs), options,
+                                      "ragged sizes, ", undecided_ok=True)
+                continue
             for inst in runs:
                 decided.calls += _run(reference, inst, options, "ragged sizes, " if ragged else "")
                 decided.runs += 1
