@@ -5,11 +5,13 @@ import io
 import json
 import pickle
 import re
+from types import SimpleNamespace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from volta.config import IntegerInputs
 from volta.kernelbench.check import check
 from volta.kernelbench.evidence import Evidence
 from volta.kernelbench.isolation import process, verify, wire
@@ -201,3 +203,13 @@ def test_a_ragged_run_said_undecided_must_show_no_difference(honest_ragged):
     decided = _decide(claimed, forged)
     assert decided.verdict == "rejected" and decided.reason.startswith("ragged sizes, call 1: the outputs")
     assert _decide(claimed, instances[:1]).verdict == "rejected"          # and it sent its evidence
+
+
+def test_a_difference_here_needs_an_input_a_float32_tensor_holds():
+    """As the check's confirmation: a difference only beyond FLT_MAX is no difference of any tensor."""
+    x = E.var("x", 0)
+    confirm = verify._Evaluated(IntegerInputs.of({}))
+    assert confirm(SimpleNamespace(model={x: 2 ** 200}), 0, 0, x, E.add(x, E.const(1))) is None
+    assert "beyond float32's range" in confirm.refusal
+    found = confirm(SimpleNamespace(model={x: 3}), 0, 0, x, E.add(x, E.const(1)))
+    assert (found.ref_value, found.cand_value) == (3, 4)

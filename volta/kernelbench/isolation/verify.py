@@ -36,7 +36,7 @@ from volta.kernelbench import calls as S
 from volta.kernelbench import candidate as C
 from volta.kernelbench import hacks
 from volta.kernelbench import precision as P
-from volta.kernelbench.check import _exact_in, _ragged_sizes, integer_inputs
+from volta.kernelbench.check import _beyond_float32, _exact_in, _ragged_sizes, integer_inputs
 from volta.kernelbench.compare import Difference, compare
 from volta.kernelbench.libm import Readings
 from volta.kernelbench.problem import load_problem
@@ -139,15 +139,21 @@ class _Sent:
 
 
 class _Evaluated:
-    """`compare`'s confirmation here: both sides' expressions evaluated exactly on the input found."""
+    """`compare`'s confirmation here: both sides' expressions evaluated exactly on the input found, which must be
+    one a float32 tensor holds (as the check's confirmation requires)."""
 
-    refusal: str | None = None
+    def __init__(self, integers):
+        self.integers = integers
+        self.refusal: str | None = None
 
     def __call__(self, verdict, k, i, a, b) -> Difference | None:
         values: dict = {}
         for leaf, v in (verdict.model or {}).items():
             if leaf.op is E.VAR:
                 values.setdefault(leaf.data[0], {})[leaf.data[1]] = v
+        self.refusal = _beyond_float32(values, self.integers)
+        if self.refusal is not None:
+            return None
         env = {leaf: values.get(leaf.data[0], {}).get(leaf.data[1], 1)
                for x in (a, b) for leaf in inputs_of(x) if leaf.op is E.VAR}
         ref_value, cand_value = _exact_in(a, env), _exact_in(b, env)
@@ -221,7 +227,8 @@ def _compare_call(reference: _Reference, call: int, ref: list, sent: list, optio
     """Call `call`'s comparison here; a _Contradiction unless equal (or, `undecided_ok`, undecided)."""
     readings = Readings()
     integers = S.integers_for(reference.integers, call)
-    comparison = compare(ref, sent, _Evaluated(), options.get("timeout_ms", 10_000), None, readings.apply, integers)
+    comparison = compare(ref, sent, _Evaluated(integers), options.get("timeout_ms", 10_000), None, readings.apply,
+                         integers)
     if comparison.verdict == "equivalent" or (undecided_ok and comparison.verdict == "unknown"):
         return comparison
     label = f"{where}call {call}"
