@@ -5,8 +5,8 @@ import io
 import json
 import pickle
 import re
-from types import SimpleNamespace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
