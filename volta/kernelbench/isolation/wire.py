@@ -33,7 +33,7 @@ from volta.kernelbench import dtypes as D
 from volta.kernelbench.elements import UNWRITTEN
 from volta.symbolic import expr as E
 
-MAX_FRAME = 1 << 29           # bytes one evidence message may take (a 536k-node gemm table: ~30 MB)
+MAX_FRAME = 1 << 29           # bytes one evidence message may take (512 MiB)
 MAX_DATA_DEPTH = 4            # nesting of tuples in a node's data
 PLAIN = (type(None), bool, int, float, str, Fraction)
 
