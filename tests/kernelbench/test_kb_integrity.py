@@ -66,6 +66,22 @@ def test_an_attack_is_rejected_with_what_it_tried(attack, tried, capsys, unharme
     assert tried in r["unsupported"]["message"]
 
 
+@pytest.mark.parametrize("attack, why", [
+    ("forge_comparison", "call 1: the outputs the worker sent differ from the reference's"),
+    ("forge_report", "call 1: the outputs the worker sent differ from the reference's"),
+    ("forge_json", "the worker's report says 1 run(s) were made and sent the evidence of 0"),
+    ("forge_table", "a node of the table has another arity than its operator"),
+])
+def test_a_candidate_that_forges_the_check_in_its_worker_is_rejected(attack, why, capsys, unharmed):
+    """Volta's modules reached without an import or a heap scan (a function's __globals__, sys.modules) and
+    patched so that the worker's comparison agrees, its report is concluded EQUIVALENT, its JSON says EQUIVALENT,
+    or its evidence is forged, with the worker's check of Volta's code silenced (the first two are EQUIVALENT
+    when the worker's word is taken): Volta's process decides from the outputs and does not agree."""
+    code, r = _check(DATA / f"{attack}.py", capsys=capsys)
+    assert (code, r["verdict"]) == (1, "rejected")
+    assert why in r["unsupported"]["message"]
+
+
 def test_a_loop_that_never_ends_is_unsupported_past_the_time_limit(capsys, unharmed):
     code = cli(["kernelbench", PROBLEM, str(DATA / "loop_forever.py"), "--json", "--timeout", "8", "-q"])
     r = json.loads(capsys.readouterr().out)

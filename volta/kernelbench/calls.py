@@ -290,6 +290,7 @@ class Sequence:
     beyond_float32: object      # (values, integers) -> why a counterexample is no float32 input (check.py)
     eval_mode: bool = False
     arch: str = "sm_80"
+    evidence: object = None     # evidence.Instance: each call's outputs kept for Volta's process, or None
 
 
 def later_calls(seq: Sequence, timeout_ms: int, progress=None) -> CallsResult:
@@ -322,6 +323,8 @@ def later_calls(seq: Sequence, timeout_ms: int, progress=None) -> CallsResult:
             result.reused[call] = [problem.input_names[j] for j in reused]
             before = [_snapshot(outs) for _, outs in returned]
             cand_outs = C.forward(seq.model, inputs, seq.run)
+            if seq.evidence is not None:
+                seq.evidence.call(call, cand_outs)
             result.aliased = [a for (j, outs), old in zip(returned, before)
                               for a in overwritten(old, outs, j, call, seq.model)]
             if result.aliased:
@@ -346,6 +349,8 @@ def later_calls(seq: Sequence, timeout_ms: int, progress=None) -> CallsResult:
                 result.verdict, result.call = comparison.verdict, call
                 break
             inputs_now, outs_now = inputs, cand_outs
+        if seq.evidence is not None and result.verdict == "equivalent":
+            seq.evidence.after_calls()
     except Stop as stop:
         if stop.error is not None:
             result.verdict, result.reason = "unsupported", stop.error.message

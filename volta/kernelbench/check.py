@@ -30,6 +30,7 @@ from volta.kernelbench import precision as P
 from volta.kernelbench import witness
 from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.engine import Host, Stop
+from volta.kernelbench.evidence import Evidence, Instance
 from volta.kernelbench.failures import TorchError
 from volta.kernelbench.libm import Readings
 from volta.kernelbench.memory import DeviceMemory
@@ -103,11 +104,14 @@ class CheckOptions:
 
 
 def check(problem_path: str, candidate_path: str, sizes: dict | None = None, options: CheckOptions = CheckOptions(),
-          *, save_counterexample: str | None = None, progress=None) -> KernelbenchReport:
+          *, save_counterexample: str | None = None, progress=None,
+          evidence: Evidence | None = None) -> KernelbenchReport:
     """Check a candidate file against a problem file (the library call behind `volta kernelbench`), under the
-    modes of `options` (precision.py evaluates a `tolerance`)."""
+    modes of `options` (precision.py evaluates a `tolerance`). `evidence`: where each run keeps what the
+    candidate computed, for Volta's process to decide from (the confined worker's check)."""
     report = paths.explore(lambda oracle: _check_once(problem_path, candidate_path, sizes or {}, options,
-                                                      save_counterexample, progress, oracle),
+                                                      save_counterexample, progress, oracle,
+                                                      _instance(evidence, False, oracle)),
                            candidate_path)
     if options.ragged and report.sizes:
         odd = _ragged_sizes(report.sizes, sizes or {})
@@ -119,10 +123,15 @@ def check(problem_path: str, candidate_path: str, sizes: dict | None = None, opt
             try:
                 report.ragged = paths.explore(
                     lambda oracle: _check_once(problem_path, candidate_path, {**(sizes or {}), **odd}, options,
-                                               None, progress, oracle), candidate_path)
+                                               None, progress, oracle, _instance(evidence, True, oracle)),
+                    candidate_path)
             except (UsageError, Unsupported) as err:
                 report.notes.append(f"--ragged: the problem does not run at sizes {odd}: {err.message}")
     return report
+
+
+def _instance(evidence: Evidence | None, ragged: bool, oracle) -> Instance | None:
+    return None if evidence is None else evidence.instance(ragged, oracle.answers.describe())
 
 
 def _ragged_sizes(choices: list, given: dict) -> dict:
@@ -143,7 +152,7 @@ def _ragged_sizes(choices: list, given: dict) -> dict:
 
 
 def _check_once(problem_path, candidate_path, sizes, options: CheckOptions, save_counterexample, progress,
-                oracle=None):
+                oracle=None, evidence: Instance | None = None):
     timeout_ms, arch, eval_mode = options.timeout_ms, options.arch, options.eval_mode
     report = KernelbenchReport(problem_path, candidate_path, eval_mode=eval_mode)
     start = time.perf_counter()
@@ -174,6 +183,8 @@ def _check_once(problem_path, candidate_path, sizes, options: CheckOptions, save
         if cand_outs is None:
             hacks.conclude(report, candidate_path)
             return report
+        if evidence is not None:
+            evidence.first_call(cand_outs, problem.input_names, cand_inputs, model, report.bindings)
         start = time.perf_counter()
         if progress:
             progress("comparing outputs")
@@ -186,10 +197,12 @@ def _check_once(problem_path, candidate_path, sizes, options: CheckOptions, save
         report.seconds["compare"] = time.perf_counter() - start
         report.verdict = report.comparison.verdict
         _assess_precision(report, precision, problem, host, model, run, ref_outs, cand_outs, options.tolerance)
+        if evidence is not None and report.precision is not None:
+            evidence.rounded = report.precision.rounded
         if report.verdict == "equivalent" and not report.hacks:     # call 1's findings come first
             seq = S.Sequence(problem, run, host, model, candidate_path, made, ref_outs, cand_outs, cand_inputs,
                              confirm.integers, readings, report.comparison, _exact_in, _beyond_float32, eval_mode,
-                             arch)
+                             arch, evidence)
             report.calls = S.later_calls(seq, timeout_ms, progress)
             report.seconds["later_calls"] = report.calls.seconds
             report.verdict = report.calls.verdict

@@ -40,7 +40,7 @@ def forward(report, problem, run, host, model, namespace: dict, path: str, input
             watched.append((name, t.storage))
             taken.add(id(t.storage))
     observer = coverage.Observer(path, run.streams, watched)
-    allowed = _reference_writes(problem)
+    allowed = reference_writes(problem)
     run.streams.begin()
     host.observer = observer
     outs = None
@@ -86,7 +86,7 @@ def conclude(report, path: str) -> None:
         report.verdict = "findings"
 
 
-def _reference_writes(problem) -> dict:
+def reference_writes(problem) -> dict:
     """input name -> {element: the value the reference's forward left there} for the elements it changed."""
     out = {}
     for name, before, after in zip(problem.input_names, problem.inputs, problem.reference_inputs):
@@ -96,7 +96,7 @@ def _reference_writes(problem) -> dict:
     return out
 
 
-def _same(forms: RingForms, a, b) -> bool:
+def same_value(forms: RingForms, a, b) -> bool:
     return type(a) is E.Expr and type(b) is E.Expr and forms.equal(a, b)
 
 
@@ -108,7 +108,7 @@ def _written(observer, allowed: dict, path: str) -> list:
         reference = allowed.get(w.name, {})
         values = w.storage.values
         extra = [i for i in changed if i not in reference
-                 or not (values[i] is reference[i] or _same(forms, values[i], reference[i]))]
+                 or not (values[i] is reference[i] or same_value(forms, values[i], reference[i]))]
         if extra:
             label, file, line = w.writer.get(extra[0], ("a torch op in forward", None, None))
             found.append(F.HackFinding(

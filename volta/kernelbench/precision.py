@@ -80,6 +80,7 @@ class PrecisionResult:
     findings: list = field(default_factory=list)      # Event, those reaching an output (kernel events all)
     unused: list = field(default_factory=list)        # Event, narrow values no output depends on
     evaluation: Evaluation | None = None
+    rounded: list | None = None     # the outputs' elements of the rerun with narrow values rounded
 
 
 # ---------------------------------------------------------------- kernels
@@ -171,6 +172,7 @@ def assess(precision: Precision, problem, host, model, run, ref_outs: list, cand
     in_kernels = any(ev.kind == "kernel" for ev in events)
     # a kernel event is a finding whatever the rerun says, and stops the evaluation: no rerun for it
     rounded = None if in_kernels else _rounded_outputs(precision, problem, host, model, run, events)
+    result.rounded = rounded
     reached = _reached(rounded) if rounded is not None else None
     for ev in events:
         if ev.kind == "kernel" or reached is None or ev.index in reached:

@@ -11,8 +11,11 @@ counterexample only if it is a .npz of numeric arrays, and adds what the candida
 
 A worker that ends without such an answer (an exit, a signal, a crash, a refusal of the audit hook, a patch of
 Volta's code, a malformed message) gives REJECTED, exit 1; past its time or memory, UNSUPPORTED, exit 3 — never
-EQUIVALENT. The residual risk of this design (the candidate shares the worker's interpreter with the check)
-is in docs/sandbox.md.
+EQUIVALENT. The check shares the worker's interpreter with the candidate, so the report is a claim: after it,
+the worker sends the evidence of a passing verdict (what the candidate computed: `kernelbench/evidence.py`, as
+`wire.py` expression tables), and `verify.py` decides that verdict again here against a reference run here;
+a claim the evidence does not bear is REJECTED (or UNKNOWN where this process cannot decide). The residual
+risk (the candidate's outputs are computed in its interpreter) is in docs/sandbox.md.
 """
 from __future__ import annotations
 
@@ -27,7 +30,8 @@ import numpy as np
 from volta.errors import PtxSyntaxError, Span, Unsupported, UsageError, VoltaError
 from volta.exec import limits
 from volta.kernelbench.check import CheckOptions, KernelbenchReport, check
-from volta.kernelbench.isolation import guard, process
+from volta.kernelbench.evidence import Evidence
+from volta.kernelbench.isolation import guard, process, verify, wire
 from volta.report import kernelbench_report, render
 
 FORMATS = ("text", "json", "sarif", "junit")
@@ -71,9 +75,10 @@ def run(problem: str, candidate: str, sizes: dict, options: CheckOptions, *, sav
         untouched = guard.snapshot()
         witness = os.path.join(channel.folder, WITNESS_NAME) if save_counterexample else None
         failed = None
+        evidence = Evidence()
         try:
             with limits.using(max_memory=lim.max_memory, max_steps=lim.max_steps, timeout=lim.timeout):
-                report = check(*absolute, sizes, options, save_counterexample=witness)
+                report = check(*absolute, sizes, options, save_counterexample=witness, evidence=evidence)
                 limits.disarm()
         except VoltaError as err:
             span = err.span
@@ -98,6 +103,7 @@ def run(problem: str, candidate: str, sizes: dict, options: CheckOptions, *, sav
         channel.send("report", {"report": json.loads(json.dumps(kernelbench_report.to_dict(report), default=str)),
                                 "rendered": {f: render(report, f, explain=explain) for f in ("text", "sarif", "junit")},
                                 "exit_code": report.exit_code})
+        channel.send_bytes(wire.evidence_frame(evidence if report.exit_code == 0 else Evidence()))
 
     limits.disarm()       # the worker keeps the deadline (its own timer, then the parent's kill), not this process
     worker = process.Worker(job, bounds)
@@ -110,30 +116,43 @@ def run(problem: str, candidate: str, sizes: dict, options: CheckOptions, *, sav
         if kind != "report":
             raise process.Ended("rejected", f"the worker answered `{kind}`, not the report")
         answer = _validated(payload)
+        instances = wire.read_evidence(worker.receive_bytes("sending what the candidate computed", wire.MAX_FRAME))
         printed = worker.printed()
         saved = _copy_witness(witness, save_counterexample) if save_counterexample else None
     except process.Ended as end:
         return _ended(names, end, worker.printed(), explain)
-    except Malformed as err:
+    except (Malformed, wire.Malformed) as err:
         return _ended(names, process.Ended("rejected", f"the worker's answer is malformed: {err}"), worker.printed(),
                       explain)
     finally:
         worker.close()
+    with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):     # --timeout again, for the decision
+        decided = verify.decide(problem, sizes, options, answer.report, instances)
+    if decided.verdict is not None:
+        return _ended(names, process.Ended(decided.verdict, decided.reason), printed, explain, NOT_BORNE)
     report = answer.report
     report["notes"] = list(report["notes"]) + [f"worker: {m}" for m in missing]
     report["candidate_output"] = printed
+    if decided.runs:
+        report["notes"].append(_verified(decided))
     if save_counterexample and report["counterexample"] is not None:
         report["counterexample"]["file"] = save_counterexample if saved is None else None
         if saved is not None:
             report["notes"].append(saved)
     text = answer.rendered["text"].replace(witness, str(save_counterexample))
-    extra = [f"  note: worker: {m}" for m in missing] + kernelbench_report.output_lines(printed)
+    extra = ([f"  note: worker: {m}" for m in missing] + ([f"  note: {_verified(decided)}"] if decided.runs else [])
+             + kernelbench_report.output_lines(printed))
     if save_counterexample and saved is not None:
         extra.append(f"  note: {saved}")
     rendered = {"text": "\n".join([text, *extra]) if extra else text,
                 "json": json.dumps(report, indent=2),
                 "sarif": answer.rendered["sarif"], "junit": answer.rendered["junit"]}
     return Confined(answer.verdict, answer.exit_code, report, rendered)
+
+
+def _verified(decided: verify.Decided) -> str:
+    return (f"decided in Volta's process, outside the candidate's worker: {decided.calls} forward call(s) of "
+            f"{decided.runs} run(s) compared with the reference run here ({decided.seconds:.1f} CPU s)")
 
 
 def _error(payload, shown: dict) -> Exception:
@@ -208,9 +227,15 @@ def _copy_witness(source: str, target: str) -> str | None:
     return None
 
 
-def _ended(names: tuple, end: process.Ended, printed: str, explain: bool) -> Confined:
-    """The report of a worker that gave no well-formed answer, built and rendered here (no candidate code)."""
+NO_REPORT = "the candidate's worker gave no well-formed report: nothing is claimed about equivalence"
+NOT_BORNE = ("the worker's report passed the candidate and what it sent does not bear that out in Volta's "
+             "process: nothing is claimed about equivalence")
+
+
+def _ended(names: tuple, end: process.Ended, printed: str, explain: bool, note: str = NO_REPORT) -> Confined:
+    """The report of a worker that gave no well-formed answer (or one its evidence does not bear out), built
+    and rendered here (no candidate code)."""
     r = KernelbenchReport(*names, verdict=end.verdict, unsupported=Unsupported(end.reason), candidate_output=printed)
-    r.notes.append("the candidate's worker gave no well-formed report: nothing is claimed about equivalence")
+    r.notes.append(note)
     report = json.loads(json.dumps(kernelbench_report.to_dict(r), default=str))
     return Confined(r.verdict, r.exit_code, report, {f: render(r, f, explain=explain) for f in FORMATS})

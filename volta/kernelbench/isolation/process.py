@@ -15,7 +15,8 @@ docs/sandbox.md). The child, before the job:
   (shown as the candidate's output, never parsed), no new privileges, killed if the parent dies;
 - installs the audit hook of `guard.py` when the job asks (`Channel.install_guard`).
 
-The child answers with JSON frames (plain data, never pickle: nothing the parent reads can run code).
+The child answers with JSON frames (plain data, never pickle: nothing the parent reads can run code), and
+byte frames the parent decodes in their own checked format (`wire`'s expression tables).
 
 The parent enforces a wall-clock deadline (kill of the whole group past it) and turns every way the worker
 can end without a well-formed answer into an `Ended` with a verdict: REJECTED for a refusal, an exit, a crash or a
@@ -79,6 +80,10 @@ class Channel:
 
     def send(self, kind: str, payload) -> None:
         _write_frame(self.replies, json.dumps([kind, payload]).encode())
+
+    def send_bytes(self, data: bytes) -> None:
+        """A frame the parent reads with `Worker.receive_bytes` (its own format, e.g. `wire`'s)."""
+        _write_frame(self.replies, data)
 
 
 def _write_frame(fd: int, data: bytes) -> None:
@@ -269,12 +274,28 @@ class Worker:
 
     def receive(self, doing: str, seconds: float | None = None):
         """The worker's next message, decoded as (kind, payload); Ended when there is none."""
+        frame = self.receive_bytes(doing, MAX_FRAME, seconds)
+        try:
+            message = json.loads(frame)
+        except ValueError as err:
+            self._kill()
+            raise Ended("rejected", f"the worker's answer while {doing} is malformed: {err}") from None
+        if not (type(message) is list and len(message) == 2 and type(message[0]) is str):
+            self._kill()
+            raise Ended("rejected", f"the worker's answer while {doing} is no (kind, payload) message")
+        if message[0] == "refused":
+            self._kill()
+            raise Ended("rejected", str(message[1]))
+        return message
+
+    def receive_bytes(self, doing: str, limit: int, seconds: float | None = None) -> bytes:
+        """The worker's next frame as it is (at most `limit` bytes); Ended when there is none."""
         deadline = self.deadline if seconds is None else min(self.deadline, time.monotonic() + seconds)
         buffer = self._buffer
         while True:
             if len(buffer) >= HEADER.size:
                 size = HEADER.unpack(buffer[:HEADER.size])[0]
-                if size > MAX_FRAME:
+                if size > limit:
                     self._kill()
                     raise Ended("rejected", f"the worker sent a message of {size:,} bytes while {doing}")
                 if len(buffer) >= HEADER.size + size:
@@ -296,18 +317,7 @@ class Worker:
                 buffer += chunk
         end = HEADER.size + HEADER.unpack(buffer[:HEADER.size])[0]
         frame, self._buffer = bytes(buffer[HEADER.size:end]), buffer[end:]
-        try:
-            message = json.loads(frame)
-        except ValueError as err:
-            self._kill()
-            raise Ended("rejected", f"the worker's answer while {doing} is malformed: {err}") from None
-        if not (type(message) is list and len(message) == 2 and type(message[0]) is str):
-            self._kill()
-            raise Ended("rejected", f"the worker's answer while {doing} is no (kind, payload) message")
-        if message[0] == "refused":
-            self._kill()
-            raise Ended("rejected", str(message[1]))
-        return message
+        return frame
 
     def printed(self) -> str:
         """What the candidate printed (stdout and stderr, the last 64 KiB), as text; never parsed."""

@@ -1,0 +1,215 @@
+"""Volta's process decides a passing verdict from the worker's evidence (isolation/verify.py, isolation/wire.py):
+a tampered claim is REJECTED whatever the worker's report says, and a forged expression table is refused before
+any of it is used."""
+import io
+import json
+import pickle
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from volta.config import IntegerInputs
+from volta.kernelbench.check import CheckOptions, check
+from volta.kernelbench.evidence import Evidence
+from volta.kernelbench.isolation import process, verify, wire
+from volta.report import kernelbench_report
+from volta.symbolic import expr as E
+
+DATA = Path(__file__).resolve().parent / "data" / "integrity"
+PROBLEM = str(DATA / "problem.py")
+OPTIONS = CheckOptions()
+
+
+@pytest.fixture(scope="module")
+def honest():
+    """The honest control's report (as JSON data) and its evidence, as the parent decodes them."""
+    evidence = Evidence()
+    report = check(PROBLEM, str(DATA / "honest.py"), {}, evidence=evidence)
+    data = json.loads(json.dumps(kernelbench_report.to_dict(report), default=str))
+    return data, wire.read_evidence(wire.evidence_frame(evidence))
+
+
+def _decide(report, instances):
+    return verify.decide(PROBLEM, {}, OPTIONS, report, instances)
+
+
+def test_the_honest_evidence_bears_its_verdict_out(honest):
+    report, instances = honest
+    assert report["verdict"] == "equivalent" and [sorted(i["calls"]) for i in instances] == [[1, 2, 3]]
+    decided = _decide(report, instances)
+    assert (decided.verdict, decided.runs, decided.calls) == (None, 1, 3)
+
+
+def _copy(x):
+    """New lists, dicts and tuples around the same (interned) expressions."""
+    if isinstance(x, dict):
+        return {k: _copy(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return type(x)(_copy(v) for v in x)
+    return x
+
+
+def _tampered(instances, change):
+    forged = _copy(instances)
+    change(forged[0])
+    return forged
+
+
+def _output(inst, call=1):
+    shape, dtype, returned, after = inst["calls"][call][0]
+    return shape, dtype, returned, after
+
+
+@pytest.mark.parametrize("change, why", [
+    (lambda i: _output(i)[2].__setitem__(5, E.const(0)), "call 1: the outputs the worker sent differ"),
+    (lambda i: _output(i, 3)[2].__setitem__(0, E.var("x@2", 0)), "call 3: the outputs the worker sent differ"),
+    (lambda i: i["calls"].pop(3), "neither the later calls' outputs nor an evaluation"),
+    (lambda i: i["calls"].pop(1), "sent no outputs of call 1"),
+    (lambda i: i["inputs"]["x"].__setitem__(2, E.const(0)), "input `x`: 1 element(s) written by call 1"),
+    (lambda i: i["inputs"].pop("x"), "no reading of input `x`"),
+    (lambda i: _output(i, 1)[3].__setitem__(0, E.const(7)), "changed after it was returned (OUTPUT ALIASED)"),
+    (lambda i: i["calls"][1].__setitem__(0, None), "non-tensor output"),
+])
+def test_a_claim_the_evidence_does_not_bear_is_rejected(honest, change, why):
+    report, instances = honest
+    decided = _decide(report, _tampered(instances, change))
+    assert decided.verdict == "rejected" and why in decided.reason
+
+
+def test_a_claim_with_the_evidence_of_fewer_runs_is_rejected(honest):
+    report, _ = honest
+    decided = _decide(report, [])
+    assert decided.verdict == "rejected" and "and sent the evidence of 0" in decided.reason
+
+
+def test_a_verdict_that_does_not_pass_is_not_re_decided(honest):
+    report, instances = honest
+    assert _decide({**report, "verdict": "not-equivalent", "exit_code": 1}, []).verdict is None
+
+
+# ---- the expression table
+
+ADD, CONST, VAR = int(E.ADD), int(E.CONST), int(E.VAR)
+
+
+def _instance(elements, shape=(2,)):
+    return [{"ragged": False, "answers": "", "calls": {1: [(shape, "f32", elements, None)]}, "inputs": {},
+             "parameters": {}, "rounded": None}]
+
+
+class _Root:
+    """Pickled as the persistent id ("e", k): the table's k-th root."""
+
+    def __init__(self, k):
+        self.k = k
+
+
+class _RootPickler(pickle.Pickler):
+    def persistent_id(self, obj):
+        return ("e", obj.k) if isinstance(obj, _Root) else None
+
+
+def _with_roots(obj) -> bytes:
+    out = io.BytesIO()
+    _RootPickler(out).dump(obj)
+    return out.getvalue()
+
+
+def _table(ops, arity, children, data, roots):
+    return pickle.dumps((np.array(ops, np.int32).tobytes(), np.array(arity, np.int32).tobytes(),
+                         np.array(children, np.int32).tobytes(), data, roots))
+
+
+def test_a_well_formed_table_is_read_back_as_the_same_expressions():
+    x0, x1 = E.var("x", 0), E.var("x", 1)
+    frame = _table([VAR, VAR, ADD], [0, 0, 2], [0, 1], {0: ("x", 0), 1: ("x", 1)}, [2, 0]) + _with_roots(
+        _instance([_Root(0), _Root(1)]))
+    [inst] = wire.read_evidence(frame)
+    assert inst["calls"][1][0][2] == [E.add(x0, x1), x0]
+
+
+@pytest.mark.parametrize("table, message, why", [
+    (([ADD, CONST], [2, 0], [1, 1], {1: 1}, [0]), None, "refers to itself or a later one"),      # child after parent
+    (([CONST, ADD], [0, 3], [0, 0, 0], {0: 1}, [1]), None, "another arity than its operator"),
+    (([CONST, ADD], [0, 2], [0, 7], {0: 1}, [1]), None, "refers to itself or a later one"),      # out of range
+    (([CONST, ADD], [0, 2], [0, -1], {0: 1}, [1]), None, "refers to itself or a later one"),
+    (([CONST], [0], [], {0: float("nan")}, [0]), None, "no plain value"),
+    (([CONST], [0], [], {0: 1.5}, [0]), None, "constant that is no rational"),
+    (([99], [0], [], {}, [0]), None, "an operator Volta has not"),
+    (([CONST], [0], [], {0: 1}, [4]), None, "a root is no node"),
+    (([CONST], [0, 0], [], {0: 1}, [0]), None, "arities do not match"),
+    (([VAR], [0], [], {0: ("x", "0")}, [0]), None, "input leaf without (buffer, index)"),
+    (([CONST], [0], [], {0: 1}, [0]), _instance([_Root(0)]), "an output is not (shape"),          # 1 of 2 elements
+    (([CONST], [0], [], {0: 1}, [0]), [{"ragged": False}], "other fields"),
+    (([CONST], [0], [], {0: 1}, [0]), _instance([1, 2]), "an output is not (shape"),              # not expressions
+])
+def test_a_forged_table_is_refused(table, message, why):
+    frame = _table(*table) + _with_roots(message if message is not None else _instance([_Root(0)] * 2))
+    with pytest.raises(wire.Malformed, match=re.escape(why)):
+        wire.read_evidence(frame)
+
+
+def test_a_frame_that_names_a_callable_is_refused_before_anything_is_made():
+    frame = _table([CONST], [0], [], {0: 1}, [0]) + pickle.dumps(print)
+    with pytest.raises(wire.Malformed, match="names builtins.print"):
+        wire.read_evidence(frame)
+
+
+def _huge(channel):
+    channel.send_bytes(b"\0" * 4096)
+
+
+def test_a_frame_past_the_limit_is_refused_unread():
+    worker = process.Worker(_huge, process.Limits(seconds=20, memory=1 << 30))
+    try:
+        worker.ready()
+        with pytest.raises(process.Ended, match="4,096 bytes") as ended:
+            worker.receive_bytes("sending what the candidate computed", 1024)
+        assert ended.value.verdict == "rejected"
+    finally:
+        worker.close()
+
+
+@pytest.fixture(scope="module")
+def honest_ragged():
+    evidence = Evidence()
+    report = check(PROBLEM, str(DATA / "honest.py"), {}, CheckOptions(ragged=True), evidence=evidence)
+    data = json.loads(json.dumps(kernelbench_report.to_dict(report), default=str))
+    return data, wire.read_evidence(wire.evidence_frame(evidence))
+
+
+def test_the_ragged_run_is_decided_at_sizes_volta_s_process_derives(honest_ragged):
+    report, instances = honest_ragged
+    assert [i["ragged"] for i in instances] == [False, True]
+    assert _decide(report, instances).runs == 2
+    forged = _copy(instances)
+    forged[1]["calls"][1][0][2][0] = E.const(0)
+    decided = _decide(report, forged)
+    assert decided.verdict == "rejected" and decided.reason.startswith("ragged sizes, call 1: the outputs")
+    decided = _decide(report, instances[:1])
+    assert decided.verdict == "rejected" and "at the ragged sizes and sent the evidence of 0" in decided.reason
+
+
+def test_a_ragged_run_said_undecided_must_show_no_difference(honest_ragged):
+    """A ragged run said UNKNOWN leaves the command at exit 0; a difference hidden there is found."""
+    report, instances = honest_ragged
+    claimed = {**report, "ragged": {**report["ragged"], "verdict": "unknown"}}
+    assert _decide(claimed, instances).verdict is None
+    forged = _copy(instances)
+    forged[1]["calls"][1][0][2][0] = E.const(0)
+    decided = _decide(claimed, forged)
+    assert decided.verdict == "rejected" and decided.reason.startswith("ragged sizes, call 1: the outputs")
+    assert _decide(claimed, instances[:1]).verdict == "rejected"          # and it sent its evidence
+
+
+def test_a_difference_here_needs_an_input_a_float32_tensor_holds():
+    """As the check's confirmation: a difference only beyond FLT_MAX is no difference of any tensor."""
+    x = E.var("x", 0)
+    confirm = verify._Evaluated(IntegerInputs.of({}))
+    assert confirm(SimpleNamespace(model={x: 2 ** 200}), 0, 0, x, E.add(x, E.const(1))) is None
+    assert "beyond float32's range" in confirm.refusal
+    found = confirm(SimpleNamespace(model={x: 3}), 0, 0, x, E.add(x, E.const(1)))
+    assert (found.ref_value, found.cand_value) == (3, 4)
