@@ -300,7 +300,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("only", nargs="*", help="run only benchmarks whose name contains one of these")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per benchmark (default 600)")
     parser.add_argument("--list", action="store_true", help="print the command lines, run nothing")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)  # names may follow --timeout
     kernels = args.checkout / KERNELS
     if not kernels.is_dir():
         parser.error(f"{kernels} is not a directory: give a checkout of willtunnels/volta")
