@@ -12,12 +12,26 @@ launch; so does this script (`--ctas 0`, the grid kept as the crate gives it, si
 prints verdict, expectation, wall and CPU seconds and peak RSS of that process, and a summary line.
 
 Table rows (`Bench`, `Run`, `Array`) are plain data, so a test can run a kernel of our own through the
-same runner (tests/benchmarks/test_bench_paper.py).
+same runner (tests/benchmarks/test_bench_paper.py). A child killed at --timeout (wall) still reports its CPU
+seconds (reaped children's rusage), so a timeout under load says how much work it had done.
+
+Figures (CPU s / peak MB, one process a pair; 2 shared cores, load 9-18 on 2026-12-07, so wall is 3-10x CPU):
+    reductions 7/7, race kernels 10/10        0.6-1.0 s each, as expected
+    MatMul-1 vs MatMul-1 / -2 / -3 / -4       46 / 41 / 62 / 48 s, 1.06-1.09 GB, EQUIVALENT
+    MatMul-1 vs MatMul-5 / -6 / -7            TIMEOUT at 300 s wall (load 14-18; CPU not recorded then)
+    MatMul-1-32x32 vs GEMM-1 / -2             17 / 12.8 s, 642-660 MB, EQUIVALENT
+    MatMul-1-32x32 vs GEMM-3 (wmma)           TIMEOUT -> 19.7 s, 1.2 GB, EQUIVALENT (wmma lane-structured)
+    TileLang 32x32x32 / 64x32x32 / 64x64x32   9.9 s, 605 MB / TIMEOUT at 300 s wall / 130 s, 1.45 GB (earlier)
+    Attention vs Attention                    30 s, 663 MB, EQUIVALENT
+    Causal-Attention naive vs fused           22.8 s, 385 MB, EQUIVALENT
+    Attention vs FA1 / FA1-TC / FA2-TC, Causal FA1 / FA1-TC / FA2-TC: TIMEOUT (300 s wall)
+    Conv2D ref vs opt                         TIMEOUT (expected RACE; 154 s CPU once)
 """
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import time
@@ -267,9 +281,14 @@ sys.exit(run(sys.argv[1:]))
 """
 
 
+def _children_cpu() -> float:
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+
+
 def run_one(bench: Bench, kernels: Path, timeout: float) -> dict:
     argv = [sys.executable, "-c", _WRAPPER] + command(bench, kernels)
-    start = time.perf_counter()
+    start, children = time.perf_counter(), _children_cpu()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         out, err = proc.communicate(timeout=timeout)
@@ -279,7 +298,7 @@ def run_one(bench: Bench, kernels: Path, timeout: float) -> dict:
         out, err = proc.communicate()
         timed_out = True
     wall = time.perf_counter() - start
-    cpu, rss, lines = float("nan"), float("nan"), []
+    cpu, rss, lines = _children_cpu() - children, float("nan"), []   # CPU of a killed child too (reaped)
     for line in err.splitlines():
         if line.startswith("@usage "):
             cpu, rss = json.loads(line[len("@usage "):])
