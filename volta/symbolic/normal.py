@@ -370,7 +370,10 @@ def _exp_value(e: int) -> float:
     while len(_EXP_VALUES) < len(EXP_POLYS):
         total = 0.0
         for (factors, inner), c in EXP_POLYS[len(_EXP_VALUES)].items():
-            term = float(c)
+            try:
+                term = float(c)
+            except OverflowError:   # (a coefficient beyond float64: only which monomial leads depends on it)
+                term = math.copysign(math.inf, c)
             for leaf, power in factors:
                 term *= _leaf_value(leaf) ** power
             if inner:
