@@ -24,8 +24,14 @@ Figures (CPU s / peak MB, one process a pair; 2 shared cores, load 9-18 on 2026-
     TileLang 32x32x32 / 64x32x32 / 64x64x32   9.9 s, 605 MB / TIMEOUT at 300 s wall / 130 s, 1.45 GB (earlier)
     Attention vs Attention                    30 s, 663 MB, EQUIVALENT
     Causal-Attention naive vs fused           22.8 s, 385 MB, EQUIVALENT
-    Attention vs FA1 / FA1-TC / FA2-TC, Causal FA1 / FA1-TC / FA2-TC: TIMEOUT (300 s wall)
-    Conv2D ref vs opt                         TIMEOUT (expected RACE; 154 s CPU once)
+    Attention vs FA1                          TIMEOUT -> 164 s CPU, 3.9 GB, EQUIVALENT (ratios by den lead, screen leaves)
+    Attention vs FA1-TC / FA2-TC, Causal FA1 / FA1-TC / FA2-TC: TIMEOUT (300 s wall, before the FA1 fixes)
+    Conv2D ref vs opt                         TIMEOUT (expected RACE; 154 s CPU once): per-lane expressions in both
+                                              executions (py-spy: expr._make 36%; the opt's wmma A tiles mix
+                                              leaves and padding zeros, so _lane_product does not apply)
+Profile of (Attention, FA1) before the screen fix (py-spy, 1,100 s wall): execution 43% (onethread ref 17%, FA1's
+PV loop: per-lane fma expressions, LaneSym.exprs of sV), compare 33% (Screen.search 18%, of it leaf draws 12%;
+normalize 12%; cuts.cut 9%).
 """
 from __future__ import annotations
 
