@@ -12,12 +12,32 @@ launch; so does this script (`--ctas 0`, the grid kept as the crate gives it, si
 prints verdict, expectation, wall and CPU seconds and peak RSS of that process, and a summary line.
 
 Table rows (`Bench`, `Run`, `Array`) are plain data, so a test can run a kernel of our own through the
-same runner (tests/benchmarks/test_bench_paper.py).
+same runner (tests/benchmarks/test_bench_paper.py). A child killed at --timeout (wall) still reports its CPU
+seconds (reaped children's rusage), so a timeout under load says how much work it had done.
+
+Figures (CPU s / peak MB, one process a pair; 2 shared cores, load 9-18 on 2026-12-07, so wall is 3-10x CPU):
+    reductions 7/7, race kernels 10/10        0.6-1.0 s each, as expected
+    MatMul-1 vs MatMul-1 / -2 / -3 / -4       46 / 41 / 62 / 48 s, 1.06-1.09 GB, EQUIVALENT
+    MatMul-1 vs MatMul-5 / -6 / -7            TIMEOUT at 300 s wall (load 14-18; CPU not recorded then)
+    MatMul-1-32x32 vs GEMM-1 / -2             17 / 12.8 s, 642-660 MB, EQUIVALENT
+    MatMul-1-32x32 vs GEMM-3 (wmma)           TIMEOUT -> 19.7 s, 1.2 GB, EQUIVALENT (wmma lane-structured)
+    TileLang 32x32x32 / 64x32x32 / 64x64x32   9.9 s, 605 MB / TIMEOUT at 300 s wall / 130 s, 1.45 GB (earlier)
+    Attention vs Attention                    30 s, 663 MB, EQUIVALENT
+    Causal-Attention naive vs fused           22.8 s, 385 MB, EQUIVALENT
+    Attention vs FA1                          TIMEOUT -> 164 s CPU, 3.9 GB, EQUIVALENT (ratios by den lead, screen leaves)
+    Attention vs FA1-TC / FA2-TC, Causal FA1 / FA1-TC / FA2-TC: TIMEOUT (300 s wall, before the FA1 fixes)
+    Conv2D ref vs opt                         TIMEOUT (expected RACE; 154 s CPU once): per-lane expressions in both
+                                              executions (py-spy: expr._make 36%; the opt's wmma A tiles mix
+                                              leaves and padding zeros, so _lane_product does not apply)
+Profile of (Attention, FA1) before the screen fix (py-spy, 1,100 s wall): execution 43% (onethread ref 17%, FA1's
+PV loop: per-lane fma expressions, LaneSym.exprs of sV), compare 33% (Screen.search 18%, of it leaf draws 12%;
+normalize 12%; cuts.cut 9%).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import time
@@ -267,9 +287,14 @@ sys.exit(run(sys.argv[1:]))
 """
 
 
+def _children_cpu() -> float:
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+
+
 def run_one(bench: Bench, kernels: Path, timeout: float) -> dict:
     argv = [sys.executable, "-c", _WRAPPER] + command(bench, kernels)
-    start = time.perf_counter()
+    start, children = time.perf_counter(), _children_cpu()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         out, err = proc.communicate(timeout=timeout)
@@ -279,7 +304,7 @@ def run_one(bench: Bench, kernels: Path, timeout: float) -> dict:
         out, err = proc.communicate()
         timed_out = True
     wall = time.perf_counter() - start
-    cpu, rss, lines = float("nan"), float("nan"), []
+    cpu, rss, lines = _children_cpu() - children, float("nan"), []   # CPU of a killed child too (reaped)
     for line in err.splitlines():
         if line.startswith("@usage "):
             cpu, rss = json.loads(line[len("@usage "):])
@@ -300,7 +325,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("only", nargs="*", help="run only benchmarks whose name contains one of these")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per benchmark (default 600)")
     parser.add_argument("--list", action="store_true", help="print the command lines, run nothing")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)  # names may follow --timeout
     kernels = args.checkout / KERNELS
     if not kernels.is_dir():
         parser.error(f"{kernels} is not a directory: give a checkout of willtunnels/volta")

@@ -410,3 +410,14 @@ def test_tensor_core_gemm_stays_lane_structured():
         assert (m.buffer_regions["C"].lsref[0] > 0).sum() == 1024, role
     report = CK.check(spec)
     assert report.verdict == "equivalent" and report.proved_by == {"normal-form": 1024}
+
+
+def test_wmma_gemm_stays_lane_structured():
+    """wmma.mma with f32 accumulators over wmma.load fragments of input leaves adds K-term blocks to lane
+    polynomials, as mma.sync does, and wmma.store writes them as LaneSym rows: the pair is decided in bulk
+    (the paper's GEMM-3, K = 4,096, was a TIMEOUT materializing 4,096-term products per element)."""
+    spec = load_manifest(EX / "eq_gemm_naive_wmma" / "manifest.toml")
+    m = CK.execute(spec, "opt", lane_structured=True)
+    assert (m.buffer_regions["C"].lsref[0] > 0).sum() == 4096
+    report = CK.check(spec)
+    assert report.verdict == "equivalent" and report.proved_by == {"normal-form": 4096}

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from volta.symbolic import expr as E
-from volta.symbolic.evaluate import EvalError, evaluate
+from volta.symbolic.evaluate import EvalError, evaluate, evaluate_float
 from volta.symbolic.normal import Normalizer, equal_exprs, normalize, to_expr
 
 a, b, c, d = (E.var("v", i) for i in range(4))
@@ -178,3 +178,44 @@ def test_p_mul_over_integers_is_the_term_by_term_product(p, q):
     expected = {m: c for m, c in expected.items() if c}
     assert N._p_mul_scaled(p, q) == expected
     assert all(type(c) is int or c.denominator != 1 for c in N._p_mul_scaled(p, q).values())
+
+
+# ---------------------------------------------------------------- ratios scaled by their lead (_lead_free)
+
+def _attention_row(shift, n=6, extra=E.ZERO):
+    """sum_k 2^(s_k - shift)·v_k / sum_k 2^(s_k - shift) (+ extra in the numerator)."""
+    s = [E.var("s", k) * LOG2E + E.var("t", k) for k in range(n)]
+    num = E.add_all(E.exp2(x - shift) * E.var("w", k) for k, x in enumerate(s)) + extra
+    return num / E.add_all(E.exp2(x - shift) for x in s)
+
+
+def test_ratios_shifted_by_an_exponential_compare_without_cross_multiplying(monkeypatch):
+    """Attention's sum_k 2^(s_k)·v_k / sum_k 2^(s_k) against online softmax's 2^(s_k - m) form: equal once both
+    are divided by their denominator's lead; a numerator that differs by one term stays unequal."""
+    from volta.symbolic import normal as N
+    n = Normalizer()
+    plain, shifted = n(_attention_row(E.ZERO)), n(_attention_row(E.maximum(m1, m2) * LOG2E + F(3, 4)))
+    assert plain.den != shifted.den
+    assert N._lead_free(plain).den == N._lead_free(shifted).den
+    monkeypatch.setattr(N, "p_mul", _no_cross_multiplying(N.p_mul))
+    assert N.equal(plain, shifted)
+    assert not N.equal(plain, n(_attention_row(m1, extra=E.var("w", 0))))
+
+
+def _no_cross_multiplying(p_mul):
+    def guarded(p, q):
+        assert min(len(p), len(q)) == 1, "cross-multiplied two sums"
+        return p_mul(p, q)
+    return guarded
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=3, max_size=3), st.integers(-4, 4), st.fractions(F(-3), F(3)),
+       st.sampled_from([1, -1, F(3, 7), 12]))
+def test_lead_free_keeps_the_value(coeffs, shift, const, scale):
+    from volta.symbolic import normal as N
+    den = E.add_all(E.const(c or 1) * E.exp2(E.var("s", k) * (k + 1) + const) for k, c in enumerate(coeffs))
+    nf = normalize((E.var("w", 0) + E.exp2(a * shift)) / (E.const(scale) * E.exp2(a * shift) * den))
+    env = {E.var("s", k): (k - 1) / 2 for k in range(3)} | {E.var("w", 0): 5 / 3, a: 1.0}
+    before = evaluate_float(to_expr(nf), env)
+    assert evaluate_float(to_expr(N._lead_free(nf)), env) == pytest.approx(before, rel=1e-12)

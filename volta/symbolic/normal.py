@@ -345,14 +345,70 @@ def nf_div(a: NormalForm, b: NormalForm) -> NormalForm:
 
 
 def equal(a: NormalForm, b: NormalForm) -> bool:
-    """a = b wherever both are defined (rule: cross-multiply)."""
+    """a = b wherever both are defined (rule: cross-multiply; first ratio-exp2-scale, `_lead_free`)."""
     if a.den is None and b.den is None:
         return a.num == b.num
     if a.den == b.den:
         return a.num == b.num
+    if a.den is not None and b.den is not None:
+        a, b = _lead_free(a), _lead_free(b)
+        if a.den == b.den:
+            return a.num == b.num
     an = a.num if b.den is None else p_mul(a.num, b.den)
     bn = b.num if a.den is None else p_mul(b.num, a.den)
     return an == bn
+
+
+# ---------------------------------------------------------------- ratios scaled by their lead (rule: ratio-exp2-scale)
+
+_EXP_VALUES: list[float] = [0.0]   # exponent id -> its polynomial's value at one fixed point (_exp_value)
+
+
+def _exp_value(e: int) -> float:
+    """EXP_POLYS[e] at a fixed pseudo-random point (each leaf or atom a value from its id): additive, so
+    the value of an exponent shifted by s is the value plus s's."""
+    while len(_EXP_VALUES) < len(EXP_POLYS):
+        total = 0.0
+        for (factors, inner), c in EXP_POLYS[len(_EXP_VALUES)].items():
+            try:
+                term = float(c)
+            except OverflowError:   # (a coefficient beyond float64: only which monomial leads depends on it)
+                term = math.copysign(math.inf, c)
+            for leaf, power in factors:
+                term *= _leaf_value(leaf) ** power
+            if inner:
+                term *= _leaf_value(("exp2", inner))
+            total += term
+        _EXP_VALUES.append(total)
+    return _EXP_VALUES[e]
+
+
+def _leaf_value(key) -> float:
+    """A value in [0.5, 1.5) for a leaf id (or a nested exponent), the same for the life of the process."""
+    return 0.5 + ((hash(key) * 0x9E3779B97F4A7C15) & 0xFFFFFFFF) / 2.0 ** 32
+
+
+def _lead_free(nf: NormalForm) -> NormalForm:
+    """nf with num and den both divided by c·2^E of den's lead monomial: the one whose log2|c| + E is least at
+    the fixed point of `_exp_value`. Multiplying a den by any k·2^S adds one amount to every monomial's value,
+    so the same monomial leads and the scaled forms agree: sum_k 2^(s_k)·v_k / sum_k 2^(s_k) (attention) and
+    sum_k 2^(s_k - m)·v_k / sum_k 2^(s_k - m) (online softmax, m the running max) compare without the
+    512 x 512 monomial products of cross-multiplying. Dividing both by one nonzero value keeps the ratio;
+    a near tie in the values only leaves the two forms apart (compared by cross-multiplying, as before)."""
+    den = nf.den
+    if den is None or len(den) < 2 or not any(e for (_f, e) in den):
+        return nf
+    (_f, e), c = min(den.items(), key=lambda mc: _exp_value(mc[0][1]) + _log2_abs(mc[1]))
+    e_inv, k = _exp_neg(e) if e else (0, 0)
+    unit = {((), e_inv): _pow2(_int_if_whole(Fraction(1) / c), k)}
+    return NormalForm(p_mul(nf.num, unit), p_mul(den, unit))
+
+
+def _log2_abs(c) -> float:
+    """log2 |c| of a nonzero rational, for numerators and denominators of any size."""
+    if type(c) is int:
+        return math.log2(abs(c))
+    return math.log2(abs(c.numerator)) - math.log2(c.denominator)
 
 
 def cross_difference(a: NormalForm, b: NormalForm) -> tuple[Poly, Poly | None, Poly | None]:

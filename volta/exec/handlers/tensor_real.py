@@ -405,6 +405,8 @@ def _wmma_store(m, op, lanes):
     grid = T._full_warps(m, op, lanes)
     if grid is None:
         return
+    if per == 1 and _store_lanes(m, op, lanes, grid, regs, rows, cols, T._WIDTH[fmt] // 8):
+        return
     tile = _fragment(m, op, regs, grid, fmt, per, T.wmma_layout(rows, cols, len(regs) * per), (rows, cols))
     run_bits(m, op, lanes)
     flat = grid.reshape(-1)
@@ -432,9 +434,42 @@ def _wmma_mma(m, op, lanes):
         return
     At = _fragment(m, op, ra, grid, at, a_per, T.wmma_layout(M, K, len(ra) * a_per), (M, K))
     Bt = _fragment(m, op, rb, grid, bt, a_per, T.wmma_layout(K, N, len(rb) * a_per), (K, N))
+    if c_per == 1 and d_per == 1 and len(rd) == len(rc):   # f32 accumulators: as mma.sync's (_lane_product)
+        lane_d = _lane_product(m, grid, At, Bt, rc, T.wmma_layout(M, N, len(rc)))
+        if lane_d is not None:
+            run_bits(m, op, lanes)
+            flat = grid.reshape(-1)
+            for reg, poly in zip(rd, lane_d):
+                _write_lane(m, reg, flat, poly)
+            return
     Ct = _fragment(m, op, rc, grid, ct, c_per, T.wmma_layout(M, N, len(rc) * c_per), (M, N))
     run_bits(m, op, lanes)
     _store_fragment(m, rd, grid, product(At, Bt, Ct), d_per, dt, T.wmma_layout(M, N, len(rd) * d_per))
+
+
+def _store_lanes(m, op, lanes, grid, regs, rows, cols, es) -> bool:
+    """wmma.store of one-element registers that all hold lane polynomials on every lane of the warps (an f32
+    accumulator of `_lane_product`): each slot's register stored as LaneSym rows (`access.store_lsym`), as `st`
+    stores one, instead of materializing per-lane expressions (4,096 terms each for a K = 4,096 GEMM) into the
+    tile. False: nothing done, the expression path stores."""
+    flat = grid.reshape(-1)
+    values = []
+    for reg in regs[:rows * cols // 32]:
+        cur = m.sym[reg.index] if isinstance(reg, RegRef) else None
+        if not isinstance(cur, LaneSym):
+            return False
+        found, part = cur.restrict(flat)
+        if not found.all():
+            return False
+        values.append(part)
+    run_bits(m, op, lanes)
+    stride_op = op.operands[2] if len(op.operands) > 2 else None
+    slots = T.wmma_addresses(m, op, grid, op.operands[0], stride_op, rows, cols, rows * cols // 32, es)
+    for ls, (_r, _c, addr) in zip(values, slots):
+        for region, lz, offs in A.resolve(m, op, op.d.space or None, addr, flat, es, True):
+            check_width(op, region, es)   # the outputs are read element by element, at the buffer's width
+            A.store_lsym(m, region, lz, offs, es, ls)
+    return True
 
 
 # ---- ldmatrix -----------------------------------------------------------------------------------------------
