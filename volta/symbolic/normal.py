@@ -451,6 +451,8 @@ def _reduce_radicals(nf: NormalForm) -> NormalForm:
 
 
 def _leaf_nf(node: Expr) -> NormalForm:
+    """node as a monomial factor, named by its id (pinned: found again by E.NODES[id])."""
+    E.NODES[node.id] = node
     return NormalForm({(((node.id, 1),), 0): 1})
 
 
