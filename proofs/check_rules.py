@@ -1,4 +1,6 @@
-"""Prove every rule in volta/symbolic/rules.py, and spot-check each on random rationals.
+"""Prove every rule in volta/symbolic/rules.py, and spot-check each on random rationals; check that every
+rewrite the normalizer performs (rules.REWRITES, filled by volta/symbolic/normal.py) names only proved rules,
+and that every rule marked as the normalizer's is named by one of its rewrites.
 
 FIELD rules: Z3 (through volta.symbolic.z3bridge, the project's one z3 importer) proves
 `where-conditions -> (lhs = rhs)` valid over the reals (for boolean sides: lhs <-> rhs).
@@ -18,7 +20,8 @@ import sympy
 
 from volta.symbolic import expr as E
 from volta.symbolic.evaluate import EvalError, evaluate
-from volta.symbolic.rules import EXP, FIELD, RULES, Rule, _raw, assumptions, sides
+from volta.symbolic import normal  # noqa: F401  (registers the normalizer's rewrites in REWRITES)
+from volta.symbolic.rules import EXP, FIELD, REWRITES, RULES, Rule, _raw, assumptions, sides
 from volta.symbolic.z3bridge import prove
 from volta.symbolic.verdict import Proved
 
@@ -147,21 +150,42 @@ def check_exponent_field() -> tuple[bool, str]:
     return True, f"{int(ok.sum()):,} exponent-field values checked exhaustively"
 
 
+def rewrite_coverage(proved: set[str]) -> list[str]:
+    """What is wrong between the normalizer's rewrites and the rules: a rewrite naming a rule that is not
+    proved, or a rule marked as the normalizer's that no rewrite names (empty: they are one table)."""
+    problems = []
+    cited = set()
+    for entry in REWRITES.values():
+        cited.update(entry.rules)
+        problems += [f"rewrite {entry.name!r} applies {r!r}, which is not proved" for r in entry.rules
+                     if r not in proved]
+    problems += [f"rule {rule.name!r} is marked used_by='normal' but no rewrite applies it" for rule in RULES
+                 if rule.used_by == "normal" and rule.name not in cited]
+    return problems
+
+
 def main() -> int:
     rng = random.Random(20240601)
     failures = 0
     good, note = check_exponent_field()
     failures += not good
     print(f"{'ok  ' if good else 'FAIL'} {'exponent-field':18} bits  {'exhaustive':15} {note}")
+    proved = set()
     for rule in RULES:
         proof = prove_rule(rule)
         checked, bad = spot_check(rule, rng)
         ok = proof.startswith("proved") and bad is None and checked > 0
         failures += not ok
+        if ok:
+            proved.add(rule.name)
         note = bad or f"{checked} spot checks agree"
         print(f"{'ok  ' if ok else 'FAIL'} {rule.name:18} {rule.kind:5} {proof:15} {note}")
     print(f"{len(RULES) + 1 - failures}/{len(RULES) + 1} rules and bit facts proved and spot-checked")
-    return 1 if failures else 0
+    problems = rewrite_coverage(proved)
+    for problem in problems:
+        print(f"FAIL {problem}")
+    print(f"{len(REWRITES)} normalizer rewrites, {'each naming only proved rules' if not problems else 'NOT covered'}")
+    return 1 if failures or problems else 0
 
 
 if __name__ == "__main__":

@@ -150,3 +150,57 @@ def test_var_range_is_var():
     made = E.var_range("vr", 5, 70, {4: None})
     assert sorted(made) == list(range(4, 70)) and all(made[i] is E.var("vr", i) for i in range(5, 70))
     assert E.var_range("vr", 3, 3, {}) == {}
+
+
+# ---------------------------------------------------------------- sweeping the intern table
+
+def test_a_node_nothing_holds_is_dropped_by_a_sweep():
+    node = E.add(E.var("weak", 0), E.mul(E.var("weak", 1), E.const(F(3, 7))))
+    ident, inner = node.id, node.args[1].id
+    E.sweep()
+    assert E._TABLE[(node.op, node.args, node.data)] is node   # held here: kept
+    del node
+    assert E.sweep() >= 2
+    again = E.add(E.var("weak", 0), E.mul(E.var("weak", 1), E.const(F(3, 7))))   # made anew
+    assert again.id > ident and again.args[1].id > inner
+
+
+def test_interning_holds_for_what_is_held():
+    a = E.add(E.var("held", 0), E.var("held", 1))
+    for i in range(2, 2000):   # much else made and dropped meanwhile
+        E.mul(E.add(E.var("held", i), a), E.const(i))
+    E.sweep()
+    assert E.add(E.var("held", 1), E.var("held", 0)) is a
+    assert E.fma(a, a, a) is E.add(E.mul(a, a), a)
+
+
+def test_a_child_lives_as_long_as_its_parent():
+    parent = E.sqrt(E.add(E.var("kid", 0), E.const(5)))
+    child_id = parent.args[0].id
+    E.sweep()
+    assert E.add(E.const(5), E.var("kid", 0)).id == child_id   # the same object: found through the table
+
+
+def test_a_long_chain_goes_in_one_sweep_and_the_table_stays_in_id_order():
+    before = E.node_count()
+    acc = E.ZERO
+    for i in range(200_000):
+        acc = E.fma(E.var("chain", i % 64), E.var("chain", 64 + i % 7), acc)
+    assert E.node_count() > before + 200_000
+    del acc
+    E.sweep()
+    assert E.node_count() < before + 1_000
+    ids = [n.id for n in E._TABLE.values()]
+    assert ids == sorted(ids)
+
+
+def test_pinned_nodes_are_found_by_id_after_a_sweep():
+    from volta.symbolic.normal import Normalizer, to_expr
+
+    atom = E.tanh(E.var("pin", 0))
+    nf = Normalizer()(E.add(atom, E.ONE))
+    ident = atom.id
+    del atom
+    E.sweep()
+    assert E.NODES[ident].op is E.TANH and E.tanh(E.var("pin", 0)).id == ident
+    assert to_expr(nf) is E.add(E.tanh(E.var("pin", 0)), E.ONE)

@@ -38,6 +38,7 @@ from volta.equiv.witness import (SMALL, below_resolution, input_domain, larger_d
                                  relative_difference)
 from volta.ir.program import lower
 from volta.ptx.parser import parse_file
+from volta.semantics.realops import clear_bounds_memo
 from volta.symbolic import cuts, expr as E
 from volta.symbolic.constants import constants_read
 from volta.symbolic.domain import Domain
@@ -295,6 +296,9 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress, fa
         raise UsageError("volta check needs at least one :out or :inout buffer to compare")
     report = CheckReport("equivalent")
     report.kernels = {role: " → ".join(map(step_name, sequence(spec, role))) for role in ("ref", "opt")}
+    _EXPANSION.clear()   # estimates and bounds of the last check's nodes: kept, they would keep the nodes
+    clear_bounds_memo()  # alive; then the nodes nothing holds any more are dropped (expr.sweep)
+    E.sweep()
     partial = _partial(spec, report)
     if report.verdict == "unsupported":
         return report
@@ -573,9 +577,9 @@ def _expansion(*roots) -> int:
     An atom is one term, but its arguments are normalized too: the estimate is the larger of the root's and
     of any atom argument's below it (a two-pass variance under rsqrtf counts as large; it read 1,026 once).
     Linear in the DAG; capped at 1e12. Only decides whether a few random inputs are tried before
-    normalizing: no verdict depends on it. Nodes are interned for the life of the process, so estimates are
-    kept by node across elements (outputs share sub-DAGs: a fresh walk per element made a 512-element
-    softmax spend 70% of its time here)."""
+    normalizing: no verdict depends on it. Estimates are kept by node across the elements of a check (outputs
+    share sub-DAGs: a fresh walk per element made a 512-element softmax spend 70% of its time here), and
+    dropped when the next check starts."""
     memo = _EXPANSION
     cap = 10 ** 12
     add, mul, div = E.ADD, E.MUL, E.DIV

@@ -237,9 +237,10 @@ F32_INT_LO, F32_INT_HI = 1 << 23, 1 << 24   # every f32 in [2^23, 2^24) is an in
 
 
 # node -> (lo, hi), process-wide. bounds() is a function of the node alone (no context: leaves are
-# unbounded, constants exact), and nodes are interned for the life of the process, so an entry never goes
-# stale; outputs of one row share their sub-DAGs (attention: the same dot product under every expf), and
-# a fresh walk per call made bounds half the check's time. Cleared when it outgrows BOUNDS_MEMO_MAX.
+# unbounded, constants exact), and an entry holds its node, so it never goes stale; outputs of one row
+# share their sub-DAGs (attention: the same dot product under every expf), and a fresh walk per call made
+# bounds half the check's time. Cleared when it outgrows BOUNDS_MEMO_MAX, and by equiv.check before each
+# check (so that the intern table's sweep can drop the last check's nodes).
 _BOUNDS: dict = {}
 BOUNDS_MEMO_MAX = 1 << 20
 

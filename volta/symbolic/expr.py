@@ -1,6 +1,11 @@
 """Hash-consed expression DAG over the reals: the symbolic values the executor computes.
 
 Every node is interned, so structural equality is identity (`a is b`) and sharing is free.
+The intern table is swept between checks (`sweep`): a node nothing outside the table holds is dropped
+(a later node of the same structure is a new object with a new id), so a long-lived process keeps only
+what is in use, and building a node costs what a plain dict entry costs. Node ids come from a counter and
+are never reused. A normal form names its leaves and atoms by id (normal.py), so those are pinned (`pin`,
+`NODES`): kept for the process, found again by id.
 Constructors fold constants exactly (Fractions) and sort the arguments of commutative
 operators by node id, so `add(a, b) is add(b, a)`. They stay binary and do no flattening:
 building an accumulator chain of a million steps is one dict lookup and one tuple per step.
@@ -8,7 +13,9 @@ Deeper canonicalization belongs to `normal.py`.
 """
 from __future__ import annotations
 
+import itertools
 import math
+import sys
 from enum import IntEnum
 from fractions import Fraction
 from typing import Callable, Iterable, Mapping
@@ -91,8 +98,9 @@ class Expr:
     def __neg__(self): return neg(self)
 
 
-_TABLE: dict[tuple, Expr] = {}
-NODES: list[Expr] = []          # node id -> node; ids give the stable sort key for commutative args
+_TABLE: dict[tuple, Expr] = {}     # (op, args, data) -> its node, in creation order (ascending id)
+_IDS = itertools.count()          # node ids: creation order, the stable sort key for commutative args
+NODES: dict[int, Expr] = {}       # pinned nodes by id: the leaves and atoms normal forms name by id
 
 
 def _make(op: Op, args: tuple, data: object = None) -> Expr:
@@ -100,15 +108,52 @@ def _make(op: Op, args: tuple, data: object = None) -> Expr:
     node = _TABLE.get(key)
     if node is None:
         node = object.__new__(Expr)
-        node.op, node.args, node.data, node.id = op, args, data, len(NODES)
-        NODES.append(node)
+        node.op, node.args, node.data, node.id = op, args, data, next(_IDS)
         _TABLE[key] = node
     return node
 
 
+# CPython counts references exactly (a build without the GIL may defer counts: there nothing is swept).
+_EXACT_REFCOUNTS = getattr(sys, "_is_gil_enabled", lambda: True)()
+
+
+def sweep() -> int:
+    """Drop every node that nothing outside the intern table holds, and return how many were dropped.
+
+    Nobody can observe a dropped node (nothing refers to it), so identical structure still means the
+    identical object among the nodes anyone holds. The table is in creation order, children before
+    parents; walking it backwards, a dropped parent releases its children before they are looked at, so
+    a dead chain of any length goes in one pass. Called between checks (equiv.check); between two sweeps
+    nodes are never freed, which is also what keeps building a node as cheap as one dict entry (a table of
+    weak references cost 2x per node made and freed, see docs/DECISIONS.md)."""
+    if not _EXACT_REFCOUNTS:
+        return 0
+    table, nodes = _TABLE, list(_TABLE.values())
+    pop, count = nodes.pop, sys.getrefcount
+    dropped, node = 0, None
+    while nodes:
+        node = pop()
+        if count(node) <= 3:   # the table, `node`, and getrefcount's argument
+            del table[(node.op, node.args, node.data)]
+            dropped += 1
+    del node
+    if dropped > len(table):   # a dict keeps its largest size: rebuild it compactly
+        kept = dict(table)
+        table.clear()
+        table.update(kept)
+    return dropped
+
+
+def pin(node: Expr) -> Expr:
+    """Keep node for the process and findable by id (`NODES[node.id]`): for a leaf or an atom a normal
+    form names by its id."""
+    NODES[node.id] = node
+    return node
+
+
 def node_count() -> int:
-    """How many distinct nodes exist (for benchmarks and memory reports)."""
-    return len(NODES)
+    """How many distinct nodes the table holds (for benchmarks and memory reports)."""
+    return len(_TABLE)
 
 
 # ---------------------------------------------------------------- leaves
@@ -152,14 +197,13 @@ def var(buffer: str, index: int) -> Expr:
 def var_range(buffer: str, start: int, stop: int, into: dict) -> dict:
     """Elements `start` .. `stop - 1` of `buffer`, put into `into` by index: `_make` inlined, for a loop
     reading a buffer in order (half the cost of one `var` call each)."""
-    table, nodes, new = _TABLE, NODES, object.__new__
+    table, ids, new = _TABLE, _IDS, object.__new__
     for i in range(start, stop):
         key = (VAR, (), (buffer, i))
         node = table.get(key)
         if node is None:
             node = new(Expr)
-            node.op, node.args, node.data, node.id = VAR, (), key[2], len(nodes)
-            nodes.append(node)
+            node.op, node.args, node.data, node.id = VAR, (), key[2], next(ids)
             table[key] = node
         into[i] = node
     return into
@@ -272,8 +316,7 @@ def fma(a, b, c) -> Expr:
         p = _TABLE.get(key)
         if p is None:
             p = object.__new__(Expr)
-            p.op, p.args, p.data, p.id = MUL, key[1], None, len(NODES)
-            NODES.append(p)
+            p.op, p.args, p.data, p.id = MUL, key[1], None, next(_IDS)
             _TABLE[key] = p
         return _make(ADD, (p, c) if p.id < c.id else (c, p))
     return add(mul(a, b), c)

@@ -9,7 +9,9 @@ monomial -> nonzero rational; a normal form is num/den with den None meaning 1.
 
 Equal normal forms (after cross-multiplying the denominators) prove equality on every input
 where the kernels are defined; for + - * / exp2 the converse holds too (proofs/README.md).
-Every identity used here is listed in rules.py and proved by proofs/check_rules.py.
+Every rewrite the normalizer makes is an entry of `rules.REWRITES` (the functions under "the rewrites"
+below, registered with the rules they apply), and every rule an entry names is listed in rules.RULES and
+proved by proofs/check_rules.py, which reads both tables.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from volta.errors import Unsupported
 from volta.symbolic import expr as E
 from volta.symbolic.expr import Expr
 from volta.symbolic.extrema import minmax, ordered_pair, through_extremum
+from volta.symbolic.rules import REWRITES, Rewrite, rewrite
 
 Mono = tuple  # (tuple[(leaf_id, power), ...], exp_id)
 Poly = dict   # Mono -> int | Fraction, never zero
@@ -504,11 +507,18 @@ def _reduce_radicals(nf: NormalForm) -> NormalForm:
 
 
 def _leaf_nf(node: Expr) -> NormalForm:
+    """node as a monomial factor, named by its id (pinned: found again by E.NODES[id])."""
+    E.NODES[node.id] = node
     return NormalForm({(((node.id, 1),), 0): 1})
 
 
 class Normalizer:
     """Memoized normalization over a DAG; one instance can serve many roots that share nodes.
+
+    Every rewrite it makes is an entry of `rules.REWRITES` (below: a node's step is chosen by its operator
+    from STEPS; the choices inside an atom run through the table in order), and each entry names the proved
+    rules it applies. `trace` (a list, None: off) receives every application as (rewrite name, expression
+    before, expression or normal form after), for tests that check each one on concrete inputs.
 
     Intermediate sums consumed by exactly one parent are updated in place and dropped from the
     memo, so a chain of n additions costs O(n) time and memory instead of O(n^2).
@@ -519,12 +529,13 @@ class Normalizer:
     raised (None: no bound), for an attempt that must give way to cheaper steps when it would expand.
     """
 
-    def __init__(self, shared=None, limit: int | None = None) -> None:
+    def __init__(self, shared=None, limit: int | None = None, trace: list | None = None) -> None:
         self.memo: dict[Expr, NormalForm] = {}
         self.bools: dict[Expr, Expr] = {}
         self.differences: dict[Expr, NormalForm] = {}   # normalized comparison -> its d (of `d < 0`, ...)
         self.shared = shared
         self.limit = limit
+        self.trace = trace
         self.totals: dict[Expr, bool] = {}             # node -> no partial operation in it (E.is_total)
 
     def clear(self) -> None:
@@ -548,18 +559,49 @@ class Normalizer:
         # call (its NormalForm already returned to a caller) must never be mutated.
         fresh = set(order)
         owned = {n for n, k in parents.items() if k == 1 and n.op is _ADD and n in fresh}
-        boolean, memo, step, shared = E.BOOLEAN, self.memo, self._step, self.shared
+        boolean, memo, steps, shared = E.BOOLEAN, self.memo, _STEP_FUNCTIONS, self.shared
+        if shared is None and self.trace is None:
+            for node in order:   # (the common case, without the tests below)
+                if node.op in boolean:
+                    self._bool(node)
+                else:
+                    memo[node] = steps[node.op](self, node, owned)
+            return memo[root]
         for node in order:
             if node.op in boolean:
                 self._bool(node)
             elif shared is None or get(node, 0) < 2:
-                memo[node] = step(node, owned)
+                memo[node] = self._step(node, owned)
             else:   # used twice or more: a long sum becomes its atom (volta/symbolic/shared.py)
-                nf, atom = shared.abstract(step(node, owned))
+                nf, atom = shared.abstract(self._step(node, owned))
                 if atom is not None:
                     memo[atom] = _leaf_nf(atom)
                 memo[node] = nf
-        return self.memo[root]
+        return memo[root]
+
+    def _step(self, node: Expr, owned: set) -> NormalForm:
+        if self.shared is not None and node.id in self.shared.definitions:
+            return _leaf_nf(node)   # a shared sum's atom (after clear())
+        entry = STEPS[node.op]
+        nf = entry.apply(self, node, owned)
+        if self.trace is not None:
+            self._note(entry.name, node, nf)
+        return nf
+
+    def _note(self, name: str, before: Expr, after: Expr | NormalForm) -> None:
+        """Record one application in the trace (a normal form as its expression, taken now: sums are
+        later updated in place)."""
+        if type(after) is NormalForm:
+            after = to_expr(NormalForm(dict(after._num), after.den, after.scale))
+        self.trace.append((name, before, after))
+
+    def _apply(self, name: str, before, *args):
+        """Rewrite `name` of the table on args; its result (None: it does not apply) is recorded in the trace
+        with `before()`, the expression it replaces (built only when tracing)."""
+        out = REWRITES[name].apply(self, *args)
+        if out is not None and self.trace is not None:
+            self._note(name, before(), out)
+        return out
 
     def _take(self, node: Expr, owned: set) -> tuple[NormalForm, bool]:
         nf = self.memo[node]
@@ -567,40 +609,6 @@ class Normalizer:
             del self.memo[node]
             return nf, True
         return nf, False
-
-    def _step(self, node: Expr, owned: set) -> NormalForm:
-        op = node.op
-        if self.shared is not None and node.id in self.shared.definitions:
-            return _leaf_nf(node)   # a shared sum's atom (after clear())
-        if op is _ADD:
-            (a, own_a), (b, own_b) = self._take(node.args[0], owned), self._take(node.args[1], owned)
-            if a.scale is not None or b.scale is not None:
-                return nf_add(a, b)
-            if a.den is None and b.den is None:
-                if own_b and (len(b.num) > len(a.num) or not own_a):
-                    a, b, own_a = b, a, True
-                return NormalForm(p_add(a.num, b.num, into=own_a))
-            self._bound(a, b)
-            return nf_add(a, b)
-        if op is _MUL:
-            self._bound(self.memo[node.args[0]], self.memo[node.args[1]])
-            nf = nf_mul(self.memo[node.args[0]], self.memo[node.args[1]])
-            return _reduce_radicals(nf) if SQRT_ARGS else nf
-        if op is _VAR or op is _SYM:
-            return _leaf_nf(node)
-        if op is _CONST:
-            return NormalForm(p_const(node.data))
-        if op is _DIV:
-            self._bound(self.memo[node.args[0]], self.memo[node.args[1]])
-            nf = nf_div(self.memo[node.args[0]], self.memo[node.args[1]])
-            return _reduce_radicals(nf) if SQRT_ARGS else nf
-        if op is _EXP2:
-            arg = self.memo[node.args[0]]
-            num = arg.num if arg.den is None else p_divide(arg.num, arg.den)
-            if num is not None:
-                e, k = _intern_exponent(num)
-                return NormalForm({((), e): _pow2(1, k)})
-        return self._atom(node)
 
     def _bound(self, a: NormalForm, b: NormalForm) -> None:
         """Raise ExpansionLimit when combining a and b could make more than `limit` monomial products."""
@@ -611,44 +619,43 @@ class Normalizer:
 
     def _fresh(self) -> Normalizer:
         """A new normalizer in the same mode (for a small expression built while normalizing)."""
-        return Normalizer(self.shared, self.limit)
+        return Normalizer(self.shared, self.limit, self.trace)
 
     def _arg(self, child: Expr) -> Expr:
         if child.op in E.BOOLEAN:
             return self.bools[child]
         return to_expr(self.memo[child])
 
-    def _atom(self, node: Expr) -> NormalForm:
-        """Rebuild the atom over canonical arguments; it is then an opaque leaf (rule: congruence).
+    def _radicals(self, nf: NormalForm) -> NormalForm:
+        before = to_expr(NormalForm(dict(nf._num), nf.den, nf.scale)) if self.trace is not None else None
+        out = REWRITES["radicals"].apply(self, nf)
+        if out is not nf and before is not None:
+            self._note("radicals", before, out)
+        return out
 
-        A select of a comparison between its own two arms is max/min (rules select-max-*, select-min-*,
-        select-eq, select-ne, select-not); max/min are flattened, deduplicated and sorted (max-assoc,
-        max-dedupe, max-consts and their min twins), so equal sets of arguments give the same atom."""
+    def _atom(self, node: Expr) -> NormalForm:
+        """Rebuild the atom over canonical arguments; it is then an opaque leaf (rule: congruence), unless a
+        rewrite of the table applies first: one found equal modulo shared sums, rsqrt as 1/sqrt, terms
+        common to both arms taken out, a select turned into max/min, max/min flattened and sorted."""
         op = node.op
         if self.shared is not None and op in E.UNARY_ATOMS:   # an atom already made for an equal argument
-            arg = self.memo[node.args[0]]                      # (found before building this one's argument)
-            if p_constant_value(arg.num) is None or arg.den is not None:
-                found = self.shared.find(E.SQRT if op is E.RSQRT else op, None, (arg,))
-                if found is not None:
-                    return nf_div(NormalForm({UNIT: 1}), _leaf_nf(found)) if op is E.RSQRT else _leaf_nf(found)
+            found = self._apply("shared-atom", lambda: node, node)   # (found before building this one's argument)
+            if found is not None:
+                return found
         args = tuple(self._arg(c) for c in node.args)
-        if op is E.RSQRT and not (args[0].op is E.CONST and args[0].data <= 0):
-            root = E.sqrt(args[0])                  # rule rsqrt-recip: rsqrt(v) = 1/sqrt(v) (v > 0 both)
-            if root.op is E.SQRT:
-                if self.shared is not None:
-                    root = self.shared.representative(root, (self.memo[node.args[0]],))
-                SQRT_ARGS.setdefault(root.id, _copy(self.memo[node.args[0]]))
-                return nf_div(NormalForm({UNIT: 1}), _leaf_nf(root))
-            return nf_div(NormalForm({UNIT: 1}), self._fresh()(root))
-        shared = self._shared(node, args)
-        if shared is not None:
-            return shared
+        if op is E.RSQRT:
+            recip = self._apply("rsqrt-recip", lambda: node, node, args)
+            if recip is not None:
+                return recip
+        common = self._apply("common-terms", lambda: node, node, args)
+        if common is not None:
+            return common
         if op is E.SELECT:
             rebuilt = self._select(node, args)
         elif op is E.MAX or op is E.MIN:
-            rebuilt = minmax(op, args)
+            rebuilt = self._apply("minmax", lambda: E.rebuild(node, args), op, args)
         else:
-            rebuilt = E.rebuild(node, args)
+            rebuilt = self._apply("congruence", lambda: node, node, args)
         if rebuilt.op is node.op and rebuilt.op in _OPAQUE or rebuilt.op is E.MAX or rebuilt.op is E.MIN:
             if self.shared is not None and rebuilt.op is node.op and op not in (E.SELECT, E.MAX, E.MIN):
                 rebuilt = self.shared.representative(rebuilt, tuple(self.memo[c] for c in node.args))
@@ -661,62 +668,24 @@ class Normalizer:
     def _select(self, node: Expr, args: tuple) -> Expr:
         cond, x, y = args
         if node.args[1].op in E.BOOLEAN or node.args[2].op in E.BOOLEAN:
-            return E.select(cond, x, y)
+            return self._apply("congruence", lambda: node, node, args)
         return self._select_of(cond, x, y, self.memo[node.args[1]], self.memo[node.args[2]])
 
     def _select_of(self, cond: Expr, x: Expr, y: Expr, nx: NormalForm, ny: NormalForm) -> Expr:
-        if cond.op is E.NOT:                       # rule select-not
-            cond, x, y, nx, ny = cond.args[0], y, x, ny, nx
-        if (cond.op is E.LE or cond.op is E.EQ) and cond in self.differences:   # rule select-polarity:
-            cond, x, y, nx, ny = self._negated(cond), y, x, ny, nx   # d <= 0 ? x : y is -d < 0 ? y : x
-        if cond.op in E.COMPARISONS and (cond.args[1] is E.ZERO or cond.args[0] is E.ZERO and cond.op in (E.EQ, E.NE)):
-            d = cond.args[0] if cond.args[1] is E.ZERO else cond.args[1]   # eq/ne sort their arguments
-            x_minus_y = to_expr(nf_sub(nx, ny))
-            y_minus_x = to_expr(nf_sub(ny, nx))
-            if cond.op is E.LT or cond.op is E.LE:
-                if d is x_minus_y:                  # x < y ? x : y  (or <=)
-                    return minmax(E.MIN, (x, y))
-                if d is y_minus_x:                  # y < x ? x : y
-                    return minmax(E.MAX, (x, y))
-            elif d is x_minus_y or d is y_minus_x:
-                return y if cond.op is E.EQ else x  # x == y ? x : y is y; x != y ? x : y is x
-            if cond.op is E.LT or cond.op is E.LE:
-                through = self._through_extremum(cond, x, y)
-                if through is not None:
-                    return through
-        return E.select(cond, x, y)
-
-    def _through_extremum(self, cond: Expr, x: Expr, y: Expr) -> Expr | None:
-        """Rules select-max-through, select-min-through (`extrema.through_extremum`), for total arms only
-        (no division, root, log or call anywhere), so F(max) is defined wherever the select is."""
-        pair = ordered_pair(self.differences.get(cond))
-        if pair is None or not all(E.is_total(e, self.totals) for e in (x, y, *pair)):
-            return None
-        same = equal if self.shared is None else self.shared.equal
-        return through_extremum(pair, x, y, self._fresh(), same)
-
-    def _shared(self, node: Expr, args: tuple) -> NormalForm | None:
-        """Rule select-common: c ? b + x : b + y is b + (c ? x : y), and max(b + x, b + y) is b + max(x, y)
-        (min likewise), b the terms both arms share: `if (c) s += p` and `s += c ? p : 0` meet at
-        s + (c ? p : 0), `if (x > 0) s += x` and `fmaxf(s + x, s)` at s + max(x, 0). b is needed on both
-        sides, so taking it out does not widen where partial operations must be defined. Polynomial arms."""
-        arms = node.args[1:] if node.op is E.SELECT else node.args
-        if node.op not in (E.SELECT, E.MAX, E.MIN) or len(arms) != 2 or arms[0].op in E.BOOLEAN:
-            return None
-        nx, ny = self.memo[arms[0]], self.memo[arms[1]]
-        if nx.den is not None or ny.den is not None:
-            return None
-        common = {m: c for m, c in nx.num.items() if ny.num.get(m) == c}
-        if not common:
-            return None
-        dx = NormalForm({m: c for m, c in nx.num.items() if m not in common})
-        dy = NormalForm({m: c for m, c in ny.num.items() if m not in common})
-        if node.op is E.SELECT:
-            inner = self._select_of(args[0], to_expr(dx), to_expr(dy), dx, dy)
-        else:
-            inner = minmax(node.op, (to_expr(dx), to_expr(dy)))
-        rest = _leaf_nf(inner) if inner.op in (E.SELECT, E.MAX, E.MIN) else self._fresh()(inner)
-        return nf_add(NormalForm(common), rest)
+        """`cond ? x : y` over normalized parts: turned around by the orienting rewrites, then replaced by
+        the first resolving rewrite that applies, else rebuilt as it is."""
+        state = (cond, x, y, nx, ny)
+        for name in SELECT_ORIENT:
+            turned = REWRITES[name].apply(self, state)
+            if turned is not None:
+                if self.trace is not None:
+                    self._note(name, E.select(*state[:3]), E.select(*turned[:3]))
+                state = turned
+        for name in SELECT_RESOLVE:
+            out = self._apply(name, lambda: E.select(*state[:3]), state)
+            if out is not None:
+                return out
+        return E.select(*state[:3])
 
     def _bool(self, node: Expr) -> None:
         """Comparisons become `d < 0`, `d <= 0`, `d == 0`, `d != 0` with d the normalized difference."""
@@ -726,20 +695,15 @@ class Normalizer:
         if op is E.BOOL:
             result = node
         elif op in E.COMPARISONS:
-            a, b = (self.memo[c] for c in node.args)
-            nf = nf_sub(a, b)
-            result = E.rebuild(node, (to_expr(nf), E.ZERO))
-            if result.op in E.COMPARISONS:   # (not a constant folded to true/false)
-                self.differences[result] = nf
+            result = self._apply("compare", lambda: node, node)
         elif op is E.NOT and self.bools[node.args[0]] in self.differences:
-            result = self._negated(self.bools[node.args[0]])
+            result = self._apply("not-compare", lambda: node, self.bools[node.args[0]])
         else:
-            result = E.rebuild(node, tuple(self.bools[c] for c in node.args))
+            result = self._apply("logic", lambda: node, node)
         self.bools[node] = result
 
     def _negated(self, cmp: Expr) -> Expr:
-        """Rule not-compare: over the reals (no NaN) not(d < 0) is -d <= 0, not(d <= 0) is -d < 0, and
-        == and != swap, so `!(a <= 0)` (nvcc's branch around `if (a > 0)`) and `0 < a` are one condition."""
+        """not(cmp) for a normalized comparison (rules not-lt, not-le, not-eq, not-ne)."""
         nf = self.differences[cmp]
         if cmp.op is E.EQ or cmp.op is E.NE:
             result = (E.ne if cmp.op is E.EQ else E.eq)(to_expr(nf), E.ZERO)
@@ -757,6 +721,242 @@ class Normalizer:
             elif node not in self.memo:
                 self(node)
         return self.bools[cond]
+
+
+# ---------------------------------------------------------------- the rewrites (rules.REWRITES)
+# Each function below is one entry of the table, registered with the rules it applies; normal forms
+# themselves are the ring and field laws at work (polynomials as dicts, ratios cross-multiplied).
+
+@rewrite("leaf")
+def _leaf(norm: Normalizer, node: Expr, owned: set) -> NormalForm:
+    """A variable or a symbol is its own monomial."""
+    return _leaf_nf(node)
+
+
+@rewrite("constant")
+def _constant(norm: Normalizer, node: Expr, owned: set) -> NormalForm:
+    """A constant is its exact rational."""
+    return NormalForm(p_const(node.data))
+
+
+@rewrite("sum", "add-comm", "add-assoc", "like-terms", "ratio-add", "ratio-add-same")
+def _sum(norm: Normalizer, node: Expr, owned: set) -> NormalForm:
+    (a, own_a), (b, own_b) = norm._take(node.args[0], owned), norm._take(node.args[1], owned)
+    if a.scale is not None or b.scale is not None:
+        return nf_add(a, b)
+    if a.den is None and b.den is None:
+        if own_b and (len(b.num) > len(a.num) or not own_a):
+            a, b, own_a = b, a, True
+        return NormalForm(p_add(a.num, b.num, into=own_a))
+    norm._bound(a, b)
+    return nf_add(a, b)
+
+
+@rewrite("product", "mul-comm", "mul-assoc", "distrib", "power-merge", "exp2-add", "exp2-int", "ratio-mul",
+         "expf-idiom")
+def _product(norm: Normalizer, node: Expr, owned: set) -> NormalForm:
+    a, b = norm.memo[node.args[0]], norm.memo[node.args[1]]
+    norm._bound(a, b)
+    nf = nf_mul(a, b)
+    return norm._radicals(nf) if SQRT_ARGS else nf
+
+
+@rewrite("quotient", "ratio-div", "ratio-const-den", "div-const", "exp2-neg", "exp2-div")
+def _quotient(norm: Normalizer, node: Expr, owned: set) -> NormalForm:
+    a, b = norm.memo[node.args[0]], norm.memo[node.args[1]]
+    norm._bound(a, b)
+    nf = nf_div(a, b)
+    return norm._radicals(nf) if SQRT_ARGS else nf
+
+
+@rewrite("exponential", "exp2-int", "exp2-add", "ratio-cancel")
+def _exponential_step(norm: Normalizer, node: Expr, owned: set) -> NormalForm:
+    """2^p for a polynomial p (or one a monomial divides exactly) is c·2^(p − k) with the integer part k of
+    p's constant term in c; any other exponent leaves an opaque atom."""
+    arg = norm.memo[node.args[0]]
+    num = arg.num if arg.den is None else p_divide(arg.num, arg.den)
+    if num is not None:
+        e, k = _intern_exponent(num)
+        return NormalForm({((), e): _pow2(1, k)})
+    return norm._atom(node)
+
+
+@rewrite("atom", "congruence")
+def _atom_step(norm: Normalizer, node: Expr, owned: set) -> NormalForm:
+    return norm._atom(node)
+
+
+@rewrite("radicals", "sqrt-square", "sqrt-square-odd")
+def _radicals_rewrite(norm: Normalizer, nf: NormalForm) -> NormalForm:
+    return _reduce_radicals(nf)
+
+
+@rewrite("shared-atom", "congruence", "shared-pivot", "rsqrt-recip")
+def _shared_atom(norm: Normalizer, node: Expr) -> NormalForm | None:
+    """A unary atom whose argument equals an earlier one's modulo the shared sums is that atom (rsqrt: 1/the
+    sqrt atom of its argument)."""
+    op, arg = node.op, norm.memo[node.args[0]]
+    if p_constant_value(arg.num) is not None and arg.den is None:
+        return None
+    found = norm.shared.find(E.SQRT if op is E.RSQRT else op, None, (arg,))
+    if found is None:
+        return None
+    return nf_div(NormalForm({UNIT: 1}), _leaf_nf(found)) if op is E.RSQRT else _leaf_nf(found)
+
+
+@rewrite("rsqrt-recip", "rsqrt-recip", "congruence")
+def _rsqrt_recip(norm: Normalizer, node: Expr, args: tuple) -> NormalForm | None:
+    """rsqrt(v) = 1/sqrt(v) (v > 0 both), its sqrt an atom whose square reduces (rule sqrt-square)."""
+    if args[0].op is E.CONST and args[0].data <= 0:
+        return None
+    root = E.sqrt(args[0])
+    if root.op is E.SQRT:
+        if norm.shared is not None:
+            root = norm.shared.representative(root, (norm.memo[node.args[0]],))
+        SQRT_ARGS.setdefault(root.id, _copy(norm.memo[node.args[0]]))
+        return nf_div(NormalForm({UNIT: 1}), _leaf_nf(root))
+    return nf_div(NormalForm({UNIT: 1}), norm._fresh()(root))
+
+
+@rewrite("common-terms", "select-common", "max-common", "min-common")
+def _common_terms(norm: Normalizer, node: Expr, args: tuple) -> NormalForm | None:
+    """c ? b + x : b + y is b + (c ? x : y), and max(b + x, b + y) is b + max(x, y) (min likewise), b the
+    terms both arms share: `if (c) s += p` and `s += c ? p : 0` meet at s + (c ? p : 0), `if (x > 0) s += x`
+    and `fmaxf(s + x, s)` at s + max(x, 0). b is needed on both sides, so taking it out does not widen
+    where partial operations must be defined. Polynomial arms."""
+    arms = node.args[1:] if node.op is E.SELECT else node.args
+    if node.op not in (E.SELECT, E.MAX, E.MIN) or len(arms) != 2 or arms[0].op in E.BOOLEAN:
+        return None
+    nx, ny = norm.memo[arms[0]], norm.memo[arms[1]]
+    if nx.den is not None or ny.den is not None:
+        return None
+    common = {m: c for m, c in nx.num.items() if ny.num.get(m) == c}
+    if not common:
+        return None
+    dx = NormalForm({m: c for m, c in nx.num.items() if m not in common})
+    dy = NormalForm({m: c for m, c in ny.num.items() if m not in common})
+    if node.op is E.SELECT:
+        inner = norm._select_of(args[0], to_expr(dx), to_expr(dy), dx, dy)
+    else:
+        inner = norm._apply("minmax", lambda: E.rebuild(node, (to_expr(dx), to_expr(dy))),
+                            node.op, (to_expr(dx), to_expr(dy)))
+    rest = _leaf_nf(inner) if inner.op in (E.SELECT, E.MAX, E.MIN) else norm._fresh()(inner)
+    return nf_add(NormalForm(common), rest)
+
+
+@rewrite("minmax", "max-assoc", "min-assoc", "max-dedupe", "min-dedupe", "max-consts", "min-consts",
+         "max-comm", "max-comm-min", "max-self", "min-self")
+def _minmax(norm: Normalizer, op, args: tuple) -> Expr:
+    """max/min as its canonical chain (volta/symbolic/extrema.py)."""
+    return minmax(op, args)
+
+
+@rewrite("congruence", "congruence", "exp2-zero", "abs-abs", "select-same", "not-not", "and-self", "or-self",
+         "and-true", "and-false", "or-true", "or-false", "select-bool")
+def _congruence(norm: Normalizer, node: Expr, args: tuple) -> Expr:
+    """The same operator over canonical arguments, through expr.py's folding constructors."""
+    return E.rebuild(node, args)
+
+
+@rewrite("select-not", "select-not")
+def _select_not(norm: Normalizer, state: tuple) -> tuple | None:
+    cond, x, y, nx, ny = state
+    return (cond.args[0], y, x, ny, nx) if cond.op is E.NOT else None
+
+
+@rewrite("select-polarity", "select-polarity-le", "select-polarity-eq", "not-le", "not-eq")
+def _select_polarity(norm: Normalizer, state: tuple) -> tuple | None:
+    """d <= 0 ? x : y is -d < 0 ? y : x, and d == 0 ? x : y is d != 0 ? y : x."""
+    cond, x, y, nx, ny = state
+    if (cond.op is E.LE or cond.op is E.EQ) and cond in norm.differences:
+        return norm._negated(cond), y, x, ny, nx
+    return None
+
+
+def _difference(cond: Expr) -> Expr | None:
+    """d of a normalized comparison `d op 0` (eq and ne sort their arguments, so `0 == d` too), else None."""
+    if cond.op in E.COMPARISONS:
+        if cond.args[1] is E.ZERO:
+            return cond.args[0]
+        if cond.args[0] is E.ZERO and (cond.op is E.EQ or cond.op is E.NE):
+            return cond.args[1]
+    return None
+
+
+@rewrite("select-extremum", "select-min-lt", "select-min-le", "select-max-lt", "select-max-le", "max-comm",
+         "max-comm-min", "max-self", "min-self", "max-consts", "min-consts")
+def _select_extremum(norm: Normalizer, state: tuple) -> Expr | None:
+    """x < y ? x : y is min(x, y), y < x ? x : y is max(x, y) (<= likewise)."""
+    cond, x, y, nx, ny = state
+    if not (cond.op is E.LT or cond.op is E.LE) or cond.args[1] is not E.ZERO:
+        return None
+    d = cond.args[0]
+    if d is to_expr(nf_sub(nx, ny)):
+        return minmax(E.MIN, (x, y))
+    if d is to_expr(nf_sub(ny, nx)):
+        return minmax(E.MAX, (x, y))
+    return None
+
+
+@rewrite("select-equal", "select-eq", "select-eq-rev", "select-ne", "select-ne-rev")
+def _select_equal(norm: Normalizer, state: tuple) -> Expr | None:
+    """x == y ? x : y is y; x != y ? x : y is x."""
+    cond, x, y, nx, ny = state
+    if not (cond.op is E.EQ or cond.op is E.NE):
+        return None
+    d = _difference(cond)
+    if d is not None and (d is to_expr(nf_sub(nx, ny)) or d is to_expr(nf_sub(ny, nx))):
+        return y if cond.op is E.EQ else x
+    return None
+
+
+@rewrite("select-through", "select-max-through", "select-min-through", "select-max-through-le",
+         "select-min-through-le", "select-through-exp")
+def _select_through(norm: Normalizer, state: tuple) -> Expr | None:
+    """Rules select-max-through, select-min-through (`extrema.through_extremum`), for total arms only
+    (no division, root, log or call anywhere), so F(max) is defined wherever the select is."""
+    cond, x, y, _nx, _ny = state
+    if not (cond.op is E.LT or cond.op is E.LE) or cond.args[1] is not E.ZERO:
+        return None
+    pair = ordered_pair(norm.differences.get(cond))
+    if pair is None or not all(E.is_total(e, norm.totals) for e in (x, y, *pair)):
+        return None
+    same = equal if norm.shared is None else norm.shared.equal
+    return through_extremum(pair, x, y, norm._fresh(), same)
+
+
+@rewrite("compare", "cmp-lt", "cmp-le", "cmp-eq", "cmp-ne")
+def _compare(norm: Normalizer, node: Expr) -> Expr:
+    """a op b is (a − b) op 0, the difference normalized (and kept for the select rewrites)."""
+    a, b = (norm.memo[c] for c in node.args)
+    nf = nf_sub(a, b)
+    result = E.rebuild(node, (to_expr(nf), E.ZERO))
+    if result.op in E.COMPARISONS:   # (not a constant folded to true/false)
+        norm.differences[result] = nf
+    return result
+
+
+@rewrite("not-compare", "not-lt", "not-le", "not-eq", "not-ne")
+def _not_compare(norm: Normalizer, cmp: Expr) -> Expr:
+    """Over the reals (no NaN) not(d < 0) is -d <= 0, not(d <= 0) is -d < 0, and == and != swap, so
+    `!(a <= 0)` (nvcc's branch around `if (a > 0)`) and `0 < a` are one condition."""
+    return norm._negated(cmp)
+
+
+@rewrite("logic", "not-not", "and-self", "or-self", "and-true", "and-false", "or-true", "or-false")
+def _logic(norm: Normalizer, node: Expr) -> Expr:
+    """and, or, not over normalized conditions, through expr.py's folding constructors."""
+    return E.rebuild(node, tuple(norm.bools[c] for c in node.args))
+
+
+
+SELECT_ORIENT = ("select-not", "select-polarity")                      # in this order, each at most once
+SELECT_RESOLVE = ("select-extremum", "select-equal", "select-through")   # the first that applies
+# A node's step by its operator (booleans are `_bool`'s): every operator has one.
+STEPS: dict[E.Op, Rewrite] = {op: REWRITES[name] for op, name in (
+    (E.ADD, "sum"), (E.MUL, "product"), (E.DIV, "quotient"), (E.EXP2, "exponential"),
+    (E.VAR, "leaf"), (E.SYM, "leaf"), (E.CONST, "constant"), *((op, "atom") for op in E.ATOMS))}
+_STEP_FUNCTIONS = {op: entry.apply for op, entry in STEPS.items()}
 
 
 _DEFAULT = Normalizer()

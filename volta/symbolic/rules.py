@@ -27,7 +27,8 @@ class Rule:
     where: tuple[str, ...] = ()   # each must be nonzero
     assume: tuple[str, ...] = ()  # boolean conditions of the domain where both sides are defined
     kind: str = FIELD
-    used_by: str = "normal"       # 'normal' | 'z3bridge' | 'expr' (constructor folding) | 'cases' | 'shared'
+    used_by: str = "normal"       # 'normal' (a rewrite in REWRITES cites it) | 'equal' (normal.equal) | 'z3bridge'
+    #                               | 'expr' (constructor folding) | 'cases' | 'shared'
 
 
 R = Rule
@@ -44,7 +45,7 @@ RULES: tuple[Rule, ...] = (
     R("sub-neg",        "a - b",                 "a + (-1) * b",        used_by="expr"),
     R("like-terms",     "3 * (a * b) + 5 * (b * a)", "8 * (a * b)"),
     R("power-merge",    "(a * a) * (a * a * a)", "a * a * a * a * a"),
-    R("fma",            "fma(a, b, c)",          "a * b + c"),
+    R("fma",            "fma(a, b, c)",          "a * b + c",           used_by="expr"),
     # ratios: why a normal form is num/den and how two are compared
     R("div-const",      "a / 3",                 "a * (1 / 3)",         used_by="expr"),
     R("ratio-add",      "a / b + c / d",         "(a * d + c * b) / (b * d)", where=("b", "d")),
@@ -52,7 +53,7 @@ RULES: tuple[Rule, ...] = (
     R("ratio-mul",      "(a / b) * (c / d)",     "(a * c) / (b * d)",   where=("b", "d")),
     R("ratio-div",      "(a / b) / (c / d)",     "(a * d) / (b * c)",   where=("b", "c", "d")),
     R("ratio-const-den", "a / (3 * b)",          "(a * (1 / 3)) / b",   where=("b",)),
-    R("cross-multiply", "eq(a / b, c / d)",      "eq(a * d, c * b)",    where=("b", "d")),
+    R("cross-multiply", "eq(a / b, c / d)",      "eq(a * d, c * b)",    where=("b", "d"), used_by="equal"),
     R("ratio-cancel",   "(a * b) / b",           "a",                   where=("b",)),
     # exponentials: 2^(polynomial) with the integer part of the constant in the coefficient
     R("exp2-add",       "exp2(a) * exp2(b)",     "exp2(a + b)",         kind=EXP),
@@ -71,6 +72,12 @@ RULES: tuple[Rule, ...] = (
     R("cmp-lt",         "lt(a, b)",              "lt(a - b, 0)"),
     R("cmp-le",         "le(a, b)",              "le(a - b, 0)"),
     R("cmp-eq",         "eq(a, b)",              "eq(a - b, 0)"),
+    R("cmp-ne",         "ne(a, b)",              "ne(a - b, 0)"),
+    # a negated comparison with 0 is the opposite comparison of the negated difference (no NaN over the reals)
+    R("not-lt",         "lnot(lt(a, 0))",        "le(-a, 0)"),
+    R("not-le",         "lnot(le(a, 0))",        "lt(-a, 0)"),
+    R("not-eq",         "lnot(eq(a, 0))",        "ne(a, 0)"),
+    R("not-ne",         "lnot(ne(a, 0))",        "eq(a, 0)"),
     R("cmp-gt",         "gt(a, b)",              "lt(b, a)",            used_by="expr"),
     R("cmp-ge",         "ge(a, b)",              "le(b, a)",            used_by="expr"),
     R("max-def",        "max(a, b)",             "select(ge(a, b), a, b)", used_by="z3bridge"),
@@ -78,8 +85,19 @@ RULES: tuple[Rule, ...] = (
     R("abs-def",        "abs(a)",                "select(ge(a, 0), a, -a)", used_by="z3bridge"),
     R("max-comm",       "max(a, b)",             "max(b, a)",           used_by="expr"),
     R("max-self",       "max(a, a)",             "a",                   used_by="expr"),
+    R("min-self",       "min(a, a)",             "a",                   used_by="expr"),
     R("select-same",    "select(lt(a, b), c, c)", "c",                  used_by="expr"),
     R("abs-abs",        "abs(abs(a))",           "abs(a)",              used_by="expr"),
+    # truth values: what the logic constructors fold (p, q stand for any condition)
+    R("not-not",        "lnot(lnot(lt(a, b)))",  "lt(a, b)",            used_by="expr"),
+    R("and-self",       "land(lt(a, b), lt(a, b))", "lt(a, b)",         used_by="expr"),
+    R("or-self",        "lor(lt(a, b), lt(a, b))", "lt(a, b)",          used_by="expr"),
+    R("and-true",       "land(lt(a, b), true)",  "lt(a, b)",            used_by="expr"),
+    R("and-false",      "land(lt(a, b), false)", "false",               used_by="expr"),
+    R("or-true",        "lor(lt(a, b), true)",   "true",                used_by="expr"),
+    R("or-false",       "lor(lt(a, b), false)",  "lt(a, b)",            used_by="expr"),
+    R("select-bool",    "select(lt(a, b), le(c, d), eq(c, d))",
+      "lor(land(lt(a, b), le(c, d)), land(lnot(lt(a, b)), eq(c, d)))", used_by="expr"),
     # select of a comparison between its own arms is max/min (normal.py matches the normalized
     # comparison `lt(x - y, 0)`); max/min chains are flattened, deduplicated, constants folded, sorted
     R("select-min-lt",  "select(lt(a - b, 0), a, b)", "min(a, b)"),
@@ -91,6 +109,12 @@ RULES: tuple[Rule, ...] = (
     R("select-ne",      "select(ne(a - b, 0), a, b)", "a"),
     R("select-ne-rev",  "select(ne(b - a, 0), a, b)", "a"),
     R("select-not",     "select(lnot(lt(a, b)), c, d)", "select(lt(a, b), d, c)"),
+    R("select-polarity-le", "select(le(a, 0), c, d)", "select(lt(-a, 0), d, c)"),
+    R("select-polarity-eq", "select(eq(a, 0), c, d)", "select(ne(a, 0), d, c)"),
+    # terms both arms share come out of a select or a max/min (both arms need them, so no domain widens)
+    R("select-common",  "select(lt(a, 0), b + c, b + d)", "b + select(lt(a, 0), c, d)"),
+    R("max-common",     "max(b + c, b + d)",     "b + max(c, d)"),
+    R("min-common",     "min(b + c, b + d)",     "b + min(c, d)"),
     R("max-assoc",      "max(max(a, b), c)",     "max(a, max(b, c))"),
     R("min-assoc",      "min(min(a, b), c)",     "min(a, min(b, c))"),
     R("max-dedupe",     "max(max(a, b), a)",     "max(a, b)"),
@@ -135,7 +159,7 @@ def _raw(op: E.Op, *args: E.Expr, data: object = None) -> E.Expr:
 
 def _leaves() -> dict[str, E.Expr]:
     names = {name: E.var("rule", i) for i, name in enumerate(PATTERN_VARS)}
-    return {**names, "k": E.sym("k"), "true": E.TRUE}
+    return {**names, "k": E.sym("k"), "true": E.TRUE, "false": E.FALSE}
 
 
 _CALLS: dict[str, Callable[..., E.Expr]] = {
@@ -204,3 +228,33 @@ def folded(raw: E.Expr) -> E.Expr:
     for node in E.postorder(raw):
         memo[node] = node if not node.args else E.rebuild(node, tuple(memo[c] for c in node.args))
     return memo[raw]
+
+
+# ---------------------------------------------------------------- the rewrites that apply the rules
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One rewrite the normalizer performs: its name, the rules above whose identities it applies, and the
+    function that performs it. Every change normal.py makes to an expression is the `apply` of an entry of
+    REWRITES (nodes are dispatched through the table by operator; the choices inside an atom run through it
+    in order), so proofs/check_rules.py, which proves every rule each entry names, covers all of them."""
+    name: str
+    rules: tuple[str, ...]
+    apply: Callable
+
+
+REWRITES: dict[str, Rewrite] = {}
+RULE_NAMES = frozenset(rule.name for rule in RULES)
+
+
+def rewrite(name: str, *rules: str) -> Callable[[Callable], Callable]:
+    """Decorator: register the function as rewrite `name` applying `rules` (each must be an entry of RULES).
+    The normalizer calls it through REWRITES only (tests/symbolic/test_rewrites.py checks that)."""
+    def register(apply: Callable) -> Callable:
+        unknown = [r for r in rules if r not in RULE_NAMES]
+        if unknown or name in REWRITES:
+            why = f"cites {', '.join(unknown)}, not in RULES" if unknown else "is registered twice"
+            raise LookupError(f"rewrite {name!r} {why} (volta/symbolic/rules.py)")
+        REWRITES[name] = Rewrite(name, rules, apply)
+        return apply
+    return register

@@ -89,7 +89,7 @@ class SharedTerms:
         key = frozenset(body.items())
         atom = self._by_poly.get(key)
         if atom is None:
-            atom = poly_to_expr(body)
+            atom = E.pin(poly_to_expr(body))   # (normal forms name it by id)
             self._by_poly[key] = atom
             if atom.id not in self.definitions:
                 self._register(atom, dict(body))
