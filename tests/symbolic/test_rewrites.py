@@ -112,6 +112,8 @@ def _agree(before: E.Expr, after: E.Expr, rng: random.Random, tries: int = 24) -
         except Undefined:
             continue
         except Inexact:
+            if not (_defined(before, env, funcs) and _defined(after, env, funcs)):
+                continue   # sqrt of a negative inside a comparison: NaN compares false, the real value is none
             vb, va = evaluate_float(before, env, funcs), evaluate_float(after, env, funcs)
             if type(vb) is float and (vb != vb or va != va or abs(vb) == float("inf") or abs(va) == float("inf")):
                 continue
@@ -124,6 +126,19 @@ def _agree(before: E.Expr, after: E.Expr, rng: random.Random, tries: int = 24) -
             return agreed, f"{E.to_str(before)} -> {E.to_str(after)} at {env}: {vb} != {va}"
         agreed += 1
     return agreed, None
+
+
+def _defined(expr: E.Expr, env: dict, funcs: dict) -> bool:
+    """Whether every sub-expression has a real value at env in float evaluation (no NaN hidden under a
+    comparison, where `<` and `<=` would read it as false)."""
+    for node in E.postorder(expr):
+        try:
+            value = evaluate_float(node, env, funcs)
+        except EvalError:
+            return False
+        if type(value) is float and value != value:
+            return False
+    return True
 
 
 def _traced(roots, shared=None) -> list:

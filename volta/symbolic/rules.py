@@ -62,7 +62,8 @@ RULES: tuple[Rule, ...] = (
     R("exp2-neg",       "1 / exp2(a)",           "exp2(-a)",            kind=EXP),
     R("exp2-div",       "a / (c * exp2(b))",     "(a * exp2(-b)) / c",  where=("c",), kind=EXP),
     R("exp2-pos",       "lt(0, exp2(a))",        "true",                kind=EXP, used_by="z3bridge"),
-    R("ratio-exp2-scale", "(a * (c * exp2(d))) / (b * (c * exp2(d)))", "a / b", where=("b", "c"), kind=EXP),
+    R("ratio-exp2-scale", "(a * (c * exp2(d))) / (b * (c * exp2(d)))", "a / b", where=("b", "c"), kind=EXP,
+      used_by="equal"),
     R("exp2-mul-fold",  "exp2(a) * exp2(b)",     "exp2(a + b)",         kind=EXP, used_by="expr"),
     # full-precision expf (libdevice): 2^(x·hi + x·lo − n) · 2^n with n the range-reduction integer;
     # the bit construction of 2^n is checked exhaustively by proofs/check_rules.py (exponent field)
