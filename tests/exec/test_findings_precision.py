@@ -108,3 +108,31 @@ def test_uninitialized_read_names_the_read_and_the_use(tmp_path):
     (f,) = [f for f in m.findings if f.kind == F.UNINITIALIZED]
     assert [s.text for s in f.sites] == ["st.global.u32", "ld.shared.u32"]
     assert len(f.threads) == 2
+
+
+SELP = HEADER + """
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<3>; .reg .f32 %f<4>; .reg .b32 %r<3>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, LIMIT;
+  selp.f32 %f1, 0f3F800000, %f2, %p1;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.f32 [%rd3], %f1;
+  ret;
+}
+"""
+
+
+def test_selp_reads_only_the_arm_it_selects(tmp_path):
+    """`selp r, 1.0, x, p` with x never written is defined wherever p holds (nvcc compiles a fill under a
+    warp test to `selp f, 0, f, p`; the paper's FA1-TC was an UNINITIALIZED READ for it), and an uninitialized
+    read in exactly the lanes where p fails."""
+    clean = _run(tmp_path, SELP.replace("LIMIT", "4"), "1", "4", "out", ["out=f32[4]:out"])
+    assert [f for f in clean.findings if f.kind == F.UNINITIALIZED] == []
+    some = _run(tmp_path, SELP.replace("LIMIT", "2"), "1", "4", "out", ["out=f32[4]:out"])
+    (f,) = [f for f in some.findings if f.kind == F.UNINITIALIZED]
+    assert [t.thread[0] for t in f.threads] == [2], f.threads   # the first thread where p fails

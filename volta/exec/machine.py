@@ -56,6 +56,30 @@ _PRED_LOGIC = {
 }
 
 
+
+def _joined_flags(each):
+    """The flags of a result: every source's (data, never-written), or None when no source has any."""
+    flags = None
+    for f in each:
+        if f is not None:
+            flags = f if flags is None else flags | f
+    return flags
+
+
+def _selected_flags(pred, fa, fb, fp):
+    """selp's flags per lane: those of the operand it selects, since the other arm is not read (a fill that
+    nvcc compiles to `selp r, 0, r, p` keeps a never-written r only where p is false); where the predicate is
+    data its bits are placeholders, so both arms' flags count, and the predicate's own always do."""
+    if fa is None and fb is None:
+        return fp
+    like = fa if fa is not None else fb
+    fa = fa if fa is not None else np.zeros_like(like)
+    fb = fb if fb is not None else np.zeros_like(like)
+    chosen = np.where(np.asarray(pred) != 0, fa, fb)
+    if fp is None:
+        return chosen
+    return np.where((fp & DATA) != 0, fa | fb, chosen) | fp
+
 class Machine(MachineServices):
     def __init__(self, prog: Program, launch: KernelLaunch, buffers: dict, symbols: dict | None = None,
                  inputs: dict | None = None, structured: bool = True, check_races: bool = True,
@@ -683,11 +707,12 @@ class Machine(MachineServices):
     def _compute(self, op, fn, lanes):
         dst, srcs = op.operands[0], op.operands[1:]
         t = op.d.types[-1] if op.d.types else None
-        vals, flags = [], None
+        vals, each = [], []
         for s, st in zip(srcs, source_types(op)):
             v, f = self.read(s, lanes, st)
             vals.append(v)
-            flags = f if flags is None else (flags | f if f is not None else flags)
+            each.append(f)
+        flags = _selected_flags(vals[2], *each) if op.op == "selp" else _joined_flags(each)
         sym = None
         if self.symbolic and flags is not None and (flags & DATA).any():
             sym = self._real_compute(op, lanes, srcs, flags, t)
