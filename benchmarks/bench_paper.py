@@ -25,7 +25,10 @@ Figures (CPU s / peak MB, one process a pair; 2 shared cores, load 9-18 on 2026-
     Attention vs Attention                    30 s, 663 MB, EQUIVALENT
     Causal-Attention naive vs fused           22.8 s, 385 MB, EQUIVALENT
     Attention vs FA1                          TIMEOUT -> 164 s CPU, 3.9 GB, EQUIVALENT (ratios by den lead, screen leaves)
-    Attention vs FA1-TC / FA2-TC, Causal FA1 / FA1-TC / FA2-TC: TIMEOUT (300 s wall, before the FA1 fixes)
+    Attention vs FA1-TC                       179 s CPU, 3.9 GB, EQUIVALENT (was a false UNINITIALIZED READ: selp)
+    Attention vs FA2-TC, Causal FA1 / FA1-TC / FA2-TC: TIMEOUT (300 s wall, before the FA1 fixes)
+  end of session, machine otherwise idle: MatMul-1 vs -1 / -5 / -6 / -7 35.3 / 41.5 / 36.7 / 36.7 s, 1.06-1.08 GB;
+    TileLang 64x32x32 23.1 s, 819 MB; 64x64x32 76.9 s, 1.45 GB (all EQUIVALENT)
     Conv2D ref vs opt                         TIMEOUT (expected RACE; 154 s CPU once): per-lane expressions in both
                                               executions (py-spy: expr._make 36%; the opt's wmma A tiles mix
                                               leaves and padding zeros, so _lane_product does not apply)
