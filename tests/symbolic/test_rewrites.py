@@ -12,8 +12,9 @@ import sys
 from fractions import Fraction as F
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
+from volta.errors import Unsupported
 from volta.symbolic import expr as E
 from volta.symbolic import normal as N
 from volta.symbolic.evaluate import EvalError, Inexact, Undefined, evaluate, evaluate_float
@@ -185,6 +186,10 @@ def _exprs():
 @given(_exprs(), st.integers(0, 2**32))
 def test_random_expressions_every_application_holds(root, seed):
     rng = random.Random(seed)
-    for name, before, after in _traced([root]):
+    try:
+        applied = _traced([root])
+    except Unsupported:   # x / (x - x): the normalizer refuses a division by what is identically zero
+        assume(False)
+    for name, before, after in applied:
         _agreed, bad = _agree(before, after, rng, tries=6)
         assert bad is None, (name, bad)
