@@ -478,7 +478,10 @@ def _written(m, spec, name) -> np.ndarray:
 
 
 def _out_of_time(report, name, i, err, total, doing="deciding it") -> None:
-    """--timeout ran out on element name[i]: it is UNKNOWN, and so is every element not compared yet."""
+    """--timeout ran out on element name[i]: it is UNKNOWN, and so is every element not compared yet. The timer
+    is stopped first: it fires again every 0.5 s past the deadline, and freeing this element's large normal
+    forms on the way out could take that long (the report would then lose the element and its counts)."""
+    limits.disarm()
     report.unknown.append((name, i, f"{err.message} while {doing}"))
     left = total - report.compared
     report.timed_out = (f"{err.message} at {name}[{i}]; " + (f"{left:,} further element(s) were not compared"
