@@ -161,9 +161,9 @@ class SymbolicKit:
             raise Unsupported(f"the constant {value} is not a real number (infinities and NaN are not modelled "
                               "in a reference)")
         if dtype.is_floating_point:
-            t, kind, word = (".f64", np.float64, np.uint64) if dtype.volta == "f64" else (".f32", np.float32, np.uint32)
+            t = ".f64" if dtype.volta == "f64" else ".f32"
             if isinstance(value, float):     # RN(sqrt(2/pi)) is sqrt(2/pi), as a kernel's literal of it is
-                named = named_constants.standalone(t, int(np.array([value], kind).view(word)[0]))
+                named = named_constants.standalone(t, value)
                 if named is not None:
                     return named
             return E.const(reals.f64(value) if t == ".f64" else reals.f32(value))

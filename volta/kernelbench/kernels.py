@@ -35,12 +35,11 @@ from volta.exec.drivers.trials import with_address
 from volta.exec.machine import _pointer_params
 from volta.exec.state import access as A
 from volta.exec.state.memory import Region
-from volta.exec.state.operands import float_literals
+from volta.exec.state.operands import reading_of
 from volta.ir.program import lower
 from volta.kernelbench.memory import ITEMSIZE, RUNTIME_BASE, DeviceMemory, leaf_name
 from volta.launch.spec import Buffer, Dim3, KernelLaunch
 from volta.ptx.parser import parse_file
-from volta.symbolic import constants as named_constants
 from volta.symbolic import expr as E
 
 BUFFER_DTYPE = {"bool": "u8"}  # Volta buffers have no bool: one byte each
@@ -151,7 +150,7 @@ def run(ev, built, memory: DeviceMemory, unwritten, exact: bool, symbols: dict |
             buffers[name] = Buffer(name, dtype, storage.size, "temp")
             carried[name] = _region(name, storage, unwritten)
     launch = KernelLaunch(built.ptx, prog.name, Dim3(*ev.grid), Dim3(*ev.block), tuple(args), ev.shared)
-    named = None if exact else named_constants.reading(float_literals(prog))   # RN(log2 e) read as log2 e
+    named = None if exact else reading_of([prog])   # RN(log2 e) read as log2 e, as `volta check` does
     m = pipeline.machine(carried, prog, launch, buffers, {}, symbolic=True, input_values={} if exact else None,
                          check_races=not exact, lane_structured=not exact, named=named)
     m.run()

@@ -30,13 +30,12 @@ from volta.exec.drivers import pipeline, replica_bits
 from volta.exec.races import racy_reads
 from volta.exec.state import access as A
 from volta.exec.state.memory import Region
-from volta.exec.state.operands import float_literals
+from volta.exec.state.operands import reading_of
 from volta.ir.program import lower
 from volta.kernelbench.elements import UNWRITTEN
 from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec
 from volta.ptx.parser import parse_file
 from volta.session.races import with_address
-from volta.symbolic import constants as named_constants
 from volta.symbolic import expr as E
 
 ITEMSIZE = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "s8": 1, "u8": 1, "s16": 2, "s32": 4, "s64": 8, "bool": 1}
@@ -85,7 +84,7 @@ def run(kernel, ptx_path, grid: tuple, args: list, storages: dict, bits_ptx=None
     launch = KernelLaunch(ptx_path, prog.name, dims, Dim3(kernel.block), tuple(str(a) for a in args),
                           kernel.shared)
 
-    named = named_constants.reading(float_literals(prog))   # RN(log2 e) read as log2 e, as `volta check` does
+    named = reading_of([prog])   # RN(log2 e) read as log2 e, as `volta check` does
 
     def machine(racing=None):
         regions = carried if racing is None else {n: _region(n, storages[n]) for n in carried}

@@ -24,6 +24,8 @@ program also holds the matching hi literal.
 """
 from __future__ import annotations
 
+import struct
+
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -168,10 +170,14 @@ def _words() -> dict:
 WORDS = _words()
 
 
-def standalone(t: str, word: int) -> E.Expr | None:
-    """The constant one float word stands for on its own (a hi word: a lo word means 0 only beside its hi word),
-    or None: how a scalar literal outside PTX — a Python float in a torch reference — is read."""
-    entry = WORDS.get((t, _masked(t, word)))
+def standalone(t: str, value: float) -> E.Expr | None:
+    """The constant a Python float stands for once rounded to type t, on its own (a hi word: a lo word means 0
+    only beside its hi word), or None: how a scalar literal outside PTX — a float in a torch model — is read."""
+    packing, word = ("<f", "<I") if t == ".f32" else ("<d", "<Q")
+    try:
+        entry = WORDS.get((t, struct.unpack(word, struct.pack(packing, value))[0]))
+    except OverflowError:      # past float32's range: no constant
+        return None
     return None if entry is None or entry.lo else entry.value
 
 

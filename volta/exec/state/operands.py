@@ -156,8 +156,12 @@ def constants(bits, t, named=None):
 def named_reading(spec, progs) -> named_constants.Reading | None:
     """How one side of `volta check` reads float literals: RN(log2 e) as log2 e (volta/symbolic/constants.py), one
     reading for its launch sequence `progs`; None with --exact-constants (every literal the rational it is)."""
-    if spec.exact_constants:
-        return None
+    return None if spec.exact_constants else reading_of(progs)
+
+
+def reading_of(progs) -> named_constants.Reading:
+    """The named-constant reading of a launch sequence's programs (what `named_reading` gives without
+    --exact-constants; the KernelBench and Triton launches read their literals so too)."""
     return named_constants.reading(set().union(*(float_literals(p) for p in progs)))
 
 
