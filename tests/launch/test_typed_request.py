@@ -79,3 +79,13 @@ def test_a_sequence_of_launches_and_steps_is_assembled_in_order():
     host, launch = spec.sequences["opt"]
     assert host.host == "memset y 0" and spec.launches["opt"] == host
     assert (launch.kernel, str(launch.grid), launch.args) == ("k", "2", ("x", "y"))
+
+
+@pytest.mark.parametrize("spelled, ptx", [("i32", "s32"), ("int64", "s64"), ("uint8", "u8"), ("float32", "f32"),
+                                          ("half", "f16"), ("bfloat16", "bf16")])
+def test_a_dtype_spelled_as_numpy_or_c_names_ptxs_spelling(spelled, ptx):
+    assert ptx in DTYPES
+    for attempt in (lambda: parse_buffer(f"x={spelled}[4]:in"), lambda: volta.Buffer("x", spelled, 4, "in")):
+        with pytest.raises(UsageError) as err:
+            attempt()
+        assert f"unknown dtype `{spelled}`; `{ptx}` is PTX's name for it" in err.value.message

@@ -32,6 +32,12 @@ DTYPES = {
     "s32": (np.int32, 4), "u32": (np.uint32, 4), "s64": (np.int64, 8), "u64": (np.uint64, 8),
     "e4m3": (np.uint8, 1), "e5m2": (np.uint8, 1), "tf32": (np.uint32, 4),
 }
+# how numpy, torch and C spell a dtype the buffer syntax names as PTX does: said in the error, never guessed
+OTHER_SPELLINGS = {
+    **{f"i{b}": f"s{b}" for b in (8, 16, 32, 64)}, **{f"int{b}": f"s{b}" for b in (8, 16, 32, 64)},
+    **{f"uint{b}": f"u{b}" for b in (8, 16, 32, 64)}, **{f"float{b}": f"f{b}" for b in (16, 32, 64)},
+    "half": "f16", "float": "f32", "double": "f64", "int": "s32", "bfloat16": "bf16",
+}
 ROLES = ("in", "out", "inout", "temp")  # temp: an intermediate of a launch sequence (not compared, not an input)
 # an integer input given concrete values for one run (volta/equiv/fixed_inputs.py): its elements are known
 # numbers, like the sizes, so addresses and branches may depend on them; never a user's role
@@ -156,7 +162,8 @@ def buffer(name: str, dtype: str, count: int, role: str = "inout", value_range: 
     integer input and within its dtype, `contents` "iota" only on an integer input that holds its indices.
     `where` opens every message: how the caller wrote the buffer (`bad --buffer `x=f33[4]``, a volta.Buffer)."""
     if dtype not in DTYPES:
-        raise UsageError(f"{where}: unknown dtype `{dtype}` (known: {', '.join(DTYPES)})")
+        hint = f"; `{OTHER_SPELLINGS[dtype]}` is PTX's name for it" if dtype in OTHER_SPELLINGS else ""
+        raise UsageError(f"{where}: unknown dtype `{dtype}`{hint} (known: {', '.join(DTYPES)})")
     if role not in ROLES:
         raise UsageError(f"{where}: role must be one of {', '.join(ROLES)}"
                          + (f" (:iota follows the role: {name}={dtype}[{count}]:in:iota)" if role == "iota" else ""))
