@@ -406,7 +406,8 @@ class SequenceConfirmer:
         if ref_value is None or cand_value is None or not ref_value != cand_value:
             self.refusal = "the sequence of calls re-run exactly does not show the difference"
             return None
-        return Difference(k, i, tuple(self.ref_outs[k].shape), ref_value, cand_value, values)
+        return Difference(k, i, tuple(self.ref_outs[k].shape), ref_value, cand_value, values,
+                          derived=C.derived_values(self.seq.problem, values))
 
     def replay(self, values: dict, k: int, i: int):
         """Output k's element i after calls 1..call re-run on constants in a fresh candidate, or None."""

@@ -24,11 +24,13 @@ from volta.kernelbench import triton_host
 from volta.kernelbench.elements import replace_leaves
 from volta.kernelbench.paths import candidate_builtins
 from volta.kernelbench.problem import Problem, _rename, collector_paused, outputs_of
+from volta.kernelbench.reals import FLOAT_ENV, FLOAT_FUNCTIONS
 from volta.kernelbench.sizes import SizePolicy, instrument
 from volta.kernelbench.tensor import SymTensor, from_array
 from volta.kernelbench.torchsym import installed
 from volta.kernelbench.torchsym.module import Module
 from volta.symbolic import expr as E
+from volta.symbolic.evaluate import evaluate_float
 
 
 @dataclass(frozen=True)
@@ -168,17 +170,38 @@ def forward(model, inputs: list, run) -> list:
 
 
 def constant_inputs(problem: Problem, values: dict) -> list:
-    """The problem's inputs with every element a constant: values[name][i], else 1."""
-    out = []
+    """The problem's inputs at these leaf values: every element is its expression over get_inputs' random
+    leaves (the leaf itself, or a derivation such as `torch.rand(n) + 0.5` or `torch.triu(torch.rand(n, n))`)
+    with each leaf E.var(name, i) replaced by values[name][i], else 1 — the input the reference's expressions
+    are evaluated on (a leaf's value is not the input's value when get_inputs derives the input)."""
+    return [from_array(substitute(t.values(), values).reshape(tuple(t.shape)), t.dtype, t.session)
+            if isinstance(t, SymTensor) else t for t in problem.inputs]
+
+
+def derived_values(problem: Problem, values: dict) -> dict:
+    """name -> (elements, rest) for each input get_inputs derives from its random leaves (its elements are
+    not the leaves themselves: `torch.rand(n) + 0.5`): `elements` maps each given leaf's index to the input's
+    element there, `rest` is the value every other element takes (None when they differ). Exact where rational,
+    else a float. A witness shows the input a user feeds the models, not the leaves."""
+    out: dict = {}
     for name, t in zip(problem.input_names, problem.inputs):
         if not isinstance(t, SymTensor):
-            out.append(t)
+            continue
+        elements = t.values()
+        if all(type(e) is E.Expr and e.op is E.VAR for e in elements):
             continue
         given = values.get(name, {})
-        flat = np.empty(t.numel(), object)
-        flat[:] = [E.const(given.get(i, 1)) for i in range(t.numel())]
-        out.append(from_array(flat.reshape(tuple(t.shape)), t.dtype, t.session))
+        at = [element_value(e) for e in substitute(elements, values)]
+        others = {v for i, v in enumerate(at) if i not in given}
+        out[name] = ({i: at[i] for i in given if i < len(at)}, others.pop() if len(others) == 1 else None)
     return out
+
+
+def element_value(e):
+    """A constant element's value: its Fraction, or a float where it is no rational (exp of a constant)."""
+    if type(e) is E.Expr and e.op in (E.CONST, E.BOOL):
+        return e.data
+    return float(evaluate_float(e, FLOAT_ENV, FLOAT_FUNCTIONS))
 
 
 def substitute(values: np.ndarray, env: dict) -> np.ndarray:

@@ -343,7 +343,8 @@ class _Confirmer:
         cand_value = self.candidate_value(values, k, i)
         if ref_value is None or cand_value is None or not ref_value != cand_value:
             return None
-        return Difference(k, i, tuple(self.ref_outs[k].shape), ref_value, cand_value, values)
+        return Difference(k, i, tuple(self.ref_outs[k].shape), ref_value, cand_value, values,
+                          derived=C.derived_values(self.problem, values))
 
     def inputs(self, model, a, b) -> dict:
         values: dict = {}

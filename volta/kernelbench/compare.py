@@ -42,6 +42,8 @@ class Difference:
     cand_value: object
     inputs: dict = field(default_factory=dict)
     structural: str | None = None   # a difference in the number or shapes of outputs (every input shows it)
+    derived: dict = field(default_factory=dict)   # input name -> {i: value} where get_inputs derives the input
+    #                                               from its leaves: the input's element at each given leaf
 
     @property
     def position(self) -> tuple:

@@ -15,6 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from volta.kernelbench import candidate as C
 from volta.kernelbench.tensor import SymTensor
 
 _NUMPY = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "bf16": np.float32, "s8": np.int8,
@@ -22,20 +23,26 @@ _NUMPY = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "bf16": np.fl
 
 
 def arrays(problem, difference) -> tuple[dict, dict]:
-    """(name -> array, name -> {index: "p/q"} for values the array's dtype does not hold exactly)."""
+    """(name -> array, name -> {index: "p/q"} for values the array's dtype does not hold exactly). An input is
+    get_inputs' tensor at the difference's leaf values: where get_inputs derives it (`torch.rand(n) + 0.5`),
+    the derivation evaluated there, not the leaf's value."""
     out, inexact = {}, {}
-    tensors = list(zip(problem.input_names, problem.inputs))
-    tensors += [(f"param:{n}", t) for n, t in problem.parameters.items()]
-    for name, t in tensors:
+    tensors = [(n, t, True) for n, t in zip(problem.input_names, problem.inputs)]
+    tensors += [(f"param:{n}", t, False) for n, t in problem.parameters.items()]
+    for name, t, is_input in tensors:
         if not isinstance(t, SymTensor):
             continue
         leaf = name.removeprefix("param:")
         given = difference.inputs.get(leaf, {})
         dtype = _NUMPY[t.storage.dtype]
+        values = ([C.element_value(e) for e in C.substitute(t.values(), difference.inputs)] if is_input
+                  else [given.get(i, 1) for i in range(t.numel())])
         flat = np.ones(t.numel(), dtype)
-        for i, v in given.items():
+        for i, v in enumerate(values):
+            if v == 1:
+                continue
             flat[i] = dtype(float(v)) if dtype is not np.bool_ else bool(v)
-            if Fraction(float(flat[i])) != Fraction(v):
+            if isinstance(v, (int, Fraction)) and Fraction(float(flat[i])) != Fraction(v):
                 inexact.setdefault(name, {})[str(i)] = str(v)
         out[name] = flat.reshape(tuple(t.shape))
     return out, inexact

@@ -95,11 +95,24 @@ def _value(v) -> str:
 
 
 def _inputs_line(difference) -> str:
-    shown = [f"{name}[{i}] = {v}" for name, values in difference.inputs.items()
+    """The witness's inputs. Where get_inputs derives an input from random leaves (`torch.rand(n) + 0.5`), the
+    input's elements with the leaves' values beside them: the tensor is what a user feeds the models."""
+    derived = getattr(difference, "derived", {}) or {}
+
+    def element(name, i, v):
+        d = derived.get(name, ({}, None))[0].get(i)
+        return f"{name}[{i}] = {v}" if d is None else f"{name}[{i}] = {_value(d)} from random leaf {v}"
+
+    shown = [element(name, i, v) for name, values in difference.inputs.items()
              for i, v in sorted(values.items()) if v != 1]
     head = ", ".join(shown[:MAX_INPUTS_SHOWN]) + (" …" if len(shown) > MAX_INPUTS_SHOWN else "")
-    return (f"inputs: {head} (every other input and parameter element is 1)" if shown
-            else "inputs: every input and parameter element is 1")
+    if not derived:
+        return (f"inputs: {head} (every other input and parameter element is 1)" if shown
+                else "inputs: every input and parameter element is 1")
+    rest = ", ".join(f"{name}'s {'other ' if shown else ''}elements {_value(r) if r is not None else 'as derived'}"
+                     for name, (_, r) in derived.items())
+    tail = f"every {'other ' if shown else ''}random leaf of get_inputs is 1 ({rest}), every parameter element is 1"
+    return f"inputs: {head} ({tail})" if shown else f"inputs: {tail}"
 
 
 # ---- text ----------------------------------------------------------------------------------------
@@ -296,7 +309,10 @@ def to_dict(r, nested: bool = False) -> dict:
             "output": d.output, "index": list(d.position), "structural": d.structural,
             "ref_value": _json_value(d.ref_value), "cand_value": _json_value(d.cand_value),
             "inputs": {n: {str(i): str(v) for i, v in vals.items()} for n, vals in d.inputs.items()},
-            "default_input": "1", "file": r.witness_file},
+            "default_input": "1", "file": r.witness_file,
+            "derived_inputs": {n: {"elements": {str(i): str(v) for i, v in elements.items()},
+                                   "others": None if rest is None else str(rest)}
+                               for n, (elements, rest) in (d.derived or {}).items()}},
         "findings": [json_report.finding_dict(f) for f in r.findings],
         "groups": json_report.groups_list(r.findings),
         "hack_findings": [f.to_dict() for f in r.hacks],
