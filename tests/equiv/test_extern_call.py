@@ -47,3 +47,15 @@ def test_define_fn_gives_exp_its_meaning(capsys):
 def test_define_fn_rejects_unknown_meanings(capsys):
     assert run(["check", EXP, EXP, *EXP_LAUNCH, "--define-fn", "myexp=cosh"]) == 2
     assert "bad --define-fn" in capsys.readouterr().err
+
+
+def test_a_mangled_name_says_which_parameters_are_floats():
+    """`st.param.b32 [p], 0f40400000` passes 3.0 to `_Z11__volta_powff`: read as the float 3, never as the
+    integer 1077936128 of its bits (a pow reading then built x**1077936128 and ran out of memory)."""
+    from volta.exec.handlers.dispatch import mangled_floats
+    assert mangled_floats("_Z11__volta_powff", 2) == [True, True]
+    assert mangled_floats("_Z12__volta_tanhd", 1) == [True]
+    assert mangled_floats("_Z3mixfid", 3) == [True, False, True]
+    assert mangled_floats("_Z3ptrPfi", 2) == [False, False]      # a pointer: not one-letter builtins throughout
+    assert mangled_floats("expf", 1) == [False]                    # extern "C": the declared .param type stays
+    assert mangled_floats("_Z3badf", 2) == [False, False]          # a count that does not match

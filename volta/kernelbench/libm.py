@@ -29,6 +29,7 @@ from math import gcd
 
 import numpy as np
 
+from volta.kernelbench import reals
 from volta.symbolic import expr as E
 from volta.symbolic.constants import TABLE
 from volta.symbolic.ringform import RingForms
@@ -56,7 +57,20 @@ def _table() -> dict:
 
 
 CONSTANTS = _table()
-FUNCTIONS = {"__volta_erf": ("erf", lambda a: E.call("erf", a)), "__volta_tanh": ("tanh", E.tanh)}
+# what the stand-in headers make of libdevice's functions in device code (host/include/volta/core.h), read as
+# the real functions the reference's torch ops build (kernelbench/reals.py, torchsym/pointwise.py)
+FUNCTIONS = {
+    "__volta_erf": ("erf", 1, lambda a: E.call("erf", a)),
+    "__volta_tanh": ("tanh", 1, E.tanh),
+    "__volta_log_e": ("log", 1, reals.log),
+    "__volta_log_1p": ("log1p", 1, lambda a: reals.log(E.add(a, E.ONE))),
+    "__volta_log_2": ("log2", 1, E.lg2),
+    "__volta_log_10": ("log10", 1, lambda a: E.div(E.lg2(a), E.lg2(E.const(10)))),
+    "__volta_expm1": ("expm1", 1, lambda a: E.sub(reals.exp(a), E.ONE)),
+    # a constant exponent as torch.pow reads it (x**3 is x·x·x, defined for negative x too), else e^(b·ln a)
+    "__volta_pow": ("pow", 2, lambda a, b: reals.power(a, b.data) if b.op is E.CONST
+                    else reals.exp(E.mul(b, reals.log(a)))),
+}
 UNARY = (E.EXP2, E.TANH, E.CALL, E.SQRT, E.RSQRT)   # atoms whose argument may carry a distributed constant
 
 
@@ -119,10 +133,10 @@ class Readings:
             raw = self._scaled(node.args[0])
             args = (self.apply(raw),) if raw is not node.args[0] else (self._scaled(args[0]),)
         if node.op is E.CALL:
-            for prefix, (name, make) in FUNCTIONS.items():
-                if prefix in node.data and len(args) == 1:
+            for prefix, (name, arity, make) in FUNCTIONS.items():
+                if prefix in node.data and len(args) == arity:
                     self.read.add(f"{name} (libdevice's {name}f, read as the real function)")
-                    return make(args[0])
+                    return make(*args)
         return E.rebuild(node, args) if args != node.args else node
 
     def _scaled(self, arg):

@@ -59,7 +59,8 @@ def _extern_call(m, op, lanes):
         _advance(m, lanes)
         return
     values, flags = [], None
-    for ref, t in zip(args, fn.param_types):
+    floats = mangled_floats(fn.name, len(fn.param_types))
+    for ref, t, is_float in zip(args, fn.param_types, floats):
         region = m.memory.by_name[ref.name]
         size = type_size(t)
         offs = np.zeros(lanes.size, np.int64)
@@ -69,7 +70,8 @@ def _extern_call(m, op, lanes):
             values.append(A.load_sym(m, op, region, lanes, offs, size, t, bits))
             # a defined meaning (exp, sqrt, …) takes a float: nvcc passes a float as `.param .b32`, so a
             # concrete argument is read as the float of that width, never as the integer of its bits
-            ct = {".b32": ".f32", ".b64": ".f64"}.get(t, t) if fn.name in m.functions else t
+            # (and so is one the C++ name says is a float or double: `_Z11__volta_powff` takes two floats)
+            ct = {".b32": ".f32", ".b64": ".f64"}.get(t, t) if fn.name in m.functions or is_float else t
             consts = constants(bits, ct, m.named)
             values[-1] = np.array([e if e is not None else c for e, c in zip(values[-1], consts)], dtype=object)
     for ref, t in zip(rets, fn.return_types):
@@ -85,6 +87,22 @@ def _extern_call(m, op, lanes):
             results[:] = [apply(*a) for a in zip(*values)] if values else [apply()] * lanes.size
             A.store_sym(m, region, lanes, offs, size, results)
     _advance(m, lanes)
+
+
+_BUILTIN_CODES = set("vbcahstijlmxynofdegz")   # the Itanium C++ ABI's one-letter builtin types
+
+
+def mangled_floats(name: str, count: int) -> list[bool]:
+    """Which of a function's `count` parameters its Itanium-mangled C++ name types as float or double
+    (`_Z11__volta_powff`: two floats); all False when the name is not mangled or its parameters are not all
+    one-letter builtin types (pointers, references, classes: the declared .param type stays the reading)."""
+    if name.startswith("_Z"):
+        digits = len(name) - len(name[2:].lstrip("0123456789")) - 2
+        if digits:
+            params = name[2 + digits + int(name[2:2 + digits]):]
+            if len(params) == count and set(params) <= _BUILTIN_CODES:
+                return [c in "fd" for c in params]
+    return [False] * count
 
 
 def _meaning(meaning, fn, op):

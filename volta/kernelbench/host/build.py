@@ -116,7 +116,7 @@ def build(ext: Extension, arch: str = cuda.DEFAULT_ARCH, libdevice: bool = False
     """Compile and link `ext` (cached by content); BuildFailed with the compiler's message when it fails.
 
     By default device code's erff/erf/tanhf/tanh are bodiless `__volta_erf`/`__volta_tanh` calls, read as the
-    real functions (`include/volta/core.h`, `kernelbench/libm.py`): right for a check over the reals, wrong
+    real functions (`include/volta/realfns.h`, `kernelbench/libm.py`): right for a check over the reals, wrong
     for anything that must compute what the GPU computes. `libdevice=True` builds (and caches apart) the
     device code nvcc really makes, libdevice's approximations included, for concrete bit-exact replays."""
     nvcc = _nvcc()

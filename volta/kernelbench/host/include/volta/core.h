@@ -29,25 +29,7 @@
 #include <utility>
 #include <vector>
 
-// erf and tanh: libdevice computes them as piecewise approximations (a polynomial here, exp there), which
-// are not the real functions. In device code they become calls of functions with no body, which Volta
-// reads as the real erf and tanh (volta/kernelbench/libm.py). Host code keeps libm's. A build for a
-// concrete, bit-exact replay defines VOLTA_LIBDEVICE (host/build.py: build(libdevice=True)) and gets
-// libdevice's code, what the GPU runs.
-#if defined(__CUDA_ARCH__) && !defined(VOLTA_LIBDEVICE)
-__device__ float __volta_erf(float);
-__device__ double __volta_erf(double);
-__device__ float __volta_tanh(float);
-__device__ double __volta_tanh(double);
-namespace std {
-using ::__volta_erf;
-using ::__volta_tanh;
-}
-#define erff(x) __volta_erf(x)
-#define erf(x) __volta_erf(x)
-#define tanhf(x) __volta_tanh(x)
-#define tanh(x) __volta_tanh(x)
-#endif
+// erf, tanh, the logarithms, expm1 and pow in device code: volta/realfns.h (included last by all.h)
 
 namespace c10 {
 
