@@ -44,6 +44,7 @@ from volta.launch.ctas import describe
 from volta.launch.inputs import DEFAULT_TRIALS, GENERATED, trial_inputs, trial_modes  # noqa: F401
 from volta.launch.spec import LaunchSpec, sequence
 from volta.ptx.parser import parse_file
+from volta.session.jobs import start_job
 from volta.session.result import Reported
 
 CLEAN, FINDINGS, UNSUPPORTED, UNKNOWN = "clean", "findings", "unsupported", "unknown"
@@ -180,6 +181,7 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=Non
     """
     policy = Policy(lockstep_warps, allow_benign_races, allow_ordering_races, schedules, schedule_seed, show_printf)
     modes = trial_modes(inputs, trials)  # bad --inputs / --trials are usage errors before any run
+    start_job()
     launch = spec.launches[role]
     report = RaceReport(
         kernel=launch.kernel or "", role=role, ptx=str(launch.ptx), grid=str(launch.grid),

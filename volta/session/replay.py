@@ -29,6 +29,7 @@ from volta.launch.spec import DTYPES, KernelLaunch, LaunchSpec, from_options, lo
 from volta.numerics.formats import decode
 from volta.numerics.mma_select import MmaSetting
 from volta.ptx.parser import parse_file
+from volta.session.jobs import start_job
 from volta.session.result import Reported
 from volta.symbolic.evaluate import EvalError, evaluate
 
@@ -116,6 +117,7 @@ def replay(spec: LaunchSpec, role: str, given=None, seed: int | None = None, *, 
     buffer name, an .npz path, "zeros", "random[:SEED]"; `fill` for the buffers an .npz lacks; see
     `choose_inputs`), say which (`progress`), run the launch, and write every buffer to `out` (.npz). An
     instruction outside the machine's model is the result's `error` (verdict unsupported), not an exception."""
+    start_job()
     arrays, described, generated, used_seed = choose_inputs(spec, given, seed, fill=fill)
     if progress is not None:
         progress(f"inputs: {described}")
