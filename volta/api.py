@@ -606,7 +606,7 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
     inputs: verdict clean-for-inputs, exit 3, when nothing shows)."""
     from volta.exec.limits import preflight
     from volta.launch.spec import assemble, compile_sources
-    from volta.session.races import RacesResult, analyze, roles
+    from volta.session.races import RacesOptions, RacesResult, analyze, roles
 
     pipeline = _as_pipeline(kernel)
     if pipeline is not None:
@@ -640,12 +640,11 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
         preflight(spec, chosen)  # every launch's file, kernel and args, before the first one runs
     if structured_only and (inputs is not None or trials is not None):
         raise UsageError("structured_only never runs on concrete inputs: drop inputs/trials")
-    options = dict(inputs=inputs, trials=trials, concrete=not structured_only, lockstep_warps=lockstep_warps,
-                   allow_benign_races=allow_benign_races, allow_ordering_races=allow_ordering_races,
-                   schedules=schedules, schedule_seed=schedule_seed, show_printf=show_printf)
+    options = RacesOptions(inputs, trials, not structured_only, lockstep_warps, allow_benign_races,
+                           allow_ordering_races, schedules, schedule_seed, show_printf)
     import volta.report  # noqa: F401  # start-up: registers how result.report(fmt) renders
 
-    return RacesResult([analyze(spec, r, progress, **options) for r in chosen], spec.source)
+    return RacesResult([analyze(spec, r, progress, options) for r in chosen], spec.source)
 
 
 @_python_words
