@@ -122,8 +122,7 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
     if result.error is not None:
         raise result.error   # exit 3 with its message, as any instruction outside the model
     if picked:
-        result.notes.append(f"--ctas: only {cta_selection.describe(picked, spec.launches[role].grid)} ran; the "
-                            f"others' outputs keep their initial values and their races are not checked")
+        result.notes.append(cta_selection.run_note(picked, spec.launches[role].grid))
     if as_sarif or junit_file:
         from volta.report import junit, sarif
 

@@ -36,4 +36,4 @@ class KernelLaunch:
     cuda: Path | None = None  # the CUDA source, when known: struct arguments take its field types
     ctas: tuple | None = None  # linear indices of the CTAs to run (--ctas, volta/launch/ctas.py); None: the grid
     host: str | None = None  # a host step of a sequence ("memset out 0", volta/launch/hoststeps.py): its text
-    globals: tuple = ()  # (name, value text) of module .global variables set for it (volta/launch/globalvars.py)
+    globals: tuple = ()  # (name, value text or number) of module .global variables set for it (launch/globalvars.py)
