@@ -165,14 +165,14 @@ class Launch:
         """The CLI's option strings of this launch (grid, block, args, kernel), checked as they would be (for
         callers that print a command line; the API itself runs `kernel_launch`)."""
         return {"grid": str(_dim3(self.grid, "grid")), "block": str(_dim3(self.block, "block")),
-                "args": ",".join(_arg_entry(a) for a in self.args), "kernel": self.kernel}
+                "args": ",".join(str(_kernel_arg(a)) for a in self.args), "kernel": self.kernel}
 
     def kernel_launch(self, path: Path):
         """The launch spec's `KernelLaunch` of this launch running the kernel at `path`."""
         from volta.launch.kernel import KernelLaunch
 
         return KernelLaunch(path, self.kernel, _dim3(self.grid, "grid"), _dim3(self.block, "block"),
-                            tuple(_arg_entry(a) for a in self.args), int(self.shared_dynamic))
+                            tuple(_kernel_arg(a) for a in self.args), int(self.shared_dynamic))
 
 
 @dataclass(frozen=True)
@@ -352,35 +352,46 @@ class Struct:
                 if isinstance(v[0] if isinstance(v, tuple) else v, Buffer)]
 
     def text(self) -> str:
-        """The `--args` entry `{x,8:y,1024:u32}` of this struct, which the launch constructors parse and check."""
-        out = []
+        """The `--args` entry `{x,8:y,1024:u32}` of this struct."""
+        return str(self.typed())
+
+    def typed(self):
+        """The launch spec's struct argument (`volta.launch.args.Struct`), its fields checked as the CLI's are."""
+        from volta.launch import args as kernel_args  # start-up
+
+        fields = []
         for f in self.fields:
             offset, v = (f if self.by_offset else (None, f))
             if isinstance(offset, bool) or (offset is not None and not isinstance(offset, int)):
                 raise UsageError(f"volta.Struct field offset {offset!r}: a byte offset is an int")
+            if offset is not None and offset < 0:
+                raise UsageError(f"volta.Struct field offset {offset!r}: a byte offset is at least 0")
             value, ftype = v if isinstance(v, tuple) and len(v) == 2 else (v, None)
             if isinstance(value, (Struct, tuple, list)):
                 raise UsageError(f"volta.Struct field {v!r}: nested structs are given by offset in the outer struct")
-            text = _arg_entry(value) + (f":{ftype}" if ftype else "")
-            out.append(text if offset is None else f"{offset}:{text}")
-        return "{" + ",".join(out) + "}"
+            if ftype is not None and ftype not in kernel_args.WIDTHS:
+                raise UsageError(f"volta.Struct field {v!r}: unknown type {ftype!r} (known: "
+                                 f"{', '.join(kernel_args.WIDTHS)})")
+            arg = _kernel_arg(value)
+            if isinstance(arg, kernel_args.Struct):
+                raise UsageError(f"volta.Struct field {v!r}: nested structs are given by offset in the outer struct")
+            fields.append(kernel_args.Field.of(arg, ftype, offset))
+        return kernel_args.Struct.of(fields)
 
 
-def _arg_entry(a: Arg) -> str:
-    """One kernel argument as the launch spec's argument entry (`KernelLaunch.args`: a buffer or symbol name, a
-    number, a `{…}` struct), which binding reads against the kernel's parameters."""
+def _kernel_arg(a: Arg):
+    """One kernel argument as the launch spec's typed argument (volta/launch/args.py: a `Name` of a buffer or
+    symbol, a `Number`, a `Struct`), which binding reads against the kernel's parameters."""
+    from volta.launch import args as kernel_args  # start-up
+
     if isinstance(a, Struct):
-        return a.text()
+        return a.typed()
     if isinstance(a, Buffer):
-        return a.name
-    if isinstance(a, bool):
-        raise UsageError(f"kernel argument {a!r}: pass an int (0 or 1), not a bool")
-    if isinstance(a, (int, float)):
-        return repr(a)
-    if isinstance(a, str):
-        if "," in a:
-            raise UsageError(f"kernel argument {a!r}: one entry per parameter (use a list, not a comma string)")
-        return a.strip()
+        return kernel_args.Name(a.name)
+    if isinstance(a, str) and "," in a:
+        raise UsageError(f"kernel argument {a!r}: one entry per parameter (use a list, not a comma string)")
+    if isinstance(a, (bool, int, float, str)):
+        return kernel_args.of(a.strip() if isinstance(a, str) else a, "kernel argument")
     raise UsageError(f"kernel argument {a!r}: expected a Buffer, a buffer or symbol name, or a number")
 
 

@@ -25,7 +25,7 @@ from volta.exec.limits import Timeout
 from volta.ir.program import lower
 from volta.launch.inputs import (_ML_NAMES, FILL_HINT, ChosenInputs, _concrete_symbols, buffer_arg_names,  # noqa: F401
                                  choose_inputs, dtype_name, infer_buffers, is_fill, load_npz, random_inputs)
-from volta.launch.spec import DTYPES, KernelLaunch, LaunchSpec, from_options, load_manifest, parse_args_list, sequence
+from volta.launch.spec import DTYPES, KernelLaunch, LaunchSpec, from_options, load_manifest, sequence
 from volta.numerics.formats import decode
 from volta.numerics.mma_select import MmaSetting
 from volta.ptx.parser import parse_file
@@ -266,7 +266,6 @@ def spec_from_options(ptx, kernel, grid, block, args, buffers, named_args, share
     """`volta run`'s launch from its option strings."""
     if args is None and not named_args:
         raise UsageError("--args is required: one entry per kernel parameter, e.g. --args x,y,1024")
-    parse_args_list(args or "")
     return from_options(ptx, kernel, grid, block, args, buffers, named_args, shared_dynamic)
 
 
