@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from volta.config import ALL_FAST, FastPaths  # noqa: E402
 from volta.equiv.check import check  # noqa: E402
+from volta.launch.args import entries  # noqa: E402
 from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec  # noqa: E402
 
 EX = ROOT / "examples"
@@ -40,7 +41,7 @@ TARGET = 2_000_000
 
 
 def gemm_spec(n: int) -> LaunchSpec:
-    args = ("A", "B", "C", str(n), str(n), str(n))
+    args = entries(f"A,B,C,{n},{n},{n}")
     ref = KernelLaunch(EX / "gemm_naive" / "kernel.sm80.ptx", "gemm_naive", Dim3((n + 15) // 16, (n + 15) // 16),
                        Dim3(16, 16), args)
     opt = KernelLaunch(EX / "gemm_tiled64" / "kernel.sm80.ptx", "gemm_tiled64", Dim3((n + 63) // 64, (n + 63) // 64),
@@ -52,7 +53,7 @@ def gemm_spec(n: int) -> LaunchSpec:
 
 def softmax_spec(rows: int, cols: int) -> LaunchSpec:
     d = EX / "eq_softmax_naive_online"
-    args = ("x", "y", str(rows), str(cols))
+    args = entries(f"x,y,{rows},{cols}")
     ref = KernelLaunch(d / "ref.sm80.ptx", "softmax_naive", Dim3(rows), Dim3(32), args)
     opt = KernelLaunch(d / "opt.sm80.ptx", "softmax_online", Dim3(rows), Dim3(32), args)
     bufs = {"x": Buffer("x", "f32", rows * cols, "in"), "y": Buffer("y", "f32", rows * cols, "out")}

@@ -54,17 +54,18 @@ EX = ROOT / "examples"
 
 
 def spec_for(pair: str, size: int):
+    from volta.launch.args import entries
     from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec
 
     if pair == "dot":
         ptx = EX / "neq_dot_onethread_block_short" / "ref.sm80.ptx"
-        launch = KernelLaunch(ptx, "dot_onethread", Dim3(1), Dim3(1), ("x", "y", "out", str(size)))
+        launch = KernelLaunch(ptx, "dot_onethread", Dim3(1), Dim3(1), entries(f"x,y,out,{size}"))
         bufs = {"x": Buffer("x", "f32", size, "in"), "y": Buffer("y", "f32", size, "in"),
                 "out": Buffer("out", "f32", 1, "out")}
         return LaunchSpec({"ref": launch, "opt": launch}, bufs, source=f"dot {size}")
     if pair == "first":
         case = EX / "eq_dot_first_thread_blocks"
-        args = ("x", "y", "out", str(size))
+        args = entries(f"x,y,out,{size}")
         ref = KernelLaunch(case / "ref.sm80.ptx", "dot_first_thread", Dim3(2), Dim3(128), args)
         opt = KernelLaunch(case / "opt.sm80.ptx", "dot_blocks", Dim3(2), Dim3(128), args)
         bufs = {"x": Buffer("x", "f32", size, "in"), "y": Buffer("y", "f32", size, "in"),
@@ -73,7 +74,7 @@ def spec_for(pair: str, size: int):
     m = n = size
     k = 2 * size
     case = EX / "eq_gemm_onethread_naive"
-    args = ("A", "B", "C", str(m), str(n), str(k))
+    args = entries(f"A,B,C,{m},{n},{k}")
     ref = KernelLaunch(case / "ref.sm80.ptx", "gemm_onethread", Dim3(1), Dim3(1), args)
     opt = KernelLaunch(case / "opt.sm80.ptx", "gemm_naive", Dim3(-(-n // 16), -(-m // 16)), Dim3(16, 16), args)
     bufs = {"A": Buffer("A", "f32", m * k, "in"), "B": Buffer("B", "f32", k * n, "in"),

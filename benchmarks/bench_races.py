@@ -21,6 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from volta.launch.args import entries  # noqa: E402
 from volta.launch.spec import Buffer, Dim3, load_manifest  # noqa: E402
 from volta.session.races import analyze  # noqa: E402
 
@@ -34,7 +35,7 @@ def spec_for(m: int, n: int, k: int):
     spec = load_manifest(MANIFEST)
     launch = spec.launches["kernel"]
     spec.launches["kernel"] = dataclasses.replace(launch, grid=Dim3(n // 64, m // 64),
-                                                  args=("A", "B", "C", str(m), str(n), str(k)))
+                                                  args=entries(f"A,B,C,{m},{n},{k}"))
     spec.buffers = {"A": Buffer("A", "f32", m * k, "in"), "B": Buffer("B", "f32", k * n, "in"),
                     "C": Buffer("C", "f32", m * n, "out")}
     return spec

@@ -63,18 +63,19 @@ PAIRS = ["naive", "tiled", "regblock", "float4", "dbuf", "tpad"]
 
 
 def spec_for(pair: str, k: int, size: int):
+    from volta.launch.args import entries
     from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec
 
     if pair == "conv2d":   # direct vs tiled conv2d, AlexNet's first layer; k filters, one CTA (8x16 pixels)
         d = EX / "eq_conv2d_alexnet_direct_smem"
-        args = ("x", "w", "y", "227", "227", "55", "55", str(k))
+        args = entries(f"x,w,y,227,227,55,55,{k}")
         ref = KernelLaunch(d / "ref.sm80.ptx", "conv2d_direct", Dim3(1), Dim3(256), args)
         opt = KernelLaunch(d / "opt.sm80.ptx", "conv2d_smem", Dim3(1), Dim3(256), args)
         bufs = {"x": Buffer("x", "f32", 3 * 227 * 227, "in"), "w": Buffer("w", "f32", k * 363, "in"),
                 "y": Buffer("y", "f32", k * 55 * 55, "out")}
         return LaunchSpec({"ref": ref, "opt": opt}, bufs, source=f"conv2d direct vs smem, {k} filters")
 
-    args = ("A", "B", "C", str(size), str(size), str(k))
+    args = entries(f"A,B,C,{size},{size},{k}")
     d = EX / f"eq_gemm64_naive_{'tiled' if pair == 'naive' else pair}"
     ref = KernelLaunch(d / "ref.sm80.ptx", "sgemm64_naive", Dim3(1), Dim3(512), args)
     if pair == "naive":   # the naive kernel against itself

@@ -62,7 +62,8 @@ _PYTHON_WORDS = [('volta run --inputs FILE.npz --inputs random; in Python, fill=
                  ("--buffer", "volta.Buffer"), ("--args", "Launch(args=…)"), ("--kernel", "Launch(kernel=…)"),
                  ("--inputs", "inputs="), ("--seed", "seed="), ("--fp", "fp="), ("--trials", "trials="),
                  ("--arch", "arch="), ("--nvcc-flag", "nvcc_flags="), ("--out", "out="), ("--grid", "Launch(grid=…)"),
-                 ("--block", "Launch(block=…)"), ("--symbol", "Launch(symbols=…)"), ("--ptxas", "ptxas=")]
+                 ("--block", "Launch(block=…)"), ("--symbol", "Launch(symbols=…)"), ("--ptxas", "ptxas="),
+                 ("--global", "globals"), ("--ctas", "ctas="), ("--out-init", "out_init="), ("out-init", "out_init")]
 
 
 def _python_words(fn):
@@ -164,14 +165,14 @@ class Launch:
         """The CLI's option strings of this launch (grid, block, args, kernel), checked as they would be (for
         callers that print a command line; the API itself runs `kernel_launch`)."""
         return {"grid": str(_dim3(self.grid, "grid")), "block": str(_dim3(self.block, "block")),
-                "args": ",".join(_arg_entry(a) for a in self.args), "kernel": self.kernel}
+                "args": ",".join(str(_kernel_arg(a)) for a in self.args), "kernel": self.kernel}
 
     def kernel_launch(self, path: Path):
         """The launch spec's `KernelLaunch` of this launch running the kernel at `path`."""
         from volta.launch.kernel import KernelLaunch
 
         return KernelLaunch(path, self.kernel, _dim3(self.grid, "grid"), _dim3(self.block, "block"),
-                            tuple(_arg_entry(a) for a in self.args), int(self.shared_dynamic))
+                            tuple(_kernel_arg(a) for a in self.args), int(self.shared_dynamic))
 
 
 @dataclass(frozen=True)
@@ -351,35 +352,46 @@ class Struct:
                 if isinstance(v[0] if isinstance(v, tuple) else v, Buffer)]
 
     def text(self) -> str:
-        """The `--args` entry `{x,8:y,1024:u32}` of this struct, which the launch constructors parse and check."""
-        out = []
+        """The `--args` entry `{x,8:y,1024:u32}` of this struct."""
+        return str(self.typed())
+
+    def typed(self):
+        """The launch spec's struct argument (`volta.launch.args.Struct`), its fields checked as the CLI's are."""
+        from volta.launch import args as kernel_args  # start-up
+
+        fields = []
         for f in self.fields:
             offset, v = (f if self.by_offset else (None, f))
             if isinstance(offset, bool) or (offset is not None and not isinstance(offset, int)):
                 raise UsageError(f"volta.Struct field offset {offset!r}: a byte offset is an int")
+            if offset is not None and offset < 0:
+                raise UsageError(f"volta.Struct field offset {offset!r}: a byte offset is at least 0")
             value, ftype = v if isinstance(v, tuple) and len(v) == 2 else (v, None)
             if isinstance(value, (Struct, tuple, list)):
                 raise UsageError(f"volta.Struct field {v!r}: nested structs are given by offset in the outer struct")
-            text = _arg_entry(value) + (f":{ftype}" if ftype else "")
-            out.append(text if offset is None else f"{offset}:{text}")
-        return "{" + ",".join(out) + "}"
+            if ftype is not None and ftype not in kernel_args.WIDTHS:
+                raise UsageError(f"volta.Struct field {v!r}: unknown type {ftype!r} (known: "
+                                 f"{', '.join(kernel_args.WIDTHS)})")
+            arg = _kernel_arg(value)
+            if isinstance(arg, kernel_args.Struct):
+                raise UsageError(f"volta.Struct field {v!r}: nested structs are given by offset in the outer struct")
+            fields.append(kernel_args.Field.of(arg, ftype, offset))
+        return kernel_args.Struct.of(fields)
 
 
-def _arg_entry(a: Arg) -> str:
-    """One kernel argument as the launch spec's argument entry (`KernelLaunch.args`: a buffer or symbol name, a
-    number, a `{…}` struct), which binding reads against the kernel's parameters."""
+def _kernel_arg(a: Arg):
+    """One kernel argument as the launch spec's typed argument (volta/launch/args.py: a `Name` of a buffer or
+    symbol, a `Number`, a `Struct`), which binding reads against the kernel's parameters."""
+    from volta.launch import args as kernel_args  # start-up
+
     if isinstance(a, Struct):
-        return a.text()
+        return a.typed()
     if isinstance(a, Buffer):
-        return a.name
-    if isinstance(a, bool):
-        raise UsageError(f"kernel argument {a!r}: pass an int (0 or 1), not a bool")
-    if isinstance(a, (int, float)):
-        return repr(a)
-    if isinstance(a, str):
-        if "," in a:
-            raise UsageError(f"kernel argument {a!r}: one entry per parameter (use a list, not a comma string)")
-        return a.strip()
+        return kernel_args.Name(a.name)
+    if isinstance(a, str) and "," in a:
+        raise UsageError(f"kernel argument {a!r}: one entry per parameter (use a list, not a comma string)")
+    if isinstance(a, (bool, int, float, str)):
+        return kernel_args.of(a.strip() if isinstance(a, str) else a, "kernel argument")
     raise UsageError(f"kernel argument {a!r}: expected a Buffer, a buffer or symbol name, or a number")
 
 
@@ -512,7 +524,8 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
           save_counterexample: str | os.PathLike | None = None, emit_smt: str | os.PathLike | None = None,
           progress: Callable[[str], None] | None = None, ulp: float | None = None, rtol: float | None = None,
           atol: float | None = None, signed_zero: str = "differ", ptxas: str | None = None,
-          exact_constants: bool = False) -> CheckResult:
+          exact_constants: bool = False, globals: Mapping[str, int | float] = {}, ctas: str | None = None,
+          out_init: str = "zeros") -> CheckResult:
     """Prove `ref` and `opt` equivalent over the reals (`fp="real"`), or compare their bits (`fp="ieee"`,
     `"ampere"`, `"hopper"`, …) — `volta check`. Give two kernels and a `Launch` (`opt_launch` when the
     optimized kernel launches differently; buffers and symbols are shared), or one manifest.toml path, or
@@ -521,7 +534,8 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
     the launches' args (e.g. a `temp` intermediate named by a string); every buffer needs a role here.
     `ptxas` (e.g. "12.6"; default the nvcc found, else 13.0): the toolkit Hopper fp8 mma.sync depends on.
     `exact_constants=True` reads every float literal as the rational it is (the CLI's --exact-constants); by
-    default RN(log2 e), RN(pi), ... are read as those constants over the reals."""
+    default RN(log2 e), RN(pi), ... are read as those constants over the reals. `globals`, `ctas` and
+    `out_init` are the CLI's --global, --ctas (fp="real" only) and --out-init: see `races`."""
     from volta.cuda import nvcc_release
     from volta.exec.limits import preflight
     from volta.launch.spec import assemble, compile_sources
@@ -571,6 +585,11 @@ def check(ref: Side, opt: Side | None = None, launch: Launch | None = None, *,
         command += [f"--buffer={b.option()}" for b in buffers] + [f"--symbol={n}={t}" for n, t in symbols.items()]
         command += [f"--define-fn={n}={m}" for n, m in spec.functions.items()]
     compile_sources(spec, arch, tuple(nvcc_flags))
+    if ctas is not None and fp != "real":
+        raise UsageError("ctas applies to the check over the reals (fp='real'); the bit comparison runs every CTA")
+    _launch_modes(spec, ("ref", "opt"), globals, ctas, out_init)
+    command += [f"--global={n}={v}" for n, v in globals.items()] + (["--ctas", ctas] if ctas is not None else [])
+    command += ["--out-init", out_init] if out_init != "zeros" else []
     command += (["--arch", arch] if arch else []) + [f"--nvcc-flag={f}" for f in nvcc_flags]
     spec.exact_constants = spec.exact_constants or exact_constants
     command += ["--exact-constants"] if exact_constants else []
@@ -596,17 +615,21 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
           arch: str | None = None, nvcc_flags: Sequence[str] = (), progress: Callable[[str], None] | None = None,
           inputs: str | None = None, trials: int | None = None, structured_only: bool = False,
           lockstep_warps: bool = False, allow_benign_races: bool = False, allow_ordering_races: bool = False,
-          schedules: int = 8, schedule_seed: int = 0, show_printf: bool = False) -> RacesResult:
+          schedules: int = 8, schedule_seed: int = 0, show_printf: bool = False,
+          globals: Mapping[str, int | float] = {}, ctas: str | None = None, out_init: str = "zeros") -> RacesResult:
     """Find races, deadlocks, out-of-bounds accesses and uninitialized reads in one launch — `volta races`.
     Give a kernel (path or PTX text) and a `Launch`, or a manifest.toml path (every launch in it, or `role`), or
     a pipeline (a `Pipeline` or a list of (kernel, Launch) pairs, as a manifest's [[kernel.launch]]: each launch
     with the memory the earlier ones left). `buffers` declares buffers besides those passed in the args.
     `inputs`/`trials`/`structured_only`/`lockstep_warps`/`allow_benign_races`/`allow_ordering_races`/`schedules`/
     `schedule_seed`/`show_printf` are the CLI's options of those names (a data-dependent kernel runs on concrete
-    inputs: verdict clean-for-inputs, exit 3, when nothing shows)."""
+    inputs: verdict clean-for-inputs, exit 3, when nothing shows). `globals` sets module-scope .global scalars
+    before the launch (`{"MAX_KEY": 32}`, the CLI's --global); `ctas` runs only some CTAs ("corners",
+    "random:N[:SEED]", "0,5,17" or "0x0,3x1": --ctas); `out_init="undefined"` starts out buffers never-written
+    (--out-init)."""
     from volta.exec.limits import preflight
     from volta.launch.spec import assemble, compile_sources
-    from volta.session.races import RacesResult, analyze, roles
+    from volta.session.races import RacesOptions, RacesResult, analyze, roles
 
     pipeline = _as_pipeline(kernel)
     if pipeline is not None:
@@ -636,32 +659,34 @@ def races(kernel: Side, launch: Launch | None = None, *, buffers: Sequence[Buffe
         spec.source = str(path)
         chosen = ["kernel"]
     compile_sources(spec, arch, tuple(nvcc_flags))
+    _launch_modes(spec, chosen, globals, ctas, out_init)
     if pipeline is not None:
         preflight(spec, chosen)  # every launch's file, kernel and args, before the first one runs
     if structured_only and (inputs is not None or trials is not None):
         raise UsageError("structured_only never runs on concrete inputs: drop inputs/trials")
-    options = dict(inputs=inputs, trials=trials, concrete=not structured_only, lockstep_warps=lockstep_warps,
-                   allow_benign_races=allow_benign_races, allow_ordering_races=allow_ordering_races,
-                   schedules=schedules, schedule_seed=schedule_seed, show_printf=show_printf)
+    options = RacesOptions(inputs, trials, not structured_only, lockstep_warps, allow_benign_races,
+                           allow_ordering_races, schedules, schedule_seed, show_printf)
     import volta.report  # noqa: F401  # start-up: registers how result.report(fmt) renders
 
-    return RacesResult([analyze(spec, r, progress, **options) for r in chosen], spec.source)
+    return RacesResult([analyze(spec, r, progress, options) for r in chosen], spec.source)
 
 
 @_python_words
 def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, Any] | str | None = None,
         fill: str | None = None, seed: int | None = None, fp: str = "ieee", role: str | None = None,
         check_races: bool = True, out: str | os.PathLike | None = None, arch: str | None = None,
-        nvcc_flags: Sequence[str] = (), ptxas: str | None = None) -> RunResult:
+        nvcc_flags: Sequence[str] = (), ptxas: str | None = None, globals: Mapping[str, int | float] = {},
+        ctas: str | None = None, out_init: str = "zeros") -> RunResult:
     """Replay one launch on the CPU, bit for bit, on concrete inputs — `volta run`. `inputs` is a dict of
     arrays, an .npz path, "zeros", "random" or "random:SEED"; by default random from `seed` (0), as the CLI.
     Given arrays must name buffers of the launch and give every buffer the kernel reads, else UsageError;
     `fill="random"` (or "zeros", "random:SEED") generates the ones not given.
     `result.inputs_used` says which were used; `out` writes every buffer to an .npz. `ptxas` (e.g. "12.6";
     default the nvcc found, else 13.0) is the toolkit Hopper fp8 mma.sync depends on; the report's
-    `tensor_cores` names each tensor-core row used."""
+    `tensor_cores` names each tensor-core row used. `globals`, `ctas` and `out_init`: see `races`."""
     from volta.cuda import nvcc_release
     from volta.session import replay
+    from volta.launch.ctas import run_note
     from volta.launch.spec import assemble, compile_sources
     from volta.numerics.mma_select import make_setting
 
@@ -678,6 +703,7 @@ def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, An
                         [b.declared() for b in launch.all_buffers()], {})
         role = "kernel"
     compile_sources(spec, arch, tuple(nvcc_flags))
+    picked = _launch_modes(spec, [role], globals, ctas, out_init).get(role)
     if isinstance(inputs, Mapping):
         inputs = {name: _array(name, value, spec.buffers.get(name)) for name, value in inputs.items()}
     elif inputs is not None and not isinstance(inputs, (str, os.PathLike)):
@@ -686,8 +712,28 @@ def run(kernel: Source, launch: Launch | None = None, *, inputs: Mapping[str, An
     import volta.report  # noqa: F401  # start-up: registers how result.report(fmt) renders
 
     given = inputs if inputs is None or isinstance(inputs, Mapping) else str(inputs)
-    return replay.replay(spec, role, given, seed, fill=fill, fp=fp, check_races=check_races, tensor=tensor,
-                         out=None if out is None else str(out))
+    result = replay.replay(spec, role, given, seed, fill=fill, fp=fp, check_races=check_races, tensor=tensor,
+                           out=None if out is None else str(out))
+    if picked and result.error is None:
+        result.notes.append(run_note(picked, spec.launches[role].grid))
+    return result
+
+
+def _launch_modes(spec, roles, global_vars: Mapping, ctas: str | None, out_init: str) -> dict:
+    """The CLI's --global, --ctas and --out-init on a spec whose sources are compiled, through the functions those
+    options call, in their order: role -> the CTAs selected (none: the whole grid)."""
+    from volta.launch import ctas as cta_selection, globalvars  # start-up
+    from volta.launch.spec import with_out_init
+
+    if not isinstance(global_vars, Mapping):
+        raise UsageError(f"globals is a dict of variable name -> number, not {type(global_vars).__name__}")
+    if ctas is not None and not isinstance(ctas, str):
+        raise UsageError(f"ctas is a string ({cta_selection.GRAMMAR}), not {type(ctas).__name__}")
+    globalvars.with_globals(spec, [globalvars.given(n, v, "globals") for n, v in global_vars.items()])
+    globalvars.check_declared(spec)
+    picked = cta_selection.select(spec, ctas, roles)
+    with_out_init(spec, out_init)
+    return picked
 
 
 def _array(name: str, value, buffer=None):

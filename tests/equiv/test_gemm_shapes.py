@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from volta.equiv import check as CK
+from volta.launch.args import entries
 from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec, load_manifest
 from volta.symbolic.lanepoly import LanePoly
 
@@ -36,7 +37,7 @@ def test_gemm64_pair_stays_lane_structured(variant):
 
 def _gemm(variant: str, k: int, size: int) -> LaunchSpec:
     d = EX / f"eq_gemm64_naive_{variant}"
-    args = ("A", "B", "C", str(size), str(size), str(k))
+    args = entries(f"A,B,C,{size},{size},{k}")
     ref = KernelLaunch(d / "ref.sm80.ptx", "sgemm64_naive", Dim3(1), Dim3(512), args)
     opt = KernelLaunch(d / "opt.sm80.ptx", f"sgemm64_{variant}", Dim3(1), Dim3(512), args)
     bufs = {"A": Buffer("A", "f32", size * k, "in"), "B": Buffer("B", "f32", k * size, "in"),

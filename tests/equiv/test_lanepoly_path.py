@@ -21,6 +21,7 @@ import pytest
 from volta.cli import run
 from volta.config import FastPaths
 from volta.equiv import check as CK
+from volta.launch.args import entries
 from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec, load_manifest
 from volta.symbolic import z3bridge
 from volta.symbolic.normal import Normalizer, equal, normalize
@@ -287,7 +288,7 @@ def _spec(tmp_path: Path, name: str, ref: list[str], opt: list[str], ctas: int =
     for role, body in (("ref", ref), ("opt", opt)):
         path = tmp_path / f"{name}_{role}.ptx"
         path.write_text(HEADER + "".join(f"\t{line}\n" for line in body) + "\tret;\n}\n")
-        launches[role] = KernelLaunch(path, "chain", Dim3(ctas), Dim3(T), ("A", "B", "OUT"))
+        launches[role] = KernelLaunch(path, "chain", Dim3(ctas), Dim3(T), entries("A,B,OUT"))
     bufs = {"A": Buffer("A", "f32", T * ctas + K, "in"), "B": Buffer("B", "f32", T * ctas + K, "in"),
             "OUT": Buffer("OUT", "f32", T * CTAS * NOUT, "out")}
     return LaunchSpec(launches, bufs, source=name)

@@ -10,7 +10,7 @@ import pytest
 from volta.cli import run as main
 from volta.errors import UsageError
 from volta.launch.spec import from_options, load_manifest
-from volta.session.races import CLEAN, CLEAN_FOR_INPUTS, FINDINGS, analyze, trial_modes
+from volta.session.races import CLEAN, CLEAN_FOR_INPUTS, FINDINGS, RacesOptions, analyze, trial_modes
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -70,7 +70,7 @@ def test_data_dependent_kernel_runs_on_concrete_inputs(capsys):
 
 
 def test_inputs_force_concrete_runs_for_a_structured_kernel():
-    report = analyze(_spec("vector_add"), inputs="random:3", trials=2)
+    report = analyze(_spec("vector_add"), options=RacesOptions(inputs="random:3", trials=2))
     assert report.verdict == CLEAN_FOR_INPUTS and len(report.inputs) == 2 and report.data_dependence is None
     assert "seed 3" in report.inputs[0] and "seed 4" in report.inputs[1]
     assert analyze(_spec("vector_add")).verdict == CLEAN  # without --inputs: the all-inputs answer
@@ -83,9 +83,10 @@ def test_findings_say_which_inputs_show_them():
     assert races and all(f.details["inputs"] for f in races)
     assert 3 in races[0].details["inputs"]  # the colliding pattern shows it
     # all-zero inputs: every colliding write stores 0.0, a benign race only
-    zeros = analyze(_spec("bug_scatter_colliding"), inputs="zeros")
+    zeros = analyze(_spec("bug_scatter_colliding"), options=RacesOptions(inputs="zeros"))
     assert {f.kind for f in zeros.findings} == {"benign-race"} and zeros.verdict == FINDINGS
-    allowed = analyze(_spec("bug_scatter_colliding"), inputs="zeros", allow_benign_races=True)
+    allowed = analyze(_spec("bug_scatter_colliding"),
+                      options=RacesOptions(inputs="zeros", allow_benign_races=True))
     assert allowed.verdict == CLEAN_FOR_INPUTS and allowed.findings
 
 
@@ -93,7 +94,7 @@ def test_npz_inputs_and_spin_deadlock(tmp_path):
     """A lock that starts held is never released: every block spins, nothing can change it."""
     path = tmp_path / "held.npz"
     np.savez(path, lock=np.array([1], np.int32), counter=np.array([0], np.int32))
-    report = analyze(_spec("lock_cas_fenced"), inputs=str(path))
+    report = analyze(_spec("lock_cas_fenced"), options=RacesOptions(inputs=str(path)))
     assert report.verdict == FINDINGS
     (f,) = report.findings
     assert f.kind == "deadlock" and "spin-wait deadlock" in f.message and f.details["inputs"] == [0]
@@ -150,7 +151,7 @@ def test_cta_scoped_exch_by_two_blocks_is_a_race(tmp_path):
     assert not [f for f in gpu.findings if f.buffer == "p"]  # gpu scope: morally strong, no race
     # every block stores 32 (envreg3, reserved offset and %pm0 are 0, %warpsz is 32) to q[0]: benign race
     assert [f.kind for f in gpu.findings if f.buffer == "q"] == ["benign-race"]
-    assert analyze(_scoped(tmp_path, "gpu"), allow_benign_races=True).verdict == CLEAN
+    assert analyze(_scoped(tmp_path, "gpu"), options=RacesOptions(allow_benign_races=True)).verdict == CLEAN
 
 
 FLAG = """
@@ -201,7 +202,7 @@ def test_flag_handshake_fences(tmp_path, release, acquire, race):
     ptx = tmp_path / "flag.ptx"
     ptx.write_text(FLAG.replace("RELEASE", release).replace("ACQUIRE", acquire))
     spec = from_options(ptx, "flag", "2", "32", "f,d,o", ["f=s32[1]:out", "d=s32[1]:out", "o=s32[1]:out"])
-    report = analyze(spec, inputs="zeros")
+    report = analyze(spec, options=RacesOptions(inputs="zeros"))
     kinds = {(f.kind, f.buffer) for f in report.findings}
     assert (("race", "d") in kinds) == race, report.findings
     assert ("race", "f") not in kinds  # volatile flag accesses are strong: no race on the flag itself
@@ -213,7 +214,7 @@ def test_flag_never_set_is_a_spin_deadlock(tmp_path):
     text = FLAG.replace("RELEASE", "").replace("ACQUIRE", "").replace("st.volatile.global.u32 [%rd1], 1;", "")
     ptx.write_text(text)
     spec = from_options(ptx, "flag", "2", "32", "f,d,o", ["f=s32[1]:out", "d=s32[1]:out", "o=s32[1]:out"])
-    report = analyze(spec, inputs="zeros")
+    report = analyze(spec, options=RacesOptions(inputs="zeros"))
     dead = [f for f in report.findings if f.kind == "deadlock"]
     assert dead and "spin-wait deadlock" in dead[0].message and dead[0].threads[0].block == (1, 0, 0)
 
@@ -312,7 +313,7 @@ def test_release_publishes_what_the_thread_knew_at_the_fence(tmp_path, first, se
     ptx.write_text(CHAIN.replace("FIRST", first).replace("SECOND", second))
     spec = from_options(ptx, "chain", "3", "32", "x,a,b,o",
                         ["x=s32[1]:out", "a=s32[1]:out", "b=s32[1]:out", "o=s32[1]:out"])
-    report = analyze(spec, inputs="zeros")
+    report = analyze(spec, options=RacesOptions(inputs="zeros"))
     assert (any(f.kind == "race" and f.buffer == "x" for f in report.findings)) == race, report.findings
     assert not any(f.kind == "deadlock" for f in report.findings)
 
@@ -370,6 +371,6 @@ def test_a_spinning_retry_counter_yields_to_the_producer(tmp_path):
     ptx = tmp_path / "retry.ptx"
     ptx.write_text(RETRY)
     spec = from_options(ptx, "retry", "2", "32", "f,d,o", ["f=s32[1]:out", "d=s32[1]:out", "o=s32[1]:out"])
-    report = analyze(spec, inputs="zeros")
+    report = analyze(spec, options=RacesOptions(inputs="zeros"))
     assert report.verdict == CLEAN_FOR_INPUTS and not report.trial_errors, (report.findings, report.trial_errors)
     assert report.steps < 5000

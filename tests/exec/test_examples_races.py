@@ -21,7 +21,7 @@ import pytest
 
 from volta.cli import races_cmd, run
 from volta.launch.spec import load_manifest
-from volta.session.races import CLEAN, CLEAN_FOR_INPUTS, FINDINGS, UNSUPPORTED, analyze, roles
+from volta.session.races import CLEAN, CLEAN_FOR_INPUTS, FINDINGS, UNSUPPORTED, RacesOptions, analyze, roles
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CASES = sorted(p.parent.name for p in EXAMPLES.glob("*/manifest.toml"))
@@ -88,8 +88,8 @@ LOCKSTEP = sorted(p.parent.name for p in EXAMPLES.glob("*/manifest.toml")
 def test_example_races_lockstep(case):
     """`expect.lockstep`: the verdict under --lockstep-warps (pre-Volta warps), next to the ITS default."""
     spec = load_manifest(EXAMPLES / case / "manifest.toml")
-    options = dict(inputs=spec.expect.get("inputs"), lockstep_warps=True)
-    _expect([analyze(spec, role, **options) for role in roles(spec)], spec.expect, spec.expect["lockstep"])
+    options = RacesOptions(inputs=spec.expect.get("inputs"), lockstep_warps=True)
+    _expect([analyze(spec, role, options=options) for role in roles(spec)], spec.expect, spec.expect["lockstep"])
 
 
 def _expect(reports, expect: dict, want: str) -> None:

@@ -13,6 +13,7 @@ from volta.config import FastPaths
 from volta.equiv import check as CK
 from volta.errors import VoltaError
 from volta.exec import limits
+from volta.launch.args import entries
 from volta.launch.spec import load_manifest, pair_from_options
 from volta.symbolic import expr as E
 
@@ -121,7 +122,7 @@ def test_check_verdicts_agree(ref, opt, expected):
 
 @pytest.mark.parametrize("case, args", [
     # the GEMM's loops at M=5 N=6 K=12 (its arguments), not the manifest's 20x24x48: the same paths, 1/60 the steps
-    pytest.param("eq_gemm_onethread_naive", ("A", "B", "C", "5", "6", "12"), id="eq_gemm_onethread_naive"),
+    pytest.param("eq_gemm_onethread_naive", entries("A,B,C,5,6,12"), id="eq_gemm_onethread_naive"),
     pytest.param("neq_dot_onethread_block_short", None, id="neq_dot_onethread_block_short"),
 ])
 def test_examples_same_both_ways(case, args):

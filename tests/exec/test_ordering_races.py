@@ -9,7 +9,7 @@ import pytest
 
 from volta.cli import run as main
 from volta.launch.spec import from_options, load_manifest
-from volta.session.races import CLEAN, CLEAN_FOR_INPUTS, FINDINGS, analyze
+from volta.session.races import CLEAN, CLEAN_FOR_INPUTS, FINDINGS, RacesOptions, analyze
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -76,7 +76,7 @@ def test_warp_synchronous_volatile_code_needs_syncwarp():
     found = _ordering(analyze(_spec("bug_reduce_warp_nosyncwarp")))
     assert found and all("no __syncwarp()" in f.message for f in found)
     assert all(f.threads[0].block == f.threads[1].block for f in found)
-    assert analyze(_spec("bug_reduce_warp_nosyncwarp"), lockstep_warps=True).verdict == CLEAN
+    assert analyze(_spec("bug_reduce_warp_nosyncwarp"), options=RacesOptions(lockstep_warps=True)).verdict == CLEAN
 
 
 def test_volatile_read_modify_write_sequences_interleave():
@@ -86,9 +86,9 @@ def test_volatile_read_modify_write_sequences_interleave():
 
 
 def test_allow_ordering_races_lists_them_without_counting():
-    report = analyze(_spec("bug_mp_volatile_block_nofence"), allow_ordering_races=True)
+    report = analyze(_spec("bug_mp_volatile_block_nofence"), options=RacesOptions(allow_ordering_races=True))
     assert report.verdict == CLEAN and report.exit_code == 0 and _ordering(report)
-    report = analyze(_spec("bug_mp_volatile_grid_nofence"), allow_ordering_races=True)
+    report = analyze(_spec("bug_mp_volatile_grid_nofence"), options=RacesOptions(allow_ordering_races=True))
     assert report.verdict == CLEAN_FOR_INPUTS and _ordering(report)
 
 
@@ -112,7 +112,8 @@ def test_benign_read_race():
     report = analyze(_spec("bug_benign_read_same_value"))
     kinds = {f.kind for f in report.findings}
     assert kinds == {"benign-race", "benign-read-race"} and report.verdict == FINDINGS
-    assert analyze(_spec("bug_benign_read_same_value"), allow_benign_races=True).verdict == CLEAN
+    allowed = RacesOptions(allow_benign_races=True)
+    assert analyze(_spec("bug_benign_read_same_value"), options=allowed).verdict == CLEAN
 
 
 def test_kinds_apart_in_json_and_sarif(capsys):

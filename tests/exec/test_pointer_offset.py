@@ -6,6 +6,7 @@ import volta
 from volta.cli import run
 from volta.errors import UsageError
 from volta.launch.spec import bind_args, KernelLaunch, Dim3, Buffer
+from volta.launch.args import Name
 
 PTX = "examples/vector_add/kernel.sm80.ptx"
 
@@ -30,4 +31,4 @@ def test_offset_pointer_past_the_end_is_out_of_bounds():
 def test_offset_on_a_scalar_parameter_is_a_usage_error():
     params = [("a", ".u32", 4)]
     with pytest.raises(UsageError, match="has type .u32"):
-        bind_args(KernelLaunch(PTX, "k", Dim3(1), Dim3(1), ("x+4",)), params, {"x": Buffer("x", "f32", 4)}, {})
+        bind_args(KernelLaunch(PTX, "k", Dim3(1), Dim3(1), (Name("x", 4),)), params, {"x": Buffer("x", "f32", 4)}, {})

@@ -15,7 +15,7 @@ import pytest
 from volta.cli import run
 from volta.exec import findings as F
 from volta.launch.spec import load_manifest
-from volta.session.races import CLEAN, FINDINGS, analyze
+from volta.session.races import CLEAN, FINDINGS, RacesOptions, analyze
 
 DATA = Path(__file__).resolve().parent / "data" / "racy_reads"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -56,7 +56,7 @@ def test_a_shared_memory_race_is_never_settled_as_unused():
     assert report.verdict == FINDINGS and report.findings
     assert all(f.kind == F.RACE for f in report.findings)
     assert analyze(load_manifest(str(EXAMPLES / "bug_gemm_tiled_nosync" / "manifest.toml")),
-                   allow_benign_races=True).verdict == FINDINGS
+                   options=RacesOptions(allow_benign_races=True)).verdict == FINDINGS
 
 
 @pytest.mark.parametrize("leak, kind", [(0, F.BENIGN_READ), (1, F.RACE)])
@@ -66,5 +66,5 @@ def test_the_kind_in_the_report(tmp_path, leak, kind):
                         '[buffers]\nx = "f32[32]:inout"\nout = "f32[32]:out"\n')
     report = analyze(load_manifest(str(manifest)), "kernel")
     assert [f.kind for f in report.findings if f.buffer == "x"] == [kind]
-    assert analyze(load_manifest(str(manifest)), "kernel", allow_benign_races=True).verdict == (
+    assert analyze(load_manifest(str(manifest)), "kernel", options=RacesOptions(allow_benign_races=True)).verdict == (
         CLEAN if kind == F.BENIGN_READ else FINDINGS)

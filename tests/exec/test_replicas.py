@@ -14,7 +14,7 @@ import pytest
 from volta.equiv.check import check
 from volta.exec import findings as F
 from volta.launch.spec import load_manifest
-from volta.session.races import CLEAN, FINDINGS, analyze
+from volta.session.races import CLEAN, FINDINGS, RacesOptions, analyze
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -28,7 +28,8 @@ def test_every_thread_storing_the_row_sum_is_a_benign_race_over_the_reals():
     assert [f.kind for f in report.findings] == [F.BENIGN_RACE]
     assert report.findings[0].details == {"reals": True} and "over the reals" in report.findings[0].message
     assert report.verdict == FINDINGS
-    assert analyze(_spec("eq_rowsum_every_thread_stores"), "opt", allow_benign_races=True).verdict == CLEAN
+    allowed = RacesOptions(allow_benign_races=True)
+    assert analyze(_spec("eq_rowsum_every_thread_stores"), "opt", options=allowed).verdict == CLEAN
 
 
 def test_check_lists_the_benign_race_and_decides():

@@ -11,7 +11,7 @@ from volta.cli import run as main
 from volta.exec.state.printf import argument_count
 from volta.exec.state.runtime import Nondet
 from volta.launch.spec import from_options
-from volta.session.races import CLEAN_FOR_INPUTS, FINDINGS, analyze
+from volta.session.races import CLEAN_FOR_INPUTS, FINDINGS, RacesOptions, analyze
 
 PTX = Path(__file__).parent / "data" / "runtime" / "runtime.ptx"
 
@@ -44,14 +44,14 @@ def test_nondet_random_is_seeded_and_fresh_per_call():
 
 
 def test_printf_is_a_no_op_with_its_text_shown():
-    report = analyze(_printing(), inputs="zeros", show_printf=True)
+    report = analyze(_printing(), options=RacesOptions(inputs="zeros", show_printf=True))
     assert report.verdict == CLEAN_FOR_INPUTS and report.error is None
     (trial, lines), = report.printed
     assert trial == 0 and len(lines) == 8
     tid, text = lines[5]
     assert str(tid) == "block (1, 0, 0) thread (1, 0, 0)"
     assert text == "t1 b1 idx=0 x= 2.50 h=ff s=ok c=z ll=5000000000 %\n"
-    assert analyze(_printing(), inputs="zeros").printed == []     # not kept unless asked for
+    assert analyze(_printing(), options=RacesOptions(inputs="zeros")).printed == []     # not kept unless asked for
 
 
 def test_show_printf_in_text_and_json(capsys):
@@ -74,11 +74,11 @@ def test_printf_in_volta_run(tmp_path):
 
 def test_bodiless_function_is_an_unconstrained_input_in_races():
     spec = from_options(str(PTX), "nondet_race", "2", "32", "out", ["out=s32[1]:out"])
-    report = analyze(spec, inputs="random:0,zeros")
+    report = analyze(spec, options=RacesOptions(inputs="random:0,zeros"))
     assert report.verdict == FINDINGS and report.error is None
     race = [f for f in report.findings if f.kind == "race"]
     assert race and race[0].details["inputs"] == [0]  # never with zeros: the branch is not taken
-    assert analyze(spec, inputs="zeros").verdict == CLEAN_FOR_INPUTS
+    assert analyze(spec, options=RacesOptions(inputs="zeros")).verdict == CLEAN_FOR_INPUTS
 
 
 def test_volta_run_still_refuses_a_bodiless_function(capsys):

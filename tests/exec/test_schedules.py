@@ -5,7 +5,7 @@ from pathlib import Path
 
 from volta.exec.state.schedules import Schedule, _next_prefix, explore
 from volta.launch.spec import load_manifest
-from volta.session.races import CLEAN_FOR_INPUTS, FINDINGS, analyze
+from volta.session.races import CLEAN_FOR_INPUTS, FINDINGS, RacesOptions, analyze
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -53,22 +53,25 @@ def test_a_race_in_one_lock_order_only():
     (f,) = [f for f in report.findings if f.kind == "race"]
     assert f.buffer == "note" and "block (1, 0, 0) thread (0, 0, 0) first at kernel.cu:9" in f.details["schedule"]
     assert report.schedules[0] == "2 (every order of the contended atomics)"
-    assert analyze(_spec("bug_lock_cas_order"), schedules=1).verdict == CLEAN_FOR_INPUTS  # lane order alone
+    # lane order alone
+    assert analyze(_spec("bug_lock_cas_order"), options=RacesOptions(schedules=1)).verdict == CLEAN_FOR_INPUTS
 
 
 def test_a_race_in_one_ticket_order_only():
-    report = analyze(_spec("bug_lock_ticket_order"), inputs="zeros")
+    report = analyze(_spec("bug_lock_ticket_order"), options=RacesOptions(inputs="zeros"))
     assert report.verdict == FINDINGS and "first at kernel.cu:8" in report.findings[0].details["schedule"]
-    assert analyze(_spec("bug_lock_ticket_order"), inputs="zeros", schedules=1).verdict == CLEAN_FOR_INPUTS
+    one = RacesOptions(inputs="zeros", schedules=1)
+    assert analyze(_spec("bug_lock_ticket_order"), options=one).verdict == CLEAN_FOR_INPUTS
 
 
 def test_large_launches_take_seeded_random_schedules():
-    a = analyze(_spec("lock_all_threads"), inputs="zeros", schedules=3, schedule_seed=5)
+    a = analyze(_spec("lock_all_threads"), options=RacesOptions(inputs="zeros", schedules=3, schedule_seed=5))
     assert a.verdict == CLEAN_FOR_INPUTS and a.schedules == ["3 (PCT random priorities, seed 5)"]
 
 
 def test_the_budget_is_the_kernels():
-    report = analyze(_spec("bug_lock_cas_order"), schedules=5)   # 4 input sets: the first may take 2
+    # 4 input sets: the first may take 2
+    report = analyze(_spec("bug_lock_cas_order"), options=RacesOptions(schedules=5))
     tried = [int(s.split()[0]) for s in report.schedules]
     assert sum(tried) <= 5 and all(t >= 1 for t in tried) and tried[0] == 2
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from volta.cli import run
-from volta.launch import structargs
+from volta.launch import args as kernel_args, structargs
 from volta.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -211,17 +211,21 @@ def test_manifest_struct_arguments_as_toml_arrays(capsys, tmp_path):
 # ---- layout and the API ----------------------------------------------------------------------------
 
 def test_layout_is_c_natural_alignment():
-    fields = structargs.parse_fields("{1:u8,2:s16,3:s64,x,0.5,4:f64,44:7,null}", "t", None)
+    fields = kernel_args.struct("{1:u8,2:s16,3:s64,x,0.5,4:f64,44:7,null}", "t").fields
     placed = structargs.place(fields, 56, "t", None, {"x": object()}, {})
     assert [(f.offset, f.width) for f in placed] == [(0, 1), (2, 2), (8, 8), (16, 8), (24, 4), (32, 8), (44, 4),
                                                      (48, 8)]
     with pytest.raises(UsageError, match="overlaps"):
-        structargs.place(structargs.parse_fields("{x,4:1}", "t", None), 16, "t", None, {"x": object()}, {})
+        structargs.place(kernel_args.struct("{x,4:1}", "t").fields, 16, "t", None, {"x": object()}, {})
 
 
 def test_entries_split_at_top_level_commas_only():
-    assert structargs.split_entries("x,{a,b,1},3") == ("x", "{a,b,1}", "3")
-    assert structargs.substitute("{x,8:alpha,1}", {"alpha": "0.5"}, {"alpha": "f64"}) == "{x,8:0.5:f64,1}"
+    assert kernel_args.split_entries("x,{a,b,1},3") == ("x", "{a,b,1}", "3")
+    assert [str(a) for a in kernel_args.entries("x,{a,b,1},3")] == ["x", "{a,b,1}", "3"]
+    alpha = {"alpha": kernel_args.Number(0.5, "0.5")}
+    given = kernel_args.with_numbers(kernel_args.entry("{x,8:alpha,1}"), alpha, {"alpha": "f64"})
+    assert str(given) == "{x,8:0.5:f64,1}"
+    assert [type(f.value) for f in given.fields] == [kernel_args.Name, kernel_args.Number, kernel_args.Number]
 
 
 def test_api_struct_argument():

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import volta
 from volta.errors import UsageError
+from volta.launch.args import Name
 from volta.launch.spec import (DTYPES, ROLES, assemble, buffer, dim3, pair_from_options, parse_buffer, parse_dim3,
                                sequences_from_options)
 
@@ -78,7 +79,7 @@ def test_a_sequence_of_launches_and_steps_is_assembled_in_order():
     assert "ref" not in spec.sequences and spec.launches["ref"].ptx == Path("a.ptx")
     host, launch = spec.sequences["opt"]
     assert host.host == "memset y 0" and spec.launches["opt"] == host
-    assert (launch.kernel, str(launch.grid), launch.args) == ("k", "2", ("x", "y"))
+    assert (launch.kernel, str(launch.grid), launch.args) == ("k", "2", (Name("x"), Name("y")))
 
 
 @pytest.mark.parametrize("spelled, ptx", [("i32", "s32"), ("int64", "s64"), ("uint8", "u8"), ("float32", "f32"),

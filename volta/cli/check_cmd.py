@@ -200,6 +200,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
         argv += ["--define-fn", f"{name}={meaning}"]
     spec.allow_exit_before_barrier = allow_exit_before_barrier
     with_out_init(spec, out_init)
+    argv += ["--out-init", out_init] if out_init != "zeros" else []
     argv += ["--allow-exit-before-barrier"] if allow_exit_before_barrier else []
     spec.exact_constants = spec.exact_constants or exact_constants   # (a manifest may say so too)
     argv += ["--exact-constants"] if exact_constants else []

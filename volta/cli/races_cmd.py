@@ -27,7 +27,7 @@ from volta.launch import globalvars
 from volta.launch.spec import compile_sources, from_options, load_manifest, with_out_init
 from volta.report import render
 from volta.report.text import DEFAULT_MAX_FINDINGS
-from volta.session.races import analyze, roles, RacesResult
+from volta.session.races import RacesOptions, RacesResult, analyze, roles
 
 LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", "shared_dynamic")
 
@@ -142,10 +142,9 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
     from volta.session.races import trial_modes
 
     trial_modes(inputs, trials)  # bad --inputs/--trials: a usage error before any run
-    options = dict(inputs=inputs, trials=trials, concrete=not structured_only, lockstep_warps=lockstep_warps,
-                   allow_benign_races=allow_benign_races, allow_ordering_races=allow_ordering_races,
-                   schedules=schedules, schedule_seed=schedule_seed, show_printf=show_printf)
-    result = RacesResult([analyze(spec, r, progress, **options) for r in chosen], spec.source)
+    options = RacesOptions(inputs, trials, not structured_only, lockstep_warps, allow_benign_races,
+                           allow_ordering_races, schedules, schedule_seed, show_printf)
+    result = RacesResult([analyze(spec, r, progress, options) for r in chosen], spec.source)
     if not quiet:
         for r in result.reports:
             click.echo(f"volta races: {r.kernel}: {r.thread_instructions:,} thread-instructions, "

@@ -122,8 +122,7 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
     if result.error is not None:
         raise result.error   # exit 3 with its message, as any instruction outside the model
     if picked:
-        result.notes.append(f"--ctas: only {cta_selection.describe(picked, spec.launches[role].grid)} ran; the "
-                            f"others' outputs keep their initial values and their races are not checked")
+        result.notes.append(cta_selection.run_note(picked, spec.launches[role].grid))
     if as_sarif or junit_file:
         from volta.report import junit, sarif
 
@@ -157,7 +156,8 @@ def _override(spec, role, grid, block, args, named_args, buffers, shared_dynamic
     """Command-line options given with a manifest replace the manifest's values."""
     import dataclasses
 
-    from volta.launch.spec import parse_args_list, parse_buffer, parse_dim3
+    from volta.launch.args import entries
+    from volta.launch.spec import parse_buffer, parse_dim3, parse_named
 
     launch = spec.launches[role]
     changes = {}
@@ -166,15 +166,9 @@ def _override(spec, role, grid, block, args, named_args, buffers, shared_dynamic
     if block:
         changes["block"] = parse_dim3(block, "block")
     if args is not None:
-        changes["args"] = parse_args_list(args)
+        changes["args"] = entries(args)
     if named_args:
-        named = []
-        for item in named_args:
-            name, eq, value = item.partition("=")
-            if not eq:
-                raise UsageError(f"bad --arg `{item}`: expected PARAM=VALUE")
-            named.append((name.strip(), value.strip()))
-        changes["args"] = tuple(changes.get("args", launch.args)) + (("__named__", tuple(named)),)
+        changes["named"] = parse_named(named_args)
     if shared_dynamic is not None:
         changes["shared_dynamic"] = shared_dynamic
     if changes and spec.sequences.get(role):

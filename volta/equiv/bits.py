@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from volta.errors import Unsupported, UsageError
+from volta.launch.args import with_scalars
 from volta.launch.spec import DTYPES, LaunchSpec
 from volta.exec.machine import Machine
 from volta.ir.program import lower
@@ -230,8 +231,7 @@ class Runner:
 
     def run(self, role: str, inputs: dict, scalars: dict, **kw):
         launch = self.spec.launches[role]
-        args = tuple(repr(scalars[a]) if isinstance(a, str) and a in scalars else a for a in launch.args)
-        launch = dataclasses.replace(launch, args=args)
+        launch = dataclasses.replace(launch, args=with_scalars(launch.args, scalars))
         opts = dict(structured=False, check_races=False, fp=self.fp, tensor=self.tensor)
         opts.update(kw)
         return self.machine(self.progs[role], launch, self.spec.buffers, {}, inputs=inputs, **opts).run()

@@ -22,6 +22,7 @@ from volta.equiv.bits import GENERATORS, _seed, make_inputs, output_words
 from volta.errors import Unsupported, UsageError
 from volta.exec.machine import Machine
 from volta.ir.program import lower
+from volta.launch import args as kernel_args
 from volta.launch.spec import KernelLaunch, LaunchSpec, parse_buffer, parse_dim3
 from volta.ptx.parser import parse_file
 
@@ -79,7 +80,7 @@ def load_configs(path: str | Path) -> tuple[list, dict, dict]:
                              f"(keys: {', '.join(sorted(CONFIG_KEYS))})")
         try:
             launch = KernelLaunch(path.parent / table["ptx"], table.get("name"), parse_dim3(table["grid"], "grid"),
-                                  parse_dim3(table["block"], "block"), tuple(str(a) for a in table.get("args", ())),
+                                  parse_dim3(table["block"], "block"), tuple(kernel_args.of(a) for a in table.get("args", ())),
                                   int(table.get("shared_dynamic", 0)))
         except KeyError as err:
             raise UsageError(f"{path}: [[config]] number {n} lacks the key {err}") from None
@@ -133,7 +134,7 @@ def _separate(classes, configs, progs, buffers, symbols, fp, trials, seed) -> li
             words = []
             for r in reps:
                 launch = configs[r].launch
-                launch = replace(launch, args=tuple(repr(scalars[a]) if a in scalars else a for a in launch.args))
+                launch = replace(launch, args=kernel_args.with_scalars(launch.args, scalars))
                 m = Machine(progs[r], launch, buffers, {}, inputs={k: v.copy() for k, v in inputs.items()},
                             structured=False, check_races=False, fp=fp).run()
                 words.append(output_words(m, spec))

@@ -40,6 +40,7 @@ from volta.kernelbench.subclasses import refuse_overriding_subclasses
 from volta.kernelbench.tensor import SymTensor
 from volta.kernelbench.torchsym import installed
 from volta.kernelbench.torchsym.switches import Precision
+from volta.session.jobs import start_job
 from volta.symbolic import expr as E
 from volta.symbolic.search import inputs_of
 
@@ -109,6 +110,7 @@ def check(problem_path: str, candidate_path: str, sizes: dict | None = None, opt
     """Check a candidate file against a problem file (the library call behind `volta kernelbench`), under the
     modes of `options` (precision.py evaluates a `tolerance`). `evidence`: where each run keeps what the
     candidate computed, for Volta's process to decide from (the confined worker's check)."""
+    start_job()
     report = paths.explore(lambda oracle: _check_once(problem_path, candidate_path, sizes or {}, options,
                                                       save_counterexample, progress, oracle,
                                                       _instance(evidence, False, oracle)),

@@ -38,6 +38,7 @@ from volta.exec.state.memory import Region
 from volta.exec.state.operands import reading_of
 from volta.ir.program import lower
 from volta.kernelbench.memory import ITEMSIZE, RUNTIME_BASE, DeviceMemory, leaf_name
+from volta.launch.args import Name, Number
 from volta.launch.spec import Buffer, Dim3, KernelLaunch
 from volta.ptx.parser import parse_file
 from volta.symbolic import expr as E
@@ -59,14 +60,13 @@ class LaunchResult:
     buffers: dict = field(default_factory=dict)   # buffer name -> storage
 
 
-def _scalar(raw: bytes, ptype: str) -> str:
-    """A scalar parameter's bytes as the number `--args` would give."""
-    if ptype == ".f32":
-        return repr(struct.unpack("<f", raw[:4])[0])
-    if ptype == ".f64":
-        return repr(struct.unpack("<d", raw[:8])[0])
-    signed = ptype.startswith(".s")
-    return str(int.from_bytes(raw, "little", signed=signed))
+def _scalar(raw: bytes, ptype: str) -> Number:
+    """A scalar parameter's bytes as the number argument they are."""
+    if ptype in (".f32", ".f64"):
+        value = struct.unpack("<f" if ptype == ".f32" else "<d", raw[:4] if ptype == ".f32" else raw[:8])[0]
+    else:
+        value = int.from_bytes(raw, "little", signed=ptype.startswith(".s"))
+    return Number(value, repr(value))
 
 
 def _is_fake_address(v: int) -> bool:
@@ -128,7 +128,7 @@ def run(ev, built, memory: DeviceMemory, unwritten, exact: bool, symbols: dict |
         value = int.from_bytes(raw, "little") if len(raw) == 8 else None
         if ptype in (".u64", ".b64", ".s64") and value is not None and (_is_fake_address(value) or pname in pointers):
             if value == 0:
-                args.append("0")
+                args.append(Number(0, "0"))
                 continue
             found = memory.locate(value)
             if found is None:
@@ -138,7 +138,7 @@ def run(ev, built, memory: DeviceMemory, unwritten, exact: bool, symbols: dict |
             storage, offset = found
             name = memory.name(storage)
             reached[name] = storage
-            args.append(name if offset == 0 else f"{name}+{offset}")
+            args.append(Name(name, offset))
         else:
             args.append(_scalar(raw, ptype))
     buffers, carried = {}, {}

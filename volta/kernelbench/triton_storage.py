@@ -33,6 +33,7 @@ from volta.exec.state.memory import Region
 from volta.exec.state.operands import reading_of
 from volta.ir.program import lower
 from volta.kernelbench.elements import UNWRITTEN
+from volta.launch import args as kernel_args
 from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec
 from volta.ptx.parser import parse_file
 from volta.session.races import with_address
@@ -81,7 +82,7 @@ def run(kernel, ptx_path, grid: tuple, args: list, storages: dict, bits_ptx=None
             buffers[name] = Buffer(name, dtype, storage.size, "temp")
             carried[name] = _region(name, storage)
     dims = Dim3(*(tuple(grid) + (1, 1))[:3])
-    launch = KernelLaunch(ptx_path, prog.name, dims, Dim3(kernel.block), tuple(str(a) for a in args),
+    launch = KernelLaunch(ptx_path, prog.name, dims, Dim3(kernel.block), tuple(kernel_args.of(a) for a in args),
                           kernel.shared)
 
     named = reading_of([prog])   # RN(log2 e) read as log2 e, as `volta check` does

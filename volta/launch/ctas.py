@@ -78,6 +78,12 @@ def select(spec, text: str | None, roles) -> dict:
     return chosen
 
 
+def run_note(picks, grid) -> str:
+    """What a `volta run` of only the CTAs `picks` leaves out (a note of its report)."""
+    return (f"--ctas: only {describe(picks, grid)} ran; the others' outputs keep their initial values and their "
+            f"races are not checked")
+
+
 def refuse_partial(prog, role: str) -> str | None:
     """Why a partial `check` of this program would not speak for the whole launch (None: it would)."""
     for op in prog.ops:

@@ -37,7 +37,19 @@ def parse(text: str, where: str = "--global") -> tuple[str, str]:
     return name, value
 
 
-def _number(value: str):
+def given(name, value, where: str) -> tuple[str, int | float]:
+    """A variable given as Python values (`globals={"MAX_KEY": 32}`), checked as `parse` checks its text:
+    (name, number)."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise UsageError(f"{where}: {name!r} is not a variable name")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise UsageError(f"{where}: {name}={value!r}: the value must be an int or a float")
+    return name, value
+
+
+def _number(value):
+    if isinstance(value, (int, float)):   # given as a number (the Python API)
+        return value
     try:
         return int(value, 0)
     except ValueError:
@@ -71,7 +83,7 @@ def encode(name: str, ptx_type: str, count: int, value: str) -> bytes:
 
 
 def with_globals(spec, pairs) -> None:
-    """Give every kernel launch of `spec` the variables `pairs` [(name, value text)] (in place; a value given
+    """Give every kernel launch of `spec` the variables `pairs` [(name, value text or number)] (in place; a value given
     here replaces the one a manifest gave the same variable)."""
     pairs = tuple(pairs)
     names = [n for n, _ in pairs]

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from volta.cuda import cache_root
 from volta.errors import UsageError
+from volta.launch.args import Name, Number
 from volta.launch.kernel import Dim3, KernelLaunch
 
 BLOCK = 256
@@ -57,7 +58,7 @@ def parse_step(text: str, buffers: dict, option: str):
         size = buf.itemsize
         word = int.from_bytes(bytes([value]) * size, "little")
         ptx = _kernel_file(f"memset{8 * size}_{value:02x}", _memset_ptx(size, word))
-        args = (buf.name, str(buf.count))
+        args = (Name(buf.name), Number(buf.count, str(buf.count)))
         count = buf.count
     else:
         if len(words) != 3:
@@ -71,7 +72,7 @@ def parse_step(text: str, buffers: dict, option: str):
                              f"`{src.name}` ({src.count}), which the copy moves whole")
         reg, t = FLOATS.get(src.dtype) or REGISTERS[src.itemsize]
         ptx = _kernel_file(f"copy{t.replace('.', '_')}", _copy_ptx(src.itemsize, reg, t))
-        args = (src.name, dst.name, str(src.count))
+        args = (Name(src.name), Name(dst.name), Number(src.count, str(src.count)))
         count = src.count
     grid = Dim3(max(1, -(-count // BLOCK)))
     return KernelLaunch(ptx, "host_" + words[0], grid, Dim3(BLOCK), args, host=" ".join(words))

@@ -14,8 +14,9 @@ from typing import NamedTuple
 import numpy as np
 
 from volta.errors import UsageError
-from volta.launch import structargs
-from volta.launch.spec import DTYPES, Buffer, KernelLaunch, LaunchSpec, pointer_target, sequence
+from volta.launch import args as kernel_args
+from volta.launch.args import Number, number
+from volta.launch.spec import DTYPES, Buffer, KernelLaunch, LaunchSpec, sequence
 
 _RAW = {"bf16": np.uint16, "e4m3": np.uint8, "e5m2": np.uint8, "tf32": np.uint32}
 _ML_NAMES = {"bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
@@ -64,29 +65,10 @@ def load_npz(path) -> dict:
         raise UsageError(f"{path}: not a readable .npz archive ({err})") from None
 
 
-def _is_number(text: str) -> bool:
-    try:
-        int(text, 0)
-        return True
-    except ValueError:
-        try:
-            float(text)
-            return True
-        except ValueError:
-            return False
-
-
 def buffer_arg_names(launch: KernelLaunch) -> list:
-    """The `--args`/`--arg` values that name buffers (anything that is not a number)."""
-    names = []
-    for a in launch.args:
-        if isinstance(a, tuple) and a and a[0] == "__named__":
-            names += [v for _, v in a[1] if not _is_number(v)]
-        elif structargs.is_struct_entry(a):  # {x,y,1024}: its buffer fields
-            names += [v for v in structargs.field_values(a) if not _is_number(v) and v != structargs.NULL]
-        elif not _is_number(a):
-            names.append(pointer_target(a))
-    return list(dict.fromkeys(names))
+    """The names the `--args`/`--arg` values give (buffers among them; a struct's fields too)."""
+    given = list(launch.args) + [a for _, a in launch.named]
+    return list(dict.fromkeys(n for a in given for n in kernel_args.names(a)))
 
 
 def infer_buffers(launch: KernelLaunch, declared: dict, inputs: dict, symbols=()) -> dict:
@@ -158,15 +140,23 @@ def _concrete_symbols(spec: LaunchSpec, role: str, inputs: dict, scalars: dict, 
     values = {}
     for name in spec.symbols:
         if name in scalars:
-            values[name] = str(scalars[name])
+            values[name] = _number_arg(str(scalars[name]), name)
         elif name in inputs and np.asarray(inputs[name]).size == 1:
-            values[name] = repr(float(np.asarray(inputs[name]).reshape(-1)[0]))
-        elif name in launch.args or any(name in structargs.field_values(a) for a in launch.args
-                                        if structargs.is_struct_entry(a)):
+            values[name] = _number_arg(repr(float(np.asarray(inputs[name]).reshape(-1)[0])), name)
+        elif name in buffer_arg_names(launch):
             raise UsageError(f"scalar `{name}` needs a value for a concrete run: --arg {name}=V or a one-element "
                              f"array `{name}` in --inputs")
-    args = tuple(structargs.substitute(a, values, spec.symbols) for a in launch.args)
-    return dataclasses.replace(launch, args=args)
+    return dataclasses.replace(
+        launch, args=tuple(kernel_args.with_numbers(a, values, spec.symbols) for a in launch.args),
+        named=tuple((p, kernel_args.with_numbers(a, values, spec.symbols)) for p, a in launch.named))
+
+
+def _number_arg(text: str, name: str) -> Number:
+    """A symbol's value for a concrete run (`--arg alpha=0.5`), as the number argument it stands for."""
+    value = number(text)
+    if value is None:
+        raise UsageError(f"--arg {name}={text}: the scalar `{name}` takes a number")
+    return Number(value, text)
 
 
 class ChosenInputs(NamedTuple):

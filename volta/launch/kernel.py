@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from volta.launch.args import Name, Number, Struct
+
 
 @dataclass(frozen=True)
 class Dim3:
@@ -25,7 +27,8 @@ class Dim3:
 
 @dataclass(frozen=True)
 class KernelLaunch:
-    """One kernel's launch: which entry, grid, block, and its argument list (raw strings)."""
+    """One kernel's launch: which entry, grid, block, and its arguments (volta/launch/args.py: `Name`, `Number`,
+    `Struct`, one per parameter in order, and `named` ones by parameter name, `--arg PARAM=VALUE`)."""
 
     ptx: Path
     kernel: str | None
@@ -36,4 +39,12 @@ class KernelLaunch:
     cuda: Path | None = None  # the CUDA source, when known: struct arguments take its field types
     ctas: tuple | None = None  # linear indices of the CTAs to run (--ctas, volta/launch/ctas.py); None: the grid
     host: str | None = None  # a host step of a sequence ("memset out 0", volta/launch/hoststeps.py): its text
-    globals: tuple = ()  # (name, value text) of module .global variables set for it (volta/launch/globalvars.py)
+    named: tuple = ()  # ((parameter name, Arg), ...): arguments given by name, filling or replacing `args`'s
+    globals: tuple = ()  # (name, value text or number) of module .global variables set for it (launch/globalvars.py)
+
+    def __post_init__(self) -> None:
+        """Arguments are typed values, read from text once by a front end (volta/launch/args.py), never here."""
+        given = list(self.args) + [a for _, a in self.named]
+        if not all(isinstance(a, (Name, Number, Struct)) for a in given):
+            odd = next(a for a in given if not isinstance(a, (Name, Number, Struct)))
+            raise TypeError(f"KernelLaunch argument {odd!r}: expected a Name, Number or Struct (volta.launch.args)")

@@ -21,10 +21,11 @@ from volta.errors import UsageError
 from volta.ir.structparams import SliceParam, StructParam
 from volta.launch import globalvars
 from volta.launch import structargs
+from volta.launch.args import Name, Number, Struct, entries, entry
 from volta.launch.cudastruct import struct_fields
 from volta.launch.hoststeps import parse_step
 from volta.launch.kernel import Dim3, KernelLaunch
-from volta.launch.structargs import fit_scalar, split_entries
+from volta.launch.structargs import fit_scalar
 
 DTYPES = {
     "f32": (np.float32, 4), "f64": (np.float64, 8), "f16": (np.float16, 2), "bf16": (np.uint16, 2),
@@ -191,25 +192,24 @@ def _check_range(where: str, value_range: tuple, dtype: str, role: str) -> None:
                          f"[{tlo}, {thi}]")
 
 
-def parse_args_list(text: str) -> tuple:
-    """`x,{a,b,1024},3` → ('x', '{a,b,1024}', '3'): a struct argument is one entry (volta/launch/structargs.py)."""
-    return split_entries(text) if str(text).strip() else ()
-
-
 def from_options(ptx, kernel, grid, block, args, buffers, named_args=(), shared_dynamic=0, symbols=()) -> LaunchSpec:
     """One kernel's launch from `volta races`' option strings."""
     if grid is None or block is None:
         raise UsageError("--grid and --block are required (or give a manifest.toml)")
-    arg_list = parse_args_list(args) if args is not None else ()
+    launch = KernelLaunch(Path(ptx), kernel, parse_dim3(grid, "grid"), parse_dim3(block, "block"),
+                          entries(args) if args is not None else (), shared_dynamic, named=parse_named(named_args))
+    return assemble({"kernel": launch}, [parse_buffer(b) for b in buffers], dict(_parse_symbol(s) for s in symbols))
+
+
+def parse_named(items) -> tuple:
+    """`--arg PARAM=VALUE` options: ((param, Arg), ...), the last value of a parameter given twice."""
     named = {}
-    for item in named_args:
+    for item in items:
         name, eq, value = item.partition("=")
         if not eq:
             raise UsageError(f"bad --arg `{item}`: expected PARAM=VALUE")
-        named[name.strip()] = value.strip()
-    launch = KernelLaunch(Path(ptx), kernel, parse_dim3(grid, "grid"), parse_dim3(block, "block"),
-                          arg_list + (("__named__", tuple(named.items())),) if named else arg_list, shared_dynamic)
-    return assemble({"kernel": launch}, [parse_buffer(b) for b in buffers], dict(_parse_symbol(s) for s in symbols))
+        named[name.strip()] = entry(value, f"--arg {name.strip()}")
+    return tuple(named.items())
 
 
 def assemble(launches: dict, buffers, symbols: dict, *, symbols_apart: bool = False) -> LaunchSpec:
@@ -301,7 +301,8 @@ def _manifest_launch(path: Path, table: dict, where: str) -> KernelLaunch:
     try:
         return KernelLaunch(
             path.parent / table["ptx"], table.get("name"), parse_dim3(table["grid"], "grid"),
-            parse_dim3(table["block"], "block"), tuple(_manifest_arg(a) for a in table.get("args", ())),
+            parse_dim3(table["block"], "block"),
+            tuple(_manifest_arg(a, f"{path}: {where} args") for a in table.get("args", ())),
             int(table.get("shared_dynamic", 0)), path.parent / table["cuda"] if "cuda" in table else None,
             globals=_manifest_globals(path, table.get("globals", {}), where),
         )
@@ -328,11 +329,15 @@ def _manifest_step(path: Path, table: dict, buffers: dict, where: str) -> Kernel
         raise UsageError(f"{path}: {err.message}") from None
 
 
-def _manifest_arg(a) -> str:
+def _manifest_arg(a, where: str):
     """An `args` item: a string or number, or an array `["x", "y", 1024]` for a struct argument `{x,y,1024}`."""
-    if isinstance(a, list):
-        return "{" + ",".join(_manifest_arg(x) for x in a) + "}"
-    return str(a)
+    if isinstance(a, (int, float)) and not isinstance(a, bool):
+        return Number(a, str(a))
+
+    def text(item) -> str:
+        return "{" + ",".join(map(text, item)) + "}" if isinstance(item, list) else str(item)
+
+    return entry(text(a), where)
 
 
 # The manifest schema (examples/README.md): every key a manifest may have. Anything else is a typo
@@ -407,9 +412,7 @@ def bind_args(launch: KernelLaunch, params: list, buffers: dict, symbols: dict) 
             slices.setdefault(p.struct, []).append(p)
     everything, params = params, [p for p in params if not isinstance(p, SliceParam)]
     args = list(launch.args)
-    named = {}
-    if args and isinstance(args[-1], tuple) and args[-1][0] == "__named__":
-        named = dict(args.pop()[1])
+    named = dict(launch.named)
     names = [p[0] for p in params]
     for key in named:
         if key not in names:
@@ -441,38 +444,25 @@ def bind_args(launch: KernelLaunch, params: list, buffers: dict, symbols: dict) 
     return [bound[p[0]] for p in everything]
 
 
-def pointer_target(entry: str) -> str:
-    """The buffer an `--args` entry names: `x` for `x` and for `x+256` (a pointer into x)."""
-    name, plus, offset = str(entry).partition("+")
-    return name.strip() if plus and offset.strip().isdigit() else str(entry)
-
-
-def _bind_plain(pname: str, ptype: str, value: str, buffers: dict, symbols: dict) -> tuple:
+def _bind_plain(pname: str, ptype: str, value, buffers: dict, symbols: dict) -> tuple:
     """One plain (non-struct) parameter's binding."""
-    if structargs.is_struct_entry(value):
+    if isinstance(value, Struct):
         raise UsageError(f"--args entry `{value}` is a struct, but parameter `{pname}` has the plain type {ptype}")
-    target = pointer_target(value)
-    if target in buffers:
+    if isinstance(value, Name) and value.name in buffers:
         if ptype not in (".u64", ".b64", ".s64"):
-            raise UsageError(f"parameter `{pname}` has type {ptype} but --args passes buffer `{target}` to it")
-        if target == value:
-            return ("buffer", buffers[value])
-        return ("buffer_at", (buffers[target], int(value.partition("+")[2])))
-    if value in symbols:
-        return ("symbol", value)
-    try:
-        number = int(value, 0)
-    except ValueError:
-        try:
-            number = float(value)
-        except ValueError:
-            raise UsageError(
-                f"--args entry `{value}` for parameter `{pname}` is neither a declared buffer, "
-                f"a --symbol, nor a number"
-            ) from None
+            raise UsageError(f"parameter `{pname}` has type {ptype} but --args passes buffer `{value.name}` to it")
+        if not value.offset:
+            return ("buffer", buffers[value.name])
+        return ("buffer_at", (buffers[value.name], value.offset))
+    if isinstance(value, Name) and not value.offset and value.name in symbols:
+        return ("symbol", value.name)
+    if not isinstance(value, Number):
+        raise UsageError(f"--args entry `{value}` for parameter `{pname}` is neither a declared buffer, "
+                         f"a --symbol, nor a number")
+    number = value.value
     if ptype in (".u64", ".b64") and isinstance(number, int) and number != 0 and "ptr" in pname.lower():
         raise UsageError(f"parameter `{pname}` looks like a pointer: pass a --buffer name")
-    return ("scalar", fit_scalar(pname, ptype, value, number))
+    return ("scalar", fit_scalar(pname, ptype, value.text, number))
 
 
 def pair_from_options(ref_ptx, opt_ptx, buffers, *, grid=None, block=None, args=None, kernel=None,
@@ -492,7 +482,7 @@ def pair_from_options(ref_ptx, opt_ptx, buffers, *, grid=None, block=None, args=
                                  f"or a manifest.toml")
         launches[role] = KernelLaunch(Path(ptx), opts["kernel"], parse_dim3(opts["grid"], "grid"),
                                       parse_dim3(opts["block"], "block"),
-                                      parse_args_list(opts["args"]) if opts["args"] is not None else (),
+                                      entries(opts["args"]) if opts["args"] is not None else (),
                                       shared_dynamic)
     return assemble(launches, *_check_declarations(buffers, symbols), symbols_apart=True)
 
@@ -541,7 +531,7 @@ def parse_launch(text: str, option: str) -> KernelLaunch:
     except ValueError:
         raise UsageError(f"bad {option} `{text}`: shared= takes a number of bytes") from None
     return KernelLaunch(Path(path), kernel or None, parse_dim3(keys["grid"], "grid"), parse_dim3(keys["block"], "block"),
-                        parse_args_list(keys.get("args", "")), shared)
+                        entries(keys.get("args", "")), shared)
 
 
 def sequences_from_options(ref_items, opt_items, buffers, symbols=()) -> LaunchSpec:

@@ -21,8 +21,9 @@ gate that accepts only exit 0 does not accept it (DESIGN.md: exit 0 is a proof f
 concrete runs themselves (input sets, schedules of contended atomics, bodiless functions, printf) are
 volta/exec/drivers/trials.py.
 
-What counts toward the verdict is a `Policy` value: benign races (`--allow-benign-races`) and ordering races
-(`--allow-ordering-races`) can be listed without deciding it.
+How it runs and what counts toward the verdict is one `RacesOptions` value, which the CLI and the API each build:
+benign races (`--allow-benign-races`) and ordering races (`--allow-ordering-races`) can be listed without deciding
+it.
 """
 from __future__ import annotations
 
@@ -44,6 +45,7 @@ from volta.launch.ctas import describe
 from volta.launch.inputs import DEFAULT_TRIALS, GENERATED, trial_inputs, trial_modes  # noqa: F401
 from volta.launch.spec import LaunchSpec, sequence
 from volta.ptx.parser import parse_file
+from volta.session.jobs import start_job
 from volta.session.result import Reported
 
 CLEAN, FINDINGS, UNSUPPORTED, UNKNOWN = "clean", "findings", "unsupported", "unknown"
@@ -53,9 +55,13 @@ BENIGN_KINDS = F.BENIGN
 
 
 @dataclass(frozen=True)
-class Policy:
-    """How `volta races` runs and what decides its verdict (the CLI's and the API's options, as one value)."""
+class RacesOptions:
+    """How `volta races` runs and what decides its verdict: the CLI's options and the API's keywords, as one value
+    that each front door builds and `analyze` takes."""
 
+    inputs: str | None = None  # concrete inputs to run on even when the structured run needs none (`--inputs`)
+    trials: int | None = None  # how many concrete input sets when data steers the kernel (`--trials`)
+    concrete: bool = True  # run on concrete inputs when the structured run stops for data (not --structured-only)
     lockstep_warps: bool = False  # pre-Volta warps: a warp's threads execute each instruction together
     allow_benign_races: bool = False  # benign races are listed but leave the verdict alone
     allow_ordering_races: bool = False  # so are ordering races (strong accesses that no fence orders)
@@ -91,7 +97,8 @@ class RaceReport:
     data_dependence: Unsupported | None = None
     inputs: list = field(default_factory=list)  # one line per trial: which inputs
     trial_errors: list = field(default_factory=list)  # (trial index, Unsupported) of trials that stopped
-    policy: Policy = field(default_factory=Policy)  # what decides the verdict (allowed kinds are only listed)
+    options: RacesOptions = field(default_factory=RacesOptions)  # what decides the verdict (allowed kinds are
+    # only listed)
     steps: int = 0  # scheduler steps (one instruction for a set of lanes)
     schedules: list = field(default_factory=list)  # concrete mode: how many schedules each input set ran
     printed: list = field(default_factory=list)  # concrete mode with show_printf: (input set, [(ThreadId, text)])
@@ -104,12 +111,12 @@ class RaceReport:
 
     @property
     def allow_benign(self) -> bool:
-        return self.policy.allow_benign_races
+        return self.options.allow_benign_races
 
     @property
     def counted(self) -> list:
         """Findings that decide the verdict (kinds the policy allows are left out)."""
-        return [f for f in self.findings if self.policy.counts(f)]
+        return [f for f in self.findings if self.options.counts(f)]
 
     @property
     def kinds(self) -> list:
@@ -164,26 +171,23 @@ def roles(spec: LaunchSpec) -> list:
     return [r for r in ("kernel", "ref", "opt") if r in spec.launches]
 
 
-def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=None, trials: int | None = None,
-            concrete: bool = True, lockstep_warps: bool = False, allow_benign_races: bool = False,
-            allow_ordering_races: bool = False, schedules: int = schedules.DEFAULT_BUDGET, schedule_seed: int = 0,
-            show_printf: bool = False) -> RaceReport:
+def analyze(spec: LaunchSpec, role: str = "kernel", progress=None,
+            options: RacesOptions = RacesOptions()) -> RaceReport:
     """Execute `spec.launches[role]` over the whole grid with race checking on.
 
     `progress`, when given, is called with one line of text before the (possibly long) run.
     Raises `UsageError`/`PtxSyntaxError` for bad input; an `Unsupported` becomes the verdict.
-    The structured (all-inputs) run comes first; when it stops for data dependence and `concrete`
-    is on, the kernel runs on concrete inputs instead (`inputs`, `trials`: see `trial_modes`), each under
-    up to `schedules` schedules of its contended atomics (volta/exec/state/schedules.py).
-    `inputs` given forces concrete runs even for a structured kernel (the report then covers those inputs).
-    The other keywords make the `Policy`.
+    The structured (all-inputs) run comes first; when it stops for data dependence and `options.concrete`
+    is on, the kernel runs on concrete inputs instead (`options.inputs`, `.trials`: see `trial_modes`), each under
+    up to `options.schedules` schedules of its contended atomics (volta/exec/state/schedules.py).
+    `options.inputs` given forces concrete runs even for a structured kernel (the report then covers those inputs).
     """
-    policy = Policy(lockstep_warps, allow_benign_races, allow_ordering_races, schedules, schedule_seed, show_printf)
-    modes = trial_modes(inputs, trials)  # bad --inputs / --trials are usage errors before any run
+    modes = trial_modes(options.inputs, options.trials)  # bad --inputs / --trials are usage errors before any run
+    start_job()
     launch = spec.launches[role]
     report = RaceReport(
         kernel=launch.kernel or "", role=role, ptx=str(launch.ptx), grid=str(launch.grid),
-        block=str(launch.block), threads=launch.grid.count * launch.block.count, verdict=CLEAN, policy=policy,
+        block=str(launch.block), threads=launch.grid.count * launch.block.count, verdict=CLEAN, options=options,
     )
     if launch.ctas:
         report.ctas = describe(launch.ctas, launch.grid)
@@ -191,9 +195,8 @@ def analyze(spec: LaunchSpec, role: str = "kernel", progress=None, *, inputs=Non
     start = time.perf_counter()
     try:
         if spec.sequences.get(role):  # [[role.launch]]: each launch with the memory the earlier ones left
-            return sequence_races(spec, role, progress, inputs=inputs, trials=trials, concrete=concrete,
-                                  policy=policy)
-        return _analyze(report, spec, role, launch, progress, modes, start, inputs, concrete, lockstep_warps)
+            return sequence_races(spec, role, progress, options)
+        return _analyze(report, spec, role, launch, progress, modes, start)
     except Timeout as err:   # (a launch sequence's report keeps the findings of its finished launches itself)
         return out_of_time(report, err, start)
 
@@ -210,8 +213,9 @@ def out_of_time(report: RaceReport, err: Timeout, start: float, findings: list =
     return report
 
 
-def _analyze(report, spec, role, launch, progress, modes, start, inputs, concrete, lockstep_warps) -> RaceReport:
+def _analyze(report, spec, role, launch, progress, modes, start) -> RaceReport:
     """The structured run over the whole grid, or the concrete trials when it stops for data (see analyze)."""
+    options = report.options
     from volta.exec.machine import Machine  # start-up: reports import this module without running anything
     module = parse_file(launch.ptx)
     machine = None
@@ -219,10 +223,11 @@ def _analyze(report, spec, role, launch, progress, modes, start, inputs, concret
         prog = lower(module, launch.kernel)
         report.kernel = prog.name
         launch = dataclasses.replace(launch, kernel=prog.name)  # so usage errors name the kernel
-        if inputs is not None:
+        if options.inputs is not None:
             raise _DataDependent()
         machine = Machine(prog, launch, spec.buffers, spec.symbols, structured=True, check_races=True,
-                          allow_exit_before_barrier=spec.allow_exit_before_barrier, lockstep_warps=lockstep_warps)
+                          allow_exit_before_barrier=spec.allow_exit_before_barrier,
+                          lockstep_warps=options.lockstep_warps)
         if progress is not None:   # said once the launch is admitted (its memory estimate within --max-memory)
             progress(f"{report.kernel}: executing {report.threads:,} threads "
                      f"(grid {report.grid}, block {report.block})")
@@ -232,7 +237,7 @@ def _analyze(report, spec, role, launch, progress, modes, start, inputs, concret
     except _DataDependent:
         return concrete_report(report, spec, role, [prog], [launch], modes, start, progress, None)
     except Unsupported as err:
-        if concrete and is_data_dependence(err) and not (machine is not None and machine.findings):
+        if options.concrete and is_data_dependence(err) and not (machine is not None and machine.findings):
             return concrete_report(report, spec, role, [prog], [launch], modes, start, progress, err)
         report.verdict = UNSUPPORTED
         report.error = err
@@ -265,7 +270,7 @@ class _DataDependent(Exception):
 def concrete_report(report, spec, role, progs, launches, modes, start, progress, why) -> RaceReport:
     """The report of concrete mode (volta/exec/drivers/trials.py): findings for the inputs and schedules tried, or
     `clean-for-inputs` (exit 3) when none showed one; UNSUPPORTED when every input set stopped."""
-    p = report.policy
+    p = report.options
     report.data_dependence = why
     try:
         out = trials.run(spec, role, progs, launches, modes, lockstep_warps=p.lockstep_warps, schedules=p.schedules,
@@ -319,28 +324,23 @@ def _over_the_reals(machine, prog, launch, spec, role) -> list | None:
     return replica_bits.merge(found, replica_bits.bits_findings(spec, role, [prog], [launch], [again]))
 
 
-def analyze_all(spec: LaunchSpec, progress=None, **options) -> RacesResult:
-    return RacesResult([analyze(spec, role, progress, **options) for role in roles(spec)], spec.source)
-
-
-def sequence_races(spec, role: str, progress=None, *, inputs=None, trials=None, concrete: bool = True, policy=None):
+def sequence_races(spec, role: str, progress=None, options: RacesOptions = RacesOptions()):
     """`volta races` on a launch sequence: each launch over its whole grid, structured (every input), with the
     memory the earlier launches left; one report for the sequence (kernels `k1 → k2`, every launch's findings,
     each naming its own PTX line). When a launch leaves the structured class for data dependence (and nothing
     was found before), the whole sequence runs again on each trial's concrete inputs (`--inputs`, `--trials`,
     as for one kernel): findings for those inputs, or NO FINDING ON THESE INPUTS."""
     seq = sequence(spec, role)
-    policy = policy or Policy()
-    modes = trial_modes(inputs, trials)
+    modes = trial_modes(options.inputs, options.trials)
     report = RaceReport(
         kernel=" → ".join(step_name(x) for x in seq), role=role,
         ptx=" → ".join(dict.fromkeys(str(x.ptx) for x in seq)), grid=" → ".join(str(x.grid) for x in seq),
         block=" → ".join(str(x.block) for x in seq), threads=sum(x.grid.count * x.block.count for x in seq),
-        verdict=CLEAN, policy=policy)
+        verdict=CLEAN, options=options)
     start = time.perf_counter()
     found, carried, names = [], None, []
     progs = [lower(parse_file(x.ptx), x.kernel) for x in seq]
-    if inputs is not None:
+    if options.inputs is not None:
         return concrete_report(report, spec, role, progs, seq, modes, start, progress, None)
     try:
         for launch in seq:
@@ -349,7 +349,7 @@ def sequence_races(spec, role: str, progress=None, *, inputs=None, trials=None, 
             launch = dataclasses.replace(launch, kernel=prog.name)
             m = pipeline.machine(carried, prog, launch, spec.buffers, spec.symbols, structured=True,
                                  check_races=True, allow_exit_before_barrier=spec.allow_exit_before_barrier,
-                                 lockstep_warps=policy.lockstep_warps)
+                                 lockstep_warps=options.lockstep_warps)
             if progress is not None:   # once admitted (within --max-memory)
                 progress(f"{prog.name}: executing {launch.grid.count * launch.block.count:,} threads "
                          f"(grid {launch.grid}, block {launch.block}), launch {len(names)} of {len(seq)}")
@@ -361,7 +361,7 @@ def sequence_races(spec, role: str, progress=None, *, inputs=None, trials=None, 
                                       f"instruction (`{op.d.inst.opcode}`) in a launch sequence; their values are "
                                       f"not compared here", op.span)
             except Unsupported as err:
-                if concrete and is_data_dependence(err) and not found and not m.findings:
+                if options.concrete and is_data_dependence(err) and not found and not m.findings:
                     return concrete_report(report, spec, role, progs, seq, modes, start, progress, err)
                 report.verdict, report.error = UNSUPPORTED, err
                 found += [with_address(f, m) for f in m.findings]

@@ -25,10 +25,11 @@ from volta.exec.limits import Timeout
 from volta.ir.program import lower
 from volta.launch.inputs import (_ML_NAMES, FILL_HINT, ChosenInputs, _concrete_symbols, buffer_arg_names,  # noqa: F401
                                  choose_inputs, dtype_name, infer_buffers, is_fill, load_npz, random_inputs)
-from volta.launch.spec import DTYPES, KernelLaunch, LaunchSpec, from_options, load_manifest, parse_args_list, sequence
+from volta.launch.spec import DTYPES, KernelLaunch, LaunchSpec, from_options, load_manifest, sequence
 from volta.numerics.formats import decode
 from volta.numerics.mma_select import MmaSetting
 from volta.ptx.parser import parse_file
+from volta.session.jobs import start_job
 from volta.session.result import Reported
 from volta.symbolic.evaluate import EvalError, evaluate
 
@@ -116,6 +117,7 @@ def replay(spec: LaunchSpec, role: str, given=None, seed: int | None = None, *, 
     buffer name, an .npz path, "zeros", "random[:SEED]"; `fill` for the buffers an .npz lacks; see
     `choose_inputs`), say which (`progress`), run the launch, and write every buffer to `out` (.npz). An
     instruction outside the machine's model is the result's `error` (verdict unsupported), not an exception."""
+    start_job()
     arrays, described, generated, used_seed = choose_inputs(spec, given, seed, fill=fill)
     if progress is not None:
         progress(f"inputs: {described}")
@@ -264,7 +266,6 @@ def spec_from_options(ptx, kernel, grid, block, args, buffers, named_args, share
     """`volta run`'s launch from its option strings."""
     if args is None and not named_args:
         raise UsageError("--args is required: one entry per kernel parameter, e.g. --args x,y,1024")
-    parse_args_list(args or "")
     return from_options(ptx, kernel, grid, block, args, buffers, named_args, shared_dynamic)
 
 
