@@ -97,7 +97,7 @@ ADD, CONST, VAR = int(E.ADD), int(E.CONST), int(E.VAR)
 
 def _instance(elements, shape=(2,)):
     return [{"ragged": False, "answers": "", "calls": {1: [(shape, "f32", elements, None)]}, "inputs": {},
-             "parameters": {}, "rounded": None}]
+             "parameters": {}, "rounded": None, "extensions": {}, "host_calls": []}]
 
 
 class _Root:

@@ -62,6 +62,21 @@ class DeviceMemory:
             return None
         return storage, address - base
 
+    def state(self) -> list:
+        """Every storage as plain data, (base, dtype, label or None, elements), for a replay of host code's
+        events elsewhere (`restored`; `isolation/replay.py`)."""
+        return [(base, s.dtype, self._names.get(id(s)), list(s.values)) for base, s in self.by_base.items()]
+
+    @classmethod
+    def restored(cls, state: list, allocate) -> "DeviceMemory":
+        """A memory holding `state` (`DeviceMemory.state`), each storage made by `allocate(values, dtype)`."""
+        memory = cls()
+        for base, dtype, label, elements in state:
+            values = np.empty(len(elements), object)
+            values[:] = elements
+            memory.add(base, allocate(values, dtype), label)
+        return memory
+
     def name(self, storage) -> str:
         """The buffer name for a storage in launches and findings: the name of the input leaves it still
         holds (an input's, a parameter's, or a copy's of one), else its own name or `tensor#k`, made unique."""

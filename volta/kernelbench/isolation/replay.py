@@ -1,0 +1,134 @@
+"""Volta's process replays the candidate's calls into its extensions on its own machine, from the source text.
+
+In the worker, Volta's machine executes the candidate's kernels in the interpreter the candidate's Python shares:
+a candidate can reach the machine there (`type(x).__mul__.__globals__`, then `sys.modules`) and make a launch
+leave whatever it likes in memory — the reference's expressions over a kernel that computes something else.
+So the worker records each call into an extension (`evidence.Instance.host_calls`): the trace its host code
+returned (launches, allocations, copies, memsets, uploads, symbol writes, torch ops and GEMMs from C++: the
+program), the device memory and written symbols before it, and after it. Here, for each recorded call:
+
+1. the extension is built again from the recorded source text and flags (`host.build.build`: nvcc, through
+   the same content-keyed cache), so the PTX that runs is the compile of the candidate's source, never PTX or
+   parameter sizes the worker sends;
+2. the trace is parsed and checked as any trace from host code (`host.trace.parse`) and executed from the
+   memory before, by this process's `engine.Host` on its own machine (`kernels.run`, `cpp_ops`, `cublas`);
+3. every storage after it must hold what the worker says it held: the same expression (interned here, so
+   structurally equal meets as identical), else the same polynomial (`RingForms`). Anything else is a
+   contradiction: "the worker's machine left X where this process's replay of the call computes Y".
+
+Calls of the precision re-run (narrow values rounded, `--atol/--rtol`) are not replayed: their rounding is the
+worker's session's mode. Triton launches are not recorded (they are no extension call). What links a call's
+memory to the candidate's outputs — the torch ops of its Python between calls — is still the worker's word
+(docs/sandbox.md).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from volta.errors import VoltaError
+from volta.kernelbench.engine import Host, Stop
+from volta.kernelbench.evidence import EXTENSION_FIELDS
+from volta.kernelbench.hacks import same_value
+from volta.kernelbench.host import build, trace
+from volta.kernelbench.host.extract import Extension
+from volta.kernelbench.memory import DeviceMemory
+from volta.kernelbench.torchsym import new_run
+from volta.symbolic.ringform import RingForms
+
+
+class Mismatch(Exception):
+    """The replay here does not give what the worker recorded (or cannot be made): `reason` says where."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class Replayed:
+    calls: int = 0          # calls into extensions replayed
+    launches: int = 0       # kernel launches among them, executed here
+
+
+def replay(instance: dict, arch: str, built: dict) -> Replayed:
+    """Replay every recorded call of one run's evidence (`wire.read_evidence`'s record); Mismatch if one
+    differs. `built`: extensions already rebuilt here, by name (shared between the runs of one decision)."""
+    done = Replayed()
+    for k, call in enumerate(instance["host_calls"], 1):
+        if call["rounding"]:
+            continue
+        label = f"extension call {k} (`{call['module']}.{call['fn']}`)"
+        try:
+            events = trace.parse(call["trace"])
+        except trace.BadTrace as err:
+            raise Mismatch(f"{label}: the recorded trace is malformed ({err.message})") from None
+        modules = {ev.module for ev in events if isinstance(ev, trace.Launch) and not ev.refused}
+        host = Host(None, new_run().session, arch=arch,
+                    built={m: _built(m, instance["extensions"], arch, built, label) for m in sorted(modules)})
+        host.memory = DeviceMemory.restored(call["before"]["memory"], host.session.allocate)
+        host.symbols = _symbols(call["before"]["symbols"])
+        try:
+            host.execute(events)
+        except Stop as stop:
+            if stop.error is None:
+                found = stop.findings[0]
+                raise Mismatch(f"{label}: Volta's own machine finds {found.kind} in `{host.launches[-1].kernel}` "
+                               f"({found.message}), which the worker's did not report") from None
+            raise Mismatch(f"{label}: its replay here stopped where the worker's did not ({stop.error.message})"
+                           ) from None
+        except VoltaError as err:
+            raise Mismatch(f"{label}: its replay here stopped where the worker's did not ({err.message})") from None
+        _same_memory(host.memory, call["after"]["memory"], label)
+        done.calls += 1
+        done.launches += len(host.launches)
+    return done
+
+
+def _built(module: str, extensions: dict, arch: str, built: dict, label: str):
+    """The extension `module` built here from its recorded sources (once per decision)."""
+    if module not in built:
+        fields = extensions.get(module)
+        if fields is None:
+            raise Mismatch(f"{label}: it launches a kernel of extension `{module}`, whose sources the worker did "
+                           f"not send")
+        try:
+            built[module] = build.build(Extension(**{k: fields[k] for k in EXTENSION_FIELDS}), arch)
+        except VoltaError as err:
+            raise Mismatch(f"{label}: extension `{module}` does not build here from the sources the worker sent "
+                           f"({err.message})") from None
+        if built[module].ptx is None:
+            raise Mismatch(f"{label}: extension `{module}` has no device code here, and the worker launched "
+                           f"its kernels")
+    return built[module]
+
+
+def _symbols(recorded: dict) -> dict:
+    try:
+        return {m: {name: [(offset, bytes.fromhex(data)) for offset, data in writes]
+                    for name, writes in named.items()} for m, named in recorded.items()}
+    except ValueError:
+        raise Mismatch("a recorded symbol write is not hex") from None
+
+
+def _same_memory(memory: DeviceMemory, after: list, label: str) -> None:
+    """Every storage here after the replay holds what the worker recorded after its call."""
+    recorded = {base: (dtype, elements) for base, dtype, _, elements in after}
+    if set(recorded) != set(memory.by_base):
+        extra = sorted(set(recorded) ^ set(memory.by_base))
+        raise Mismatch(f"{label}: the worker's memory after it holds other allocations than its replay here "
+                       f"(first at address {extra[0]:#x})")
+    forms = RingForms()
+    for base, storage in memory.by_base.items():
+        dtype, elements = recorded[base]
+        here = storage.values
+        if dtype != storage.dtype or len(elements) != len(here):
+            raise Mismatch(f"{label}: `{memory.name(storage)}` has another type or size in the worker's memory")
+        for i, (theirs, ours) in enumerate(zip(elements, here)):
+            if theirs is not ours and not same_value(forms, theirs, ours):
+                raise Mismatch(f"{label}: the worker's machine left {_shown(theirs)} in `{memory.name(storage)}` "
+                               f"element {i}, where Volta's own replay of the call computes {_shown(ours)}")
+
+
+def _shown(value) -> str:
+    text = str(value)
+    return text if len(text) <= 80 else text[:77] + "..."
