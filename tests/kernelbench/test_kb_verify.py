@@ -43,6 +43,63 @@ def test_the_honest_evidence_bears_its_verdict_out(honest):
     assert (decided.verdict, decided.runs, decided.calls) == (None, 1, 3)
 
 
+@pytest.fixture(scope="module")
+def honest_kernel():
+    """The CUDA control's report and evidence: its calls into its extension are recorded for the replay."""
+    evidence = Evidence()
+    report = check(PROBLEM, str(DATA / "kernel_honest.py"), {}, evidence=evidence)
+    data = json.loads(json.dumps(kernelbench_report.to_dict(report), default=str))
+    return data, wire.read_evidence(wire.evidence_frame(evidence))
+
+
+def test_the_honest_kernel_s_calls_are_replayed_here_and_agree(honest_kernel):
+    report, instances = honest_kernel
+    assert [len(i["host_calls"]) for i in instances] == [3]
+    decided = _decide(report, instances)
+    assert (decided.verdict, decided.host_calls, decided.launches) == (None, 3, 3)
+
+
+def _memory(call, when="after"):
+    return call[when]["memory"]
+
+
+def _launch(call):
+    return next(e for e in call["trace"] if e.get("e") == "launch")
+
+
+def _forged_source(ext):
+    ext["cuda_cu"] = ext["cuda_cu"].replace("v > 0.0f ? v : 0.25f * v", "v")
+
+
+@pytest.mark.parametrize("change, why", [
+    (lambda i: _memory(i["host_calls"][0])[-1][3].__setitem__(0, E.const(0)),
+     "extension call 1 (`integrity_leaky.leaky`): the worker's machine left 0 in `torch::empty#1` element 0, "
+     "where Volta's own replay of the call computes select"),
+    (lambda i: _memory(i["host_calls"][1], "before")[0][3].__setitem__(3, E.const(1)),
+     "extension call 2 (`integrity_leaky.leaky`): the worker's machine left"),
+    (lambda i: _forged_source(i["extensions"]["integrity_leaky"]), "where Volta's own replay of the call computes"),
+    (lambda i: i["extensions"].clear(), "whose sources the worker did not send"),
+    (lambda i: _launch(i["host_calls"][0]).__setitem__("grid", [0, 1]), "the recorded trace is malformed"),
+    (lambda i: _launch(i["host_calls"][2]).__setitem__("kernel", "_Z5otherv"), "its replay here stopped"),
+    (lambda i: _memory(i["host_calls"][0]).pop(), "holds other allocations than its replay here"),
+    (lambda i: i["host_calls"][0]["trace"].append({"e": "teleport"}), "unknown event 'teleport'"),
+])
+def test_a_call_into_an_extension_the_replay_does_not_bear_out_is_rejected(honest_kernel, change, why):
+    report, instances = honest_kernel
+    decided = _decide(report, _tampered(instances, change))
+    assert decided.verdict == "rejected" and why in decided.reason, decided.reason
+
+
+def test_a_malformed_record_of_a_call_is_refused():
+    record = {"module": "m", "fn": "f", "trace": [], "rounding": False,
+              "before": {"memory": [(1, "f32", None, [E.const(1)])], "symbols": {}},
+              "after": {"memory": [(1, "f99", None, [E.const(1)])], "symbols": {}}}
+    instance = _instance([E.const(1), E.const(2)])
+    instance[0]["host_calls"] = [record]
+    with pytest.raises(wire.Malformed, match="a call into an extension is malformed"):
+        wire.read_evidence(wire.encode(instance))
+
+
 def _copy(x):
     """New lists, dicts and tuples around the same (interned) expressions."""
     if isinstance(x, dict):
