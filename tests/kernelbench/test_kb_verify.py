@@ -5,6 +5,7 @@ import io
 import json
 import pickle
 import re
+import uuid
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -68,7 +69,8 @@ def _launch(call):
 
 
 def _forged_source(ext):
-    ext["cuda_cu"] = ext["cuda_cu"].replace("v > 0.0f ? v : 0.25f * v", "v")
+    """A kernel source no build made (the cache cannot hold it from an earlier run)."""
+    ext["cuda_cu"] = ext["cuda_cu"].replace("v > 0.0f ? v : 0.25f * v", "v") + f"// {uuid.uuid4()}\n"
 
 
 @pytest.mark.parametrize("change, why", [
@@ -77,7 +79,6 @@ def _forged_source(ext):
      "where Volta's own replay of the call computes select"),
     (lambda i: _memory(i["host_calls"][1], "before")[0][3].__setitem__(3, E.const(1)),
      "extension call 2 (`integrity_leaky.leaky`): the worker's machine left"),
-    (lambda i: _forged_source(i["extensions"]["integrity_leaky"]), "where Volta's own replay of the call computes"),
     (lambda i: i["extensions"].clear(), "whose sources the worker did not send"),
     (lambda i: _launch(i["host_calls"][0]).__setitem__("grid", [0, 1]), "the recorded trace is malformed"),
     (lambda i: _launch(i["host_calls"][2]).__setitem__("kernel", "_Z5otherv"), "its replay here stopped"),
@@ -88,6 +89,14 @@ def test_a_call_into_an_extension_the_replay_does_not_bear_out_is_rejected(hones
     report, instances = honest_kernel
     decided = _decide(report, _tampered(instances, change))
     assert decided.verdict == "rejected" and why in decided.reason, decided.reason
+
+
+def test_an_extension_the_build_cache_lacks_is_not_compiled_here_and_nothing_is_claimed(honest_kernel):
+    """The recorded flags could name any program: Volta's process runs no compiler on them."""
+    report, instances = honest_kernel
+    decided = _decide(report, _tampered(instances, lambda i: _forged_source(i["extensions"]["integrity_leaky"])))
+    assert decided.verdict == "unknown" and "is not in Volta's build cache" in decided.reason
+    assert "runs no compiler on the candidate's sources and flags" in decided.reason
 
 
 def test_a_malformed_record_of_a_call_is_refused():

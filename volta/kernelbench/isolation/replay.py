@@ -7,9 +7,10 @@ So the worker records each call into an extension (`evidence.Instance.host_calls
 returned (launches, allocations, copies, memsets, uploads, symbol writes, torch ops and GEMMs from C++: the
 program), the device memory and written symbols before it, and after it. Here, for each recorded call:
 
-1. the extension is built again from the recorded source text and flags (`host.build.build`: nvcc, through
-   the same content-keyed cache), so the PTX that runs is the compile of the candidate's source, never PTX or
-   parameter sizes the worker sends;
+1. the extension's PTX is looked up by the recorded source text and flags in Volta's content-keyed build
+   cache (`host.build.build(..., run_compiler=False)`: the flags may name any program, so no compiler runs here;
+   a build the cache lacks is UNKNOWN), so the PTX that runs is the compile of the candidate's source, never
+   PTX or parameter sizes the worker sends;
 2. the trace is parsed and checked as any trace from host code (`host.trace.parse`) and executed from the
    memory before, by this process's `engine.Host` on its own machine (`kernels.run`, `cpp_ops`, `cublas`);
 3. every storage after it must hold what the worker says it held: the same expression (interned here, so
@@ -37,11 +38,12 @@ from volta.symbolic.ringform import RingForms
 
 
 class Mismatch(Exception):
-    """The replay here does not give what the worker recorded (or cannot be made): `reason` says where."""
+    """The replay here does not give what the worker recorded (or cannot be made): `reason` says where;
+    `verdict` "unknown" where this process could not replay and nothing is claimed either way."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str, verdict: str = "rejected"):
         super().__init__(reason)
-        self.reason = reason
+        self.reason, self.verdict = reason, verdict
 
 
 @dataclass
@@ -92,7 +94,11 @@ def _built(module: str, extensions: dict, arch: str, built: dict, label: str):
             raise Mismatch(f"{label}: it launches a kernel of extension `{module}`, whose sources the worker did "
                            f"not send")
         try:
-            built[module] = build.build(Extension(**{k: fields[k] for k in EXTENSION_FIELDS}), arch)
+            ext = Extension(**{k: fields[k] for k in EXTENSION_FIELDS})
+            built[module] = build.build(ext, arch, run_compiler=False)
+        except build.NotCached as err:
+            raise Mismatch(f"{label}: {err.message}, where the worker's build of it was kept; this process runs "
+                           f"no compiler on the candidate's sources and flags", "unknown") from None
         except VoltaError as err:
             raise Mismatch(f"{label}: extension `{module}` does not build here from the sources the worker sent "
                            f"({err.message})") from None

@@ -110,7 +110,8 @@ def _replayed(decided: Decided, inst: dict, options: CheckOptions, built: dict, 
     try:
         done = replay.replay(inst, options.arch, built)
     except replay.Mismatch as m:
-        raise _Contradiction("rejected", f"{where}{m.reason}, and the worker's report passes it") from None
+        raise _Contradiction(m.verdict, f"{where}{m.reason}" + (", and the worker's report passes it"
+                                                               if m.verdict == "rejected" else "")) from None
     decided.host_calls += done.calls
     decided.launches += done.launches
 
