@@ -64,11 +64,11 @@ def replay(instance: dict, arch: str, built: dict) -> Replayed:
             events = trace.parse(call["trace"])
         except trace.BadTrace as err:
             raise Mismatch(f"{label}: the recorded trace is malformed ({err.message})") from None
-        modules = {ev.module for ev in events if isinstance(ev, trace.Launch) and not ev.refused}
-        host = Host(None, new_run().session, arch=arch,
-                    built={m: _built(m, instance["extensions"], arch, built, label) for m in sorted(modules)})
-        host.memory = DeviceMemory.restored(call["before"]["memory"], host.session.allocate)
-        host.symbols = _symbols(call["before"]["symbols"])
+        modules = sorted({ev.module for ev in events if isinstance(ev, trace.Launch) and not ev.refused})
+        session = new_run().session
+        host = Host(None, session, arch=arch, memory=DeviceMemory.restored(call["before"]["memory"], session.allocate),
+                    built={m: _built(m, instance["extensions"], arch, built, label) for m in modules},
+                    symbols=_symbols(call["before"]["symbols"]))
         try:
             host.execute(events)
         except Stop as stop:
