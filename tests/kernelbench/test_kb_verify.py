@@ -16,6 +16,8 @@ from volta.config import IntegerInputs
 from volta.kernelbench.check import CheckOptions, check
 from volta.kernelbench.evidence import Evidence
 from volta.kernelbench.isolation import process, verify, wire
+from volta.kernelbench.memory import DeviceMemory
+from volta.kernelbench.torchsym import new_run
 from volta.report import kernelbench_report
 from volta.symbolic import expr as E
 
@@ -56,6 +58,8 @@ def honest_kernel():
 def test_the_honest_kernel_s_calls_are_replayed_here_and_agree(honest_kernel):
     report, instances = honest_kernel
     assert [len(i["host_calls"]) for i in instances] == [3]
+    # each record carries what changed: call 2's input before it, its output after it (not the whole memory)
+    assert [len(c["after"]["memory"]) for c in instances[0]["host_calls"]] == [1, 1, 1]
     decided = _decide(report, instances)
     assert (decided.verdict, decided.host_calls, decided.launches) == (None, 3, 3)
 
@@ -82,7 +86,7 @@ def _forged_source(ext):
     (lambda i: i["extensions"].clear(), "whose sources the worker did not send"),
     (lambda i: _launch(i["host_calls"][0]).__setitem__("grid", [0, 1]), "the recorded trace is malformed"),
     (lambda i: _launch(i["host_calls"][2]).__setitem__("kernel", "_Z5otherv"), "its replay here stopped"),
-    (lambda i: _memory(i["host_calls"][0]).pop(), "holds other allocations than its replay here"),
+    (lambda i: _memory(i["host_calls"][0]).pop(), "and its replay here hold other allocations"),
     (lambda i: i["host_calls"][0]["trace"].append({"e": "teleport"}), "unknown event 'teleport'"),
 ])
 def test_a_call_into_an_extension_the_replay_does_not_bear_out_is_rejected(honest_kernel, change, why):
@@ -99,8 +103,26 @@ def test_an_extension_the_build_cache_lacks_is_not_compiled_here_and_nothing_is_
     assert "runs no compiler on the candidate's sources and flags" in decided.reason
 
 
+def test_a_memory_record_carries_the_storages_changed_since_the_last_and_a_replay_keeps_in_step():
+    session = new_run().session
+    memory, since = DeviceMemory(), {}
+    a = session.allocate(np.array([E.var("x", 0), E.var("x", 1)], object), "f32")
+    b = session.allocate(np.array([E.const(1)], object), "s32")
+    memory.add(16 << 32, a, "x")
+    memory.add(17 << 32, b)
+    first = memory.changed(since)
+    assert [(base >> 32, dtype, label) for base, dtype, label, _ in first] == [(16, "f32", "x"), (17, "s32", None)]
+    assert memory.changed(since) == []
+    a.values[1] = E.const(0)
+    assert [(base >> 32, elements) for base, _, _, elements in memory.changed(since)] == [(16, [E.var("x", 0),
+                                                                                                E.const(0)])]
+    here = DeviceMemory()
+    here.overlay(first, session.allocate)
+    assert [list(s.values) for s in here.by_base.values()] == [[E.var("x", 0), E.var("x", 1)], [E.const(1)]]
+
+
 def test_a_malformed_record_of_a_call_is_refused():
-    record = {"module": "m", "fn": "f", "trace": [], "rounding": False,
+    record = {"module": "m", "fn": "f", "trace": [],
               "before": {"memory": [(1, "f32", None, [E.const(1)])], "symbols": {}},
               "after": {"memory": [(1, "f99", None, [E.const(1)])], "symbols": {}}}
     instance = _instance([E.const(1), E.const(2)])

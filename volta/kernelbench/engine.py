@@ -75,6 +75,7 @@ class Host:
     worker: Worker | None = None
     observer: object = None              # coverage.Observer: who wrote what, on which stream
     record: object = None                # evidence.Instance: each extension and call kept for Volta's process
+    recorded: dict = field(default_factory=dict)     # base -> (dtype, elements) as last sent to `record`
 
     # ---- torch.utils.cpp_extension ----
     def load_inline(self, run, *args, **kwargs):
@@ -147,7 +148,8 @@ class Host:
                                             f"({', '.join(kwargs)}) were given, and the binding declares no "
                                             f"argument names"))
         wire_args = [self._arg(a) for a in args]
-        before = self._state() if self.record is not None else None
+        rounding = bool(getattr(self.session.precision, "rounding", False))   # the precision re-run's own memory
+        before = self._state() if self.record is not None and not rounding else None
         try:
             reply = self.worker.call(module, fn, wire_args)
             events = trace.parse(reply.trace)
@@ -155,8 +157,7 @@ class Host:
             raise Stop(err) from None
         self.execute(events)
         if before is not None:
-            rounding = bool(getattr(self.session.precision, "rounding", False))
-            self.record.host_call(module, fn, reply.trace, before, self._state(), rounding)
+            self.record.host_call(module, fn, reply.trace, before, self._state())
         if reply.status == STATUS_RAISED:
             kind = PYTHON_ERRORS.get(reply.result.get("type"), RuntimeError)
             raise candidate_error(kind(reply.result.get("message", "")))
@@ -209,8 +210,9 @@ class Host:
         raise trace.BadTrace(f"the worker returned {v!r}")
 
     def _state(self) -> dict:
-        """The device memory and the symbols host code wrote, as plain data (`isolation/replay.py`)."""
-        return {"memory": self.memory.state(),
+        """The storages changed since the last record and the symbols host code wrote, as plain data
+        (`isolation/replay.py`)."""
+        return {"memory": self.memory.changed(self.recorded),
                 "symbols": {m: {name: [(offset, data.hex()) for offset, data in writes]
                                 for name, writes in symbols.items()} for m, symbols in self.symbols.items()}}
 

@@ -14,10 +14,11 @@ One `Instance` per single-size, single-path check (`check._check_once`: the size
   WRITTEN is judged there);
 - `rounded`: the call-1 outputs of the rerun with narrow values rounded (the `--atol/--rtol` evaluation);
 - `extensions`: the source text and flags of each extension the candidate built (`host.extract.Extension`);
-- `host_calls`: each call into an extension, in order (those of the construction and of every forward call):
-  the host code's trace as it came from its process, the device memory and written symbols before and after
-  it. Volta's process rebuilds the extensions and replays each trace on its own machine from the state before
-  (`isolation/replay.py`): what the kernels computed is then its own, not the worker's word.
+- `host_calls`: each call into an extension, in order (those of the construction and of every forward call;
+  not the precision re-run's): the host code's trace as it came from its process, the storages changed since
+  the previous record (before: what the Python side did in between, and new storages) and those the call
+  changed (after), and the written symbols. Volta's process replays each trace on its own machine from the
+  memory so kept (`isolation/replay.py`): what the kernels computed is then its own, not the worker's word.
 
 Each output is read when its call returns and again once the last call returned (`after_calls`): an output a
 later call overwrote is seen so (OUTPUT ALIASED).
@@ -55,9 +56,8 @@ class Instance:
     def extension(self, ext) -> None:
         self.extensions[ext.name] = {k: getattr(ext, k) for k in EXTENSION_FIELDS}
 
-    def host_call(self, module: str, fn: str, events: list, before: dict, after: dict, rounding: bool) -> None:
-        self.host_calls.append({"module": module, "fn": fn, "trace": events, "before": before, "after": after,
-                                "rounding": rounding})
+    def host_call(self, module: str, fn: str, events: list, before: dict, after: dict) -> None:
+        self.host_calls.append({"module": module, "fn": fn, "trace": events, "before": before, "after": after})
 
     def call(self, number: int, outputs: list) -> None:
         self.calls[number] = [Output(tuple(int(n) for n in t.shape), t.dtype.volta, list(t.values()), t)

@@ -62,20 +62,26 @@ class DeviceMemory:
             return None
         return storage, address - base
 
-    def state(self) -> list:
-        """Every storage as plain data, (base, dtype, label or None, elements), for a replay of host code's
-        events elsewhere (`restored`; `isolation/replay.py`)."""
-        return [(base, s.dtype, self._names.get(id(s)), list(s.values)) for base, s in self.by_base.items()]
+    def changed(self, since: dict) -> list:
+        """Every storage whose dtype or elements (as objects) are not what `since` (base -> (dtype, elements))
+        holds for its base, as plain data (base, dtype, label or None, elements); `since` is brought up to date.
+        A replay elsewhere keeps its memory in step with `overlay` (`isolation/replay.py`)."""
+        out = []
+        for base, s in self.by_base.items():
+            old = since.get(base)
+            if old is None or old[0] != s.dtype or len(old[1]) != s.size or any(
+                    a is not b for a, b in zip(old[1], s.values)):
+                elements = list(s.values)
+                since[base] = (s.dtype, elements)
+                out.append((base, s.dtype, self._names.get(id(s)), elements))
+        return out
 
-    @classmethod
-    def restored(cls, state: list, allocate) -> "DeviceMemory":
-        """A memory holding `state` (`DeviceMemory.state`), each storage made by `allocate(values, dtype)`."""
-        memory = cls()
+    def overlay(self, state: list, allocate) -> None:
+        """The storages of `state` (`changed`) put in at their bases, each made by `allocate(values, dtype)`."""
         for base, dtype, label, elements in state:
             values = np.empty(len(elements), object)
             values[:] = elements
-            memory.add(base, allocate(values, dtype), label)
-        return memory
+            self.add(base, allocate(values, dtype), label)
 
     def name(self, storage) -> str:
         """The buffer name for a storage in launches and findings: the name of the input leaves it still

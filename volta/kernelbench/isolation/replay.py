@@ -5,7 +5,8 @@ a candidate can reach the machine there (`type(x).__mul__.__globals__`, then `sy
 leave whatever it likes in memory — the reference's expressions over a kernel that computes something else.
 So the worker records each call into an extension (`evidence.Instance.host_calls`): the trace its host code
 returned (launches, allocations, copies, memsets, uploads, symbol writes, torch ops and GEMMs from C++: the
-program), the device memory and written symbols before it, and after it. Here, for each recorded call:
+program), the storages the Python side changed before it and those it changed, and the written symbols. Here,
+for each recorded call:
 
 1. the extension's PTX is looked up by the recorded source text and flags in Volta's content-keyed build
    cache (`host.build.build(..., run_compiler=False)`: the flags may name any program, so no compiler runs here;
@@ -13,11 +14,15 @@ program), the device memory and written symbols before it, and after it. Here, f
    PTX or parameter sizes the worker sends;
 2. the trace is parsed and checked as any trace from host code (`host.trace.parse`) and executed from the
    memory before, by this process's `engine.Host` on its own machine (`kernels.run`, `cpp_ops`, `cublas`);
-3. every storage after it must hold what the worker says it held: the same expression (interned here, so
-   structurally equal meets as identical), else the same polynomial (`RingForms`). Anything else is a
-   contradiction: "the worker's machine left X where this process's replay of the call computes Y".
+3. every storage the call changed, in the worker's record or in the replay here, must hold the same elements
+   in both: the same expression (interned here, so structurally equal meets as identical), else the same
+   polynomial (`RingForms`). Anything else is a contradiction: "the worker's machine left X in `buffer`
+   element i, where Volta's own replay of the call computes Y".
 
-Calls of the precision re-run (narrow values rounded, `--atol/--rtol`) are not replayed: their rounding is the
+The memory is kept across the calls of a run, here as in the worker: each record carries only the storages
+changed since the previous one (what the Python side did in between, and new storages: `DeviceMemory.changed`)
+and those its call changed, so the evidence grows with the work, not with the calls times the memory. Calls
+of the precision re-run (narrow values rounded, `--atol/--rtol`) are not recorded: their rounding is the
 worker's session's mode. Triton launches are not recorded (they are no extension call). What links a call's
 memory to the candidate's outputs — the torch ops of its Python between calls — is still the worker's word
 (docs/sandbox.md).
@@ -53,22 +58,24 @@ class Replayed:
 
 
 def replay(instance: dict, arch: str, built: dict) -> Replayed:
-    """Replay every recorded call of one run's evidence (`wire.read_evidence`'s record); Mismatch if one
-    differs. `built`: extensions already rebuilt here, by name (shared between the runs of one decision)."""
+    """Replay every recorded call of one run's evidence (`wire.read_evidence`'s record), in order, on one memory
+    kept here; Mismatch if one differs. `built`: extensions already looked up here, by name (shared between
+    the runs of one decision)."""
     done = Replayed()
+    session = new_run().session
+    memory = DeviceMemory()
     for k, call in enumerate(instance["host_calls"], 1):
-        if call["rounding"]:
-            continue
         label = f"extension call {k} (`{call['module']}.{call['fn']}`)"
         try:
             events = trace.parse(call["trace"])
         except trace.BadTrace as err:
             raise Mismatch(f"{label}: the recorded trace is malformed ({err.message})") from None
+        memory.overlay(call["before"]["memory"], session.allocate)     # what the Python side did since
         modules = sorted({ev.module for ev in events if isinstance(ev, trace.Launch) and not ev.refused})
-        session = new_run().session
-        host = Host(None, session, arch=arch, memory=DeviceMemory.restored(call["before"]["memory"], session.allocate),
+        host = Host(None, session, arch=arch, memory=memory,
                     built={m: _built(m, instance["extensions"], arch, built, label) for m in modules},
                     symbols=_symbols(call["before"]["symbols"]))
+        kept = {base: (s.dtype, list(s.values)) for base, s in memory.by_base.items()}
         try:
             host.execute(events)
         except Stop as stop:
@@ -80,7 +87,7 @@ def replay(instance: dict, arch: str, built: dict) -> Replayed:
                            ) from None
         except VoltaError as err:
             raise Mismatch(f"{label}: its replay here stopped where the worker's did not ({err.message})") from None
-        _same_memory(host.memory, call["after"]["memory"], label)
+        _same_changes(memory, kept, call["after"]["memory"], label)
         done.calls += 1
         done.launches += len(host.launches)
     return done
@@ -116,23 +123,26 @@ def _symbols(recorded: dict) -> dict:
         raise Mismatch("a recorded symbol write is not hex") from None
 
 
-def _same_memory(memory: DeviceMemory, after: list, label: str) -> None:
-    """Every storage here after the replay holds what the worker recorded after its call."""
-    recorded = {base: (dtype, elements) for base, dtype, _, elements in after}
-    if set(recorded) != set(memory.by_base):
-        extra = sorted(set(recorded) ^ set(memory.by_base))
-        raise Mismatch(f"{label}: the worker's memory after it holds other allocations than its replay here "
-                       f"(first at address {extra[0]:#x})")
+def _same_changes(memory: DeviceMemory, kept: dict, theirs: list, label: str) -> None:
+    """After the replay, every storage the worker says its call changed (or made), and every one the replay
+    here changed, holds the same elements in both: identical (interned here) or the same polynomial. A storage
+    the worker did not list holds, in its memory, what it held before the call (`kept`)."""
+    recorded = {base: (dtype, elements) for base, dtype, _, elements in theirs}
+    changed = {base for base, _, _, _ in memory.changed(dict(kept))}
     forms = RingForms()
-    for base, storage in memory.by_base.items():
-        dtype, elements = recorded[base]
-        here = storage.values
-        if dtype != storage.dtype or len(elements) != len(here):
-            raise Mismatch(f"{label}: `{memory.name(storage)}` has another type or size in the worker's memory")
-        for i, (theirs, ours) in enumerate(zip(elements, here)):
-            if theirs is not ours and not same_value(forms, theirs, ours):
-                raise Mismatch(f"{label}: the worker's machine left {_shown(theirs)} in `{memory.name(storage)}` "
-                               f"element {i}, where Volta's own replay of the call computes {_shown(ours)}")
+    for base in sorted(set(recorded) | changed):
+        storage = memory.by_base.get(base)
+        dtype, elements = recorded.get(base) or kept.get(base) or (None, None)
+        if storage is None or elements is None:
+            raise Mismatch(f"{label}: the worker's memory after it and its replay here hold other allocations "
+                           f"(at address {base:#x})")
+        if dtype != storage.dtype or len(elements) != storage.size:
+            raise Mismatch(f"{label}: `{memory.name(storage)}` has another type or size in the worker's memory "
+                           f"after it than in its replay here")
+        for i, (a, b) in enumerate(zip(elements, storage.values)):
+            if a is not b and not same_value(forms, a, b):
+                raise Mismatch(f"{label}: the worker's machine left {_shown(a)} in `{memory.name(storage)}` "
+                               f"element {i}, where Volta's own replay of the call computes {_shown(b)}")
 
 
 def _shown(value) -> str:
