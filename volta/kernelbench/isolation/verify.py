@@ -14,7 +14,9 @@ ragged sizes `check` derives from them):
 - call 1's inputs unwritten except where the reference's own forward writes the same value, and each bound
   parameter still the reference's leaf at each element (INPUT WRITTEN);
 - no output of an earlier call changed by a later one (OUTPUT ALIASED);
-- for WITHIN TOLERANCE, the rounded rerun's outputs evaluated against the tolerance (`precision.evaluate`).
+- for WITHIN TOLERANCE, the rounded rerun's outputs evaluated against the tolerance (`precision.evaluate`);
+- every recorded call into the candidate's extensions replayed on this process's machine (`replay.py`), its
+  memory after the call as the worker recorded it.
 
 A `--ragged` run said to decide nothing (UNKNOWN, UNSUPPORTED: exit 3, which leaves the command's exit 0) must
 show no difference in the outputs it sent either: a NOT EQUIVALENT hidden there would turn exit 1 into 0.
@@ -24,7 +26,8 @@ sent do not show: the check in the worker was tampered with, or evidence is miss
 process cannot decide makes it UNKNOWN. Verdicts that do not pass (exit 1 or 3) stand as the worker gave
 them: a candidate that lied there only made its own verdict worse, or claimed no more than a candidate that
 raises gets honestly. What is still the worker's word (findings Volta observes while the candidate's Python
-runs: streams, threads, coverage, precision places, clock reads) is listed in docs/sandbox.md.
+runs: streams, threads, coverage, precision places, clock reads; the torch ops of its Python) is listed in
+docs/sandbox.md.
 """
 from __future__ import annotations
 
