@@ -47,6 +47,12 @@ def test_the_honest_control_is_equivalent(capsys, unharmed):
     assert (code, r["verdict"]) == (0, "equivalent")
 
 
+def test_the_honest_kernel_is_equivalent_with_its_launches_replayed_in_volta_s_process(capsys, unharmed):
+    code, r = _check(DATA / "kernel_honest.py", capsys=capsys)
+    assert (code, r["verdict"]) == (0, "equivalent")
+    assert any("3 extension call(s) (3 launch(es)) replayed on its own machine" in n for n in r["notes"])
+
+
 @pytest.mark.parametrize("attack, tried", [
     ("patch_volta", "import volta.kernelbench.compare"),
     ("patch_torch", "replace volta.kernelbench.tensor.SymTensor.__mul__"),
@@ -71,15 +77,26 @@ def test_an_attack_is_rejected_with_what_it_tried(attack, tried, capsys, unharme
     ("forge_report", "call 1: the outputs the worker sent differ from the reference's"),
     ("forge_json", "the worker's report says 1 run(s) were made and sent the evidence of 0"),
     ("forge_table", "a node of the table has another arity than its operator"),
+    ("patch_machine", "the worker's machine left select((0 < x[0]), x[0], (1/4*x[0])) in `torch::empty#1` element "
+                      "0, where Volta's own replay of the call computes (x[0] + x[0])"),
 ])
 def test_a_candidate_that_forges_the_check_in_its_worker_is_rejected(attack, why, capsys, unharmed):
     """Volta's modules reached without an import or a heap scan (a function's __globals__, sys.modules) and
     patched so that the worker's comparison agrees, its report is concluded EQUIVALENT, its JSON says EQUIVALENT,
-    or its evidence is forged, with the worker's check of Volta's code silenced (the first two are EQUIVALENT
-    when the worker's word is taken): Volta's process decides from the outputs and does not agree."""
+    or its evidence is forged, or the machine is wrapped so that its kernel (2x) leaves the reference's
+    expressions, with the worker's check of Volta's code silenced (the first two and patch_machine are EQUIVALENT
+    when the worker's word is taken): Volta's process decides from the outputs, and replays the launches, and
+    does not agree."""
     code, r = _check(DATA / f"{attack}.py", capsys=capsys)
     assert (code, r["verdict"]) == (1, "rejected")
     assert why in r["unsupported"]["message"]
+
+
+@pytest.mark.xfail(strict=True, reason="residual (docs/sandbox.md): the torch ops of the candidate's Python are "
+                                       "computed in its worker, which also runs the reference")
+def test_a_candidate_that_copies_the_reference_s_outputs_in_its_worker_is_not_equivalent(capsys, unharmed):
+    code, r = _check(DATA / "copy_reference.py", capsys=capsys)
+    assert r["verdict"] != "equivalent"
 
 
 def test_a_loop_that_never_ends_is_unsupported_past_the_time_limit(capsys, unharmed):

@@ -5,6 +5,7 @@ import io
 import json
 import pickle
 import re
+import uuid
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -15,6 +16,8 @@ from volta.config import IntegerInputs
 from volta.kernelbench.check import CheckOptions, check
 from volta.kernelbench.evidence import Evidence
 from volta.kernelbench.isolation import process, verify, wire
+from volta.kernelbench.memory import DeviceMemory
+from volta.kernelbench.torchsym import new_run
 from volta.report import kernelbench_report
 from volta.symbolic import expr as E
 
@@ -41,6 +44,91 @@ def test_the_honest_evidence_bears_its_verdict_out(honest):
     assert report["verdict"] == "equivalent" and [sorted(i["calls"]) for i in instances] == [[1, 2, 3]]
     decided = _decide(report, instances)
     assert (decided.verdict, decided.runs, decided.calls) == (None, 1, 3)
+
+
+@pytest.fixture(scope="module")
+def honest_kernel():
+    """The CUDA control's report and evidence: its calls into its extension are recorded for the replay."""
+    evidence = Evidence()
+    report = check(PROBLEM, str(DATA / "kernel_honest.py"), {}, evidence=evidence)
+    data = json.loads(json.dumps(kernelbench_report.to_dict(report), default=str))
+    return data, wire.read_evidence(wire.evidence_frame(evidence))
+
+
+def test_the_honest_kernel_s_calls_are_replayed_here_and_agree(honest_kernel):
+    report, instances = honest_kernel
+    assert [len(i["host_calls"]) for i in instances] == [3]
+    # each record carries what changed: call 2's input before it, its output after it (not the whole memory)
+    assert [len(c["after"]["memory"]) for c in instances[0]["host_calls"]] == [1, 1, 1]
+    decided = _decide(report, instances)
+    assert (decided.verdict, decided.host_calls, decided.launches) == (None, 3, 3)
+
+
+def _memory(call, when="after"):
+    return call[when]["memory"]
+
+
+def _launch(call):
+    return next(e for e in call["trace"] if e.get("e") == "launch")
+
+
+def _forged_source(ext):
+    """A kernel source no build made (the cache cannot hold it from an earlier run)."""
+    ext["cuda_cu"] = ext["cuda_cu"].replace("v > 0.0f ? v : 0.25f * v", "v") + f"// {uuid.uuid4()}\n"
+
+
+@pytest.mark.parametrize("change, why", [
+    (lambda i: _memory(i["host_calls"][0])[-1][3].__setitem__(0, E.const(0)),
+     "extension call 1 (`integrity_leaky.leaky`): the worker's machine left 0 in `torch::empty#1` element 0, "
+     "where Volta's own replay of the call computes select"),
+    (lambda i: _memory(i["host_calls"][1], "before")[0][3].__setitem__(3, E.const(1)),
+     "extension call 2 (`integrity_leaky.leaky`): the worker's machine left"),
+    (lambda i: i["extensions"].clear(), "whose sources the worker did not send"),
+    (lambda i: _launch(i["host_calls"][0]).__setitem__("grid", [0, 1]), "the recorded trace is malformed"),
+    (lambda i: _launch(i["host_calls"][2]).__setitem__("kernel", "_Z5otherv"), "its replay here stopped"),
+    (lambda i: _memory(i["host_calls"][0]).pop(), "and its replay here hold other allocations"),
+    (lambda i: i["host_calls"][0]["trace"].append({"e": "teleport"}), "unknown event 'teleport'"),
+])
+def test_a_call_into_an_extension_the_replay_does_not_bear_out_is_rejected(honest_kernel, change, why):
+    report, instances = honest_kernel
+    decided = _decide(report, _tampered(instances, change))
+    assert decided.verdict == "rejected" and why in decided.reason, decided.reason
+
+
+def test_an_extension_the_build_cache_lacks_is_not_compiled_here_and_nothing_is_claimed(honest_kernel):
+    """The recorded flags could name any program: Volta's process runs no compiler on them."""
+    report, instances = honest_kernel
+    decided = _decide(report, _tampered(instances, lambda i: _forged_source(i["extensions"]["integrity_leaky"])))
+    assert decided.verdict == "unknown" and "is not in Volta's build cache" in decided.reason
+    assert "runs no compiler on the candidate's sources and flags" in decided.reason
+
+
+def test_a_memory_record_carries_the_storages_changed_since_the_last_and_a_replay_keeps_in_step():
+    session = new_run().session
+    memory, since = DeviceMemory(), {}
+    a = session.allocate(np.array([E.var("x", 0), E.var("x", 1)], object), "f32")
+    b = session.allocate(np.array([E.const(1)], object), "s32")
+    memory.add(16 << 32, a, "x")
+    memory.add(17 << 32, b)
+    first = memory.changed(since)
+    assert [(base >> 32, dtype, label) for base, dtype, label, _ in first] == [(16, "f32", "x"), (17, "s32", None)]
+    assert memory.changed(since) == []
+    a.values[1] = E.const(0)
+    assert [(base >> 32, elements) for base, _, _, elements in memory.changed(since)] == [(16, [E.var("x", 0),
+                                                                                                E.const(0)])]
+    here = DeviceMemory()
+    here.overlay(first, session.allocate)
+    assert [list(s.values) for s in here.by_base.values()] == [[E.var("x", 0), E.var("x", 1)], [E.const(1)]]
+
+
+def test_a_malformed_record_of_a_call_is_refused():
+    record = {"module": "m", "fn": "f", "trace": [],
+              "before": {"memory": [(1, "f32", None, [E.const(1)])], "symbols": {}},
+              "after": {"memory": [(1, "f99", None, [E.const(1)])], "symbols": {}}}
+    instance = _instance([E.const(1), E.const(2)])
+    instance[0]["host_calls"] = [record]
+    with pytest.raises(wire.Malformed, match="a call into an extension is malformed"):
+        wire.read_evidence(wire.encode(instance))
 
 
 def _copy(x):
@@ -97,7 +185,7 @@ ADD, CONST, VAR = int(E.ADD), int(E.CONST), int(E.VAR)
 
 def _instance(elements, shape=(2,)):
     return [{"ragged": False, "answers": "", "calls": {1: [(shape, "f32", elements, None)]}, "inputs": {},
-             "parameters": {}, "rounded": None}]
+             "parameters": {}, "rounded": None, "extensions": {}, "host_calls": []}]
 
 
 class _Root:

@@ -173,7 +173,7 @@ def _check_once(problem_path, candidate_path, sizes, options: CheckOptions, save
     report.seconds["reference"] = time.perf_counter() - start
     run = problem.candidate_run()
     run.paths = oracle
-    host = Host(candidate_path, problem.run.session, arch=arch)
+    host = Host(candidate_path, problem.run.session, arch=arch, record=evidence)
     run.host = host
     try:
         start = time.perf_counter()

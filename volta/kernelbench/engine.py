@@ -74,6 +74,8 @@ class Host:
     symbols: dict = field(default_factory=dict)      # module -> symbol -> [(offset, bytes)] host code wrote
     worker: Worker | None = None
     observer: object = None              # coverage.Observer: who wrote what, on which stream
+    record: object = None                # evidence.Instance: each extension and call kept for Volta's process
+    recorded: dict = field(default_factory=dict)     # base -> (dtype, elements) as last sent to `record`
 
     # ---- torch.utils.cpp_extension ----
     def load_inline(self, run, *args, **kwargs):
@@ -112,6 +114,8 @@ class Host:
         except VoltaError as err:
             raise Stop(err) from None
         self.built[ext.name] = built
+        if self.record is not None:
+            self.record.extension(ext)
         return ExtensionModule(self, ext.name, list(self.worker.loaded[ext.name]))
 
     def close(self) -> None:
@@ -143,13 +147,17 @@ class Host:
             raise candidate_error(TypeError(f"{fn}(): incompatible function arguments: keyword arguments "
                                             f"({', '.join(kwargs)}) were given, and the binding declares no "
                                             f"argument names"))
+        wire_args = [self._arg(a) for a in args]
+        rounding = bool(getattr(self.session.precision, "rounding", False))   # the precision re-run's own memory
+        before = self._state() if self.record is not None and not rounding else None
         try:
-            reply = self.worker.call(module, fn, [self._arg(a) for a in args])
+            reply = self.worker.call(module, fn, wire_args)
             events = trace.parse(reply.trace)
         except VoltaError as err:
             raise Stop(err) from None
-        for ev in events:
-            self._execute(ev)
+        self.execute(events)
+        if before is not None:
+            self.record.host_call(module, fn, reply.trace, before, self._state())
         if reply.status == STATUS_RAISED:
             kind = PYTHON_ERRORS.get(reply.result.get("type"), RuntimeError)
             raise candidate_error(kind(reply.result.get("message", "")))
@@ -201,7 +209,19 @@ class Host:
             return None
         raise trace.BadTrace(f"the worker returned {v!r}")
 
+    def _state(self) -> dict:
+        """The storages changed since the last record and the symbols host code wrote, as plain data
+        (`isolation/replay.py`)."""
+        return {"memory": self.memory.changed(self.recorded),
+                "symbols": {m: {name: [(offset, data.hex()) for offset, data in writes]
+                                for name, writes in symbols.items()} for m, symbols in self.symbols.items()}}
+
     # ---- events ----
+    def execute(self, events: list) -> None:
+        """Apply host code's events in order (a call's, or a replay's of a recorded call)."""
+        for ev in events:
+            self._execute(ev)
+
     def _execute(self, ev) -> None:
         if self.observer is not None:
             self.observer.before(self, ev)

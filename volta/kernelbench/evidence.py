@@ -12,7 +12,13 @@ One `Instance` per single-size, single-path check (`check._check_once`: the size
 - `inputs`: the call-1 input tensors by name, `parameters`: the parameter tensors by leaf name (the
   reference's it is bound to, else `ModelNew.<name>`; their whole storage), read after call 1 (INPUT
   WRITTEN is judged there);
-- `rounded`: the call-1 outputs of the rerun with narrow values rounded (the `--atol/--rtol` evaluation).
+- `rounded`: the call-1 outputs of the rerun with narrow values rounded (the `--atol/--rtol` evaluation);
+- `extensions`: the source text and flags of each extension the candidate built (`host.extract.Extension`);
+- `host_calls`: each call into an extension, in order (those of the construction and of every forward call;
+  not the precision re-run's): the host code's trace as it came from its process, the storages changed since
+  the previous record (before: what the Python side did in between, and new storages) and those the call
+  changed (after), and the written symbols. Volta's process replays each trace on its own machine from the
+  memory so kept (`isolation/replay.py`): what the kernels computed is then its own, not the worker's word.
 
 Each output is read when its call returns and again once the last call returned (`after_calls`): an output a
 later call overwrote is seen so (OUTPUT ALIASED).
@@ -22,6 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from volta.kernelbench.tensor import SymTensor
+
+
+EXTENSION_FIELDS = ("name", "main_cpp", "cuda_cu", "functions", "cflags", "cuda_cflags", "ldflags", "include_paths")
 
 
 @dataclass
@@ -41,6 +50,14 @@ class Instance:
     inputs: dict = field(default_factory=dict)        # input name -> its elements after call 1
     parameters: dict = field(default_factory=dict)    # leaf name -> its storage's elements after call 1
     rounded: list | None = None                       # [elements | None] per output
+    extensions: dict = field(default_factory=dict)    # name -> EXTENSION_FIELDS of host.extract.Extension
+    host_calls: list = field(default_factory=list)    # a record per call into an extension, in order
+
+    def extension(self, ext) -> None:
+        self.extensions[ext.name] = {k: getattr(ext, k) for k in EXTENSION_FIELDS}
+
+    def host_call(self, module: str, fn: str, events: list, before: dict, after: dict) -> None:
+        self.host_calls.append({"module": module, "fn": fn, "trace": events, "before": before, "after": after})
 
     def call(self, number: int, outputs: list) -> None:
         self.calls[number] = [Output(tuple(int(n) for n in t.shape), t.dtype.volta, list(t.values()), t)
@@ -79,5 +96,6 @@ class Evidence:
             out.append({"ragged": inst.ragged, "answers": inst.answers, "calls": calls,
                         "inputs": inst.inputs, "parameters": inst.parameters,
                         "rounded": None if inst.rounded is None else [None if v is None else list(v)
-                                                                       for v in inst.rounded]})
+                                                                       for v in inst.rounded],
+                        "extensions": inst.extensions, "host_calls": inst.host_calls})
         return out

@@ -62,6 +62,27 @@ class DeviceMemory:
             return None
         return storage, address - base
 
+    def changed(self, since: dict) -> list:
+        """Every storage whose dtype or elements (as objects) are not what `since` (base -> (dtype, elements))
+        holds for its base, as plain data (base, dtype, label or None, elements); `since` is brought up to date.
+        A replay elsewhere keeps its memory in step with `overlay` (`isolation/replay.py`)."""
+        out = []
+        for base, s in self.by_base.items():
+            old = since.get(base)
+            if old is None or old[0] != s.dtype or len(old[1]) != s.size or any(
+                    a is not b for a, b in zip(old[1], s.values)):
+                elements = list(s.values)
+                since[base] = (s.dtype, elements)
+                out.append((base, s.dtype, self._names.get(id(s)), elements))
+        return out
+
+    def overlay(self, state: list, allocate) -> None:
+        """The storages of `state` (`changed`) put in at their bases, each made by `allocate(values, dtype)`."""
+        for base, dtype, label, elements in state:
+            values = np.empty(len(elements), object)
+            values[:] = elements
+            self.add(base, allocate(values, dtype), label)
+
     def name(self, storage) -> str:
         """The buffer name for a storage in launches and findings: the name of the input leaves it still
         holds (an input's, a parameter's, or a copy's of one), else its own name or `tensor#k`, made unique."""

@@ -112,13 +112,19 @@ def runtime_library() -> Path:
     return out
 
 
-def build(ext: Extension, arch: str = cuda.DEFAULT_ARCH, libdevice: bool = False) -> Built:
+class NotCached(Unsupported):
+    """`build(..., run_compiler=False)` of an extension the cache does not hold."""
+
+
+def build(ext: Extension, arch: str = cuda.DEFAULT_ARCH, libdevice: bool = False, run_compiler: bool = True) -> Built:
     """Compile and link `ext` (cached by content); BuildFailed with the compiler's message when it fails.
 
     By default device code's erff/erf/tanhf/tanh are bodiless `__volta_erf`/`__volta_tanh` calls, read as the
     real functions (`include/volta/realfns.h`, `kernelbench/libm.py`): right for a check over the reals, wrong
     for anything that must compute what the GPU computes. `libdevice=True` builds (and caches apart) the
-    device code nvcc really makes, libdevice's approximations included, for concrete bit-exact replays."""
+    device code nvcc really makes, libdevice's approximations included, for concrete bit-exact replays.
+    `run_compiler=False` runs no compiler on the sources (whose flags may name any program): the build must be in
+    the cache, else NotCached (Volta's process replaying a confined worker's launches, isolation/replay.py)."""
     nvcc = _nvcc()
     runtime = runtime_library()
     defines = [f"-DTORCH_EXTENSION_NAME={ext.name}", "-DTORCH_API_INCLUDE_EXTENSION_H",
@@ -133,7 +139,9 @@ def build(ext: Extension, arch: str = cuda.DEFAULT_ARCH, libdevice: bool = False
     failed = home.parent / f"{home.name}.{_rejects_version()}.failed.json"   # decided by this rejects.py
     if failed.is_file():       # a build torch rejects is as reproducible as a success: cached alike
         raise _failure(json.loads(failed.read_text()))
-    if not built.library.is_file():
+    if not run_compiler and not (built.ptx or built.library).is_file():
+        raise NotCached(f"extension `{ext.name}` is not in Volta's build cache ({home})")
+    if not built.library.is_file() and run_compiler:
         try:
             _compile(ext, home, nvcc, runtime, arch, defines, includes)
         except BuildFailed as err:

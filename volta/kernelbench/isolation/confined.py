@@ -151,8 +151,10 @@ def run(problem: str, candidate: str, sizes: dict, options: CheckOptions, *, sav
 
 
 def _verified(decided: verify.Decided) -> str:
+    replayed = (f"; {decided.host_calls} extension call(s) ({decided.launches} launch(es)) replayed on its own "
+                f"machine from the candidate's source" if decided.host_calls else "")
     return (f"decided in Volta's process, outside the candidate's worker: {decided.calls} forward call(s) of "
-            f"{decided.runs} run(s) compared with the reference run here ({decided.seconds:.1f} CPU s)")
+            f"{decided.runs} run(s) compared with the reference run here{replayed} ({decided.seconds:.1f} CPU s)")
 
 
 def _error(payload, shown: dict) -> Exception:

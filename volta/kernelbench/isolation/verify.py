@@ -14,7 +14,9 @@ ragged sizes `check` derives from them):
 - call 1's inputs unwritten except where the reference's own forward writes the same value, and each bound
   parameter still the reference's leaf at each element (INPUT WRITTEN);
 - no output of an earlier call changed by a later one (OUTPUT ALIASED);
-- for WITHIN TOLERANCE, the rounded rerun's outputs evaluated against the tolerance (`precision.evaluate`).
+- for WITHIN TOLERANCE, the rounded rerun's outputs evaluated against the tolerance (`precision.evaluate`);
+- every recorded call into the candidate's extensions replayed on this process's machine (`replay.py`), its
+  memory after the call as the worker recorded it.
 
 A `--ragged` run said to decide nothing (UNKNOWN, UNSUPPORTED: exit 3, which leaves the command's exit 0) must
 show no difference in the outputs it sent either: a NOT EQUIVALENT hidden there would turn exit 1 into 0.
@@ -24,7 +26,8 @@ sent do not show: the check in the worker was tampered with, or evidence is miss
 process cannot decide makes it UNKNOWN. Verdicts that do not pass (exit 1 or 3) stand as the worker gave
 them: a candidate that lied there only made its own verdict worse, or claimed no more than a candidate that
 raises gets honestly. What is still the worker's word (findings Volta observes while the candidate's Python
-runs: streams, threads, coverage, precision places, clock reads) is listed in docs/sandbox.md.
+runs: streams, threads, coverage, precision places, clock reads; the torch ops of its Python) is listed in
+docs/sandbox.md.
 """
 from __future__ import annotations
 
@@ -36,6 +39,7 @@ from volta.kernelbench import calls as S
 from volta.kernelbench import candidate as C
 from volta.kernelbench import hacks
 from volta.kernelbench import precision as P
+from volta.kernelbench.isolation import replay
 from volta.kernelbench.check import CheckOptions, _beyond_float32, _exact_in, _ragged_sizes, integer_inputs
 from volta.kernelbench.compare import Difference, compare
 from volta.kernelbench.libm import Readings
@@ -56,6 +60,8 @@ class Decided:
     reason: str = ""
     runs: int = 0                      # runs (paths, ragged) re-checked
     calls: int = 0                     # forward calls compared
+    host_calls: int = 0                # calls into the candidate's extensions replayed here (replay.py)
+    launches: int = 0                  # kernel launches among them, executed by this process's machine
     seconds: float = 0.0               # CPU seconds this process spent deciding
 
 
@@ -72,6 +78,7 @@ def decide(problem_path: str, sizes: dict, options: CheckOptions, report: dict, 
     if report["exit_code"] != 0:
         return decided
     parts = [(False, report)] + ([(True, report["ragged"])] if report.get("ragged") else [])
+    built: dict = {}       # the candidate's extensions, rebuilt here from their sources
     try:
         main = _Reference(load_problem(problem_path, sizes), options)     # exit 0: call 1 at these sizes passed
         for ragged, part in parts:
@@ -81,6 +88,8 @@ def decide(problem_path: str, sizes: dict, options: CheckOptions, report: dict, 
                 raise _Contradiction("rejected", f"the worker's report says {expected} run(s) were made "
                                      f"{'at the ragged sizes ' if ragged else ''}and sent the evidence of "
                                      f"{len(runs)}")
+            for inst in runs:
+                _replayed(decided, inst, options, built, "ragged sizes, " if ragged else "")
             reference = main if not ragged else _ragged(problem_path, sizes, main, options)
             if part["verdict"] not in PASSING:     # a ragged run said to decide nothing (exit 3; 0 overall)
                 for inst in runs:
@@ -97,6 +106,17 @@ def decide(problem_path: str, sizes: dict, options: CheckOptions, report: dict, 
         decided.verdict, decided.reason = "unknown", f"Volta's process could not decide the claim: {err.message}"
     decided.seconds = time.process_time() - start
     return decided
+
+
+def _replayed(decided: Decided, inst: dict, options: CheckOptions, built: dict, where: str) -> None:
+    """The run's calls into extensions, replayed on this process's machine (`replay.py`)."""
+    try:
+        done = replay.replay(inst, options.arch, built)
+    except replay.Mismatch as m:
+        raise _Contradiction(m.verdict, f"{where}{m.reason}" + (", and the worker's report passes it"
+                                                               if m.verdict == "rejected" else "")) from None
+    decided.host_calls += done.calls
+    decided.launches += done.launches
 
 
 def _ragged(problem_path: str, sizes: dict, main: "_Reference", options: CheckOptions) -> "_Reference":

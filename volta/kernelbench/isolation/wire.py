@@ -31,6 +31,8 @@ import numpy as np
 
 from volta.kernelbench import dtypes as D
 from volta.kernelbench.elements import UNWRITTEN
+from volta.kernelbench.evidence import EXTENSION_FIELDS
+from volta.kernelbench.memory import ITEMSIZE
 from volta.symbolic import expr as E
 
 MAX_FRAME = 1 << 29           # bytes one evidence message may take (512 MiB)
@@ -185,7 +187,8 @@ def _nodes(table) -> list:
 
 # ---------------------------------------------------------------- the evidence (kernelbench/evidence.py)
 
-INSTANCE_KEYS = {"ragged", "answers", "calls", "inputs", "parameters", "rounded"}
+INSTANCE_KEYS = {"ragged", "answers", "calls", "inputs", "parameters", "rounded", "extensions", "host_calls"}
+HOST_CALL_KEYS = {"module", "fn", "trace", "before", "after"}
 
 
 def evidence_frame(evidence) -> bytes:
@@ -211,7 +214,45 @@ def read_evidence(frame: bytes) -> list:
         rounded = inst["rounded"]
         _need(rounded is None or (type(rounded) is list and all(v is None or _elements(v) for v in rounded)),
               "the rounded outputs are malformed")
+        _need(type(inst["extensions"]) is dict and all(type(k) is str and _extension(v)
+                                                       for k, v in inst["extensions"].items()),
+              "an extension's sources are malformed")
+        _need(type(inst["host_calls"]) is list and all(_host_call(c) for c in inst["host_calls"]),
+              "a call into an extension is malformed")
     return instances
+
+
+def _strings(v) -> bool:
+    return type(v) is tuple and all(type(x) is str for x in v)
+
+
+def _extension(v) -> bool:
+    return (type(v) is dict and set(v) == set(EXTENSION_FIELDS) and type(v["name"]) is str
+            and type(v["main_cpp"]) is str and (v["cuda_cu"] is None or type(v["cuda_cu"]) is str)
+            and (v["functions"] is None or _strings(v["functions"]))
+            and all(_strings(v[k]) for k in ("cflags", "cuda_cflags", "ldflags", "include_paths")))
+
+
+def _host_call(c) -> bool:
+    """The plain shape of a recorded call; its trace's events are checked as any trace (`host.trace.parse`)
+    when Volta's process replays them."""
+    return (type(c) is dict and set(c) == HOST_CALL_KEYS and type(c["module"]) is str and type(c["fn"]) is str
+            and type(c["trace"]) is list and _state(c["before"])
+            and _state(c["after"]))
+
+
+def _state(v) -> bool:
+    if not (type(v) is dict and set(v) == {"memory", "symbols"} and type(v["memory"]) is list
+            and type(v["symbols"]) is dict):
+        return False
+    memory_ok = all(type(m) is tuple and len(m) == 4 and type(m[0]) is int and m[0] >= 0 and m[1] in ITEMSIZE
+                    and (m[2] is None or type(m[2]) is str) and _elements(m[3]) for m in v["memory"])
+    symbols_ok = all(type(module) is str and type(named) is dict
+                     and all(type(name) is str and type(writes) is list
+                             and all(type(w) is tuple and len(w) == 2 and type(w[0]) is int and type(w[1]) is str
+                                     for w in writes) for name, writes in named.items())
+                     for module, named in v["symbols"].items())
+    return memory_ok and symbols_ok
 
 
 def _elements(v) -> bool:
