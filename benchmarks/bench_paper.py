@@ -252,8 +252,9 @@ def finding_kinds(report) -> set[str]:
     kinds: set[str] = set()
     if isinstance(report, dict):
         for key, value in report.items():
-            if key == "findings" and isinstance(value, list):
-                kinds |= {f["kind"] for f in value if isinstance(f, dict) and "kind" in f}
+            if key == "findings" and isinstance(value, (list, dict)):   # races: a list; check: role -> list
+                for found in value.values() if isinstance(value, dict) else [value]:
+                    kinds |= {f["kind"] for f in found if isinstance(f, dict) and "kind" in f}
             else:
                 kinds |= finding_kinds(value)
     elif isinstance(report, list):
