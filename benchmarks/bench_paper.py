@@ -29,9 +29,10 @@ Figures (CPU s / peak MB, one process a pair; 2 shared cores, load 9-18 on 2026-
     Attention vs FA2-TC, Causal FA1 / FA1-TC / FA2-TC: TIMEOUT (300 s wall, before the FA1 fixes)
   end of session, machine otherwise idle: MatMul-1 vs -1 / -5 / -6 / -7 35.3 / 41.5 / 36.7 / 36.7 s, 1.06-1.08 GB;
     TileLang 64x32x32 23.1 s, 819 MB; 64x64x32 76.9 s, 1.45 GB (all EQUIVALENT)
-    Conv2D ref vs opt                         TIMEOUT (expected RACE; 154 s CPU once): per-lane expressions in both
-                                              executions (py-spy: expr._make 36%; the opt's wmma A tiles mix
-                                              leaves and padding zeros, so _lane_product does not apply)
+    Conv2D ref vs opt                         TIMEOUT (154 s CPU once) -> RACE in 24.8 s CPU, 508 MB (load 13):
+                                              f16 arithmetic (the ref's __hmul) and wmma tiles of leaves and
+                                              padding zeros on lane polynomials; no second run for shared races.
+                                              py-spy after: the interpreter's steps, nothing above 5% on its own
 Profile of (Attention, FA1) before the screen fix (py-spy, 1,100 s wall): execution 43% (onethread ref 17%, FA1's
 PV loop: per-lane fma expressions, LaneSym.exprs of sV), compare 33% (Screen.search 18%, of it leaf draws 12%;
 normalize 12%; cuts.cut 9%).
