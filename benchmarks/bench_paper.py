@@ -26,6 +26,7 @@ Figures (CPU s / peak MB, one process a pair; 2 shared cores, load 9-18 on 2026-
     Causal-Attention naive vs fused           22.8 s, 385 MB, EQUIVALENT
     Attention vs FA1                          TIMEOUT -> 164 s CPU, 3.9 GB, EQUIVALENT (ratios by den lead, screen leaves)
     Attention vs FA1-TC                       179 s CPU, 3.9 GB, EQUIVALENT (was a false UNINITIALIZED READ: selp)
+    Attention vs FA1, after 10f38c0           172 s CPU, 408 s wall, 3.86 GB, EQUIVALENT (load 4-7: unchanged)
     Attention vs FA2-TC                       TIMEOUT at 600 s wall (149 s CPU, load 10). Profile (py-spy, load 12,
                                               run to 41% of the comparison): ref ~100 s wall, opt ~330 s (wmma
                                               over exp weights: per-lane products), compare ~1,700 s projected;
@@ -34,8 +35,8 @@ Figures (CPU s / peak MB, one process a pair; 2 shared cores, load 9-18 on 2026-
     Causal FA1 / FA1-TC / FA2-TC              TIMEOUT (300 s wall, before the FA1 fixes; not re-run)
   end of session, machine otherwise idle: MatMul-1 vs -1 / -5 / -6 / -7 35.3 / 41.5 / 36.7 / 36.7 s, 1.06-1.08 GB;
     TileLang 64x32x32 23.1 s, 819 MB; 64x64x32 76.9 s, 1.45 GB (all EQUIVALENT)
-    Conv2D ref vs opt                         TIMEOUT (154 s CPU once) -> RACE in 24.8-29.1 s CPU, 497-508 MB
-                                              (load 12-14; Rust reconstruction: 63 s, 4.1 GB):
+    Conv2D ref vs opt                         TIMEOUT (154 s CPU once) -> RACE in 19.6 s CPU, 40.7 s wall, 497 MB
+                                              (load 4-7; 24.8-29.1 s at load 12-14; Rust: 63 s, 4.1 GB):
                                               f16 arithmetic (the ref's __hmul) and wmma tiles of leaves and
                                               padding zeros on lane polynomials; no second run for shared races.
                                               py-spy after: the interpreter's steps, nothing above 5% on its own
