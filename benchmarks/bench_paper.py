@@ -26,12 +26,20 @@ Figures (CPU s / peak MB, one process a pair; 2 shared cores, load 9-18 on 2026-
     Causal-Attention naive vs fused           22.8 s, 385 MB, EQUIVALENT
     Attention vs FA1                          TIMEOUT -> 164 s CPU, 3.9 GB, EQUIVALENT (ratios by den lead, screen leaves)
     Attention vs FA1-TC                       179 s CPU, 3.9 GB, EQUIVALENT (was a false UNINITIALIZED READ: selp)
-    Attention vs FA2-TC, Causal FA1 / FA1-TC / FA2-TC: TIMEOUT (300 s wall, before the FA1 fixes)
+    Attention vs FA1, after 10f38c0           172 s CPU, 408 s wall, 3.86 GB, EQUIVALENT (load 4-7: unchanged)
+    Attention vs FA2-TC                       TIMEOUT at 600 s wall (149 s CPU, load 10). Profile (py-spy, load 12,
+                                              run to 41% of the comparison): ref ~100 s wall, opt ~330 s (wmma
+                                              over exp weights: per-lane products), compare ~1,700 s projected;
+                                              per element the float screen 34%, normal forms 49%; before 10f38c0
+                                              cuts' per-node size check took 29% of the first 600 s
+    Causal FA1 / FA1-TC / FA2-TC              TIMEOUT (300 s wall, before the FA1 fixes; not re-run)
   end of session, machine otherwise idle: MatMul-1 vs -1 / -5 / -6 / -7 35.3 / 41.5 / 36.7 / 36.7 s, 1.06-1.08 GB;
     TileLang 64x32x32 23.1 s, 819 MB; 64x64x32 76.9 s, 1.45 GB (all EQUIVALENT)
-    Conv2D ref vs opt                         TIMEOUT (expected RACE; 154 s CPU once): per-lane expressions in both
-                                              executions (py-spy: expr._make 36%; the opt's wmma A tiles mix
-                                              leaves and padding zeros, so _lane_product does not apply)
+    Conv2D ref vs opt                         TIMEOUT (154 s CPU once) -> RACE in 19.6 s CPU, 40.7 s wall, 497 MB
+                                              (load 4-7; 24.8-29.1 s at load 12-14; Rust: 63 s, 4.1 GB):
+                                              f16 arithmetic (the ref's __hmul) and wmma tiles of leaves and
+                                              padding zeros on lane polynomials; no second run for shared races.
+                                              py-spy after: the interpreter's steps, nothing above 5% on its own
 Profile of (Attention, FA1) before the screen fix (py-spy, 1,100 s wall): execution 43% (onethread ref 17%, FA1's
 PV loop: per-lane fma expressions, LaneSym.exprs of sV), compare 33% (Screen.search 18%, of it leaf draws 12%;
 normalize 12%; cuts.cut 9%).
@@ -252,8 +260,9 @@ def finding_kinds(report) -> set[str]:
     kinds: set[str] = set()
     if isinstance(report, dict):
         for key, value in report.items():
-            if key == "findings" and isinstance(value, list):
-                kinds |= {f["kind"] for f in value if isinstance(f, dict) and "kind" in f}
+            if key == "findings" and isinstance(value, (list, dict)):   # races: a list; check: role -> list
+                for found in value.values() if isinstance(value, dict) else [value]:
+                    kinds |= {f["kind"] for f in found if isinstance(f, dict) and "kind" in f}
             else:
                 kinds |= finding_kinds(value)
     elif isinstance(report, list):

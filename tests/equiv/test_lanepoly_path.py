@@ -422,3 +422,33 @@ def test_wmma_gemm_stays_lane_structured():
     assert (m.buffer_regions["C"].lsref[0] > 0).sum() == 4096
     report = CK.check(spec)
     assert report.verdict == "equivalent" and report.proved_by == {"normal-form": 4096}
+
+
+def test_half_arithmetic_stays_lane_structured(tmp_path):
+    """mul/fma/sub on f16 registers (a reference that multiplies half-rounded operands with __hmul, as the
+    Volta paper's Conv2D reference does) are lane polynomials, as f32 arithmetic is, with the same elements as
+    the per-lane path: over the reals a 16-bit element is a real too."""
+    body = [".reg .b16 %h<8>;", "ld.global.f32 %f0, [%rd5];", "ld.global.f32 %f1, [%rd6+4];",
+            "mov.f32 %f2, 0f00000000;", "@%p1 ld.global.f32 %f2, [%rd5+8];",   # a padding zero in some lanes
+            "cvt.rn.f16.f32 %h0, %f0;", "cvt.rn.f16.f32 %h1, %f1;", "cvt.rn.f16.f32 %h2, %f2;",
+            "mul.f16 %h3, %h0, %h1;", "fma.rn.f16 %h4, %h2, %h1, %h3;", "@%p2 sub.f16 %h4, %h4, %h0;",
+            "cvt.f32.f16 %f3, %h3;", "cvt.f32.f16 %f4, %h4;", "add.f32 %f5, %f3, %f4;"]
+    body += [f"st.global.f32 [%rd7+{4 * T * CTAS * j}], %f{3 + j};" for j in range(NOUT)]
+    spec = _spec(tmp_path, "half", body, body)
+    m = CK.execute(spec, "ref", lane_structured=True)
+    assert m.lane_fallbacks == {}
+    assert (m.buffer_regions["OUT"].lsref[0] > 0).sum() == T * NOUT
+    _same_elements(spec, sample=None)
+
+
+def test_wmma_tiles_padded_with_zeros_stay_lane_structured():
+    """wmma fragments whose elements are input leaves or padding zeros (an implicit-GEMM convolution's taps
+    outside the image, k past the filter size, rows past the last filter) add blocks of K terms with
+    coefficient 0 where either factor is a zero: no instruction of the opt falls back to per-lane
+    expressions, and the pair is decided in bulk (the paper's Conv2D opt materialized them per lane)."""
+    spec = load_manifest(EX / "eq_conv2d_direct_wmma" / "manifest.toml")
+    m = CK.execute(spec, "opt", lane_structured=True)
+    assert m.lane_fallbacks == {}
+    assert (m.buffer_regions["out"].lsref[0] > 0).sum() == 1440
+    report = CK.check(spec)
+    assert report.verdict == "equivalent" and report.proved_by == {"normal-form": 1440}

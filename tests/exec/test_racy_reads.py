@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from volta.cli import run
+from volta.equiv.check import execute
 from volta.exec import findings as F
+from volta.exec.races import racy_reads
 from volta.launch.spec import load_manifest
 from volta.session.races import CLEAN, FINDINGS, RacesOptions, analyze
 
@@ -68,3 +70,17 @@ def test_the_kind_in_the_report(tmp_path, leak, kind):
     assert [f.kind for f in report.findings if f.buffer == "x"] == [kind]
     assert analyze(load_manifest(str(manifest)), "kernel", options=RacesOptions(allow_benign_races=True)).verdict == (
         CLEAN if kind == F.BENIGN_READ else FINDINGS)
+
+
+def test_races_on_shared_memory_only_need_no_second_run():
+    """The second run gives fresh leaves to loads of global buffers only, so a kernel whose read races are all
+    on shared memory is never run again (the Volta paper's Conv2D opt: a whole second execution, per lane, to
+    keep its RACE)."""
+    spec = load_manifest(str(EXAMPLES / "neq_conv2d_wmma_nosyncwarp" / "manifest.toml"))
+    m = execute(spec, "opt")
+    found = racy_reads.reads(m.findings)
+    assert found and all(f.buffer.endswith("Cs") for f in found)
+
+    def rerun(racing):
+        raise AssertionError("a second run for races on shared memory")
+    assert racy_reads.settle(m, m.findings, rerun) == m.findings

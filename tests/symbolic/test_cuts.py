@@ -81,3 +81,23 @@ def test_rewritten_roots_are_equal_only_where_the_originals_are(coeffs, k):
     opt = [E.mul(opt_sum, y) for y in _row("y")]
     new_ref, new_opt, _ = _cut(ref, opt)
     assert not any(a is b or equal(normalize(a), normalize(b)) for a, b in zip(new_ref, new_opt))
+
+
+_LEAVES = st.sampled_from([E.var("x", i) for i in range(4)] + [E.const(2), E.const(Fraction(1, 3))])
+
+
+def _extend(children):
+    pair = st.tuples(children, children)
+    return st.one_of(pair.map(lambda p: E.add(*p)), pair.map(lambda p: E.mul(*p)),
+                     pair.map(lambda p: E.div(p[0], E.add(p[1], E.const(7)))),
+                     pair.map(lambda p: E.maximum(*p)), children.map(E.sqrt))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(_LEAVES, _extend, max_leaves=24))
+def test_a_roots_estimate_bounds_every_node_below_it(root):
+    """cut() asks the roots' expansion estimate whether any node is large: that holds because no node below a
+    root estimates more than the root (sums, products and ratios have at least their parts' terms; an atom
+    carries its arguments')."""
+    top = _expansion(root)
+    assert all(_expansion(node) <= top for node in E.postorder(root))

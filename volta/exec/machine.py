@@ -934,7 +934,7 @@ class Machine(MachineServices):
         d = op.d
         kind = d.op
         if kind == "cvt":   # over the reals a float-to-float conversion is the identity
-            if not (d.types[0] in _LANE_CVT_TYPES and d.types[-1] in _LANE_CVT_TYPES) or d.rounding in (
+            if not (d.types[0] in _LANE_TYPES and d.types[-1] in _LANE_TYPES) or d.rounding in (
                     ".rni", ".rzi", ".rmi", ".rpi") or d.has(".sat", ".relu", ".satfinite"):
                 return None
             t = d.types[-1]
@@ -973,8 +973,7 @@ class Machine(MachineServices):
 
 
 _LANE_OPS = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "mad": 3, "neg": 1, "mov": 1}
-_LANE_TYPES = frozenset({".f32", ".f64"})
-_LANE_CVT_TYPES = _LANE_TYPES | {".f16", ".bf16"}   # conversions: 16-bit elements are reals too
+_LANE_TYPES = frozenset({".f32", ".f64", ".f16", ".bf16"})   # over the reals a 16-bit element is a real too
 _PACKED = frozenset(tensor_real.PACKED)   # f16x2, bf16x2: pairs of reals, computed per half
 
 

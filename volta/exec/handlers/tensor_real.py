@@ -270,28 +270,33 @@ def _mma(m, op, lanes):
 
 def _leaf_tile(tile):
     """(buffer, index array of the tile's shape) when every element is an input leaf of one buffer, else None."""
+    found = _leaves_or_zeros(tile)
+    if found is None or found[0] is None or (found[1] < 0).any():
+        return None
+    return found
+
+
+def _leaves_or_zeros(tile):
+    """(buffer, index array of the tile's shape, -1 where the element is the constant 0) when every element is
+    an input leaf of one buffer or zero (a tile padded with zeros past a matrix's edge, as an implicit-GEMM
+    convolution pads its taps); (None, all -1) for a tile of zeros; else None."""
     flat = tile.reshape(-1)
-    first = flat[0]
-    if not isinstance(first, E.Expr) or first.op is not E.VAR:
-        return None
-    name = first.data[0]
-    try:
-        index = np.fromiter((e.data[1] if e.op is E.VAR and e.data[0] == name else -1 for e in flat), np.int64,
-                            flat.size)
-    except AttributeError:   # a concrete element (None) somewhere
-        return None
-    return None if (index < 0).any() else (name, index.reshape(tile.shape))
+    name = next((e.data[0] for e in flat if isinstance(e, E.Expr) and e.op is E.VAR), None)
+    index = np.fromiter((-1 if e is E.ZERO else e.data[1] if isinstance(e, E.Expr) and e.op is E.VAR and
+                         e.data[0] == name else -2 for e in flat), np.int64, flat.size)
+    return None if (index == -2).any() else (name, index.reshape(tile.shape))
 
 
 def _lane_product(m, grid, At, Bt, rc, table):
     """D = C + A·B as one lane polynomial per accumulator register (f32 C and D, one element a register), when
-    A and B are leaves of input buffers (fragments loaded from them, as GEMM kernels do) and C is a lane
-    polynomial: each register gains a block of K terms A[row, k]·B[k, col] per lane, as index arrays, instead
-    of K products and sums of expressions per element (a K = 4096 tensor-core GEMM stays lane-structured, as
-    the same GEMM's fma loop does). None: the expression path decides."""
+    A and B are leaves of input buffers (fragments loaded from them, as GEMM kernels do), or zeros padding them,
+    and C is a lane polynomial: each register gains a block of K terms A[row, k]·B[k, col] per lane, as index
+    arrays (coefficient 0 where either factor is a padding zero), instead of K products and sums of expressions
+    per element (a K = 4096 tensor-core GEMM stays lane-structured, as the same GEMM's fma loop does). None: the
+    expression path decides."""
     if not m.lane_structured:
         return None
-    a, b = _leaf_tile(At), _leaf_tile(Bt)
+    a, b = _leaves_or_zeros(At), _leaves_or_zeros(Bt)
     if a is None or b is None:
         return None
     flat = grid.reshape(-1)
@@ -303,11 +308,16 @@ def _lane_product(m, grid, At, Bt, rc, table):
         acc = m.lane_value(reg, flat, ".f32")
         if acc is None:
             return None
+        if na is None or nb is None:   # a tile of zeros adds nothing
+            out.append(acc)
+            continue
         ka = ai[:, rows[:, s], :].reshape(W * WARP_SIZE, K).T                 # A[row(lane), k]: (K, lanes)
         kb = bi[:, :, cols[:, s]].transpose(1, 0, 2).reshape(K, W * WARP_SIZE)  # B[k, col(lane)]
+        present = (ka >= 0) & (kb >= 0)
+        coef = np.ones((K, 1), np.int64) if present.all() else present.astype(np.int64)
+        ka, kb = np.maximum(ka, 0), np.maximum(kb, 0)   # a zero's term has coefficient 0: any index will do
         pair = (ka, kb) if na <= nb else (kb, ka)                          # factors in shape order
-        block = LanePoly(flat.size, {tuple(sorted((na, nb))): [(np.stack(pair, axis=1), np.ones((K, 1), np.int64))]},
-                         1, K, K)
+        block = LanePoly(flat.size, {tuple(sorted((na, nb))): [(np.stack(pair, axis=1), coef)]}, 1, K, K)
         try:
             poly = acc + block
         except CoefficientOverflow:

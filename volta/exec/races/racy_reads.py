@@ -76,11 +76,11 @@ def settle(m, findings: list, rerun) -> list:
     """`findings` with each read-write RACE whose racing reads never reach an output made a benign read race.
     `rerun(racing)` runs the launch again over the reals (per-lane expressions) with `Machine(racing=racing)` (region
     name -> the first run's race shadow) and returns its machine, or None when it cannot."""
-    candidates = reads(findings)
-    if not candidates:
-        return findings
     racing = {r.name: r.shadow for r in m.memory.regions
               if r is not None and r.space == ".global" and r.shadow is not None}
+    candidates = [f for f in reads(findings) if f.buffer in racing]   # only a global load gets fresh leaves
+    if not candidates:   # races on shared memory stay RACEs: no second run can show otherwise
+        return findings
     again = rerun(racing)
     if again is None:
         return findings
