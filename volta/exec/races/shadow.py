@@ -11,7 +11,11 @@ Race tracking holds synchronization state and knows nothing of values.
 The history is paged: a page of PAGE granules gets its entries on first touch, so memory follows what
 a launch touches, not the buffers it declares (three 4096x4096 matrices of which one CTA reads a few
 rows). A batch's granule indices are translated to slots of compact arrays once (`_local`), and the
-checks stay vectorized over the batch.
+checks stay vectorized over the batch. Two shortcuts skip work whose outcome is known, for the shared
+tile a GEMM reads dozens of times between barriers: a read record that is *full* (`r_full`: several warps
+read the granule in this generation, a second reader of another warp kept) is left as it is by a further
+weak read of its CTA and generation; and a batch of one CTA meets no concurrent write where that CTA alone
+wrote the region, in earlier barrier generations only (`write_gens`).
 
 Strong accesses (atomics, `.volatile`, `.relaxed`/`.acquire`/`.release` loads and stores) carry a
 scope (1 cta, 2 cluster, 3 gpu, 4 sys; 0 is a weak access). Two strong accesses are *morally
@@ -371,30 +375,33 @@ class Shadow:
     def _record_reads(self, c, li, tid, cta, gen, warp, wgen, pc, scope, clk):
         if not scope.any() and (c.r_full[li] & (c.r_gen[li] == gen) & (c.r_cta[li] == cta)).all():
             return   # weak reads of records already full, from their CTA and generation: nothing below changes
-        if scope.any():
-            c.r_weak[li[scope == 0]] = True
-            c.r_ctas[li[(scope > 0) & (scope % PLAIN < GPU)]] = True
-        else:
-            c.r_weak[li] = True
-        # duplicates in the batch come from one warp (same generation) or set r_mwarp below, so last-wins is exact
-        c.r_wgen_max[li] = np.maximum(c.r_wgen_max[li], wgen)
         r_tid = c.r_tid[li]
         fresh = (r_tid < 0) | ((c.r_cta[li] == cta) & (c.r_gen[li] < gen))
-        other_cta = (r_tid >= 0) & (c.r_cta[li] != cta)
-        other_thread = (r_tid >= 0) & ~fresh & ~other_cta & (r_tid != tid)
-        c.r_mcta[li[other_cta]] = True
-        c.r_mthread[li[other_thread]] = True
-        c.r_mwarp[li[other_thread & (c.r_warp[li] != warp)]] = True
-        f = li[fresh]
+        every = bool(fresh.all())   # the first reads since the last write or barrier: nothing to merge into
+        if not every:
+            if scope.any():
+                c.r_weak[li[scope == 0]] = True
+                c.r_ctas[li[(scope > 0) & (scope % PLAIN < GPU)]] = True
+            else:
+                c.r_weak[li] = True
+            # duplicates in the batch come from one warp (same generation) or set r_mwarp below, so last-wins
+            # is exact
+            c.r_wgen_max[li] = np.maximum(c.r_wgen_max[li], wgen)
+            other_cta = (r_tid >= 0) & (c.r_cta[li] != cta)
+            other_thread = (r_tid >= 0) & ~fresh & ~other_cta & (r_tid != tid)
+            c.r_mcta[li[other_cta]] = True
+            c.r_mthread[li[other_thread]] = True
+            c.r_mwarp[li[other_thread & (c.r_warp[li] != warp)]] = True
+        f = li if every else li[fresh]
         if f.size:
             c.r_mthread[f] = False
-            for name, value in zip(("r_tid", "r_cta", "r_gen", "r_warp", "r_wgen", "r_pc", "r_scope", "r_clk"),
-                                   (tid, cta, gen, warp, wgen, pc, scope, clk)):
-                getattr(c, name)[f] = value[fresh] if isinstance(value, np.ndarray) else value
-            c.r_weak[f] = scope[fresh] == 0
-            c.r_ctas[f] = (scope[fresh] > 0) & (scope[fresh] % PLAIN < GPU)
+            for name, value in zip(("r_tid", "r_cta", "r_gen", "r_warp", "r_wgen", "r_pc", "r_scope", "r_clk",
+                                    "r_wgen_max"), (tid, cta, gen, warp, wgen, pc, scope, clk, wgen)):
+                getattr(c, name)[f] = value if every or not isinstance(value, np.ndarray) else value[fresh]
+            fs = scope if every else scope[fresh]
+            c.r_weak[f] = fs == 0
+            c.r_ctas[f] = (fs > 0) & (fs % PLAIN < GPU)
             c.r_mwarp[f] = False
-            c.r_wgen_max[f] = wgen[fresh] if isinstance(wgen, np.ndarray) else wgen
             # readers of the first reader's CTA in an earlier barrier interval are ordered before what follows
             c.r2_tid[f[c.r2_cta[f] == c.r_cta[f]]] = -1
         # several lanes of this instruction reading one granule: scatter positions, and see who lost
