@@ -34,6 +34,12 @@ Figures (CPU s / peak MB, one process a pair; 2 shared cores, load 9-18 on 2026-
     Conv2D ref vs opt                         TIMEOUT (expected RACE; 154 s CPU once): per-lane expressions in both
                                               executions (py-spy: expr._make 36%; the opt's wmma A tiles mix
                                               leaves and padding zeros, so _lane_product does not apply)
+Branch paper30a (issue 30, session 5), old and new code run side by side at load 12-13 (CPU inflated ~1.5x):
+    reductions 7/7                            0.31-0.42 s CPU a process (byte-compiled; z3 no longer loaded)
+    MatMul-1 vs MatMul-1                      58.3 -> 49.5 s CPU, 1076 -> 1018 MB, EQUIVALENT (read-record
+                                              shortcuts, outputs() from written bytes)
+  profile of MatMul-1 vs -1 after (py-spy): execution 94%, of it ld 73% (race shadow 37%: _record_reads 30%,
+  _second_reader 11% — A tiles are read by two warps per interval, so few records get full), lane compute 15%.
 Profile of (Attention, FA1) before the screen fix (py-spy, 1,100 s wall): execution 43% (onethread ref 17%, FA1's
 PV loop: per-lane fma expressions, LaneSym.exprs of sV), compare 33% (Screen.search 18%, of it leaf draws 12%;
 normalize 12%; cuts.cut 9%).
