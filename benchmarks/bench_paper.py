@@ -38,6 +38,8 @@ Branch paper30a (issue 30, session 5), old and new code run side by side at load
     reductions 7/7                            0.31-0.42 s CPU a process (byte-compiled; z3 no longer loaded)
     MatMul-1 vs MatMul-1                      58.3 -> 49.5 s CPU, 1076 -> 1018 MB, EQUIVALENT (read-record
                                               shortcuts, outputs() from written bytes)
+    TileLang 64x64x32                         150.9 -> 139.1 s CPU, 1425 -> 1377 MB, EQUIVALENT (target missed:
+                                              ldmatrix/mma per-lane element work and the ref's shared reads)
   profile of MatMul-1 vs -1 after (py-spy): execution 94%, of it ld 73% (race shadow 37%: _record_reads 30%,
   _second_reader 11% — A tiles are read by two warps per interval, so few records get full), lane compute 15%.
 Profile of (Attention, FA1) before the screen fix (py-spy, 1,100 s wall): execution 43% (onethread ref 17%, FA1's
