@@ -40,6 +40,8 @@ Branch paper30a (issue 30, session 5), old and new code run side by side at load
                                               shortcuts, outputs() from written bytes)
     TileLang 64x64x32                         150.9 -> 139.1 s CPU, 1425 -> 1377 MB, EQUIVALENT (target missed:
                                               ldmatrix/mma per-lane element work and the ref's shared reads)
+  alone at load 5-6 after: MatMul-1 vs -1 44.2 s CPU, 1003 MB; MatMul-1-32x32 vs GEMM-2 13.4 s, 587 MB;
+    vs GEMM-3 (wmma) 18.1 s, 1186 MB (all EQUIVALENT)
   profile of MatMul-1 vs -1 after (py-spy): execution 94%, of it ld 73% (race shadow 37%: _record_reads 30%,
   _second_reader 11% — A tiles are read by two warps per interval, so few records get full), lane compute 15%.
 Profile of (Attention, FA1) before the screen fix (py-spy, 1,100 s wall): execution 43% (onethread ref 17%, FA1's
