@@ -10,6 +10,8 @@ their roles, parameters, dynamic shared memory, module globals. The reconstructi
 launch; so does this script (`--ctas 0`, the grid kept as the crate gives it, since some kernels read
 `%nctaid`). Each benchmark runs `python -m volta check|races … --json` in its own process; the script
 prints verdict, expectation, wall and CPU seconds and peak RSS of that process, and a summary line.
+Before the first, it byte-compiles the volta the children import (as `pip install` does), so a process
+measures the check, not compiling the package's source again each time.
 
 Table rows (`Bench`, `Run`, `Array`) are plain data, so a test can run a kernel of our own through the
 same runner (tests/benchmarks/test_bench_paper.py). A child killed at --timeout (wall) still reports its CPU
@@ -40,6 +42,16 @@ Figures (CPU s / peak MB, one process a pair; 2 shared cores, load 9-18 on 2026-
                                               f16 arithmetic (the ref's __hmul) and wmma tiles of leaves and
                                               padding zeros on lane polynomials; no second run for shared races.
                                               py-spy after: the interpreter's steps, nothing above 5% on its own
+Branch paper30a (issue 30, session 5), old and new code run side by side at load 12-13 (CPU inflated ~1.5x):
+    reductions 7/7                            0.31-0.42 s CPU a process (byte-compiled; z3 no longer loaded)
+    MatMul-1 vs MatMul-1                      58.3 -> 49.5 s CPU, 1076 -> 1018 MB, EQUIVALENT (read-record
+                                              shortcuts, outputs() from written bytes)
+    TileLang 64x64x32                         150.9 -> 139.1 s CPU, 1425 -> 1377 MB, EQUIVALENT (target missed:
+                                              ldmatrix/mma per-lane element work and the ref's shared reads)
+  alone at load 5-6 after: MatMul-1 vs -1 44.2 s CPU, 1003 MB; MatMul-1-32x32 vs GEMM-2 13.4 s, 587 MB;
+    vs GEMM-3 (wmma) 18.1 s, 1186 MB (all EQUIVALENT)
+  profile of MatMul-1 vs -1 after (py-spy): execution 94%, of it ld 73% (race shadow 37%: _record_reads 30%,
+  _second_reader 11% — A tiles are read by two warps per interval, so few records get full), lane compute 15%.
 Profile of (Attention, FA1) before the screen fix (py-spy, 1,100 s wall): execution 43% (onethread ref 17%, FA1's
 PV loop: per-lane fma expressions, LaneSym.exprs of sV), compare 33% (Screen.search 18%, of it leaf draws 12%;
 normalize 12%; cuts.cut 9%).
@@ -304,6 +316,14 @@ def _children_cpu() -> float:
     return u.ru_utime + u.ru_stime
 
 
+def byte_compile() -> None:
+    """Write the .pyc files of the volta the children import, once, as installing the package does. Where
+    PYTHONDONTWRITEBYTECODE is set (this project's shells set it) every child would otherwise compile the
+    ~190 modules it imports from source: 0.3-0.5 s of CPU a process, more than a reduction's whole check."""
+    subprocess.run([sys.executable, "-c", "import compileall, os, volta; "
+                    "compileall.compile_dir(os.path.dirname(volta.__file__), quiet=1)"], check=True)
+
+
 def run_one(bench: Bench, kernels: Path, timeout: float) -> dict:
     argv = [sys.executable, "-c", _WRAPPER] + command(bench, kernels)
     start, children = time.perf_counter(), _children_cpu()
@@ -346,6 +366,7 @@ def main(argv: list[str]) -> int:
         for b in chosen:
             print(b.name, "::", "volta", " ".join(command(b, kernels)))
         return 0
+    byte_compile()
     rows = []
     print(f"{'benchmark':40s} {'expected':10s} {'got':22s} {'wall s':>8s} {'cpu s':>8s} {'peak MB':>8s}")
     for bench in chosen:

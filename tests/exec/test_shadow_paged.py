@@ -3,6 +3,8 @@ and a write-vs-read report that names a reader other than the writer (DESIGN.md 
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from volta.exec.races.shadow import PAGE, Shadow
 from volta.launch.spec import from_options
@@ -162,3 +164,32 @@ def test_paged_array_reads_fill_until_written_and_indexes_like_numpy():
     every = np.arange(3 * 5000)
     assert list(paged.get(every)) == list(dense.reshape(-1))
     assert paged[1, 3] == ("e", "f") and list(paged[rows, offs]) == list(dense[rows, offs])
+
+
+# One step: (granules, first thread, write?, barrier before it?, __syncwarp before it?). Threads 0..95 in two
+# CTAs of three warps of 16, so granules are read by one thread, several threads of a warp, several warps, CTAs.
+_RARE = st.integers(0, 5).map(lambda k: k == 0)   # writes and barriers: one step in six
+_STEPS = st.lists(st.tuples(st.lists(st.integers(0, 3), min_size=1, max_size=6), st.integers(0, 95), _RARE, _RARE,
+                            _RARE), max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_STEPS, st.integers(1, 8))
+def test_shortcuts_decide_as_the_whole_bookkeeping(steps, spread):
+    """Weak reads of a granule whose read record is full (several warps read it, in this generation) skip
+    recording; a batch of one CTA whose writes all came in earlier barrier generations skips the check
+    against the last write. Every conflict is the one the whole bookkeeping finds."""
+    fast, slow = Shadow(64, 4), Shadow(64, 4)
+    gen = wgen = 0
+    for pc, (granules, first, write, barrier, syncwarp) in enumerate(steps):
+        gen, wgen = gen + barrier, wgen + syncwarp
+        tids = [(first + spread * 7 * k) % 96 for k in range(len(granules))]
+        tid = np.asarray(tids, np.int64)
+        args = (np.asarray(granules, np.int64), tid, tid // 48, np.full(tid.size, gen, np.int64), tid // 16,
+                np.full(tid.size, wgen, np.int64), pc, write, False)
+        if slow.used:
+            slow.c.r_full[:] = False   # never full: the whole bookkeeping every time
+        slow.write_gens[-1] = 1 << 30   # a write by no CTA: the check against the last write never skipped
+        got, want = fast.access(*args)[0], slow.access(*args)[0]
+        assert [(c.granule, c.prior_pc, c.prior_tid, c.tid, c.prior_write) for c in got] == \
+               [(c.granule, c.prior_pc, c.prior_tid, c.tid, c.prior_write) for c in want]

@@ -188,15 +188,17 @@ def outputs(m: Machine, spec: LaunchSpec, rows: bool = False) -> dict:
         refs = region.lsref
         # only the elements the kernel wrote are visited one by one (a 4096 x 4096 output of which one
         # CTA writes 64 x 64 costs a list of shared UNTOUCHED markers, not 16 M look-ups)
-        written = np.zeros(buf.count, bool)
+        at = np.zeros(0, np.int64)   # the elements the kernel wrote whole
         if region.kwritten is not None:
-            wbytes = region.kwritten[0, :buf.count * size].reshape(buf.count, size)
-            written = wbytes.all(axis=1)
-            partial = np.flatnonzero(wbytes.any(axis=1) & ~written)
+            # from the bytes written (a pass over the buffer finds them), not a per-element reduction of all
+            elems, nbytes = np.unique(np.flatnonzero(region.kwritten[0, :buf.count * size]) // size,
+                                      return_counts=True)
+            partial = elems[nbytes < size]
             if partial.size:
                 i = int(partial[0])
-                refuse(i, i * size + int(np.argmax(wbytes[i])), "was written only in part")
-            at = np.flatnonzero(written)
+                refuse(i, i * size + int(np.argmax(region.kwritten[0, i * size:(i + 1) * size])),
+                       "was written only in part")
+            at = elems[nbytes == size]
             why = A.unreadable(region, np.zeros(at.size, np.int64), at * size, size)
             bad = np.flatnonzero(why != None) if why is not None else ()  # noqa: E711
             if len(bad):
@@ -206,7 +208,7 @@ def outputs(m: Machine, spec: LaunchSpec, rows: bool = False) -> dict:
                 refuse(i, i * size + (int(later[0]) + 1 if later.size else 0), f"is {size} bytes {why[bad[0]]}")
         elements = Elements([UNTOUCHED if buf.role == "out" else UNCHANGED]) * buf.count
         poly_at = []
-        for i in np.flatnonzero(written).tolist():
+        for i in at.tolist():
             off = i * size
             stored = region.sym[0, off] if region.sym is not None else None
             if (stored is not None or refs is not None and refs[0, off] > 0) and region.symsize[0, off] != size:

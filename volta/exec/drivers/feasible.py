@@ -25,7 +25,6 @@ from volta.errors import Unsupported
 from volta.exec import findings as F
 from volta.exec.handlers import integer_real
 from volta.symbolic import expr as E
-from volta.symbolic import z3bridge
 from volta.symbolic.verdict import Proved
 
 PAIRS = ("race", "ordering-race", "benign-race", "benign-read-race")  # kinds of two accesses
@@ -117,9 +116,15 @@ def _decide(log: PathLog, a, b, integers: IntegerInputs) -> str:
                 continue
             if both is E.TRUE or not _integer_only(both, integers):
                 return "feasible"
-            if not isinstance(z3bridge.prove(E.logical_not(both), TIMEOUT_MS), Proved):
+            if not isinstance(_prove(E.logical_not(both)), Proved):
                 return "feasible"
     return "infeasible"
+
+
+def _prove(claim):
+    from volta.symbolic import z3bridge  # start-up: z3 loads only for a race whose path conditions need it
+
+    return z3bridge.prove(claim, TIMEOUT_MS)
 
 
 def _integer_only(c, integers: IntegerInputs) -> bool:

@@ -19,7 +19,6 @@ on concrete inputs.
 from __future__ import annotations
 
 from volta.symbolic.normal import Normalizer, equal_exprs
-from volta.symbolic.search import random_search
 
 WITNESS_TRIES = 60  # random inputs tried before a comparison is left undecided
 
@@ -40,6 +39,8 @@ def real_equal(m, a, b):
         if equal_exprs(a, b, m.normalizer):
             verdict = True
         else:
+            from volta.symbolic.search import random_search  # start-up: mpmath loads for a differing replica
+
             verdict = False if random_search(a, b, tries=WITNESS_TRIES) is not None else None
         memo[key] = (verdict, a, b)   # a and b held, so that their ids stay theirs
     return memo[key][0]

@@ -11,7 +11,11 @@ Race tracking holds synchronization state and knows nothing of values.
 The history is paged: a page of PAGE granules gets its entries on first touch, so memory follows what
 a launch touches, not the buffers it declares (three 4096x4096 matrices of which one CTA reads a few
 rows). A batch's granule indices are translated to slots of compact arrays once (`_local`), and the
-checks stay vectorized over the batch.
+checks stay vectorized over the batch. Two shortcuts skip work whose outcome is known, for the shared
+tile a GEMM reads dozens of times between barriers: a read record that is *full* (`r_full`: several warps
+read the granule in this generation, a second reader of another warp kept) is left as it is by a further
+weak read of its CTA and generation; and a batch of one CTA meets no concurrent write where that CTA alone
+wrote the region, in earlier barrier generations only (`write_gens`).
 
 Strong accesses (atomics, `.volatile`, `.relaxed`/`.acquire`/`.release` loads and stores) carry a
 scope (1 cta, 2 cluster, 3 gpu, 4 sys; 0 is a weak access). Two strong accesses are *morally
@@ -37,10 +41,10 @@ import numpy as np
 FIELDS_W = ("w_tid", "w_cta", "w_gen", "w_warp", "w_wgen", "w_pc", "w_scope", "w_clk", "w_data", "w_silent",
             "w_many")
 FIELDS_R = ("r_tid", "r_cta", "r_gen", "r_warp", "r_wgen", "r_pc", "r_mthread", "r_mcta", "r_scope", "r_clk",
-            "r_weak", "r_ctas", "r_mwarp", "r_wgen_max")
+            "r_weak", "r_ctas", "r_mwarp", "r_wgen_max", "r_full")
 FIELDS_R2 = ("r2_tid", "r2_cta", "r2_warp", "r2_pc", "r2_scope")  # a reader of another thread than r_tid
 FIELDS = FIELDS_W + FIELDS_R + FIELDS_R2
-_BOOL = ("r_mthread", "r_mcta", "r_weak", "r_ctas", "w_data", "r_mwarp", "w_silent", "w_many")
+_BOOL = ("r_mthread", "r_mcta", "r_weak", "r_ctas", "w_data", "r_mwarp", "w_silent", "w_many", "r_full")
 _WIDE = ("w_clk", "r_clk")  # vector-clock entries; ids, pcs, scopes and generations fit 32 bits
 _ZERO = ("w_scope", "r_scope", "r2_scope", "w_clk", "r_clk")  # 0 when untouched; the others -1 / False
 DTYPE = {name: bool if name in _BOOL else np.int64 if name in _WIDE else np.int32 for name in FIELDS}
@@ -97,9 +101,9 @@ class Conflict:
 
 def _per_access(v, shape, dtype=np.int64) -> np.ndarray:
     """`v` (a scalar or an array) as one read-only value per access, without a copy where it already is one."""
-    if isinstance(v, np.ndarray) and v.shape == shape and v.dtype == dtype:
-        return v
-    return np.broadcast_to(np.asarray(v, dtype), shape)
+    if isinstance(v, np.ndarray):
+        return v if v.shape == shape and v.dtype == dtype else np.broadcast_to(np.asarray(v, dtype), shape)
+    return np.full(shape, v, dtype)   # a scalar: filling a batch-sized array costs a third of broadcasting
 
 
 class _Columns:
@@ -141,6 +145,7 @@ class Shadow:
         self._arange = np.arange(0, dtype=np.int64)
         # strong reads since each granule's last write: granule -> {tid: StrongRead}
         self.strong: dict = {}
+        self.write_gens: dict = {}  # CTA -> the latest barrier generation in which it wrote here
 
     def __getattr__(self, name):
         if name in DTYPE:  # shadow.w_tid[granule]: read by flat granule index
@@ -231,12 +236,18 @@ class Shadow:
                                                   positions=tuple((int(b_), int(a_), int(tid[a_]), pc, bool(data[a_]))
                                                                   for b_, a_ in zip(loser[chosen], winner[chosen]))))
                 same_warp = np.stack([loser[one_warp], winner[one_warp]], axis=1)
-        # 2. against the last write
-        w_tid = c.w_tid[li]
-        w_scope = c.w_scope[li]
-        hit = (w_tid >= 0) & self._concurrent(w_tid, c.w_cta[li], c.w_gen[li], c.w_warp[li],
-                                               c.w_wgen[li], tid, cta, gen, warp, wgen)
+        # 2. against the last write (none can be concurrent when every write so far is of this batch's one
+        # CTA, in an earlier barrier generation than the batch's: a tile read after the barrier that follows
+        # its stores)
+        cta0 = int(cta[0]) if gidx.size else -1
+        if self.write_gens.keys() <= {cta0} and self.write_gens.get(cta0, -1) < gen.min() and (cta == cta0).all():
+            hit = np.zeros(gidx.size, bool)
+        else:
+            w_tid = c.w_tid[li]
+            hit = (w_tid >= 0) & self._concurrent(w_tid, c.w_cta[li], c.w_gen[li], c.w_warp[li],
+                                                   c.w_wgen[li], tid, cta, gen, warp, wgen)
         if hit.any():  # most accesses meet no concurrent write: nothing for the exemptions to remove
+            w_scope = c.w_scope[li]
             strong = morally_strong(w_scope, c.w_cta[li], scope, cta)
             if order is not None:
                 hit &= ~order(w_tid, c.w_clk[li], np.arange(gidx.size))
@@ -307,9 +318,11 @@ class Shadow:
                     many = many | (c.scratch[li] == 1)
             for name, value in zip(FIELDS_W, (tid, cta, gen, warp, wgen, pc, scope, clk, data, silent, many)):
                 getattr(c, name)[li] = value
+            for k in ((cta0,) if (cta == cta0).all() else np.unique(cta).tolist()):
+                self.write_gens[k] = max(self.write_gens.get(k, -1), int(gen[cta == k].max()))
             c.r_tid[li] = -1
             c.r2_tid[li] = -1
-            for name in ("r_mthread", "r_mcta", "r_weak", "r_ctas", "r_mwarp"):
+            for name in ("r_mthread", "r_mcta", "r_weak", "r_ctas", "r_mwarp", "r_full"):
                 getattr(c, name)[li] = False
             if self.strong:
                 for g in set(gidx.tolist()) & self.strong.keys():
@@ -360,30 +373,35 @@ class Shadow:
         return (p_tid != tid) & ((p_cta != cta) | ((p_gen == gen) & ~warp_ordered))
 
     def _record_reads(self, c, li, tid, cta, gen, warp, wgen, pc, scope, clk):
-        if scope.any():
-            c.r_weak[li[scope == 0]] = True
-            c.r_ctas[li[(scope > 0) & (scope % PLAIN < GPU)]] = True
-        else:
-            c.r_weak[li] = True
-        # duplicates in the batch come from one warp (same generation) or set r_mwarp below, so last-wins is exact
-        c.r_wgen_max[li] = np.maximum(c.r_wgen_max[li], wgen)
+        if not scope.any() and (c.r_full[li] & (c.r_gen[li] == gen) & (c.r_cta[li] == cta)).all():
+            return   # weak reads of records already full, from their CTA and generation: nothing below changes
         r_tid = c.r_tid[li]
         fresh = (r_tid < 0) | ((c.r_cta[li] == cta) & (c.r_gen[li] < gen))
-        other_cta = (r_tid >= 0) & (c.r_cta[li] != cta)
-        other_thread = (r_tid >= 0) & ~fresh & ~other_cta & (r_tid != tid)
-        c.r_mcta[li[other_cta]] = True
-        c.r_mthread[li[other_thread]] = True
-        c.r_mwarp[li[other_thread & (c.r_warp[li] != warp)]] = True
-        f = li[fresh]
+        every = bool(fresh.all())   # the first reads since the last write or barrier: nothing to merge into
+        if not every:
+            if scope.any():
+                c.r_weak[li[scope == 0]] = True
+                c.r_ctas[li[(scope > 0) & (scope % PLAIN < GPU)]] = True
+            else:
+                c.r_weak[li] = True
+            # duplicates in the batch come from one warp (same generation) or set r_mwarp below, so last-wins
+            # is exact
+            c.r_wgen_max[li] = np.maximum(c.r_wgen_max[li], wgen)
+            other_cta = (r_tid >= 0) & (c.r_cta[li] != cta)
+            other_thread = (r_tid >= 0) & ~fresh & ~other_cta & (r_tid != tid)
+            c.r_mcta[li[other_cta]] = True
+            c.r_mthread[li[other_thread]] = True
+            c.r_mwarp[li[other_thread & (c.r_warp[li] != warp)]] = True
+        f = li if every else li[fresh]
         if f.size:
             c.r_mthread[f] = False
-            for name, value in zip(("r_tid", "r_cta", "r_gen", "r_warp", "r_wgen", "r_pc", "r_scope", "r_clk"),
-                                   (tid, cta, gen, warp, wgen, pc, scope, clk)):
-                getattr(c, name)[f] = value[fresh] if isinstance(value, np.ndarray) else value
-            c.r_weak[f] = scope[fresh] == 0
-            c.r_ctas[f] = (scope[fresh] > 0) & (scope[fresh] % PLAIN < GPU)
+            for name, value in zip(("r_tid", "r_cta", "r_gen", "r_warp", "r_wgen", "r_pc", "r_scope", "r_clk",
+                                    "r_wgen_max"), (tid, cta, gen, warp, wgen, pc, scope, clk, wgen)):
+                getattr(c, name)[f] = value if every or not isinstance(value, np.ndarray) else value[fresh]
+            fs = scope if every else scope[fresh]
+            c.r_weak[f] = fs == 0
+            c.r_ctas[f] = (fs > 0) & (fs % PLAIN < GPU)
             c.r_mwarp[f] = False
-            c.r_wgen_max[f] = wgen[fresh] if isinstance(wgen, np.ndarray) else wgen
             # readers of the first reader's CTA in an earlier barrier interval are ordered before what follows
             c.r2_tid[f[c.r2_cta[f] == c.r_cta[f]]] = -1
         # several lanes of this instruction reading one granule: scatter positions, and see who lost
@@ -402,6 +420,11 @@ class Shadow:
                     if other.any():
                         c.r_mcta[li[other]] = True
         self._second_reader(c, li, tid, cta, warp, pc, scope)
+        # full: several threads of several warps read it, weakly, and the second reader is of another warp or
+        # CTA; a further weak read from the first reader's CTA and generation then changes no field (r_wgen_max
+        # only matters while r_mwarp is unset)
+        c.r_full[li] = (c.r_mthread[li] & c.r_mwarp[li] & c.r_weak[li] & (c.r2_tid[li] >= 0)
+                        & ((c.r2_cta[li] != c.r_cta[li]) | (c.r2_warp[li] != c.r_warp[li])))
 
     @staticmethod
     def _second_reader(c, li, tid, cta, warp, pc, scope):

@@ -19,6 +19,7 @@ from volta.ptx import ast
 from volta.symbolic import expr as E
 
 _VIEW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_ALL_SET = {n: t(int("01" * n, 16)) for n, t in _VIEW.items()}   # n bool bytes all True, read as one word
 
 
 def addresses(m, op, operand: ast.Address, lanes):
@@ -136,7 +137,8 @@ def load(m, region, lanes, offs, size, seen: bool = True):
     flat = region.data.reshape(-1)
     stride = region.data.shape[1]
     start = rows * stride + offs
-    if size in _VIEW and (start % size == 0).all():
+    aligned = size in _VIEW and (start % size == 0).all()
+    if aligned:
         bits = flat.view(_VIEW[size])[start // size].astype(np.uint64)
     else:
         idx = start[:, None] + np.arange(size)
@@ -147,7 +149,10 @@ def load(m, region, lanes, offs, size, seen: bool = True):
     undef = None
     if region.written is not None:
         w = region.written.reshape(-1)
-        ok = w[start] if size == 1 else w[start[:, None] + np.arange(size)].all(axis=1)
+        if aligned:   # the element's written flags as one word: all set when it equals 0x0101…
+            ok = w.view(_VIEW[size])[start // size] == _ALL_SET[size]
+        else:
+            ok = w[start[:, None] + np.arange(size)].all(axis=1)
         if not ok.all() and region.zero_start:   # defined (zeros), but the report says the kernel relied on them
             if seen:   # (not the machine's own look at memory around a store)
                 m.__dict__.setdefault("zero_start_reads", set()).add(region.name)
