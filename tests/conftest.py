@@ -15,6 +15,11 @@ is meant to stay under 2 GB on CI's machine; a layer-norm element once took a wo
 not a failure: the peak is the process's, and where other tests left it decides how much one more adds.
 $VOLTA_TEST_PEAK_RSS_MB sets another threshold.
 
+Order: the tests marked `slow` (the sweeps, tens of seconds each) run first. pytest-xdist's worksteal hands each
+worker a contiguous share of the list and lets an idle worker take half of another's remaining share, so with
+the long tests at the front they are spread over the workers from the start; at the end of the list they were
+the tail one worker ran alone while the other sat idle.
+
 Hypothesis runs under one profile with no deadline and no "too slow" health check: tests never assert on wall
 time (benchmarks/ measure speed), and a loaded 2-core machine drew one 12-element list in 1.3 s.
 """
@@ -40,6 +45,12 @@ settings.load_profile("volta")
 # pytest's own outcomes, raised again in the parent as themselves (xfail first: it is a kind of fail)
 OUTCOMES = ((pytest.xfail.Exception, pytest.xfail), (pytest.skip.Exception, pytest.skip),
             (pytest.fail.Exception, lambda message: pytest.fail(message, pytrace=False)))
+
+
+@pytest.hookimpl(trylast=True)   # after pytest's own reordering by fixture (which would undo this)
+def pytest_collection_modifyitems(items):
+    """The `slow` tests first, each group in its collected order (a stable sort)."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 def _child(pyfuncitem, write_fd: int) -> None:

@@ -2,6 +2,8 @@
 and every run is bounded (memory estimate, launch limits, --max-steps, --timeout)."""
 from pathlib import Path
 
+import pytest
+
 from volta.cli import run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,6 +107,7 @@ def test_a_progress_line_for_long_runs_and_none_with_q(capsys, monkeypatch):
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.slow   # runs into its 20 s --timeout by design
 def test_timeout_bounds_normalization_and_names_the_element(capsys):
     import time
 

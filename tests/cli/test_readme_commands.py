@@ -75,8 +75,11 @@ def test_readme_shows_the_commands_it_should():
     assert all(not re.search(r"\[[-:]", c) for c, _ in COMMANDS), "optional parts in [ ] do not run as written"
 
 
+SLOW_COMMANDS = ("--ray", "eq_layernorm_twopass_onepass")   # Ray starts in ~20 s; the layer norm takes ~7 CPU s
+
+
 @pytest.mark.parametrize("command,comment", [
-    pytest.param(c, note, id=c[:60], marks=[pytest.mark.slow] if "--ray" in c else [])   # Ray starts in ~20 s
+    pytest.param(c, note, id=c[:60], marks=[pytest.mark.slow] if any(w in c for w in SLOW_COMMANDS) else [])
     for c, note in COMMANDS])
 def test_readme_command_runs_as_written(command, comment, at_root, capsys):
     unmet = _unmet(command)

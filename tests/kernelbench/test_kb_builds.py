@@ -23,6 +23,7 @@ def cases():
 
 
 @needs_nvcc
+@pytest.mark.slow   # the whole build corpus through `volta kernelbench`
 @pytest.mark.parametrize("problem_dir,name,want", list(cases()))
 def test_candidate(problem_dir, name, want, capsys):
     args = ["kernelbench", str(problem_dir / "problem.py"), str(problem_dir / f"{name}.py"), "--json", "-q"]

@@ -23,6 +23,7 @@ def cases():
 
 
 @needs_nvcc
+@pytest.mark.slow       # the whole corpus: ~60 checks, each a confined worker and a re-decision
 @pytest.mark.isolated   # each check's symbolic DAGs leave with its child: in one worker the corpus grew past 2 GB
 @pytest.mark.parametrize("problem_dir,name,want", list(cases()))
 def test_candidate(problem_dir, name, want, capsys):

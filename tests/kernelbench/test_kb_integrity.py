@@ -99,6 +99,7 @@ def test_a_candidate_that_copies_the_reference_s_outputs_in_its_worker_is_not_eq
     assert r["verdict"] != "equivalent"
 
 
+@pytest.mark.slow   # spins to its 8 s --timeout by design
 def test_a_loop_that_never_ends_is_unsupported_past_the_time_limit(capsys, unharmed):
     code = cli(["kernelbench", PROBLEM, str(DATA / "loop_forever.py"), "--json", "--timeout", "8", "-q"])
     r = json.loads(capsys.readouterr().out)
@@ -106,6 +107,7 @@ def test_a_loop_that_never_ends_is_unsupported_past_the_time_limit(capsys, unhar
     assert "ran out" in r["unsupported"]["message"] or "time limit" in r["unsupported"]["message"]
 
 
+@pytest.mark.slow   # waits out its 8 s --timeout and the 10 s margin by design
 def test_a_candidate_that_ignores_the_timer_is_killed_past_the_time_limit(capsys, unharmed):
     code = cli(["kernelbench", PROBLEM, str(DATA / "ignore_timeout.py"), "--json", "--timeout", "8", "-q"])
     r = json.loads(capsys.readouterr().out)

@@ -7,6 +7,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from volta.cli import run
 
 EX = Path(__file__).resolve().parents[2] / "examples"
@@ -26,6 +28,7 @@ def _cuda_paths(obj) -> set:
     return found
 
 
+@pytest.mark.slow   # every report kind through the CLI (~10 CPU s)
 def test_every_report_names_the_users_copy_relative_to_cwd(tmp_path, monkeypatch, capsys):
     shutil.copytree(EX / "neq_gemm_swapped", tmp_path / "pair")
     shutil.copytree(EX / "bug_reduce_tree_nosync", tmp_path / "tree")

@@ -128,6 +128,7 @@ def test_wgmma_matmul_is_equivalent_to_a_naive_gemm_and_race_free(file, m, n, gr
     assert volta.races(T / file, tri).verdict == "clean"
 
 
+@pytest.mark.slow   # a wgmma GEMM's check (~13 CPU s)
 @pytest.mark.isolated
 def test_wgmma_matmul_with_fused_bias_relu_is_equivalent_and_runs_on_the_hopper_row():
     A = B("A", "f16", 8192, "in")
