@@ -57,15 +57,19 @@ CONDITIONAL_ATOMICS = ("atom", "red")
 
 
 def allowed(op) -> bool:
-    """May op execute under a data-dependent condition (its effect merged or made conditional)?"""
-    if op.op in CFG.REGION_OPS or op.op in CONDITIONAL_ATOMICS:
+    """May op execute under a data-dependent condition (its effect merged or made conditional)? A `call` left
+    in the program is of a function with no body (volta/exec/handlers/dispatch.py): over the reals a pure
+    function of its arguments (`logf(x)` in one side of `x > 20 ? x : log1pf(expf(x))`, read as log), whose
+    result reaches registers through the call's own .param space, so it merges as any register does."""
+    if op.op in CFG.REGION_OPS or op.op in CONDITIONAL_ATOMICS or op.op == "call":
         return True
     return op.op in C.TABLE and op.op not in DISPATCH and op.op not in NOT_REAL
 
 
 def allowed_concrete(op) -> bool:
-    """`allowed` for the bit-exact machine (volta races/run): its atomics would update on every lane."""
-    return op.op not in CONDITIONAL_ATOMICS and allowed(op)
+    """`allowed` for the bit-exact machine (volta races/run): its atomics would update on every lane, and a
+    call there is the run's own (printf, a runtime service), not a pure function."""
+    return op.op not in CONDITIONAL_ATOMICS and op.op != "call" and allowed(op)
 
 
 def _allowed(m):
@@ -421,8 +425,13 @@ def _strip(e, first, spine):
 
 
 def _conditional_store(m, op, run, cond, maybe, stores, block, sure):
-    """`st` on `run`; on the lanes where cond may fail the stored value is select(cond, new, old)."""
+    """`st` on `run`; on the lanes where cond may fail the stored value is select(cond, new, old). A call's
+    `.param` arguments are stored plainly: only the call sequence that writes them reads them (under the same
+    condition), so `log1pf(v)` on one side of a branch is log1p(v), not log1p(select(c, v, 0))."""
     sure = np.broadcast_to(np.asarray(sure, bool), run.shape)
+    if op.d.space == ".param":
+        m._execute(op, run)
+        return
     if not maybe.any():
         m._execute(op, run)
         if m.symbolic:
