@@ -42,6 +42,14 @@ template <typename T> struct is_optional : std::false_type {};
 template <typename T> struct is_optional<std::optional<T>> : std::true_type {};
 template <typename T> struct is_vector : std::false_type {};
 template <typename T> struct is_vector<std::vector<T>> : std::true_type {};
+template <typename T> struct is_tuple : std::false_type {};
+template <typename... E> struct is_tuple<std::tuple<E...>> : std::true_type {};
+
+// a std::tuple of numbers from a Python tuple or list (pybind11 casts `stride=(1, 1)` to std::tuple<int, int>)
+template <typename T, size_t... I>
+T tuple_from_arg(const VoltaArg& a, std::index_sequence<I...>) {
+  return T(static_cast<std::tuple_element_t<I, T>>(a.tag == VOLTA_FLOATS ? a.floats[I] : a.ints[I])...);
+}
 
 template <typename T>
 T from_arg(const VoltaArg& a, size_t k) {
@@ -71,6 +79,10 @@ T from_arg(const VoltaArg& a, size_t k) {
   } else if constexpr (std::is_same_v<T, c10::IntArrayRef>) {
     if (a.tag != VOLTA_INTS) bad_argument(k, "List[int]", a);
     return c10::IntArrayRef(a.ints, a.n);
+  } else if constexpr (is_tuple<T>::value) {
+    if ((a.tag != VOLTA_INTS && a.tag != VOLTA_FLOATS) || a.n != static_cast<int>(std::tuple_size_v<T>))
+      bad_argument(k, "Tuple[number, ...] of the parameter's length", a);
+    return tuple_from_arg<T>(a, std::make_index_sequence<std::tuple_size_v<T>>{});
   } else if constexpr (is_vector<T>::value) {
     using E = typename T::value_type;
     if constexpr (std::is_same_v<E, at::Tensor>) {
