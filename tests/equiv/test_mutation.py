@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from volta.equiv.mutate import mutants, run_mutant, summarize
+from volta.launch.args import entries
 from volta.launch.spec import load_manifest, parse_buffer, parse_dim3
 
 EX = Path(__file__).resolve().parents[2] / "examples"
@@ -25,7 +26,7 @@ def _small(case, grid, block, args, buffers):
     """The example's pair at a smaller (ragged) size, so that each check takes a fraction of a second."""
     spec = load_manifest(EX / case / "manifest.toml")
     launches = {role: dataclasses.replace(spec.launches[role], grid=parse_dim3(grid, "grid"),
-                                          block=parse_dim3(block, "block"), args=tuple(args.split(",")))
+                                          block=parse_dim3(block, "block"), args=entries(args))
                 for role in ("ref", "opt")}
     return dataclasses.replace(spec, launches=launches,
                                buffers={b.name: b for b in map(parse_buffer, buffers)})

@@ -262,7 +262,7 @@ def _run_example(name, inputs, fp="ieee"):
 def test_gemm_examples_match_numpy(name, fp):
     rng = np.random.default_rng(3)
     spec = load_manifest(EXAMPLES / name / "manifest.toml")
-    M, N, K = (int(x) for x in spec.launches["kernel"].args[3:6])
+    M, N, K = (int(x.value) for x in spec.launches["kernel"].args[3:6])
     A = rng.standard_normal((M, K)).astype(np.float16)
     B = rng.standard_normal((K, N)).astype(np.float16)
     m, _ = _run_example(name, {"A": A.reshape(-1), "B": B.reshape(-1)}, fp)

@@ -22,7 +22,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gemm_mma_sync" / "
 def test_mma_sync_gemm_is_the_scalar_model_bit_for_bit(arch):
     spec = load_manifest(EXAMPLE)
     launch = spec.launches["kernel"]
-    M, N, K = (int(x) for x in launch.args[3:6])
+    M, N, K = (int(x.value) for x in launch.args[3:6])
     rng = np.random.default_rng(11)
     # wide exponent range and cancellation, so the models' alignment and truncation matter
     A = (rng.standard_normal((M, K)) * 2.0 ** rng.integers(-12, 12, (M, K))).astype(np.float16)
