@@ -22,7 +22,7 @@ REDUCTIONS = {
     "var_biased": lambda t, x, d, k: x.var(d, unbiased=False, keepdim=k),
     "std": lambda t, x, d, k: t.std(x, d, correction=0, keepdim=k),
     "logsumexp": lambda t, x, d, k: t.logsumexp(x, d, keepdim=k),
-    "norm2": lambda t, x, d, k: t.norm(x, dim=d, keepdim=k),
+    "norm2": lambda t, x, d, k: t.norm(x, dim=d[:2], keepdim=k),   # torch.norm takes one or two dims
     "norm1": lambda t, x, d, k: t.norm(x, p=1, dim=d, keepdim=k),
     "softmax": lambda t, x, d, k: t.softmax(x, d[0]),
     "log_softmax": lambda t, x, d, k: t.log_softmax(x, dim=d[0]),
