@@ -191,10 +191,15 @@ def derived_values(problem: Problem, values: dict) -> dict:
         if all(type(e) is E.Expr and e.op is E.VAR for e in elements):
             continue
         given = values.get(name, {})
-        at = [element_value(e) for e in substitute(elements, values)]
+        at = element_values(t, values)
         others = {v for i, v in enumerate(at) if i not in given}
         out[name] = ({i: at[i] for i in given if i < len(at)}, others.pop() if len(others) == 1 else None)
     return out
+
+
+def element_values(t: SymTensor, values: dict) -> list:
+    """The tensor's elements at these leaf values (row-major), each exact where rational, else a float."""
+    return [element_value(e) for e in substitute(t.values(), values)]
 
 
 def element_value(e):

@@ -35,7 +35,7 @@ def arrays(problem, difference) -> tuple[dict, dict]:
         leaf = name.removeprefix("param:")
         given = difference.inputs.get(leaf, {})
         dtype = _NUMPY[t.storage.dtype]
-        values = ([C.element_value(e) for e in C.substitute(t.values(), difference.inputs)] if is_input
+        values = (C.element_values(t, difference.inputs) if is_input
                   else [given.get(i, 1) for i in range(t.numel())])
         flat = np.ones(t.numel(), dtype)
         for i, v in enumerate(values):
