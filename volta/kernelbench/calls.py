@@ -22,6 +22,10 @@ changed under it). A difference on call k is confirmed by concrete re-execution 
 fresh candidate (its file executed again, a new host worker so C++ statics start empty), with the same
 storage reuse, on the counterexample's constants for every call.
 
+Without the reference (`Sequence.ref_outs` None: the confined worker's run, whose reference runs in Volta's
+process only), the candidate's calls are made and kept as evidence, and their own findings made (OUTPUT
+ALIASED, a launch's), and nothing is compared here.
+
 Comparing call k: where call 1 needed more than identical DAGs (ring forms, normal forms, the solver), an
 element pair that is call 1's pair with call k's leaves renamed back (and reads no leaf of an earlier call)
 is decided by call 1's proof, and neither side is read again (libm readings); where identical DAGs sufficed,
@@ -280,12 +284,12 @@ class Sequence:
     model: object               # the candidate's model
     path: str                   # the candidate file
     construction: Construction
-    ref_outs: list              # call 1's
+    ref_outs: list | None       # call 1's; None: the reference runs elsewhere (nothing compared here)
     cand_outs: list             # call 1's
     cand_inputs: list           # call 1's (as the candidate got them)
     integers: IntegerInputs
     readings: object            # libm.Readings
-    first: Comparison           # call 1's (which methods its proof needed)
+    first: Comparison | None    # call 1's (which methods its proof needed)
     exact_in: object            # (expr, env) -> the reference element's exact value (check._exact_in)
     beyond_float32: object      # (values, integers) -> why a counterexample is no float32 input (check.py)
     eval_mode: bool = False
@@ -303,7 +307,8 @@ def later_calls(seq: Sequence, timeout_ms: int, progress=None) -> CallsResult:
     params = seq.construction.parameter_leaves
     inputs_now, outs_now = seq.cand_inputs, seq.cand_outs
     returned = [(1, seq.cand_outs)]                  # (call, outputs): what the caller still holds
-    costly = bool(set(seq.first.proved_by) - CHEAP)  # whether renaming back to call 1's pairs saves time
+    here = seq.ref_outs is not None                  # whether the reference runs (and is compared) here
+    costly = here and bool(set(seq.first.proved_by) - CHEAP)  # whether renaming back to call 1's pairs saves time
     proved = list(zip(_snapshot(seq.ref_outs), _snapshot(seq.cand_outs))) if costly else []
     ref_storages = C.held_storages(problem.model)
     try:
@@ -316,7 +321,7 @@ def later_calls(seq: Sequence, timeout_ms: int, progress=None) -> CallsResult:
             if call == PARAMETERS_CHANGE:
                 change_parameters(ref_storages, params, call)
                 change_parameters(seq.construction.storages, params, call)
-            ref_outs = _reference(problem, reference_inputs(problem, call))
+            ref_outs = _reference(problem, reference_inputs(problem, call)) if here else None
             fresh = reference_inputs(problem, call)
             inputs, reused = (candidate_inputs(inputs_now, fresh, seq.model, outs_now) if call == REUSE_ADDRESSES
                               else (fresh, []))
@@ -331,6 +336,9 @@ def later_calls(seq: Sequence, timeout_ms: int, progress=None) -> CallsResult:
                 result.verdict, result.call = "findings", result.aliased[0].call
                 break
             returned.append((call, cand_outs))
+            inputs_now, outs_now = inputs, cand_outs
+            if not here:
+                continue
             mapping = {n + suffix(call): n for n in _input_leaves(problem)}
             stale = {n + suffix(j) for n in _input_leaves(problem) for j in range(1, call)}
             if call >= PARAMETERS_CHANGE:
@@ -348,7 +356,6 @@ def later_calls(seq: Sequence, timeout_ms: int, progress=None) -> CallsResult:
             if comparison.verdict != "equivalent":
                 result.verdict, result.call = comparison.verdict, call
                 break
-            inputs_now, outs_now = inputs, cand_outs
         if seq.evidence is not None and result.verdict == "equivalent":
             seq.evidence.after_calls()
     except Stop as stop:

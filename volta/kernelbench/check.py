@@ -10,6 +10,11 @@
 
 With `ragged`, the same check runs again at sizes that are not multiples of typical tile sizes, reported
 apart: a candidate may legitimately assume the benchmark's divisibility.
+
+With `reference` (the confined worker's first run, isolation/confined.py), steps 1 and 3 stay out of this
+process: the reference's outputs are never computed here, so the candidate's code cannot find or copy them.
+The candidate runs every call as an EQUIVALENT call 1 would have it run, its own findings are made, and the
+check claims EQUIVALENT for Volta's process to decide from the evidence (`_claim`).
 """
 from __future__ import annotations
 
@@ -29,8 +34,9 @@ from volta.kernelbench import hacks, paths
 from volta.kernelbench import precision as P
 from volta.kernelbench import witness
 from volta.kernelbench.compare import Comparison, Difference, compare
+from volta.kernelbench.elements import UNWRITTEN
 from volta.kernelbench.engine import Host, Stop
-from volta.kernelbench.evidence import Evidence, Instance
+from volta.kernelbench.evidence import Evidence, Instance, ReferenceFacts
 from volta.kernelbench.failures import TorchError
 from volta.kernelbench.libm import Readings
 from volta.kernelbench.memory import DeviceMemory
@@ -106,14 +112,16 @@ class CheckOptions:
 
 def check(problem_path: str, candidate_path: str, sizes: dict | None = None, options: CheckOptions = CheckOptions(),
           *, save_counterexample: str | None = None, progress=None,
-          evidence: Evidence | None = None) -> KernelbenchReport:
+          evidence: Evidence | None = None, reference=None) -> KernelbenchReport:
     """Check a candidate file against a problem file (the library call behind `volta kernelbench`), under the
     modes of `options` (precision.py evaluates a `tolerance`). `evidence`: where each run keeps what the
-    candidate computed, for Volta's process to decide from (the confined worker's check)."""
+    candidate computed, for Volta's process to decide from (the confined worker's check). `reference`: None,
+    or a callable giving the `ReferenceFacts` of a reference that runs elsewhere (then this process runs only
+    the candidate, and claims EQUIVALENT unless the candidate's own run shows otherwise)."""
     start_job()
     report = paths.explore(lambda oracle: _check_once(problem_path, candidate_path, sizes or {}, options,
                                                       save_counterexample, progress, oracle,
-                                                      _instance(evidence, False, oracle)),
+                                                      _instance(evidence, False, oracle), reference),
                            candidate_path)
     if options.ragged and report.sizes:
         odd = _ragged_sizes(report.sizes, sizes or {})
@@ -125,7 +133,8 @@ def check(problem_path: str, candidate_path: str, sizes: dict | None = None, opt
             try:
                 report.ragged = paths.explore(
                     lambda oracle: _check_once(problem_path, candidate_path, {**(sizes or {}), **odd}, options,
-                                               None, progress, oracle, _instance(evidence, True, oracle)),
+                                               None, progress, oracle, _instance(evidence, True, oracle),
+                                               reference),
                     candidate_path)
             except (UsageError, Unsupported) as err:
                 report.notes.append(f"--ragged: the problem does not run at sizes {odd}: {err.message}")
@@ -154,12 +163,15 @@ def _ragged_sizes(choices: list, given: dict) -> dict:
 
 
 def _check_once(problem_path, candidate_path, sizes, options: CheckOptions, save_counterexample, progress,
-                oracle=None, evidence: Instance | None = None):
+                oracle=None, evidence: Instance | None = None, reference=None):
     timeout_ms, arch, eval_mode = options.timeout_ms, options.arch, options.eval_mode
     report = KernelbenchReport(problem_path, candidate_path, eval_mode=eval_mode)
+    if evidence is not None:
+        evidence.report = report
     start = time.perf_counter()
     if progress:
-        progress(f"running the reference {problem_path} symbolically")
+        progress(f"running the reference {problem_path} symbolically" if reference is None
+                 else f"loading the problem {problem_path} (its reference runs in Volta's process)")
     problem = load_problem(problem_path, sizes)
     if eval_mode:
         problem.model.eval()
@@ -168,7 +180,12 @@ def _check_once(problem_path, candidate_path, sizes, options: CheckOptions, save
     for t in list(problem.inputs) + list(problem.parameters.values()):
         if isinstance(t, SymTensor):
             precision.made(t.storage.dtype)
-    ref_outs = problem.reference_outputs()
+    if reference is None:
+        ref_outs = problem.reference_outputs()
+    else:    # the reference runs in Volta's process only: its formats come from there, never its values
+        ref_outs, facts = None, reference()
+        precision.reference.update(facts.formats)
+        precision.reference_ops.update(facts.ops)
     precision.start_candidate(candidate_path)
     report.seconds["reference"] = time.perf_counter() - start
     run = problem.candidate_run()
@@ -180,13 +197,18 @@ def _check_once(problem_path, candidate_path, sizes, options: CheckOptions, save
         if progress:
             progress(f"running the candidate {candidate_path}: building its extensions, running its host code")
         cand_outs, model, cand_inputs, made = _run_candidate(report, problem, run, host, candidate_path,
-                                                             options.require_kernel, eval_mode)
+                                                             options.require_kernel, eval_mode,
+                                                             reference is None)
         report.seconds["candidate"] = time.perf_counter() - start
         if cand_outs is None:
             hacks.conclude(report, candidate_path)
             return report
         if evidence is not None:
             evidence.first_call(cand_outs, problem.input_names, cand_inputs, model, report.bindings)
+        if ref_outs is None:
+            _claim(report, precision, problem, run, host, model, made, cand_outs, cand_inputs, options, evidence,
+                   progress)
+            return report
         start = time.perf_counter()
         if progress:
             progress("comparing outputs")
@@ -225,10 +247,38 @@ def _check_once(problem_path, candidate_path, sizes, options: CheckOptions, save
     return report
 
 
+def _claim(report, precision, problem, run, host: Host, model, made, cand_outs, cand_inputs,
+           options: CheckOptions, evidence: Instance, progress) -> None:
+    """The rest of a run whose reference is not here: what the candidate's outputs show by themselves
+    (elements nothing wrote, narrower formats than the reference's), then calls 2..CALLS as after an EQUIVALENT
+    call 1 (their own findings: OUTPUT ALIASED, a launch's), and the claim EQUIVALENT where nothing was found.
+    Volta's process compares every call's outputs with its reference (`isolation/verify.py`)."""
+    unwritten = {k: [i for i, v in enumerate(t.values()) if v is UNWRITTEN]
+                 for k, t in enumerate(cand_outs) if isinstance(t, SymTensor)}
+    report.comparison = Comparison(unwritten={k: m for k, m in unwritten.items() if m})
+    if report.comparison.unwritten:
+        report.verdict = report.comparison.verdict = "findings"
+    else:
+        _assess_precision(report, precision, problem, host, model, run, None, cand_outs, None)
+    if report.verdict == "equivalent" and not report.hacks:
+        seq = S.Sequence(problem, run, host, model, report.candidate, made, None, cand_outs, cand_inputs,
+                         integer_inputs(problem), Readings(), None, _exact_in, _beyond_float32, options.eval_mode,
+                         options.arch, evidence)
+        report.calls = S.later_calls(seq, options.timeout_ms, progress)
+        report.seconds["later_calls"] = report.calls.seconds
+        report.verdict = report.calls.verdict
+        if report.calls.reason is not None:
+            report.unsupported = Unsupported(f"on call {report.calls.call} of forward: {report.calls.reason}")
+        if report.calls.findings:
+            report.findings, report.finding_launch = report.calls.findings, host.launches[-1]
+    hacks.conclude(report, report.candidate)
+
+
 def _run_candidate(report, problem: Problem, run, host: Host, path: str, require_kernel: bool = False,
-                   eval_mode: bool = False):
+                   eval_mode: bool = False, inputs_judged: bool = True):
     """(outputs, model, inputs, construction) of the candidate's first call on the problem's symbolic inputs;
-    outputs None with the report saying why not."""
+    outputs None with the report saying why not. `inputs_judged`: whether INPUT WRITTEN is judged here (it
+    needs the reference's own writes; else Volta's process judges it from the evidence)."""
     model = inputs = made = None
     try:
         namespace = C.execute_file(path, problem, run)
@@ -241,7 +291,8 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str, require
         report.bindings = C.bind_parameters(problem, run, model)
         made = S.construction(model, report.bindings, problem.parameters)
         inputs = problem.fresh_inputs()
-        outs = hacks.forward(report, problem, run, host, model, namespace, path, inputs, require_kernel)
+        outs = hacks.forward(report, problem, run, host, model, namespace, path, inputs, require_kernel,
+                             hacks.reference_writes(problem) if inputs_judged else None)
     except Stop as stop:
         if stop.error is not None:
             report.verdict, report.unsupported = "unsupported", stop.error

@@ -22,15 +22,41 @@ One `Instance` per single-size, single-path check (`check._check_once`: the size
 
 Each output is read when its call returns and again once the last call returned (`after_calls`): an output a
 later call overwrote is seen so (OUTPUT ALIASED).
+
+Where the reference runs in Volta's process only (`check(..., reference=...)`: the worker never computes
+its outputs), the worker's run needs two things from there, both plain data: `ReferenceFacts` before the
+candidate runs (the formats the reference computes in, which decide what PRECISION LOSS is), and, for a
+claim Volta's process bore out, the comparisons it made (`Instance.compared`), which the worker's report shows.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from volta.kernelbench.compare import Comparison
 from volta.kernelbench.tensor import SymTensor
 
 
 EXTENSION_FIELDS = ("name", "main_cpp", "cuda_cu", "functions", "cflags", "cuda_cflags", "ldflags", "include_paths")
+
+
+@dataclass(frozen=True)
+class ReferenceFacts:
+    """What the candidate's run needs to know of a reference it does not run: the formats its values are
+    stored in, and (op kind, format) of its reduced matmuls (`torchsym.switches.Precision`)."""
+
+    formats: tuple = ()
+    ops: tuple = ()
+
+    def to_plain(self) -> dict:
+        return {"formats": sorted(self.formats), "ops": sorted([list(o) for o in self.ops])}
+
+    @staticmethod
+    def of_plain(data) -> "ReferenceFacts":
+        formats, ops = data["formats"], data["ops"]
+        if not (all(type(f) is str for f in formats) and all(len(o) == 2 and all(type(x) is str for x in o)
+                                                             for o in ops)):
+            raise ValueError("malformed reference facts")
+        return ReferenceFacts(tuple(formats), tuple(tuple(o) for o in ops))
 
 
 @dataclass
@@ -52,6 +78,7 @@ class Instance:
     rounded: list | None = None                       # [elements | None] per output
     extensions: dict = field(default_factory=dict)    # name -> EXTENSION_FIELDS of host.extract.Extension
     host_calls: list = field(default_factory=list)    # a record per call into an extension, in order
+    report: object = None                             # the check's report of this run (never sent)
 
     def extension(self, ext) -> None:
         self.extensions[ext.name] = {k: getattr(ext, k) for k in EXTENSION_FIELDS}
@@ -62,6 +89,19 @@ class Instance:
     def call(self, number: int, outputs: list) -> None:
         self.calls[number] = [Output(tuple(int(n) for n in t.shape), t.dtype.volta, list(t.values()), t)
                               if isinstance(t, SymTensor) else None for t in outputs]
+
+    def compared(self, calls: dict, notes: list) -> None:
+        """The comparisons Volta's process made of this run's calls (call -> Comparison's counts), into the
+        report, as a check that ran the reference here would have filled it."""
+        counts = {int(call): Comparison(compared=int(c["compared"]), seconds=float(c["seconds"]),
+                                        proved_by={str(k): int(n) for k, n in c["proved_by"].items()})
+                  for call, c in calls.items()}
+        report = self.report
+        report.comparison = counts.get(1, report.comparison)
+        report.seconds["compare"] = report.comparison.seconds
+        if report.calls is not None and len(counts) > 1:
+            report.calls.comparison = counts[max(counts)]
+        report.notes += [str(n) for n in notes]
 
     def after_calls(self) -> None:
         """Every call's outputs read again once the last call returned."""

@@ -30,9 +30,11 @@ from volta.symbolic.ringform import RingForms
 
 
 def forward(report, problem, run, host, model, namespace: dict, path: str, inputs: list,
-            require_kernel: bool = False):
+            require_kernel: bool = False, allowed: dict | None = None):
     """The candidate's outputs on `inputs` (None when a finding stops the run); findings and the coverage
-    table go to report.hacks and report.coverage."""
+    table go to report.hacks and report.coverage. `allowed`: the reference's own writes to its inputs
+    (`reference_writes`), or None where INPUT WRITTEN is judged elsewhere (Volta's process, from the
+    evidence, when the reference does not run where the candidate does)."""
     watched = [(n, t.storage) for n, t in zip(problem.input_names, inputs) if isinstance(t, SymTensor)]
     taken = {id(s) for _, s in watched}
     for name, t in model.named_parameters():
@@ -40,7 +42,6 @@ def forward(report, problem, run, host, model, namespace: dict, path: str, input
             watched.append((name, t.storage))
             taken.add(id(t.storage))
     observer = coverage.Observer(path, run.streams, watched)
-    allowed = reference_writes(problem)
     run.streams.begin()
     host.observer = observer
     outs = None
@@ -56,7 +57,8 @@ def forward(report, problem, run, host, model, namespace: dict, path: str, input
                 report.verdict = "findings"
     finally:
         host.observer = None
-        report.hacks += _written(observer, allowed, path)     # a write is made even if the run stops after it
+        if allowed is not None:     # a write is made even if the run stops after it
+            report.hacks += _written(observer, allowed, path)
     if outs is not None:     # order and threads are judged at the return, so only when forward returned
         report.hacks += _races(run.streams, path) + _threads(pending)
         report.coverage = coverage.table(observer, outs)

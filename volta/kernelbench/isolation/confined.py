@@ -30,7 +30,7 @@ import numpy as np
 from volta.errors import PtxSyntaxError, Span, Unsupported, UsageError, VoltaError
 from volta.exec import limits
 from volta.kernelbench.check import CheckOptions, KernelbenchReport, check
-from volta.kernelbench.evidence import Evidence
+from volta.kernelbench.evidence import Evidence, ReferenceFacts
 from volta.kernelbench.isolation import guard, process, verify, wire
 from volta.report import kernelbench_report, render
 
@@ -59,77 +59,217 @@ class Confined:
     rendered: dict = field(default_factory=dict)     # format -> the string `volta kernelbench` prints
 
 
+@dataclass(frozen=True)
+class _Job:
+    """One check's request, as both runs of its worker read it."""
+
+    names: tuple            # (problem, candidate) as the user gave them (the report shows these)
+    absolute: tuple         # the same, absolute (the worker runs in its private folder)
+    cwd: str
+    sizes: dict
+    options: CheckOptions
+    explain: bool
+    limits: object          # exec.limits.Limits of the command
+    bounds: process.Limits
+
+
 def run(problem: str, candidate: str, sizes: dict, options: CheckOptions, *, save_counterexample: str | None = None,
         explain: bool = False) -> Confined:
     """Check `candidate` against `problem` under `options` in a confined worker, bounded by the
-    current `limits` (--timeout, --max-memory)."""
+    current `limits` (--timeout, --max-memory).
+
+    First the candidate alone (`_candidate_side`): the reference runs in this process only, the worker's run
+    is decided here from its evidence. A pass there is the answer. Anything else is checked again whole in a
+    fresh worker (`_whole`: the reference there too, for the counterexample, its confirmation, the findings
+    that need it); a pass there after the first run did not pass is REJECTED: the candidate's outputs agreed
+    only where the reference's existed in its process. With --atol/--rtol only the whole check runs."""
     lim = limits.current()
     seconds = lim.timeout + MARGIN_SECONDS if lim.timeout is not None else DEFAULT_SECONDS
-    bounds = process.Limits(seconds=seconds, memory=lim.memory_limit)
-    absolute = os.path.abspath(problem), os.path.abspath(candidate)
-    names = problem, candidate
-    cwd = os.getcwd()
+    job = _Job((problem, candidate), (os.path.abspath(problem), os.path.abspath(candidate)), os.getcwd(),
+               sizes, options, explain, lim, process.Limits(seconds=seconds, memory=lim.memory_limit))
+    limits.disarm()       # the worker keeps the deadline (its own timer, then the parent's kill), not this process
+    if options.tolerance is not None:
+        return _whole(job, save_counterexample)
+    first = _candidate_side(job)
+    if isinstance(first, Confined):
+        return first
+    reason, reference = first
+    second = _whole(job, save_counterexample, reference)
+    if second.exit_code != 0:
+        return second
+    return _ended(job.names, process.Ended("rejected", f"{ONLY_WITH_REFERENCE} Without them, {reason}"),
+                  second.report.get("candidate_output", ""), job.explain, STATE_READ)
 
-    def job(channel: process.Channel) -> None:
-        channel.install_guard()
-        untouched = guard.snapshot()
-        witness = os.path.join(channel.folder, WITNESS_NAME) if save_counterexample else None
-        failed = None
+
+def _checked(channel: process.Channel, job: _Job, witness: str | None, evidence: Evidence, reference=None):
+    """The worker's side of either run: the guard, the check, the snapshot compared; the report, or None
+    after the failure was sent."""
+    channel.install_guard()
+    untouched = guard.snapshot()
+    failed = report = None
+    lim = job.limits
+    try:
+        with limits.using(max_memory=lim.max_memory, max_steps=lim.max_steps, timeout=lim.timeout):
+            report = check(*job.absolute, job.sizes, job.options, save_counterexample=witness, evidence=evidence,
+                           reference=reference)
+            limits.disarm()
+    except VoltaError as err:
+        span = err.span
+        failed = ("error", {"kind": next((k for k, c in RAISED.items() if isinstance(err, c)), "error"),
+                            "message": err.message,
+                            "span": [span.file, span.line, span.col] if span is not None else None})
+    except Exception as err:
+        failed = ("refused", f"the check ended with an uncaught {type(err).__name__}: {str(err)[:500]}")
+    except BaseException as err:     # SystemExit, KeyboardInterrupt: what ends a process, from its code
+        failed = ("refused", f"the candidate raised {type(err).__name__}({', '.join(map(repr, err.args))}) "
+                             f"out of the check, to end the worker without a result")
+    patched = guard.changed(untouched)
+    if patched is not None:
+        failed = ("refused", f"the candidate tried to {patched}")
+    if failed is not None:
+        channel.send(*failed)
+        return None
+    return report
+
+
+def _send_report(channel: process.Channel, job: _Job, report: KernelbenchReport) -> None:
+    os.chdir(job.cwd)            # the report shows paths as the command's working directory sees them
+    for r in (report, report.ragged):
+        if r is not None:
+            r.problem, r.candidate = job.names
+    channel.send("report", {"report": json.loads(json.dumps(kernelbench_report.to_dict(report), default=str)),
+                            "rendered": {f: render(report, f, explain=job.explain) for f in ("text", "sarif", "junit")},
+                            "exit_code": report.exit_code})
+
+
+def _report_of(worker: process.Worker, job: _Job, doing: str) -> "Confined":
+    """The worker's next message as a validated report (the error a check raised, raised again here)."""
+    kind, payload = worker.receive(doing)
+    if kind == "error":
+        raise _error(payload, dict(zip(job.absolute, job.names)))
+    if kind != "report":
+        raise process.Ended("rejected", f"the worker answered `{kind}`, not the report")
+    return _validated(payload)
+
+
+def _candidate_side(job: _Job):
+    """The candidate's run with no reference in its process (`check(..., reference=...)`): the reference runs
+    here, its formats go to the worker, the worker's evidence is decided here. The final answer (a pass, or a
+    worker that ended without one, or UNKNOWN), else (why it did not pass, the reference made here)."""
+    def work(channel: process.Channel) -> None:
+        facts = []
+
+        def reference():
+            if not facts:
+                kind, payload = channel.receive()
+                facts.append(ReferenceFacts.of_plain(payload) if kind == "reference" else ReferenceFacts())
+            return facts[0]
+
         evidence = Evidence()
-        try:
-            with limits.using(max_memory=lim.max_memory, max_steps=lim.max_steps, timeout=lim.timeout):
-                report = check(*absolute, sizes, options, save_counterexample=witness, evidence=evidence)
-                limits.disarm()
-        except VoltaError as err:
-            span = err.span
-            failed = ("error", {"kind": next((k for k, c in RAISED.items() if isinstance(err, c)), "error"),
-                                "message": err.message,
-                                "span": [span.file, span.line, span.col] if span is not None else None})
-        except Exception as err:
-            failed = ("refused", f"the check ended with an uncaught {type(err).__name__}: {str(err)[:500]}")
-        except BaseException as err:     # SystemExit, KeyboardInterrupt: what ends a process, from its code
-            failed = ("refused", f"the candidate raised {type(err).__name__}({', '.join(map(repr, err.args))}) "
-                                 f"out of the check, to end the worker without a result")
-        patched = guard.changed(untouched)
-        if patched is not None:
-            failed = ("refused", f"the candidate tried to {patched}")
-        if failed is not None:
-            channel.send(*failed)
+        report = _checked(channel, job, None, evidence, reference)
+        if report is None:
             return
-        os.chdir(cwd)            # the report shows paths as the command's working directory sees them
-        for r in (report, report.ragged):
-            if r is not None:
-                r.problem, r.candidate = names
-        channel.send("report", {"report": json.loads(json.dumps(kernelbench_report.to_dict(report), default=str)),
-                                "rendered": {f: render(report, f, explain=explain) for f in ("text", "sarif", "junit")},
-                                "exit_code": report.exit_code})
+        channel.send("claim", json.loads(json.dumps(kernelbench_report.to_dict(report), default=str)))
+        if report.exit_code != 0:
+            return
+        channel.send_bytes(wire.evidence_frame(evidence))
+        kind, compared = channel.receive()
+        if kind != "compared":
+            return
+        for inst, counts in zip(evidence.instances, compared):
+            if counts:
+                inst.compared(counts["calls"], counts["notes"])
+        _send_report(channel, job, report)
+
+    lim = job.limits
+    worker = process.Worker(work, job.bounds)
+    try:
+        missing = worker.ready()
+        with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):
+            reference = verify.reference(job.absolute[0], job.sizes, job.options)
+        worker.send("reference", reference.facts.to_plain())
+        kind, claim = worker.receive("running the candidate")
+        if kind == "error":
+            raise _error(claim, dict(zip(job.absolute, job.names)))
+        if kind != "claim" or type(claim) is not dict or claim.get("exit_code") not in (0, 1, 3):
+            raise process.Ended("rejected", f"the worker answered `{kind}`, not the candidate's run")
+        if claim["exit_code"] != 0:
+            return _not_passed(claim), reference
+        instances = wire.read_evidence(worker.receive_bytes("sending what the candidate computed", wire.MAX_FRAME))
+        with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):
+            decided = verify.decide(job.absolute[0], job.sizes, job.options, claim, instances, reference)
+        if decided.verdict == "rejected":
+            return decided.reason, reference
+        if decided.verdict is not None:
+            return _ended(job.names, process.Ended(decided.verdict, decided.reason), worker.printed(), job.explain,
+                          NOT_BORNE)
+        worker.send("compared", decided.compared)
+        answer = _report_of(worker, job, "reporting the candidate's run")
+        if (answer.exit_code, answer.report.get("paths"), bool(answer.report.get("ragged"))) != (
+                claim["exit_code"], claim.get("paths"), bool(claim.get("ragged"))):
+            raise process.Ended("rejected", "the worker's report is not the run it claimed")
+        printed = worker.printed()
+    except process.Ended as end:
+        return _ended(job.names, end, worker.printed(), job.explain)
+    except (Malformed, wire.Malformed) as err:
+        return _ended(job.names, process.Ended("rejected", f"the worker's answer is malformed: {err}"),
+                      worker.printed(), job.explain)
+    finally:
+        worker.close()
+    return _passed(answer, decided, missing, printed, None, None, None)
+
+
+def _not_passed(claim: dict) -> str:
+    """What the candidate's run without the reference showed, in words (the worker's word: only shown)."""
+    verdict = claim.get("verdict_text") if type(claim.get("verdict_text")) is str else "no pass"
+    why, raised = claim.get("unsupported"), claim.get("raised")
+    message = why.get("message") if type(why) is dict and type(why.get("message")) is str else ""
+    if type(raised) is dict and type(raised.get("type")) is str and type(raised.get("message")) is str:
+        message = f"{raised['type']}: {raised['message']}" + (f" at line {raised['line']}"
+                                                               if type(raised.get("line")) is int else "")
+    return f"its run gave {verdict[:40]}" + (f" ({message[:300]})" if message else "")
+
+
+def _whole(job: _Job, save_counterexample: str | None, reference=None) -> Confined:
+    """The whole check in a fresh worker (the reference there too); a passing verdict decided again here
+    from its evidence (against `reference`, when this process has run it already)."""
+    lim = job.limits
+
+    def work(channel: process.Channel) -> None:
+        witness = os.path.join(channel.folder, WITNESS_NAME) if save_counterexample else None
+        evidence = Evidence()
+        report = _checked(channel, job, witness, evidence)
+        if report is None:
+            return
+        _send_report(channel, job, report)
         channel.send_bytes(wire.evidence_frame(evidence if report.exit_code == 0 else Evidence()))
 
-    limits.disarm()       # the worker keeps the deadline (its own timer, then the parent's kill), not this process
-    worker = process.Worker(job, bounds)
+    worker = process.Worker(work, job.bounds)
     witness = os.path.join(worker.folder, WITNESS_NAME)
     try:
         missing = worker.ready()
-        kind, payload = worker.receive("checking the candidate")
-        if kind == "error":
-            raise _error(payload, dict(zip(absolute, names)))
-        if kind != "report":
-            raise process.Ended("rejected", f"the worker answered `{kind}`, not the report")
-        answer = _validated(payload)
+        answer = _report_of(worker, job, "checking the candidate")
         instances = wire.read_evidence(worker.receive_bytes("sending what the candidate computed", wire.MAX_FRAME))
         printed = worker.printed()
         saved = _copy_witness(witness, save_counterexample) if save_counterexample else None
     except process.Ended as end:
-        return _ended(names, end, worker.printed(), explain)
+        return _ended(job.names, end, worker.printed(), job.explain)
     except (Malformed, wire.Malformed) as err:
-        return _ended(names, process.Ended("rejected", f"the worker's answer is malformed: {err}"), worker.printed(),
-                      explain)
+        return _ended(job.names, process.Ended("rejected", f"the worker's answer is malformed: {err}"),
+                      worker.printed(), job.explain)
     finally:
         worker.close()
     with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):     # --timeout again, for the decision
-        decided = verify.decide(problem, sizes, options, answer.report, instances)
+        decided = verify.decide(job.absolute[0], job.sizes, job.options, answer.report, instances, reference)
     if decided.verdict is not None:
-        return _ended(names, process.Ended(decided.verdict, decided.reason), printed, explain, NOT_BORNE)
+        return _ended(job.names, process.Ended(decided.verdict, decided.reason), printed, job.explain, NOT_BORNE)
+    return _passed(answer, decided, missing, printed, save_counterexample, saved, witness)
+
+
+def _passed(answer: Confined, decided: verify.Decided, missing: list, printed: str, save_counterexample, saved,
+            witness) -> Confined:
+    """The worker's validated report with what only this process knows added: what this OS did not isolate,
+    the decision here, what the candidate printed, the counterexample copied."""
     report = answer.report
     report["notes"] = list(report["notes"]) + [f"worker: {m}" for m in missing]
     report["candidate_output"] = printed
@@ -139,7 +279,7 @@ def run(problem: str, candidate: str, sizes: dict, options: CheckOptions, *, sav
         report["counterexample"]["file"] = save_counterexample if saved is None else None
         if saved is not None:
             report["notes"].append(saved)
-    text = answer.rendered["text"].replace(witness, str(save_counterexample))
+    text = answer.rendered["text"].replace(witness, str(save_counterexample)) if witness else answer.rendered["text"]
     extra = ([f"  note: worker: {m}" for m in missing] + ([f"  note: {_verified(decided)}"] if decided.runs else [])
              + kernelbench_report.output_lines(printed))
     if save_counterexample and saved is not None:
@@ -230,6 +370,11 @@ def _copy_witness(source: str, target: str) -> str | None:
 
 
 NO_REPORT = "the candidate's worker gave no well-formed report: nothing is claimed about equivalence"
+ONLY_WITH_REFERENCE = ("the candidate's outputs agree with the reference's only when the reference's outputs are "
+                       "in its process (the check run whole in its worker), not when the reference runs in Volta's "
+                       "process only: they come from the check's state, not from its inputs.")
+STATE_READ = ("the candidate's outputs depend on whether the reference ran in its process: nothing is claimed about "
+              "equivalence")
 NOT_BORNE = ("the worker's report passed the candidate and what it sent does not bear that out in Volta's "
              "process: nothing is claimed about equivalence")
 

@@ -16,7 +16,9 @@ docs/sandbox.md). The child, before the job:
 - installs the audit hook of `guard.py` when the job asks (`Channel.install_guard`).
 
 The child answers with JSON frames (plain data, never pickle: nothing the parent reads can run code), and
-byte frames the parent decodes in their own checked format (`wire`'s expression tables).
+byte frames the parent decodes in their own checked format (`wire`'s expression tables). The parent may send
+the child JSON frames too (`Worker.send`, `Channel.receive`): plain data the candidate's run needs from Volta's
+process (the reference's formats, the comparisons Volta's process made).
 
 The parent enforces a wall-clock deadline (kill of the whole group past it) and turns every way the worker
 can end without a well-formed answer into an `Ended` with a verdict: REJECTED for a refusal, an exit, a crash or a
@@ -69,11 +71,11 @@ class Ended(Exception):
 # ---------------------------------------------------------------- the child
 
 class Channel:
-    """The child's end: `send` a (kind, payload) message as JSON, and `install_guard` for the rest of the
-    process's life."""
+    """The child's end: `send` a (kind, payload) message as JSON, `receive` the parent's, and `install_guard`
+    for the rest of the process's life."""
 
-    def __init__(self, replies: int, folder: str):
-        self.replies, self.folder = replies, folder
+    def __init__(self, replies: int, requests: int, folder: str):
+        self.replies, self.requests, self.folder = replies, requests, folder
 
     def install_guard(self) -> None:
         guard.install(self.folder, lambda text: self.send("refused", text))
@@ -84,6 +86,22 @@ class Channel:
     def send_bytes(self, data: bytes) -> None:
         """A frame the parent reads with `Worker.receive_bytes` (its own format, e.g. `wire`'s)."""
         _write_frame(self.replies, data)
+
+    def receive(self):
+        """The parent's next (kind, payload) message (`Worker.send`); the job ends when the parent closed."""
+        header = _read_exactly(self.requests, HEADER.size)
+        message = json.loads(_read_exactly(self.requests, HEADER.unpack(header)[0]))
+        return message[0], message[1]
+
+
+def _read_exactly(fd: int, n: int) -> bytes:
+    data = bytearray()
+    while len(data) < n:
+        chunk = os.read(fd, n - len(data))
+        if not chunk:
+            raise SystemExit(0)        # the parent went away or closed the channel: nothing more to do
+        data += chunk
+    return bytes(data)
 
 
 def _write_frame(fd: int, data: bytes) -> None:
@@ -212,7 +230,7 @@ def _relay(pid: int) -> None:
     os._exit(os.WEXITSTATUS(status))
 
 
-def _child(job, limits: Limits, folder: str, replies: int, output: int, spare: list) -> None:
+def _child(job, limits: Limits, folder: str, replies: int, requests: int, output: int, spare: list) -> None:
     status = EXIT_SETUP
     try:
         for fd in spare:
@@ -226,11 +244,11 @@ def _child(job, limits: Limits, folder: str, replies: int, output: int, spare: l
         if in_namespace:
             pid = os.fork()               # the first process of the new PID namespace runs the job
             if pid:
-                for fd in (replies, output):
+                for fd in (replies, requests, output):
                     os.close(fd)
                 _relay(pid)
         missing += _confine(limits, folder, output, libc, root)
-        channel = Channel(replies, folder)
+        channel = Channel(replies, requests, folder)
         channel.send("ready", missing)
         job(channel)
         status = 0
@@ -252,12 +270,13 @@ class Worker:
         self.folder = tempfile.mkdtemp(prefix="volta-candidate-")
         self._rep, rep_w = os.pipe()
         self._out, out_w = os.pipe()
+        req_r, self._req = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
         self.pid = os.fork()
         if self.pid == 0:
-            _child(job, limits, self.folder, rep_w, out_w, [self._rep, self._out])
-        for fd in (rep_w, out_w):
+            _child(job, limits, self.folder, rep_w, req_r, out_w, [self._rep, self._out, self._req])
+        for fd in (rep_w, out_w, req_r):
             os.close(fd)
         self._printed = b""
         self._buffer = bytearray()
@@ -319,6 +338,15 @@ class Worker:
         frame, self._buffer = bytes(buffer[HEADER.size:end]), buffer[end:]
         return frame
 
+    def send(self, kind: str, payload) -> None:
+        """A (kind, payload) message to the worker (`Channel.receive`): plain JSON data, never the reference's
+        expressions. A worker that no longer reads (it ended, or stopped reading) is Ended."""
+        data = json.dumps([kind, payload]).encode()
+        try:
+            _write_frame(self._req, data)
+        except OSError:
+            raise self._ended("receiving Volta's answer") from None
+
     def printed(self) -> str:
         """What the candidate printed (stdout and stderr, the last 64 KiB), as text; never parsed."""
         self._drain()
@@ -331,9 +359,9 @@ class Worker:
         self._closed = True
         self._kill()
         self._drain()
-        for fd in (self._rep, self._out):
+        for fd in (self._rep, self._out, self._req):
             os.close(fd)
-        self._rep = self._out = -1
+        self._rep = self._out = self._req = -1
         shutil.rmtree(self.folder, ignore_errors=True)
 
     # ---- ending ----

@@ -32,7 +32,7 @@ docs/sandbox.md.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from volta.errors import VoltaError
 from volta.kernelbench import calls as S
@@ -42,9 +42,11 @@ from volta.kernelbench import precision as P
 from volta.kernelbench.isolation import replay
 from volta.kernelbench.check import CheckOptions, _beyond_float32, _exact_in, _ragged_sizes, integer_inputs
 from volta.kernelbench.compare import Difference, compare
+from volta.kernelbench.evidence import ReferenceFacts
 from volta.kernelbench.libm import Readings
 from volta.kernelbench.problem import load_problem
 from volta.kernelbench.tensor import SymTensor
+from volta.kernelbench.torchsym.switches import Precision
 from volta.symbolic import expr as E
 from volta.symbolic.ringform import RingForms
 from volta.symbolic.search import inputs_of
@@ -63,6 +65,7 @@ class Decided:
     host_calls: int = 0                # calls into the candidate's extensions replayed here (replay.py)
     launches: int = 0                  # kernel launches among them, executed by this process's machine
     seconds: float = 0.0               # CPU seconds this process spent deciding
+    compared: list = field(default_factory=list)   # per run of the evidence: (call -> counts, notes), plain data
 
 
 class _Contradiction(Exception):
@@ -71,8 +74,10 @@ class _Contradiction(Exception):
         self.verdict, self.reason = verdict, reason
 
 
-def decide(problem_path: str, sizes: dict, options: CheckOptions, report: dict, instances: list) -> Decided:
-    """Re-check, in this process, each run behind a passing verdict of `report` (the worker's JSON report)."""
+def decide(problem_path: str, sizes: dict, options: CheckOptions, report: dict, instances: list,
+           reference: "_Reference | None" = None) -> Decided:
+    """Re-check, in this process, each run behind a passing verdict of `report` (the worker's JSON report),
+    against `reference` (the problem at `sizes`, run here) or one made here now."""
     start = time.process_time()
     decided = Decided()
     if report["exit_code"] != 0:
@@ -80,7 +85,7 @@ def decide(problem_path: str, sizes: dict, options: CheckOptions, report: dict, 
     parts = [(False, report)] + ([(True, report["ragged"])] if report.get("ragged") else [])
     built: dict = {}       # the candidate's extensions, rebuilt here from their sources
     try:
-        main = _Reference(load_problem(problem_path, sizes), options)     # exit 0: call 1 at these sizes passed
+        main = reference or _Reference(load_problem(problem_path, sizes), options)   # exit 0: call 1 passed
         for ragged, part in parts:
             runs = [inst for inst in instances if inst["ragged"] is ragged]
             expected = max(len(part.get("paths") or []), 1)
@@ -98,8 +103,11 @@ def decide(problem_path: str, sizes: dict, options: CheckOptions, report: dict, 
                                       "ragged sizes, ", undecided_ok=True)
                 continue
             for inst in runs:
-                decided.calls += _run(reference, inst, options, "ragged sizes, " if ragged else "")
+                counts: dict = {}
+                decided.calls += _run(reference, inst, options, "ragged sizes, " if ragged else "", counts)
                 decided.runs += 1
+                inst["compared"] = counts
+        decided.compared = [inst.get("compared", {}) for inst in instances]
     except _Contradiction as c:
         decided.verdict, decided.reason = c.verdict, c.reason
     except VoltaError as err:      # the reference or a comparison here stopped where the worker's did not
@@ -128,14 +136,25 @@ def _ragged(problem_path: str, sizes: dict, main: "_Reference", options: CheckOp
                                         f"does not run here: {err.message}") from None
 
 
+def reference(problem_path: str, sizes: dict, options: CheckOptions) -> "_Reference":
+    """The problem at `sizes`, its reference run here (call 1's outputs, and the formats it computes in)."""
+    return _Reference(load_problem(problem_path, sizes), options)
+
+
 class _Reference:
-    """The reference of one set of sizes, run here: each call's outputs, made on first need."""
+    """The reference of one set of sizes, run here: each call's outputs, made on first need; `facts`, what a
+    candidate's run needs to know of it (`ReferenceFacts`), as the check records them before its candidate."""
 
     def __init__(self, problem, options: CheckOptions):
         self.problem = problem
         if options.eval_mode:
             problem.model.eval()
+        precision = problem.run.session.precision = Precision()
+        for t in list(problem.inputs) + list(problem.parameters.values()):
+            if isinstance(t, SymTensor):
+                precision.made(t.storage.dtype)
         self.outputs = {1: problem.reference_outputs()}
+        self.facts = ReferenceFacts(tuple(precision.reference), tuple(precision.reference_ops))
         self.allowed = hacks.reference_writes(problem)
         self.integers = integer_inputs(problem)
 
@@ -183,8 +202,9 @@ class _Evaluated:
         return Difference(k, i, (), ref_value, cand_value, values)
 
 
-def _run(reference: _Reference, inst: dict, options: CheckOptions, where: str) -> int:
-    """Check one run's evidence; the number of calls compared. Raises _Contradiction."""
+def _run(reference: _Reference, inst: dict, options: CheckOptions, where: str, counts: dict) -> int:
+    """Check one run's evidence; the number of calls compared (each call's counts into `counts`). Raises
+    _Contradiction."""
     problem = reference.problem
     calls = inst["calls"]
     later = sorted(c for c in calls if c > 1)
@@ -192,7 +212,7 @@ def _run(reference: _Reference, inst: dict, options: CheckOptions, where: str) -
     if 1 not in calls:
         raise _Contradiction("rejected", f"the worker claims a passing verdict ({where}{inst['answers']}) and "
                                          f"sent no outputs of call 1")
-    _compare_calls(reference, calls, later if equivalent else [], set(inst["parameters"]), options, where)
+    _compare_calls(reference, calls, later if equivalent else [], set(inst["parameters"]), options, where, counts)
     _inputs_unwritten(reference, inst["inputs"], where)
     _parameters_unwritten(inst["parameters"], where)
     if equivalent:
@@ -214,11 +234,16 @@ def _run(reference: _Reference, inst: dict, options: CheckOptions, where: str) -
     return 1
 
 
-def _compare_calls(reference: _Reference, calls: dict, later: list, bound: set, options: CheckOptions, where: str) -> None:
+def _compare_calls(reference: _Reference, calls: dict, later: list, bound: set, options: CheckOptions, where: str,
+                   counts: dict) -> None:
     """Call 1's outputs, then each later call's, compared with the reference's; a later call's element pair
-    that renames back to a pair of call 1 is decided by call 1's proof (`calls.shortcut`, as the check does)."""
+    that renames back to a pair of call 1 is decided by call 1's proof (`calls.shortcut`, as the check does).
+    What the report shows of them into `counts` (plain data, as `evidence.Instance.compared` reads it): each
+    call's counts (compared, proved by what, seconds), and the libm readings' note."""
     sent = {call: _sent(call, calls[call]) for call in [1] + later}
-    first = _compare_call(reference, 1, reference.of_call(1), sent[1], options, where)
+    readings = Readings()
+    first = _compare_call(reference, 1, reference.of_call(1), sent[1], options, where, readings=readings)
+    made = {1: first}
     costly = bool(set(first.proved_by) - S.CHEAP)
     proved = [(r.values(), c.values()) for r, c in zip(reference.of_call(1), sent[1])]
     leaves = S._input_leaves(reference.problem)
@@ -229,10 +254,16 @@ def _compare_calls(reference: _Reference, calls: dict, later: list, bound: set, 
         if call >= S.PARAMETERS_CHANGE:
             mapping.update({n + S.suffix(call): n for n in parameters})
             stale |= parameters
-        refs, cands = reference.of_call(call), sent[call]
+        refs, cands, same = reference.of_call(call), sent[call], 0
         if costly:
-            refs, cands, _ = S.shortcut(proved, refs, cands, mapping, stale)
-        _compare_call(reference, call, refs, cands, options, where)
+            refs, cands, same = S.shortcut(proved, refs, cands, mapping, stale)
+        comparison = made[call] = _compare_call(reference, call, refs, cands, options, where, readings=readings)
+        if same and comparison.proved_by.get("identical", 0) >= same:
+            comparison.proved_by["identical"] -= same
+            comparison.proved_by[S.RENAMED] = same
+    counts["calls"] = {str(call): {"compared": c.compared, "proved_by": dict(c.proved_by), "seconds": c.seconds}
+                       for call, c in made.items()}
+    counts["notes"] = [readings.note()] if readings.note() else []
 
 
 def _sent(call: int, outs: list) -> list:
@@ -243,9 +274,9 @@ def _sent(call: int, outs: list) -> list:
 
 
 def _compare_call(reference: _Reference, call: int, ref: list, sent: list, options: CheckOptions, where: str,
-                  undecided_ok: bool = False):
+                  undecided_ok: bool = False, readings: Readings | None = None):
     """Call `call`'s comparison here; a _Contradiction unless equal (or, `undecided_ok`, undecided)."""
-    readings = Readings()
+    readings = Readings() if readings is None else readings
     integers = S.integers_for(reference.integers, call)
     comparison = compare(ref, sent, _Evaluated(integers), options.timeout_ms, None, readings.apply,
                          integers)
