@@ -16,8 +16,12 @@ import pytest
 
 from volta.cli import run as cli
 from volta.kernelbench import compare
-from volta.kernelbench.isolation import confined, guard, process
+from volta.kernelbench.check import CheckOptions, check
+from volta.kernelbench.evidence import Evidence, ReferenceFacts
+from volta.kernelbench.isolation import confined, guard, process, verify, wire
+from volta.kernelbench.problem import Problem
 from volta.kernelbench.tensor import SymTensor
+from volta.report import kernelbench_report
 
 DATA = Path(__file__).resolve().parent / "data" / "integrity"
 PROBLEM = str(DATA / "problem.py")
@@ -92,11 +96,40 @@ def test_a_candidate_that_forges_the_check_in_its_worker_is_rejected(attack, why
     assert why in r["unsupported"]["message"]
 
 
-@pytest.mark.xfail(strict=True, reason="residual (docs/sandbox.md): the torch ops of the candidate's Python are "
-                                       "computed in its worker, which also runs the reference")
-def test_a_candidate_that_copies_the_reference_s_outputs_in_its_worker_is_not_equivalent(capsys, unharmed):
-    code, r = _check(DATA / "copy_reference.py", capsys=capsys)
-    assert r["verdict"] != "equivalent"
+@pytest.mark.parametrize("attack, without", [
+    ("copy_reference", "its run gave CANDIDATE RAISED (TypeError"),
+    ("copy_reference_or_zeros", "call 1: the outputs the worker sent differ from the reference's"),
+    ("hunt_reference", "call 1: the outputs the worker sent differ from the reference's"),
+])
+def test_a_candidate_that_copies_the_reference_s_outputs_is_rejected(attack, without, capsys, unharmed):
+    """The reference's outputs, found up the stack or in a module's globals (a heap scan is refused by the
+    audit hook) and copied: the candidate's first run has no reference in its process (Volta's process runs it),
+    so there it raises or returns zeros; the whole check in a fresh worker, where the copy agrees, is then
+    REJECTED, saying what the run without the reference gave."""
+    code, r = _check(DATA / f"{attack}.py", capsys=capsys)
+    assert (code, r["verdict"]) == (1, "rejected")
+    message = r["unsupported"]["message"]
+    assert message.startswith(confined.ONLY_WITH_REFERENCE) and without in message
+
+
+def test_the_candidate_s_first_run_never_computes_the_reference(monkeypatch, tmp_path):
+    """`check(..., reference=...)` (the worker's first run): Model.forward is never called, the precision
+    formats come from the facts given, and the claim is decided in Volta's process from the evidence alone."""
+    def refused(self):
+        raise AssertionError("the reference ran in the candidate's run")
+
+    evidence = Evidence()
+    with monkeypatch.context() as m:
+        m.setattr(Problem, "reference_outputs", refused)
+        report = check(PROBLEM, str(DATA / "honest.py"), evidence=evidence,
+                       reference=lambda: ReferenceFacts(("f32",), ()))
+    assert report.exit_code == 0 and report.comparison.compared == 0
+    assert sorted(evidence.instances[0].calls) == [1, 2, 3]
+    instances = wire.read_evidence(wire.evidence_frame(evidence))
+    claim = json.loads(json.dumps(kernelbench_report.to_dict(report), default=str))
+    decided = verify.decide(PROBLEM, {}, CheckOptions(), claim, instances)
+    assert decided.verdict is None and decided.calls == 3
+    assert decided.compared[0]["calls"]["1"]["compared"] == 256
 
 
 @pytest.mark.slow   # spins to its 8 s --timeout by design

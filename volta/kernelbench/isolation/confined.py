@@ -169,8 +169,12 @@ def _candidate_side(job: _Job):
         report = _checked(channel, job, None, evidence, reference)
         if report is None:
             return
-        channel.send("claim", json.loads(json.dumps(kernelbench_report.to_dict(report), default=str)))
+        limited = _limited(report)
+        channel.send("claim", {"report": json.loads(json.dumps(kernelbench_report.to_dict(report), default=str)),
+                               "limited": limited})
         if report.exit_code != 0:
+            if limited:
+                _send_report(channel, job, report)
             return
         channel.send_bytes(wire.evidence_frame(evidence))
         kind, compared = channel.receive()
@@ -188,11 +192,19 @@ def _candidate_side(job: _Job):
         with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):
             reference = verify.reference(job.absolute[0], job.sizes, job.options)
         worker.send("reference", reference.facts.to_plain())
-        kind, claim = worker.receive("running the candidate")
+        kind, payload = worker.receive("running the candidate")
         if kind == "error":
-            raise _error(claim, dict(zip(job.absolute, job.names)))
-        if kind != "claim" or type(claim) is not dict or claim.get("exit_code") not in (0, 1, 3):
+            raise _error(payload, dict(zip(job.absolute, job.names)))
+        if not (kind == "claim" and type(payload) is dict and set(payload) == {"report", "limited"}
+                and type(payload["limited"]) is bool and type(payload["report"]) is dict):
             raise process.Ended("rejected", f"the worker answered `{kind}`, not the candidate's run")
+        claim = payload["report"]
+        _checked_report(claim, claim.get("exit_code"))
+        if claim["exit_code"] == 3 and payload["limited"]:     # past a limit: the whole check would be too
+            answer = _report_of(worker, job, "reporting the candidate's run")
+            if answer.exit_code != 3:
+                raise process.Ended("rejected", "the worker's report is not the run it claimed")
+            return _passed(answer, verify.Decided(), missing, worker.printed(), None, None, None)
         if claim["exit_code"] != 0:
             return _not_passed(claim), reference
         instances = wire.read_evidence(worker.receive_bytes("sending what the candidate computed", wire.MAX_FRAME))
@@ -217,6 +229,13 @@ def _candidate_side(job: _Job):
     finally:
         worker.close()
     return _passed(answer, decided, missing, printed, None, None, None)
+
+
+def _limited(report: KernelbenchReport) -> bool:
+    """Whether a run said to decide nothing stopped at --timeout or --max-memory (which the whole check, doing
+    more, would reach too: it is not run, so that a loaded machine never makes a REJECTED of it)."""
+    return report.exit_code == 3 and any(r is not None and r.unsupported is not None and "ran out" in r.unsupported.message
+                                         for r in (report, report.ragged))
 
 
 def _not_passed(claim: dict) -> str:
@@ -313,6 +332,21 @@ def _validated(payload) -> Confined:
     if not (type(payload) is dict and set(payload) == {"report", "rendered", "exit_code"}):
         raise Malformed("not a {report, rendered, exit_code} object")
     report, rendered, code = payload["report"], payload["rendered"], payload["exit_code"]
+    _checked_report(report, code)
+    if not (type(rendered) is dict and set(rendered) == {"text", "sarif", "junit"}
+            and all(type(v) is str for v in rendered.values())):
+        raise Malformed("the rendered reports are not text, SARIF and JUnit strings")
+    try:
+        json.loads(rendered["sarif"])
+        ElementTree.fromstring(rendered["junit"])
+    except (ValueError, ElementTree.ParseError) as err:
+        raise Malformed(f"a rendered report does not parse ({err})") from None
+    return Confined(report["verdict"], code, report, dict(rendered))
+
+
+def _checked_report(report, code) -> None:
+    """A report as JSON data (`kernelbench_report.to_dict`) checked for shape, types and consistency with the
+    exit code `code`."""
     if type(code) is not int or code not in (0, 1, 3):
         raise Malformed(f"exit code {code!r} is not 0, 1 or 3")
     if type(report) is not dict or report.get("schema") != kernelbench_report.SCHEMA:
@@ -332,15 +366,8 @@ def _validated(payload) -> Confined:
     for r in [report] + ([ragged] if ragged is not None else []):
         if not _plain_fields(r):
             raise Malformed("the report's sizes, parameters, findings or stats are malformed")
-    if not (type(rendered) is dict and set(rendered) == {"text", "sarif", "junit"}
-            and all(type(v) is str for v in rendered.values())):
-        raise Malformed("the rendered reports are not text, SARIF and JUnit strings")
-    try:
-        json.loads(rendered["sarif"])
-        ElementTree.fromstring(rendered["junit"])
-    except (ValueError, ElementTree.ParseError) as err:
-        raise Malformed(f"a rendered report does not parse ({err})") from None
-    return Confined(verdict, code, report, dict(rendered))
+        if not (r.get("paths") is None or (type(r["paths"]) is list and all(type(p) is dict for p in r["paths"]))):
+            raise Malformed("the report's paths are malformed")
 
 
 def _plain_fields(report: dict) -> bool:
