@@ -1,21 +1,28 @@
-"""The whole check of a KernelBench candidate in a confined worker; the parent reads back only validated JSON.
+"""The check of a KernelBench candidate in confined workers; the parent reads back only validated data.
 
 `run(problem, candidate, sizes, options, ...)` is what the user-facing doors call (`volta kernelbench`,
-`volta.kernelbench(...)`, batch, the pytest helper). It forks a worker (`process.Worker`: limits, namespaces,
-private folder, scrubbed environment, output captured), which installs the audit hook of `guard.py` before any
-of the problem's or candidate's code runs, takes the snapshot of Volta's functions, runs
-`volta.kernelbench.check.check(...)` unchanged, compares the snapshot, and sends one JSON message: the report
-as `kernelbench_report.to_dict`, the text/SARIF/JUnit strings asked for, and the exit code. The parent checks
-every type and value (a known verdict, an exit code in {0, 1, 3} that the verdict gives), copies a saved
-counterexample only if it is a .npz of numeric arrays, and adds what the candidate printed.
+`volta.kernelbench(...)`, batch, the pytest helper). Each worker (`process.Worker`: limits, namespaces,
+private folder, scrubbed environment, output captured) installs the audit hook of `guard.py` before any of
+the problem's or candidate's code runs, takes the snapshot of Volta's functions, runs
+`volta.kernelbench.check.check(...)`, compares the snapshot, and sends JSON messages: the report as
+`kernelbench_report.to_dict`, the text/SARIF/JUnit strings, the exit code. The parent checks every type and
+value (a known verdict, an exit code in {0, 1, 3} that the verdict gives), copies a saved counterexample only
+if it is a .npz of numeric arrays, and adds what the candidate printed.
 
-A worker that ends without such an answer (an exit, a signal, a crash, a refusal of the audit hook, a patch of
-Volta's code, a malformed message) gives REJECTED, exit 1; past its time or memory, UNSUPPORTED, exit 3 — never
-EQUIVALENT. The check shares the worker's interpreter with the candidate, so the report is a claim: after it,
-the worker sends the evidence of a passing verdict (what the candidate computed: `kernelbench/evidence.py`, as
-`wire.py` expression tables), and `verify.py` decides that verdict again here against a reference run here;
-a claim the evidence does not bear is REJECTED (or UNKNOWN where this process cannot decide). The residual
-risk (the candidate's outputs are computed in its interpreter) is in docs/sandbox.md.
+Two runs (docs/sandbox.md, "Two runs"). The first worker runs the candidate without the reference
+(`check(..., reference=...)`): it is forked before this process runs the reference, gets only the formats
+the reference computes in, and claims EQUIVALENT unless its own run shows otherwise; this process decides
+the claim from the evidence (what the candidate computed: `kernelbench/evidence.py`, as `wire.py` expression
+tables; `verify.py`) and sends back the comparison counts its report shows. Anything but a pass runs the
+whole check in a fresh worker (the reference there too), whose passing verdict is decided here the same way;
+a pass there after the first run did not pass is REJECTED (the candidate's outputs come from the check's
+state). With --atol/--rtol only the whole check runs.
+
+A worker that ends without a well-formed answer (an exit, a signal, a crash, a refusal of the audit hook, a
+patch of Volta's code, a malformed message) gives REJECTED, exit 1; past its time or memory, UNSUPPORTED,
+exit 3 — never EQUIVALENT; a claim the evidence does not bear is REJECTED (or UNKNOWN where this process
+cannot decide). The residual risk (the candidate's torch ops are computed in its interpreter) is in
+docs/sandbox.md.
 """
 from __future__ import annotations
 
