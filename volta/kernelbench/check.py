@@ -36,7 +36,7 @@ from volta.kernelbench import witness
 from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.elements import UNWRITTEN
 from volta.kernelbench.engine import Host, Stop
-from volta.kernelbench.evidence import Evidence, Instance, ReferenceFacts
+from volta.kernelbench.evidence import Evidence, Instance
 from volta.kernelbench.failures import TorchError
 from volta.kernelbench.libm import Readings
 from volta.kernelbench.memory import DeviceMemory
@@ -227,15 +227,7 @@ def _check_once(problem_path, candidate_path, sizes, options: CheckOptions, save
             seq = S.Sequence(problem, run, host, model, candidate_path, made, ref_outs, cand_outs, cand_inputs,
                              confirm.integers, readings, report.comparison, _exact_in, _beyond_float32, eval_mode,
                              arch, evidence)
-            report.calls = S.later_calls(seq, timeout_ms, progress)
-            report.seconds["later_calls"] = report.calls.seconds
-            report.verdict = report.calls.verdict
-            if report.calls.comparison is not None and report.calls.verdict != "equivalent":
-                report.comparison = report.calls.comparison
-            if report.calls.reason is not None:
-                report.unsupported = Unsupported(f"on call {report.calls.call} of forward: {report.calls.reason}")
-            if report.calls.findings:
-                report.findings, report.finding_launch = report.calls.findings, host.launches[-1]
+            _call_again(report, seq, host, timeout_ms, progress)
         hacks.conclude(report, candidate_path)
         _save_worst(report, problem, ref_outs, save_counterexample)
         if report.verdict == "not-equivalent" and save_counterexample:
@@ -264,14 +256,21 @@ def _claim(report, precision, problem, run, host: Host, model, made, cand_outs, 
         seq = S.Sequence(problem, run, host, model, report.candidate, made, None, cand_outs, cand_inputs,
                          integer_inputs(problem), Readings(), None, _exact_in, _beyond_float32, options.eval_mode,
                          options.arch, evidence)
-        report.calls = S.later_calls(seq, options.timeout_ms, progress)
-        report.seconds["later_calls"] = report.calls.seconds
-        report.verdict = report.calls.verdict
-        if report.calls.reason is not None:
-            report.unsupported = Unsupported(f"on call {report.calls.call} of forward: {report.calls.reason}")
-        if report.calls.findings:
-            report.findings, report.finding_launch = report.calls.findings, host.launches[-1]
+        _call_again(report, seq, host, options.timeout_ms, progress)
     hacks.conclude(report, report.candidate)
+
+
+def _call_again(report, seq: S.Sequence, host: Host, timeout_ms: int, progress) -> None:
+    """Calls 2..CALLS (`calls.later_calls`), their verdict and what stopped them into the report."""
+    report.calls = S.later_calls(seq, timeout_ms, progress)
+    report.seconds["later_calls"] = report.calls.seconds
+    report.verdict = report.calls.verdict
+    if report.calls.comparison is not None and report.calls.verdict != "equivalent":
+        report.comparison = report.calls.comparison
+    if report.calls.reason is not None:
+        report.unsupported = Unsupported(f"on call {report.calls.call} of forward: {report.calls.reason}")
+    if report.calls.findings:
+        report.findings, report.finding_launch = report.calls.findings, host.launches[-1]
 
 
 def _run_candidate(report, problem: Problem, run, host: Host, path: str, require_kernel: bool = False,
