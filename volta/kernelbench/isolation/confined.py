@@ -197,7 +197,7 @@ def _candidate_side(job: _Job):
     try:
         missing = worker.ready()
         with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):
-            reference = verify.reference(job.absolute[0], job.sizes, job.options)
+            reference = verify.reference(job.names[0], job.sizes, job.options)
         worker.send("reference", reference.facts.to_plain())
         kind, payload = worker.receive("running the candidate")
         if kind == "error":
@@ -216,7 +216,7 @@ def _candidate_side(job: _Job):
             return _not_passed(claim), reference
         instances = wire.read_evidence(worker.receive_bytes("sending what the candidate computed", wire.MAX_FRAME))
         with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):
-            decided = verify.decide(job.absolute[0], job.sizes, job.options, claim, instances, reference)
+            decided = verify.decide(job.names[0], job.sizes, job.options, claim, instances, reference)
         if decided.verdict == "rejected":
             return decided.reason, reference
         if decided.verdict is not None:
@@ -286,7 +286,7 @@ def _whole(job: _Job, save_counterexample: str | None, reference=None) -> Confin
     finally:
         worker.close()
     with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):     # --timeout again, for the decision
-        decided = verify.decide(job.absolute[0], job.sizes, job.options, answer.report, instances, reference)
+        decided = verify.decide(job.names[0], job.sizes, job.options, answer.report, instances, reference)
     if decided.verdict is not None:
         return _ended(job.names, process.Ended(decided.verdict, decided.reason), printed, job.explain, NOT_BORNE)
     return _passed(answer, decided, missing, printed, save_counterexample, saved, witness)
