@@ -49,6 +49,7 @@ KEPT_ENV = ("PATH", "LANG", "LC_ALL", "CUDA_HOME", "CUDA_PATH")
 OUTPUT_KEPT = 1 << 16            # bytes of the candidate's output the report shows at most
 HEADER = struct.Struct("<Q")
 MAX_FRAME = 64 << 20            # the largest answer the parent reads (bytes)
+ENDING_GRACE = 0.5               # seconds a worker whose job is done has to end by itself before it is killed
 EXIT_SETUP = 87                  # the child could not confine itself (the parent reports why from its message)
 
 
@@ -262,6 +263,13 @@ def _child(job, limits: Limits, folder: str, replies: int, requests: int, output
 
 # ---------------------------------------------------------------- the parent
 
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
 class Worker:
     """The parent's handle on one worker: `ready`, `receive` (decoded, or `Ended`), `printed`, `close`."""
 
@@ -353,15 +361,27 @@ class Worker:
         return self._printed.decode(errors="replace")
 
     def close(self) -> None:
-        """Kill the worker and what it started, keep what it printed, free its pipes and folder (once)."""
+        """End the worker (it ends by itself once its channel from here is closed and its job is done: a
+        moment's grace, so that its CPU time is counted where it is reaped; then killed) and what it started,
+        keep what it printed, free its pipes and folder (once)."""
         if self._closed:
             return
         self._closed = True
+        os.close(self._req)
+        self._req = -1
+        deadline = time.monotonic() + ENDING_GRACE
+        while self._status is None and time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self._status = status
+                _kill_group(self.pid)          # what it left in its group
+                break
+            time.sleep(0.005)
         self._kill()
         self._drain()
-        for fd in (self._rep, self._out, self._req):
+        for fd in (self._rep, self._out):
             os.close(fd)
-        self._rep = self._out = self._req = -1
+        self._rep = self._out = -1
         shutil.rmtree(self.folder, ignore_errors=True)
 
     # ---- ending ----
@@ -391,10 +411,7 @@ class Worker:
     def _wait(self) -> int:
         if self._status is None:
             _, self._status = os.waitpid(self.pid, 0)
-            try:
-                os.killpg(self.pid, signal.SIGKILL)      # what it left in its group
-            except OSError:
-                pass
+            _kill_group(self.pid)      # what it left in its group
         return self._status
 
     def _ended(self, doing: str) -> Ended:
