@@ -112,6 +112,16 @@ def test_a_candidate_that_copies_the_reference_s_outputs_is_rejected(attack, wit
     assert message.startswith(confined.ONLY_WITH_REFERENCE) and without in message
 
 
+@pytest.mark.slow   # spins to its 8 s --timeout by design
+def test_a_candidate_that_copies_the_reference_or_else_stalls_is_unsupported_past_the_time_limit(capsys, unharmed):
+    """Where the run without the reference stops at --timeout, that run is the verdict (the whole check, which
+    has the reference to copy, is not run): UNSUPPORTED, never EQUIVALENT."""
+    code = cli(["kernelbench", PROBLEM, str(DATA / "copy_reference_or_stall.py"), "--json", "--timeout", "8", "-q"])
+    r = json.loads(capsys.readouterr().out)
+    assert (code, r["verdict"]) == (3, "unsupported")
+    assert "ran out" in r["unsupported"]["message"]
+
+
 def test_the_candidate_s_first_run_never_computes_the_reference(monkeypatch, tmp_path):
     """`check(..., reference=...)` (the worker's first run): Model.forward is never called, the precision
     formats come from the facts given, and the claim is decided in Volta's process from the evidence alone."""
