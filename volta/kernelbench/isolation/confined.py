@@ -241,8 +241,8 @@ def _candidate_side(job: _Job):
 def _limited(report: KernelbenchReport) -> bool:
     """Whether a run said to decide nothing stopped at --timeout or --max-memory (which the whole check, doing
     more, would reach too: it is not run, so that a loaded machine never makes a REJECTED of it)."""
-    return report.exit_code == 3 and any(r is not None and r.unsupported is not None and "ran out" in r.unsupported.message
-                                         for r in (report, report.ragged))
+    return report.exit_code == 3 and any(r is not None and r.unsupported is not None
+                                         and "ran out" in r.unsupported.message for r in (report, report.ragged))
 
 
 def _not_passed(claim: dict) -> str:

@@ -4,10 +4,10 @@ The check runs in the candidate's worker (`confined.py`), in the interpreter the
 candidate there can patch the comparison, the report builder or the JSON writer, and undo the patch before
 the worker's snapshot of Volta's code is compared. (In the first of the two runs the worker compares
 nothing: this module's comparisons are the only ones, and their counts go back to the worker's report.) So a
-verdict that passes (EQUIVALENT, WITHIN TOLERANCE: exit 0) is only a claim until this module has re-derived every fact it rests on, in Volta's process, from
-the worker's evidence (`kernelbench.evidence`, decoded by `wire`: expression tables, checked) and from a
-reference it loads and runs itself at the sizes it chose itself (the asked sizes; for `--ragged`, the
-ragged sizes `check` derives from them):
+verdict that passes (EQUIVALENT, WITHIN TOLERANCE: exit 0) is only a claim until this module has re-derived
+every fact it rests on, in Volta's process, from the worker's evidence (`kernelbench.evidence`, decoded by
+`wire`: expression tables, checked) and from a reference it loads and runs itself at the sizes it chose
+itself (the asked sizes; for `--ragged`, the ragged sizes `check` derives from them):
 
 - every forward call's outputs (call 1; calls 2 and 3 for EQUIVALENT) compared element by element with the
   reference's outputs of that call (`compare`, as the check compares; a difference is confirmed by exact
