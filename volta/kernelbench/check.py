@@ -187,7 +187,7 @@ def _check_once(problem_path, candidate_path, sizes, options: CheckOptions, save
         precision.reference.update(facts.formats)
         precision.reference_ops.update(facts.ops)
     precision.start_candidate(candidate_path)
-    report.seconds["reference"] = time.perf_counter() - start
+    report.seconds["reference" if reference is None else "problem"] = time.perf_counter() - start
     run = problem.candidate_run()
     run.paths = oracle
     host = Host(candidate_path, problem.run.session, arch=arch, record=evidence)
