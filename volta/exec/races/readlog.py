@@ -47,12 +47,13 @@ class ReadLog:
         self.size += li.size
 
     def take(self):
-        """The logged accesses as arrays (li, tid, warp, wgen, clk, pc, batch), emptying the log."""
+        """The logged accesses (rows li, tid, warp, wgen, clk), each batch's pc and each access's batch,
+        emptying the log."""
         rows = np.concatenate(self.rows, axis=1) if len(self.rows) > 1 else self.rows[0]
         batch = np.repeat(np.arange(len(self.rows)), [r.shape[1] for r in self.rows])
-        pc = np.asarray(self.pcs, np.int64)[batch]
+        pcs = np.asarray(self.pcs, np.int64)
         self.rows, self.pcs, self.size = [], [], 0
-        return (*rows, pc, batch)
+        return rows, pcs, batch
 
 
 def _any_per(flags: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -65,9 +66,11 @@ def fold(c, log: ReadLog) -> None:
     if not log.rows:
         return
     cta, gen = log.cta, log.gen
-    li, tid, warp, wgen, clk, pc, batch = log.take()
-    by = np.argsort(li, kind="stable")   # granule by granule, each in batch order, each batch in lane order
-    li, tid, warp, wgen, clk, pc, batch = (a[by] for a in (li, tid, warp, wgen, clk, pc, batch))
+    rows, pcs, batch = log.take()
+    li = rows[0]
+    # granule by granule, each in batch order, each batch in lane order (a radix sort where positions are small)
+    by = np.argsort(li.astype(np.uint16) if li.max() < 1 << 16 else li, kind="stable")
+    li, tid, warp, batch = li[by], rows[1, by], rows[2, by], batch[by]
     n = li.size
     new_x = np.empty(n, bool)
     new_x[0] = True
@@ -94,7 +97,7 @@ def fold(c, log: ReadLog) -> None:
     mixed = np.minimum.reduceat(warp, gs) != np.maximum.reduceat(warp, gs)    # lanes of two warps in one batch
     mthread = (~fresh & c.r_mthread[x]) | _any_per(other_thread, xs) | _any_per(doubled, g_of_x)
     mwarp = (~fresh & c.r_mwarp[x]) | _any_per(other_thread & other_warp, xs) | _any_per(mixed, g_of_x)
-    wgen_max = np.maximum.reduceat(wgen[g_last], g_of_x)      # each batch's last lane: its merge is last-wins
+    wgen_max = np.maximum.reduceat(rows[3, by[g_last]], g_of_x)      # each batch's last lane: its merge is last-wins
     wgen_max = np.where(fresh, wgen_max, np.maximum(c.r_wgen_max[x], wgen_max))
 
     # the second reader: the rank kept before (cleared when a fresh first reader of its CTA replaces the first)
@@ -119,8 +122,9 @@ def fold(c, log: ReadLog) -> None:
 
     c.r2_tid[x[cleared]] = -1
     f, src = x[fresh], first[fresh]
+    at = by[src]   # the same rows in the log's own order
     for name, value in (("r_tid", tid[src]), ("r_cta", cta), ("r_gen", gen), ("r_warp", warp[src]),
-                        ("r_wgen", wgen[src]), ("r_pc", pc[src]), ("r_scope", 0), ("r_clk", clk[src])):
+                        ("r_wgen", rows[3, at]), ("r_pc", pcs[batch[src]]), ("r_scope", 0), ("r_clk", rows[4, at])):
         getattr(c, name)[f] = value
     c.r_ctas[f] = False
     c.r_mcta[x[other_cta]] = True
@@ -129,7 +133,7 @@ def fold(c, log: ReadLog) -> None:
     c.r_mwarp[x] = mwarp
     c.r_wgen_max[x] = wgen_max
     if cand.size:
-        for name, value in (("r2_tid", tid[win]), ("r2_cta", cta), ("r2_warp", warp[win]), ("r2_pc", pc[win]),
+        for name, value in (("r2_tid", tid[win]), ("r2_cta", cta), ("r2_warp", warp[win]), ("r2_pc", pcs[batch[win]]),
                             ("r2_scope", 0)):
             getattr(c, name)[wx] = value
     c.r_full[x] = (c.r_mthread[x] & c.r_mwarp[x] & c.r_weak[x] & (c.r2_tid[x] >= 0)
