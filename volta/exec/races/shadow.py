@@ -15,7 +15,9 @@ checks stay vectorized over the batch. Two shortcuts skip work whose outcome is 
 tile a GEMM reads dozens of times between barriers: a read record that is *full* (`r_full`: several warps
 read the granule in this generation, a second reader of another warp kept) is left as it is by a further
 weak read of its CTA and generation; and a batch of one CTA meets no concurrent write where that CTA alone
-wrote the region, in earlier barrier generations only (`write_gens`).
+wrote the region, in earlier barrier generations only (`write_gens`). Weak reads of one CTA and generation are
+not merged batch by batch: they wait in a log (volta/exec/races/readlog.py) that is folded into the read records
+in one pass (`settle`) before anything reads those (a write, another kind of read, a lookup, `refine`).
 
 Strong accesses (atomics, `.volatile`, `.relaxed`/`.acquire`/`.release` loads and stores) carry a
 scope (1 cta, 2 cluster, 3 gpu, 4 sys; 0 is a weak access). Two strong accesses are *morally
