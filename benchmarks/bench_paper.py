@@ -52,6 +52,17 @@ Branch paper30a (issue 30, session 5), old and new code run side by side at load
     vs GEMM-3 (wmma) 18.1 s, 1186 MB (all EQUIVALENT)
   profile of MatMul-1 vs -1 after (py-spy): execution 94%, of it ld 73% (race shadow 37%: _record_reads 30%,
   _second_reader 11% — A tiles are read by two warps per interval, so few records get full), lane compute 15%.
+Branch gemm30c (issue 30, session 6; load 9-11 throughout, so CPU is inflated ~1.3x against the figures above):
+    MatMul-1 vs MatMul-1, main and branch     59.9 -> 53.7 s CPU, 1016 -> 1009 MB, EQUIVALENT (run side by side:
+                                              the race shadow's weak reads logged per CTA and barrier generation
+                                              and folded at once, volta/exec/races/readlog.py; the shadow alone on
+                                              MatMul-1's K-tile pattern: 11.1 -> 6.5 ms a tile)
+    MatMul-1 vs MatMul-2 / -3                 55.5 / 64.9 s, 1.01 GB, EQUIVALENT (branch only; -4..-7 not re-run)
+    MatMul-1-32x32 vs GEMM-3 (wmma)           20.7 s, 1185 MB, EQUIVALENT (branch only)
+    TileLang 64x64x32                         157.9 s, 1403 MB, EQUIVALENT (branch only; target < 30 s missed)
+  profile of MatMul-1 vs -1 after (py-spy): ld 53% (was 69%), of it the race shadow 25% (was 31%; the fold 12%
+  at the next store), Machine._compute 19%, load_lsym 11%. TileLang 32x32x32 (py-spy): ld 32% (the ref's shared
+  reads), compare ~15%, mma 7.6% and ldmatrix 6.3% (per-element fragments: less than the brief assumed), gc 10%.
 Profile of (Attention, FA1) before the screen fix (py-spy, 1,100 s wall): execution 43% (onethread ref 17%, FA1's
 PV loop: per-lane fma expressions, LaneSym.exprs of sV), compare 33% (Screen.search 18%, of it leaf draws 12%;
 normalize 12%; cuts.cut 9%).

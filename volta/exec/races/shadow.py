@@ -15,7 +15,9 @@ checks stay vectorized over the batch. Two shortcuts skip work whose outcome is 
 tile a GEMM reads dozens of times between barriers: a read record that is *full* (`r_full`: several warps
 read the granule in this generation, a second reader of another warp kept) is left as it is by a further
 weak read of its CTA and generation; and a batch of one CTA meets no concurrent write where that CTA alone
-wrote the region, in earlier barrier generations only (`write_gens`).
+wrote the region, in earlier barrier generations only (`write_gens`). Weak reads of one CTA and generation are
+not merged batch by batch: they wait in a log (volta/exec/races/readlog.py) that is folded into the read records
+in one pass (`settle`) before anything reads those (a write, another kind of read, a lookup, `refine`).
 
 Strong accesses (atomics, `.volatile`, `.relaxed`/`.acquire`/`.release` loads and stores) carry a
 scope (1 cta, 2 cluster, 3 gpu, 4 sys; 0 is a weak access). Two strong accesses are *morally
@@ -37,6 +39,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from volta.exec.races.readlog import ReadLog, fold
 
 FIELDS_W = ("w_tid", "w_cta", "w_gen", "w_warp", "w_wgen", "w_pc", "w_scope", "w_clk", "w_data", "w_silent",
             "w_many")
@@ -121,6 +125,7 @@ class _View:
 
     def __getitem__(self, gidx):
         sh, name = self.shadow, self.name
+        sh.settle()
         g = np.asarray(gidx, np.int64)
         slot = sh.table[g >> PAGE_SHIFT].astype(np.int64) - 1
         out = np.full(g.shape, INIT[name], DTYPE[name])
@@ -133,7 +138,7 @@ class _View:
 class Shadow:
     """Per-granule access history of one region (all its per-CTA copies), paged."""
 
-    def __init__(self, nbytes: int, granule: int):
+    def __init__(self, nbytes: int, granule: int, lazy_reads: bool = True):
         self.g = granule
         self.n = (nbytes + granule - 1) // granule
         self.table = np.zeros(-(-self.n // PAGE), np.int32)  # slot + 1 of each page, 0: untouched (lazy zeros)
@@ -146,6 +151,10 @@ class Shadow:
         # strong reads since each granule's last write: granule -> {tid: StrongRead}
         self.strong: dict = {}
         self.write_gens: dict = {}  # CTA -> the latest barrier generation in which it wrote here
+        # weak reads of one CTA and generation not yet merged into the read records (volta/exec/races/readlog.py);
+        # lazy_reads=False merges each batch at once (the reference the read log is tested against)
+        self.lazy_reads = lazy_reads
+        self.pending = ReadLog()
 
     def __getattr__(self, name):
         if name in DTYPE:  # shadow.w_tid[granule]: read by flat granule index
@@ -157,9 +166,15 @@ class Shadow:
         """Bytes of history allocated (the pages touched so far, and room to grow)."""
         return sum(getattr(self.c, name).nbytes for name in FIELDS + ("scratch",)) + self.table.nbytes
 
+    def settle(self) -> None:
+        """Merge the logged reads into the read records, before anything reads them."""
+        if self.pending.rows:
+            fold(self.c, self.pending)
+
     def refine(self, granule: int) -> None:
         """Switch to a finer granule (a sub-word access appeared): each entry repeats, so each page slot
         becomes `factor` consecutive slots of the pages it now spans."""
+        self.settle()
         factor = self.g // granule
         for name in FIELDS + ("scratch",):
             setattr(self.c, name, np.repeat(getattr(self.c, name)[: self.used * PAGE], factor))
@@ -274,6 +289,7 @@ class Shadow:
                                               at=k))
         if write:
             # 3. a write against reads since the last write
+            self.settle()
             r_tid = c.r_tid[li]
             r_cta = c.r_cta[li]
             same_interval = (r_cta == cta) & (c.r_gen[li] == gen)
@@ -327,7 +343,13 @@ class Shadow:
             if self.strong:
                 for g in set(gidx.tolist()) & self.strong.keys():
                     del self.strong[g]
+        elif self.lazy_reads and gidx.size and not scope.any() and (cta == cta0).all() and (gen == gen.flat[0]).all():
+            if not self.pending.holds(cta0, int(gen.flat[0])):
+                self.settle()
+            self.pending.add(li, tid, _per_access(warp, li.shape), _per_access(wgen, li.shape), clk, cta0,
+                             int(gen.flat[0]), pc)
         else:
+            self.settle()
             self._record_reads(c, li, tid, cta, gen, warp, wgen, pc, scope, clk)
             if scope.any():
                 self._record_strong(gidx, tid, cta, gen, warp, wgen, pc, scope, clk, polling)

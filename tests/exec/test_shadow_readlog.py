@@ -1,0 +1,112 @@
+"""The race shadow's read log (volta/exec/races/readlog.py) decides as merging each read batch at once.
+
+The reference is the shadow with `lazy_reads=False`: every read batch goes through `Shadow._record_reads`, the
+batch-by-batch merge the shadow used before the log. Random traces of several CTAs and warps read and write a
+few granules (so records meet fresh, repeated, other-warp and other-CTA readers), with barriers, __syncwarp,
+strong and atomic accesses, silent writes, a happens-before order, lookups by granule and a change of granule
+in between. Every conflict must be the same, and so must every read record at the end.
+"""
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from volta.exec.races.shadow import FIELDS, Shadow
+
+THREADS, WARP, CTA = 96, 8, 32   # 3 CTAs of 4 warps of 8 threads
+GRANULES = 6
+
+_read = st.tuples(st.just("read"), st.lists(st.tuples(st.integers(0, GRANULES - 1), st.integers(0, THREADS - 1)),
+                                            min_size=1, max_size=10),
+                  st.sampled_from([0, 0, 0, 0, 1, 3, 11, 13]), st.booleans())
+_write = st.tuples(st.just("write"), st.lists(st.tuples(st.integers(0, GRANULES - 1), st.integers(0, THREADS - 1)),
+                                              min_size=1, max_size=4),
+                   st.sampled_from([0, 0, 0, 1, 3, 11, 13]), st.booleans())
+_barrier = st.tuples(st.just("barrier"), st.integers(0, THREADS // CTA - 1))
+_syncwarp = st.tuples(st.just("syncwarp"), st.integers(0, THREADS // WARP - 1))
+_lookup = st.tuples(st.just("lookup"), st.integers(0, GRANULES * 4 - 1))
+_STEP = st.one_of(_read, _read, _read, _read, _write, _barrier, _syncwarp, _lookup)
+
+
+def _order(prior_tid, prior_clk, positions):
+    """An arbitrary happens-before relation on (prior thread, prior clock) and the current access."""
+    return (np.asarray(prior_tid) * 7 + np.asarray(prior_clk) + np.asarray(positions)) % 5 == 0
+
+
+def _key(c):
+    return (c.granule, c.prior_pc, c.prior_tid, c.pc, c.tid, c.prior_write, c.write, c.prior_strong, c.ordering,
+            c.prior_silent, c.at, c.positions)
+
+
+def _records(sh: Shadow) -> dict:
+    sh.settle()
+    n = sh.used * 64
+    out = {name: getattr(sh.c, name)[:n].copy() for name in FIELDS if name.startswith("r")}
+    # the running warp-generation maximum only matters while one warp read the granule since its last write
+    # (see readlog.py); a write empties the record and the next first reader sets it afresh
+    out["r_wgen_max"] = np.where(out["r_mwarp"] | (out["r_tid"] < 0), -2, out["r_wgen_max"])
+    return out
+
+
+def _run(steps, one_cta_batches, ordered, refine_at):
+    lazy, eager = Shadow(GRANULES * 4 * 4, 4), Shadow(GRANULES * 4 * 4, 4, lazy_reads=False)
+    gens = np.zeros(THREADS // CTA, np.int64)
+    wgens = np.zeros(THREADS // WARP, np.int64)
+    for pc, step in enumerate(steps):
+        if pc == refine_at:
+            for sh in (lazy, eager):
+                sh.refine(1)
+        kind = step[0]
+        if kind == "barrier":
+            gens[step[1]] += 1
+        elif kind == "syncwarp":
+            wgens[step[1]] += 1
+        elif kind == "lookup":
+            g = step[1] if lazy.g == 1 else step[1] // 4
+            for name in ("r_tid", "r_mthread", "r2_tid", "w_tid"):
+                assert int(getattr(lazy, name)[g]) == int(getattr(eager, name)[g])
+        else:
+            _, accesses, scope, silent = step
+            gidx = np.array([g for g, _ in accesses], np.int64)
+            tid = np.array([t for _, t in accesses], np.int64)
+            if one_cta_batches:   # as the machine issues one CTA's lanes: every lane of the first lane's CTA
+                tid = tid % CTA + tid[0] // CTA * CTA
+            if lazy.g == 1:
+                gidx = gidx * 4 + tid % 4
+            cta, warp = tid // CTA, tid // WARP
+            write = kind == "write"
+            args = (gidx, tid, cta, gens[cta], warp, wgens[warp], pc, write, write and scope in (1, 3))
+            extra = dict(scope=scope, clk=(tid * 3 + pc) % 4, order=_order if ordered else None,
+                         silent=np.full(tid.size, silent) if write else None)
+            got, want = lazy.access(*args, **extra), eager.access(*args, **extra)
+            assert [_key(c) for c in got[0]] == [_key(c) for c in want[0]]
+            assert np.array_equal(got[1], want[1])
+    a, b = _records(lazy), _records(eager)
+    for name in a:
+        assert np.array_equal(a[name], b[name]), name
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(_STEP, max_size=40), st.booleans(), st.booleans(), st.integers(0, 60))
+def test_logged_reads_decide_as_reads_merged_at_once(steps, one_cta_batches, ordered, refine_at):
+    _run(steps, one_cta_batches, ordered, refine_at)
+
+
+def test_a_tile_read_by_two_warps_in_many_loads_then_written_after_no_barrier():
+    """The GEMM pattern the log is for: many loads of one CTA's tile between barriers, each granule by lanes of
+    two warps, then a store into the tile without a barrier: the race names a reader of another thread."""
+    lazy, eager = Shadow(256, 4), Shadow(256, 4, lazy_reads=False)
+    tid = np.arange(64, dtype=np.int64)
+    zero = np.zeros(64, np.int64)
+    for sh in (lazy, eager):
+        for k in range(16):
+            gidx = (tid % 32 + k) % 64
+            sh.access(gidx, tid, zero, zero, tid // 32, zero, k, False, False)
+    assert lazy.pending.size == 16 * 64
+    write = (np.array([5], np.int64), np.array([3], np.int64), zero[:1], zero[:1], zero[:1], zero[:1], 99, True,
+             False)
+    got, want = lazy.access(*write)[0], eager.access(*write)[0]
+    assert [_key(c) for c in got] == [_key(c) for c in want]
+    assert len(got) == 1 and got[0].tid == 3 and got[0].prior_tid != 3
+    assert lazy.pending.size == 0
