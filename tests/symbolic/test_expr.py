@@ -227,3 +227,9 @@ def test_pinned_nodes_are_found_by_id_after_a_sweep():
     E.sweep()
     assert E.NODES[ident].op is E.TANH and E.tanh(E.var("pin", 0)).id == ident
     assert to_expr(nf) is E.add(E.tanh(E.var("pin", 0)), E.ONE)
+
+
+def test_a_constant_built_through_make_is_the_constant():
+    # what re-interns a node from its (op, args, data) columns (kernelbench/isolation/wire.py) gets the one node
+    assert E._make(E.CONST, (), 3) is E.const(3) and E._make(E.CONST, (), F(-1)) is E.MINUS_ONE
+    assert type(E._make(E.CONST, (), 7).data) is F

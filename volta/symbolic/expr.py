@@ -104,6 +104,8 @@ NODES: dict[int, Expr] = {}       # pinned nodes by id: the leaves and atoms nor
 
 
 def _make(op: Op, args: tuple, data: object = None) -> Expr:
+    if op is CONST:       # a constant's key holds its value as a pair of ints (`const`), whoever builds it
+        return const(data)
     key = (op, args, data)
     node = _TABLE.get(key)
     if node is None:
