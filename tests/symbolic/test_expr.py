@@ -37,12 +37,14 @@ def test_constant_folding_is_exact():
 def test_a_constant_is_one_node_whatever_type_gives_its_value():
     import numpy as np
     half = E.const(F(1, 2))
-    assert E.const(0.5) is half and E.const(np.float64(0.5)) is half and E.const(F(2, 4)) is half
+    assert E.const(0.5) is half and E.const(np.float64(0.5)) is half and E.const(np.float32(0.5)) is half and E.const(F(2, 4)) is half
     assert E.const(3) is E.const(F(3)) is E.const(3.0) is E.const(np.int64(3))
     assert type(E.const(np.int64(3)).data) is F and type(E.const(0.25).data) is F
     assert E.const(-0.0) is E.ZERO
     with pytest.raises(ValueError):
         E.const(float("inf"))
+    with pytest.raises(ValueError):
+        E.const(np.float32("nan"))
     with pytest.raises(TypeError):
         E.const(True)
 

@@ -179,8 +179,11 @@ def const(value) -> Expr:
         if not math.isfinite(value):
             raise ValueError(f"{value} is not a real number")
         pair = float(value).as_integer_ratio()
-    else:                  # another rational type (a numpy integer, a Fraction subclass)
-        exact = Fraction(value)
+    else:                  # a numpy integer, a Decimal, a Fraction subclass; a numpy float32/float16 as a float
+        try:
+            exact = Fraction(value)
+        except TypeError:
+            exact = const(float(value)).data
         pair = (exact.numerator, exact.denominator)
     node = _CONSTS.get(pair)
     if node is not None:
