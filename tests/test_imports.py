@@ -17,6 +17,7 @@ The layers, lowest first (a package may import its own layer and any lower one):
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,7 @@ def _imports(module: str, path: Path, modules: set) -> list:
     return found
 
 
+@functools.cache   # read once per process (~2 CPU s of parsing): the tests below only read it
 def _graph() -> dict:
     """module -> its imports, the faces (named above) left out."""
     paths = {_module_name(p): p for p in ROOT.rglob("*.py")}

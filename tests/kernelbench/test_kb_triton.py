@@ -16,9 +16,12 @@ EXIT = {"equivalent": 0, "not-equivalent": 1, "findings": 1, "precision": 1}
 
 
 def cases():
+    """Each candidate of expect.toml; `slow = true` marks one over ~5 CPU s whose path a cheaper test here keeps
+    in the edit loop's subset (`-m "not slow"`)."""
     for expect in sorted(ROOT.glob("*/expect.toml")):
         for name, want in tomllib.loads(expect.read_text()).items():
-            yield pytest.param(expect.parent, name, want, id=f"{expect.parent.name}/{name}")
+            yield pytest.param(expect.parent, name, want, id=f"{expect.parent.name}/{name}",
+                               marks=[pytest.mark.slow] if want.get("slow") else [])
 
 
 def check(problem_dir: Path, name: str, sizes: dict, capsys, *extra) -> tuple:

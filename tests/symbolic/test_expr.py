@@ -34,6 +34,21 @@ def test_constant_folding_is_exact():
     assert E.select(E.TRUE, x, y) is x and E.select(E.lt(x, y), z, z) is z
 
 
+def test_a_constant_is_one_node_whatever_type_gives_its_value():
+    import numpy as np
+    half = E.const(F(1, 2))
+    assert E.const(0.5) is half and E.const(np.float64(0.5)) is half and E.const(np.float32(0.5)) is half and E.const(F(2, 4)) is half
+    assert E.const(3) is E.const(F(3)) is E.const(3.0) is E.const(np.int64(3))
+    assert type(E.const(np.int64(3)).data) is F and type(E.const(0.25).data) is F
+    assert E.const(-0.0) is E.ZERO
+    with pytest.raises(ValueError):
+        E.const(float("inf"))
+    with pytest.raises(ValueError):
+        E.const(np.float32("nan"))
+    with pytest.raises(TypeError):
+        E.const(True)
+
+
 def test_exact_evaluation_and_its_limits():
     env = {x: F(3), y: F(-1, 2), z: F(4)}
     assert evaluate(x * y + z / x, env) == F(-3, 2) + F(4, 3)
@@ -165,6 +180,16 @@ def test_a_node_nothing_holds_is_dropped_by_a_sweep():
     assert again.id > ident and again.args[1].id > inner
 
 
+def test_a_constant_past_the_held_ones_is_swept_and_made_anew(monkeypatch):
+    monkeypatch.setattr(E, "_CONSTS", {i: None for i in range(1 << 16)})   # full: nothing more is held
+    node = E.const(F(5, 999_979))
+    ident = node.id
+    E.sweep()
+    assert E.const(F(5, 999_979)) is node and E._TABLE[E._table_key(node)] is node
+    del node
+    assert E.sweep() >= 1 and E.const(F(5, 999_979)).id > ident
+
+
 def test_interning_holds_for_what_is_held():
     a = E.add(E.var("held", 0), E.var("held", 1))
     for i in range(2, 2000):   # much else made and dropped meanwhile
@@ -204,3 +229,9 @@ def test_pinned_nodes_are_found_by_id_after_a_sweep():
     E.sweep()
     assert E.NODES[ident].op is E.TANH and E.tanh(E.var("pin", 0)).id == ident
     assert to_expr(nf) is E.add(E.tanh(E.var("pin", 0)), E.ONE)
+
+
+def test_a_constant_built_through_make_is_the_constant():
+    # what re-interns a node from its (op, args, data) columns (kernelbench/isolation/wire.py) gets the one node
+    assert E._make(E.CONST, (), 3) is E.const(3) and E._make(E.CONST, (), F(-1)) is E.MINUS_ONE
+    assert type(E._make(E.CONST, (), 7).data) is F

@@ -104,6 +104,8 @@ NODES: dict[int, Expr] = {}       # pinned nodes by id: the leaves and atoms nor
 
 
 def _make(op: Op, args: tuple, data: object = None) -> Expr:
+    if op is CONST:       # a constant's key holds its value as a pair of ints (`const`), whoever builds it
+        return const(data)
     key = (op, args, data)
     node = _TABLE.get(key)
     if node is None:
@@ -134,7 +136,7 @@ def sweep() -> int:
     while nodes:
         node = pop()
         if count(node) <= 3:   # the table, `node`, and getrefcount's argument
-            del table[(node.op, node.args, node.data)]
+            del table[_table_key(node)]
             dropped += 1
     del node
     if dropped > len(table):   # a dict keeps its largest size: rebuild it compactly
@@ -159,30 +161,55 @@ def node_count() -> int:
 # ---------------------------------------------------------------- leaves
 
 def const(value) -> Expr:
-    """A rational constant; floats are taken exactly (every binary float is a rational)."""
+    """A rational constant; floats are taken exactly (every binary float is a rational).
+
+    Constant nodes are keyed by their (numerator, denominator) pair of ints, in the intern table and in
+    `_CONSTS`, never by the Fraction: a Fraction's hash is computed anew each time (~1 µs, a modular
+    inverse), a pair of small ints' in ~0.1 µs, and a concrete run folds millions of constants."""
     kind = type(value)
     if kind is Expr:
         return value
-    if kind is bool:
+    if kind is Fraction:
+        pair = (value.numerator, value.denominator)
+    elif kind is int:
+        pair = (value, 1)
+    elif kind is bool:
         raise TypeError("use boolean() for truth values")
-    node = _CONSTS.get(value) if kind is not float else None
-    if node is not None:
-        return node
-    if isinstance(value, float):
+    elif isinstance(value, float):
         if not math.isfinite(value):
             raise ValueError(f"{value} is not a real number")
-        exact = Fraction(value)
-    elif not isinstance(value, Fraction):
-        exact = Fraction(value)
-    else:
-        exact = value
-    node = _make(CONST, (), exact)
+        pair = float(value).as_integer_ratio()
+    else:                  # a numpy integer, a Decimal, a Fraction subclass; a numpy float32/float16 as a float
+        try:
+            exact = Fraction(value)
+        except TypeError:
+            exact = const(float(value)).data
+        pair = (exact.numerator, exact.denominator)
+    node = _CONSTS.get(pair)
+    if node is not None:
+        return node
+    key = (CONST, (), pair)
+    node = _TABLE.get(key)
+    if node is None:
+        node = object.__new__(Expr)
+        node.op, node.args, node.id = CONST, (), next(_IDS)
+        node.data = value if kind is Fraction else Fraction(*pair)
+        _TABLE[key] = node
     if len(_CONSTS) < 1 << 16:
-        _CONSTS[value] = node
+        _CONSTS[pair] = node
     return node
 
 
-_CONSTS: dict = {}   # raw value -> node: skips Fraction hashing for the common small constants
+# (numerator, denominator) -> node, held for the process: the common small constants, found without
+# building the table's key
+_CONSTS: dict = {}
+
+
+def _table_key(node: Expr) -> tuple:
+    """The intern table's key of `node` (a constant's holds its value as a pair of ints: `const`)."""
+    if node.op is CONST:
+        return CONST, (), (node.data.numerator, node.data.denominator)
+    return node.op, node.args, node.data
 
 
 def boolean(value: bool) -> Expr:
