@@ -75,7 +75,8 @@ def run_one(problem: Path, code: str, timeout: float, folder: Path, name: str) -
         verdict = report.get("verdict", "error")
         detail = _first_reason(report)
     except json.JSONDecodeError:
-        pass
+        if detail.startswith("unknown: --timeout"):   # the whole check ran out: the command prints no report
+            verdict = "unknown"
     return {"verdict": verdict, "exit": code_, "wall": wall, "cpu": cpu, "detail": detail}
 
 

@@ -78,6 +78,7 @@ def prove_rule(rule: Rule) -> str:
 def spot_check(rule: Rule, rng: random.Random) -> tuple[int, str | None]:
     """(points where both sides were defined and exact, first disagreement or None)."""
     lhs, rhs, _ = sides(rule)
+    assume = assumptions(rule)
     leaves = sorted(set(E.leaves(lhs)) | set(E.leaves(rhs)), key=lambda n: n.id)
     checked = 0
     for _ in range(SPOT_CHECKS):
@@ -91,6 +92,8 @@ def spot_check(rule: Rule, rng: random.Random) -> tuple[int, str | None]:
                 env[leaf] = Fraction(rng.randint(-9, 9), rng.randint(1, 5))
         funcs = {"f": lambda x: x * x * 3 + 1}
         try:
+            if not all(evaluate(cond, env, funcs) for cond in assume):
+                continue   # outside the rule's premise (a point where the premise holds is drawn often enough)
             vl, vr = evaluate(lhs, env, funcs), evaluate(rhs, env, funcs)
         except EvalError:
             continue

@@ -89,6 +89,36 @@ def test_empty_is_unwritten_and_reading_it_is_unsupported():
         e[0] = 1.0
         with pytest.raises(Unsupported, match="never written"):
             e + 1
+        for reduction in (lambda: e.amax(), lambda: e.sum(1), lambda: t.logsumexp(e, 1), lambda: e.cumsum(0)):
+            with pytest.raises(Unsupported, match="never written"):   # (was a TypeError from Fraction)
+                reduction()
+
+
+def test_legacy_constructor_makes_float32_tensors_like_torch():
+    """torch.Tensor(sizes) is uninitialized float32 (as torch.empty), torch.Tensor(data) float32 data,
+    torch.Tensor() empty; the class still answers isinstance and issubclass for every tensor."""
+    real = [torch.Tensor(2, 3), torch.Tensor(torch.Size([4])), torch.Tensor(), torch.Tensor([1, 2]),
+            torch.Tensor([[1.5], [2]])]
+    with installed(new_run()) as t:
+        mine = [t.Tensor(2, 3), t.Tensor(t.Size([4])), t.Tensor(), t.Tensor([1, 2]), t.Tensor([[1.5], [2]])]
+        for a, b in zip(mine, real):
+            assert tuple(a.shape) == tuple(b.shape) and str(a.dtype) == str(b.dtype)
+        assert all(v is UNWRITTEN for v in mine[0].values())
+        assert [float(v.data) for v in mine[4].values()] == [1.5, 2.0]
+        x = t.rand(3)
+        assert t.Tensor(x) is x
+        with pytest.raises(TorchError):
+            t.Tensor(t.arange(3))
+        assert isinstance(x, t.Tensor) and isinstance(t.nn.Parameter(x), t.Tensor)
+        assert not isinstance(3.0, t.Tensor) and issubclass(type(x), t.Tensor)
+        w = t.nn.Parameter(t.Tensor(2, 2))
+        t.nn.init.uniform_(w, -1, 1)
+        assert not any(v is UNWRITTEN for v in w.values())
+
+        class Tagged(t.Tensor):    # a subclass without dispatch hooks is an ordinary class
+            pass
+
+        assert issubclass(Tagged, t.Tensor) and not isinstance(x, Tagged)
 
 
 def test_tensor_on_storage_views_a_given_storage():

@@ -98,6 +98,8 @@ def test_normalizer_agrees_with_its_rules():
         lhs, rhs, _ = sides(rule)
         if lhs.op in E.BOOLEAN or "f(" in rule.lhs:   # f: any function (a schema; instances are listed)
             continue
+        if any("eq(b, c)" in cond for cond in rule.assume):   # a premise on the arms that boundary.py proves
+            continue                                          # per instance (tests/symbolic/test_select_boundary)
         assert equal_exprs(folded(lhs), folded(rhs)), rule.name
 
 

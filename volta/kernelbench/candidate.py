@@ -3,7 +3,10 @@ init inputs, its parameters bound to the reference's, and its forward run symbol
 
 Sizes: the candidate's module globals that share a name with one of the problem's sizes get the value the
 problem used (candidates copy `batch_size = ...` and `get_inputs`); nothing else is scaled (a `BLOCK = 256`
-of the candidate's own stays 256).
+of the candidate's own stays 256). KernelBench's harness executes the candidate in the namespace the problem
+file left (one `context` dict), so a candidate may read a problem global it never defines (`hardtanh_min` in
+its forward): the problem's plain globals (numbers, strings, tuples and lists of them, as the problem run
+chose them) are the candidate's starting namespace; its own definitions replace them.
 
 Parameters are shared between the two models, as KernelBench's harness seeds both constructors alike: each
 random tensor the candidate's constructor makes is bound to the reference's parameter of the same qualified
@@ -66,12 +69,24 @@ def execute_file(path: str, problem: Problem, run) -> dict:
                          Span(path, err.lineno or 1, err.offset or 1)) from None
     given = {c.name: c.value for c in problem.sizes if "@" not in c.name and c.name in code.sizes}
     policy = SizePolicy({}, given)
-    namespace = {"__name__": "__volta_candidate__", "__file__": os.path.abspath(path),
+    namespace = {**problem_globals(problem.namespace),
+                 "__name__": "__volta_candidate__", "__file__": os.path.abspath(path),
                  "__builtins__": candidate_builtins(run.paths),
                  **policy.hooks()}
     with installed(run), collector_paused():
         exec(code.code, namespace)
     return namespace
+
+
+def problem_globals(namespace: dict) -> dict:
+    """The problem file's plain module globals (sizes and constants: numbers, strings, None, and tuples or lists of
+    them), which KernelBench's harness leaves in the namespace the candidate runs in."""
+    def plain(v) -> bool:
+        if isinstance(v, (tuple, list)):
+            return all(plain(x) for x in v)
+        return v is None or isinstance(v, (bool, int, float, str))
+    return {k: (list(v) if isinstance(v, list) else v) for k, v in namespace.items()
+            if not k.startswith("__") and plain(v)}
 
 
 def model_class(namespace: dict, path: str):

@@ -101,6 +101,12 @@ def _as_array(value) -> np.ndarray:
     return out
 
 
+def _raise_if_unwritten(error: TypeError, arrays) -> None:
+    """An op's TypeError on arrays holding an UNWRITTEN element is the read of that element (UnwrittenRead)."""
+    if any(isinstance(a, np.ndarray) and a.dtype == object and (a == UNWRITTEN).any() for a in arrays):
+        raise UnwrittenRead("the reference reads an element that was never written (torch.empty)") from error
+
+
 def _symbolic(fn, nin: int):
     ufunc = np.frompyfunc(fn, nin, 1)
 
@@ -108,8 +114,7 @@ def _symbolic(fn, nin: int):
         try:
             out = _as_array(ufunc(*arrays))
         except TypeError as error:
-            if any(isinstance(a, np.ndarray) and a.dtype == object and (a == UNWRITTEN).any() for a in arrays):
-                raise UnwrittenRead("the reference reads an element that was never written (torch.empty)") from error
+            _raise_if_unwritten(error, arrays)
             raise
         self.meter.charge(out.size)
         return out
@@ -267,13 +272,21 @@ class SymbolicKit:
             if identity is None:
                 raise Unsupported(f"a {name} reduction over an empty dimension")
             return self.full(a.shape[:axis] + a.shape[axis + 1:], identity)
-        return _as_array(self._REDUCERS[name].reduce(a, axis=axis))
+        try:
+            return _as_array(self._REDUCERS[name].reduce(a, axis=axis))
+        except TypeError as error:   # (a sum or max over an element never written)
+            _raise_if_unwritten(error, (a,))
+            raise
 
     def accumulate(self, name: str, a: np.ndarray, axis: int) -> np.ndarray:
         self.meter.charge(a.size)
         if a.shape[axis] == 0:
             return a.copy()
-        return _as_array(self._REDUCERS[name].accumulate(a, axis=axis, dtype=object))
+        try:
+            return _as_array(self._REDUCERS[name].accumulate(a, axis=axis, dtype=object))
+        except TypeError as error:
+            _raise_if_unwritten(error, (a,))
+            raise
 
 
 def _matmul_shape(a: np.ndarray, b: np.ndarray) -> tuple:

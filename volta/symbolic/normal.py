@@ -20,6 +20,7 @@ from fractions import Fraction
 
 from volta.errors import Unsupported
 from volta.symbolic import expr as E
+from volta.symbolic.boundary import agree_where_zero, leads_positive
 from volta.symbolic.expr import Expr
 from volta.symbolic.extrema import minmax, ordered_pair, through_extremum
 from volta.symbolic.rules import REWRITES, Rewrite, rewrite
@@ -873,6 +874,60 @@ def _select_polarity(norm: Normalizer, state: tuple) -> tuple | None:
     return None
 
 
+@rewrite("select-nested", "select-nested-then", "select-nested-else")
+def _select_nested(norm: Normalizer, state: tuple) -> tuple | None:
+    """c ? (c ? x : z) : y is c ? x : y, and c ? x : (c ? z : y) is c ? x : y (an if/else that nvcc
+    if-converted into a select of a select on the same predicate)."""
+    cond, x, y, nx, ny = state
+    inner_x = x.op is E.SELECT and x.args[0] is cond
+    inner_y = y.op is E.SELECT and y.args[0] is cond
+    if not (inner_x or inner_y):
+        return None
+    if inner_x:
+        x = x.args[1]
+        nx = norm._fresh()(x)
+    if inner_y:
+        y = y.args[2]
+        ny = norm._fresh()(y)
+    return cond, x, y, nx, ny
+
+
+def _arms_agree_where_zero(norm: Normalizer, d: NormalForm, x: Expr, y: Expr) -> bool:
+    """x = y wherever d = 0, proved by boundary.py (a bounded or failing normalization proves nothing)."""
+    same = equal if norm.shared is None else norm.shared.equal
+    try:
+        return agree_where_zero(d, x, y, norm._fresh(), same, norm.totals, poly_to_expr)
+    except (ExpansionLimit, Unsupported):
+        return False
+
+
+@rewrite("select-boundary", "select-boundary", "zero-pivot")
+def _select_boundary(norm: Normalizer, state: tuple) -> tuple | None:
+    """d < 0 ? x : y is -d < 0 ? y : x where x = y wherever d = 0 (boundary.py); the form kept is the one
+    whose d leads with a positive coefficient, so `x > 0 ? x : f` and `x >= 0 ? x : f` meet when f(0) = 0."""
+    cond, x, y, nx, ny = state
+    d = norm.differences.get(cond) if cond.op is E.LT and cond.args[1] is E.ZERO else None
+    if d is None or d.den is not None or not d.num or leads_positive(d):
+        return None
+    if not _arms_agree_where_zero(norm, d, x, y):
+        return None
+    neg = nf_neg(d)
+    flipped = E.lt(to_expr(neg), E.ZERO)
+    if flipped.op in E.COMPARISONS:
+        norm.differences[flipped] = neg
+    return flipped, y, x, ny, nx
+
+
+@rewrite("select-ne-boundary", "select-ne-boundary", "zero-pivot")
+def _select_ne_boundary(norm: Normalizer, state: tuple) -> Expr | None:
+    """d != 0 ? x : y is x where x = y wherever d = 0 (boundary.py)."""
+    cond, x, y, _nx, _ny = state
+    d = norm.differences.get(cond) if cond.op is E.NE else None
+    if d is None or not _arms_agree_where_zero(norm, d, x, y):
+        return None
+    return x
+
+
 def _difference(cond: Expr) -> Expr | None:
     """d of a normalized comparison `d op 0` (eq and ne sort their arguments, so `0 == d` too), else None."""
     if cond.op in E.COMPARISONS:
@@ -950,8 +1005,8 @@ def _logic(norm: Normalizer, node: Expr) -> Expr:
 
 
 
-SELECT_ORIENT = ("select-not", "select-polarity")                      # in this order, each at most once
-SELECT_RESOLVE = ("select-extremum", "select-equal", "select-through")   # the first that applies
+SELECT_ORIENT = ("select-not", "select-polarity", "select-nested", "select-boundary")   # in order, each at most once
+SELECT_RESOLVE = ("select-extremum", "select-equal", "select-through", "select-ne-boundary")   # the first that applies
 # A node's step by its operator (booleans are `_bool`'s): every operator has one.
 STEPS: dict[E.Op, Rewrite] = {op: REWRITES[name] for op, name in (
     (E.ADD, "sum"), (E.MUL, "product"), (E.DIV, "quotient"), (E.EXP2, "exponential"),

@@ -112,6 +112,14 @@ RULES: tuple[Rule, ...] = (
     R("select-not",     "select(lnot(lt(a, b)), c, d)", "select(lt(a, b), d, c)"),
     R("select-polarity-le", "select(le(a, 0), c, d)", "select(lt(-a, 0), d, c)"),
     R("select-polarity-eq", "select(eq(a, 0), c, d)", "select(ne(a, 0), d, c)"),
+    # a select whose arms agree wherever its difference is zero does not depend on the condition there
+    # (boundary.py proves the premise for the arms by normal forms after substituting the difference's pivot)
+    R("select-boundary", "select(lt(a, 0), b, c)", "select(lt(-a, 0), c, b)", assume=("lor(ne(a, 0), eq(b, c))",)),
+    R("select-ne-boundary", "select(ne(a, 0), b, c)", "b", assume=("lor(ne(a, 0), eq(b, c))",)),
+    R("zero-pivot",     "eq(c * a + b, 0)",      "eq(a, -b / c)",       where=("c",)),
+    # an arm that selects on the select's own condition takes its own arm of that side (c stands for any condition)
+    R("select-nested-then", "select(lt(a, 0), select(lt(a, 0), b, c), d)", "select(lt(a, 0), b, d)"),
+    R("select-nested-else", "select(lt(a, 0), b, select(lt(a, 0), c, d))", "select(lt(a, 0), b, d)"),
     # terms both arms share come out of a select or a max/min (both arms need them, so no domain widens)
     R("select-common",  "select(lt(a, 0), b + c, b + d)", "b + select(lt(a, 0), c, d)"),
     R("max-common",     "max(b + c, b + d)",     "b + max(c, d)"),

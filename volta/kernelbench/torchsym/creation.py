@@ -20,7 +20,7 @@ from volta.kernelbench import dtypes as D
 from volta.kernelbench.dtypes import DType
 from volta.kernelbench.failures import TorchError, unsupported
 from volta.kernelbench.streams import Ordering
-from volta.kernelbench.tensor import Session, Storage, SymTensor, contiguous_strides, from_array
+from volta.kernelbench.tensor import Session, Size, Storage, SymTensor, contiguous_strides, from_array
 
 
 @dataclass(frozen=True)
@@ -108,6 +108,22 @@ class Factories:
         shape = _shape(size)
         values = self.run.kit.unwritten(math.prod(shape))
         return from_array(values.reshape(shape), _dtype(dtype), self.run.session)
+
+    def legacy(self, *args, device=None, **_ignored):
+        """`torch.Tensor(...)`, torch's legacy constructor: sizes (ints or a torch.Size) make an uninitialized
+        float32 tensor, as torch.empty; no argument an empty one; a sequence its float32 data; a float32
+        tensor is returned as it is (torch aliases it; another dtype is torch's TypeError)."""
+        if len(args) == 1 and isinstance(args[0], SymTensor):
+            if args[0].dtype is not D.float32:
+                raise TorchError(f"expected Float (got {args[0].dtype})")   # (torch's TypeError)
+            return args[0]
+        if len(args) == 1 and isinstance(args[0], Size):
+            args = tuple(args[0])
+        if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+            return self.empty(*args, dtype=D.float32) if args else self.empty(0, dtype=D.float32)
+        if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)):
+            return self.tensor(args[0], dtype=D.float32)
+        raise TorchError(f"torch.Tensor(): arguments {args!r} are neither sizes nor one sequence of numbers")
 
     def empty_strided(self, size, stride, *, dtype=None, **_ignored):
         size, stride = tuple(size), tuple(stride)
@@ -240,3 +256,27 @@ def _new_factory(kind: str):
 
 
 TENSOR_METHODS = {f"new_{kind}": _new_factory(kind) for kind in ("zeros", "ones", "full", "empty", "tensor")}
+
+
+class TensorType(type):
+    """The metaclass of the stand-in's `torch.Tensor` (`tensor_class`): every stand-in tensor is an instance
+    and SymTensor a subclass, as `isinstance(t, torch.Tensor)` and `issubclass` expect, and calling the class
+    itself is the legacy constructor of its run. A candidate's subclass of it is an ordinary class."""
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, SymTensor) if "legacy" in vars(cls) else super().__instancecheck__(obj)
+
+    def __subclasscheck__(cls, sub) -> bool:
+        if "legacy" in vars(cls):
+            return isinstance(sub, type) and issubclass(sub, SymTensor)
+        return super().__subclasscheck__(sub)
+
+    def __call__(cls, *args, **kwargs):
+        legacy = vars(cls).get("legacy")
+        return legacy(*args, **kwargs) if legacy is not None else super().__call__(*args, **kwargs)
+
+
+def tensor_class(factories: Factories) -> type:
+    """`torch.Tensor` for one run: a SymTensor subclass whose call is `factories.legacy`."""
+    return TensorType("Tensor", (SymTensor,), {"legacy": staticmethod(factories.legacy),
+                                               "__module__": "torch", "__qualname__": "Tensor"})

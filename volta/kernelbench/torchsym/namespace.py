@@ -39,7 +39,7 @@ import volta.kernelbench.torchsym.pool as pool
 import volta.kernelbench.torchsym.reduction as reduction
 import volta.kernelbench.torchsym.shape as shape
 from volta.kernelbench.torchsym.core import result_type
-from volta.kernelbench.torchsym.creation import Factories, Run
+from volta.kernelbench.torchsym.creation import Factories, Run, tensor_class
 from volta.kernelbench.torchsym.module import CONTAINERS, Module, Parameter
 from volta.kernelbench.torchsym.switches import switch_functions
 
@@ -256,7 +256,7 @@ def build(run: Run) -> dict[str, types.ModuleType]:
         **methods.VIEW_FUNCTIONS, **_torch_functional_aliases(), **factories.functions(),
         "sigmoid": pointwise.sigmoid, "tanh": pointwise.tanh, "relu": pointwise.relu,
         "relu_": lambda t: t.relu_(), "sigmoid_": lambda t: t.sigmoid_(), "tanh_": lambda t: t.tanh_(),
-        "dtype": D.DType, "Tensor": SymTensor, "Size": Size, "device": methods.Device,
+        "dtype": D.DType, "Tensor": tensor_class(factories), "Size": Size, "device": methods.Device,
         "is_tensor": lambda x: isinstance(x, SymTensor), "is_floating_point": lambda x: x.dtype.is_floating_point,
         "result_type": lambda a, b: _result_type(a, b), "promote_types": D.promote,
         "get_default_dtype": lambda: D.DEFAULT_FLOAT, "can_cast": lambda a, b: True,
