@@ -45,6 +45,9 @@ CASES = [
     ("batchnorm", "hack_eval_in_init", ["--eval"], "equivalent", None, None),
     ("batchnorm", "hack_running_stats_always", ["--eval"], "equivalent", None, None),
     ("batchnorm", "hack_warmup_folded", ["--eval"], "not-equivalent", None, None),
+    ("constant_param", "eq_param_tensor", [], "equivalent", None, None),
+    ("constant_param", "item_on_param", [], "unsupported", None, None),
+    ("constant_param", "neq_ignores_param", [], "not-equivalent", None, None),
 ]
 
 

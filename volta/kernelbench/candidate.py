@@ -12,7 +12,11 @@ Parameters are shared between the two models, as KernelBench's harness seeds bot
 random tensor the candidate's constructor makes is bound to the reference's parameter of the same qualified
 name and shape, else to the next one of the same shape in creation order; bound leaves are renamed in every
 storage the candidate model holds (a weight transposed once in `__init__` follows its weight). What stays
-unbound keeps leaves of its own (`ModelNew.<name>`) and the report says so.
+unbound keeps leaves of its own (`ModelNew.<name>`) and the report says so. A parameter made from constants
+(`nn.Parameter(torch.tensor(constant))`) is bound to the reference's parameter of the same qualified name,
+shape and initial values (the reference keeps it free, as any value a trained model may hold): then the
+candidate's code sees the same leaves, and a `.item()` on them is refused rather than read as the initial
+value that the reference does not assume.
 """
 from __future__ import annotations
 
@@ -153,6 +157,25 @@ def bind_parameters(problem: Problem, run, model: Module) -> list:
         bindings.append(Binding(name, ref_name if how != "unbound" else None, how, tuple(t.shape)))
     for storage in held_storages(model):
         storage.values[:] = _rename(storage.values, mapping)
+    return bindings + _bind_constants(problem, run, model, taken)
+
+
+def _bind_constants(problem: Problem, run, model: Module, taken: set) -> list:
+    """The candidate's parameters made from the same constants as the reference's parameter of their name and
+    shape, given that parameter's leaves (symbolic runs only: a float dry run's leaves are random numbers)."""
+    bindings = []
+    for name, t in model.named_parameters():
+        ref = problem.initial.get(name)
+        if ref is None or name in taken or not isinstance(t, SymTensor) or tuple(ref.shape) != (t.numel(),):
+            continue
+        if tuple(problem.parameters[name].shape) != tuple(t.shape):
+            continue
+        values = t.values()
+        if not all(type(v) is E.Expr and v.op is E.CONST and v is r for v, r in zip(values, ref)):
+            continue
+        t.write(run.kit.leaves(name, t.numel()).reshape(tuple(t.shape)))
+        taken.add(name)
+        bindings.append(Binding(name, name, "name", tuple(t.shape)))
     return bindings
 
 

@@ -56,6 +56,7 @@ class Problem:
     sizes: list[Choice]
     integer_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)   # leaf name -> [lo, hi]
     reference_inputs: list = field(default_factory=list)   # the inputs as the reference's forward left them
+    initial: dict = field(default_factory=dict)    # qualified name -> a constant parameter's elements before naming
     cost: int = 0                                  # element operations of the dry run at these sizes
 
     @property
@@ -127,10 +128,11 @@ def load_problem(path: str, sizes: dict[str, int] | None = None, budget: int = D
         built = _build(path, code, policy, run)
         names = _input_names(built.namespace, built.inputs)
         ranges = _name_inputs(run, built.inputs, names)
-        parameters = name_state(run, built.model)
+        initial: dict = {}
+        parameters = name_state(run, built.model, initial)
     run.random_allowed = False
     return Problem(path, run, built.namespace, built.model, built.init_inputs, built.inputs, names, parameters,
-                   list(policy.choices.values()), ranges, cost)
+                   list(policy.choices.values()), ranges, cost, initial=initial)
 
 
 # ---------------------------------------------------------------- executing the file
@@ -320,10 +322,12 @@ def _bool_leaves(t: SymTensor, sources: dict):
     return None
 
 
-def name_state(run: Run, model: Module) -> dict[str, SymTensor]:
+def name_state(run: Run, model: Module, initial: dict | None = None) -> dict[str, SymTensor]:
     """Parameters (and buffers drawn at random: BatchNorm's running statistics) as leaves named by their
     qualified names, written into their storages; constant buffers keep their values. Returns the named
-    tensors. (The candidate side names ModelNew's state the same way, so equal names meet.)"""
+    tensors. A parameter made from constants (`nn.Parameter(torch.tensor(2.0))`) has its elements put into
+    `initial` first: the candidate's parameter of that name, shape and values is bound to it
+    (candidate.bind_parameters)."""
     random_storages = {id(s.storage) for s in run.sources}
     state: dict[str, SymTensor] = {}
     named_storages: dict[int, str] = {}
@@ -335,6 +339,8 @@ def name_state(run: Run, model: Module) -> dict[str, SymTensor]:
         if id(t.storage) in named_storages and t.numel() == t.storage.size:
             state[qualified] = t                   # tied to a tensor named already
             continue
+        if initial is not None and id(t.storage) not in random_storages:
+            initial[qualified] = t.values().copy()
         t.write(run.kit.leaves(qualified, t.numel()).reshape(tuple(t.shape)))
         t.storage.name = qualified
         named_storages[id(t.storage)] = qualified

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from volta.kernelbench import dtypes as D
 from volta.kernelbench.failures import TorchError, unsupported
+from volta.symbolic import expr as E
 import volta.kernelbench.torchsym.linalg as linalg
 import volta.kernelbench.torchsym.pointwise as pointwise
 import volta.kernelbench.torchsym.reduction as reduction
@@ -48,6 +49,11 @@ def item(t):
         raise TorchError(f"a Tensor with {t.numel()} elements cannot be converted to Scalar")
     element = t.values()[0]
     value = t.session.kit.constant_value(element)
+    if value is None and type(element) is E.Expr and element.op is E.VAR:
+        raise unsupported("Tensor.item() / a tensor used as a Python value",
+                          f"it is element {element.data[1]} of `{element.data[0]}`, an input or parameter Volta "
+                          "keeps free (parameters: any value a trained model may hold), so its Python value is not "
+                          "known; pass the tensor to the kernel instead")
     if value is None:
         raise unsupported("Tensor.item() / a tensor used as a Python value",
                           "the value depends on the input data, so the Python code after it would branch on it")
