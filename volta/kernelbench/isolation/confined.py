@@ -29,17 +29,23 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from xml.etree import ElementTree
+from xml.sax.saxutils import escape
 
 import numpy as np
 
 from volta.errors import PtxSyntaxError, Span, Unsupported, UsageError, VoltaError
 from volta.exec import limits
-from volta.kernelbench.check import CheckOptions, KernelbenchReport, check
+from volta.kernelbench import calls as S
+from volta.kernelbench import candidate as C
+from volta.kernelbench.check import CheckOptions, Held, KernelbenchReport, check
+from volta.kernelbench.compare import Difference
 from volta.kernelbench.evidence import Evidence, ReferenceFacts
 from volta.kernelbench.isolation import guard, process, verify, wire
 from volta.report import kernelbench_report, render
+from volta.report.check_report import value_text
 
 FORMATS = ("text", "json", "sarif", "junit")
 EXIT_OF = {"equivalent": 0, "within-tolerance": 0, "not-equivalent": 1, "findings": 1, "precision": 1,
@@ -97,7 +103,7 @@ def run(problem: str, candidate: str, sizes: dict, options: CheckOptions, *, sav
     limits.disarm()       # the worker keeps the deadline (its own timer, then the parent's kill), not this process
     if options.tolerance is not None:
         return _whole(job, save_counterexample)
-    first = _candidate_side(job)
+    first = _candidate_side(job, save_counterexample)
     if isinstance(first, Confined):
         return first
     reason, reference = first
@@ -108,7 +114,8 @@ def run(problem: str, candidate: str, sizes: dict, options: CheckOptions, *, sav
                   second.report.get("candidate_output", ""), job.explain, STATE_READ)
 
 
-def _checked(channel: process.Channel, job: _Job, witness: str | None, evidence: Evidence, reference=None):
+def _checked(channel: process.Channel, job: _Job, witness: str | None, evidence: Evidence, reference=None,
+             held: list | None = None):
     """The worker's side of either run: the guard, the check, the snapshot compared; the report, or None
     after the failure was sent."""
     channel.install_guard()
@@ -118,7 +125,7 @@ def _checked(channel: process.Channel, job: _Job, witness: str | None, evidence:
     try:
         with limits.using(max_memory=lim.max_memory, max_steps=lim.max_steps, timeout=lim.timeout):
             report = check(*job.absolute, job.sizes, job.options, save_counterexample=witness, evidence=evidence,
-                           reference=reference)
+                           reference=reference, held=held)
             limits.disarm()
     except VoltaError as err:
         span = err.span
@@ -159,7 +166,7 @@ def _report_of(worker: process.Worker, job: _Job, doing: str) -> "Confined":
     return _validated(payload)
 
 
-def _candidate_side(job: _Job):
+def _candidate_side(job: _Job, save_counterexample: str | None):
     """The candidate's run with no reference in its process (`check(..., reference=...)`): the reference runs
     here, its formats go to the worker, the worker's evidence is decided here. The final answer (a pass, or a
     worker that ended without one, or UNKNOWN), else (why it did not pass, the reference made here)."""
@@ -172,10 +179,16 @@ def _candidate_side(job: _Job):
                 facts.append(ReferenceFacts.of_plain(payload) if kind == "reference" else ReferenceFacts())
             return facts[0]
 
-        evidence = Evidence()
-        report = _checked(channel, job, None, evidence, reference)
-        if report is None:
-            return
+        evidence, held = Evidence(), []
+        try:
+            report = _checked(channel, job, None, evidence, reference, held)
+            if report is not None:
+                _answer(channel, job, report, evidence, held)
+        finally:
+            for h in held:
+                h.close()
+
+    def _answer(channel, job, report, evidence, held) -> None:
         limited = _limited(report)
         channel.send("claim", {"report": json.loads(json.dumps(kernelbench_report.to_dict(report), default=str)),
                                "limited": limited})
@@ -185,6 +198,9 @@ def _candidate_side(job: _Job):
             return
         channel.send_bytes(wire.evidence_frame(evidence))
         kind, compared = channel.receive()
+        if kind == "confirm" and len(held) == 1:
+            _differs(channel, job, held[0], compared)
+            return
         if kind != "compared":
             return
         for inst, counts in zip(evidence.instances, compared):
@@ -216,7 +232,13 @@ def _candidate_side(job: _Job):
             return _not_passed(claim), reference
         instances = wire.read_evidence(worker.receive_bytes("sending what the candidate computed", wire.MAX_FRAME))
         with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):
-            decided = verify.decide(job.names[0], job.sizes, job.options, claim, instances, reference)
+            decided = verify.decide(job.names[0], job.sizes, job.options, claim, instances, reference, confirm=True)
+        if decided.verdict == "differs":
+            answer = _confirmed(worker, job, decided, reference, save_counterexample)
+            if answer is None:
+                return decided.reason, reference
+            return _passed(answer, verify.Decided(), missing, worker.printed(), save_counterexample, None,
+                           os.path.join(worker.folder, WITNESS_NAME))
         if decided.verdict == "rejected":
             return decided.reason, reference
         if decided.verdict is not None:
@@ -236,6 +258,69 @@ def _candidate_side(job: _Job):
     finally:
         worker.close()
     return _passed(answer, decided, missing, printed, None, None, None)
+
+
+def _differs(channel: process.Channel, job: _Job, held: Held, request: dict) -> None:
+    """The worker's side of a difference Volta's process found in call 1: the candidate re-run concretely on the
+    input found, its value sent back; then, when Volta's process confirms the difference, the report of it, the
+    reference's value a placeholder Volta's process fills in (it never enters the worker)."""
+    inputs = {name: {int(i): v if type(v) is int else Fraction(v) for i, v in elements.items()}
+              for name, elements in request["inputs"].items()}
+    k, i = request["output"], request["index"]
+    untouched = guard.snapshot()       # Volta's functions as _checked found them unpatched
+    value = held.value(inputs, k, i)
+    patched = guard.changed(untouched)
+    if patched is not None:
+        channel.send("refused", f"the candidate tried to {patched}")
+        return
+    channel.send("value", str(value) if type(value) in (int, Fraction) else None)
+    kind, payload = channel.receive()
+    if kind != "differs":
+        return
+    witness = os.path.join(channel.folder, WITNESS_NAME) if payload["save"] else None
+    held.differs(Difference(k, i, tuple(payload["shape"]), REFERENCE_SLOT, value, inputs), payload["counts"], witness)
+    _send_report(channel, job, held.report)
+
+
+def _confirmed(worker: process.Worker, job: _Job, decided: verify.Decided, reference, save_counterexample):
+    """A difference this process found in call 1 (`decided.differs`), confirmed as the whole check confirms one:
+    the reference's element evaluated exactly here, the candidate re-run concretely in its worker on the input
+    found (`Held.value`); the worker's report of it with the reference's value filled in here, the witness
+    saved here. None when not confirmed (the whole check then decides)."""
+    comparison = decided.differs
+    d = comparison.difference
+    if type(d.ref_value) not in (int, Fraction):
+        return None
+    worker.send("confirm", {"output": d.output, "index": d.index,
+                            "inputs": {n: {str(i): v if type(v) is int else str(Fraction(v)) for i, v in e.items()}
+                                       for n, e in d.inputs.items()}})
+    kind, value = worker.receive("re-running the candidate on the input found")
+    if kind != "value" or not (value is None or (type(value) is str and len(value) <= MAX_VALUE_CHARS)):
+        raise Malformed("the candidate's value on the input found is not a number")
+    try:
+        found = None if value is None else Fraction(value)
+    except (ValueError, ZeroDivisionError):
+        raise Malformed(f"the candidate's value on the input found, {value[:80]!r}, is not a number") from None
+    if found is None or found == d.ref_value:
+        return None
+    worker.send("differs", {"shape": list(d.shape), "save": save_counterexample is not None,
+                            "counts": {"compared": comparison.compared, "proved_by": dict(comparison.proved_by),
+                                       "seconds": comparison.seconds}})
+    answer = _report_of(worker, job, "reporting the difference")
+    shown = answer.report.get("counterexample")
+    if answer.verdict != "not-equivalent" or type(shown) is not dict or (
+            shown.get("output"), shown.get("index"), shown.get("cand_value")) != (d.output, list(d.position), value):
+        raise process.Ended("rejected", "the worker's report is not the difference confirmed")
+    difference = replace(d, cand_value=found, derived=C.derived_values(reference.problem, d.inputs))
+    if save_counterexample:
+        S.save_witness(save_counterexample, reference.problem, difference, 1)
+    shown["ref_value"] = str(d.ref_value)
+    answer.report["notes"] = list(answer.report["notes"]) + [CONFIRMED]
+    text = value_text(d.ref_value)
+    answer.rendered = {"text": answer.rendered["text"].replace(REFERENCE_SLOT, text) + f"\n  note: {CONFIRMED}",
+                       "sarif": answer.rendered["sarif"].replace(REFERENCE_SLOT, json.dumps(text)[1:-1]),
+                       "junit": answer.rendered["junit"].replace(REFERENCE_SLOT, escape(text))}
+    return answer
 
 
 def _limited(report: KernelbenchReport) -> bool:
@@ -403,6 +488,11 @@ def _copy_witness(source: str, target: str) -> str | None:
     return None
 
 
+REFERENCE_SLOT = "VOLTA_REFERENCE_VALUE"   # where the worker's report of a difference shows the reference's value
+MAX_VALUE_CHARS = 100_000                  # the candidate's exact value on the input found, as the worker sends it
+CONFIRMED = ("compared with the reference in Volta's process (its outputs never entered the candidate's worker); "
+             "the difference confirmed by the reference's element evaluated exactly there and the candidate re-run "
+             "concretely in its worker on the input found")
 NO_REPORT = "the candidate's worker gave no well-formed report: nothing is claimed about equivalence"
 ONLY_WITH_REFERENCE = ("the candidate's outputs agree with the reference's only when the reference's outputs are "
                        "in its process (the check run whole in its worker), not when the reference runs in Volta's "
