@@ -77,9 +77,7 @@ def test_an_attack_is_rejected_with_what_it_tried(attack, tried, capsys, unharme
 
 
 @pytest.mark.parametrize("attack, why", [
-    ("forge_comparison", "call 1: the outputs the worker sent differ from the reference's"),
-    ("forge_report", "call 1: the outputs the worker sent differ from the reference's"),
-    ("forge_json", "the worker's report says 1 run(s) were made and sent the evidence of 0"),
+    ("forge_json", "the worker's report is not the difference confirmed"),
     ("forge_table", "a node of the table has another arity than its operator"),
     ("patch_machine", "the worker's machine left select((0 < x[0]), x[0], (1/4*x[0])) in `torch::empty#1` element "
                       "0, where Volta's own replay of the call computes (x[0] + x[0])"),
@@ -88,24 +86,41 @@ def test_a_candidate_that_forges_the_check_in_its_worker_is_rejected(attack, why
     """Volta's modules reached without an import or a heap scan (a function's __globals__, sys.modules) and
     patched so that the worker's comparison agrees, its report is concluded EQUIVALENT, its JSON says EQUIVALENT,
     or its evidence is forged, or the machine is wrapped so that its kernel (2x) leaves the reference's
-    expressions, with the worker's check of Volta's code silenced (the first two and patch_machine are EQUIVALENT
-    when the worker's word is taken): Volta's process decides from the outputs, and replays the launches, and
-    does not agree."""
+    expressions, with the worker's check of Volta's code silenced (patch_machine is EQUIVALENT when the worker's
+    word is taken): Volta's process decides from the outputs, and replays the launches, and does not agree.
+    forge_json (zeros, its JSON rewritten to EQUIVALENT) was REJECTED from the whole second run's report; now its
+    report of the difference Volta's process confirmed is not that difference."""
     code, r = _check(DATA / f"{attack}.py", capsys=capsys)
     assert (code, r["verdict"]) == (1, "rejected")
     assert why in r["unsupported"]["message"]
 
 
+@pytest.mark.parametrize("attack", ["forge_comparison", "forge_report", "copy_reference_or_zeros", "hunt_reference"])
+def test_a_forger_or_copier_that_computes_zeros_is_not_equivalent_with_a_confirmed_witness(attack, capsys, tmp_path,
+                                                                                             unharmed):
+    """The worker's comparison or report patched to agree (forge_comparison, forge_report), or the reference's
+    outputs hunted up the stack or in module globals, zeros when none is found (copy_reference_or_zeros,
+    hunt_reference). The candidate's run has no reference in its process and its worker compares nothing: Volta's
+    process compares its zeros with the reference run there, and confirms the difference by re-running the
+    candidate concretely in its worker (still zeros: nothing to copy there either). NOT EQUIVALENT with a witness
+    that replays; before, these ran a whole second check with the reference in the worker and were REJECTED."""
+    saved = tmp_path / "cex.npz"
+    code, r = _check(DATA / f"{attack}.py", "--save-counterexample", str(saved), capsys=capsys)
+    assert (code, r["verdict"]) == (1, "not-equivalent")
+    cex = r["counterexample"]
+    assert cex["cand_value"] == "0" and cex["ref_value"] not in ("0", confined.REFERENCE_SLOT)
+    assert confined.CONFIRMED in r["notes"] and cex["file"] == str(saved)
+    assert set(np.load(saved).files) >= {"x"}
+
+
 @pytest.mark.parametrize("attack, without", [
     ("copy_reference", "its run gave CANDIDATE RAISED (TypeError"),
-    ("copy_reference_or_zeros", "call 1: the outputs the worker sent differ from the reference's"),
-    ("hunt_reference", "call 1: the outputs the worker sent differ from the reference's"),
 ])
 def test_a_candidate_that_copies_the_reference_s_outputs_is_rejected(attack, without, capsys, unharmed):
     """The reference's outputs, found up the stack or in a module's globals (a heap scan is refused by the
     audit hook) and copied: the candidate's first run has no reference in its process (Volta's process runs it),
-    so there it raises or returns zeros; the whole check in a fresh worker, where the copy agrees, is then
-    REJECTED, saying what the run without the reference gave."""
+    so there it raises; the whole check in a fresh worker, where the copy agrees, is then REJECTED, saying what
+    the run without the reference gave (copiers that return zeros when they find nothing: the test above)."""
     code, r = _check(DATA / f"{attack}.py", capsys=capsys)
     assert (code, r["verdict"]) == (1, "rejected")
     message = r["unsupported"]["message"]
