@@ -113,18 +113,24 @@ def test_a_forger_or_copier_that_computes_zeros_is_not_equivalent_with_a_confirm
     assert set(np.load(saved).files) >= {"x"}
 
 
-@pytest.mark.parametrize("attack, without", [
-    ("copy_reference", "its run gave CANDIDATE RAISED (TypeError"),
-])
-def test_a_candidate_that_copies_the_reference_s_outputs_is_rejected(attack, without, capsys, unharmed):
-    """The reference's outputs, found up the stack or in a module's globals (a heap scan is refused by the
-    audit hook) and copied: the candidate's first run has no reference in its process (Volta's process runs it),
-    so there it raises; the whole check in a fresh worker, where the copy agrees, is then REJECTED, saying what
-    the run without the reference gave (copiers that return zeros when they find nothing: the test above)."""
-    code, r = _check(DATA / f"{attack}.py", capsys=capsys)
+def test_a_candidate_that_copies_the_reference_s_outputs_raises_where_there_are_none(capsys, unharmed):
+    """The reference's outputs looked for up the stack (a heap scan is refused by the audit hook) and copied: the
+    candidate's run has no reference in its process (Volta's process runs it), so its copy raises there, and
+    that is its verdict: CANDIDATE RAISED, exit 3 (before, the whole check ran again in a fresh worker, where
+    the copy agreed, and that was REJECTED)."""
+    code, r = _check(DATA / "copy_reference.py", capsys=capsys)
+    assert (code, r["verdict"], r["verdict_text"]) == (3, "unsupported", "CANDIDATE RAISED")
+    assert r["raised"]["type"] == "TypeError"
+
+
+def test_a_copier_checked_again_whole_is_rejected_where_only_the_whole_check_passes_it(capsys, unharmed):
+    """With --ragged a difference in the run without the reference is not confirmed by request (docs/sandbox.md,
+    "Two runs"): the whole check runs in a fresh worker with the reference, where copy_reference_or_zeros finds
+    the reference's outputs and agrees; a pass there after none without the reference is REJECTED."""
+    code, r = _check(DATA / "copy_reference_or_zeros.py", "--ragged", capsys=capsys)
     assert (code, r["verdict"]) == (1, "rejected")
     message = r["unsupported"]["message"]
-    assert message.startswith(confined.ONLY_WITH_REFERENCE) and without in message
+    assert message.startswith(confined.ONLY_WITH_REFERENCE) and "the outputs the worker sent differ" in message
 
 
 @pytest.mark.slow   # spins to its 8 s --timeout by design

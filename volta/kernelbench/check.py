@@ -206,6 +206,8 @@ def _check_once(problem_path, candidate_path, sizes, options: CheckOptions, save
         if held is not None and model is not None:    # what the model holds after call 1, for `Held.value`
             call1 = [(s, s.values.copy()) for s in C.held_storages(model)]
         if cand_outs is None:
+            if evidence is not None and cand_inputs is not None:
+                evidence.held_after(problem.input_names, cand_inputs, model, report.bindings)
             hacks.conclude(report, candidate_path)
             return report
         if evidence is not None:

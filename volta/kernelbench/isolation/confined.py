@@ -192,9 +192,8 @@ def _candidate_side(job: _Job, save_counterexample: str | None):
         limited = _limited(report)
         channel.send("claim", {"report": json.loads(json.dumps(kernelbench_report.to_dict(report), default=str)),
                                "limited": limited})
-        if report.exit_code != 0:
-            if limited:
-                _send_report(channel, job, report)
+        if limited:
+            _send_report(channel, job, report)
             return
         channel.send_bytes(wire.evidence_frame(evidence))
         kind, compared = channel.receive()
@@ -228,26 +227,30 @@ def _candidate_side(job: _Job, save_counterexample: str | None):
             if answer.exit_code != 3:
                 raise process.Ended("rejected", "the worker's report is not the run it claimed")
             return _passed(answer, verify.Decided(), missing, worker.printed(), None, None, None)
-        if claim["exit_code"] != 0:
-            return _not_passed(claim), reference
         instances = wire.read_evidence(worker.receive_bytes("sending what the candidate computed", wire.MAX_FRAME))
         with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):
-            decided = verify.decide(job.names[0], job.sizes, job.options, claim, instances, reference, confirm=True)
+            if claim["exit_code"] == 0:
+                decided = verify.decide(job.names[0], job.sizes, job.options, claim, instances, reference,
+                                        confirm=True)
+            elif len(instances) == 1 and not claim.get("paths") and not claim.get("ragged"):
+                decided = verify.settle(reference, claim, instances[0], job.options)
+            else:
+                decided = verify.Decided("whole", "its run took several paths or ragged sizes")
         if decided.verdict == "differs":
             answer = _confirmed(worker, job, decided, reference, save_counterexample)
             if answer is None:
                 return decided.reason, reference
             return _passed(answer, verify.Decided(), missing, worker.printed(), save_counterexample, None,
                            os.path.join(worker.folder, WITNESS_NAME))
-        if decided.verdict == "rejected":
-            return decided.reason, reference
+        if decided.verdict in ("rejected", "whole"):
+            return (decided.reason if claim["exit_code"] == 0 else _not_passed(claim)), reference
         if decided.verdict is not None:
             return _ended(job.names, process.Ended(decided.verdict, decided.reason), worker.printed(), job.explain,
                           NOT_BORNE)
         worker.send("compared", decided.compared)
         answer = _report_of(worker, job, "reporting the candidate's run")
-        if (answer.exit_code, answer.report.get("paths"), bool(answer.report.get("ragged"))) != (
-                claim["exit_code"], claim.get("paths"), bool(claim.get("ragged"))):
+        if (answer.exit_code, answer.verdict, answer.report.get("paths"), bool(answer.report.get("ragged"))) != (
+                claim["exit_code"], claim["verdict"], claim.get("paths"), bool(claim.get("ragged"))):
             raise process.Ended("rejected", "the worker's report is not the run it claimed")
         printed = worker.printed()
     except process.Ended as end:

@@ -133,6 +133,49 @@ def decide(problem_path: str, sizes: dict, options: CheckOptions, report: dict, 
     return decided
 
 
+def settle(reference: "_Reference", claim: dict, inst: dict, options: CheckOptions) -> Decided:
+    """Volta's process's reading of the first run's one run at the asked sizes when its report does not pass:
+    verdict None when the report stands as a check that ran the reference would have given it (no input or
+    parameter written; call 1, where forward returned, equal to the reference's: `compared` holds its counts;
+    or the elements nothing wrote that the report's FINDINGS already name), "differs" with `differs` (call 1
+    differs, to be confirmed), else "whole" with the reason (the whole check decides: a later call's finding,
+    an undecided or structural comparison, an input written)."""
+    start = time.process_time()
+    decided = Decided(compared=[{}])
+    calls = inst["calls"]
+    try:
+        if sorted(calls) not in ([], [1]):
+            raise _Contradiction("whole", f"the run without the reference gave {claim['verdict']} after "
+                                          f"{max(calls)} calls (the later calls are compared in the whole check)")
+        if calls or inst["inputs"]:      # no inputs and no call: forward never ran (the file or the model failed)
+            _inputs_unwritten(reference, inst["inputs"], "")
+        _parameters_unwritten(inst["parameters"], "")
+        if calls:
+            integers = S.integers_for(reference.integers, 1)
+            readings = Readings()
+            c = compare(reference.of_call(1), _sent(1, calls[1]), _Evaluated(integers), options.timeout_ms, None,
+                        readings.apply, integers)
+            d = c.difference
+            if c.verdict == "not-equivalent" and d is not None and not d.structural:
+                c.difference = replace(d, shape=tuple(reference.of_call(1)[d.output].shape))
+                decided.verdict, decided.differs = "differs", c
+            elif c.verdict == "findings" and claim["verdict"] == "findings":
+                pass                     # the report names the elements nothing wrote (hacks.conclude)
+            elif c.verdict == "equivalent":
+                decided.compared = [{"calls": {"1": {"compared": c.compared, "proved_by": dict(c.proved_by),
+                                                     "seconds": c.seconds}},
+                                     "notes": [readings.note()] if readings.note() else []}]
+                decided.calls = decided.runs = 1
+            else:
+                raise _Contradiction("whole", f"call 1 compared here gave {c.verdict}")
+    except _Contradiction as c:
+        decided.verdict, decided.reason = "whole", c.reason
+    except VoltaError as err:
+        decided.verdict, decided.reason = "whole", f"Volta's process could not compare call 1: {err.message}"
+    decided.seconds = time.process_time() - start
+    return decided
+
+
 def _replayed(decided: Decided, inst: dict, options: CheckOptions, built: dict, where: str) -> None:
     """The run's calls into extensions, replayed on this process's machine (`replay.py`)."""
     try:
