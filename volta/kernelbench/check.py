@@ -118,8 +118,8 @@ def check(problem_path: str, candidate_path: str, sizes: dict | None = None, opt
     candidate computed, for Volta's process to decide from (the confined worker's check). `reference`: None,
     or a callable giving the `ReferenceFacts` of a reference that runs elsewhere (then this process runs only
     the candidate, and claims EQUIVALENT unless the candidate's own run shows otherwise). `held`: a list into
-    which each run whose candidate made outputs puts its `Held` (its extensions still loaded), for the caller
-    to re-run concretely on request and then close."""
+    which each run whose model was made puts its `Held` (the model, its extensions still loaded), for the
+    caller to re-run concretely on request and then close."""
     start_job()
     report = paths.explore(lambda oracle: _check_once(problem_path, candidate_path, sizes or {}, options,
                                                       save_counterexample, progress, oracle,

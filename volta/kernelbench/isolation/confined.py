@@ -13,10 +13,14 @@ Two runs (docs/sandbox.md, "Two runs"). The first worker runs the candidate with
 (`check(..., reference=...)`): it is forked before this process runs the reference, gets only the formats
 the reference computes in, and claims EQUIVALENT unless its own run shows otherwise; this process decides
 the claim from the evidence (what the candidate computed: `kernelbench/evidence.py`, as `wire.py` expression
-tables; `verify.py`) and sends back the comparison counts its report shows. Anything but a pass runs the
-whole check in a fresh worker (the reference there too), whose passing verdict is decided here the same way;
-a pass there after the first run did not pass is REJECTED (the candidate's outputs come from the check's
-state). With --atol/--rtol only the whole check runs.
+tables; `verify.py`) and sends back the comparison counts its report shows. A difference this process finds
+in call 1 is confirmed by asking the worker to re-run the candidate concretely on the input found (the
+worker keeps it loaded: `check.Held`), and the worker reports it with the reference's value left for this
+process to fill in; a report that does not pass is settled here (`verify.settle`) and stands. Only where the
+first run does not decide (several paths, --ragged, a later call, an undecided comparison, an input written)
+does the whole check run in a fresh worker (the reference there too), whose passing verdict is decided here
+the same way; a pass there after the first run did not pass is REJECTED (the candidate's outputs come from
+the check's state). With --atol/--rtol only the whole check runs.
 
 A worker that ends without a well-formed answer (an exit, a signal, a crash, a refusal of the audit hook, a
 patch of Volta's code, a malformed message) gives REJECTED, exit 1; past its time or memory, UNSUPPORTED,
@@ -92,10 +96,11 @@ def run(problem: str, candidate: str, sizes: dict, options: CheckOptions, *, sav
     current `limits` (--timeout, --max-memory).
 
     First the candidate alone (`_candidate_side`): the reference runs in this process only, the worker's run
-    is decided here from its evidence. A pass there is the answer. Anything else is checked again whole in a
-    fresh worker (`_whole`: the reference there too, for the counterexample, its confirmation, the findings
-    that need it); a pass there after the first run did not pass is REJECTED: the candidate's outputs agreed
-    only where the reference's existed in its process. With --atol/--rtol only the whole check runs."""
+    is decided here from its evidence, a difference in call 1 confirmed by re-running the candidate on
+    request. That is the answer where it decides; else the whole check runs in a fresh worker (`_whole`: the
+    reference there too), and a pass there after the first run did not pass is REJECTED: the candidate's
+    outputs agreed only where the reference's existed in its process. With --atol/--rtol only the whole check
+    runs."""
     lim = limits.current()
     seconds = lim.timeout + MARGIN_SECONDS if lim.timeout is not None else DEFAULT_SECONDS
     job = _Job((problem, candidate), (os.path.abspath(problem), os.path.abspath(candidate)), os.getcwd(),
@@ -168,8 +173,10 @@ def _report_of(worker: process.Worker, job: _Job, doing: str) -> "Confined":
 
 def _candidate_side(job: _Job, save_counterexample: str | None):
     """The candidate's run with no reference in its process (`check(..., reference=...)`): the reference runs
-    here, its formats go to the worker, the worker's evidence is decided here. The final answer (a pass, or a
-    worker that ended without one, or UNKNOWN), else (why it did not pass, the reference made here)."""
+    here, its formats go to the worker, the worker's evidence is decided here (a pass: `verify.decide`; else
+    `verify.settle`), a difference in call 1 confirmed by request (`_confirmed`). The final answer (a pass, a
+    confirmed difference, a report that stands, a worker that ended without one, UNKNOWN), else (why the
+    first run does not decide, the reference made here) for the whole check."""
     def work(channel: process.Channel) -> None:
         facts = []
 

@@ -26,7 +26,10 @@ A fact that contradicts the claim makes the candidate REJECTED (the worker's rep
 sent do not show: the check in the worker was tampered with, or evidence is missing); a comparison this
 process cannot decide makes it UNKNOWN. Verdicts that do not pass (exit 1 or 3) stand as the worker gave
 them: a candidate that lied there only made its own verdict worse, or claimed no more than a candidate that
-raises gets honestly. What is still the worker's word (findings Volta observes while the candidate's Python
+raises gets honestly. In the first run (no reference in the worker) a difference in call 1 is no contradiction
+but the comparison itself (`decide(..., confirm=True)`: the verdict "differs", for `confined.py` to confirm by
+re-running the candidate), and a report that does not pass is settled here (`settle`: inputs and parameters
+unwritten, call 1 compared) before it stands. What is still the worker's word (findings Volta observes while the candidate's Python
 runs: streams, threads, coverage, precision places, clock reads; the torch ops of its Python) is listed in
 docs/sandbox.md.
 """
