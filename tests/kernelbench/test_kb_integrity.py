@@ -110,6 +110,10 @@ def test_a_forger_or_copier_that_computes_zeros_is_not_equivalent_with_a_confirm
     cex = r["counterexample"]
     assert cex["cand_value"] == "0" and cex["ref_value"] not in ("0", confined.REFERENCE_SLOT)
     assert confined.CONFIRMED in r["notes"] and cex["file"] == str(saved)
+    code = cli(["kernelbench", PROBLEM, str(DATA / f"{attack}.py"), *BOUNDS])
+    text = capsys.readouterr().out
+    assert code == 1 and text.startswith("NOT EQUIVALENT") and confined.REFERENCE_SLOT not in text
+    assert "reference = " in text and "candidate = 0" in text
     assert set(np.load(saved).files) >= {"x"}
 
 
@@ -161,6 +165,42 @@ def test_the_candidate_s_first_run_never_computes_the_reference(monkeypatch, tmp
     decided = verify.decide(PROBLEM, {}, CheckOptions(), claim, instances)
     assert decided.verdict is None and decided.calls == 3
     assert decided.compared[0]["calls"]["1"]["compared"] == 256
+
+
+def test_the_first_run_s_difference_is_confirmed_by_re_running_the_candidate_it_holds():
+    """`check(..., held=...)` keeps the candidate loaded: a difference Volta's process finds in call 1 (zeros:
+    nothing to copy) is the verdict "differs" with the output's shape, and the held candidate re-run concretely
+    on the input found gives its own value there, not the reference's."""
+    evidence, held = Evidence(), []
+    report = check(PROBLEM, str(DATA / "copy_reference_or_zeros.py"), evidence=evidence,
+                   reference=lambda: ReferenceFacts(("f32",), ()), held=held)
+    try:
+        assert report.exit_code == 0 and len(held) == 1
+        claim = json.loads(json.dumps(kernelbench_report.to_dict(report), default=str))
+        instances = wire.read_evidence(wire.evidence_frame(evidence))
+        decided = verify.decide(PROBLEM, {}, CheckOptions(), claim, instances, confirm=True)
+        d = decided.differs.difference
+        assert decided.verdict == "differs" and d.shape == (4, 64) and d.ref_value != 0
+        assert held[0].value(d.inputs, d.output, d.index) == 0
+    finally:
+        held[0].close()
+
+
+def test_a_first_run_that_raised_stands_once_volta_s_process_settled_it():
+    """A report that does not pass (the copy raised: no call 1) is settled in Volta's process: no input written,
+    no call to compare; it stands as it is (no counts to send)."""
+    evidence = Evidence()
+    report = check(PROBLEM, str(DATA / "copy_reference.py"), evidence=evidence,
+                   reference=lambda: ReferenceFacts(("f32",), ()))
+    claim = json.loads(json.dumps(kernelbench_report.to_dict(report), default=str))
+    assert claim["verdict"] == "unsupported" and claim["raised"]["type"] == "TypeError"
+    inst, = wire.read_evidence(wire.evidence_frame(evidence))
+    assert inst["calls"] == {} and sorted(inst["inputs"]) == ["x"]
+    decided = verify.settle(verify.reference(PROBLEM, {}, CheckOptions()), claim, inst, CheckOptions())
+    assert (decided.verdict, decided.compared) == (None, [{}])
+    inst["inputs"]["x"] = [0] * len(inst["inputs"]["x"])       # as if it had zeroed its input before raising
+    decided = verify.settle(verify.reference(PROBLEM, {}, CheckOptions()), claim, inst, CheckOptions())
+    assert decided.verdict == "whole" and "input `x`" in decided.reason
 
 
 @pytest.mark.slow   # spins to its 8 s --timeout by design
