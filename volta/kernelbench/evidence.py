@@ -119,8 +119,8 @@ class Instance:
         before a stop is still one)."""
         self.inputs = {n: list(t.values()) for n, t in zip(names, inputs) if isinstance(t, SymTensor)}
         leaf = {b.candidate: b.reference or f"ModelNew.{b.candidate}" for b in bindings}
-        self.parameters = {} if model is None else {
-            leaf[n]: list(t.storage.values) for n, t in model.named_parameters() if isinstance(t, SymTensor) and n in leaf}
+        self.parameters = {} if model is None else {leaf[n]: list(t.storage.values) for n, t in model.named_parameters()
+                                                    if isinstance(t, SymTensor) and n in leaf}
 
 
 @dataclass

@@ -29,9 +29,9 @@ them: a candidate that lied there only made its own verdict worse, or claimed no
 raises gets honestly. In the first run (no reference in the worker) a difference in call 1 is no contradiction
 but the comparison itself (`decide(..., confirm=True)`: the verdict "differs", for `confined.py` to confirm by
 re-running the candidate), and a report that does not pass is settled here (`settle`: inputs and parameters
-unwritten, call 1 compared) before it stands. What is still the worker's word (findings Volta observes while the candidate's Python
-runs: streams, threads, coverage, precision places, clock reads; the torch ops of its Python) is listed in
-docs/sandbox.md.
+unwritten, call 1 compared) before it stands. What is still the worker's word (findings Volta observes while
+the candidate's Python runs: streams, threads, coverage, precision places, clock reads; the torch ops of its
+Python) is listed in docs/sandbox.md.
 """
 from __future__ import annotations
 
@@ -156,21 +156,21 @@ def settle(reference: "_Reference", claim: dict, inst: dict, options: CheckOptio
         if calls:
             integers = S.integers_for(reference.integers, 1)
             readings = Readings()
-            c = compare(reference.of_call(1), _sent(1, calls[1]), _Evaluated(integers), options.timeout_ms, None,
-                        readings.apply, integers)
-            d = c.difference
-            if c.verdict == "not-equivalent" and d is not None and not d.structural:
-                c.difference = replace(d, shape=tuple(reference.of_call(1)[d.output].shape))
-                decided.verdict, decided.differs = "differs", c
-            elif c.verdict == "findings" and claim["verdict"] == "findings":
+            comparison = compare(reference.of_call(1), _sent(1, calls[1]), _Evaluated(integers), options.timeout_ms,
+                                 None, readings.apply, integers)
+            d = comparison.difference
+            if comparison.verdict == "not-equivalent" and d is not None and not d.structural:
+                comparison.difference = replace(d, shape=tuple(reference.of_call(1)[d.output].shape))
+                decided.verdict, decided.differs = "differs", comparison
+            elif comparison.verdict == "findings" and claim["verdict"] == "findings":
                 pass                     # the report names the elements nothing wrote (hacks.conclude)
-            elif c.verdict == "equivalent":
-                decided.compared = [{"calls": {"1": {"compared": c.compared, "proved_by": dict(c.proved_by),
-                                                     "seconds": c.seconds}},
+            elif comparison.verdict == "equivalent":
+                decided.compared = [{"calls": {"1": {"compared": comparison.compared, "seconds": comparison.seconds,
+                                                     "proved_by": dict(comparison.proved_by)}},
                                      "notes": [readings.note()] if readings.note() else []}]
                 decided.calls = decided.runs = 1
             else:
-                raise _Contradiction("whole", f"call 1 compared here gave {c.verdict}")
+                raise _Contradiction("whole", f"call 1 compared here gave {comparison.verdict}")
     except _Contradiction as c:
         decided.verdict, decided.reason = "whole", c.reason
     except VoltaError as err:
