@@ -5,8 +5,8 @@ on a shared machine). `check()` runs in a forked child (its CPU read from `wait4
 is interned here first). What this process spends during `confined.run()` is the reference (run here only,
 since the worker's first run has none) and the decision; the workers' CPU is read from this process's reaped
 children (`RUSAGE_CHILDREN`: a worker's job process counts where its PID namespace's first process reaped it
-before Volta's kill, so that figure is a lower bound). A candidate that does not pass runs twice (the candidate
-alone, then the whole check: docs/sandbox.md).
+before Volta's kill, so that figure is a lower bound). A candidate NOT EQUIVALENT at call 1 runs once (the
+difference confirmed by re-running it in its worker on request: docs/sandbox.md, "Two runs").
 
     python benchmarks/bench_kb_confined.py [examples/kernelbench/l1_relu eq_dispatch_grid_stride.py] [N]
 """

@@ -77,9 +77,7 @@ def test_an_attack_is_rejected_with_what_it_tried(attack, tried, capsys, unharme
 
 
 @pytest.mark.parametrize("attack, why", [
-    ("forge_comparison", "call 1: the outputs the worker sent differ from the reference's"),
-    ("forge_report", "call 1: the outputs the worker sent differ from the reference's"),
-    ("forge_json", "the worker's report says 1 run(s) were made and sent the evidence of 0"),
+    ("forge_json", "the worker's report is not the difference confirmed"),
     ("forge_table", "a node of the table has another arity than its operator"),
     ("patch_machine", "the worker's machine left select((0 < x[0]), x[0], (1/4*x[0])) in `torch::empty#1` element "
                       "0, where Volta's own replay of the call computes (x[0] + x[0])"),
@@ -88,28 +86,55 @@ def test_a_candidate_that_forges_the_check_in_its_worker_is_rejected(attack, why
     """Volta's modules reached without an import or a heap scan (a function's __globals__, sys.modules) and
     patched so that the worker's comparison agrees, its report is concluded EQUIVALENT, its JSON says EQUIVALENT,
     or its evidence is forged, or the machine is wrapped so that its kernel (2x) leaves the reference's
-    expressions, with the worker's check of Volta's code silenced (the first two and patch_machine are EQUIVALENT
-    when the worker's word is taken): Volta's process decides from the outputs, and replays the launches, and
-    does not agree."""
+    expressions, with the worker's check of Volta's code silenced (patch_machine is EQUIVALENT when the worker's
+    word is taken): Volta's process decides from the outputs, and replays the launches, and does not agree.
+    forge_json (zeros, its JSON rewritten to EQUIVALENT) was REJECTED from the whole second run's report; now its
+    report of the difference Volta's process confirmed is not that difference."""
     code, r = _check(DATA / f"{attack}.py", capsys=capsys)
     assert (code, r["verdict"]) == (1, "rejected")
     assert why in r["unsupported"]["message"]
 
 
-@pytest.mark.parametrize("attack, without", [
-    ("copy_reference", "its run gave CANDIDATE RAISED (TypeError"),
-    ("copy_reference_or_zeros", "call 1: the outputs the worker sent differ from the reference's"),
-    ("hunt_reference", "call 1: the outputs the worker sent differ from the reference's"),
-])
-def test_a_candidate_that_copies_the_reference_s_outputs_is_rejected(attack, without, capsys, unharmed):
-    """The reference's outputs, found up the stack or in a module's globals (a heap scan is refused by the
-    audit hook) and copied: the candidate's first run has no reference in its process (Volta's process runs it),
-    so there it raises or returns zeros; the whole check in a fresh worker, where the copy agrees, is then
-    REJECTED, saying what the run without the reference gave."""
-    code, r = _check(DATA / f"{attack}.py", capsys=capsys)
+@pytest.mark.parametrize("attack", ["forge_comparison", "forge_report", "copy_reference_or_zeros", "hunt_reference"])
+def test_a_forger_or_copier_that_computes_zeros_is_not_equivalent_with_a_confirmed_witness(attack, capsys, tmp_path,
+                                                                                             unharmed):
+    """The worker's comparison or report patched to agree (forge_comparison, forge_report), or the reference's
+    outputs hunted up the stack or in module globals, zeros when none is found (copy_reference_or_zeros,
+    hunt_reference). The candidate's run has no reference in its process and its worker compares nothing: Volta's
+    process compares its zeros with the reference run there, and confirms the difference by re-running the
+    candidate concretely in its worker (still zeros: nothing to copy there either). NOT EQUIVALENT with a witness
+    that replays; before, these ran a whole second check with the reference in the worker and were REJECTED."""
+    saved = tmp_path / "cex.npz"
+    code, r = _check(DATA / f"{attack}.py", "--save-counterexample", str(saved), capsys=capsys)
+    assert (code, r["verdict"]) == (1, "not-equivalent")
+    cex = r["counterexample"]
+    assert cex["cand_value"] == "0" and cex["ref_value"] not in ("0", confined.REFERENCE_SLOT)
+    assert confined.CONFIRMED in r["notes"] and cex["file"] == str(saved)
+    code = cli(["kernelbench", PROBLEM, str(DATA / f"{attack}.py"), *BOUNDS])
+    text = capsys.readouterr().out
+    assert code == 1 and text.startswith("NOT EQUIVALENT") and confined.REFERENCE_SLOT not in text
+    assert "reference = " in text and "candidate = 0" in text
+    assert set(np.load(saved).files) >= {"x"}
+
+
+def test_a_candidate_that_copies_the_reference_s_outputs_raises_where_there_are_none(capsys, unharmed):
+    """The reference's outputs looked for up the stack (a heap scan is refused by the audit hook) and copied: the
+    candidate's run has no reference in its process (Volta's process runs it), so its copy raises there, and
+    that is its verdict: CANDIDATE RAISED, exit 3 (before, the whole check ran again in a fresh worker, where
+    the copy agreed, and that was REJECTED)."""
+    code, r = _check(DATA / "copy_reference.py", capsys=capsys)
+    assert (code, r["verdict"], r["verdict_text"]) == (3, "unsupported", "CANDIDATE RAISED")
+    assert r["raised"]["type"] == "TypeError"
+
+
+def test_a_copier_checked_again_whole_is_rejected_where_only_the_whole_check_passes_it(capsys, unharmed):
+    """With --ragged a difference in the run without the reference is not confirmed by request (docs/sandbox.md,
+    "Two runs"): the whole check runs in a fresh worker with the reference, where copy_reference_or_zeros finds
+    the reference's outputs and agrees; a pass there after none without the reference is REJECTED."""
+    code, r = _check(DATA / "copy_reference_or_zeros.py", "--ragged", capsys=capsys)
     assert (code, r["verdict"]) == (1, "rejected")
     message = r["unsupported"]["message"]
-    assert message.startswith(confined.ONLY_WITH_REFERENCE) and without in message
+    assert message.startswith(confined.ONLY_WITH_REFERENCE) and "the outputs the worker sent differ" in message
 
 
 @pytest.mark.slow   # spins to its 8 s --timeout by design
@@ -140,6 +165,42 @@ def test_the_candidate_s_first_run_never_computes_the_reference(monkeypatch, tmp
     decided = verify.decide(PROBLEM, {}, CheckOptions(), claim, instances)
     assert decided.verdict is None and decided.calls == 3
     assert decided.compared[0]["calls"]["1"]["compared"] == 256
+
+
+def test_the_first_run_s_difference_is_confirmed_by_re_running_the_candidate_it_holds():
+    """`check(..., held=...)` keeps the candidate loaded: a difference Volta's process finds in call 1 (zeros:
+    nothing to copy) is the verdict "differs" with the output's shape, and the held candidate re-run concretely
+    on the input found gives its own value there, not the reference's."""
+    evidence, held = Evidence(), []
+    report = check(PROBLEM, str(DATA / "copy_reference_or_zeros.py"), evidence=evidence,
+                   reference=lambda: ReferenceFacts(("f32",), ()), held=held)
+    try:
+        assert report.exit_code == 0 and len(held) == 1
+        claim = json.loads(json.dumps(kernelbench_report.to_dict(report), default=str))
+        instances = wire.read_evidence(wire.evidence_frame(evidence))
+        decided = verify.decide(PROBLEM, {}, CheckOptions(), claim, instances, confirm=True)
+        d = decided.differs.difference
+        assert decided.verdict == "differs" and d.shape == (4, 64) and d.ref_value != 0
+        assert held[0].value(d.inputs, d.output, d.index) == 0
+    finally:
+        held[0].close()
+
+
+def test_a_first_run_that_raised_stands_once_volta_s_process_settled_it():
+    """A report that does not pass (the copy raised: no call 1) is settled in Volta's process: no input written,
+    no call to compare; it stands as it is (no counts to send)."""
+    evidence = Evidence()
+    report = check(PROBLEM, str(DATA / "copy_reference.py"), evidence=evidence,
+                   reference=lambda: ReferenceFacts(("f32",), ()))
+    claim = json.loads(json.dumps(kernelbench_report.to_dict(report), default=str))
+    assert claim["verdict"] == "unsupported" and claim["raised"]["type"] == "TypeError"
+    inst, = wire.read_evidence(wire.evidence_frame(evidence))
+    assert inst["calls"] == {} and sorted(inst["inputs"]) == ["x"]
+    decided = verify.settle(verify.reference(PROBLEM, {}, CheckOptions()), claim, inst, CheckOptions())
+    assert (decided.verdict, decided.compared) == (None, [{}])
+    inst["inputs"]["x"] = [0] * len(inst["inputs"]["x"])       # as if it had zeroed its input before raising
+    decided = verify.settle(verify.reference(PROBLEM, {}, CheckOptions()), claim, inst, CheckOptions())
+    assert decided.verdict == "whole" and "input `x`" in decided.reason
 
 
 @pytest.mark.slow   # spins to its 8 s --timeout by design

@@ -22,7 +22,7 @@ import os
 import sys
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from volta.config import IntegerInputs
@@ -112,16 +112,18 @@ class CheckOptions:
 
 def check(problem_path: str, candidate_path: str, sizes: dict | None = None, options: CheckOptions = CheckOptions(),
           *, save_counterexample: str | None = None, progress=None,
-          evidence: Evidence | None = None, reference=None) -> KernelbenchReport:
+          evidence: Evidence | None = None, reference=None, held: list | None = None) -> KernelbenchReport:
     """Check a candidate file against a problem file (the library call behind `volta kernelbench`), under the
     modes of `options` (precision.py evaluates a `tolerance`). `evidence`: where each run keeps what the
     candidate computed, for Volta's process to decide from (the confined worker's check). `reference`: None,
     or a callable giving the `ReferenceFacts` of a reference that runs elsewhere (then this process runs only
-    the candidate, and claims EQUIVALENT unless the candidate's own run shows otherwise)."""
+    the candidate, and claims EQUIVALENT unless the candidate's own run shows otherwise). `held`: a list into
+    which each run whose model was made puts its `Held` (the model, its extensions still loaded), for the
+    caller to re-run concretely on request and then close."""
     start_job()
     report = paths.explore(lambda oracle: _check_once(problem_path, candidate_path, sizes or {}, options,
                                                       save_counterexample, progress, oracle,
-                                                      _instance(evidence, False, oracle), reference),
+                                                      _instance(evidence, False, oracle), reference, held),
                            candidate_path)
     if options.ragged and report.sizes:
         odd = _ragged_sizes(report.sizes, sizes or {})
@@ -134,7 +136,7 @@ def check(problem_path: str, candidate_path: str, sizes: dict | None = None, opt
                 report.ragged = paths.explore(
                     lambda oracle: _check_once(problem_path, candidate_path, {**(sizes or {}), **odd}, options,
                                                None, progress, oracle, _instance(evidence, True, oracle),
-                                               reference),
+                                               reference, held),
                     candidate_path)
             except (UsageError, Unsupported) as err:
                 report.notes.append(f"--ragged: the problem does not run at sizes {odd}: {err.message}")
@@ -163,7 +165,7 @@ def _ragged_sizes(choices: list, given: dict) -> dict:
 
 
 def _check_once(problem_path, candidate_path, sizes, options: CheckOptions, save_counterexample, progress,
-                oracle=None, evidence: Instance | None = None, reference=None):
+                oracle=None, evidence: Instance | None = None, reference=None, held: list | None = None):
     timeout_ms, arch, eval_mode = options.timeout_ms, options.arch, options.eval_mode
     report = KernelbenchReport(problem_path, candidate_path, eval_mode=eval_mode)
     if evidence is not None:
@@ -192,6 +194,7 @@ def _check_once(problem_path, candidate_path, sizes, options: CheckOptions, save
     run.paths = oracle
     host = Host(candidate_path, problem.run.session, arch=arch, record=evidence)
     run.host = host
+    model, call1 = None, []
     try:
         start = time.perf_counter()
         if progress:
@@ -200,7 +203,11 @@ def _check_once(problem_path, candidate_path, sizes, options: CheckOptions, save
                                                              options.require_kernel, eval_mode,
                                                              reference is None)
         report.seconds["candidate"] = time.perf_counter() - start
+        if held is not None and model is not None:    # what the model holds after call 1, for `Held.value`
+            call1 = [(s, s.values.copy()) for s in C.held_storages(model)]
         if cand_outs is None:
+            if evidence is not None and cand_inputs is not None:
+                evidence.held_after(problem.input_names, cand_inputs, model, report.bindings)
             hacks.conclude(report, candidate_path)
             return report
         if evidence is not None:
@@ -235,8 +242,49 @@ def _check_once(problem_path, candidate_path, sizes, options: CheckOptions, save
                            report.calls.call if report.calls else 1)
             report.witness_file = str(save_counterexample)
     finally:
-        host.close()
+        if held is not None and model is not None:
+            held.append(Held(report, _Confirmer(problem, run, host, model, None, Readings()), call1))
+        else:
+            host.close()
     return report
+
+
+@dataclass
+class Held:
+    """A run without the reference kept after its check (its host open) for Volta's process's requests: the
+    candidate's value at a witness's inputs by concrete re-execution (`value`), and the report of the
+    difference Volta's process confirmed with it (`differs`)."""
+
+    report: KernelbenchReport
+    confirmer: "_Confirmer"
+    call1: list        # (storage, its values) the model held after call 1 (later calls change parameters)
+
+    def value(self, values: dict, k: int, i: int):
+        """Output k's element i of forward again on constant inputs `values`, its model holding call 1's
+        parameters with their leaves at `values` (as the whole check confirms a difference of call 1)."""
+        now = [(s, s.values.copy()) for s, _ in self.call1]
+        try:
+            for s, v in self.call1:
+                s.values[:] = v
+            return self.confirmer.candidate_value(values, k, i)
+        finally:
+            for s, v in now:
+                s.values[:] = v
+
+    def differs(self, difference: Difference, counts: dict, witness_file: str | None) -> None:
+        """The report as the whole check writes a NOT EQUIVALENT call 1: the difference (its reference value
+        as Volta's process sends it: a placeholder it fills in), call 1's comparison counts, no later calls."""
+        r = self.report
+        r.comparison = Comparison("not-equivalent", counts["compared"], dict(counts["proved_by"]),
+                                  difference=replace(difference, derived=C.derived_values(
+                                      self.confirmer.problem, difference.inputs)), seconds=counts["seconds"])
+        r.verdict, r.calls, r.findings, r.finding_launch = "not-equivalent", None, [], None
+        r.seconds.pop("later_calls", None)
+        r.seconds["compare"] = counts["seconds"]
+        r.witness_file = witness_file
+
+    def close(self) -> None:
+        self.confirmer.host.close()
 
 
 def _claim(report, precision, problem, run, host: Host, model, made, cand_outs, cand_inputs,

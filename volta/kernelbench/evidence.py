@@ -112,10 +112,15 @@ class Instance:
 
     def first_call(self, outputs: list, names: list, inputs: list, model, bindings: list) -> None:
         self.call(1, outputs)
+        self.held_after(names, inputs, model, bindings)
+
+    def held_after(self, names: list, inputs: list, model, bindings: list) -> None:
+        """Call 1's inputs and bound parameters as forward left them (returned, or stopped: a write made
+        before a stop is still one)."""
         self.inputs = {n: list(t.values()) for n, t in zip(names, inputs) if isinstance(t, SymTensor)}
         leaf = {b.candidate: b.reference or f"ModelNew.{b.candidate}" for b in bindings}
-        self.parameters = {leaf[n]: list(t.storage.values) for n, t in model.named_parameters()
-                           if isinstance(t, SymTensor) and n in leaf}
+        self.parameters = {} if model is None else {leaf[n]: list(t.storage.values) for n, t in model.named_parameters()
+                                                    if isinstance(t, SymTensor) and n in leaf}
 
 
 @dataclass

@@ -13,10 +13,14 @@ Two runs (docs/sandbox.md, "Two runs"). The first worker runs the candidate with
 (`check(..., reference=...)`): it is forked before this process runs the reference, gets only the formats
 the reference computes in, and claims EQUIVALENT unless its own run shows otherwise; this process decides
 the claim from the evidence (what the candidate computed: `kernelbench/evidence.py`, as `wire.py` expression
-tables; `verify.py`) and sends back the comparison counts its report shows. Anything but a pass runs the
-whole check in a fresh worker (the reference there too), whose passing verdict is decided here the same way;
-a pass there after the first run did not pass is REJECTED (the candidate's outputs come from the check's
-state). With --atol/--rtol only the whole check runs.
+tables; `verify.py`) and sends back the comparison counts its report shows. A difference this process finds
+in call 1 is confirmed by asking the worker to re-run the candidate concretely on the input found (the
+worker keeps it loaded: `check.Held`), and the worker reports it with the reference's value left for this
+process to fill in; a report that does not pass is settled here (`verify.settle`) and stands. Only where the
+first run does not decide (several paths, --ragged, a later call, an undecided comparison, an input written)
+does the whole check run in a fresh worker (the reference there too), whose passing verdict is decided here
+the same way; a pass there after the first run did not pass is REJECTED (the candidate's outputs come from
+the check's state). With --atol/--rtol only the whole check runs.
 
 A worker that ends without a well-formed answer (an exit, a signal, a crash, a refusal of the audit hook, a
 patch of Volta's code, a malformed message) gives REJECTED, exit 1; past its time or memory, UNSUPPORTED,
@@ -29,17 +33,23 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from xml.etree import ElementTree
+from xml.sax.saxutils import escape
 
 import numpy as np
 
 from volta.errors import PtxSyntaxError, Span, Unsupported, UsageError, VoltaError
 from volta.exec import limits
-from volta.kernelbench.check import CheckOptions, KernelbenchReport, check
+from volta.kernelbench import calls as S
+from volta.kernelbench import candidate as C
+from volta.kernelbench.check import CheckOptions, Held, KernelbenchReport, check
+from volta.kernelbench.compare import Difference
 from volta.kernelbench.evidence import Evidence, ReferenceFacts
 from volta.kernelbench.isolation import guard, process, verify, wire
 from volta.report import kernelbench_report, render
+from volta.report.check_report import value_text
 
 FORMATS = ("text", "json", "sarif", "junit")
 EXIT_OF = {"equivalent": 0, "within-tolerance": 0, "not-equivalent": 1, "findings": 1, "precision": 1,
@@ -86,10 +96,11 @@ def run(problem: str, candidate: str, sizes: dict, options: CheckOptions, *, sav
     current `limits` (--timeout, --max-memory).
 
     First the candidate alone (`_candidate_side`): the reference runs in this process only, the worker's run
-    is decided here from its evidence. A pass there is the answer. Anything else is checked again whole in a
-    fresh worker (`_whole`: the reference there too, for the counterexample, its confirmation, the findings
-    that need it); a pass there after the first run did not pass is REJECTED: the candidate's outputs agreed
-    only where the reference's existed in its process. With --atol/--rtol only the whole check runs."""
+    is decided here from its evidence, a difference in call 1 confirmed by re-running the candidate on
+    request. That is the answer where it decides; else the whole check runs in a fresh worker (`_whole`: the
+    reference there too), and a pass there after the first run did not pass is REJECTED: the candidate's
+    outputs agreed only where the reference's existed in its process. With --atol/--rtol only the whole check
+    runs."""
     lim = limits.current()
     seconds = lim.timeout + MARGIN_SECONDS if lim.timeout is not None else DEFAULT_SECONDS
     job = _Job((problem, candidate), (os.path.abspath(problem), os.path.abspath(candidate)), os.getcwd(),
@@ -97,7 +108,7 @@ def run(problem: str, candidate: str, sizes: dict, options: CheckOptions, *, sav
     limits.disarm()       # the worker keeps the deadline (its own timer, then the parent's kill), not this process
     if options.tolerance is not None:
         return _whole(job, save_counterexample)
-    first = _candidate_side(job)
+    first = _candidate_side(job, save_counterexample)
     if isinstance(first, Confined):
         return first
     reason, reference = first
@@ -108,7 +119,8 @@ def run(problem: str, candidate: str, sizes: dict, options: CheckOptions, *, sav
                   second.report.get("candidate_output", ""), job.explain, STATE_READ)
 
 
-def _checked(channel: process.Channel, job: _Job, witness: str | None, evidence: Evidence, reference=None):
+def _checked(channel: process.Channel, job: _Job, witness: str | None, evidence: Evidence, reference=None,
+             held: list | None = None):
     """The worker's side of either run: the guard, the check, the snapshot compared; the report, or None
     after the failure was sent."""
     channel.install_guard()
@@ -118,7 +130,7 @@ def _checked(channel: process.Channel, job: _Job, witness: str | None, evidence:
     try:
         with limits.using(max_memory=lim.max_memory, max_steps=lim.max_steps, timeout=lim.timeout):
             report = check(*job.absolute, job.sizes, job.options, save_counterexample=witness, evidence=evidence,
-                           reference=reference)
+                           reference=reference, held=held)
             limits.disarm()
     except VoltaError as err:
         span = err.span
@@ -159,10 +171,12 @@ def _report_of(worker: process.Worker, job: _Job, doing: str) -> "Confined":
     return _validated(payload)
 
 
-def _candidate_side(job: _Job):
+def _candidate_side(job: _Job, save_counterexample: str | None):
     """The candidate's run with no reference in its process (`check(..., reference=...)`): the reference runs
-    here, its formats go to the worker, the worker's evidence is decided here. The final answer (a pass, or a
-    worker that ended without one, or UNKNOWN), else (why it did not pass, the reference made here)."""
+    here, its formats go to the worker, the worker's evidence is decided here (a pass: `verify.decide`; else
+    `verify.settle`), a difference in call 1 confirmed by request (`_confirmed`). The final answer (a pass, a
+    confirmed difference, a report that stands, a worker that ended without one, UNKNOWN), else (why the
+    first run does not decide, the reference made here) for the whole check."""
     def work(channel: process.Channel) -> None:
         facts = []
 
@@ -172,19 +186,27 @@ def _candidate_side(job: _Job):
                 facts.append(ReferenceFacts.of_plain(payload) if kind == "reference" else ReferenceFacts())
             return facts[0]
 
-        evidence = Evidence()
-        report = _checked(channel, job, None, evidence, reference)
-        if report is None:
-            return
+        evidence, held = Evidence(), []
+        try:
+            report = _checked(channel, job, None, evidence, reference, held)
+            if report is not None:
+                _answer(channel, job, report, evidence, held)
+        finally:
+            for h in held:
+                h.close()
+
+    def _answer(channel, job, report, evidence, held) -> None:
         limited = _limited(report)
         channel.send("claim", {"report": json.loads(json.dumps(kernelbench_report.to_dict(report), default=str)),
                                "limited": limited})
-        if report.exit_code != 0:
-            if limited:
-                _send_report(channel, job, report)
+        if limited:
+            _send_report(channel, job, report)
             return
         channel.send_bytes(wire.evidence_frame(evidence))
         kind, compared = channel.receive()
+        if kind == "confirm" and len(held) == 1:
+            _differs(channel, job, held[0], compared)
+            return
         if kind != "compared":
             return
         for inst, counts in zip(evidence.instances, compared):
@@ -212,20 +234,30 @@ def _candidate_side(job: _Job):
             if answer.exit_code != 3:
                 raise process.Ended("rejected", "the worker's report is not the run it claimed")
             return _passed(answer, verify.Decided(), missing, worker.printed(), None, None, None)
-        if claim["exit_code"] != 0:
-            return _not_passed(claim), reference
         instances = wire.read_evidence(worker.receive_bytes("sending what the candidate computed", wire.MAX_FRAME))
         with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):
-            decided = verify.decide(job.names[0], job.sizes, job.options, claim, instances, reference)
-        if decided.verdict == "rejected":
-            return decided.reason, reference
+            if claim["exit_code"] == 0:
+                decided = verify.decide(job.names[0], job.sizes, job.options, claim, instances, reference,
+                                        confirm=True)
+            elif len(instances) == 1 and not claim.get("paths") and not claim.get("ragged"):
+                decided = verify.settle(reference, claim, instances[0], job.options)
+            else:
+                decided = verify.Decided("whole", "its run took several paths or ragged sizes")
+        if decided.verdict == "differs":
+            answer = _confirmed(worker, job, decided, reference, save_counterexample)
+            if answer is None:
+                return decided.reason, reference
+            return _passed(answer, verify.Decided(), missing, worker.printed(), save_counterexample, None,
+                           os.path.join(worker.folder, WITNESS_NAME))
+        if decided.verdict in ("rejected", "whole"):
+            return (decided.reason if claim["exit_code"] == 0 else _not_passed(claim)), reference
         if decided.verdict is not None:
             return _ended(job.names, process.Ended(decided.verdict, decided.reason), worker.printed(), job.explain,
                           NOT_BORNE)
         worker.send("compared", decided.compared)
         answer = _report_of(worker, job, "reporting the candidate's run")
-        if (answer.exit_code, answer.report.get("paths"), bool(answer.report.get("ragged"))) != (
-                claim["exit_code"], claim.get("paths"), bool(claim.get("ragged"))):
+        if (answer.exit_code, answer.verdict, answer.report.get("paths"), bool(answer.report.get("ragged"))) != (
+                claim["exit_code"], claim["verdict"], claim.get("paths"), bool(claim.get("ragged"))):
             raise process.Ended("rejected", "the worker's report is not the run it claimed")
         printed = worker.printed()
     except process.Ended as end:
@@ -236,6 +268,69 @@ def _candidate_side(job: _Job):
     finally:
         worker.close()
     return _passed(answer, decided, missing, printed, None, None, None)
+
+
+def _differs(channel: process.Channel, job: _Job, held: Held, request: dict) -> None:
+    """The worker's side of a difference Volta's process found in call 1: the candidate re-run concretely on the
+    input found, its value sent back; then, when Volta's process confirms the difference, the report of it, the
+    reference's value a placeholder Volta's process fills in (it never enters the worker)."""
+    inputs = {name: {int(i): v if type(v) is int else Fraction(v) for i, v in elements.items()}
+              for name, elements in request["inputs"].items()}
+    k, i = request["output"], request["index"]
+    untouched = guard.snapshot()       # Volta's functions as _checked found them unpatched
+    value = held.value(inputs, k, i)
+    patched = guard.changed(untouched)
+    if patched is not None:
+        channel.send("refused", f"the candidate tried to {patched}")
+        return
+    channel.send("value", str(value) if type(value) in (int, Fraction) else None)
+    kind, payload = channel.receive()
+    if kind != "differs":
+        return
+    witness = os.path.join(channel.folder, WITNESS_NAME) if payload["save"] else None
+    held.differs(Difference(k, i, tuple(payload["shape"]), REFERENCE_SLOT, value, inputs), payload["counts"], witness)
+    _send_report(channel, job, held.report)
+
+
+def _confirmed(worker: process.Worker, job: _Job, decided: verify.Decided, reference, save_counterexample):
+    """A difference this process found in call 1 (`decided.differs`), confirmed as the whole check confirms one:
+    the reference's element evaluated exactly here, the candidate re-run concretely in its worker on the input
+    found (`Held.value`); the worker's report of it with the reference's value filled in here, the witness
+    saved here. None when not confirmed (the whole check then decides)."""
+    comparison = decided.differs
+    d = comparison.difference
+    if type(d.ref_value) not in (int, Fraction):
+        return None
+    worker.send("confirm", {"output": d.output, "index": d.index,
+                            "inputs": {n: {str(i): v if type(v) is int else str(Fraction(v)) for i, v in e.items()}
+                                       for n, e in d.inputs.items()}})
+    kind, value = worker.receive("re-running the candidate on the input found")
+    if kind != "value" or not (value is None or (type(value) is str and len(value) <= MAX_VALUE_CHARS)):
+        raise Malformed("the candidate's value on the input found is not a number")
+    try:
+        found = None if value is None else Fraction(value)
+    except (ValueError, ZeroDivisionError):
+        raise Malformed(f"the candidate's value on the input found, {value[:80]!r}, is not a number") from None
+    if found is None or found == d.ref_value:
+        return None
+    worker.send("differs", {"shape": list(d.shape), "save": save_counterexample is not None,
+                            "counts": {"compared": comparison.compared, "proved_by": dict(comparison.proved_by),
+                                       "seconds": comparison.seconds}})
+    answer = _report_of(worker, job, "reporting the difference")
+    shown = answer.report.get("counterexample")
+    if answer.verdict != "not-equivalent" or type(shown) is not dict or (
+            shown.get("output"), shown.get("index"), shown.get("cand_value")) != (d.output, list(d.position), value):
+        raise process.Ended("rejected", "the worker's report is not the difference confirmed")
+    difference = replace(d, cand_value=found, derived=C.derived_values(reference.problem, d.inputs))
+    if save_counterexample:
+        S.save_witness(save_counterexample, reference.problem, difference, 1)
+    shown["ref_value"] = str(d.ref_value)
+    answer.report["notes"] = list(answer.report["notes"]) + [CONFIRMED]
+    text = value_text(d.ref_value)
+    answer.rendered = {"text": answer.rendered["text"].replace(REFERENCE_SLOT, text) + f"\n  note: {CONFIRMED}",
+                       "sarif": answer.rendered["sarif"].replace(REFERENCE_SLOT, json.dumps(text)[1:-1]),
+                       "junit": answer.rendered["junit"].replace(REFERENCE_SLOT, escape(text))}
+    return answer
 
 
 def _limited(report: KernelbenchReport) -> bool:
@@ -403,6 +498,11 @@ def _copy_witness(source: str, target: str) -> str | None:
     return None
 
 
+REFERENCE_SLOT = "VOLTA_REFERENCE_VALUE"   # where the worker's report of a difference shows the reference's value
+MAX_VALUE_CHARS = 100_000                  # the candidate's exact value on the input found, as the worker sends it
+CONFIRMED = ("compared with the reference in Volta's process (its outputs never entered the candidate's worker); "
+             "the difference confirmed by the reference's element evaluated exactly there and the candidate re-run "
+             "concretely in its worker on the input found")
 NO_REPORT = "the candidate's worker gave no well-formed report: nothing is claimed about equivalence"
 ONLY_WITH_REFERENCE = ("the candidate's outputs agree with the reference's only when the reference's outputs are "
                        "in its process (the check run whole in its worker), not when the reference runs in Volta's "

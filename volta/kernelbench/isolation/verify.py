@@ -26,14 +26,17 @@ A fact that contradicts the claim makes the candidate REJECTED (the worker's rep
 sent do not show: the check in the worker was tampered with, or evidence is missing); a comparison this
 process cannot decide makes it UNKNOWN. Verdicts that do not pass (exit 1 or 3) stand as the worker gave
 them: a candidate that lied there only made its own verdict worse, or claimed no more than a candidate that
-raises gets honestly. What is still the worker's word (findings Volta observes while the candidate's Python
-runs: streams, threads, coverage, precision places, clock reads; the torch ops of its Python) is listed in
-docs/sandbox.md.
+raises gets honestly. In the first run (no reference in the worker) a difference in call 1 is no contradiction
+but the comparison itself (`decide(..., confirm=True)`: the verdict "differs", for `confined.py` to confirm by
+re-running the candidate), and a report that does not pass is settled here (`settle`: inputs and parameters
+unwritten, call 1 compared) before it stands. What is still the worker's word (findings Volta observes while
+the candidate's Python runs: streams, threads, coverage, precision places, clock reads; the torch ops of its
+Python) is listed in docs/sandbox.md.
 """
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from volta.errors import VoltaError
 from volta.kernelbench import calls as S
@@ -42,7 +45,7 @@ from volta.kernelbench import hacks
 from volta.kernelbench import precision as P
 from volta.kernelbench.isolation import replay
 from volta.kernelbench.check import CheckOptions, _beyond_float32, _exact_in, _ragged_sizes, integer_inputs
-from volta.kernelbench.compare import Difference, compare
+from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.evidence import ReferenceFacts
 from volta.kernelbench.libm import Readings
 from volta.kernelbench.problem import load_problem
@@ -67,6 +70,7 @@ class Decided:
     launches: int = 0                  # kernel launches among them, executed by this process's machine
     seconds: float = 0.0               # CPU seconds this process spent deciding
     compared: list = field(default_factory=list)   # per run of the evidence: (call -> counts, notes), plain data
+    differs: Comparison | None = None  # verdict "differs": call 1's comparison here, its difference to confirm
 
 
 class _Contradiction(Exception):
@@ -75,10 +79,21 @@ class _Contradiction(Exception):
         self.verdict, self.reason = verdict, reason
 
 
+class _Differs(_Contradiction):
+    """Call 1's outputs at the asked sizes differ from the reference's at an input found here: in the first run
+    (whose worker compares nothing) the comparison itself, to be confirmed by re-running the candidate."""
+
+    def __init__(self, reason: str, comparison: Comparison):
+        super().__init__("rejected", reason)
+        self.comparison = comparison
+
+
 def decide(problem_path: str, sizes: dict, options: CheckOptions, report: dict, instances: list,
-           reference: "_Reference | None" = None) -> Decided:
+           reference: "_Reference | None" = None, confirm: bool = False) -> Decided:
     """Re-check, in this process, each run behind a passing verdict of `report` (the worker's JSON report),
-    against `reference` (the problem at `sizes`, run here) or one made here now."""
+    against `reference` (the problem at `sizes`, run here) or one made here now. `confirm` (the first run, with
+    one run of the evidence at the asked sizes): a difference in call 1 is the verdict "differs" (`differs`
+    holds it) for the caller to confirm by re-running the candidate, not a contradiction."""
     start = time.process_time()
     decided = Decided()
     if report["exit_code"] != 0:
@@ -109,10 +124,57 @@ def decide(problem_path: str, sizes: dict, options: CheckOptions, report: dict, 
                 decided.runs += 1
                 inst["compared"] = counts
         decided.compared = [inst.get("compared", {}) for inst in instances]
+    except _Differs as d:
+        decided.verdict, decided.reason = ("differs" if confirm and len(instances) == 1 and not report.get("ragged")
+                                           else "rejected"), d.reason
+        decided.differs = d.comparison
     except _Contradiction as c:
         decided.verdict, decided.reason = c.verdict, c.reason
     except VoltaError as err:      # the reference or a comparison here stopped where the worker's did not
         decided.verdict, decided.reason = "unknown", f"Volta's process could not decide the claim: {err.message}"
+    decided.seconds = time.process_time() - start
+    return decided
+
+
+def settle(reference: "_Reference", claim: dict, inst: dict, options: CheckOptions) -> Decided:
+    """Volta's process's reading of the first run's one run at the asked sizes when its report does not pass:
+    verdict None when the report stands as a check that ran the reference would have given it (no input or
+    parameter written; call 1, where forward returned, equal to the reference's: `compared` holds its counts;
+    or the elements nothing wrote that the report's FINDINGS already name), "differs" with `differs` (call 1
+    differs, to be confirmed), else "whole" with the reason (the whole check decides: a later call's finding,
+    an undecided or structural comparison, an input written)."""
+    start = time.process_time()
+    decided = Decided(compared=[{}])
+    calls = inst["calls"]
+    try:
+        if sorted(calls) not in ([], [1]):
+            raise _Contradiction("whole", f"the run without the reference gave {claim['verdict']} after "
+                                          f"{max(calls)} calls (the later calls are compared in the whole check)")
+        if calls or inst["inputs"]:      # no inputs and no call: forward never ran (the file or the model failed)
+            _inputs_unwritten(reference, inst["inputs"], "")
+        _parameters_unwritten(inst["parameters"], "")
+        if calls:
+            integers = S.integers_for(reference.integers, 1)
+            readings = Readings()
+            comparison = compare(reference.of_call(1), _sent(1, calls[1]), _Evaluated(integers), options.timeout_ms,
+                                 None, readings.apply, integers)
+            d = comparison.difference
+            if comparison.verdict == "not-equivalent" and d is not None and not d.structural:
+                comparison.difference = replace(d, shape=tuple(reference.of_call(1)[d.output].shape))
+                decided.verdict, decided.differs = "differs", comparison
+            elif comparison.verdict == "findings" and claim["verdict"] == "findings":
+                pass                     # the report names the elements nothing wrote (hacks.conclude)
+            elif comparison.verdict == "equivalent":
+                decided.compared = [{"calls": {"1": {"compared": comparison.compared, "seconds": comparison.seconds,
+                                                     "proved_by": dict(comparison.proved_by)}},
+                                     "notes": [readings.note()] if readings.note() else []}]
+                decided.calls = decided.runs = 1
+            else:
+                raise _Contradiction("whole", f"call 1 compared here gave {comparison.verdict}")
+    except _Contradiction as c:
+        decided.verdict, decided.reason = "whole", c.reason
+    except VoltaError as err:
+        decided.verdict, decided.reason = "whole", f"Volta's process could not compare call 1: {err.message}"
     decided.seconds = time.process_time() - start
     return decided
 
@@ -213,7 +275,12 @@ def _run(reference: _Reference, inst: dict, options: CheckOptions, where: str, c
     if 1 not in calls:
         raise _Contradiction("rejected", f"the worker claims a passing verdict ({where}{inst['answers']}) and "
                                          f"sent no outputs of call 1")
-    _compare_calls(reference, calls, later if equivalent else [], set(inst["parameters"]), options, where, counts)
+    try:
+        _compare_calls(reference, calls, later if equivalent else [], set(inst["parameters"]), options, where,
+                       counts)
+    except _Differs:
+        _inputs_unwritten(reference, inst["inputs"], where)     # an input written is the finding that stands
+        raise
     _inputs_unwritten(reference, inst["inputs"], where)
     _parameters_unwritten(inst["parameters"], where)
     if equivalent:
@@ -295,8 +362,11 @@ def _compare_call(reference: _Reference, call: int, ref: list, sent: list, optio
     d = comparison.difference
     what = d.structural or (f"output {d.output} element {d.index} is {d.cand_value} where the reference's is "
                             f"{d.ref_value}")
-    raise _Contradiction("rejected", f"{label}: the outputs the worker sent differ from the reference's ({what}), "
-                                     f"and its report passes them")
+    reason = f"{label}: the outputs the worker sent differ from the reference's ({what}), and its report passes them"
+    if call == 1 and not where and not d.structural:
+        comparison.difference = replace(d, shape=tuple(ref[d.output].shape))
+        raise _Differs(reason, comparison)
+    raise _Contradiction("rejected", reason)
 
 
 def _inputs_unwritten(reference: _Reference, sent: dict, where: str) -> None:
