@@ -271,6 +271,13 @@ class TensorType(type):
             return isinstance(sub, type) and issubclass(sub, SymTensor)
         return super().__subclasscheck__(sub)
 
+    def __setattr__(cls, name, value) -> None:
+        """`torch.Tensor.relu = f` changes every tensor, as in torch (the run's class holds no methods)."""
+        super().__setattr__(name, value) if "legacy" not in vars(cls) else setattr(SymTensor, name, value)
+
+    def __delattr__(cls, name) -> None:
+        super().__delattr__(name) if "legacy" not in vars(cls) else delattr(SymTensor, name)
+
     def __call__(cls, *args, **kwargs):
         legacy = vars(cls).get("legacy")
         return legacy(*args, **kwargs) if legacy is not None else super().__call__(*args, **kwargs)
