@@ -52,6 +52,19 @@ Branch paper30a (issue 30, session 5), old and new code run side by side at load
     vs GEMM-3 (wmma) 18.1 s, 1186 MB (all EQUIVALENT)
   profile of MatMul-1 vs -1 after (py-spy): execution 94%, of it ld 73% (race shadow 37%: _record_reads 30%,
   _second_reader 11% — A tiles are read by two warps per interval, so few records get full), lane compute 15%.
+Branch attn30d (issue 30, session 6; load 10-12 on 2 cores, so CPU inflated ~2x against an idle machine):
+    Attention vs Attention                    73.4 s CPU, 629 MB, EQUIVALENT (726 s wall; execution only: both sides
+                                              are the one-thread reference, every element identical)
+    Attention vs FA1                          TIMEOUT at 900 s wall, 111.8 s CPU: executed both sides (~100 s CPU)
+                                              and was in the comparison's cut-point estimate when stopped
+    Attention vs FA2-TC                       FA2_RESULT
+    FA1-TC, causal pairs                      not run (no time left at this load)
+  what changed: an element that is the last proved one with its input leaves renamed (another column of V,
+  another query row) is proved by a walk of both pairs (symbolic/renaming.py), not by its own normal forms and
+  float screen; elements of at most 5,000 estimated terms try normal forms before the screen. Our reduction of
+  the pair (LK 256, D 16, 256 outputs; load 5-10): decide 41.7 -> 7.8 s wall, 32.4 -> 18.2 s CPU in all,
+  255 of 256 elements by renaming. Left: execution, now most of every attention pair (the one-thread
+  reference ~35 s CPU a side at this load; FA1/FA2-TC's per-lane products and lane-polynomial exprs).
 Profile of (Attention, FA1) before the screen fix (py-spy, 1,100 s wall): execution 43% (onethread ref 17%, FA1's
 PV loop: per-lane fma expressions, LaneSym.exprs of sV), compare 33% (Screen.search 18%, of it leaf draws 12%;
 normalize 12%; cuts.cut 9%).
