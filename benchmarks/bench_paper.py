@@ -57,7 +57,7 @@ Branch attn30d (issue 30, session 6; load 10-12 on 2 cores, so CPU inflated ~2x 
                                               are the one-thread reference, every element identical)
     Attention vs FA1                          TIMEOUT at 900 s wall, 111.8 s CPU: executed both sides (~100 s CPU)
                                               and was in the comparison's cut-point estimate when stopped
-    Attention vs FA2-TC                       FA2_RESULT
+    Attention vs FA2-TC                       TIMEOUT at 600 s wall -> 128.1 s CPU, 1.72 GB, EQUIVALENT (936 s wall)
     FA1-TC, causal pairs                      not run (no time left at this load)
   what changed: an element that is the last proved one with its input leaves renamed (another column of V,
   another query row) is proved by a walk of both pairs (symbolic/renaming.py), not by its own normal forms and
