@@ -55,8 +55,8 @@ Branch paper30a (issue 30, session 5), old and new code run side by side at load
 Branch attn30d (issue 30, session 6; load 10-12 on 2 cores, so CPU inflated ~2x against an idle machine):
     Attention vs Attention                    73.4 s CPU, 629 MB, EQUIVALENT (726 s wall; execution only: both sides
                                               are the one-thread reference, every element identical)
-    Attention vs FA1                          TIMEOUT at 900 s wall, 111.8 s CPU: executed both sides (~100 s CPU)
-                                              and was in the comparison's cut-point estimate when stopped
+    Attention vs FA1                          TIMEOUT at 900 s wall, 111.8 s CPU (was comparing when stopped);
+                                              rerun at load 1: 172 -> 68.8 s CPU, 3.86 -> 1.71 GB, EQUIVALENT (82 s wall)
     Attention vs FA2-TC                       TIMEOUT at 600 s wall -> 128.1 s CPU, 1.72 GB, EQUIVALENT (936 s wall)
     Causal FA2-TC naive vs fused              TIMEOUT at 300 s wall -> 48.2 s CPU, 181 MB, EQUIVALENT (56 s wall)
   at load 1 after: Causal-Attention naive vs fused 22.4 s CPU, 371 MB; Causal FA1 naive vs fused 40.7 s, 165 MB;
