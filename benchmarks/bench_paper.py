@@ -63,6 +63,22 @@ Branch gemm30c (issue 30, session 6; load 9-11 throughout, so CPU is inflated ~1
   profile of MatMul-1 vs -1 after (py-spy): ld 53% (was 69%), of it the race shadow 25% (was 31%; the fold 12%
   at the next store), Machine._compute 19%, load_lsym 11%. TileLang 32x32x32 (py-spy): ld 32% (the ref's shared
   reads), compare ~15%, mma 7.6% and ldmatrix 6.3% (per-element fragments: less than the brief assumed), gc 10%.
+Branch attn30d (issue 30, session 6; load 10-12 on 2 cores, so CPU inflated ~2x against an idle machine):
+    Attention vs Attention                    73.4 s CPU, 629 MB, EQUIVALENT (726 s wall; execution only: both sides
+                                              are the one-thread reference, every element identical)
+    Attention vs FA1                          TIMEOUT at 900 s wall, 111.8 s CPU (was comparing when stopped);
+                                              rerun at load 1: 172 -> 68.8 s CPU, 3.86 -> 1.71 GB, EQUIVALENT (82 s wall)
+    Attention vs FA2-TC                       TIMEOUT at 600 s wall -> 128.1 s CPU, 1.72 GB, EQUIVALENT (936 s wall)
+    Causal FA2-TC naive vs fused              TIMEOUT at 300 s wall -> 48.2 s CPU, 181 MB, EQUIVALENT (56 s wall)
+  at load 1 after: Causal-Attention naive vs fused 22.4 s CPU, 371 MB; Causal FA1 naive vs fused 40.7 s, 165 MB;
+    Causal FA1-TC naive vs fused 192.7 s, 257 MB; Attention vs FA1-TC 179 -> 142.2 s CPU, 3.9 -> 1.76 GB
+    (phases not measured); all EQUIVALENT.
+  what changed: an element that is the last proved one with its input leaves renamed (another column of V,
+  another query row) is proved by a walk of both pairs (symbolic/renaming.py), not by its own normal forms and
+  float screen; elements of at most 5,000 estimated terms try normal forms before the screen. Our reduction of
+  the pair (LK 256, D 16, 256 outputs; load 5-10): decide 41.7 -> 7.8 s wall, 32.4 -> 18.2 s CPU in all,
+  255 of 256 elements by renaming. Left: execution, now most of every attention pair (the one-thread
+  reference ~35 s CPU a side at this load; FA1/FA2-TC's per-lane products and lane-polynomial exprs).
 Profile of (Attention, FA1) before the screen fix (py-spy, 1,100 s wall): execution 43% (onethread ref 17%, FA1's
 PV loop: per-lane fma expressions, LaneSym.exprs of sV), compare 33% (Screen.search 18%, of it leaf draws 12%;
 normalize 12%; cuts.cut 9%).

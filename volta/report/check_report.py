@@ -42,7 +42,8 @@ VERDICT_TEXT = {"equivalent": "EQUIVALENT", "not-equivalent": "NOT EQUIVALENT", 
 HOW = {"identical": "identical expressions", "normal-form": "equal normal forms", "z3": "z3 (unsat)",
        "case-split": "case splits on max/min argument orders",
        "cut-points": "equal normal forms over cut points (shared sub-expressions proved equal once)",
-       "shared-terms": "equal normal forms with shared sums kept whole"}
+       "shared-terms": "equal normal forms with shared sums kept whole",
+       "renaming": "a proved element with its inputs renamed"}
 
 
 @dataclass
