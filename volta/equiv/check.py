@@ -549,7 +549,7 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
     if smt_dir is not None:
         z3bridge.emit_smt(a, b, smt_dir / f"{name}_{i}.smt2", norm)
     expansion = _expansion(a, b)
-    if expansion <= NORMALIZE_FIRST and _small_equal(a, b, norm):
+    if expansion <= NORMALIZE_FIRST and _few_selects(a, b) and _small_equal(a, b, norm):
         return Proved("normal-form")
     found = screen.search(a, b)   # float64 at several input scales, confirmed exactly: before any large normal form
     if found is not None:
@@ -572,6 +572,20 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
 
 LARGE_EXPANSION = 50_000  # estimated terms: above this, a few random inputs are tried before normalizing
 NORMALIZE_FIRST = 5_000   # estimated terms: up to this, equal normal forms are tried before the float screen
+FEW_SELECTS = 8           # selects in an element: up to this, likewise (each select a case split; see _few_selects)
+
+
+def _few_selects(a, b) -> bool:
+    """At most FEW_SELECTS selects in the pair: the term estimate does not count the case splits of nested
+    selects, and an argmax tree (a 64-level select chain, tests/equiv/test_argmax.py) that the screen refutes
+    at once took many minutes to normalize first."""
+    count = 0
+    for node in E.postorder(a) + E.postorder(b):
+        if node.op is E.SELECT:
+            count += 1
+            if count > FEW_SELECTS:
+                return False
+    return True
 
 
 def _small_equal(a, b, norm: Normalizer) -> bool:

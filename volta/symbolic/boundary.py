@@ -12,7 +12,8 @@ only at x = 0, where both arms are 0. In general, for a normalized condition `d 
 and v a leaf or an atom, so at every point where d = 0, v has the value −r/c; a and b with v replaced by −r/c
 (a replacement by an equal value at each such point) must have equal normal forms. Only for total arms and a
 total d (no division, root, log or call): the rewritten select may take the other arm at d = 0, which must
-then be defined wherever the original select is.
+then be defined wherever the original select is; and only for arms with no select, max or min inside (what
+activations' boundaries are), so that proving the premise never case-splits again.
 """
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ from volta.symbolic import expr as E
 from volta.symbolic.expr import Expr
 
 MAX_ARM_NODES = 2_000   # arms larger than this are left as they are (a normalization each; nothing claimed)
+# arms holding a select or an extremum are left as they are: their normal forms case-split again, and a chain
+# of nested selects (an argmax tree: 64 levels) proved each level's premise over the levels below it, minutes
+BRANCHING = frozenset({E.SELECT, E.MAX, E.MIN})
 
 
 def leads_positive(d) -> bool:
@@ -59,6 +63,7 @@ def agree_where_zero(d, a: Expr, b: Expr, normalize: Callable, same: Callable, t
     v, s = found
     if not all(E.is_total(t, totals) for t in (a, b, v, s)):
         return False
-    if len(E.postorder(a)) + len(E.postorder(b)) > MAX_ARM_NODES:
+    nodes = E.postorder(a) + E.postorder(b)
+    if len(nodes) > MAX_ARM_NODES or any(n.op in BRANCHING for n in nodes):
         return False
     return same(normalize(E.substitute(a, {v: s})), normalize(E.substitute(b, {v: s})))

@@ -530,7 +530,8 @@ class Normalizer:
     raised (None: no bound), for an attempt that must give way to cheaper steps when it would expand.
     """
 
-    def __init__(self, shared=None, limit: int | None = None, trace: list | None = None) -> None:
+    def __init__(self, shared=None, limit: int | None = None, trace: list | None = None,
+                 boundary: bool = True) -> None:
         self.memo: dict[Expr, NormalForm] = {}
         self.bools: dict[Expr, Expr] = {}
         self.differences: dict[Expr, NormalForm] = {}   # normalized comparison -> its d (of `d < 0`, ...)
@@ -538,6 +539,9 @@ class Normalizer:
         self.limit = limit
         self.trace = trace
         self.totals: dict[Expr, bool] = {}             # node -> no partial operation in it (E.is_total)
+        # the select-boundary rules, off in the normalizer that proves their premise: nested selects (an argmax
+        # chain) would otherwise prove each level's premise again inside the last one's, exponentially
+        self.boundary = boundary
 
     def clear(self) -> None:
         self.memo.clear()
@@ -620,7 +624,7 @@ class Normalizer:
 
     def _fresh(self) -> Normalizer:
         """A new normalizer in the same mode (for a small expression built while normalizing)."""
-        return Normalizer(self.shared, self.limit, self.trace)
+        return Normalizer(self.shared, self.limit, self.trace, self.boundary)
 
     def _arg(self, child: Expr) -> Expr:
         if child.op in E.BOOLEAN:
@@ -896,7 +900,8 @@ def _arms_agree_where_zero(norm: Normalizer, d: NormalForm, x: Expr, y: Expr) ->
     """x = y wherever d = 0, proved by boundary.py (a bounded or failing normalization proves nothing)."""
     same = equal if norm.shared is None else norm.shared.equal
     try:
-        return agree_where_zero(d, x, y, norm._fresh(), same, norm.totals, poly_to_expr)
+        return agree_where_zero(d, x, y, Normalizer(norm.shared, norm.limit, norm.trace, boundary=False), same,
+                                norm.totals, poly_to_expr)
     except (ExpansionLimit, Unsupported):
         return False
 
@@ -906,7 +911,7 @@ def _select_boundary(norm: Normalizer, state: tuple) -> tuple | None:
     """d < 0 ? x : y is -d < 0 ? y : x where x = y wherever d = 0 (boundary.py); the form kept is the one
     whose d leads with a positive coefficient, so `x > 0 ? x : f` and `x >= 0 ? x : f` meet when f(0) = 0."""
     cond, x, y, nx, ny = state
-    d = norm.differences.get(cond) if cond.op is E.LT and cond.args[1] is E.ZERO else None
+    d = norm.differences.get(cond) if norm.boundary and cond.op is E.LT and cond.args[1] is E.ZERO else None
     if d is None or d.den is not None or not d.num or leads_positive(d):
         return None
     if not _arms_agree_where_zero(norm, d, x, y):
@@ -922,7 +927,7 @@ def _select_boundary(norm: Normalizer, state: tuple) -> tuple | None:
 def _select_ne_boundary(norm: Normalizer, state: tuple) -> Expr | None:
     """d != 0 ? x : y is x where x = y wherever d = 0 (boundary.py)."""
     cond, x, y, _nx, _ny = state
-    d = norm.differences.get(cond) if cond.op is E.NE else None
+    d = norm.differences.get(cond) if norm.boundary and cond.op is E.NE else None
     if d is None or not _arms_agree_where_zero(norm, d, x, y):
         return None
     return x
