@@ -86,10 +86,9 @@ def test_option_form_equivalent_with_shared_options(capsys):
     out, _ = capsys.readouterr()
     assert code == 0
     assert out.startswith("EQUIVALENT: reduce_seq_s32 vs reduce_tree_s32")
-    # block 0 by its normal forms, blocks 1 and 2 as it over other inputs, the short block 3 (1000 = 3·256 + 232)
-    # by its own
-    assert "4 output elements compared: 2 by equal normal forms, 2 by a proved element with its inputs renamed" \
-        in out
+    # each block's sum by its normal forms or as a proved block's over other inputs (which, depends on the order
+    # the elements meet the screen in: symbolic/renaming.py); every one proved
+    assert "4 output elements compared: " in out and "undecided" not in out
 
 
 def test_sarif_and_junit(capsys, tmp_path, monkeypatch):

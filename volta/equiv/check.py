@@ -536,9 +536,9 @@ def _bulk_equal(ref: list, opt: list) -> np.ndarray:
 
 
 def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = None, kept=None):
-    """Decide one element: identical DAGs, equal normal forms when they are small (`_small_equal`), a float
-    screen confirmed exactly, equal normal forms (for an element whose expansion would be large, first with
-    shared sums kept as atoms, `kept`), exact random search, case splits, Z3."""
+    """Decide one element: identical DAGs, a float screen confirmed exactly, equal normal forms (for an element
+    whose expansion would be large, first with shared sums kept as atoms, `kept`), exact random search, case
+    splits, Z3."""
     from volta.symbolic import z3bridge  # start-up: z3 loads for the first element that needs it
 
     screen = screen or Screen()
@@ -549,8 +549,6 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
     if smt_dir is not None:
         z3bridge.emit_smt(a, b, smt_dir / f"{name}_{i}.smt2", norm)
     expansion = _expansion(a, b)
-    if expansion <= NORMALIZE_FIRST and _few_selects(a, b) and _small_equal(a, b, norm):
-        return Proved("normal-form")
     found = screen.search(a, b)   # float64 at several input scales, confirmed exactly: before any large normal form
     if found is not None:
         return found
@@ -571,33 +569,6 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
 
 
 LARGE_EXPANSION = 50_000  # estimated terms: above this, a few random inputs are tried before normalizing
-NORMALIZE_FIRST = 5_000   # estimated terms: up to this, equal normal forms are tried before the float screen
-FEW_SELECTS = 8           # selects in an element: up to this, likewise (each select a case split; see _few_selects)
-
-
-def _few_selects(a, b) -> bool:
-    """At most FEW_SELECTS selects in the pair: the term estimate does not count the case splits of nested
-    selects, and an argmax tree (a 64-level select chain, tests/equiv/test_argmax.py) that the screen refutes
-    at once took many minutes to normalize first."""
-    count = 0
-    for node in E.postorder(a) + E.postorder(b):
-        if node.op is E.SELECT:
-            count += 1
-            if count > FEW_SELECTS:
-                return False
-    return True
-
-
-def _small_equal(a, b, norm: Normalizer) -> bool:
-    """a = b by normal forms, tried before the float screen on an element whose normal forms are small: an
-    equal element (most of a check's) then costs its normal forms alone, not a float64 evaluation of every
-    node at 34 points first (a third of Attention vs FA2-TC's comparison). An element they do not prove equal
-    goes on to the screen as before, so a witness is the one the screen finds; one that cannot be normalized
-    (a division by zero) too, where the screen may still find a witness first."""
-    try:
-        return equal(normalize(a, norm), normalize(b, norm))
-    except Unsupported:
-        return False
 
 
 def _kept_equal(a, b, kept: Normalizer) -> bool:

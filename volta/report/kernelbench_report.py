@@ -156,6 +156,9 @@ def format_text(r, indent: str = "", explain: bool = False) -> str:
         lines.append(f"  {r.unsupported.message}")
         lines.append("  the candidate's code ended its worker without a result or reached for the verdict or Volta's "
                      "process: it is not accepted (docs/sandbox.md)")
+    elif r.verdict == "unknown" and c is None:   # decided in Volta's process from the worker's evidence
+        lines.append(f"  {r.unsupported.message if r.unsupported else 'undecided'}")
+        lines.append("  nothing is claimed about equivalence")
     elif r.verdict == "unknown":
         lines.append(f"  {len(c.unknown)} element(s) undecided (nothing is claimed); "
                      f"{sum(c.proved_by.values()):,} of {c.compared:,} compared were proved equal")
