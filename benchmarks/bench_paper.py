@@ -75,7 +75,7 @@ Branch attn30d (issue 30, session 6; load 10-12 on 2 cores, so CPU inflated ~2x 
     (phases not measured); all EQUIVALENT.
   what changed: an element that is the last proved one with its input leaves renamed (another column of V,
   another query row) is proved by a walk of both pairs (symbolic/renaming.py), not by its own normal forms and
-  float screen; elements of at most 5,000 estimated terms try normal forms before the screen. Our reduction of
+  float screen (and, when measured, normal forms before the screen for small elements: taken out since). Our reduction of
   the pair (LK 256, D 16, 256 outputs; load 5-10): decide 41.7 -> 7.8 s wall, 32.4 -> 18.2 s CPU in all,
   255 of 256 elements by renaming. Left: execution, now most of every attention pair (the one-thread
   reference ~35 s CPU a side at this load; FA1/FA2-TC's per-lane products and lane-polynomial exprs).
