@@ -263,8 +263,7 @@ def _candidate_side(job: _Job, save_counterexample: str | None):
     except process.Ended as end:
         return _ended(job.names, end, worker.printed(), job.explain)
     except (Malformed, wire.Malformed) as err:
-        return _ended(job.names, process.Ended("rejected", f"the worker's answer is malformed: {err}"),
-                      worker.printed(), job.explain)
+        return _malformed(job, worker, err)
     finally:
         worker.close()
     return _passed(answer, decided, missing, printed, None, None, None)
@@ -376,8 +375,7 @@ def _whole(job: _Job, save_counterexample: str | None, reference=None) -> Confin
     except process.Ended as end:
         return _ended(job.names, end, worker.printed(), job.explain)
     except (Malformed, wire.Malformed) as err:
-        return _ended(job.names, process.Ended("rejected", f"the worker's answer is malformed: {err}"),
-                      worker.printed(), job.explain)
+        return _malformed(job, worker, err)
     finally:
         worker.close()
     with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):     # --timeout again, for the decision
@@ -511,6 +509,12 @@ STATE_READ = ("the candidate's outputs depend on whether the reference ran in it
               "equivalence")
 NOT_BORNE = ("the worker's report passed the candidate and what it sent does not bear that out in Volta's "
              "process: nothing is claimed about equivalence")
+
+
+def _malformed(job: _Job, worker, err: Exception) -> Confined:
+    """REJECTED: the worker's answer did not parse as what was asked for."""
+    return _ended(job.names, process.Ended("rejected", f"the worker's answer is malformed: {err}"), worker.printed(),
+                  job.explain)
 
 
 def _ended(names: tuple, end: process.Ended, printed: str, explain: bool, note: str = NO_REPORT) -> Confined:
