@@ -166,9 +166,9 @@ def _bind_constants(problem: Problem, run, model: Module, taken: set) -> list:
     bindings = []
     for name, t in model.named_parameters():
         ref = problem.initial.get(name)
-        if ref is None or name in taken or not isinstance(t, SymTensor) or tuple(ref.shape) != (t.numel(),):
+        if ref is None or name in taken or not isinstance(t, SymTensor):
             continue
-        if tuple(problem.parameters[name].shape) != tuple(t.shape):
+        if tuple(problem.parameters[name].shape) != tuple(t.shape):   # (then ref holds as many elements)
             continue
         values = t.values()
         if not all(type(v) is E.Expr and v.op is E.CONST and v is r for v, r in zip(values, ref)):
