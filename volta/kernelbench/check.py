@@ -18,6 +18,7 @@ check claims EQUIVALENT for Volta's process to decide from the evidence (`_claim
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -38,6 +39,7 @@ from volta.kernelbench.elements import UNWRITTEN
 from volta.kernelbench.engine import Host, Stop
 from volta.kernelbench.evidence import Evidence, Instance
 from volta.kernelbench.failures import TorchError
+from volta.kernelbench.isolation import calltrace
 from volta.kernelbench.libm import Readings
 from volta.kernelbench.memory import DeviceMemory
 from volta.kernelbench.problem import Problem, load_problem
@@ -327,19 +329,21 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str, require
     outputs None with the report saying why not. `inputs_judged`: whether INPUT WRITTEN is judged here (it
     needs the reference's own writes; else Volta's process judges it from the evidence)."""
     model = inputs = made = None
+    recorder = None if host.record is None else calltrace.Recorder(path, host.record)
     try:
-        namespace = C.execute_file(path, problem, run)
-        refuse_overriding_subclasses(namespace, path)
-        cls = C.model_class(namespace, path)
-        with installed(run):
-            model = cls(*problem.init_inputs)
+        with recorder.tracing() if recorder is not None else contextlib.nullcontext():
+            namespace = C.execute_file(path, problem, run)
+            refuse_overriding_subclasses(namespace, path)
+            cls = C.model_class(namespace, path)
+            with installed(run):
+                model = cls(*problem.init_inputs)
         if eval_mode:
             model.eval()
         report.bindings = C.bind_parameters(problem, run, model)
         made = S.construction(model, report.bindings, problem.parameters)
         inputs = problem.fresh_inputs()
         outs = hacks.forward(report, problem, run, host, model, namespace, path, inputs, require_kernel,
-                             hacks.reference_writes(problem) if inputs_judged else None)
+                             hacks.reference_writes(problem) if inputs_judged else None, recorder)
     except Stop as stop:
         if stop.error is not None:
             report.verdict, report.unsupported = "unsupported", stop.error
@@ -366,6 +370,8 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str, require
         outs = None
     finally:
         _collect(report, host)
+        if recorder is not None:
+            host.record.call_trace = recorder.entries
     return outs, model, inputs, made
 
 

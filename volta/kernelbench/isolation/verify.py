@@ -17,7 +17,9 @@ itself (the asked sizes; for `--ragged`, the ragged sizes `check` derives from t
 - no output of an earlier call changed by a later one (OUTPUT ALIASED);
 - for WITHIN TOLERANCE, the rounded rerun's outputs evaluated against the tolerance (`precision.evaluate`);
 - every recorded call into the candidate's extensions replayed on this process's machine (`replay.py`), its
-  memory after the call as the worker recorded it.
+  memory after the call as the worker recorded it;
+- no stream race in call 1, from the candidate's call trace replayed here (`calltrace.py`): its stream and
+  event calls made on this process's own stream model, its work and its extensions' host-code streams fed in.
 
 A `--ragged` run said to decide nothing (UNKNOWN, UNSUPPORTED: exit 3, which leaves the command's exit 0) must
 show no difference in the outputs it sent either: a NOT EQUIVALENT hidden there would turn exit 1 into 0.
@@ -30,7 +32,7 @@ raises gets honestly. In the first run (no reference in the worker) a difference
 but the comparison itself (`decide(..., confirm=True)`: the verdict "differs", for `confined.py` to confirm by
 re-running the candidate), and a report that does not pass is settled here (`settle`: inputs and parameters
 unwritten, call 1 compared) before it stands. What is still the worker's word (findings Volta observes while
-the candidate's Python runs: streams, threads, coverage, precision places, clock reads; the torch ops of its
+the candidate's Python runs: which calls it made, threads, coverage, precision places, clock reads; the torch ops of its
 Python) is listed in docs/sandbox.md.
 """
 from __future__ import annotations
@@ -43,7 +45,7 @@ from volta.kernelbench import calls as S
 from volta.kernelbench import candidate as C
 from volta.kernelbench import hacks
 from volta.kernelbench import precision as P
-from volta.kernelbench.isolation import replay
+from volta.kernelbench.isolation import calltrace, replay
 from volta.kernelbench.check import CheckOptions, _beyond_float32, _exact_in, _ragged_sizes, integer_inputs
 from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.evidence import ReferenceFacts
@@ -188,6 +190,14 @@ def _replayed(decided: Decided, inst: dict, options: CheckOptions, built: dict, 
                                                                if m.verdict == "rejected" else "")) from None
     decided.host_calls += done.calls
     decided.launches += done.launches
+    try:
+        found = calltrace.races(inst["call_trace"], inst["host_calls"])
+    except calltrace.BadTrace as bad:
+        raise _Contradiction("rejected", f"{where}{bad.reason}, and the worker's report passes it") from None
+    if found:
+        raise _Contradiction("rejected", f"{where}call 1: Volta's process finds a STREAM RACE from the candidate's "
+                                         f"call trace ({found[0]} is not ordered before forward returns), and the "
+                                         f"worker's report passes it")
 
 
 def _ragged(problem_path: str, sizes: dict, main: "_Reference", options: CheckOptions) -> "_Reference":
