@@ -95,6 +95,21 @@ def test_a_candidate_that_forges_the_check_in_its_worker_is_rejected(attack, why
     assert why in r["unsupported"]["message"]
 
 
+def test_a_race_hidden_from_the_worker_s_stream_tracker_is_found_from_the_call_trace(capsys, unharmed):
+    """patch_streams races on a side stream and replaces the worker's race finder (EQUIVALENT when the worker's
+    word on streams is taken): Volta's process replays the candidate's call trace and finds the race."""
+    code, r = _check(DATA / "patch_streams.py", capsys=capsys)
+    assert (code, r["verdict"]) == (1, "rejected")
+    assert "Volta's process finds a STREAM RACE from the candidate's call trace" in r["unsupported"]["message"]
+    assert "at line 19 on stream" in r["unsupported"]["message"]
+
+
+def test_turning_off_the_trace_function_the_call_trace_records_through_is_refused(capsys, unharmed):
+    code, r = _check(DATA / "untrace.py", capsys=capsys)
+    assert (code, r["verdict"]) == (1, "rejected")
+    assert "replace the interpreter's trace function (sys.settrace" in r["unsupported"]["message"]
+
+
 @pytest.mark.parametrize("attack", ["forge_comparison", "forge_report", "copy_reference_or_zeros", "hunt_reference"])
 def test_a_forger_or_copier_that_computes_zeros_is_not_equivalent_with_a_confirmed_witness(attack, capsys, tmp_path,
                                                                                              unharmed):

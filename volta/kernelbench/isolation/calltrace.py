@@ -7,13 +7,14 @@ STREAM RACE. This module takes the stream verdict away from that tracker:
 
 - **In the worker** (`Recorder`), a trace function sees every call the candidate's own frames make into Volta's
   code, from the moment its file runs (module-level streams, the constructor) to the end of call 1's forward.
-  Each is one entry `["call", name, args, result, line, first, stop]`: `name` is the stream surface's name
+  Each is one entry `["call", name, args, result, line]`: `name` is the stream surface's name
   (`cuda.Stream`, `cuda.stream`, `Stream.wait_stream`, `Event.record`, `StreamContext.__enter__`, ...) or
   `op:<module>:<function>` for anything else (a torch function, a tensor method or operator, a layer, an
   extension call); `args` the call's positional parameters, streams, events and stream contexts as handles
   `["h", n]` (numbered in the order the trace first returns them), plain scalars as themselves, anything else
-  `["?"]`; `result` a handle or None; `line` the candidate's line; `[first, stop)` the calls into extensions it
-  made (`evidence.Instance.host_calls`). `["forward"]` marks where call 1's forward begins.
+  `["?"]`; `result` a handle or None; `line` the candidate's line. When a call that made calls into extensions
+  returns, `["host", first, stop, line]` follows: those calls (`evidence.Instance.host_calls[first:stop]`), in
+  the order they were made. `["forward"]` marks where call 1's forward begins.
 - **In Volta's process** (`races`), the trace is checked (every field, every handle made before it is used, each
   handle a result gives back the object the replay gives back) and replayed on an `Ordering` of this process with
   the stand-in's own stream classes: each surface call made on them by name, each other call in forward made on
@@ -73,6 +74,7 @@ class Recorder:
         self._handles: dict = {}               # id(object) -> handle
         self._held: list = []                  # the objects handled (their ids stay theirs)
         self._codes: dict = {}                 # code -> whether it is the candidate's
+        self._attributed = len(record.host_calls)     # extension calls already in an entry (or made before)
 
     def forward(self) -> None:
         self.entries.append(["forward"])
@@ -90,19 +92,21 @@ class Recorder:
             return None
         module = os.path.splitext(os.path.basename(code.co_filename))[0]
         name = SURFACE.get((module, code.co_qualname)) or f"op:{module}:{code.co_qualname}"
-        hosts = len(self.record.host_calls)
         positional = code.co_varnames[:code.co_argcount]
         values = [frame.f_locals.get(v) for v in positional]
         if code.co_flags & 0x04:                     # *args
             values += list(frame.f_locals.get(code.co_varnames[code.co_argcount + code.co_kwonlyargcount], ()))
-        entry = ["call", name, [self._encoded(v) for v in values], None, back.f_lineno, hosts, hosts]
+        entry = ["call", name, [self._encoded(v) for v in values], None, back.f_lineno]
         self.entries.append(entry)
         frame.f_trace_lines = False
 
         def local(frame, event, arg):
             if event == "return":
                 entry[3] = self._encoded(arg) if isinstance(arg, HANDLED) else None
-                entry[6] = len(self.record.host_calls)
+                made = len(self.record.host_calls)
+                if made > self._attributed:          # the extension calls made inside it, when it returns
+                    self.entries.append(["host", self._attributed, made, entry[4]])
+                    self._attributed = made
             return local
         return local
 
@@ -163,21 +167,25 @@ def races(entries, host_calls: list) -> list:
             ordering.begin()
             forward = True
             continue
-        if not (type(entry) is list and len(entry) == 7 and entry[0] == "call" and type(entry[1]) is str
-                and type(entry[2]) is list and type(entry[4]) is int
-                and all(type(x) is int for x in entry[5:]) and last_host <= entry[5] <= entry[6] <= len(host_calls)):
+        if type(entry) is list and len(entry) == 4 and entry[0] == "host" and all(type(x) is int for x in entry[1:]):
+            _, first, stop, line = entry
+            if not last_host <= first < stop <= len(host_calls):
+                raise BadTrace(f"{where} names extension calls {first + 1}-{stop} out of order or not made")
+            for n in range(first, stop):
+                _host_work(ordering, host_calls[n], n, line, where)
+            last_host = stop
+            continue
+        if not (type(entry) is list and len(entry) == 5 and entry[0] == "call" and type(entry[1]) is str
+                and type(entry[2]) is list and type(entry[4]) is int):
             raise BadTrace(f"{where} is malformed")
-        _, name, args, result, line, first, stop = entry
+        _, name, args, result, line = entry
         where = f"{where} (`{name}` at line {line})"
-        last_host = stop
         if name.startswith("op:"):
             if forward and ordering.current != streams.MAIN:
                 ordering.enqueue(ordering.current, f"`{name.split(':')[-1]}`", None, line)
         elif name not in NO_EFFECT:
             made = _surface(name, [_resolved(a, objects, where) for a in args], functions, where)
             _result(result, made, objects, where)
-        for n in range(first, stop):
-            _host_work(ordering, host_calls[n], n, line, where)
     if not forward:
         raise BadTrace("the call trace does not show call 1's forward")
     return [f"{w.label} at line {w.line} on stream {w.stream[1]}" for w in ordering.unordered()]
