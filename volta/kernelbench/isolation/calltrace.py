@@ -82,10 +82,14 @@ class Recorder:
     def tracing(self):
         return _Tracing(self.entered)
 
-    def entered(self, frame):
-        """The local trace function for `frame` when it is a call the candidate made into Volta's code."""
+    def entered(self, frame, event=None, arg=None):
+        """The local trace function for `frame` when it is a call the candidate made into Volta's code (also the
+        global trace function itself: every new frame comes here, so the common case returns at once)."""
         back = frame.f_back
-        if back is None or not self._is_candidate(back.f_code):
+        if back is None:
+            return None
+        known = self._codes.get(back.f_code)
+        if not (known if known is not None else self._is_candidate(back.f_code)):
             return None
         code = frame.f_code
         if not code.co_filename.startswith(VOLTA_DIR):
@@ -111,9 +115,7 @@ class Recorder:
         return local
 
     def _is_candidate(self, code) -> bool:
-        known = self._codes.get(code)
-        if known is None:
-            known = self._codes[code] = os.path.abspath(code.co_filename) == self.candidate
+        known = self._codes[code] = os.path.abspath(code.co_filename) == self.candidate
         return known
 
     def _encoded(self, v):
@@ -134,7 +136,7 @@ class _Tracing:
 
     def __enter__(self):
         self.saved = sys.gettrace()
-        sys.settrace(lambda frame, event, arg: self.entered(frame))
+        sys.settrace(self.entered)
         return self
 
     def __exit__(self, *exc):

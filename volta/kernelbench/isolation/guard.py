@@ -27,6 +27,7 @@ objects through any object's `__globals__` and forge values no hook sees (docs/s
 from __future__ import annotations
 
 import builtins
+import dis
 import os
 import sys
 import sysconfig
@@ -127,9 +128,21 @@ def refusal(event: str, args: tuple, folder: str) -> str | None:
         return None
     if event == "sys.addaudithook":
         return "add an audit hook"
-    if event in ("sys.settrace", "sys.setprofile"):
+    if event in ("sys.settrace", "sys.setprofile") and _calling(sys._getframe()):
         return f"replace the interpreter's trace function ({event}: Volta's call trace records through it)"
     return None
+
+
+CALLS = {dis.opmap[name] for name in ("CALL", "CALL_FUNCTION_EX") if name in dis.opmap}
+
+
+def _calling(frame) -> bool:
+    """Whether the innermost frame outside the hook is calling (`sys.settrace(...)` from the candidate's code),
+    not the interpreter turning tracing off because a trace function raised (a timeout's signal, say), which
+    audits the same event from whatever frame was being traced."""
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    return frame is not None and frame.f_code.co_code[frame.f_lasti] in CALLS
 
 
 def _shown(args) -> str:
