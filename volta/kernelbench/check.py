@@ -294,7 +294,9 @@ def _claim(report, precision, problem, run, host: Host, model, made, cand_outs, 
     """The rest of a run whose reference is not here: what the candidate's outputs show by themselves
     (elements nothing wrote, narrower formats than the reference's), then calls 2..CALLS as after an EQUIVALENT
     call 1 (their own findings: OUTPUT ALIASED, a launch's), and the claim EQUIVALENT where nothing was found.
-    Volta's process compares every call's outputs with its reference (`isolation/verify.py`)."""
+    Volta's process compares every call's outputs with its reference (`isolation/verify.py`); where it asks
+    (`evidence.ask`), it decides call 1 first, and a call 1 it found different stops the run here (its
+    difference is then confirmed by request: the later calls would not change the verdict)."""
     unwritten = {k: [i for i, v in enumerate(t.values()) if v is UNWRITTEN]
                  for k, t in enumerate(cand_outs) if isinstance(t, SymTensor)}
     report.comparison = Comparison(unwritten={k: m for k, m in unwritten.items() if m})
@@ -302,7 +304,7 @@ def _claim(report, precision, problem, run, host: Host, model, made, cand_outs, 
         report.verdict = report.comparison.verdict = "findings"
     else:
         _assess_precision(report, precision, problem, host, model, run, None, cand_outs, None)
-    if report.verdict == "equivalent" and not report.hacks:
+    if report.verdict == "equivalent" and not report.hacks and (evidence.ask is None or evidence.ask(evidence)):
         seq = S.Sequence(problem, run, host, model, report.candidate, made, None, cand_outs, cand_inputs,
                          integer_inputs(problem), Readings(), None, _exact_in, _beyond_float32, options.eval_mode,
                          options.arch, evidence)

@@ -83,6 +83,7 @@ class Instance:
     host_calls: list = field(default_factory=list)    # a record per call into an extension, in order
     call_trace: list = field(default_factory=list)    # the candidate's calls into the stand-in (isolation/calltrace.py)
     report: object = None                             # the check's report of this run (never sent)
+    ask: object = None            # the first run's only: call 1 decided before the later calls (Evidence.ask)
 
     def extension(self, ext) -> None:
         self.extensions[ext.name] = {k: getattr(ext, k) for k in EXTENSION_FIELDS}
@@ -130,9 +131,13 @@ class Instance:
 @dataclass
 class Evidence:
     instances: list = field(default_factory=list)
+    ask: object = None      # ask(instance) -> whether to go on: Volta's process decides call 1 of the first run
+                            # (the asked sizes, the first path) before the later calls are made (isolation/confined.py)
 
     def instance(self, ragged: bool, answers: str) -> Instance:
         made = Instance(ragged, answers)
+        if not self.instances and not ragged:
+            made.ask = self.ask
         self.instances.append(made)
         return made
 

@@ -187,6 +187,7 @@ def _candidate_side(job: _Job, save_counterexample: str | None):
             return facts[0]
 
         evidence, held = Evidence(), []
+        evidence.ask = lambda inst: _first_call(channel, inst)
         try:
             report = _checked(channel, job, None, evidence, reference, held)
             if report is not None:
@@ -222,6 +223,10 @@ def _candidate_side(job: _Job, save_counterexample: str | None):
             reference = verify.reference(job.names[0], job.sizes, job.options)
         worker.send("reference", reference.facts.to_plain())
         kind, payload = worker.receive("running the candidate")
+        first = None
+        if kind == "call1":
+            first = _decide_first(worker, job, reference)
+            kind, payload = worker.receive("running the candidate")
         if kind == "error":
             raise _error(payload, dict(zip(job.absolute, job.names)))
         if not (kind == "claim" and type(payload) is dict and set(payload) == {"report", "limited"}
@@ -236,9 +241,11 @@ def _candidate_side(job: _Job, save_counterexample: str | None):
             return _passed(answer, verify.Decided(), missing, worker.printed(), None, None, None)
         instances = wire.read_evidence(worker.receive_bytes("sending what the candidate computed", wire.MAX_FRAME))
         with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):
-            if claim["exit_code"] == 0:
+            if first is not None and first.verdict == "differs" and claim["exit_code"] == 0:
+                decided = first          # the worker stopped after call 1, as asked: its difference is confirmed
+            elif claim["exit_code"] == 0:
                 decided = verify.decide(job.names[0], job.sizes, job.options, claim, instances, reference,
-                                        confirm=True)
+                                        confirm=True, first=first.first if first is not None else None)
             elif len(instances) == 1 and not claim.get("paths") and not claim.get("ragged"):
                 decided = verify.settle(reference, claim, instances[0], job.options)
             else:
@@ -267,6 +274,31 @@ def _candidate_side(job: _Job, save_counterexample: str | None):
     finally:
         worker.close()
     return _passed(answer, decided, missing, printed, None, None, None)
+
+
+def _first_call(channel: process.Channel, inst) -> bool:
+    """The worker's side of call 1 decided first: call 1's evidence (its outputs, inputs and parameters after it,
+    its extension calls and call trace so far) to Volta's process; whether to make the later calls."""
+    channel.send("call1", None)
+    channel.send_bytes(wire.evidence_frame(Evidence([inst])))
+    kind, _ = channel.receive()
+    return kind != "stop"
+
+
+def _decide_first(worker: process.Worker, job: _Job, reference) -> verify.Decided:
+    """Call 1 of the candidate's run decided here before its later calls are made (`verify.settle`, as for a
+    report that does not pass): a difference stops the worker ("stop"), and is confirmed by request once the
+    worker has sent its claim; anything else lets it go on, and its claim is decided as ever."""
+    instances = wire.read_evidence(worker.receive_bytes("sending call 1", wire.MAX_FRAME))
+    first = verify.Decided("whole", "the worker sent other than one run at call 1")
+    if len(instances) == 1 and not instances[0]["ragged"]:
+        lim = job.limits
+        with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):
+            first = verify.settle(reference, {"verdict": "equivalent"}, instances[0], job.options)
+        if first.verdict == "differs":
+            first.reason = "call 1's outputs differ from the reference's"
+    worker.send("stop" if first.verdict == "differs" else "go", None)
+    return first
 
 
 def _differs(channel: process.Channel, job: _Job, held: Held, request: dict) -> None:
