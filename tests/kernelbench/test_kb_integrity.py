@@ -132,6 +132,15 @@ def test_a_forger_or_copier_that_computes_zeros_is_not_equivalent_with_a_confirm
     assert set(np.load(saved).files) >= {"x"}
 
 
+def test_a_candidate_different_at_call_1_makes_no_later_call(capsys, unharmed):
+    """Volta's process decides call 1 before the worker makes calls 2 and 3, and stops it there: forward runs
+    for call 1 and once more for the concrete re-run that confirms the difference (four times when the later
+    calls ran first)."""
+    code, r = _check(DATA / "wrong_counted.py", capsys=capsys)
+    assert (code, r["verdict"]) == (1, "not-equivalent")
+    assert r["candidate_output"].count("forward ran") == 2
+
+
 def test_a_candidate_that_copies_the_reference_s_outputs_raises_where_there_are_none(capsys, unharmed):
     """The reference's outputs looked for up the stack (a heap scan is refused by the audit hook) and copied: the
     candidate's run has no reference in its process (Volta's process runs it), so its copy raises there, and

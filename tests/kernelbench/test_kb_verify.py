@@ -335,3 +335,21 @@ def test_a_difference_here_needs_an_input_a_float32_tensor_holds():
     assert "beyond float32's range" in confirm.refusal
     found = confirm(SimpleNamespace(model={x: 3}), 0, 0, x, E.add(x, E.const(1)))
     assert (found.ref_value, found.cand_value) == (3, 4)
+
+
+# ---- call 1 decided before the later calls (confined._decide_first)
+
+def test_call_1_found_equal_first_is_reused_only_for_the_same_elements(honest):
+    """`settle` found call 1 equal before the later calls were made; `decide` takes that comparison for the
+    outputs sent at the end only when they are the same (identical) elements: outputs changed since (here: the
+    claim's call 1 now sends zeros) are compared again, and differ."""
+    report, instances = honest
+    at_call_1 = _tampered(instances, lambda i: [i["calls"].pop(c) for c in (2, 3)])[0]    # as the worker sends it
+    settled = verify.settle(verify.reference(PROBLEM, {}, OPTIONS), {"verdict": "equivalent"}, at_call_1, OPTIONS)
+    assert settled.verdict is None and settled.first is not None
+    again = verify.decide(PROBLEM, {}, OPTIONS, report, instances, first=settled.first)
+    assert (again.verdict, again.calls) == (None, 3)
+    zeros = _tampered(instances, lambda i: i["calls"][1][0][2].__setitem__(slice(None), [E.const(0)] * len(
+        i["calls"][1][0][2])))
+    decided = verify.decide(PROBLEM, {}, OPTIONS, report, zeros, first=settled.first)
+    assert decided.verdict == "rejected" and "call 1: the outputs the worker sent differ" in decided.reason
