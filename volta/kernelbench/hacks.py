@@ -61,6 +61,8 @@ def forward(report, problem, run, host, model, namespace: dict, path: str, input
                 report.verdict = "findings"
     finally:
         host.observer = None
+        if recorder is not None:
+            recorder.settle()
         if allowed is not None:     # a write is made even if the run stops after it
             report.hacks += _written(observer, allowed, path)
     if outs is not None:     # order and threads are judged at the return, so only when forward returned

@@ -95,7 +95,7 @@ class Recorder:
         if not code.co_filename.startswith(VOLTA_DIR):
             return None
         module = os.path.splitext(os.path.basename(code.co_filename))[0]
-        name = SURFACE.get((module, code.co_qualname)) or f"op:{module}:{code.co_qualname}"
+        name = SURFACE.get((module, code.co_qualname)) or f"op:{module}:{_function(code, frame)}"
         positional = code.co_varnames[:code.co_argcount]
         values = [frame.f_locals.get(v) for v in positional]
         if code.co_flags & 0x04:                     # *args
@@ -114,6 +114,13 @@ class Recorder:
             return local
         return local
 
+    def settle(self) -> None:
+        """The extension calls made since the last entry, as one (forward returned, or stopped, here)."""
+        made = len(self.record.host_calls)
+        if made > self._attributed:
+            self.entries.append(["host", self._attributed, made, 0])
+            self._attributed = made
+
     def _is_candidate(self, code) -> bool:
         known = self._codes[code] = os.path.abspath(code.co_filename) == self.candidate
         return known
@@ -128,6 +135,13 @@ class Recorder:
         if type(v) in PLAIN:
             return v
         return ["?"]
+
+
+def _function(code, frame) -> str:
+    """The called function's name: its qualified name, with the names a closure was made for (`_method`'s
+    `__mul__`, say: every operator of the stand-in's tensor is one closure)."""
+    cells = [v for c in code.co_freevars if type(v := frame.f_locals.get(c)) is str]
+    return code.co_qualname + (f"[{', '.join(cells)}]" if cells else "")
 
 
 class _Tracing:
@@ -184,7 +198,7 @@ def races(entries, host_calls: list) -> list:
         where = f"{where} (`{name}` at line {line})"
         if name.startswith("op:"):
             if forward and ordering.current != streams.MAIN:
-                ordering.enqueue(ordering.current, f"`{name.split(':')[-1]}`", None, line)
+                ordering.enqueue(ordering.current, f"`{name.split(':', 2)[-1]}`", None, line)
         elif name not in NO_EFFECT:
             made = _surface(name, [_resolved(a, objects, where) for a in args], functions, where)
             _result(result, made, objects, where)
