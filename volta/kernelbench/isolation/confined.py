@@ -187,7 +187,8 @@ def _candidate_side(job: _Job, save_counterexample: str | None):
             return facts[0]
 
         evidence, held = Evidence(), []
-        evidence.ask = lambda inst: _first_call(channel, inst)
+        if not job.options.ragged:       # a ragged run's difference is decided by the whole check (Two runs)
+            evidence.ask = lambda inst: _first_call(channel, inst)
         try:
             report = _checked(channel, job, None, evidence, reference, held)
             if report is not None:
@@ -242,7 +243,10 @@ def _candidate_side(job: _Job, save_counterexample: str | None):
         instances = wire.read_evidence(worker.receive_bytes("sending what the candidate computed", wire.MAX_FRAME))
         with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):
             if first is not None and first.verdict == "differs" and claim["exit_code"] == 0:
-                decided = first          # the worker stopped after call 1, as asked: its difference is confirmed
+                # the worker stopped after call 1, as asked: its difference is confirmed by request where the run
+                # is one (no other path), else the whole check decides, as for any difference not confirmed so
+                decided = first if len(instances) == 1 and not claim.get("paths") else verify.Decided(
+                    "rejected", first.reason)
             elif claim["exit_code"] == 0:
                 decided = verify.decide(job.names[0], job.sizes, job.options, claim, instances, reference,
                                         confirm=True, first=first.first if first is not None else None)
