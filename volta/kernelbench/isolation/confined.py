@@ -13,8 +13,11 @@ Two runs (docs/sandbox.md, "Two runs"). The first worker runs the candidate with
 (`check(..., reference=...)`): it is forked before this process runs the reference, gets only the formats
 the reference computes in, and claims EQUIVALENT unless its own run shows otherwise; this process decides
 the claim from the evidence (what the candidate computed: `kernelbench/evidence.py`, as `wire.py` expression
-tables; `verify.py`) and sends back the comparison counts its report shows. A difference this process finds
-in call 1 is confirmed by asking the worker to re-run the candidate concretely on the input found (the
+tables; `verify.py`) and sends back the comparison counts its report shows. Call 1 is decided before the later
+calls are made: once it returned with no finding, the worker sends its evidence and waits (`_first_call`), and
+this process answers `stop` where it differs (`_decide_first`: the later calls would not change the verdict),
+else `go` (its comparison then stands for the claim's call 1 when the outputs sent are the same elements). A
+difference this process finds in call 1 is confirmed by asking the worker to re-run the candidate concretely on the input found (the
 worker keeps it loaded: `check.Held`), and the worker reports it with the reference's value left for this
 process to fill in; a report that does not pass is settled here (`verify.settle`) and stands. Only where the
 first run does not decide (several paths, --ragged, a later call, an undecided comparison, an input written)
