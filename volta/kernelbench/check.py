@@ -331,7 +331,7 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str, require
     outputs None with the report saying why not. `inputs_judged`: whether INPUT WRITTEN is judged here (it
     needs the reference's own writes; else Volta's process judges it from the evidence)."""
     model = inputs = made = None
-    recorder = None if host.record is None else calltrace.Recorder(path, host.record)
+    recorder = None if host.record is None else calltrace.Recorder(host.record)
     try:
         with recorder.tracing() if recorder is not None else contextlib.nullcontext():
             namespace = C.execute_file(path, problem, run)

@@ -6,7 +6,8 @@ the interpreter the candidate's Python shares, so a candidate that runs its work
 STREAM RACE. This module takes the stream verdict away from that tracker:
 
 - **In the worker** (`Recorder`), a trace function sees every call the candidate's own frames make into Volta's
-  code, from the moment its file runs (module-level streams, the constructor) to the end of call 1's forward.
+  code (directly, or through the standard library's or a package's: the nearest frame that is neither is the
+  caller; any code that is not Volta's nor the library's is the candidate's), from the moment its file runs (module-level streams, the constructor) to the end of call 1's forward.
   Each is one entry `["call", name, args, result, line]`: `name` is the stream surface's name
   (`cuda.Stream`, `cuda.stream`, `Stream.wait_stream`, `Event.record`, `StreamContext.__enter__`, ...) or
   `op:<module>:<function>` for anything else (a torch function, a tensor method or operator, a layer, an
@@ -39,9 +40,10 @@ import sys
 
 from volta.kernelbench import coverage, streams
 from volta.kernelbench.host import trace as host_trace
+from volta.kernelbench.isolation import guard
 
-VOLTA_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
 PLAIN = (type(None), bool, int, float, str)
+VOLTA, LIBRARY, CANDIDATE = 0, 1, 2
 
 # (module file, function qualname) -> the surface name Volta's process replays it by
 SURFACE = {
@@ -67,13 +69,12 @@ class Recorder:
     """Records the candidate's calls into Volta's code (see the module docstring) into `entries`. `tracing()`
     for the file and the constructor; during forward the coverage observer's trace function calls `entered`."""
 
-    def __init__(self, candidate: str, record):
-        self.candidate = os.path.abspath(candidate)
+    def __init__(self, record):
         self.record = record                   # evidence.Instance: its host_calls grow with each extension call
         self.entries: list = []
         self._handles: dict = {}               # id(object) -> handle
         self._held: list = []                  # the objects handled (their ids stay theirs)
-        self._codes: dict = {}                 # code -> whether it is the candidate's
+        self._codes: dict = {}                 # code -> VOLTA, LIBRARY or CANDIDATE
         self._attributed = len(record.host_calls)     # extension calls already in an entry (or made before)
 
     def forward(self) -> None:
@@ -86,13 +87,17 @@ class Recorder:
         """The local trace function for `frame` when it is a call the candidate made into Volta's code (also the
         global trace function itself: every new frame comes here, so the common case returns at once)."""
         back = frame.f_back
-        if back is None:
-            return None
-        known = self._codes.get(back.f_code)
-        if not (known if known is not None else self._is_candidate(back.f_code)):
+        while back is not None:
+            kind = self._codes.get(back.f_code)
+            if kind is None:
+                kind = self._kind(back.f_code)
+            if kind != LIBRARY:
+                break
+            back = back.f_back
+        if back is None or kind != CANDIDATE:
             return None
         code = frame.f_code
-        if not code.co_filename.startswith(VOLTA_DIR):
+        if not code.co_filename.startswith(guard.VOLTA_DIR):
             return None
         module = os.path.splitext(os.path.basename(code.co_filename))[0]
         name = SURFACE.get((module, code.co_qualname)) or f"op:{module}:{_function(code, frame)}"
@@ -121,9 +126,16 @@ class Recorder:
             self.entries.append(["host", self._attributed, made, 0])
             self._attributed = made
 
-    def _is_candidate(self, code) -> bool:
-        known = self._codes[code] = os.path.abspath(code.co_filename) == self.candidate
-        return known
+    def _kind(self, code) -> int:
+        """VOLTA, LIBRARY (the standard library, installed packages: looked through to their caller, so that
+        `ExitStack.enter_context(torch.cuda.stream(s))` is the candidate's call), or CANDIDATE: any other code
+        (its file's, and code it compiled under another name), as the audit hook tells the candidate
+        (`guard.culprit`)."""
+        name = code.co_filename
+        kind = self._codes[code] = (VOLTA if name.startswith(guard.VOLTA_DIR) else
+                                    LIBRARY if name.startswith(guard.LIBRARY_DIRS) or name.startswith("<frozen ")
+                                    else CANDIDATE)
+        return kind
 
     def _encoded(self, v):
         if isinstance(v, HANDLED):
