@@ -104,6 +104,17 @@ def test_a_race_hidden_from_the_worker_s_stream_tracker_is_found_from_the_call_t
     assert "at line 19 on stream" in r["unsupported"]["message"]
 
 
+@pytest.mark.xfail(strict=True, reason="open (issue 36): the torch side's values are still computed in the worker; "
+                                       "the value replay of the call trace closes these (docs/sandbox.md)")
+@pytest.mark.parametrize("attack", ["write_after_extension", "patch_stand_in_op"])
+def test_values_the_candidate_s_python_forges_in_the_stand_in_are_not_equivalent(attack, capsys, unharmed):
+    """write_after_extension writes a stand-in tensor's elements directly after its extension (2x) returned;
+    patch_stand_in_op swaps `mul` in the method table every tensor shares for the reference's expression. On a
+    GPU both compute 2x; the outputs the worker sends are the reference's, and today they read EQUIVALENT."""
+    code, r = _check(DATA / f"{attack}.py", capsys=capsys)
+    assert r["verdict"] != "equivalent" and code != 0
+
+
 def test_turning_off_the_trace_function_the_call_trace_records_through_is_refused(capsys, unharmed):
     code, r = _check(DATA / "untrace.py", capsys=capsys)
     assert (code, r["verdict"]) == (1, "rejected")
