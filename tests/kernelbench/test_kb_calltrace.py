@@ -45,6 +45,7 @@ def test_work_on_the_caller_s_stream_is_no_race():
       ["call", "StreamContext.__enter__", [["h", 0]], None, 3]], "its arguments are not the call's"),
     ([["forward"], ["host", 0, 1, 3]], "names extension calls 1-1 out of order or not made"),
     ([["forward"], ["call", "cuda.Stream"]], "is malformed"),
+    ([["forward"], ["call", "op:x:y", [], ["h", 0], 3]], "a call outside the stream surface returned a stream"),
 ])
 def test_a_malformed_or_lying_trace_is_refused_naming_the_entry(trace, why):
     with pytest.raises(calltrace.BadTrace) as err:

@@ -209,6 +209,9 @@ def races(entries, host_calls: list) -> list:
         _, name, args, result, line = entry
         where = f"{where} (`{name}` at line {line})"
         if name.startswith("op:"):
+            if result is not None:
+                raise BadTrace(f"{where}: a call outside the stream surface returned a stream or event, which "
+                               f"Volta's process does not replay")
             if forward and ordering.current != streams.MAIN:
                 ordering.enqueue(ordering.current, f"`{name.split(':', 2)[-1]}`", None, line)
         elif name not in NO_EFFECT:
