@@ -125,7 +125,8 @@ def test_the_honest_kernel_s_call_trace_shows_its_calls_and_its_extension_calls(
     _, instances = honest_kernel
     trace = instances[0]["call_trace"]
     forward = trace[trace.index(["forward"]) + 1:]
-    assert [e[1] for e in forward if e[0] == "call"][-1].startswith("op:engine:ExtensionModule.__getattr__.<locals>.call")
+    called = [e[1] for e in forward if e[0] == "call"]
+    assert called[-1].startswith("op:engine:ExtensionModule.__getattr__.<locals>.call")
     assert forward[-1] == ["host", 0, 1, 32]
 
 
