@@ -18,8 +18,8 @@ calls are made: once it returned with no finding, the worker sends its evidence 
 this process answers `stop` where it differs (`_decide_first`: the later calls would not change the verdict),
 else `go` (its comparison then stands for the claim's call 1 when the outputs sent are the same elements). A
 difference this process finds in call 1 is confirmed by asking the worker to re-run the candidate concretely
-on the input found (the worker keeps it loaded: `check.Held`), and the worker reports it with the reference's value left for this
-process to fill in; a report that does not pass is settled here (`verify.settle`) and stands. Only where the
+on the input found (the worker keeps it loaded: `check.Held`), and the worker reports it with the reference's
+value left for this process to fill in; a report that does not pass is settled here (`verify.settle`) and stands. Only where the
 first run does not decide (several paths, --ragged, a later call, an undecided comparison, an input written)
 does the whole check run in a fresh worker (the reference there too), whose passing verdict is decided here
 the same way; a pass there after the first run did not pass is REJECTED (the candidate's outputs come from
