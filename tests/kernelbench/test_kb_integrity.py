@@ -95,6 +95,32 @@ def test_a_candidate_that_forges_the_check_in_its_worker_is_rejected(attack, why
     assert why in r["unsupported"]["message"]
 
 
+def test_a_race_hidden_from_the_worker_s_stream_tracker_is_found_from_the_call_trace(capsys, unharmed):
+    """patch_streams races on a side stream and replaces the worker's race finder (EQUIVALENT when the worker's
+    word on streams is taken): Volta's process replays the candidate's call trace and finds the race."""
+    code, r = _check(DATA / "patch_streams.py", capsys=capsys)
+    assert (code, r["verdict"]) == (1, "rejected")
+    assert "Volta's process finds a STREAM RACE from the candidate's call trace" in r["unsupported"]["message"]
+    assert "at line 19 on stream" in r["unsupported"]["message"]
+
+
+@pytest.mark.xfail(strict=True, reason="open (issue 36): the torch side's values are still computed in the worker; "
+                                       "the value replay of the call trace closes these (docs/sandbox.md)")
+@pytest.mark.parametrize("attack", ["write_after_extension", "patch_stand_in_op"])
+def test_values_the_candidate_s_python_forges_in_the_stand_in_are_not_equivalent(attack, capsys, unharmed):
+    """write_after_extension writes a stand-in tensor's elements directly after its extension (2x) returned;
+    patch_stand_in_op swaps `mul` in the method table every tensor shares for the reference's expression. On a
+    GPU both compute 2x; the outputs the worker sends are the reference's, and today they read EQUIVALENT."""
+    code, r = _check(DATA / f"{attack}.py", capsys=capsys)
+    assert r["verdict"] != "equivalent" and code != 0
+
+
+def test_turning_off_the_trace_function_the_call_trace_records_through_is_refused(capsys, unharmed):
+    code, r = _check(DATA / "untrace.py", capsys=capsys)
+    assert (code, r["verdict"]) == (1, "rejected")
+    assert "replace the interpreter's trace function (sys.settrace" in r["unsupported"]["message"]
+
+
 @pytest.mark.parametrize("attack", ["forge_comparison", "forge_report", "copy_reference_or_zeros", "hunt_reference"])
 def test_a_forger_or_copier_that_computes_zeros_is_not_equivalent_with_a_confirmed_witness(attack, capsys, tmp_path,
                                                                                              unharmed):
@@ -115,6 +141,15 @@ def test_a_forger_or_copier_that_computes_zeros_is_not_equivalent_with_a_confirm
     assert code == 1 and text.startswith("NOT EQUIVALENT") and confined.REFERENCE_SLOT not in text
     assert "reference = " in text and "candidate = 0" in text
     assert set(np.load(saved).files) >= {"x"}
+
+
+def test_a_candidate_different_at_call_1_makes_no_later_call(capsys, unharmed):
+    """Volta's process decides call 1 before the worker makes calls 2 and 3, and stops it there: forward runs
+    for call 1 and once more for the concrete re-run that confirms the difference (four times when the later
+    calls ran first)."""
+    code, r = _check(DATA / "wrong_counted.py", capsys=capsys)
+    assert (code, r["verdict"]) == (1, "not-equivalent")
+    assert r["candidate_output"].count("forward ran") == 2
 
 
 def test_a_candidate_that_copies_the_reference_s_outputs_raises_where_there_are_none(capsys, unharmed):

@@ -95,6 +95,41 @@ def test_a_call_into_an_extension_the_replay_does_not_bear_out_is_rejected(hones
     assert decided.verdict == "rejected" and why in decided.reason, decided.reason
 
 
+def _on_a_side_stream(trace):
+    """The trace with call 1's forward run under `torch.cuda.stream(torch.cuda.Stream())`, never joined."""
+    at = trace.index(["forward"]) + 1
+    made = 1 + max([a[1] for e in trace if e[0] == "call" for a in e[2] + [e[3]]
+                    if type(a) is list and a[:1] == ["h"]], default=-1)
+    trace[at:at] = [["call", "cuda.Stream", [None, 0], ["h", made], 1],
+                    ["call", "cuda.stream", [["h", made]], ["h", made + 1], 1],
+                    ["call", "StreamContext.__enter__", [["h", made + 1]], ["h", made], 1]]
+
+
+@pytest.mark.parametrize("change, why", [
+    (lambda i: i["call_trace"].clear(), "the call trace does not show call 1's forward"),
+    (lambda i: i["call_trace"].append(["call", "Stream.wait_stream", [["h", 99]], None, 1]),
+     "no stream or event an earlier call made"),
+    (lambda i: _on_a_side_stream(i["call_trace"]),
+     "call 1: Volta's process finds a STREAM RACE from the candidate's call trace (`ExtensionModule"),
+])
+def test_a_call_trace_that_is_malformed_or_shows_a_race_is_rejected(honest_kernel, change, why):
+    """The worker's report passes; Volta's process replays the call trace (calltrace.py) and does not agree."""
+    report, instances = honest_kernel
+    decided = _decide(report, _tampered(instances, change))
+    assert decided.verdict == "rejected" and why in decided.reason, decided.reason
+
+
+def test_the_honest_kernel_s_call_trace_shows_its_calls_and_its_extension_calls(honest_kernel):
+    """Call 1's forward (`ext.leaky(x)` at line 32): the extension function's call, then the extension call it
+    made (the first of the run's recorded host calls)."""
+    _, instances = honest_kernel
+    trace = instances[0]["call_trace"]
+    forward = trace[trace.index(["forward"]) + 1:]
+    called = [e[1] for e in forward if e[0] == "call"]
+    assert called[-1].startswith("op:engine:ExtensionModule.__getattr__.<locals>.call")
+    assert forward[-1] == ["host", 0, 1, 32]
+
+
 def test_an_extension_the_build_cache_lacks_is_not_compiled_here_and_nothing_is_claimed(honest_kernel):
     """The recorded flags could name any program: Volta's process runs no compiler on them."""
     report, instances = honest_kernel
@@ -185,7 +220,7 @@ ADD, CONST, VAR = int(E.ADD), int(E.CONST), int(E.VAR)
 
 def _instance(elements, shape=(2,)):
     return [{"ragged": False, "answers": "", "calls": {1: [(shape, "f32", elements, None)]}, "inputs": {},
-             "parameters": {}, "rounded": None, "extensions": {}, "host_calls": []}]
+             "parameters": {}, "rounded": None, "extensions": {}, "host_calls": [], "call_trace": [["forward"]]}]
 
 
 class _Root:
@@ -301,3 +336,21 @@ def test_a_difference_here_needs_an_input_a_float32_tensor_holds():
     assert "beyond float32's range" in confirm.refusal
     found = confirm(SimpleNamespace(model={x: 3}), 0, 0, x, E.add(x, E.const(1)))
     assert (found.ref_value, found.cand_value) == (3, 4)
+
+
+# ---- call 1 decided before the later calls (confined._decide_first)
+
+def test_call_1_found_equal_first_is_reused_only_for_the_same_elements(honest):
+    """`settle` found call 1 equal before the later calls were made; `decide` takes that comparison for the
+    outputs sent at the end only when they are the same (identical) elements: outputs changed since (here: the
+    claim's call 1 now sends zeros) are compared again, and differ."""
+    report, instances = honest
+    at_call_1 = _tampered(instances, lambda i: [i["calls"].pop(c) for c in (2, 3)])[0]    # as the worker sends it
+    settled = verify.settle(verify.reference(PROBLEM, {}, OPTIONS), {"verdict": "equivalent"}, at_call_1, OPTIONS)
+    assert settled.verdict is None and settled.first is not None
+    again = verify.decide(PROBLEM, {}, OPTIONS, report, instances, first=settled.first)
+    assert (again.verdict, again.calls) == (None, 3)
+    zeros = _tampered(instances, lambda i: i["calls"][1][0][2].__setitem__(slice(None), [E.const(0)] * len(
+        i["calls"][1][0][2])))
+    decided = verify.decide(PROBLEM, {}, OPTIONS, report, zeros, first=settled.first)
+    assert decided.verdict == "rejected" and "call 1: the outputs the worker sent differ" in decided.reason

@@ -18,6 +18,7 @@ check claims EQUIVALENT for Volta's process to decide from the evidence (`_claim
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -38,6 +39,7 @@ from volta.kernelbench.elements import UNWRITTEN
 from volta.kernelbench.engine import Host, Stop
 from volta.kernelbench.evidence import Evidence, Instance
 from volta.kernelbench.failures import TorchError
+from volta.kernelbench.isolation import calltrace
 from volta.kernelbench.libm import Readings
 from volta.kernelbench.memory import DeviceMemory
 from volta.kernelbench.problem import Problem, load_problem
@@ -292,7 +294,9 @@ def _claim(report, precision, problem, run, host: Host, model, made, cand_outs, 
     """The rest of a run whose reference is not here: what the candidate's outputs show by themselves
     (elements nothing wrote, narrower formats than the reference's), then calls 2..CALLS as after an EQUIVALENT
     call 1 (their own findings: OUTPUT ALIASED, a launch's), and the claim EQUIVALENT where nothing was found.
-    Volta's process compares every call's outputs with its reference (`isolation/verify.py`)."""
+    Volta's process compares every call's outputs with its reference (`isolation/verify.py`); where it asks
+    (`evidence.ask`), it decides call 1 first, and a call 1 it found different stops the run here (its
+    difference is then confirmed by request: the later calls would not change the verdict)."""
     unwritten = {k: [i for i, v in enumerate(t.values()) if v is UNWRITTEN]
                  for k, t in enumerate(cand_outs) if isinstance(t, SymTensor)}
     report.comparison = Comparison(unwritten={k: m for k, m in unwritten.items() if m})
@@ -300,7 +304,7 @@ def _claim(report, precision, problem, run, host: Host, model, made, cand_outs, 
         report.verdict = report.comparison.verdict = "findings"
     else:
         _assess_precision(report, precision, problem, host, model, run, None, cand_outs, None)
-    if report.verdict == "equivalent" and not report.hacks:
+    if report.verdict == "equivalent" and not report.hacks and (evidence.ask is None or evidence.ask(evidence)):
         seq = S.Sequence(problem, run, host, model, report.candidate, made, None, cand_outs, cand_inputs,
                          integer_inputs(problem), Readings(), None, _exact_in, _beyond_float32, options.eval_mode,
                          options.arch, evidence)
@@ -327,19 +331,21 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str, require
     outputs None with the report saying why not. `inputs_judged`: whether INPUT WRITTEN is judged here (it
     needs the reference's own writes; else Volta's process judges it from the evidence)."""
     model = inputs = made = None
+    recorder = None if host.record is None else calltrace.Recorder(host.record)
     try:
-        namespace = C.execute_file(path, problem, run)
-        refuse_overriding_subclasses(namespace, path)
-        cls = C.model_class(namespace, path)
-        with installed(run):
-            model = cls(*problem.init_inputs)
+        with recorder.tracing() if recorder is not None else contextlib.nullcontext():
+            namespace = C.execute_file(path, problem, run)
+            refuse_overriding_subclasses(namespace, path)
+            cls = C.model_class(namespace, path)
+            with installed(run):
+                model = cls(*problem.init_inputs)
         if eval_mode:
             model.eval()
         report.bindings = C.bind_parameters(problem, run, model)
         made = S.construction(model, report.bindings, problem.parameters)
         inputs = problem.fresh_inputs()
         outs = hacks.forward(report, problem, run, host, model, namespace, path, inputs, require_kernel,
-                             hacks.reference_writes(problem) if inputs_judged else None)
+                             hacks.reference_writes(problem) if inputs_judged else None, recorder)
     except Stop as stop:
         if stop.error is not None:
             report.verdict, report.unsupported = "unsupported", stop.error
@@ -366,6 +372,8 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str, require
         outs = None
     finally:
         _collect(report, host)
+        if recorder is not None:
+            host.record.call_trace = recorder.entries
     return outs, model, inputs, made
 
 

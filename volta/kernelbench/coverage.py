@@ -66,6 +66,16 @@ def _changed(old: np.ndarray, new: np.ndarray) -> list:
     return np.flatnonzero(_ids(old) != _ids(new)).tolist()
 
 
+def host_event(ordering: Ordering, ev, label: str, file, line) -> None:
+    """What one event of the host code's trace does to the streams' order: a stream or event call, or work
+    enqueued on its stream (a launch, copy or memset). Shared by the worker's observer and Volta's process's
+    replay of the call trace (isolation/calltrace.py)."""
+    if isinstance(ev, trace.Sync):
+        ordering.cpp_sync(ev.kind, ev.detail)
+    elif type(ev) in STREAM_WORK and not (isinstance(ev, trace.Launch) and ev.refused):
+        ordering.enqueue(ordering.cpp_stream(ev.stream), label or STREAM_WORK[type(ev)] or "a launch", file, line)
+
+
 class Observer:
     def __init__(self, candidate: str, ordering: Ordering, watched: list):
         self.candidate = os.path.abspath(candidate)
@@ -78,6 +88,7 @@ class Observer:
         self._codes: set = set()
         self._lines: dict = {}           # frame -> line last seen
         self._tracer = None
+        self.recorder = None             # isolation.calltrace.Recorder: the candidate's calls, for Volta's process
 
     # ---- host events ----
     def before(self, host, ev) -> None:
@@ -88,7 +99,7 @@ class Observer:
     def after(self, host, ev) -> None:
         file, line = caller_line()
         if isinstance(ev, trace.Sync):
-            self.ordering.cpp_sync(ev.kind, ev.detail)
+            host_event(self.ordering, ev, "", file, line)
             return
         if not isinstance(ev, WRITES):
             return
@@ -101,8 +112,7 @@ class Observer:
             label = f"torch op `{ev.op}` in host code"
         else:
             label = STREAM_WORK.get(type(ev)) or "an allocation in host code"
-        if type(ev) in STREAM_WORK:
-            self.ordering.enqueue(self.ordering.cpp_stream(ev.stream), label, file, line)
+        host_event(self.ordering, ev, label, file, line)
         made = self.kernel_made if isinstance(ev, trace.Launch) else self.host_op_made \
             if isinstance(ev, trace.Op) else None
         watched = {id(w.storage): w for w in self.watched}
@@ -135,7 +145,7 @@ class Observer:
         if frame.f_code in self._codes:
             self._lines[frame] = frame.f_lineno
             return self._local
-        return None
+        return self.recorder.entered(frame) if self.recorder is not None else None
 
     def _local(self, frame, event, arg):
         if event in ("line", "return"):

@@ -18,7 +18,10 @@ One `Instance` per single-size, single-path check (`check._check_once`: the size
   not the precision re-run's): the host code's trace as it came from its process, the storages changed since
   the previous record (before: what the Python side did in between, and new storages) and those the call
   changed (after), and the written symbols. Volta's process replays each trace on its own machine from the
-  memory so kept (`isolation/replay.py`): what the kernels computed is then its own, not the worker's word.
+  memory so kept (`isolation/replay.py`): what the kernels computed is then its own, not the worker's word;
+- `call_trace`: every call the candidate's own frames made into the stand-in, from its file's run to the end of
+  call 1's forward, over handles (`isolation/calltrace.py`): Volta's process replays its streams and events and
+  finds call 1's stream races itself.
 
 Each output is read when its call returns and again once the last call returned (`after_calls`): an output a
 later call overwrote is seen so (OUTPUT ALIASED).
@@ -78,7 +81,9 @@ class Instance:
     rounded: list | None = None                       # [elements | None] per output
     extensions: dict = field(default_factory=dict)    # name -> EXTENSION_FIELDS of host.extract.Extension
     host_calls: list = field(default_factory=list)    # a record per call into an extension, in order
+    call_trace: list = field(default_factory=list)    # the candidate's calls into the stand-in (isolation/calltrace.py)
     report: object = None                             # the check's report of this run (never sent)
+    ask: object = None            # the first run's only: call 1 decided before the later calls (Evidence.ask)
 
     def extension(self, ext) -> None:
         self.extensions[ext.name] = {k: getattr(ext, k) for k in EXTENSION_FIELDS}
@@ -126,9 +131,13 @@ class Instance:
 @dataclass
 class Evidence:
     instances: list = field(default_factory=list)
+    ask: object = None      # ask(instance) -> whether to go on: Volta's process decides call 1 of the first run
+                            # (the asked sizes, the first path) before the later calls are made (isolation/confined.py)
 
     def instance(self, ragged: bool, answers: str) -> Instance:
         made = Instance(ragged, answers)
+        if not self.instances and not ragged:
+            made.ask = self.ask
         self.instances.append(made)
         return made
 
@@ -142,5 +151,6 @@ class Evidence:
                         "inputs": inst.inputs, "parameters": inst.parameters,
                         "rounded": None if inst.rounded is None else [None if v is None else list(v)
                                                                        for v in inst.rounded],
-                        "extensions": inst.extensions, "host_calls": inst.host_calls})
+                        "extensions": inst.extensions, "host_calls": inst.host_calls,
+                        "call_trace": inst.call_trace})
         return out

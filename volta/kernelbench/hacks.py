@@ -30,11 +30,12 @@ from volta.symbolic.ringform import RingForms
 
 
 def forward(report, problem, run, host, model, namespace: dict, path: str, inputs: list,
-            require_kernel: bool = False, allowed: dict | None = None):
+            require_kernel: bool = False, allowed: dict | None = None, recorder=None):
     """The candidate's outputs on `inputs` (None when a finding stops the run); findings and the coverage
     table go to report.hacks and report.coverage. `allowed`: the reference's own writes to its inputs
     (`reference_writes`), or None where INPUT WRITTEN is judged elsewhere (Volta's process, from the
-    evidence, when the reference does not run where the candidate does)."""
+    evidence, when the reference does not run where the candidate does). `recorder`: the call trace
+    (`isolation.calltrace.Recorder`) that goes on through forward, for Volta's process to find races from."""
     watched = [(n, t.storage) for n, t in zip(problem.input_names, inputs) if isinstance(t, SymTensor)]
     taken = {id(s) for _, s in watched}
     for name, t in model.named_parameters():
@@ -44,6 +45,9 @@ def forward(report, problem, run, host, model, namespace: dict, path: str, input
     observer = coverage.Observer(path, run.streams, watched)
     run.streams.begin()
     host.observer = observer
+    observer.recorder = recorder
+    if recorder is not None:
+        recorder.forward()
     outs = None
     try:
         with deferred_threads(path) as pending, observer.trace(namespace):
@@ -57,6 +61,8 @@ def forward(report, problem, run, host, model, namespace: dict, path: str, input
                 report.verdict = "findings"
     finally:
         host.observer = None
+        if recorder is not None:
+            recorder.settle()
         if allowed is not None:     # a write is made even if the run stops after it
             report.hacks += _written(observer, allowed, path)
     if outs is not None:     # order and threads are judged at the return, so only when forward returned

@@ -192,29 +192,51 @@ class Event:
         return 0.0
 
 
+class StreamContext:
+    """`torch.cuda.stream(s)`: `s` is the current stream inside the `with` (None: no change), as torch's own
+    StreamContext (a class, so that each enter and exit is a call the call trace sees: isolation/calltrace.py)."""
+
+    def __init__(self, ordering: Ordering, stream: "Stream | None"):
+        self._ordering, self.stream = ordering, stream
+
+    def __enter__(self):
+        self._prev = self._ordering.current
+        if self.stream is not None:
+            self._ordering.current = self.stream.key
+        return self.stream
+
+    def __exit__(self, *exc):
+        self._ordering.current = self._prev
+        return False
+
+
 def cuda_functions(ordering: Ordering) -> dict:
-    """The stream and event part of the stand-in `torch.cuda` for one run."""
+    """The stream and event part of the stand-in `torch.cuda` for one run. Named functions, each one surface
+    call the call trace records and Volta's process replays by its name (isolation/calltrace.py)."""
 
-    @contextlib.contextmanager
+    def new_stream(device=None, priority: int = 0, **_):
+        return Stream(ordering, None, device, priority)
+
+    def new_event(enable_timing: bool = False, blocking: bool = False, **_):
+        return Event(ordering, enable_timing, blocking)
+
     def stream(s):
-        if s is None:
-            yield
-            return
-        prev, ordering.current = ordering.current, s.key
-        try:
-            yield
-        finally:
-            ordering.current = prev
+        return StreamContext(ordering, s)
 
-    return {
-        "Stream": lambda *a, **k: Stream(ordering, None, *a, **k),
-        "Event": lambda *a, **k: Event(ordering, *a, **k),
-        "stream": stream,
-        "current_stream": lambda device=None: Stream(ordering, ordering.current),
-        "default_stream": lambda device=None: Stream(ordering, MAIN),
-        "set_stream": lambda s: setattr(ordering, "current", s.key),
-        "synchronize": lambda device=None: ordering.sync_device(),
-    }
+    def current_stream(device=None):
+        return Stream(ordering, ordering.current)
+
+    def default_stream(device=None):
+        return Stream(ordering, MAIN)
+
+    def set_stream(s):
+        ordering.current = s.key
+
+    def synchronize(device=None):
+        ordering.sync_device()
+
+    return {"Stream": new_stream, "Event": new_event, "stream": stream, "current_stream": current_stream,
+            "default_stream": default_stream, "set_stream": set_stream, "synchronize": synchronize}
 
 
 # ---- host threads ----

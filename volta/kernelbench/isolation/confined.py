@@ -13,10 +13,13 @@ Two runs (docs/sandbox.md, "Two runs"). The first worker runs the candidate with
 (`check(..., reference=...)`): it is forked before this process runs the reference, gets only the formats
 the reference computes in, and claims EQUIVALENT unless its own run shows otherwise; this process decides
 the claim from the evidence (what the candidate computed: `kernelbench/evidence.py`, as `wire.py` expression
-tables; `verify.py`) and sends back the comparison counts its report shows. A difference this process finds
-in call 1 is confirmed by asking the worker to re-run the candidate concretely on the input found (the
-worker keeps it loaded: `check.Held`), and the worker reports it with the reference's value left for this
-process to fill in; a report that does not pass is settled here (`verify.settle`) and stands. Only where the
+tables; `verify.py`) and sends back the comparison counts its report shows. Call 1 is decided before the later
+calls are made: once it returned with no finding, the worker sends its evidence and waits (`_first_call`), and
+this process answers `stop` where it differs (`_decide_first`: the later calls would not change the verdict),
+else `go` (its comparison then stands for the claim's call 1 when the outputs sent are the same elements). A
+difference this process finds in call 1 is confirmed by asking the worker to re-run the candidate concretely
+on the input found (the worker keeps it loaded: `check.Held`), and the worker reports it with the reference's
+value left for this process to fill in; a report that does not pass is settled here (`verify.settle`) and stands. Only where the
 first run does not decide (several paths, --ragged, a later call, an undecided comparison, an input written)
 does the whole check run in a fresh worker (the reference there too), whose passing verdict is decided here
 the same way; a pass there after the first run did not pass is REJECTED (the candidate's outputs come from
@@ -187,6 +190,8 @@ def _candidate_side(job: _Job, save_counterexample: str | None):
             return facts[0]
 
         evidence, held = Evidence(), []
+        if not job.options.ragged:       # a ragged run's difference is decided by the whole check (Two runs)
+            evidence.ask = lambda inst: _first_call(channel, inst)
         try:
             report = _checked(channel, job, None, evidence, reference, held)
             if report is not None:
@@ -222,6 +227,10 @@ def _candidate_side(job: _Job, save_counterexample: str | None):
             reference = verify.reference(job.names[0], job.sizes, job.options)
         worker.send("reference", reference.facts.to_plain())
         kind, payload = worker.receive("running the candidate")
+        first = None
+        if kind == "call1":
+            first = _decide_first(worker, job, reference)
+            kind, payload = worker.receive("running the candidate")
         if kind == "error":
             raise _error(payload, dict(zip(job.absolute, job.names)))
         if not (kind == "claim" and type(payload) is dict and set(payload) == {"report", "limited"}
@@ -236,9 +245,14 @@ def _candidate_side(job: _Job, save_counterexample: str | None):
             return _passed(answer, verify.Decided(), missing, worker.printed(), None, None, None)
         instances = wire.read_evidence(worker.receive_bytes("sending what the candidate computed", wire.MAX_FRAME))
         with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):
-            if claim["exit_code"] == 0:
+            if first is not None and first.verdict == "differs" and claim["exit_code"] == 0:
+                # the worker stopped after call 1, as asked: its difference is confirmed by request where the run
+                # is one (no other path), else the whole check decides, as for any difference not confirmed so
+                decided = first if len(instances) == 1 and not claim.get("paths") else verify.Decided(
+                    "rejected", first.reason)
+            elif claim["exit_code"] == 0:
                 decided = verify.decide(job.names[0], job.sizes, job.options, claim, instances, reference,
-                                        confirm=True)
+                                        confirm=True, first=first.first if first is not None else None)
             elif len(instances) == 1 and not claim.get("paths") and not claim.get("ragged"):
                 decided = verify.settle(reference, claim, instances[0], job.options)
             else:
@@ -267,6 +281,31 @@ def _candidate_side(job: _Job, save_counterexample: str | None):
     finally:
         worker.close()
     return _passed(answer, decided, missing, printed, None, None, None)
+
+
+def _first_call(channel: process.Channel, inst) -> bool:
+    """The worker's side of call 1 decided first: call 1's evidence (its outputs, inputs and parameters after it,
+    its extension calls and call trace so far) to Volta's process; whether to make the later calls."""
+    channel.send("call1", None)
+    channel.send_bytes(wire.evidence_frame(Evidence([inst])))
+    kind, _ = channel.receive()
+    return kind != "stop"
+
+
+def _decide_first(worker: process.Worker, job: _Job, reference) -> verify.Decided:
+    """Call 1 of the candidate's run decided here before its later calls are made (`verify.settle`, as for a
+    report that does not pass): a difference stops the worker ("stop"), and is confirmed by request once the
+    worker has sent its claim; anything else lets it go on, and its claim is decided as ever."""
+    instances = wire.read_evidence(worker.receive_bytes("sending call 1", wire.MAX_FRAME))
+    first = verify.Decided("whole", "the worker sent other than one run at call 1")
+    if len(instances) == 1 and not instances[0]["ragged"]:
+        lim = job.limits
+        with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):
+            first = verify.settle(reference, {"verdict": "equivalent"}, instances[0], job.options)
+        if first.verdict == "differs":
+            first.reason = "call 1's outputs differ from the reference's"
+    worker.send("stop" if first.verdict == "differs" else "go", None)
+    return first
 
 
 def _differs(channel: process.Channel, job: _Job, held: Held, request: dict) -> None:

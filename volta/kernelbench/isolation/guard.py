@@ -15,7 +15,8 @@ candidate's file, or code it compiled — is refused:
 - files: `/proc/*/mem` (another process's or its own memory) in any mode, and any write, rename, removal or
   permission change outside the worker's private folder;
 - Volta itself: importing `volta` or changing the attributes of one of its classes (the stand-in torch's
-  `Tensor` is one), and adding another audit hook.
+  `Tensor` is one), adding another audit hook, and `sys.settrace`/`sys.setprofile` (the call trace of
+  `calltrace.py` records the candidate's calls through the trace function).
 
 A refusal writes what was tried to the parent (`report`) and ends the worker at once, so no `except` in the
 candidate can swallow it; the parent reports REJECTED. Assigning a class attribute raises no audit event, so
@@ -26,6 +27,7 @@ objects through any object's `__globals__` and forge values no hook sees (docs/s
 from __future__ import annotations
 
 import builtins
+import dis
 import os
 import sys
 import sysconfig
@@ -46,7 +48,8 @@ PATH_EVENTS = {"os.remove", "os.rmdir", "os.rename", "os.truncate", "os.chmod", 
                "os.symlink", "os.mkdir", "os.utime", "shutil.rmtree", "shutil.copyfile", "shutil.move"}
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 WATCHED = (PROCESS_EVENTS | HEAP_EVENTS | NATIVE_EVENTS | NETWORK_EVENTS | PATH_EVENTS
-           | {"open", "import", "object.__setattr__", "object.__delattr__", "sys.addaudithook"})
+           | {"open", "import", "object.__setattr__", "object.__delattr__", "sys.addaudithook", "sys.settrace",
+              "sys.setprofile"})
 
 
 def culprit(frame) -> str | None:
@@ -125,7 +128,21 @@ def refusal(event: str, args: tuple, folder: str) -> str | None:
         return None
     if event == "sys.addaudithook":
         return "add an audit hook"
+    if event in ("sys.settrace", "sys.setprofile") and _calling(sys._getframe()):
+        return f"replace the interpreter's trace function ({event}: Volta's call trace records through it)"
     return None
+
+
+CALLS = {dis.opmap[name] for name in ("CALL", "CALL_FUNCTION_EX") if name in dis.opmap}
+
+
+def _calling(frame) -> bool:
+    """Whether the innermost frame outside the hook is calling (`sys.settrace(...)` from the candidate's code),
+    not the interpreter turning tracing off because a trace function raised (a timeout's signal, say), which
+    audits the same event from whatever frame was being traced."""
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    return frame is not None and frame.f_code.co_code[frame.f_lasti] in CALLS
 
 
 def _shown(args) -> str:

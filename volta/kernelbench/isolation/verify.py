@@ -17,7 +17,9 @@ itself (the asked sizes; for `--ragged`, the ragged sizes `check` derives from t
 - no output of an earlier call changed by a later one (OUTPUT ALIASED);
 - for WITHIN TOLERANCE, the rounded rerun's outputs evaluated against the tolerance (`precision.evaluate`);
 - every recorded call into the candidate's extensions replayed on this process's machine (`replay.py`), its
-  memory after the call as the worker recorded it.
+  memory after the call as the worker recorded it;
+- no stream race in call 1, from the candidate's call trace replayed here (`calltrace.py`): its stream and
+  event calls made on this process's own stream model, its work and its extensions' host-code streams fed in.
 
 A `--ragged` run said to decide nothing (UNKNOWN, UNSUPPORTED: exit 3, which leaves the command's exit 0) must
 show no difference in the outputs it sent either: a NOT EQUIVALENT hidden there would turn exit 1 into 0.
@@ -30,7 +32,7 @@ raises gets honestly. In the first run (no reference in the worker) a difference
 but the comparison itself (`decide(..., confirm=True)`: the verdict "differs", for `confined.py` to confirm by
 re-running the candidate), and a report that does not pass is settled here (`settle`: inputs and parameters
 unwritten, call 1 compared) before it stands. What is still the worker's word (findings Volta observes while
-the candidate's Python runs: streams, threads, coverage, precision places, clock reads; the torch ops of its
+the candidate's Python runs: which calls it made, threads, coverage, precision places, clock reads; the torch ops of its
 Python) is listed in docs/sandbox.md.
 """
 from __future__ import annotations
@@ -43,7 +45,7 @@ from volta.kernelbench import calls as S
 from volta.kernelbench import candidate as C
 from volta.kernelbench import hacks
 from volta.kernelbench import precision as P
-from volta.kernelbench.isolation import replay
+from volta.kernelbench.isolation import calltrace, replay
 from volta.kernelbench.check import CheckOptions, _beyond_float32, _exact_in, _ragged_sizes, integer_inputs
 from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.evidence import ReferenceFacts
@@ -71,6 +73,7 @@ class Decided:
     seconds: float = 0.0               # CPU seconds this process spent deciding
     compared: list = field(default_factory=list)   # per run of the evidence: (call -> counts, notes), plain data
     differs: Comparison | None = None  # verdict "differs": call 1's comparison here, its difference to confirm
+    first: tuple | None = None         # settle's call 1 found equal: (its outputs' elements, Comparison, Readings)
 
 
 class _Contradiction(Exception):
@@ -89,11 +92,14 @@ class _Differs(_Contradiction):
 
 
 def decide(problem_path: str, sizes: dict, options: CheckOptions, report: dict, instances: list,
-           reference: "_Reference | None" = None, confirm: bool = False) -> Decided:
+           reference: "_Reference | None" = None, confirm: bool = False, first: tuple | None = None) -> Decided:
     """Re-check, in this process, each run behind a passing verdict of `report` (the worker's JSON report),
     against `reference` (the problem at `sizes`, run here) or one made here now. `confirm` (the first run, with
     one run of the evidence at the asked sizes): a difference in call 1 is the verdict "differs" (`differs`
-    holds it) for the caller to confirm by re-running the candidate, not a contradiction."""
+    holds it) for the caller to confirm by re-running the candidate, not a contradiction. `first`: call 1 of the
+    first run already found equal here (`settle`'s `Decided.first`, before the later calls were made): its
+    comparison stands for the first run's call 1 when the outputs sent now are the same elements (identical
+    objects: the tables are interned here), and is made again otherwise."""
     start = time.process_time()
     decided = Decided()
     if report["exit_code"] != 0:
@@ -120,7 +126,8 @@ def decide(problem_path: str, sizes: dict, options: CheckOptions, report: dict, 
                 continue
             for inst in runs:
                 counts: dict = {}
-                decided.calls += _run(reference, inst, options, "ragged sizes, " if ragged else "", counts)
+                known = first if inst is instances[0] else None
+                decided.calls += _run(reference, inst, options, "ragged sizes, " if ragged else "", counts, known)
                 decided.runs += 1
                 inst["compared"] = counts
         decided.compared = [inst.get("compared", {}) for inst in instances]
@@ -169,6 +176,7 @@ def settle(reference: "_Reference", claim: dict, inst: dict, options: CheckOptio
                                                      "proved_by": dict(comparison.proved_by)}},
                                      "notes": [readings.note()] if readings.note() else []}]
                 decided.calls = decided.runs = 1
+                decided.first = ([o[2] for o in calls[1]], comparison, readings)
             else:
                 raise _Contradiction("whole", f"call 1 compared here gave {comparison.verdict}")
     except _Contradiction as c:
@@ -188,6 +196,14 @@ def _replayed(decided: Decided, inst: dict, options: CheckOptions, built: dict, 
                                                                if m.verdict == "rejected" else "")) from None
     decided.host_calls += done.calls
     decided.launches += done.launches
+    try:
+        found = calltrace.races(inst["call_trace"], inst["host_calls"])
+    except calltrace.BadTrace as bad:
+        raise _Contradiction("rejected", f"{where}{bad.reason}, and the worker's report passes it") from None
+    if found:
+        raise _Contradiction("rejected", f"{where}call 1: Volta's process finds a STREAM RACE from the candidate's "
+                                         f"call trace ({found[0]} is not ordered before forward returns), and the "
+                                         f"worker's report passes it")
 
 
 def _ragged(problem_path: str, sizes: dict, main: "_Reference", options: CheckOptions) -> "_Reference":
@@ -265,7 +281,8 @@ class _Evaluated:
         return Difference(k, i, (), ref_value, cand_value, values)
 
 
-def _run(reference: _Reference, inst: dict, options: CheckOptions, where: str, counts: dict) -> int:
+def _run(reference: _Reference, inst: dict, options: CheckOptions, where: str, counts: dict,
+         known: tuple | None = None) -> int:
     """Check one run's evidence; the number of calls compared (each call's counts into `counts`). Raises
     _Contradiction."""
     problem = reference.problem
@@ -277,7 +294,7 @@ def _run(reference: _Reference, inst: dict, options: CheckOptions, where: str, c
                                          f"sent no outputs of call 1")
     try:
         _compare_calls(reference, calls, later if equivalent else [], set(inst["parameters"]), options, where,
-                       counts)
+                       counts, known)
     except _Differs:
         _inputs_unwritten(reference, inst["inputs"], where)     # an input written is the finding that stands
         raise
@@ -303,14 +320,17 @@ def _run(reference: _Reference, inst: dict, options: CheckOptions, where: str, c
 
 
 def _compare_calls(reference: _Reference, calls: dict, later: list, bound: set, options: CheckOptions, where: str,
-                   counts: dict) -> None:
+                   counts: dict, known: tuple | None = None) -> None:
     """Call 1's outputs, then each later call's, compared with the reference's; a later call's element pair
     that renames back to a pair of call 1 is decided by call 1's proof (`calls.shortcut`, as the check does).
     What the report shows of them into `counts` (plain data, as `evidence.Instance.compared` reads it): each
     call's counts (compared, proved by what, seconds), and the libm readings' note."""
     sent = {call: _sent(call, calls[call]) for call in [1] + later}
-    readings = Readings()
-    first = _compare_call(reference, 1, reference.of_call(1), sent[1], options, where, readings=readings)
+    if known is not None and _same_elements(known[0], [o[2] for o in calls[1]]):
+        first, readings = known[1], known[2]      # decided before the later calls were made (`settle`)
+    else:
+        readings = Readings()
+        first = _compare_call(reference, 1, reference.of_call(1), sent[1], options, where, readings=readings)
     made = {1: first}
     costly = bool(set(first.proved_by) - S.CHEAP)
     proved = [(r.values(), c.values()) for r, c in zip(reference.of_call(1), sent[1])]
@@ -332,6 +352,10 @@ def _compare_calls(reference: _Reference, calls: dict, later: list, bound: set, 
     counts["calls"] = {str(call): {"compared": c.compared, "proved_by": dict(c.proved_by), "seconds": c.seconds}
                        for call, c in made.items()}
     counts["notes"] = [readings.note()] if readings.note() else []
+
+
+def _same_elements(a: list, b: list) -> bool:
+    return len(a) == len(b) and all(len(x) == len(y) and all(u is v for u, v in zip(x, y)) for x, y in zip(a, b))
 
 
 def _sent(call: int, outs: list) -> list:

@@ -187,7 +187,8 @@ def _nodes(table) -> list:
 
 # ---------------------------------------------------------------- the evidence (kernelbench/evidence.py)
 
-INSTANCE_KEYS = {"ragged", "answers", "calls", "inputs", "parameters", "rounded", "extensions", "host_calls"}
+INSTANCE_KEYS = {"ragged", "answers", "calls", "inputs", "parameters", "rounded", "extensions", "host_calls",
+                 "call_trace"}
 HOST_CALL_KEYS = {"module", "fn", "trace", "before", "after"}
 
 
@@ -219,7 +220,16 @@ def read_evidence(frame: bytes) -> list:
               "an extension's sources are malformed")
         _need(type(inst["host_calls"]) is list and all(_host_call(c) for c in inst["host_calls"]),
               "a call into an extension is malformed")
+        _need(type(inst["call_trace"]) is list and all(_listed(e) for e in inst["call_trace"]),
+              "the call trace is malformed")     # each entry is checked as Volta's process replays it (calltrace)
     return instances
+
+
+def _listed(v, depth: int = 0) -> bool:
+    """Plain values in lists (the call trace's entries), at most 4 deep."""
+    if type(v) is list:
+        return depth < 4 and all(_listed(x, depth + 1) for x in v)
+    return type(v) in (type(None), bool, int, str) or (type(v) is float and math.isfinite(v))
 
 
 def _strings(v) -> bool:
