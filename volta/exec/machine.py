@@ -267,10 +267,14 @@ class Machine(MachineServices):
             # %envreg1:%envreg2 is the driver's grid-sync workspace of a cooperative launch (cg::this_grid()):
             # the barrier nvcc emits (atom.add.release.gpu + ld.acquire.gpu spin) runs on it as written
             mem.add("%grid_sync_workspace", ".global", 16, role="inout", dtype="u32")
+        # a region only one CTA touches (its copy of shared memory: clusters are of one CTA; anything when the
+        # launch is one CTA) forgets reads of its earlier barrier intervals, unless a cp.async looks back at them
+        no_async = not any(op.op == "cp" for op in self.prog.ops)
         for region in mem.regions[1:]:
             if self.check_races and region.space in (".global", ".shared"):
                 g = 4 if region.dtype is None else min(4, max(1, type_size("." + region.dtype) if region.dtype[0] in "fsu" else 4))
-                region.shadow = Shadow(region.copies * max(region.data.shape[1], 16), g)
+                private = no_async and (region.space == ".shared" or self.n_cta == 1)
+                region.shadow = Shadow(region.copies * max(region.data.shape[1], 16), g, private=private)
 
     # ---- the scheduler ------------------------------------------------------------------
     def run(self):

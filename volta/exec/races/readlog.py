@@ -46,6 +46,10 @@ class ReadLog:
         self.pcs.append(pc)
         self.size += li.size
 
+    def drop(self) -> None:
+        """Forget the logged reads (a private shadow's reads of a generation that can no longer race)."""
+        self.rows, self.pcs, self.size = [], [], 0
+
     def take(self):
         """The logged accesses (rows li, tid, warp, wgen, clk), each batch's pc and each access's batch,
         emptying the log."""

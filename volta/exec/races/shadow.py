@@ -18,6 +18,11 @@ weak read of its CTA and generation; and a batch of one CTA meets no concurrent 
 wrote the region, in earlier barrier generations only (`write_gens`). Weak reads of one CTA and generation are
 not merged batch by batch: they wait in a log (volta/exec/races/readlog.py) that is folded into the read records
 in one pass (`settle`) before anything reads those (a write, another kind of read, a lookup, `refine`).
+A *private* shadow (each granule accessed by the threads of one CTA only: a CTA's copy of shared memory, with no
+asynchronous copy that looks back at reads of earlier barrier intervals) drops the log instead of folding it
+when the access that would fold it is of the log's CTA in a later barrier generation (`_settle_before`): a read
+record of an earlier generation of the only CTA that touches the granule is ordered before every access still
+to come, so no decision can depend on it (tests/exec/test_shadow_readlog.py checks that against the fold).
 
 Strong accesses (atomics, `.volatile`, `.relaxed`/`.acquire`/`.release` loads and stores) carry a
 scope (1 cta, 2 cluster, 3 gpu, 4 sys; 0 is a weak access). Two strong accesses are *morally
@@ -138,7 +143,7 @@ class _View:
 class Shadow:
     """Per-granule access history of one region (all its per-CTA copies), paged."""
 
-    def __init__(self, nbytes: int, granule: int, lazy_reads: bool = True):
+    def __init__(self, nbytes: int, granule: int, lazy_reads: bool = True, private: bool = False):
         self.g = granule
         self.n = (nbytes + granule - 1) // granule
         self.table = np.zeros(-(-self.n // PAGE), np.int32)  # slot + 1 of each page, 0: untouched (lazy zeros)
@@ -155,6 +160,7 @@ class Shadow:
         # lazy_reads=False merges each batch at once (the reference the read log is tested against)
         self.lazy_reads = lazy_reads
         self.pending = ReadLog()
+        self.private = private   # every granule is touched by one CTA only (the caller knows: see the docstring)
 
     def __getattr__(self, name):
         if name in DTYPE:  # shadow.w_tid[granule]: read by flat granule index
@@ -170,6 +176,18 @@ class Shadow:
         """Merge the logged reads into the read records, before anything reads them."""
         if self.pending.rows:
             fold(self.c, self.pending)
+
+    def _settle_before(self, cta, gen) -> None:
+        """Settle before a batch of accesses (per-access `cta`, `gen`) looks at the read records. In a private
+        shadow, a log of the batch's one CTA in an earlier generation is dropped instead: its reads are ordered
+        before this batch and everything after it (barriers order a CTA's generations; no other CTA touches these
+        granules), and a read record older than its CTA's generation decides nothing: a write finds it in no
+        interval of its own, a read finds it stale and replaces it, second reader included."""
+        log = self.pending
+        if self.private and log.rows and gen.size and log.gen < gen.min() and (cta == log.cta).all():
+            log.drop()
+        else:
+            self.settle()
 
     def refine(self, granule: int) -> None:
         """Switch to a finer granule (a sub-word access appeared): each entry repeats, so each page slot
@@ -289,7 +307,7 @@ class Shadow:
                                               at=k))
         if write:
             # 3. a write against reads since the last write
-            self.settle()
+            self._settle_before(cta, gen)
             r_tid = c.r_tid[li]
             r_cta = c.r_cta[li]
             same_interval = (r_cta == cta) & (c.r_gen[li] == gen)
@@ -345,7 +363,7 @@ class Shadow:
                     del self.strong[g]
         elif self.lazy_reads and gidx.size and not scope.any() and (cta == cta0).all() and (gen == gen.flat[0]).all():
             if not self.pending.holds(cta0, int(gen.flat[0])):
-                self.settle()
+                self._settle_before(cta, gen)
             self.pending.add(li, tid, _per_access(warp, li.shape), _per_access(wgen, li.shape), clk, cta0,
                              int(gen.flat[0]), pc)
         else:
