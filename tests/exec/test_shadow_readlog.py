@@ -105,7 +105,7 @@ def test_logged_reads_decide_as_reads_merged_at_once(steps, one_cta_batches, ord
     _run(steps, one_cta_batches, ordered, refine_at)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(st.lists(_STEP, max_size=40), st.booleans(), st.booleans(), st.integers(0, 60))
 def test_a_private_shadow_drops_only_reads_that_can_no_longer_race(steps, one_cta_batches, ordered, refine_at):
     """Shared memory's shadow drops a CTA's logged reads at its next barrier generation: every conflict is still
