@@ -48,6 +48,8 @@ def _records(sh: Shadow, gens=None) -> dict:
     if gens is not None:
         live = (out["r_tid"] >= 0) & (out["r_gen"] == gens[np.maximum(out["r_cta"], 0)])
         out = {name: np.where(live, v, -3) for name, v in out.items()}
+        # a second reader's other fields mean nothing once its thread is cleared (every use tests r2_tid first)
+        out.update({name: np.where(out["r2_tid"] >= 0, out[name], -4) for name in out if name.startswith("r2_")})
     # the running warp-generation maximum only matters while one warp read the granule since its last write
     # (see readlog.py); a write empties the record and the next first reader sets it afresh
     out["r_wgen_max"] = np.where(out["r_mwarp"] | (out["r_tid"] < 0), -2, out["r_wgen_max"])

@@ -175,7 +175,7 @@ class Shadow:
     def settle(self) -> None:
         """Merge the logged reads into the read records, before anything reads them."""
         if self.pending.rows:
-            fold(self.c, self.pending)
+            fold(self.c, self.pending, self._local)
 
     def _settle_before(self, cta, gen) -> None:
         """Settle before a batch of accesses (per-access `cta`, `gen`) looks at the read records. In a private
@@ -247,7 +247,9 @@ class Shadow:
         clk = _per_access(0 if clk is None else clk, gidx.shape)
         data = _per_access(False if data is None else data, gidx.shape, bool)
         silent = _per_access(False if silent is None else silent, gidx.shape, bool)
-        c, li = self.c, self._local(gidx)  # li: compact positions; gidx stays the name of a granule in reports
+        # li: compact positions (gidx stays the name of a granule in reports); a weak read that meets no write
+        # goes to the read log by granule, its positions found (and pages allocated) only when the log is folded
+        c, li = self.c, (self._local(gidx) if write else None)
         # 1. lanes of this very instruction against each other (distinct threads, same interval)
         if write and gidx.size > 1 and not ((scope >= GPU) & (scope < PLAIN)).all():
             pos = self._positions(gidx.size)
@@ -276,6 +278,7 @@ class Shadow:
         if self.write_gens.keys() <= {cta0} and self.write_gens.get(cta0, -1) < gen.min() and (cta == cta0).all():
             hit = np.zeros(gidx.size, bool)
         else:
+            li = self._local(gidx) if li is None else li
             w_tid = c.w_tid[li]
             hit = (w_tid >= 0) & self._concurrent(w_tid, c.w_cta[li], c.w_gen[li], c.w_warp[li],
                                                    c.w_wgen[li], tid, cta, gen, warp, wgen)
@@ -364,10 +367,11 @@ class Shadow:
         elif self.lazy_reads and gidx.size and not scope.any() and (cta == cta0).all() and (gen == gen.flat[0]).all():
             if not self.pending.holds(cta0, int(gen.flat[0])):
                 self._settle_before(cta, gen)
-            self.pending.add(li, tid, _per_access(warp, li.shape), _per_access(wgen, li.shape), clk, cta0,
+            self.pending.add(gidx, tid, _per_access(warp, gidx.shape), _per_access(wgen, gidx.shape), clk, cta0,
                              int(gen.flat[0]), pc)
         else:
             self.settle()
+            li = self._local(gidx) if li is None else li
             self._record_reads(c, li, tid, cta, gen, warp, wgen, pc, scope, clk)
             if scope.any():
                 self._record_strong(gidx, tid, cta, gen, warp, wgen, pc, scope, clk, polling)
