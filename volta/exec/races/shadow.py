@@ -245,8 +245,9 @@ class Shadow:
             scope = GPU if atomic else 0
         scope = _per_access(scope, gidx.shape)
         clk = _per_access(0 if clk is None else clk, gidx.shape)
-        data = _per_access(False if data is None else data, gidx.shape, bool)
-        silent = _per_access(False if silent is None else silent, gidx.shape, bool)
+        if write:   # what a write stores (a read's are never looked at)
+            data = _per_access(False if data is None else data, gidx.shape, bool)
+            silent = _per_access(False if silent is None else silent, gidx.shape, bool)
         # li: compact positions (gidx stays the name of a granule in reports); a weak read that meets no write
         # goes to the read log by granule, its positions found (and pages allocated) only when the log is folded
         c, li = self.c, (self._local(gidx) if write else None)
