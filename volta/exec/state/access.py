@@ -77,8 +77,8 @@ def resolve(m, op, space, addr, lanes, size, write):
                          op, [lanes[k]], address=int(addr[k]))
                 continue
         o, lz = (offs, lanes) if one else (offs[sel], lanes[sel])
-        bad = (o < 0) | (o + size > region.size)
-        if bad.any():
+        if int(o.min()) < 0 or int(o.max()) + size > region.size:   # two reductions when all lanes are in bounds
+            bad = (o < 0) | (o + size > region.size)
             k = int(np.nonzero(bad)[0][0])
             var = m.prog.variables.get(region.name) if region.space == ".shared" else None
             dynamic = (f" (dynamic shared memory: the launch gives it {region.size} bytes, set by --shared-dynamic "
@@ -89,8 +89,8 @@ def resolve(m, op, space, addr, lanes, size, write):
             m.count_threads(F.OUT_OF_BOUNDS, op, lz[bad])
             o, lz = o[~bad], lz[~bad]
         align = min(size, 16)
-        mis = (o % align) != 0
-        if mis.any():
+        if (o & (align - 1) if align & (align - 1) == 0 else o % align).any():
+            mis = (o % align) != 0
             k = int(np.nonzero(mis)[0][0])
             m.report(F.MISALIGNED, f"{size}-byte access at an address not aligned to {align} bytes", op, [lz[k]],
                      buffer=region.name, offset=int(o[k]))
