@@ -60,6 +60,8 @@ DTYPE = {name: bool if name in _BOOL else np.int64 if name in _WIDE else np.int3
 INIT = {name: False if name in _BOOL else 0 if name in _ZERO else -1 for name in FIELDS}
 PAGE_SHIFT = 6  # 64 granules a page: a strided walk down a matrix column touches one small page a row
 PAGE = 1 << PAGE_SHIFT
+_NO_PAIRS = np.zeros((0, 2), np.int64)   # no two lanes of one warp write one granule (read only: shared)
+_NO_PAIRS.flags.writeable = False
 GPU = 3  # scopes at or above this include every thread of the grid
 PLAIN = 10  # added to the scope of a strong access that is not an atomic (ld/st .volatile/.relaxed/…)
 
@@ -240,7 +242,7 @@ class Shadow:
         warp write one granule in this one instruction. With `warp_uniform` (a plain `st`) those pairs
         are not races: CUDA lets one of the writes land, so the caller must show the values equal."""
         conflicts = []
-        same_warp = np.zeros((0, 2), np.int64)
+        same_warp = _NO_PAIRS
         if scope is None:
             scope = GPU if atomic else 0
         scope = _per_access(scope, gidx.shape)
@@ -276,7 +278,8 @@ class Shadow:
         # CTA, in an earlier barrier generation than the batch's: a tile read after the barrier that follows
         # its stores)
         cta0 = int(cta[0]) if gidx.size else -1
-        if self.write_gens.keys() <= {cta0} and self.write_gens.get(cta0, -1) < gen.min() and (cta == cta0).all():
+        one_cta = bool((cta == cta0).all()) if gidx.size else False
+        if one_cta and self.write_gens.keys() <= {cta0} and self.write_gens.get(cta0, -1) < gen.min():
             hit = np.zeros(gidx.size, bool)
         else:
             li = self._local(gidx) if li is None else li
@@ -356,7 +359,7 @@ class Shadow:
                     many = many | (c.scratch[li] == 1)
             for name, value in zip(FIELDS_W, (tid, cta, gen, warp, wgen, pc, scope, clk, data, silent, many)):
                 getattr(c, name)[li] = value
-            for k in ((cta0,) if (cta == cta0).all() else np.unique(cta).tolist()):
+            for k in ((cta0,) if one_cta else np.unique(cta).tolist()):
                 self.write_gens[k] = max(self.write_gens.get(k, -1), int(gen[cta == k].max()))
             c.r_tid[li] = -1
             c.r2_tid[li] = -1
@@ -365,7 +368,7 @@ class Shadow:
             if self.strong:
                 for g in set(gidx.tolist()) & self.strong.keys():
                     del self.strong[g]
-        elif self.lazy_reads and gidx.size and not scope.any() and (cta == cta0).all() and (gen == gen.flat[0]).all():
+        elif self.lazy_reads and one_cta and not scope.any() and (gen == gen.flat[0]).all():
             if not self.pending.holds(cta0, int(gen.flat[0])):
                 self._settle_before(cta, gen)
             self.pending.add(gidx, tid, _per_access(warp, gidx.shape), _per_access(wgen, gidx.shape), clk, cta0,
