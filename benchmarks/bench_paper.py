@@ -82,6 +82,26 @@ Branch attn30d (issue 30, session 6; load 10-12 on 2 cores, so CPU inflated ~2x 
 Profile of (Attention, FA1) before the screen fix (py-spy, 1,100 s wall): execution 43% (onethread ref 17%, FA1's
 PV loop: per-lane fma expressions, LaneSym.exprs of sV), compare 33% (Screen.search 18%, of it leaf draws 12%;
 normalize 12%; cuts.cut 9%).
+Branch paper30g (issue 30, session 7; load 16-20 on 2 cores throughout; main and branch each run from a snapshot
+of its commit, side by side where both are given; CPU = user + sys of the process):
+    MatMul-1 vs MatMul-1                      main 37.3 -> 27.0 s CPU, 1034 -> 1032 MB, EQUIVALENT (both; side
+                                              by side; an earlier pair of runs: 41.3 -> 32.5 s before the last
+                                              two commits)
+    MatMul-1 vs MatMul-3 / -6                 40.5 / 33.1 s, 1.03 GB, EQUIVALENT (branch only)
+    MatMul-1-32x32 vs GEMM-1 / GEMM-3 (wmma)  10.9 s, 615 MB / 15.6 s, 1216 MB, EQUIVALENT (main GEMM-3: 16.9 s)
+    TileLang 32x32x32 / 64x64x32              8.1 s, 554 MB / 82.6 s, 1431 MB, EQUIVALENT (main 64x64x32: 112.4 s)
+  what changed: shared memory's race shadow drops a CTA's logged weak reads at its next barrier generation
+  instead of folding them (they can no longer race; the fold was 11% of MatMul-1 and most of its stores' cost);
+  logged reads are kept by granule, their shadow positions found only if folded; the cyclic garbage collector
+  runs every 100,000 allocations during a run instead of every 700; a lane-structured load reads memory's UNDEF
+  taint only from a region given some; fewer numpy calls per access (bounds and alignment by min/max, no
+  gathers of the machine's own per-lane arrays for every lane, one CTA test a batch, offsets made once).
+  profile of MatMul-1 with K = 512 (py-spy, before the last two commits): ld 72% of execution (track 20%,
+  load_lsym 18%, the data taint 9%, resolve 9%, register write 8%), lane compute 22%; outside execution,
+  equiv/check.py's per-element pass over C's 16 M elements (`outputs`, the `operator.is_` map) is a fixed
+  ~1.5 s a pair. TileLang 32x32x32 (py-spy): execution 72% of the process (ld 36%, lane compute 24%, register
+  writes 9%, mma 5%, ldmatrix 3%), start-up imports 14%. Targets missed: TileLang 64x64x32 82.6 s (< 30 s);
+  MatMul-1 vs -3 / -6 over 30 s at this load.
 """
 from __future__ import annotations
 

@@ -39,18 +39,29 @@ def _key(c):
             c.prior_silent, c.at, c.positions)
 
 
-def _records(sh: Shadow) -> dict:
+def _records(sh: Shadow, gens=None) -> dict:
+    """The read records; with `gens` (a private shadow's comparison) only those of a CTA's current barrier
+    generation, the others (which a private shadow may drop unfolded) read as none."""
     sh.settle()
     n = sh.used * 64
     out = {name: getattr(sh.c, name)[:n].copy() for name in FIELDS if name.startswith("r")}
+    if gens is not None:
+        live = (out["r_tid"] >= 0) & (out["r_gen"] == gens[np.maximum(out["r_cta"], 0)])
+        out = {name: np.where(live, v, -3) for name, v in out.items()}
+        # a second reader's other fields mean nothing once its thread is cleared (every use tests r2_tid first)
+        out.update({name: np.where(out["r2_tid"] >= 0, out[name], -4) for name in out if name.startswith("r2_")})
     # the running warp-generation maximum only matters while one warp read the granule since its last write
     # (see readlog.py); a write empties the record and the next first reader sets it afresh
     out["r_wgen_max"] = np.where(out["r_mwarp"] | (out["r_tid"] < 0), -2, out["r_wgen_max"])
     return out
 
 
-def _run(steps, one_cta_batches, ordered, refine_at):
-    lazy, eager = Shadow(GRANULES * 4 * 4, 4), Shadow(GRANULES * 4 * 4, 4, lazy_reads=False)
+def _run(steps, one_cta_batches, ordered, refine_at, private=False):
+    """Replay `steps` on the logged shadow and the batch-by-batch reference. `private`: every granule belongs
+    to one CTA (a CTA's copy of shared memory), and the logged shadow may drop reads of earlier generations."""
+    ctas = THREADS // CTA if private else 1
+    lazy = Shadow(GRANULES * ctas * 4 * 4, 4, private=private)
+    eager = Shadow(GRANULES * ctas * 4 * 4, 4, lazy_reads=False)
     gens = np.zeros(THREADS // CTA, np.int64)
     wgens = np.zeros(THREADS // WARP, np.int64)
     for pc, step in enumerate(steps):
@@ -64,7 +75,8 @@ def _run(steps, one_cta_batches, ordered, refine_at):
             wgens[step[1]] += 1
         elif kind == "lookup":
             g = step[1] if lazy.g == 1 else step[1] // 4
-            for name in ("r_tid", "r_mthread", "r2_tid", "w_tid"):
+            live = not private or int(eager.r_gen[g]) == gens[max(int(eager.r_cta[g]), 0)]
+            for name in ("r_tid", "r_mthread", "r2_tid", "w_tid") if live else ("w_tid",):
                 assert int(getattr(lazy, name)[g]) == int(getattr(eager, name)[g])
         else:
             _, accesses, scope, silent = step
@@ -72,6 +84,8 @@ def _run(steps, one_cta_batches, ordered, refine_at):
             tid = np.array([t for _, t in accesses], np.int64)
             if one_cta_batches:   # as the machine issues one CTA's lanes: every lane of the first lane's CTA
                 tid = tid % CTA + tid[0] // CTA * CTA
+            if private:   # each CTA its own copy of the granules
+                gidx = gidx + tid // CTA * GRANULES
             if lazy.g == 1:
                 gidx = gidx * 4 + tid % 4
             cta, warp = tid // CTA, tid // WARP
@@ -82,7 +96,7 @@ def _run(steps, one_cta_batches, ordered, refine_at):
             got, want = lazy.access(*args, **extra), eager.access(*args, **extra)
             assert [_key(c) for c in got[0]] == [_key(c) for c in want[0]]
             assert np.array_equal(got[1], want[1])
-    a, b = _records(lazy), _records(eager)
+    a, b = _records(lazy, gens if private else None), _records(eager, gens if private else None)
     for name in a:
         assert np.array_equal(a[name], b[name]), name
 
@@ -91,6 +105,14 @@ def _run(steps, one_cta_batches, ordered, refine_at):
 @given(st.lists(_STEP, max_size=40), st.booleans(), st.booleans(), st.integers(0, 60))
 def test_logged_reads_decide_as_reads_merged_at_once(steps, one_cta_batches, ordered, refine_at):
     _run(steps, one_cta_batches, ordered, refine_at)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_STEP, max_size=40), st.booleans(), st.booleans(), st.integers(0, 60))
+def test_a_private_shadow_drops_only_reads_that_can_no_longer_race(steps, one_cta_batches, ordered, refine_at):
+    """Shared memory's shadow drops a CTA's logged reads at its next barrier generation: every conflict is still
+    the reference's, and so is every read record of a CTA's current generation."""
+    _run(steps, one_cta_batches, ordered, refine_at, private=True)
 
 
 def test_a_tile_read_by_two_warps_in_many_loads_then_written_after_no_barrier():

@@ -430,25 +430,26 @@ def _ld(m, op, lanes):
             A.track(m, op, region, lz, offs, es * n, write=False)
             _sync_reads(m, op, region, lz, offs)
         for k, r in enumerate(regs):
-            bits, undef = A.load(m, region, lz, offs + k * es, es)
+            at = offs + k * es if k else offs   # element k's offsets, made once for every look below
+            bits, undef = A.load(m, region, lz, at, es)
             m.note_undefined_read(op, lz, undef)
             if t.startswith(".s") and es < 8 and isinstance(r, RegRef) and width(r.type) > 8 * es:
                 bits = C.from_int(C.as_int(bits, 8 * es).astype(np.int64), width(r.type))
             # taint stored with the value (UNDEF of a register stored to shared/local memory) comes back
-            carried = _data_flag(m, region, lz, offs + k * es, es)
-            fast = A.load_lsym(m, op, region, lz, offs + k * es, es) if m.lane_structured else None
+            fast = A.load_lsym(m, op, region, lz, at, es) if m.lane_structured else None
             if fast is not None:   # fast covers a sorted subset of lz: all of it when the sizes agree
                 data = (np.ones(lz.size, np.uint8) if fast.lanes.size == lz.size
                         else fast.positions(lz)[0].astype(np.uint8))
-                m.write(r, lz, bits, _merge(undef, data, _undef_only(carried)), fast)
+                m.write(r, lz, bits, _merge(undef, data, m.memory_undef(region, lz, at, es)), fast)
             elif m.symbolic:
-                sym = A.load_sym(m, op, region, lz, offs + k * es, es, t, bits)
+                carried = _data_flag(m, region, lz, at, es)
+                sym = A.load_sym(m, op, region, lz, at, es, t, bits)
                 if m.racing is not None:   # what a racing read returns: a fresh leaf (volta/exec/races/racy_reads.py)
-                    sym = racy_reads.substitute(m, op, region, lz, offs + k * es, es, sym)
+                    sym = racy_reads.substitute(m, op, region, lz, at, es, sym)
                 data = (sym != None).astype(np.uint8)  # noqa: E711
                 m.write(r, lz, bits, _merge(undef, data, _undef_only(carried)), sym)
             else:
-                m.write(r, lz, bits, _merge(undef, carried))
+                m.write(r, lz, bits, _merge(undef, _data_flag(m, region, lz, at, es)))
             if m.symbolic and isinstance(r, RegRef) and integer_real.type_range(t) and width(r.type) > 8 * es:
                 # a narrow integer extended into a wider register: its number in t, not its residue
                 integer_real.in_range(m, op, m.read_sym(r, lz, r.type), t, "the loaded element")

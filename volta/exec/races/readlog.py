@@ -25,7 +25,7 @@ LIMIT = 1 << 20   # logged accesses before a fold regardless: the log's memory s
 
 
 class ReadLog:
-    """Pending weak reads of CTA `cta` in barrier generation `gen`: per batch, compact positions and per-lane
+    """Pending weak reads of CTA `cta` in barrier generation `gen`: per batch, flat granule indices and per-lane
     thread, warp, warp generation and clock entry (one 5-row array), and the batch's pc."""
 
     __slots__ = ("cta", "gen", "rows", "pcs", "size")
@@ -40,14 +40,21 @@ class ReadLog:
         """Whether a batch of `cta` in `gen` may join the log without folding it first."""
         return not self.rows or (self.cta == cta and self.gen == gen and self.size < LIMIT)
 
-    def add(self, li, tid, warp, wgen, clk, cta: int, gen: int, pc: int) -> None:
+    def add(self, gidx, tid, warp, wgen, clk, cta: int, gen: int, pc: int) -> None:
         self.cta, self.gen = cta, gen
-        self.rows.append(np.stack((li, tid, warp, wgen, clk)).astype(np.int64, copy=False))
+        row = np.empty((5, gidx.size), np.int64)   # filled row by row: a third of np.stack's cost
+        for k, v in enumerate((gidx, tid, warp, wgen, clk)):
+            row[k] = v
+        self.rows.append(row)
         self.pcs.append(pc)
-        self.size += li.size
+        self.size += gidx.size
+
+    def drop(self) -> None:
+        """Forget the logged reads (a private shadow's reads of a generation that can no longer race)."""
+        self.rows, self.pcs, self.size = [], [], 0
 
     def take(self):
-        """The logged accesses (rows li, tid, warp, wgen, clk), each batch's pc and each access's batch,
+        """The logged accesses (rows granule, tid, warp, wgen, clk), each batch's pc and each access's batch,
         emptying the log."""
         rows = np.concatenate(self.rows, axis=1) if len(self.rows) > 1 else self.rows[0]
         batch = np.repeat(np.arange(len(self.rows)), [r.shape[1] for r in self.rows])
@@ -60,14 +67,14 @@ def _any_per(flags: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return np.logical_or.reduceat(flags, starts) if starts.size else np.zeros(0, bool)
 
 
-def fold(c, log: ReadLog) -> None:
+def fold(c, log: ReadLog, local) -> None:
     """Merge the logged reads into the record columns `c` (the shadow's `_Columns`), as `Shadow._record_reads`
-    would have batch by batch."""
+    would have batch by batch; `local` maps flat granule indices to positions in the columns (allocating)."""
     if not log.rows:
         return
     cta, gen = log.cta, log.gen
     rows, pcs, batch = log.take()
-    li = rows[0]
+    li = local(rows[0])
     # granule by granule, each in batch order, each batch in lane order (a radix sort where positions are small)
     by = np.argsort(li.astype(np.uint16) if li.max() < 1 << 16 else li, kind="stable")
     li, tid, warp, batch = li[by], rows[1, by], rows[2, by], batch[by]

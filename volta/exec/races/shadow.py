@@ -18,6 +18,11 @@ weak read of its CTA and generation; and a batch of one CTA meets no concurrent 
 wrote the region, in earlier barrier generations only (`write_gens`). Weak reads of one CTA and generation are
 not merged batch by batch: they wait in a log (volta/exec/races/readlog.py) that is folded into the read records
 in one pass (`settle`) before anything reads those (a write, another kind of read, a lookup, `refine`).
+A *private* shadow (each granule accessed by the threads of one CTA only: a CTA's copy of shared memory, with no
+asynchronous copy that looks back at reads of earlier barrier intervals) drops the log instead of folding it
+when the access that would fold it is of the log's CTA in a later barrier generation (`_settle_before`): a read
+record of an earlier generation of the only CTA that touches the granule is ordered before every access still
+to come, so no decision can depend on it (tests/exec/test_shadow_readlog.py checks that against the fold).
 
 Strong accesses (atomics, `.volatile`, `.relaxed`/`.acquire`/`.release` loads and stores) carry a
 scope (1 cta, 2 cluster, 3 gpu, 4 sys; 0 is a weak access). Two strong accesses are *morally
@@ -55,6 +60,8 @@ DTYPE = {name: bool if name in _BOOL else np.int64 if name in _WIDE else np.int3
 INIT = {name: False if name in _BOOL else 0 if name in _ZERO else -1 for name in FIELDS}
 PAGE_SHIFT = 6  # 64 granules a page: a strided walk down a matrix column touches one small page a row
 PAGE = 1 << PAGE_SHIFT
+_NO_PAIRS = np.zeros((0, 2), np.int64)   # no two lanes of one warp write one granule (read only: shared)
+_NO_PAIRS.flags.writeable = False
 GPU = 3  # scopes at or above this include every thread of the grid
 PLAIN = 10  # added to the scope of a strong access that is not an atomic (ld/st .volatile/.relaxed/…)
 
@@ -138,7 +145,7 @@ class _View:
 class Shadow:
     """Per-granule access history of one region (all its per-CTA copies), paged."""
 
-    def __init__(self, nbytes: int, granule: int, lazy_reads: bool = True):
+    def __init__(self, nbytes: int, granule: int, lazy_reads: bool = True, private: bool = False):
         self.g = granule
         self.n = (nbytes + granule - 1) // granule
         self.table = np.zeros(-(-self.n // PAGE), np.int32)  # slot + 1 of each page, 0: untouched (lazy zeros)
@@ -155,6 +162,7 @@ class Shadow:
         # lazy_reads=False merges each batch at once (the reference the read log is tested against)
         self.lazy_reads = lazy_reads
         self.pending = ReadLog()
+        self.private = private   # every granule is touched by one CTA only (the caller knows: see the docstring)
 
     def __getattr__(self, name):
         if name in DTYPE:  # shadow.w_tid[granule]: read by flat granule index
@@ -169,7 +177,19 @@ class Shadow:
     def settle(self) -> None:
         """Merge the logged reads into the read records, before anything reads them."""
         if self.pending.rows:
-            fold(self.c, self.pending)
+            fold(self.c, self.pending, self._local)
+
+    def _settle_before(self, cta, gen) -> None:
+        """Settle before a batch of accesses (per-access `cta`, `gen`) looks at the read records. In a private
+        shadow, a log of the batch's one CTA in an earlier generation is dropped instead: its reads are ordered
+        before this batch and everything after it (barriers order a CTA's generations; no other CTA touches these
+        granules), and a read record older than its CTA's generation decides nothing: a write finds it in no
+        interval of its own, a read finds it stale and replaces it, second reader included."""
+        log = self.pending
+        if self.private and log.rows and gen.size and log.gen < gen.min() and (cta == log.cta).all():
+            log.drop()
+        else:
+            self.settle()
 
     def refine(self, granule: int) -> None:
         """Switch to a finer granule (a sub-word access appeared): each entry repeats, so each page slot
@@ -222,14 +242,17 @@ class Shadow:
         warp write one granule in this one instruction. With `warp_uniform` (a plain `st`) those pairs
         are not races: CUDA lets one of the writes land, so the caller must show the values equal."""
         conflicts = []
-        same_warp = np.zeros((0, 2), np.int64)
+        same_warp = _NO_PAIRS
         if scope is None:
             scope = GPU if atomic else 0
         scope = _per_access(scope, gidx.shape)
         clk = _per_access(0 if clk is None else clk, gidx.shape)
-        data = _per_access(False if data is None else data, gidx.shape, bool)
-        silent = _per_access(False if silent is None else silent, gidx.shape, bool)
-        c, li = self.c, self._local(gidx)  # li: compact positions; gidx stays the name of a granule in reports
+        if write:   # what a write stores (a read's are never looked at)
+            data = _per_access(False if data is None else data, gidx.shape, bool)
+            silent = _per_access(False if silent is None else silent, gidx.shape, bool)
+        # li: compact positions (gidx stays the name of a granule in reports); a weak read that meets no write
+        # goes to the read log by granule, its positions found (and pages allocated) only when the log is folded
+        c, li = self.c, (self._local(gidx) if write else None)
         # 1. lanes of this very instruction against each other (distinct threads, same interval)
         if write and gidx.size > 1 and not ((scope >= GPU) & (scope < PLAIN)).all():
             pos = self._positions(gidx.size)
@@ -255,9 +278,11 @@ class Shadow:
         # CTA, in an earlier barrier generation than the batch's: a tile read after the barrier that follows
         # its stores)
         cta0 = int(cta[0]) if gidx.size else -1
-        if self.write_gens.keys() <= {cta0} and self.write_gens.get(cta0, -1) < gen.min() and (cta == cta0).all():
+        one_cta = bool((cta == cta0).all()) if gidx.size else False
+        if one_cta and self.write_gens.keys() <= {cta0} and self.write_gens.get(cta0, -1) < gen.min():
             hit = np.zeros(gidx.size, bool)
         else:
+            li = self._local(gidx) if li is None else li
             w_tid = c.w_tid[li]
             hit = (w_tid >= 0) & self._concurrent(w_tid, c.w_cta[li], c.w_gen[li], c.w_warp[li],
                                                    c.w_wgen[li], tid, cta, gen, warp, wgen)
@@ -289,7 +314,7 @@ class Shadow:
                                               at=k))
         if write:
             # 3. a write against reads since the last write
-            self.settle()
+            self._settle_before(cta, gen)
             r_tid = c.r_tid[li]
             r_cta = c.r_cta[li]
             same_interval = (r_cta == cta) & (c.r_gen[li] == gen)
@@ -334,7 +359,7 @@ class Shadow:
                     many = many | (c.scratch[li] == 1)
             for name, value in zip(FIELDS_W, (tid, cta, gen, warp, wgen, pc, scope, clk, data, silent, many)):
                 getattr(c, name)[li] = value
-            for k in ((cta0,) if (cta == cta0).all() else np.unique(cta).tolist()):
+            for k in ((cta0,) if one_cta else np.unique(cta).tolist()):
                 self.write_gens[k] = max(self.write_gens.get(k, -1), int(gen[cta == k].max()))
             c.r_tid[li] = -1
             c.r2_tid[li] = -1
@@ -343,13 +368,14 @@ class Shadow:
             if self.strong:
                 for g in set(gidx.tolist()) & self.strong.keys():
                     del self.strong[g]
-        elif self.lazy_reads and gidx.size and not scope.any() and (cta == cta0).all() and (gen == gen.flat[0]).all():
+        elif self.lazy_reads and one_cta and not scope.any() and (gen == gen.flat[0]).all():
             if not self.pending.holds(cta0, int(gen.flat[0])):
-                self.settle()
-            self.pending.add(li, tid, _per_access(warp, li.shape), _per_access(wgen, li.shape), clk, cta0,
+                self._settle_before(cta, gen)
+            self.pending.add(gidx, tid, _per_access(warp, gidx.shape), _per_access(wgen, gidx.shape), clk, cta0,
                              int(gen.flat[0]), pc)
         else:
             self.settle()
+            li = self._local(gidx) if li is None else li
             self._record_reads(c, li, tid, cta, gen, warp, wgen, pc, scope, clk)
             if scope.any():
                 self._record_strong(gidx, tid, cta, gen, warp, wgen, pc, scope, clk, polling)

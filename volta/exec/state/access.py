@@ -20,6 +20,8 @@ from volta.symbolic import expr as E
 
 _VIEW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _ALL_SET = {n: t(int("01" * n, 16)) for n, t in _VIEW.items()}   # n bool bytes all True, read as one word
+_NO_PAIRS = np.zeros((0, 2), np.int64)   # track's answer when no two lanes of one warp store to the same bytes
+_NO_PAIRS.flags.writeable = False
 
 
 def addresses(m, op, operand: ast.Address, lanes):
@@ -75,8 +77,8 @@ def resolve(m, op, space, addr, lanes, size, write):
                          op, [lanes[k]], address=int(addr[k]))
                 continue
         o, lz = (offs, lanes) if one else (offs[sel], lanes[sel])
-        bad = (o < 0) | (o + size > region.size)
-        if bad.any():
+        if int(o.min()) < 0 or int(o.max()) + size > region.size:   # two reductions when all lanes are in bounds
+            bad = (o < 0) | (o + size > region.size)
             k = int(np.nonzero(bad)[0][0])
             var = m.prog.variables.get(region.name) if region.space == ".shared" else None
             dynamic = (f" (dynamic shared memory: the launch gives it {region.size} bytes, set by --shared-dynamic "
@@ -87,8 +89,8 @@ def resolve(m, op, space, addr, lanes, size, write):
             m.count_threads(F.OUT_OF_BOUNDS, op, lz[bad])
             o, lz = o[~bad], lz[~bad]
         align = min(size, 16)
-        mis = (o % align) != 0
-        if mis.any():
+        if (o & (align - 1) if align & (align - 1) == 0 else o % align).any():
+            mis = (o % align) != 0
             k = int(np.nonzero(mis)[0][0])
             m.report(F.MISALIGNED, f"{size}-byte access at an address not aligned to {align} bytes", op, [lz[k]],
                      buffer=region.name, offset=int(o[k]))
@@ -127,7 +129,7 @@ def row_index(region, lanes, m):
     if region.copies == 1:
         return np.zeros(lanes.size, np.int64)
     if region.space == ".shared":
-        return m.cta[lanes]
+        return m.cta if lanes is m.all_lanes else m.cta[lanes]   # every lane: the machine's own array (read only)
     return lanes
 
 
@@ -188,7 +190,7 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
     tensor data): a write-write race where every write stores the same value is a BENIGN RACE. In a
     symbolic run it also passes `exprs(positions, element)`, the expressions it stores: tensor data
     then compares over the reals (volta/exec/races/replicas.py)."""
-    none = np.zeros((0, 2), np.int64)
+    none = _NO_PAIRS
     shadow = region.shadow
     if shadow is None or not m.check_races:
         return none
@@ -209,12 +211,13 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
     rows = row_index(region, lanes, m)
     stride = region.data.shape[1]
     per = max(1, size // g)
-    gidx = ((rows * stride + offs) // g)[:, None] + np.arange(per)
-    gidx = gidx.reshape(-1)
+    gidx = (rows * stride + offs) // g
+    if per > 1:
+        gidx = (gidx[:, None] + np.arange(per)).reshape(-1)
     every = lanes is m.all_lanes   # the whole launch: the machine's own arrays, not gathered copies
     rep = (lambda a: a) if per == 1 else (lambda a: np.repeat(a, per))  # noqa: E731
     tid = rep(lanes)
-    cta = rep(m.cta if every else m.cta[lanes])
+    cta = rep(rows if region.space == ".shared" and region.copies > 1 else m.cta if every else m.cta[lanes])
     gen = m.gen[cta]
     warp = rep(m.gwarp if every else m.gwarp[lanes])
     # --lockstep-warps: a warp executes in lock step, so its threads' accesses in different steps are ordered

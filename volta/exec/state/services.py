@@ -87,9 +87,19 @@ class MachineServices:
             out = out | flat[start + k]
         return out
 
+    def memory_undef(self, region, lanes, offs, size):
+        """The UNDEF taint of the bytes read (None: none), without reading the taint of a region that was never
+        given any: what a lane-structured load needs of it (its DATA flag follows the expressions)."""
+        if not getattr(region, "undef_flags", False):
+            return None
+        flags = self.memory_flags(region, lanes, offs, size)
+        return None if flags is None else flags & UNDEF
+
     def set_memory_flags(self, region, lanes, offs, size, flags):
         if region.space == ".global":
             return
+        if flags is not None and not getattr(region, "undef_flags", False) and (flags & UNDEF).any():
+            region.undef_flags = True   # some byte may carry UNDEF from now on (`memory_undef` looks only then)
         if getattr(region, "flags", None) is None:
             if flags is None or not flags.any():
                 return
