@@ -22,9 +22,11 @@ the tail one worker ran alone while the other sat idle.
 
 Bytecode: where PYTHONDONTWRITEBYTECODE is set, every pytest process compiled every test module (and pytest
 rewrote its asserts) and every Volta module from source again: half of the ~13 CPU s each xdist worker spent
-collecting. The suite keeps the compiled files under Volta's cache (`<cache>/pycache`, Python's
-PYTHONPYCACHEPREFIX: nothing is written into the source tree, which is what that setting protects) for this
+collecting. The suite writes the compiled files to `__pycache__/` beside the sources, which .gitignore leaves out
+and where the KernelBench worker (whose environment drops that variable) already writes Volta's, for this
 process, its workers and the commands it starts; Python checks each file against its source before using it.
+(Python's PYTHONPYCACHEPREFIX, a tree elsewhere, was the other way: it ignores the site-packages' own bytecode,
+so a first run compiled torch's and numpy's modules again.)
 
 Hypothesis runs under one profile with no deadline and no "too slow" health check: tests never assert on wall
 time (benchmarks/ measure speed), and a loaded 2-core machine drew one 12-element list in 1.3 s.
@@ -42,10 +44,7 @@ try:
 except ImportError:   # Windows: no peak-memory warning
     resource = None
 
-from volta.cuda import cache_root
-
-if sys.dont_write_bytecode and sys.pycache_prefix is None:   # before pytest imports and rewrites a test module
-    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"] = str(cache_root() / "pycache")
+if sys.dont_write_bytecode:   # before pytest imports and rewrites a test module
     sys.dont_write_bytecode = False
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
