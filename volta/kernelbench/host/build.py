@@ -155,7 +155,8 @@ def precompiled_header(nvcc: str, runtime: Path, defines: list) -> Path | None:
     them), so the header only saves time. It is made once per stand-in content and nvcc (beside
     libvoltahost.so, whose key covers both; apart for each set of `defines`) from gcc's own command for
     main.cpp, which `nvcc --dryrun` prints; `_compile` puts it first on the include path only for a
-    candidate with no extra cflags or include paths, whose command differs from that one by the name alone.
+    candidate with no extra cflags or include paths, whose command differs from that one by the name alone, and
+    not for a libdevice build (one candidate in the tests: its own header would cost 3.5 CPU s to save 0.8).
     A failure to make it is remembered (`pch-*.failed`) and costs nothing after: builds go on without."""
     home = runtime.parent / f"pch-{hashlib.sha256(' '.join(defines).encode()).hexdigest()[:12]}"
     gch = home / f"{PCH_HEADER}.gch"
@@ -267,7 +268,8 @@ def _compile(ext, home: Path, nvcc, runtime: Path, arch, defines, includes) -> N
                               keyword, keyword.reason)
         (work / "main.cpp").write_text(ext.main_cpp)
         common = [d for d in defines if not d.startswith("-DTORCH_EXTENSION_NAME=")]
-        pch = None if ext.cflags or ext.include_paths else precompiled_header(nvcc, runtime, common)
+        usual = not (ext.cflags or ext.include_paths or "-DVOLTA_LIBDEVICE" in defines)   # (precompiled_header)
+        pch = precompiled_header(nvcc, runtime, common) if usual else None
         jobs = [("main.cpp", _main_cpp_command(nvcc, defines, [f"-I{pch}"] * (pch is not None) + includes,
                                                ext.cflags, "main.cpp", "main.o"))]
         if ext.cuda_cu is not None:
