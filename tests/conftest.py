@@ -20,6 +20,14 @@ worker a contiguous share of the list and lets an idle worker take half of anoth
 the long tests at the front they are spread over the workers from the start; at the end of the list they were
 the tail one worker ran alone while the other sat idle.
 
+Bytecode: where PYTHONDONTWRITEBYTECODE is set, every pytest process compiled every test module (and pytest
+rewrote its asserts) and every Volta module from source again: half of the ~13 CPU s each xdist worker spent
+collecting. The suite writes the compiled files to `__pycache__/` beside the sources, which .gitignore leaves out
+and where the KernelBench worker (whose environment drops that variable) already writes Volta's, for this
+process, its workers and the commands it starts; Python checks each file against its source before using it.
+(Python's PYTHONPYCACHEPREFIX, a tree elsewhere, was the other way: it ignores the site-packages' own bytecode,
+so a first run compiled torch's and numpy's modules again.)
+
 Hypothesis runs under one profile with no deadline and no "too slow" health check: tests never assert on wall
 time (benchmarks/ measure speed), and a loaded 2-core machine drew one 12-element list in 1.3 s.
 """
@@ -28,6 +36,7 @@ from __future__ import annotations
 import gc
 import os
 import pickle
+import sys
 import traceback
 
 try:
@@ -35,8 +44,12 @@ try:
 except ImportError:   # Windows: no peak-memory warning
     resource = None
 
-import pytest
-from hypothesis import HealthCheck, settings
+if sys.dont_write_bytecode:   # before pytest imports and rewrites a test module
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
 
 settings.register_profile("volta", deadline=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -57,9 +57,19 @@ def _check(problem, name, flags, capsys, *extra):
     return code, json.loads(capsys.readouterr().out)
 
 
+def _params():
+    """CASES; the first of each (problem, flags, verdict, text) in the edit loop's subset and the repeats of one
+    marked `slow` (each a whole check with three calls through the command line)."""
+    seen = set()
+    for problem, name, flags, verdict, text, call in CASES:
+        key = (problem, tuple(flags), verdict, text)
+        yield pytest.param(problem, name, flags, verdict, text, call, id=f"{problem}/{name}{''.join(flags)}",
+                           marks=[pytest.mark.slow] if key in seen else [])
+        seen.add(key)
+
+
 @needs_nvcc
-@pytest.mark.parametrize("problem,name,flags,verdict,text,call", CASES,
-                         ids=[f"{p}/{n}{''.join(f)}" for p, n, f, *_ in CASES])
+@pytest.mark.parametrize("problem,name,flags,verdict,text,call", list(_params()))
 def test_state_case(problem, name, flags, verdict, text, call, capsys):
     code, report = _check(problem, name, flags, capsys)
     assert report["verdict"] == verdict, report

@@ -18,7 +18,7 @@ torch::Tensor add(torch::Tensor a, torch::Tensor b) {
 }
 """
 
-ext = load_inline(name="hk_add_control",
+ext = load_inline(name="hk_add",
                   cpp_sources="torch::Tensor add(torch::Tensor a, torch::Tensor b);",
                   cuda_sources=src, functions=["add"])
 

@@ -24,7 +24,7 @@ torch::Tensor relu(torch::Tensor x) {
 }
 """
 
-ext = load_inline(name="hk_relu_control_stream_event",
+ext = load_inline(name="hk_relu",
                   cpp_sources="torch::Tensor relu(torch::Tensor x);",
                   cuda_sources=src, functions=["relu"])
 

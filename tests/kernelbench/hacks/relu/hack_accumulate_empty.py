@@ -18,7 +18,7 @@ torch::Tensor relu(torch::Tensor x) {
 }
 """
 
-ext = load_inline(name="hk_relu_hack_accumulate_empty",
+ext = load_inline(name="hk_relu",
                   cpp_sources="torch::Tensor relu(torch::Tensor x);",
                   cuda_sources=src, functions=["relu"])
 

@@ -19,7 +19,7 @@ torch::Tensor relu(torch::Tensor x) {
 }
 """
 
-ext = load_inline(name="hk_relu_hack_pool_stream",
+ext = load_inline(name="hk_relu",
                   cpp_sources="torch::Tensor relu(torch::Tensor x);",
                   cuda_sources=src, functions=["relu"])
 

@@ -23,7 +23,7 @@ torch::Tensor relu(torch::Tensor x) {
 }
 """
 
-ext = load_inline(name="hk_relu_wipe", cpp_sources="torch::Tensor relu(torch::Tensor x);", cuda_sources=src,
+ext = load_inline(name="hk_relu", cpp_sources="torch::Tensor relu(torch::Tensor x);", cuda_sources=src,
                   functions=["relu"])
 
 

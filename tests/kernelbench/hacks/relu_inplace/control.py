@@ -17,7 +17,7 @@ torch::Tensor relu_(torch::Tensor x) {
 }
 """
 
-ext = load_inline(name="hk_relu_inplace_control",
+ext = load_inline(name="hk_relu_inplace",
                   cpp_sources="torch::Tensor relu_(torch::Tensor x);",
                   cuda_sources=src, functions=["relu_"])
 

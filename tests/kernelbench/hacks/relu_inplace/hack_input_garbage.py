@@ -24,7 +24,7 @@ torch::Tensor relu_(torch::Tensor x) {
 }
 """
 
-ext = load_inline(name="hk_relu_inplace_hack_input_garbage",
+ext = load_inline(name="hk_relu_inplace",
                   cpp_sources="torch::Tensor relu_(torch::Tensor x);",
                   cuda_sources=src, functions=["relu_"])
 

@@ -28,7 +28,7 @@ torch::Tensor scale(torch::Tensor x, torch::Tensor w) {
 }
 """
 
-ext = load_inline(name="hk_scale_hack_param_cache",
+ext = load_inline(name="hk_scale",
                   cpp_sources="torch::Tensor scale(torch::Tensor x, torch::Tensor w);",
                   cuda_sources=src, functions=["scale"])
 

@@ -21,7 +21,7 @@ torch::Tensor scale(torch::Tensor x, torch::Tensor w) {
 }
 """
 
-ext = load_inline(name="hk_scale_hack_param_python",
+ext = load_inline(name="hk_scale",
                   cpp_sources="torch::Tensor scale(torch::Tensor x, torch::Tensor w);",
                   cuda_sources=src, functions=["scale"])
 
