@@ -81,6 +81,11 @@ def run_one(problem: Path, code: str, timeout: float, folder: Path, name: str) -
 
 
 def _first_reason(report: dict) -> str:
+    """Why the verdict is what it is, in one line: the reason a check stopped (UNSUPPORTED, UNKNOWN, REJECTED:
+    the notes then only say where it was decided), else the first finding or note."""
+    stopped = report.get("unsupported")
+    if isinstance(stopped, dict) and stopped.get("message"):
+        return str(stopped["message"])[:160]
     for key in ("findings", "notes"):
         items = report.get(key) or []
         if items:
