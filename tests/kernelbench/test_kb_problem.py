@@ -13,6 +13,7 @@ import pytest
 
 from kb_compare import evaluate, torch  # tests/kernelbench/kb_compare.py
 
+from volta.cli.kernelbench_cmd import parse_sizes
 from volta.errors import Unsupported, UsageError
 from volta.kernelbench.problem import load_problem
 from volta.kernelbench.sizes import SizePolicy, instrument
@@ -237,6 +238,27 @@ def test_bad_size_names_and_missing_definitions_are_usage_errors(tmp_path):
     broken = _write(tmp_path, "import torch\nN = 3\n", "broken.py")
     with pytest.raises(UsageError, match="defines no `Model`"):
         load_problem(broken)
+
+
+def test_a_one_element_tuple_size_is_given_with_a_trailing_comma(tmp_path):
+    """`input_shape = (4096,)` (KernelBench's loss problems): `--size input_shape=8,` is the tuple (8,); without
+    the comma it is the int 8, which `torch.randn(batch_size, *input_shape)` cannot unpack."""
+    assert parse_sizes(["input_shape=8,", "batch_size=4", "shape=3,5"]) == {
+        "input_shape": (8,), "batch_size": 4, "shape": (3, 5)}
+    path = _write(tmp_path, '''
+        import torch
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                return torch.relu(x)
+        batch_size = 128
+        input_shape = (4096,)
+        def get_inputs():
+            return [torch.randn(batch_size, *input_shape)]
+        def get_init_inputs():
+            return []
+    ''')
+    problem = load_problem(path, sizes=parse_sizes(["batch_size=4", "input_shape=8,"]))
+    assert [tuple(t.shape) for t in problem.inputs] == [(4, 8)]
 
 
 def test_loading_leaves_the_real_torch_in_place(tmp_path):

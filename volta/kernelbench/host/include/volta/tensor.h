@@ -352,7 +352,9 @@ inline Tensor log(const Tensor& a) { return a.log(); }
 inline Tensor sqrt(const Tensor& a) { return a.sqrt(); }
 inline Tensor abs(const Tensor& a) { return a.abs(); }
 inline Tensor clamp(const Tensor& a, optional<Scalar> lo, optional<Scalar> hi = nullopt) { return a.clamp(lo, hi); }
+inline Tensor sum(const Tensor& a, optional<ScalarType> t = nullopt) { return a.sum(t); }
 inline Tensor sum(const Tensor& a, IntArrayRef d, bool keep = false) { return a.sum(d, keep); }
+inline Tensor mean(const Tensor& a, optional<ScalarType> t = nullopt) { return a.mean(t); }
 inline Tensor mean(const Tensor& a, IntArrayRef d, bool keep = false) { return a.mean(d, keep); }
 inline Tensor var(const Tensor& a, IntArrayRef d, bool unbiased = true, bool keep = false) { return a.var(d, unbiased, keep); }
 inline Tensor std(const Tensor& a, IntArrayRef d, bool unbiased = true, bool keep = false) { return a.std(d, unbiased, keep); }
