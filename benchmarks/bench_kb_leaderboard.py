@@ -136,10 +136,10 @@ def main(argv=None) -> None:
     elif args.sample:
         rows = random.Random(args.seed).sample(rows, min(args.sample, len(rows)))
     counts, total_cpu = Counter(), 0.0
-    print(f"{'solution':34} {'problem':44} {'verdict':22} {'wall s':>7} {'cpu s':>7}")
     commit = snapshot(args.solutions, args.kernelbench)
     print(f"problems: KernelBench at {commit[:12]}, the leaderboard's time" if commit else
           "problems: the KernelBench checkout as it is (no history to find the leaderboard's time)")
+    print(f"{'solution':34} {'problem':44} {'verdict':22} {'wall s':>7} {'cpu s':>7}")
     with tempfile.TemporaryDirectory(prefix="volta-leaderboard-") as tmp:
         for row in rows:
             problem = problem_file(args.kernelbench, row["level"], row["problem_id"], commit, Path(tmp))
