@@ -21,7 +21,7 @@ torch::Tensor bias_relu_flat(torch::Tensor x, torch::Tensor b) {
 """
 
 ext = load_inline(name="bias_relu_reversed", cpp_sources="torch::Tensor bias_relu_flat(torch::Tensor x, torch::Tensor b);",
-                  cuda_sources=SOURCE, functions=["bias_relu_reversed"])
+                  cuda_sources=SOURCE, functions=["bias_relu_flat"])
 
 
 class ModelNew(nn.Module):
