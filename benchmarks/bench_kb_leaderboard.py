@@ -6,8 +6,9 @@
 SOLUTIONS is a checkout of a public KernelBench leaderboard (anneouyang/KernelBenchLeaderboard:
 `docs/assets/raw_data.json` lists each solution's level, problem id, model and code; the leaderboard shows only
 solutions that KernelBench's GPU harness judged correct, with their speed-ups). KERNELBENCH is a checkout of
-ScalingIntelligence/KernelBench (the problems). Neither is copied into this repository: the code is written to a
-temporary folder and run from there.
+ScalingIntelligence/KernelBench (the problems), read as it was when the leaderboard was made (its git history: the
+last commit before `raw_data.json`'s; problems were renamed and rewritten since). Neither is copied into this
+repository: the code is written to a temporary folder and run from there.
 
 Each solution runs in its own process as a CI user runs it (`python -m volta kernelbench PROBLEM CANDIDATE
 --json -q --timeout T`). Every solution passed KernelBench's randomized test, so the verdicts Volta may give
@@ -36,11 +37,34 @@ def solutions(root: Path, level: int | None) -> list[dict]:
     return [r for r in rows if level is None or r["level"] == level]
 
 
-def problem_file(kernelbench: Path, level: int, problem_id: int) -> Path | None:
-    """The problem a solution answers: the leaderboard counts problems from 0, KernelBench's files from 1. Level 1
-    has changed since (v0.1 replaced some problems: `KernelBench/changelog/original_files.txt` lists the first
-    names); a problem whose file no longer has its first name is skipped (None), never checked against another."""
+def snapshot(solutions_root: Path, kernelbench: Path) -> str | None:
+    """The KernelBench commit the leaderboard was judged against: the last one before the leaderboard's
+    `raw_data.json` was committed (problems have been renamed and rewritten since: level 2's 41 was
+    `..._GroupNorm_Mean_ReLU`, a solution for it takes `num_groups`). None when either checkout has no history."""
+    def git(repo: Path, *args: str) -> str:
+        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
+        return done.stdout.strip() if done.returncode == 0 else ""
+    made = git(solutions_root, "log", "-1", "--format=%cI", "--", "docs/assets/raw_data.json")
+    return (git(kernelbench, "log", "-1", f"--before={made}", "--format=%H") or None) if made else None
+
+
+def problem_file(kernelbench: Path, level: int, problem_id: int, commit: str | None, folder: Path) -> Path | None:
+    """The problem a solution answers (the leaderboard counts problems from 0, KernelBench's files from 1): as
+    KernelBench held it at `commit`, written to `folder`; without a commit, the checkout's file, or None where
+    the checkout's level 1 has replaced it (`KernelBench/changelog/original_files.txt` lists the first names) —
+    never checked against another problem."""
     number = problem_id + 1
+    if commit is not None:
+        listed = subprocess.run(["git", "-C", str(kernelbench), "ls-tree", "--name-only", commit,
+                                 f"KernelBench/level{level}/"], capture_output=True, text=True).stdout.split()
+        found = [n for n in listed if Path(n).name.startswith(f"{number}_") and n.endswith(".py")]
+        if not found:
+            return None
+        path = folder / f"level{level}" / Path(found[0]).name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(subprocess.run(["git", "-C", str(kernelbench), "show", f"{commit}:{found[0]}"],
+                                        capture_output=True, check=True).stdout)
+        return path
     found = sorted((kernelbench / "KernelBench" / f"level{level}").glob(f"{number}_*.py"))
     if not found:
         return None
@@ -81,6 +105,11 @@ def run_one(problem: Path, code: str, timeout: float, folder: Path, name: str) -
 
 
 def _first_reason(report: dict) -> str:
+    """Why the verdict is what it is, in one line: the reason a check stopped (UNSUPPORTED, UNKNOWN, REJECTED:
+    the notes then only say where it was decided), else the first finding or note."""
+    stopped = report.get("unsupported")
+    if isinstance(stopped, dict) and stopped.get("message"):
+        return str(stopped["message"])[:160]
     for key in ("findings", "notes"):
         items = report.get(key) or []
         if items:
@@ -107,13 +136,16 @@ def main(argv=None) -> None:
     elif args.sample:
         rows = random.Random(args.seed).sample(rows, min(args.sample, len(rows)))
     counts, total_cpu = Counter(), 0.0
+    commit = snapshot(args.solutions, args.kernelbench)
+    print(f"problems: KernelBench at {commit[:12]}, the leaderboard's time" if commit else
+          "problems: the KernelBench checkout as it is (no history to find the leaderboard's time)")
     print(f"{'solution':34} {'problem':44} {'verdict':22} {'wall s':>7} {'cpu s':>7}")
     with tempfile.TemporaryDirectory(prefix="volta-leaderboard-") as tmp:
         for row in rows:
-            problem = problem_file(args.kernelbench, row["level"], row["problem_id"])
+            problem = problem_file(args.kernelbench, row["level"], row["problem_id"], commit, Path(tmp))
             if problem is None:
-                print(f"{row['file']:34} level {row['level']} problem {row['problem_id'] + 1}: not in the checkout, "
-                      f"or replaced since the leaderboard was made")
+                print(f"{row['file']:34} level {row['level']} problem {row['problem_id'] + 1}: not in the checkout"
+                      + ("" if commit else ", or replaced since the leaderboard was made"))
                 continue
             got = run_one(problem, row["code"], args.timeout, Path(tmp), row["file"])
             counts[got["verdict"]] += 1

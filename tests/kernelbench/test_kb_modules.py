@@ -113,3 +113,15 @@ def test_a_parameter_made_in_forward_is_unsupported():
         run.random_allowed = False
         with pytest.raises(Unsupported, match="random numbers in forward"):
             t.nn.Linear(3, 3)(x)
+
+
+def test_fan_in_and_fan_out_are_torchs():
+    """`nn.init._calculate_fan_in_and_fan_out`, which candidates copy from nn.Linear.reset_parameters to bound
+    their own init: torch's numbers, and torch's error below two dimensions."""
+    import torch
+    with installed(new_run()) as t:
+        for shape in [(3, 4), (6, 2, 3, 5), (2, 7, 3)]:
+            mine = t.nn.init._calculate_fan_in_and_fan_out(t.empty(*shape))
+            assert mine == torch.nn.init._calculate_fan_in_and_fan_out(torch.empty(*shape))
+        with pytest.raises(ValueError, match="fewer than 2 dimensions"):
+            t.nn.init._calculate_fan_in_and_fan_out(t.empty(3))

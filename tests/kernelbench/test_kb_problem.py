@@ -13,9 +13,10 @@ import pytest
 
 from kb_compare import evaluate, torch  # tests/kernelbench/kb_compare.py
 
+from volta.cli.kernelbench_cmd import parse_sizes
 from volta.errors import Unsupported, UsageError
 from volta.kernelbench.problem import load_problem
-from volta.kernelbench.sizes import SizePolicy, instrument
+from volta.kernelbench.sizes import SizePolicy, instrument, scale_int, scale_int_keeping_odd
 from volta.symbolic import expr as E
 
 CONV_BN = '''
@@ -237,6 +238,60 @@ def test_bad_size_names_and_missing_definitions_are_usage_errors(tmp_path):
     broken = _write(tmp_path, "import torch\nN = 3\n", "broken.py")
     with pytest.raises(UsageError, match="defines no `Model`"):
         load_problem(broken)
+
+
+def test_a_one_element_tuple_size_is_given_with_a_trailing_comma(tmp_path):
+    """`input_shape = (4096,)` (KernelBench's loss problems): `--size input_shape=8,` is the tuple (8,); without
+    the comma it is the int 8, which `torch.randn(batch_size, *input_shape)` cannot unpack."""
+    assert parse_sizes(["input_shape=8,", "batch_size=4", "shape=3,5"]) == {
+        "input_shape": (8,), "batch_size": 4, "shape": (3, 5)}
+    path = _write(tmp_path, '''
+        import torch
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                return torch.relu(x)
+        batch_size = 128
+        input_shape = (4096,)
+        def get_inputs():
+            return [torch.randn(batch_size, *input_shape)]
+        def get_init_inputs():
+            return []
+    ''')
+    problem = load_problem(path, sizes=parse_sizes(["batch_size=4", "input_shape=8,"]))
+    assert [tuple(t.shape) for t in problem.inputs] == [(4, 8)]
+
+
+def test_sizes_keep_a_small_odd_factor_where_powers_of_two_break_the_model(tmp_path):
+    """Grouped convolutions in groups of 3 over 240 and 480 channels, a quarter of them in the middle: the
+    power-of-two scaling gives 48 and 32 channels (8 in the middle, not a multiple of 3: torch raises); keeping
+    each size's smallest odd prime factor too gives sizes where every convolution is defined."""
+    assert scale_int(480, 6) == 32 and scale_int_keeping_odd(480, 6) == 96
+    assert scale_int_keeping_odd(240, 6) == 48 and scale_int_keeping_odd(224, 6) == 224
+    assert scale_int_keeping_odd(4096, 6) == 64 and scale_int_keeping_odd(1000, 6) == 40
+    path = _write(tmp_path, '''
+        import torch
+        import torch.nn as nn
+        class Model(nn.Module):
+            def __init__(self, in_channels, out_channels, groups):
+                super().__init__()
+                mid = out_channels // 4
+                self.a = nn.Conv2d(in_channels, mid, 1, groups=groups, bias=False)
+                self.b = nn.Conv2d(mid, out_channels, 1, groups=groups, bias=False)
+            def forward(self, x):
+                return self.b(torch.relu(self.a(x)))
+        batch_size = 2
+        in_channels = 240
+        out_channels = 480
+        groups = 3
+        size = 8
+        def get_inputs():
+            return [torch.randn(batch_size, in_channels, size, size)]
+        def get_init_inputs():
+            return [in_channels, out_channels, groups]
+    ''')
+    problem = load_problem(path)          # the plain scaling raised a UsageError (torch's groups error)
+    chosen = {c.name: c.value for c in problem.scaled}
+    assert chosen["in_channels"] % 3 == 0 and (chosen["out_channels"] // 4) % 3 == 0, chosen
 
 
 def test_loading_leaves_the_real_torch_in_place(tmp_path):

@@ -25,7 +25,7 @@ from volta.exec import limits
 
 
 def parse_sizes(items) -> dict:
-    """`--size NAME=VALUE` (an int, or a tuple `3,224,224`) as a dict."""
+    """`--size NAME=VALUE` (an int, or a tuple `3,224,224`; `4096,` is a one-element tuple) as a dict."""
     sizes = {}
     for item in items:
         name, eq, value = item.partition("=")
@@ -37,7 +37,7 @@ def parse_sizes(items) -> dict:
         if not eq or not name or not numbers or min(numbers) < 1:
             raise UsageError(f"bad --size `{item}`: expected NAME=VALUE with a positive integer (or a comma list "
                              f"for a tuple), e.g. --size batch_size=2 --size dim=512")
-        sizes[name] = numbers[0] if len(numbers) == 1 else tuple(numbers)
+        sizes[name] = numbers[0] if len(numbers) == 1 and "," not in value else tuple(numbers)
     return sizes
 
 

@@ -10,7 +10,9 @@ chose them) are the candidate's starting namespace; its own definitions replace 
 
 Parameters are shared between the two models, as KernelBench's harness seeds both constructors alike: each
 random tensor the candidate's constructor makes is bound to the reference's parameter of the same qualified
-name and shape, else to the next one of the same shape in creation order; bound leaves are renamed in every
+name and shape (or of that name and element count in another shape, element i to element i: seeded alike,
+`torch.randn(16)` and `torch.randn(16, 1, 1)` draw the same values), else to the next one of the same shape in
+creation order; bound leaves are renamed in every
 storage the candidate model holds (a weight transposed once in `__init__` follows its weight). What stays
 unbound keeps leaves of its own (`ModelNew.<name>`) and the report says so. A parameter made from constants
 (`nn.Parameter(torch.tensor(constant))`) is bound to the reference's parameter of the same qualified name,
@@ -44,7 +46,7 @@ from volta.symbolic.evaluate import evaluate_float
 class Binding:
     candidate: str            # the candidate's qualified name
     reference: str | None     # the reference parameter it shares, or None
-    how: str                  # "name" | "order" | "unbound"
+    how: str                  # "name" | "reshaped" (name, same count, other shape) | "order" | "unbound"
     shape: tuple
 
 
@@ -139,8 +141,10 @@ def bind_parameters(problem: Problem, run, model: Module) -> list:
     by_name = dict(refs)
     for name, t, _ in cands:
         r = by_name.get(name)
-        if r is not None and tuple(r.shape) == tuple(t.shape) and name not in taken:
-            chosen[name] = (name, "name")
+        if r is not None and r.numel() == t.numel() and name not in taken:
+            # same name and element count in another shape (`randn(16)` for the problem's `randn(16, 1, 1)`):
+            # KernelBench's seeded constructors draw the same values, element i for element i
+            chosen[name] = (name, "name" if tuple(r.shape) == tuple(t.shape) else "reshaped")
             taken.add(name)
     for name, t, _ in cands:
         if name in chosen:

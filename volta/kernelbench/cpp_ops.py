@@ -16,7 +16,7 @@ from volta.errors import Unsupported
 from volta.kernelbench import dtypes as D
 from volta.kernelbench.memory import TORCH_TO_VOLTA, DeviceMemory
 from volta.kernelbench.tensor import SymTensor, tensor_on_storage
-from volta.kernelbench.torchsym import linalg, pointwise, shape
+from volta.kernelbench.torchsym import linalg, pointwise, reduction, shape
 
 
 def view(ref, memory: DeviceMemory, session) -> SymTensor:
@@ -35,6 +35,12 @@ def _reduce(fn, t: SymTensor, ints: tuple):
     if not dims:
         dims = tuple(range(t.ndim))
     return fn(t, dims, keepdim)
+
+
+def _spread(fn, t: SymTensor, ints: tuple):
+    """var/std, recorded as the reduced dims, the correction (1 for unbiased), then keepdim."""
+    correction = ints[-2]
+    return _reduce(lambda x, d, k: fn(x, d, keepdim=k, correction=correction), t, ints[:-2] + ints[-1:])
 
 
 # op name (as runtime/aten.cpp records it) -> fn(inputs, scalars, ints)
@@ -60,6 +66,8 @@ OPS = {
     "clamp": lambda x, s, i: x[0].clamp(s[0] if i[0] else None, s[1] if i[1] else None),
     "sum": lambda x, s, i: _reduce(lambda t, d, k: t.sum(d, keepdim=k), x[0], i),
     "mean": lambda x, s, i: _reduce(lambda t, d, k: t.mean(d, keepdim=k), x[0], i),
+    "var": lambda x, s, i: _spread(reduction.var, x[0], i),
+    "std": lambda x, s, i: _spread(reduction.std, x[0], i),
     "amax": lambda x, s, i: _reduce(lambda t, d, k: t.amax(d, keepdim=k), x[0], i),
     "amin": lambda x, s, i: _reduce(lambda t, d, k: t.amin(d, keepdim=k), x[0], i),
     "softmax": lambda x, s, i: x[0].softmax(i[0]),

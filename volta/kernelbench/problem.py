@@ -189,11 +189,19 @@ def _dry_run(path: str, code: Instrumented, policy: SizePolicy, budget: int) -> 
 def choose_sizes(path: str, code: Instrumented, given: dict, budget: int) -> tuple[SizePolicy, int]:
     """Default sizes; while the float dry run of the reference costs more than `budget` element operations,
     first halve every shrinkable size together (ratios between sizes are kept), then lower the largest
-    shrinkable size one at a time. A step that breaks the model (a shape error, or a tensor of no element
+    shrinkable size one at a time. Where the default sizes break the model, they keep small odd factors too
+    (`SizePolicy.keep_odd`). A step that breaks the model (a shape error, or a tensor of no element
     anywhere in forward: a pooling chain or a slice emptied) is undone; a size whose lowering broke it is left
     alone."""
     policy = SizePolicy(code.sizes, given)
     trial = _dry_run(path, code, policy, budget)
+    if trial.outcome == "error":         # the power-of-two scaling broke a divisibility the model needs
+        policy.keep_odd = True
+        retry = _dry_run(path, code, policy, budget)
+        if retry.outcome == "error":
+            policy.keep_odd = False
+        else:
+            trial = retry
     while trial.outcome in ("over", "huge") and policy.halve_all():
         step = _dry_run(path, code, policy, budget)
         if step.outcome == "error":

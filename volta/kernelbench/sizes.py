@@ -10,7 +10,9 @@ A size global is a *root*: an int (or a tuple/list of ints) computed from consta
 Derived globals are never scaled themselves. `scale(v, cap)` keeps v when v <= 2^cap, else returns the
 largest value <= 2^cap whose power-of-two factor is v's up to 2^cap: 4096 -> 64, 224 -> 32, 8205 -> 63,
 1000 -> 56 at the default cap 6, so divisibility by every tile size up to 64 is as in the benchmark.
-When that is still too much work, `problem.choose_sizes` lowers the caps of the largest sizes one at a
+Where those sizes break the model (a torch error: channels that no longer split into 3 groups), each size
+also keeps its smallest odd prime factor up to 7 (`scale_int_keeping_odd`: 480 -> 96). When that is still
+too much work, `problem.choose_sizes` lowers the caps of the largest sizes one at a
 time (never below 2).
 """
 from __future__ import annotations
@@ -19,6 +21,7 @@ import ast
 from dataclasses import dataclass, field
 
 DEFAULT_CAP = 6
+KEPT_ODD_PRIME = 7     # the largest odd prime factor a size keeps when the plain scaling breaks the model
 LITERAL_THRESHOLD = 16
 HOOK = "__volta_sizes__"
 LITERAL_HOOK = "__volta_literal__"
@@ -38,15 +41,28 @@ def scale_int(v: int, cap: int) -> int:
     return (1 << k) * odd
 
 
-def scale(value, cap: int):
-    """scale_int over an int or a tuple/list of ints; anything else unchanged."""
+def scale_int_keeping_odd(v: int, cap: int) -> int:
+    """v's power-of-two factor (capped at 2^cap) times its smallest odd prime factor up to KEPT_ODD_PRIME, so
+    that divisibility by that prime survives too (ShuffleNet's 240 and 480 channels in groups of 3: 48 and 96,
+    where `scale_int` gives 48 and 32, and 32 // 4 channels do not split in 3 groups); v itself when smaller."""
+    if v <= (1 << cap):
+        return v
+    odd = v >> _power_of_two_factor(v)
+    prime = next((p for p in range(3, KEPT_ODD_PRIME + 1, 2) if odd % p == 0), 1)
+    return min(v, (1 << min(_power_of_two_factor(v), cap)) * prime)
+
+
+def scale(value, cap: int, keep_odd: bool = False):
+    """scale_int (or, `keep_odd`, scale_int_keeping_odd) over an int or a tuple/list of ints; anything else
+    unchanged."""
+    one = scale_int_keeping_odd if keep_odd else scale_int
     if isinstance(value, bool):
         return value
     if isinstance(value, int):
-        return scale_int(value, cap)
+        return one(value, cap)
     if isinstance(value, (tuple, list)) and value and all(isinstance(v, int) and not isinstance(v, bool)
                                                           for v in value):
-        return type(value)(scale_int(v, cap) for v in value)
+        return type(value)(one(v, cap) for v in value)
     return value
 
 
@@ -185,13 +201,14 @@ class SizePolicy:
     given: dict[str, object] = field(default_factory=dict)
     caps: dict[str, int] = field(default_factory=dict)
     shift: int = 0
+    keep_odd: bool = False      # scale_int_keeping_odd: the plain scaling broke the model (choose_sizes)
     choices: dict[str, Choice] = field(default_factory=dict)
 
     def cap(self, name: str) -> int:
         return self.caps.get(name, DEFAULT_CAP)
 
     def _value(self, name: str, original, cap: int):
-        chosen = scale(original, cap)
+        chosen = scale(original, cap, self.keep_odd)
         return halve(chosen, self.shift) if self.shift and self._shrinkable(name, original) else chosen
 
     def apply(self, name: str, value):

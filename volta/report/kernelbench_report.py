@@ -245,6 +245,9 @@ def _binding_lines(r) -> list:
             parts.append(f"{b.candidate} (unbound: its own leaves)")
         elif b.how == "name":
             parts.append(f"{b.candidate} = {b.reference}")
+        elif b.how == "reshaped":
+            parts.append(f"{b.candidate} = {b.reference} (by name and element count, as shape "
+                         f"{tuple(b.shape)}: element i is element i)")
         else:
             parts.append(f"{b.candidate} = {b.reference} (by creation order and shape)")
     return ["  parameters: " + "; ".join(parts)]

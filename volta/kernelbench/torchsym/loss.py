@@ -44,16 +44,14 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     if beta == 0:
         return l1_loss(input, target, reduction=reduction)
-    diff = input - target
-    size = diff.abs()
-    loss = P.where(size < beta, diff * diff * 0.5 / beta, size - 0.5 * beta)
+    size = (input - target).abs()    # torch's kernels square |d|, not d: the same reals, the form kernels copy
+    loss = P.where(size < beta, 0.5 * size * size / beta, size - 0.5 * beta)
     return _reduce(loss, reduction, size_average, reduce)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    diff = input - target
-    size = diff.abs()
-    loss = P.where(size < delta, diff * diff * 0.5, (size - 0.5 * delta) * delta)
+    size = (input - target).abs()
+    loss = P.where(size < delta, 0.5 * size * size, delta * (size - 0.5 * delta))
     return _reduce(loss, reduction)
 
 

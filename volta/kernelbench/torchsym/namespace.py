@@ -163,8 +163,17 @@ def _init_functions(run: Run) -> dict:
         def fill(tensor, *args, **kwargs):
             return tensor.copy_(run.source(tuple(tensor.shape), tensor.dtype, kind, what=f"nn.init.{kind}"))
         return fill
+    def _calculate_fan_in_and_fan_out(tensor):
+        """torch's own (a shape computation, which candidates copy from nn.Linear.reset_parameters)."""
+        if tensor.ndim < 2:
+            raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+        receptive = 1
+        for s in tuple(tensor.shape)[2:]:
+            receptive *= s
+        return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
     table = {"constant_": constant_, "zeros_": lambda t: t.zero_(), "ones_": lambda t: t.fill_(1),
-             "calculate_gain": lambda *a, **k: 1.0}
+             "calculate_gain": lambda *a, **k: 1.0, "_calculate_fan_in_and_fan_out": _calculate_fan_in_and_fan_out}
     for name in ("uniform_", "normal_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
                  "trunc_normal_", "orthogonal_"):
         table[name] = random_(name)

@@ -521,6 +521,19 @@ Tensor Tensor::clamp(optional<Scalar> lo, optional<Scalar> hi) const {
 VOLTA_REDUCE(sum, "sum")
 VOLTA_REDUCE(mean, "mean")
 #undef VOLTA_REDUCE
+// var/std: the reduced dims, then the correction (1 unbiased, 0 not), then keepdim, as "sum" records them
+#define VOLTA_SPREAD(NAME)                                                                                    \
+  Tensor Tensor::NAME(IntArrayRef dims, bool unbiased, bool keep) const {                                     \
+    std::vector<int64_t> which;                                                                                \
+    auto out = volta::reduced(*this, dims, keep, &which);                                                      \
+    which.push_back(unbiased);                                                                                 \
+    which.push_back(keep);                                                                                     \
+    return record(#NAME, {*this}, {}, which, out, scalar_type());                                              \
+  }                                                                                                             \
+  Tensor Tensor::NAME(bool unbiased) const { return NAME(IntArrayRef(), unbiased, false); }
+VOLTA_SPREAD(var)
+VOLTA_SPREAD(std)
+#undef VOLTA_SPREAD
 Tensor Tensor::amax(IntArrayRef dims, bool keep) const {
   std::vector<int64_t> which;
   auto out = volta::reduced(*this, dims, keep, &which);

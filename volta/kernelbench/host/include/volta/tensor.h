@@ -121,6 +121,15 @@ class Tensor {
  public:
   Tensor() = default;
   explicit Tensor(std::shared_ptr<volta::TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) = default;
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & = default;
+  // As in libtorch, assigning to a temporary (`out.index({b, c}) = x.mean()`, `out[0] = 1`) writes into its
+  // elements; without these the default assignment would rebind the temporary and silently write nothing.
+  Tensor& operator=(const Tensor& src) && { return copy_(src); }
+  Tensor& operator=(Tensor&& src) && { return copy_(src); }
+  Tensor& operator=(const Scalar& v) && { return fill_(v); }
   const volta::TensorImpl& impl() const;
 
   bool defined() const { return impl_ != nullptr; }
@@ -239,6 +248,10 @@ class Tensor {
   Tensor sum(IntArrayRef dims, bool keepdim = false, optional<ScalarType> dtype = nullopt) const;
   Tensor mean(optional<ScalarType> dtype = nullopt) const;
   Tensor mean(IntArrayRef dims, bool keepdim = false, optional<ScalarType> dtype = nullopt) const;
+  Tensor var(bool unbiased = true) const;
+  Tensor var(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(bool unbiased = true) const;
+  Tensor std(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
   Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;
   Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;
   Tensor softmax(int64_t dim, optional<ScalarType> dtype = nullopt) const;
@@ -339,8 +352,12 @@ inline Tensor log(const Tensor& a) { return a.log(); }
 inline Tensor sqrt(const Tensor& a) { return a.sqrt(); }
 inline Tensor abs(const Tensor& a) { return a.abs(); }
 inline Tensor clamp(const Tensor& a, optional<Scalar> lo, optional<Scalar> hi = nullopt) { return a.clamp(lo, hi); }
+inline Tensor sum(const Tensor& a, optional<ScalarType> t = nullopt) { return a.sum(t); }
 inline Tensor sum(const Tensor& a, IntArrayRef d, bool keep = false) { return a.sum(d, keep); }
+inline Tensor mean(const Tensor& a, optional<ScalarType> t = nullopt) { return a.mean(t); }
 inline Tensor mean(const Tensor& a, IntArrayRef d, bool keep = false) { return a.mean(d, keep); }
+inline Tensor var(const Tensor& a, IntArrayRef d, bool unbiased = true, bool keep = false) { return a.var(d, unbiased, keep); }
+inline Tensor std(const Tensor& a, IntArrayRef d, bool unbiased = true, bool keep = false) { return a.std(d, unbiased, keep); }
 inline Tensor softmax(const Tensor& a, int64_t d, optional<ScalarType> t = nullopt) { return a.softmax(d, t); }
 inline Tensor log_softmax(const Tensor& a, int64_t d, optional<ScalarType> t = nullopt) { return a.log_softmax(d, t); }
 inline Tensor transpose(const Tensor& a, int64_t x, int64_t y) { return a.transpose(x, y); }
