@@ -240,15 +240,19 @@ class Budget:
     denominator doubles with every term, or nested selects whose rewrites normalize their arms again, give
     up after `limit`, where an estimate from the input's shape bounded neither."""
 
-    __slots__ = ("limit", "spent")
+    __slots__ = ("limit", "spent", "refused")
 
     def __init__(self, limit: int) -> None:
         self.limit, self.spent = limit, 0
+        self.refused = 0   # the work of the step that would have passed the limit (0: none was refused)
 
     def spend(self, work: int) -> None:
-        self.spent += work
-        if self.spent > self.limit:
+        """Count `work` about to be done, or refuse it (ExpansionLimit) when it would pass the limit: `spent`
+        never exceeds `limit`."""
+        if self.spent + work > self.limit:
+            self.refused = work
             raise ExpansionLimit(f"normalizing would take more than {self.limit:,} monomial operations")
+        self.spent += work
 
 
 NODE_WORK = 8   # what visiting one node costs a normalizer, in monomial operations (its step, the rewrites' tests)
@@ -1010,9 +1014,17 @@ def _select_nested(norm: Normalizer, state: tuple) -> tuple | None:
     return cond, x, y, nx, ny
 
 
+def _spend_on_arms(norm: Normalizer, times: int, *arms: Expr) -> None:
+    """Spend what a rewrite that substitutes into the arms `times` times and normalizes the results costs (its
+    normalizations spend their own visits too; this is the substituting, the walks of the premise's tests)."""
+    if norm.budget is not None:
+        norm.budget.spend(NODE_WORK * times * sum(len(E.postorder(a)) for a in arms))
+
+
 def _arms_agree_where_zero(norm: Normalizer, d: NormalForm, x: Expr, y: Expr) -> bool:
     """x = y wherever d = 0, proved by boundary.py (a bounded or failing normalization proves nothing)."""
     same = equal if norm.shared is None else norm.shared.equal
+    _spend_on_arms(norm, 2, x, y)
     try:
         return agree_where_zero(d, x, y, Normalizer(norm.shared, norm.limit, norm.trace, False, norm.budget), same,
                                 norm.totals, poly_to_expr)
@@ -1096,6 +1108,7 @@ def _select_through(norm: Normalizer, state: tuple) -> Expr | None:
     if pair is None or not all(E.is_total(e, norm.totals) for e in (x, y, *pair)):
         return None
     same = equal if norm.shared is None else norm.shared.equal
+    _spend_on_arms(norm, 4, x, y)
     return through_extremum(pair, x, y, norm._fresh(), same)
 
 
