@@ -592,7 +592,8 @@ def _bounded_equal(a, b, norm: Normalizer) -> bool:
     comparison). Past the budget (a sum of sigmoids whose common denominator doubles with every term, nested
     selects) it gives up, and the element goes on to the screen as before: what it normalized stays in
     `norm`'s memo for the later steps. Not proved equal here (different normal forms, a division by zero)
-    also goes on as before, so a witness is the one the screen finds."""
+    also goes on as before, so a witness is the one the screen finds. (An element estimated above
+    LARGE_EXPANSION is not tried here: its own order, shared sums kept whole and random inputs first, applies.)"""
     bounded = norm.bounded(Budget(FIRST_BUDGET))
     try:
         return equal(bounded(a), bounded(b), bounded.budget)
@@ -618,8 +619,8 @@ def _expansion(*roots) -> int:
     65,536, and 8 exact evaluations per element before normalizing cost 7.6 s each, 95% of the check).
     An atom is one term, but its arguments are normalized too: the estimate is the larger of the root's and
     of any atom argument's below it (a two-pass variance under rsqrtf counts as large; it read 1,026 once).
-    Linear in the DAG; capped at 1e12. Only decides whether a few random inputs are tried before
-    normalizing: no verdict depends on it. Estimates are kept by node across the elements of a check (outputs
+    Linear in the DAG; capped at 1e12. Only orders the steps (normal forms under a budget first, or a few random
+    inputs before normalizing; cut points made or not): no verdict depends on it. Estimates are kept by node across the elements of a check (outputs
     share sub-DAGs: a fresh walk per element made a 512-element softmax spend 70% of its time here), and
     dropped when the next check starts."""
     memo = _EXPANSION
