@@ -582,7 +582,7 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
 
 
 LARGE_EXPANSION = 50_000  # estimated terms: above this, a few random inputs are tried before normalizing
-FIRST_BUDGET = 1_000_000  # monomial operations a normal form may take before the float screen (Budget)
+FIRST_BUDGET = 4_000_000  # units of work (normal.Budget) a normal form may take before the float screen: ~1-3 s
 
 
 def _bounded_equal(a, b, norm: Normalizer) -> bool:

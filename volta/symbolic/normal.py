@@ -263,43 +263,54 @@ def _size(nf: NormalForm) -> int:
 
 
 def _weight(nf: NormalForm) -> int:
-    """The cost of one monomial of nf in a product: 1, plus the terms of its longest exponent (multiplying
-    2^E by 2^F builds the exponent E + F, interned once: a sum of sigmoids' common denominator has a new one
-    in every monomial)."""
+    """The terms of nf's longest exponent (its pending scale's included), 0 when it has none."""
     longest = len(EXP_POLYS[nf.scale[0]]) if nf.scale is not None else 0
     for part in (nf._num, nf.den or ()):
         for _f, e in part:
             if e and len(EXP_POLYS[e]) > longest:
                 longest = len(EXP_POLYS[e])
-    return 1 + longest
+    return longest
 
 
-def _product_cost(a: NormalForm, b: NormalForm) -> int:
-    """An upper bound on the work of multiplying out every monomial of a by every monomial of b, exponents
-    included, and of reading both."""
-    return _size(a) * _size(b) * (_weight(a) + _weight(b)) + _size(a) + _size(b)
+def _per_product(a: NormalForm, b: NormalForm) -> int:
+    """The work of one monomial of a times one of b: 1, plus the terms of the exponent it builds when both carry
+    one (2^E·2^F makes E + F, interned once: a sum of sigmoids' common denominator has a new one in every
+    monomial)."""
+    wa, wb = _weight(a), _weight(b)
+    return 1 + (wa + wb if wa and wb else 0)
+
+
+def _n(p: Poly | None) -> int:
+    return len(p) if p is not None else 0
 
 
 def _add_cost(a: NormalForm, b: NormalForm) -> int:
     """An upper bound on the work of nf_add(a, b): pending scales multiplied in, then the terms of both
-    (denominators equal or absent) or the cross products (two denominators)."""
-    scales = 0 if a.scale is None and b.scale is None else (len(a._num) + len(b._num)) * (_weight(a) + _weight(b))
+    (denominators equal or absent) or the cross products (a denominator on either side)."""
+    size = _size(a) + _size(b)
+    if a.scale is not None or b.scale is not None:
+        size += (len(a._num) + len(b._num)) * _per_product(a, b)
     if a.den is None and b.den is None or a.den == b.den:
-        return scales + _size(a) + _size(b)
-    return scales + _product_cost(a, b)
+        return size
+    products = len(a._num) * max(_n(b.den), 1) + len(b._num) * max(_n(a.den), 1) + _n(a.den) * _n(b.den)
+    return size + products * _per_product(a, b)
 
 
 def _mul_cost(a: NormalForm, b: NormalForm) -> int:
-    """An upper bound on the work of nf_mul(a, b) (a long numerator times c·2^E: one, a scale)."""
+    """An upper bound on the work of nf_mul(a, b) (a long numerator times c·2^E: the two exponents added, a
+    scale)."""
     for x, y in ((a, b), (b, a)):
-        if len(x._num) >= LAZY_TERMS and _exponential(y) is not None:   # (the two exponents added)
-            return _weight(y) + (len(EXP_POLYS[x.scale[0]]) if x.scale is not None else 0)
-    return _product_cost(a, b)
+        if len(x._num) >= LAZY_TERMS and _exponential(y) is not None:
+            return _per_product(x, y)
+    products = len(a._num) * len(b._num) + _n(a.den) * _n(b.den) + len(a._num) + len(b._num)   # (+ scales)
+    return _size(a) + _size(b) + products * _per_product(a, b)
 
 
 def _div_cost(a: NormalForm, b: NormalForm) -> int:
-    """An upper bound on the work of nf_div(a, b)."""
-    return _product_cost(a, b) + _size(a) + _size(b)
+    """An upper bound on the work of nf_div(a, b): a's numerator times b's denominator (and by one monomial),
+    a's denominator times b's numerator."""
+    products = 2 * len(a._num) * max(_n(b.den), 1) + max(_n(a.den), 1) * len(b._num)
+    return _size(a) + _size(b) + products * _per_product(a, b)
 
 
 class NormalForm:
@@ -436,12 +447,12 @@ def equal(a: NormalForm, b: NormalForm, budget: Budget | None = None) -> bool:
         return a.num == b.num
     if a.den is not None and b.den is not None:
         if budget is not None:   # (each scaled by one monomial)
-            budget.spend(2 * (_size(a) * _weight(a) + _size(b) * _weight(b)))
+            budget.spend(2 * (_size(a) * (1 + 2 * _weight(a)) + _size(b) * (1 + 2 * _weight(b))))
         a, b = _lead_free(a), _lead_free(b)
         if a.den == b.den:
             return a.num == b.num
     if budget is not None:
-        budget.spend(_product_cost(a, b))
+        budget.spend((len(a.num) * max(_n(b.den), 1) + len(b.num) * max(_n(a.den), 1)) * _per_product(a, b))
     an = a.num if b.den is None else p_mul(a.num, b.den)
     bn = b.num if a.den is None else p_mul(b.num, a.den)
     return an == bn
