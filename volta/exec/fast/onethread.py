@@ -204,7 +204,8 @@ def _confined(op, regs, named: dict):
     return found
 
 
-_NO_REGISTERS = (ast.Imm, ast.FloatImm, ast.Sym, ast.Sink, VarRef, SpecialRef, ExternCall)
+_NO_REGISTERS = (ast.Imm, ast.FloatImm, ast.Sym, ast.Sink, VarRef, SpecialRef, ExternCall, str, int)   # (str, int: a
+# branch target)
 
 
 def _registers(operand, out: set) -> bool:
