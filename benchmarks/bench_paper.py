@@ -80,14 +80,17 @@ Branch attn30d (issue 30, session 6; load 10-12 on 2 cores, so CPU inflated ~2x 
   255 of 256 elements by renaming. Left: execution, now most of every attention pair (the one-thread
   reference ~35 s CPU a side at this load; FA1/FA2-TC's per-lane products and lane-polynomial exprs).
 Branch attn30h (issue 30, session 7; main and branch side by side, load 15-22 on 2 cores, so wall is 10-15x CPU):
-    Attention vs FA1                          86.1 -> 64.5 s CPU, 1777 -> 1325 MB, EQUIVALENT (decide 59 -> ~20 s CPU)
-    Attention vs FA2-TC                       88.6 -> 65.1 s CPU, 1798 -> 1345 MB, EQUIVALENT
+    Attention vs FA1                          86.1 -> 64.5 s CPU, 1777 -> 1325 MB, EQUIVALENT (branch: execute 706 s
+                                              wall, decide 143 s wall)
+    Attention vs FA2-TC                       88.6 -> 65.1 s CPU, 1798 -> 1345 MB, EQUIVALENT (side by side: decide
+                                              325 -> 142 s wall, execute 714 -> 705 s wall)
     Causal FA1-TC naive vs fused              270 s CPU, 271 MB on main, EQUIVALENT (py-spy: all execution, the lane
                                               machine: wmma 32%, ld/st 36%, back_edge's register hash 10.6%)
     (the other pairs: the branch's report; not finished here at that load)
   what changed: normal forms before the float screen again, under a hard work budget (normal.Budget; element 0
   of FA1 and FA2-TC: 2.9 M units, 1.6 s, proved), cut points made only for an element that needs them (the
-  estimate walk over all 2,048 roots was 14% of FA1's profile, and its memo the 450 MB), and the one-thread
+  estimate walk over all 2,048 roots was 14% of FA1's profile; its memo, an entry per node, likely most of the
+  memory saved), and the one-thread
   reference's call to exp once a key writing back only the registers it names (its 64 accumulators stay
   cached), division/rcp/ex2/roots as decoded steps. Left: execution (the lane machine's side, not the
   reference) is ~75% of both pairs.
