@@ -620,9 +620,9 @@ def _expansion(*roots) -> int:
     An atom is one term, but its arguments are normalized too: the estimate is the larger of the root's and
     of any atom argument's below it (a two-pass variance under rsqrtf counts as large; it read 1,026 once).
     Linear in the DAG; capped at 1e12. Only orders the steps (normal forms under a budget first, or a few random
-    inputs before normalizing; cut points made or not): no verdict depends on it. Estimates are kept by node across the elements of a check (outputs
-    share sub-DAGs: a fresh walk per element made a 512-element softmax spend 70% of its time here), and
-    dropped when the next check starts."""
+    inputs before normalizing; cut points made or not): no verdict depends on it. Estimates are kept by node
+    across the elements of a check (outputs share sub-DAGs: a fresh walk per element made a 512-element softmax
+    spend 70% of its time here), and dropped when the next check starts."""
     memo = _EXPANSION
     cap = 10 ** 12
     add, mul, div = E.ADD, E.MUL, E.DIV
