@@ -79,6 +79,25 @@ Branch attn30d (issue 30, session 6; load 10-12 on 2 cores, so CPU inflated ~2x 
   the pair (LK 256, D 16, 256 outputs; load 5-10): decide 41.7 -> 7.8 s wall, 32.4 -> 18.2 s CPU in all,
   255 of 256 elements by renaming. Left: execution, now most of every attention pair (the one-thread
   reference ~35 s CPU a side at this load; FA1/FA2-TC's per-lane products and lane-polynomial exprs).
+Branch attn30h (issue 30, session 7; main and branch side by side unless noted, load 15-22 on 2 cores then 4-10):
+    Attention vs Attention                    35.1 -> 30.4 s CPU, 629 MB (load 5; execution only: both one-thread)
+    Attention vs FA1                          86.1 -> 64.5 s CPU, 1777 -> 1325 MB (main alone at load 8-13)
+    Attention vs FA1-TC                       159.0 -> 135.9 s CPU, 1825 -> 1375 MB (decide 445 -> 65 s wall)
+    Attention vs FA2-TC                       88.6 -> 65.1 s CPU, 1798 -> 1345 MB (decide 325 -> 142 s wall)
+    Causal naive / FA1 / FA2-TC               22.0 -> 18.6 / 43.8 -> 46.0 / 40.5 -> 41.9-49.5 s CPU,
+                                              371 / 172 / 190-220 MB
+    Causal FA1-TC                             182 s CPU, 264 MB on the branch (main 270 s under py-spy: all execution,
+                                              the lane machine: wmma 32%, ld/st 36%, back_edge's register hash 10.6%)
+    all EQUIVALENT; causal elements are all identical DAGs (decide 0.0-0.2 s), so those pairs are execution only.
+  what changed: normal forms before the float screen again, under a hard work budget (normal.Budget; element 0
+  of FA1 and FA2-TC: 2.9 M units, 1.6 s, proved), cut points made only for an element that needs them (the
+  estimate walk over all 2,048 roots was 14% of FA1's profile; its memo, an entry per node, likely most of the
+  memory saved), and the one-thread reference's call to exp once a key writing back only the registers it
+  names (its 64 accumulators stay cached), division/rcp/ex2/roots as decoded steps. Left: execution, the lane
+  machine's side (FA1, FA1-TC, FA2-TC and every causal kernel), most of every pair.
+Profile of (Attention, FA1) on main at load 8-13 (py-spy): execute 61.5% (onethread ref 18.2%, of it the general
+path 47% and the register write-back 11%; FA1's machine 43%: _real_compute 19% with LanePoly.to_exprs 11%, _ld
+16.6%), cuts.cut's estimate walk 14.4%, renaming 9.8%, _compare 3.9% (the screen 2%).
 Profile of (Attention, FA1) before the screen fix (py-spy, 1,100 s wall): execution 43% (onethread ref 17%, FA1's
 PV loop: per-lane fma expressions, LaneSym.exprs of sV), compare 33% (Screen.search 18%, of it leaf draws 12%;
 normalize 12%; cuts.cut 9%).

@@ -14,7 +14,7 @@ from volta.config import FastPaths
 from volta.equiv import check as CK
 from volta.errors import VoltaError
 from volta.exec import limits
-from volta.exec.fast import oneblock
+from volta.exec.fast import oneblock, onestep
 from volta.launch.spec import load_manifest, pair_from_options
 from volta.ptx.decode import decode_module
 from volta.ptx.parser import parse_text
@@ -117,7 +117,7 @@ def test_direct_constructors_are_realops():
     rng = random.Random(5)
     leaves = [E.var("t", i) for i in range(6)] + [E.const(1.5), E.const(-2)]
     for op, fn in oneblock._DIRECT.items():
-        arity = {"fma": 3, "mad": 3, "neg": 1}.get(op, 2)
+        arity = onestep._DATA_OPS[op]
         d = _descriptor(op, arity)
         for _ in range(20):
             args = [rng.choice(leaves) for _ in range(arity)]
@@ -125,7 +125,9 @@ def test_direct_constructors_are_realops():
 
 
 def _descriptor(op, arity):
-    line = f"{op}{'.rn' if op in ('fma', 'mad') else ''}.f32 %f0, " + ", ".join(f"%f{i + 1}" for i in range(arity))
+    rounding = {"fma": ".rn", "mad": ".rn", "div": ".rn", "sqrt": ".rn"}.get(op, ".approx" if arity == 1 and op != "neg"
+                                                                           else "")
+    line = f"{op}{rounding}.f32 %f0, " + ", ".join(f"%f{i + 1}" for i in range(arity))
     text = (".version 8.0\n.target sm_80\n.address_size 64\n.entry k()\n{\n.reg .f32 %f<8>;\n"
             f"{line};\nret;\n}}\n")
     return decode_module(parse_text(text, "t.ptx", use_cache=False))["k"][0]

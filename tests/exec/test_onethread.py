@@ -69,6 +69,18 @@ def test_same_as_the_general_executor(kernel):
     _same_both_ways(_spec(kernel, buffers, args))
 
 
+def test_calls_with_live_accumulators_same_as_the_general_executor():
+    """A call per key (the general path, confined to the registers its parameter store and load name) while
+    eight accumulators stay in the register cache, a select on data, and division, rsqrt, sqrt and ex2 of
+    fast math (decoded steps now): every output the same node as the general executor's."""
+    ptx = str(Path(PTX).parent / "extern_rows.sm80.ptx")
+    spec = pair_from_options(ptx, ptx, ["x=f32[6]:in", "v=f32[48]:in", "out=f32[8]:out"], grid="1", block="1",
+                             args="x,v,out,6", kernel="extern_rows")
+    outs, findings, _, _ = _same_both_ways(spec)
+    calls = {n.data for e in outs["out"] for n in E.postorder(e, {}) if n.op is E.CALL}
+    assert findings == [] and len(calls) == 1   # weight_of, uninterpreted
+
+
 def test_index_math_values_and_findings():
     """Concrete integer results equal the C semantics of the source."""
     outs, findings, _, _ = _same_both_ways(_spec("index_math", ["out=s32[40]:out"], "out,40"))

@@ -45,7 +45,7 @@ from volta.symbolic.domain import Domain
 from volta.symbolic.enclose import enclose
 from volta.symbolic.evaluate import EvalError, Inexact, evaluate
 from volta.symbolic.lanepoly import CoefficientOverflow
-from volta.symbolic.normal import ExpansionLimit, Normalizer, equal, normalize
+from volta.symbolic.normal import Budget, ExpansionLimit, Normalizer, equal, normalize
 from volta.symbolic.renaming import Renamings
 from volta.symbolic.screen import Screen
 from volta.symbolic.search import inputs_of, random_search
@@ -393,26 +393,24 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress, fa
                 report.compared += count
                 report.proved_by[how] = report.proved_by.get(how, 0) + count
         todo = np.flatnonzero(~(proved | same | skip)).tolist()
-        try:   # shared sub-expressions (row statistics) proved equal once, then atoms (symbolic/cuts.py)
-            plain = [(_plain(ref_el.at(i)), _plain(opt_el.at(i))) for i in todo]
-            cut_ref, cut_opt, made = cuts.cut([a for a, _ in plain], [b for _, b in plain], nf, equal, _expansion) \
-                if len(todo) > 1 else ([], [], 0)
-        except Timeout as err:   # counted as the loop counts the element it stops at
-            report.compared += 1
-            _out_of_time(report, name, todo[0], err, total, "proving shared sub-expressions equal (cut points)")
-            break
+        plain = [(_plain(ref_el.at(i)), _plain(opt_el.at(i))) for i in todo]
+        # shared sub-expressions (row statistics) proved equal once, then atoms, made for the first element that
+        # needs them (symbolic/cuts.py)
+        cut_points = cuts.CutPoints([a for a, _ in plain], [b for _, b in plain], nf, equal, _expansion)
         for pos, i in enumerate(todo):
             report.compared += 1
             if progress is not None:
                 shown = _progress(progress, report.compared, total, start, shown)
+            a, b = plain[pos]
             try:
-                a, b = plain[pos]
-                if made and cuts.proved_equal(cut_ref[pos], cut_opt[pos], a, b, nf, equal, _expansion):
-                    report.proved_by["cut-points"] = report.proved_by.get("cut-points", 0) + 1
+                how = _cheaply_proved(cut_points, renamings, pos, a, b, smt_dir)
+                if how is not None:
+                    report.proved_by[how] = report.proved_by.get(how, 0) + 1
                     continue
-                if smt_dir is None and renamings.covers(a, b):   # the last proved element over other inputs
-                    report.proved_by["renaming"] = report.proved_by.get("renaming", 0) + 1
-                    continue
+            except Timeout as err:
+                _out_of_time(report, name, i, err, total, "proving it over cut points or as a renaming")
+                break
+            try:
                 verdict = _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen, kept)
             except Timeout as err:
                 _out_of_time(report, name, i, err, total)
@@ -443,6 +441,19 @@ def _check(spec: LaunchSpec, timeout_ms: int, emit_smt: str | None, progress, fa
     if report.unknown or report.timed_out:
         report.verdict = "unknown"
     return report
+
+
+def _cheaply_proved(cut_points: cuts.CutPoints, renamings: Renamings, pos: int, a, b, smt_dir) -> str | None:
+    """How element `pos` (a, b) is proved without a comparison of its own, or None: over the cut points made
+    so far, as a renaming of the last proved element (not with --emit-smt, which wants every element's
+    obligation), or over cut points made now for it (the first element large enough to need them)."""
+    if cut_points.proved(pos, a, b):
+        return "cut-points"
+    if smt_dir is None and renamings.covers(a, b):   # the last proved element over other inputs
+        return "renaming"
+    if cut_points.proved(pos, a, b, make=True):
+        return "cut-points"
+    return None
 
 
 PROGRESS_SECONDS = 2.0
@@ -536,9 +547,9 @@ def _bulk_equal(ref: list, opt: list) -> np.ndarray:
 
 
 def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = None, kept=None):
-    """Decide one element: identical DAGs, a float screen confirmed exactly, equal normal forms (for an element
-    whose expansion would be large, first with shared sums kept as atoms, `kept`), exact random search, case
-    splits, Z3."""
+    """Decide one element: identical DAGs, equal normal forms within a hard budget (`_bounded_equal`), a float
+    screen confirmed exactly, equal normal forms (for an element whose expansion would be large, first with
+    shared sums kept as atoms, `kept`), exact random search, case splits, Z3."""
     from volta.symbolic import z3bridge  # start-up: z3 loads for the first element that needs it
 
     screen = screen or Screen()
@@ -549,6 +560,8 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
     if smt_dir is not None:
         z3bridge.emit_smt(a, b, smt_dir / f"{name}_{i}.smt2", norm)
     expansion = _expansion(a, b)
+    if expansion <= LARGE_EXPANSION and _bounded_equal(a, b, norm):
+        return Proved("normal-form")
     found = screen.search(a, b)   # float64 at several input scales, confirmed exactly: before any large normal form
     if found is not None:
         return found
@@ -569,6 +582,23 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
 
 
 LARGE_EXPANSION = 50_000  # estimated terms: above this, a few random inputs are tried before normalizing
+FIRST_BUDGET = 4_000_000  # units of work (normal.Budget) a normal form may take before the float screen: ~1-3 s
+
+
+def _bounded_equal(a, b, norm: Normalizer) -> bool:
+    """a = b by equal normal forms, tried before the float screen with at most FIRST_BUDGET monomial operations
+    (`normal.Budget`, counted as the work is done): an equal element, most of a check's, then costs its normal
+    forms alone, not a float64 evaluation of every node at 34 points first (a third of Attention vs FA2-TC's
+    comparison). Past the budget (a sum of sigmoids whose common denominator doubles with every term, nested
+    selects) it gives up, and the element goes on to the screen as before: what it normalized stays in
+    `norm`'s memo for the later steps. Not proved equal here (different normal forms, a division by zero)
+    also goes on as before, so a witness is the one the screen finds. (An element estimated above
+    LARGE_EXPANSION is not tried here: its own order, shared sums kept whole and random inputs first, applies.)"""
+    bounded = norm.bounded(Budget(FIRST_BUDGET))
+    try:
+        return equal(bounded(a), bounded(b), bounded.budget)
+    except (ExpansionLimit, Unsupported):
+        return False
 
 
 def _kept_equal(a, b, kept: Normalizer) -> bool:
@@ -589,10 +619,10 @@ def _expansion(*roots) -> int:
     65,536, and 8 exact evaluations per element before normalizing cost 7.6 s each, 95% of the check).
     An atom is one term, but its arguments are normalized too: the estimate is the larger of the root's and
     of any atom argument's below it (a two-pass variance under rsqrtf counts as large; it read 1,026 once).
-    Linear in the DAG; capped at 1e12. Only decides whether a few random inputs are tried before
-    normalizing: no verdict depends on it. Estimates are kept by node across the elements of a check (outputs
-    share sub-DAGs: a fresh walk per element made a 512-element softmax spend 70% of its time here), and
-    dropped when the next check starts."""
+    Linear in the DAG; capped at 1e12. Only orders the steps (normal forms under a budget first, or a few random
+    inputs before normalizing; cut points made or not): no verdict depends on it. Estimates are kept by node
+    across the elements of a check (outputs share sub-DAGs: a fresh walk per element made a 512-element softmax
+    spend 70% of its time here), and dropped when the next check starts."""
     memo = _EXPANSION
     cap = 10 ** 12
     add, mul, div = E.ADD, E.MUL, E.DIV

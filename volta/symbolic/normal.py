@@ -222,7 +222,95 @@ def p_constant_value(p: Poly):
 # ---------------------------------------------------------------- ratios
 
 class ExpansionLimit(Exception):
-    """A bounded normalizer (`Normalizer(limit=...)`) would expand beyond its bound: nothing is decided."""
+    """A bounded normalizer (`Normalizer(limit=...)`, or one with a `Budget`) would expand beyond its bound:
+    nothing is decided."""
+
+
+class Budget:
+    """A hard bound on the work of a normalization, counted as it is done rather than estimated from the input.
+
+    Every step of a normalizer that holds it spends, before it runs, an upper bound on the monomials it will
+    build or visit, exponents counted by their terms (`_add_cost`, `_mul_cost`, `_div_cost`: a sum the terms
+    of its parts, a product or ratio the products of its parts' terms, each weighted by the exponents it adds,
+    `_weight`; an atom the terms of its arguments, rebuilt as expressions), and each node a call visits one;
+    the normalizers made inside for a rewrite's premise spend from the same budget, and so does `equal`.
+    Spending past `limit` raises ExpansionLimit before the step that would pass it (the one exception: the
+    square-root reduction, spent just after), so a bounded attempt does at most about `limit` monomial
+    operations, and builds at most that many, however the input is shaped: a sum of sigmoids whose common
+    denominator doubles with every term, or nested selects whose rewrites normalize their arms again, give
+    up after `limit`, where an estimate from the input's shape bounded neither."""
+
+    __slots__ = ("limit", "spent", "refused")
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.spent = limit, 0
+        self.refused = 0   # the work of the step that would have passed the limit (0: none was refused)
+
+    def spend(self, work: int) -> None:
+        """Count `work` about to be done, or refuse it (ExpansionLimit) when it would pass the limit: `spent`
+        never exceeds `limit`."""
+        if self.spent + work > self.limit:
+            self.refused = work
+            raise ExpansionLimit(f"normalizing would take more than {self.limit:,} monomial operations")
+        self.spent += work
+
+
+NODE_WORK = 8   # what visiting one node costs a normalizer, in monomial operations (its step, the rewrites' tests)
+
+
+def _size(nf: NormalForm) -> int:
+    return len(nf._num) + len(nf.den or ())
+
+
+def _weight(nf: NormalForm) -> int:
+    """The terms of nf's longest exponent (its pending scale's included), 0 when it has none."""
+    longest = len(EXP_POLYS[nf.scale[0]]) if nf.scale is not None else 0
+    for part in (nf._num, nf.den or ()):
+        for _f, e in part:
+            if e and len(EXP_POLYS[e]) > longest:
+                longest = len(EXP_POLYS[e])
+    return longest
+
+
+def _per_product(a: NormalForm, b: NormalForm) -> int:
+    """The work of one monomial of a times one of b: 1, plus the terms of the exponent it builds when both carry
+    one (2^E·2^F makes E + F, interned once: a sum of sigmoids' common denominator has a new one in every
+    monomial)."""
+    wa, wb = _weight(a), _weight(b)
+    return 1 + (wa + wb if wa and wb else 0)
+
+
+def _n(p: Poly | None) -> int:
+    return len(p) if p is not None else 0
+
+
+def _add_cost(a: NormalForm, b: NormalForm) -> int:
+    """An upper bound on the work of nf_add(a, b): pending scales multiplied in, then the terms of both
+    (denominators equal or absent) or the cross products (a denominator on either side)."""
+    size = _size(a) + _size(b)
+    if a.scale is not None or b.scale is not None:
+        size += (len(a._num) + len(b._num)) * _per_product(a, b)
+    if a.den is None and b.den is None or a.den == b.den:
+        return size
+    products = len(a._num) * max(_n(b.den), 1) + len(b._num) * max(_n(a.den), 1) + _n(a.den) * _n(b.den)
+    return size + products * _per_product(a, b)
+
+
+def _mul_cost(a: NormalForm, b: NormalForm) -> int:
+    """An upper bound on the work of nf_mul(a, b) (a long numerator times c·2^E: the two exponents added, a
+    scale)."""
+    for x, y in ((a, b), (b, a)):
+        if len(x._num) >= LAZY_TERMS and _exponential(y) is not None:
+            return _per_product(x, y)
+    products = len(a._num) * len(b._num) + _n(a.den) * _n(b.den) + len(a._num) + len(b._num)   # (+ scales)
+    return _size(a) + _size(b) + products * _per_product(a, b)
+
+
+def _div_cost(a: NormalForm, b: NormalForm) -> int:
+    """An upper bound on the work of nf_div(a, b): a's numerator times b's denominator (and by one monomial),
+    a's denominator times b's numerator."""
+    products = 2 * len(a._num) * max(_n(b.den), 1) + max(_n(a.den), 1) * len(b._num)
+    return _size(a) + _size(b) + products * _per_product(a, b)
 
 
 class NormalForm:
@@ -348,16 +436,23 @@ def nf_div(a: NormalForm, b: NormalForm) -> NormalForm:
     return NormalForm(num, _mul_den(a.den, b.num))
 
 
-def equal(a: NormalForm, b: NormalForm) -> bool:
-    """a = b wherever both are defined (rule: cross-multiply; first ratio-exp2-scale, `_lead_free`)."""
+def equal(a: NormalForm, b: NormalForm, budget: Budget | None = None) -> bool:
+    """a = b wherever both are defined (rule: cross-multiply; first ratio-exp2-scale, `_lead_free`). With a
+    `budget`, the work of each stage is spent from it first (ExpansionLimit past it)."""
+    if budget is not None:
+        budget.spend(_size(a) + _size(b))
     if a.den is None and b.den is None:
         return a.num == b.num
     if a.den == b.den:
         return a.num == b.num
     if a.den is not None and b.den is not None:
+        if budget is not None:   # (each scaled by one monomial)
+            budget.spend(2 * (_size(a) * (1 + 2 * _weight(a)) + _size(b) * (1 + 2 * _weight(b))))
         a, b = _lead_free(a), _lead_free(b)
         if a.den == b.den:
             return a.num == b.num
+    if budget is not None:
+        budget.spend((len(a.num) * max(_n(b.den), 1) + len(b.num) * max(_n(a.den), 1)) * _per_product(a, b))
     an = a.num if b.den is None else p_mul(a.num, b.den)
     bn = b.num if a.den is None else p_mul(b.num, a.den)
     return an == bn
@@ -528,10 +623,11 @@ class Normalizer:
     root uses more than once as one atom, and unifies atoms whose arguments agree modulo those sums.
     `limit` bounds the monomial products of one sum, product or ratio: beyond it `ExpansionLimit` is
     raised (None: no bound), for an attempt that must give way to cheaper steps when it would expand.
+    `budget` (a `Budget`, None: none) bounds the work of everything it does, in all (`bounded`).
     """
 
     def __init__(self, shared=None, limit: int | None = None, trace: list | None = None,
-                 boundary: bool = True) -> None:
+                 boundary: bool = True, budget: Budget | None = None) -> None:
         self.memo: dict[Expr, NormalForm] = {}
         self.bools: dict[Expr, Expr] = {}
         self.differences: dict[Expr, NormalForm] = {}   # normalized comparison -> its d (of `d < 0`, ...)
@@ -542,6 +638,16 @@ class Normalizer:
         # the select-boundary rules, off in the normalizer that proves their premise: nested selects (an argmax
         # chain) would otherwise prove each level's premise again inside the last one's, exponentially
         self.boundary = boundary
+        self.budget = budget
+
+    def bounded(self, budget: Budget) -> Normalizer:
+        """This normalizer with `budget` on its work: the same memo, so what a bounded attempt normalized before
+        it gave up is not done again, and what it finishes serves later calls. Giving up midway leaves the memo
+        sound: an entry is only ever the complete normal form of its node (a sum consumed in place was taken
+        out of the memo before its parent's step, `_take`), so a later call normalizes what is missing."""
+        view = Normalizer(self.shared, self.limit, self.trace, self.boundary, budget)
+        view.memo, view.bools, view.differences, view.totals = self.memo, self.bools, self.differences, self.totals
+        return view
 
     def clear(self) -> None:
         self.memo.clear()
@@ -555,6 +661,8 @@ class Normalizer:
         if hit is not None:
             return hit
         order = E.postorder(root, self.memo)
+        if self.budget is not None:
+            self.budget.spend(NODE_WORK * len(order))
         parents: dict[Expr, int] = {}
         get = parents.get
         for node in order:
@@ -623,8 +731,9 @@ class Normalizer:
                 raise ExpansionLimit(f"a product of {size_a} by {size_b} terms")
 
     def _fresh(self) -> Normalizer:
-        """A new normalizer in the same mode (for a small expression built while normalizing)."""
-        return Normalizer(self.shared, self.limit, self.trace, self.boundary)
+        """A new normalizer in the same mode (for a small expression built while normalizing), spending from
+        the same budget."""
+        return Normalizer(self.shared, self.limit, self.trace, self.boundary, self.budget)
 
     def _arg(self, child: Expr) -> Expr:
         if child.op in E.BOOLEAN:
@@ -647,6 +756,8 @@ class Normalizer:
             found = self._apply("shared-atom", lambda: node, node)   # (found before building this one's argument)
             if found is not None:
                 return found
+        if self.budget is not None:
+            self.budget.spend(sum(_size(self.memo[c]) for c in node.args if c.op not in E.BOOLEAN) + len(node.args))
         args = tuple(self._arg(c) for c in node.args)
         if op is E.RSQRT:
             recip = self._apply("rsqrt-recip", lambda: node, node, args)
@@ -748,12 +859,18 @@ def _constant(norm: Normalizer, node: Expr, owned: set) -> NormalForm:
 def _sum(norm: Normalizer, node: Expr, owned: set) -> NormalForm:
     (a, own_a), (b, own_b) = norm._take(node.args[0], owned), norm._take(node.args[1], owned)
     if a.scale is not None or b.scale is not None:
+        if norm.budget is not None:
+            norm.budget.spend(_add_cost(a, b))
         return nf_add(a, b)
     if a.den is None and b.den is None:
         if own_b and (len(b.num) > len(a.num) or not own_a):
             a, b, own_a = b, a, True
+        if norm.budget is not None:
+            norm.budget.spend(len(b.num) + (0 if own_a else len(a.num)))   # (in place: b's terms only)
         return NormalForm(p_add(a.num, b.num, into=own_a))
     norm._bound(a, b)
+    if norm.budget is not None:
+        norm.budget.spend(_add_cost(a, b))
     return nf_add(a, b)
 
 
@@ -762,6 +879,8 @@ def _sum(norm: Normalizer, node: Expr, owned: set) -> NormalForm:
 def _product(norm: Normalizer, node: Expr, owned: set) -> NormalForm:
     a, b = norm.memo[node.args[0]], norm.memo[node.args[1]]
     norm._bound(a, b)
+    if norm.budget is not None:
+        norm.budget.spend(_mul_cost(a, b))
     nf = nf_mul(a, b)
     return norm._radicals(nf) if SQRT_ARGS else nf
 
@@ -770,6 +889,8 @@ def _product(norm: Normalizer, node: Expr, owned: set) -> NormalForm:
 def _quotient(norm: Normalizer, node: Expr, owned: set) -> NormalForm:
     a, b = norm.memo[node.args[0]], norm.memo[node.args[1]]
     norm._bound(a, b)
+    if norm.budget is not None:
+        norm.budget.spend(_div_cost(a, b))
     nf = nf_div(a, b)
     return norm._radicals(nf) if SQRT_ARGS else nf
 
@@ -779,6 +900,8 @@ def _exponential_step(norm: Normalizer, node: Expr, owned: set) -> NormalForm:
     """2^p for a polynomial p (or one a monomial divides exactly) is c·2^(p − k) with the integer part k of
     p's constant term in c; any other exponent leaves an opaque atom."""
     arg = norm.memo[node.args[0]]
+    if norm.budget is not None:
+        norm.budget.spend(2 * _size(arg))
     num = arg.num if arg.den is None else p_divide(arg.num, arg.den)
     if num is not None:
         e, k = _intern_exponent(num)
@@ -793,7 +916,13 @@ def _atom_step(norm: Normalizer, node: Expr, owned: set) -> NormalForm:
 
 @rewrite("radicals", "sqrt-square", "sqrt-square-odd")
 def _radicals_rewrite(norm: Normalizer, nf: NormalForm) -> NormalForm:
-    return _reduce_radicals(nf)
+    if norm.budget is not None:
+        norm.budget.spend(_size(nf))
+    out = _reduce_radicals(nf)
+    if out is not nf:   # (spent after: the terms the square roots' arguments brought in)
+        if norm.budget is not None:
+            norm.budget.spend(_size(out))
+    return out
 
 
 @rewrite("shared-atom", "congruence", "shared-pivot", "rsqrt-recip")
@@ -896,11 +1025,19 @@ def _select_nested(norm: Normalizer, state: tuple) -> tuple | None:
     return cond, x, y, nx, ny
 
 
+def _spend_on_arms(norm: Normalizer, times: int, *arms: Expr) -> None:
+    """Spend what a rewrite that substitutes into the arms `times` times and normalizes the results costs (its
+    normalizations spend their own visits too; this is the substituting, the walks of the premise's tests)."""
+    if norm.budget is not None:
+        norm.budget.spend(NODE_WORK * times * sum(len(E.postorder(a)) for a in arms))
+
+
 def _arms_agree_where_zero(norm: Normalizer, d: NormalForm, x: Expr, y: Expr) -> bool:
     """x = y wherever d = 0, proved by boundary.py (a bounded or failing normalization proves nothing)."""
     same = equal if norm.shared is None else norm.shared.equal
+    _spend_on_arms(norm, 2, x, y)
     try:
-        return agree_where_zero(d, x, y, Normalizer(norm.shared, norm.limit, norm.trace, boundary=False), same,
+        return agree_where_zero(d, x, y, Normalizer(norm.shared, norm.limit, norm.trace, False, norm.budget), same,
                                 norm.totals, poly_to_expr)
     except (ExpansionLimit, Unsupported):
         return False
@@ -982,6 +1119,7 @@ def _select_through(norm: Normalizer, state: tuple) -> Expr | None:
     if pair is None or not all(E.is_total(e, norm.totals) for e in (x, y, *pair)):
         return None
     same = equal if norm.shared is None else norm.shared.equal
+    _spend_on_arms(norm, 4, x, y)
     return through_extremum(pair, x, y, norm._fresh(), same)
 
 
@@ -989,6 +1127,8 @@ def _select_through(norm: Normalizer, state: tuple) -> Expr | None:
 def _compare(norm: Normalizer, node: Expr) -> Expr:
     """a op b is (a − b) op 0, the difference normalized (and kept for the select rewrites)."""
     a, b = (norm.memo[c] for c in node.args)
+    if norm.budget is not None:
+        norm.budget.spend(2 * _add_cost(a, b))
     nf = nf_sub(a, b)
     result = E.rebuild(node, (to_expr(nf), E.ZERO))
     if result.op in E.COMPARISONS:   # (not a constant folded to true/false)

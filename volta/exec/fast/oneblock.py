@@ -23,7 +23,9 @@ from volta.symbolic.expr import Expr
 
 MAX_STEPS = 64
 _DIRECT = {"add": E.add, "sub": E.sub, "mul": E.mul, "fma": E.fma, "mad": E.fma, "neg": E.neg,
-           "max": E.maximum, "min": E.minimum}   # realops.TABLE without `d` (no .relu: arith_shape)
+           "max": E.maximum, "min": E.minimum, "div": E.div, "ex2": E.exp2, "sqrt": E.sqrt, "rsqrt": E.rsqrt,
+           "lg2": E.lg2, "tanh": E.tanh, "sin": E.sin, "cos": E.cos}   # realops.TABLE without `d` (no .relu:
+# arith_shape; rcp reads `d`: .approx is its own atom, so it takes the step closure)
 
 
 class Block:

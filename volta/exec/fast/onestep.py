@@ -27,7 +27,11 @@ from volta.symbolic import expr as E
 from volta.symbolic.expr import Expr
 
 LANE0 = np.zeros(1, np.int64)
-_DATA_OPS = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "mad": 3, "neg": 1, "max": 2, "min": 2}   # realops.TABLE: arity
+# float instructions on data whose expression is realops.TABLE's (what Machine._real_compute builds), by arity:
+# the ring operations, max/min, and division, reciprocal, 2^x, roots, log2 and the approximated functions (an
+# attention reference's exponentials and normalization ran through the general path, one step at a time)
+_DATA_OPS = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "mad": 3, "neg": 1, "max": 2, "min": 2, "div": 2, "rcp": 1,
+             "ex2": 1, "sqrt": 1, "rsqrt": 1, "lg2": 1, "tanh": 1, "sin": 1, "cos": 1}
 GLOBAL_SHIFT = REGION_SHIFT[".global"]
 OFFSET_MASK = (1 << GLOBAL_SHIFT) - 1
 MASK64 = (1 << 64) - 1
@@ -183,7 +187,7 @@ def arith_shape(m, op, regs):
 
 def _arith(m, op, regs):
     """Register arithmetic: concrete operands by intscalar or compute.TABLE (the bits Machine._compute
-    writes), tensor data by realops.TABLE for add/sub/mul/fma/mad/neg/max/min of .f32/.f64."""
+    writes), tensor data by realops.TABLE for the .f32/.f64 instructions of _DATA_OPS."""
     shape = arith_shape(m, op, regs)
     if shape is None:
         return None

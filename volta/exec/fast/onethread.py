@@ -9,9 +9,10 @@ volta/exec/fast/oneblock.py compiles straight-line runs of them into one functio
 `Machine._real_compute` (realops.TABLE), and loads of input elements are their leaves. A closure answers
 None when its instruction is outside that: it has then changed nothing, the cache is written back to the
 machine, and `Machine.step_once` executes the instruction with the machine's own handlers (stores,
-barriers, special registers, ex2, max, data-dependent branches, anything unusual) before the cache is
-refilled. So there is one set of semantics; this module
-only skips the lanes, and anything it does not know exactly goes through the general path.
+barriers, special registers, calls, data-dependent branches, anything unusual) before the cache is
+refilled (only the registers that instruction names, when it touches no others: `_confined`). So there is
+one set of semantics; this module only skips the lanes, and anything it does not know exactly goes through
+the general path.
 
 Bits of a data register are placeholders in `volta check` (its inputs are symbolic): a data result gets
 bits 0 here, as no decision reads them (addresses and branches on data are refused through the flags).
@@ -28,6 +29,8 @@ from volta.exec.fast.oneblock import compile_block
 from volta.exec.fast.onestep import compile_step
 from volta.exec.state.lanesym import LaneSym
 from volta.exec.state.services import RUN, UNDEF
+from volta.ir.nodes import ExternCall, RegRef, SpecialRef, VarRef
+from volta.ptx import ast
 
 
 def applies(m, plain: bool) -> bool:
@@ -82,8 +85,23 @@ class Registers:
 
     def spill(self):
         """Write the registers changed since the last fill back into the machine's lane arrays."""
+        self._write_back(self.dirty)
+        self.dirty.clear()   # in place: the decoded closures hold these two containers
+        self.vals[:] = self.empty
+
+    def spill_named(self, registers) -> None:
+        """Write back and forget only `registers` (those one instruction names): the general path then runs an
+        instruction that reads and writes no others, and the rest of the cache stays (`_confined`)."""
+        named = self.dirty.intersection(registers)
+        self._write_back(named)
+        self.dirty -= named
+        vals = self.vals
+        for i in registers:
+            vals[i] = None
+
+    def _write_back(self, registers):
         m, lane = self.m, self.lane
-        for i in self.dirty:
+        for i in registers:
             bits, flags, e = self.vals[i]
             if m.regs[i] is None:
                 m.regs[i] = np.zeros(m.L, np.uint64)
@@ -106,8 +124,6 @@ class Registers:
                 m.sym[i] = sym
             else:
                 m._write_sym(i, self.lanes, sym)   # (a LaneSym of the other lanes is kept or materialized)
-        self.dirty.clear()   # in place: the decoded closures hold these two containers
-        self.vals[:] = self.empty
 
 
 def _expr_of(s, lanes):
@@ -139,21 +155,78 @@ def run(m):
 
 
 def _run(m):
+    """Decoded steps up to an instruction they do not cover, that one by the general path, and again. Before the
+    general path runs, the register cache is written back: only the registers the instruction names when it
+    is confined to them (`_confined`; the attention reference's call to exp and its parameter stores and loads,
+    once a key, then leave its 64 accumulators cached, where writing back and reloading them was a fifth of
+    its run), else all of it."""
     ops = m.prog.ops
     state = _state(m)
     regs = state[0]
     max_steps = limits.current().step_limit
     pc = int(m.pc[0])
-    while True:
-        base = m.steps
-        running = m.status[0] == RUN and 0 <= pc < len(ops)
-        done = _steps(m, ops, state, pc, base, max_steps, len(ops) + 1) if running else 0
-        pc = regs.pc if running else pc
-        _count(m, regs, base, done)
-        m.pc[0] = pc
-        if not m.step_once(max_steps):
-            return
-        pc = int(m.pc[0])
+    named: dict = {}   # pc -> the registers its instruction names (None: not confined to them)
+    try:
+        while True:
+            base = m.steps
+            running = m.status[0] == RUN and 0 <= pc < len(ops)
+            done = _steps(m, ops, state, pc, base, max_steps, len(ops) + 1) if running else 0
+            pc = regs.pc if running else pc
+            _count(m, regs, base, done, spill=False)
+            m.pc[0] = pc
+            touched = _confined(ops[pc], regs, named) if running and pc < len(ops) else None
+            if touched is None:
+                regs.spill()
+            else:
+                regs.spill_named(touched)
+            if not m.step_once(max_steps):
+                return
+            pc = int(m.pc[0])
+    finally:
+        regs.spill()   # (at the end, and on the way out of an error: the machine's registers as they are)
+
+
+def _confined(op, regs, named: dict):
+    """The registers `op` names, when the general path's step of it (one thread at a plain instruction) reads
+    and writes no other register: its operands and guard are all it touches, unless the guard is on data
+    (if-conversion runs a whole region as one step, volta/exec/handlers/ifconvert.py) or never written.
+    None otherwise (an operand of a kind not listed here, too: the whole cache is written back then)."""
+    found = named.get(op.index, False)
+    if found is False:
+        out: set = set()
+        found = named[op.index] = frozenset(out) if all(_registers(o, out) for o in op.operands) else None
+    if found is not None and op.guard is not None:
+        g = op.guard[0]
+        v = regs.vals[g] or regs.fill(g)
+        if v[1]:
+            return None
+        found = found | {g}
+    return found
+
+
+_NO_REGISTERS = (ast.Imm, ast.FloatImm, ast.Sym, ast.Sink, VarRef, SpecialRef, ExternCall, str, int)   # (str, int: a
+# branch target)
+
+
+def _registers(operand, out: set) -> bool:
+    """Add the registers an operand names to `out`; False for an operand of a kind not known here."""
+    if isinstance(operand, RegRef):
+        out.add(operand.index)
+    elif isinstance(operand, (tuple, list)):
+        return all(_registers(o, out) for o in operand)
+    elif isinstance(operand, ast.NotReg):
+        return _registers(operand.reg, out)
+    elif isinstance(operand, ast.Pair):
+        return _registers(operand.first, out) and _registers(operand.second, out)
+    elif isinstance(operand, ast.Vector):
+        return _registers(operand.elems, out)
+    elif isinstance(operand, ast.Address):
+        return operand.coords is None and _registers(operand.base, out)
+    elif isinstance(operand, ast.ParenList):
+        return _registers(operand.items, out)
+    elif not isinstance(operand, _NO_REGISTERS) and operand is not None:
+        return False
+    return True
 
 
 def solo(m, lane: int, below: int) -> int:
@@ -181,11 +254,12 @@ def _state(m):
     return m.solo_state
 
 
-def _count(m, regs, base, done):
+def _count(m, regs, base, done, spill: bool = True):
     m.steps = base + done
     m.thread_instructions += done - regs.skipped
     regs.skipped = 0
-    regs.spill()
+    if spill:
+        regs.spill()
 
 
 def _steps(m, ops, state, pc, base, max_steps, below):
