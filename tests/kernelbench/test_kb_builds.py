@@ -43,6 +43,8 @@ def test_candidate(problem_dir, name, want, capsys):
         assert len(failed) == 1, builds
         assert failed[0]["fell_back"] == (state == "fell-back") and failed[0]["escaped"] == (state == "escaped")
         assert failed[0]["message"] and failed[0]["exception"] in ("RuntimeError", "ImportError", "TypeError", "ValueError")
+    if "proved_by" in want:   # how every element was decided (a normal-form rule, not the solver's luck)
+        assert report["proved_by"] == {want["proved_by"]: report["compared"]}, report["proved_by"]
     if "gemm_precision" in want:   # every GEMM ran, with the precision its math mode allows
         assert report["gemms"], report
         assert all((g["precision"] or "none") == want["gemm_precision"] for g in report["gemms"]), report["gemms"]

@@ -219,3 +219,19 @@ def test_lead_free_keeps_the_value(coeffs, shift, const, scale):
     env = {E.var("s", k): (k - 1) / 2 for k in range(3)} | {E.var("w", 0): 5 / 3, a: 1.0}
     before = evaluate_float(to_expr(nf), env)
     assert evaluate_float(to_expr(N._lead_free(nf)), env) == pytest.approx(before, rel=1e-12)
+
+
+@given(lo=st.integers(-8, 8), width=st.integers(-3, 8), x=st.fractions(-20, 20), y=st.fractions(-20, 20))
+@settings(max_examples=60, deadline=None)
+def test_a_clamp_has_one_normal_form_in_either_order(lo, width, x, y):
+    """max(min(v, hi), lo) and min(max(v, lo), hi) are one function for constants lo <= hi (rule clamp-order:
+    hardswish and relu6 kernels write the first, torch's clamp the second), and different where lo > hi; the
+    normal form keeps the value either way (v a sum, or itself a min chain; v's constant term is no bound, else
+    rule max-common takes it out of one side first)."""
+    hi = lo + width
+    for v in (a + F(1, 3), E.minimum(a, b)):
+        min_inside = E.maximum(E.minimum(v, E.const(hi)), E.const(lo))
+        max_inside = E.minimum(E.maximum(v, E.const(lo)), E.const(hi))
+        assert equal_exprs(min_inside, max_inside) == (lo <= hi)
+        point = {a: x, b: y}
+        assert evaluate(to_expr(normalize(min_inside)), point) == evaluate(min_inside, point)

@@ -1,6 +1,7 @@
 """Max and min in normal forms: canonical n-ary chains, and selects that are a function at a max or a min.
 
-`minmax` is the one canonical form of a max/min atom (flattened, constants folded, sorted by node id).
+`minmax` is the one canonical form of a max/min atom (flattened, constants folded, sorted by node id; a clamp
+between constants lo <= hi always min(max(x, lo), hi), whichever order the kernel wrote: rule clamp-order).
 `through_extremum` is rules select-max-through and select-min-through: for any function F,
 `u < w ? F(w) : F(u)` is F(max(u, w)) and `u < w ? F(u) : F(w)` is F(min(u, w)) (with <= too: where
 u = w every form agrees). The branchy online softmax `if (v > m) { d *= exp(m - v); m = v; }` is
@@ -47,12 +48,30 @@ def minmax(op: Op, args) -> Expr:
             else:
                 flat[x] = None
     items = sorted(flat, key=lambda n: n.id)
+    if op is E.MAX and best is not None and len(items) == 1:
+        clamp = _clamp(items[0], best)
+        if clamp is not None:
+            return clamp
     if best is not None:
         items.insert(0, best)
     acc = items[0]
     for x in items[1:]:
         acc = E._make(op, (acc, x))
     return acc
+
+
+def _clamp(inner: Expr, lo: Expr) -> Expr | None:
+    """max(min(y, hi), lo) as min(max(y, lo), hi) when lo <= hi (rule clamp-order; y the min chain's other
+    arguments), else None: for y <= lo both are lo, between them y, above hi both are hi."""
+    if inner.op is not E.MIN:
+        return None
+    args = minmax_args(E.MIN, inner)
+    consts = [x for x in args if x.op is E.CONST]
+    if len(consts) != 1 or not lo.data <= consts[0].data:
+        return None
+    rest = [x for x in args if x.op is not E.CONST]
+    y = rest[0] if len(rest) == 1 else minmax(E.MIN, rest)
+    return minmax(E.MIN, (minmax(E.MAX, (y, lo)), consts[0]))
 
 
 def ordered_pair(d) -> tuple[Expr, Expr] | None:

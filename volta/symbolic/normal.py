@@ -979,7 +979,7 @@ def _common_terms(norm: Normalizer, node: Expr, args: tuple) -> NormalForm | Non
 
 
 @rewrite("minmax", "max-assoc", "min-assoc", "max-dedupe", "min-dedupe", "max-consts", "min-consts",
-         "max-comm", "max-comm-min", "max-self", "min-self")
+         "max-comm", "max-comm-min", "max-self", "min-self", "clamp-order")
 def _minmax(norm: Normalizer, op, args: tuple) -> Expr:
     """max/min as its canonical chain (volta/symbolic/extrema.py)."""
     return minmax(op, args)

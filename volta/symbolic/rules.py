@@ -130,6 +130,9 @@ RULES: tuple[Rule, ...] = (
     R("min-dedupe",     "min(min(a, b), a)",     "min(a, b)"),
     R("max-consts",     "max(max(a, 2), 3)",     "max(a, 3)"),
     R("min-consts",     "min(min(a, 2), 3)",     "min(a, 2)"),
+    # a clamp is written min-inside (fmaxf(lo, fminf(hi, x)): hardswish, relu6, hardtanh) or max-inside (torch's
+    # clamp): for constants lo <= hi both are one function, kept as min(max(x, lo), hi)
+    R("clamp-order",    "max(min(a, d), c)",     "min(max(a, c), d)",   assume=("le(c, d)",)),
     R("max-comm-min",   "min(a, b)",             "min(b, a)",           used_by="expr"),
     # a select of u < w whose arms are one total function F at w and at u is F at max/min (f stands for
     # any function; normal.py finds F by substitution and applies it to arms without partial operations),
