@@ -146,7 +146,7 @@ def run(problem: str, candidate: str, sizes: dict, options: CheckOptions, *, sav
     limits.disarm()       # each stage keeps the deadline (a worker its own timer, then the parent's kill; `_stage`)
     try:
         if options.tolerance is not None:
-            return _whole(job, save_counterexample)
+            return _stage_named(_whole(job, save_counterexample), "the check in its worker")
         first = _candidate_side(job, save_counterexample)
         if isinstance(first, Confined):
             return first
@@ -155,9 +155,23 @@ def run(problem: str, candidate: str, sizes: dict, options: CheckOptions, *, sav
     except OutOfTime as end:            # before a worker started: it printed nothing
         return _ended(job.names, end, "", explain)
     if second.exit_code != 0:
-        return second
+        return _stage_named(second, f"the whole check in a fresh worker, after the first run (without the "
+                                    f"reference) did not decide: {reason[:300]}")
     return _ended(job.names, process.Ended("rejected", f"{ONLY_WITH_REFERENCE} Without them, {reason}"),
                   second.report.get("candidate_output", ""), job.explain, STATE_READ)
+
+
+def _stage_named(answer: Confined, stage: str) -> Confined:
+    """`answer` with a note naming the stage that ran out of --timeout, where one did (the check's own message says
+    only that the deadline passed)."""
+    why = answer.report.get("unsupported")
+    if answer.exit_code != 3 or type(why) is not dict or "ran out" not in str(why.get("message")):
+        return answer
+    note = f"what ran out of --timeout: {stage}"
+    answer.report["notes"] = list(answer.report["notes"]) + [note]
+    answer.rendered = dict(answer.rendered, text=f"{answer.rendered['text']}\n  note: {note}",
+                           json=json.dumps(answer.report, indent=2))
+    return answer
 
 
 def _checked(channel: process.Channel, job: _Job, witness: str | None, evidence: Evidence, reference=None,
@@ -280,7 +294,8 @@ def _candidate_side(job: _Job, save_counterexample: str | None):
             answer = _report_of(worker, job, "reporting the candidate's run")
             if answer.exit_code != 3:
                 raise process.Ended("rejected", "the worker's report is not the run it claimed")
-            return _passed(answer, verify.Decided(), missing, worker.printed(), None, None, None)
+            return _stage_named(_passed(answer, verify.Decided(), missing, worker.printed(), None, None, None),
+                                "the candidate's first run in its worker (without the reference)")
         instances = wire.read_evidence(worker.receive_bytes("sending what the candidate computed", wire.MAX_FRAME))
         with _stage(job, "deciding the candidate's run in Volta's process"):
             if first is not None and first.verdict == "differs" and claim["exit_code"] == 0:
@@ -462,11 +477,13 @@ def _whole(job: _Job, save_counterexample: str | None, reference=None) -> Confin
         return _malformed(job, worker, err)
     finally:
         worker.close()
-    try:
-        with _stage(job, "deciding the whole check's passing verdict in Volta's process"):
-            decided = verify.decide(job.names[0], job.sizes, job.options, answer.report, instances, reference)
-    except OutOfTime as end:
-        return _ended(job.names, end, printed, job.explain)
+    decided = verify.Decided()
+    if answer.exit_code == 0:       # only a passing verdict is decided again here (`verify.decide`)
+        try:
+            with _stage(job, "deciding the whole check's passing verdict in Volta's process"):
+                decided = verify.decide(job.names[0], job.sizes, job.options, answer.report, instances, reference)
+        except OutOfTime as end:
+            return _ended(job.names, end, printed, job.explain)
     if decided.verdict is not None:
         return _ended(job.names, process.Ended(decided.verdict, decided.reason), printed, job.explain, NOT_BORNE)
     return _passed(answer, decided, missing, printed, save_counterexample, saved, witness)
