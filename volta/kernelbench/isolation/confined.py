@@ -30,6 +30,11 @@ patch of Volta's code, a malformed message) gives REJECTED, exit 1; past its tim
 exit 3 — never EQUIVALENT; a claim the evidence does not bear is REJECTED (or UNKNOWN where this process
 cannot decide). The residual risk (the candidate's torch ops are computed in its interpreter) is in
 docs/sandbox.md.
+
+One deadline bounds the command (docs/sandbox.md, Time): `limits.current()` made it when the command started, and
+every stage gets what is left of it — a worker (`_worker`: its own timer at the deadline, the parent's kill
+MARGIN_SECONDS past it), a stage in this process (`_stage`). A stage that starts with nothing left is not started:
+UNKNOWN naming it (`OutOfTime`), a report in every format all the same.
 """
 from __future__ import annotations
 
