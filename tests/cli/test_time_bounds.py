@@ -130,3 +130,16 @@ def test_the_clock_is_read_about_every_check_seconds_whatever_a_step_costs():
     fast_then_slow.every = limits.MAX_CHECK_EVERY
     fast_then_slow.advance(limits.MAX_CHECK_EVERY, 20.0)   # 4096 steps took 20 s (5 ms each): shrink at once
     assert fast_then_slow.every == int(limits.MAX_CHECK_EVERY * limits.CHECK_SECONDS / 20.0)
+
+
+def test_a_stage_given_the_command_s_deadline_gets_what_is_left_not_the_timeout_afresh():
+    """`limits.using(deadline=...)`: a stage of a command (a worker, a decision) keeps the command's deadline; the
+    message still names --timeout as the user gave it."""
+    with limits.using(timeout=60) as command:
+        with limits.using(timeout=60, deadline=command.deadline - 59.5) as stage:
+            assert stage.deadline == command.deadline - 59.5 and 0 < stage.left() <= 0.5
+            stage.deadline -= 1
+            with pytest.raises(limits.Timeout, match=r"--timeout 60 s ran out while deciding"):
+                stage.check_deadline("deciding")
+        assert limits.current() is command and command.left() > 50
+    assert limits.current().left() is None

@@ -9,12 +9,14 @@ import re
 import select
 import socket
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from volta.cli import run as cli
+from volta.exec import limits
 from volta.kernelbench import compare
 from volta.kernelbench.check import CheckOptions, check
 from volta.kernelbench.evidence import Evidence, ReferenceFacts
@@ -253,6 +255,69 @@ def test_a_candidate_that_ignores_the_timer_is_killed_past_the_time_limit(capsys
     assert (code, r["verdict"]) == (3, "unsupported")
     assert "ran past the time limit" in r["unsupported"]["message"]
     assert "EQUIVALENT" not in r["candidate_output"]          # killed: no exit handler runs
+
+
+def _chunk_seconds() -> float:
+    """What one chunk of slow_then_zeros.py's host loop takes on this machine now (the fastest of five)."""
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        sum(range(1_000_000))
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+@pytest.mark.slow   # runs to its 16 s --timeout by design
+def test_one_deadline_bounds_the_whole_command_and_its_json_report_is_printed(capsys, tmp_path, unharmed):
+    """The first run (without the reference) takes most of --timeout in the candidate's host loop, and its
+    difference (with --ragged) sends the candidate to the whole check in a fresh worker, which needs as long again:
+    it gets only what is left, runs out, and the command still prints its JSON report, UNSUPPORTED naming the
+    stage, within --timeout plus MARGIN_SECONDS (docs/sandbox.md, Time). With --timeout given afresh to each stage
+    the whole check finished: NOT EQUIVALENT after about twice as long."""
+    timeout = 16
+    chunks = int(0.375 * timeout / _chunk_seconds())       # each run of the candidate (and its ragged run) loops
+    candidate = tmp_path / "slow_then_zeros.py"
+    candidate.write_text((DATA / "slow_then_zeros.py").read_text().replace("CHUNKS = 300", f"CHUNKS = {chunks}"))
+    start = time.monotonic()
+    code = cli(["kernelbench", PROBLEM, str(candidate), "--ragged", "--json", "--timeout", str(timeout), "-q"])
+    wall = time.monotonic() - start
+    r = json.loads(capsys.readouterr().out)
+    assert (code, r["verdict"]) in ((3, "unsupported"), (3, "unknown")), r
+    assert "ran out" in r["unsupported"]["message"]
+    assert any(n.startswith("what ran out of --timeout: ") for n in r["notes"]) or "before" in r["unsupported"][
+        "message"], r["notes"]
+    assert wall <= timeout + confined.MARGIN_SECONDS
+
+
+def test_a_stage_that_starts_with_nothing_left_is_not_started(monkeypatch):
+    """Past the command's deadline no worker is started: UNKNOWN naming the stage, with a report in every
+    format."""
+    def refused(*args, **kwargs):
+        raise AssertionError("a worker was started past the deadline")
+
+    monkeypatch.setattr(process, "Worker", refused)
+    with limits.using(timeout=60) as lim:
+        lim.deadline = time.monotonic() - 1
+        answer = confined.run(PROBLEM, str(DATA / "honest.py"), {}, CheckOptions())
+    assert (answer.verdict, answer.exit_code) == ("unknown", 3)
+    assert answer.report["unsupported"]["message"].startswith(
+        "--timeout 60 s ran out before starting the candidate's worker")
+    assert answer.report["notes"] == [confined.OUT_OF_TIME]
+    assert json.loads(answer.rendered["json"])["verdict"] == "unknown" and "UNKNOWN" in answer.rendered["text"]
+
+
+def test_a_stage_in_volta_s_process_gets_what_is_left_and_names_itself_when_it_runs_out():
+    """`_stage` gives the stage the command's deadline, not --timeout afresh: a stage running past it ends with
+    OutOfTime naming it (UNKNOWN)."""
+    with limits.using(timeout=60) as lim:
+        lim.deadline = time.monotonic() + 0.2
+        job = confined._Job(("p", "c"), ("p", "c"), ".", {}, CheckOptions(), False, lim)
+        with pytest.raises(confined.OutOfTime, match="ran out while deciding something") as out:
+            with confined._stage(job, "deciding something"):
+                assert limits.current().deadline == lim.deadline
+                while True:
+                    time.sleep(0.01)
+        assert out.value.verdict == "unknown"
 
 
 def test_a_50_gb_allocation_is_unsupported_out_of_memory(capsys, unharmed):

@@ -90,6 +90,10 @@ class Limits:
     def expired(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
 
+    def left(self) -> float | None:
+        """Seconds left before the deadline (negative past it); None without --timeout."""
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
     def check_deadline(self, what: str) -> None:
         if self.expired():
             raise Timeout(f"--timeout {self.timeout:g} s ran out while {what}")
@@ -184,19 +188,25 @@ def _uninterruptible(frame) -> bool:
 
 
 @contextlib.contextmanager
-def using(max_memory=None, max_steps=None, timeout=None, progress=None):
-    """Set the limits for one command (restored afterwards, so in-process callers and tests nest)."""
+def using(max_memory=None, max_steps=None, timeout=None, progress=None, deadline=None):
+    """Set the limits for one command (restored afterwards, so in-process callers and tests nest).
+
+    `deadline` (a time.monotonic() value) is the command's deadline made earlier, for a stage of it (a worker
+    process, a decision after it): the stage gets what is left of `timeout`, not `timeout` afresh, so that
+    the stages together stay within it. The clock is the system's monotonic one, shared by forked workers."""
     global _CURRENT
     previous = _CURRENT
     lim = Limits(max_memory=max_memory, max_steps=max_steps, timeout=timeout, progress=progress)
-    if timeout is not None:
+    if deadline is not None:
+        lim.deadline = deadline
+    elif timeout is not None:
         lim.deadline = lim.start + timeout
-    armed = timeout is not None and threading.current_thread() is threading.main_thread()
+    armed = lim.deadline is not None and threading.current_thread() is threading.main_thread()
     old_handler = None
     if armed:
         old_handler = signal.signal(signal.SIGALRM, _on_alarm)
         # repeats every 0.5 s past the deadline, in case a broad `except` somewhere swallowed one
-        signal.setitimer(signal.ITIMER_REAL, max(timeout, 0.001), 0.5)
+        signal.setitimer(signal.ITIMER_REAL, max(lim.deadline - time.monotonic(), 0.001), 0.5)
     _CURRENT = lim
     try:
         yield lim

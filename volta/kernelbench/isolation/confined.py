@@ -30,9 +30,15 @@ patch of Volta's code, a malformed message) gives REJECTED, exit 1; past its tim
 exit 3 — never EQUIVALENT; a claim the evidence does not bear is REJECTED (or UNKNOWN where this process
 cannot decide). The residual risk (the candidate's torch ops are computed in its interpreter) is in
 docs/sandbox.md.
+
+One deadline bounds the command (docs/sandbox.md, Time): `limits.current()` made it when the command started, and
+every stage gets what is left of it — a worker (`_worker`: its own timer at the deadline, the parent's kill
+MARGIN_SECONDS past it), a stage in this process (`_stage`). A stage that starts with nothing left is not started:
+UNKNOWN naming it (`OutOfTime`), a report in every format all the same.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -58,7 +64,8 @@ FORMATS = ("text", "json", "sarif", "junit")
 EXIT_OF = {"equivalent": 0, "within-tolerance": 0, "not-equivalent": 1, "findings": 1, "precision": 1,
            "rejected": 1, "unsupported": 3, "unknown": 3}
 DEFAULT_SECONDS = 1800.0    # the worker's wall-clock and CPU limit when no --timeout is given
-MARGIN_SECONDS = 10.0       # beyond --timeout: the worker's start, the rounding up of a check past its deadline
+MARGIN_SECONDS = 10.0       # beyond the command's deadline: the parent kills a worker that its own timer did not
+#                             stop (candidate code that ignores SIGALRM, a long C call), or that is still reporting
 RAISED = {"usage": UsageError, "parse": PtxSyntaxError, "unknown": limits.Timeout, "unsupported": Unsupported,
           "error": UsageError}    # the errors a check raises, by the name the worker sends (VoltaError: exit 2)
 WITNESS_NAME = "counterexample.npz"
@@ -67,6 +74,15 @@ NUMERIC_KINDS = "biufcU"    # numpy dtype kinds a counterexample holds (numbers,
 
 class Malformed(Exception):
     """The worker's answer is not what Volta's worker sends."""
+
+
+class OutOfTime(process.Ended):
+    """The command's --timeout ran out before or during one of its stages (a worker's start, the reference run
+    here, a decision here, the re-run of a difference): UNKNOWN, naming the stage; nothing is claimed."""
+
+    def __init__(self, lim: limits.Limits, stage: str):
+        super().__init__("unknown", f"--timeout {lim.timeout:g} s ran out {stage}: nothing is claimed about "
+                                    f"equivalence (a longer --timeout may decide)")
 
 
 @dataclass
@@ -89,8 +105,33 @@ class _Job:
     sizes: dict
     options: CheckOptions
     explain: bool
-    limits: object          # exec.limits.Limits of the command
-    bounds: process.Limits
+    limits: limits.Limits   # of the command: its deadline, made when it started, bounds every stage
+
+
+def _worker(job: _Job, work, doing: str) -> process.Worker:
+    """A worker for `work`, killed MARGIN_SECONDS past the command's deadline (its own timer ends its check at
+    the deadline); not started when nothing is left."""
+    lim = job.limits
+    left = lim.left()
+    if left is not None and left <= 0:
+        raise OutOfTime(lim, f"before {doing}")
+    seconds = DEFAULT_SECONDS if left is None else round(left + MARGIN_SECONDS, 1)
+    return process.Worker(work, process.Limits(seconds=seconds, memory=lim.memory_limit))
+
+
+@contextlib.contextmanager
+def _stage(job: _Job, doing: str):
+    """A stage of the command in this process (the reference run, a decision), within what is left of the
+    command's deadline: OutOfTime when nothing is left at its start (it is not started) or it runs out."""
+    lim = job.limits
+    left = lim.left()
+    if left is not None and left <= 0:
+        raise OutOfTime(lim, f"before {doing}")
+    try:
+        with limits.using(max_memory=lim.max_memory, timeout=lim.timeout, deadline=lim.deadline):
+            yield
+    except limits.Timeout:
+        raise OutOfTime(lim, f"while {doing}") from None
 
 
 def run(problem: str, candidate: str, sizes: dict, options: CheckOptions, *, save_counterexample: str | None = None,
@@ -105,21 +146,37 @@ def run(problem: str, candidate: str, sizes: dict, options: CheckOptions, *, sav
     outputs agreed only where the reference's existed in its process. With --atol/--rtol only the whole check
     runs."""
     lim = limits.current()
-    seconds = lim.timeout + MARGIN_SECONDS if lim.timeout is not None else DEFAULT_SECONDS
     job = _Job((problem, candidate), (os.path.abspath(problem), os.path.abspath(candidate)), os.getcwd(),
-               sizes, options, explain, lim, process.Limits(seconds=seconds, memory=lim.memory_limit))
-    limits.disarm()       # the worker keeps the deadline (its own timer, then the parent's kill), not this process
-    if options.tolerance is not None:
-        return _whole(job, save_counterexample)
-    first = _candidate_side(job, save_counterexample)
-    if isinstance(first, Confined):
-        return first
-    reason, reference = first
-    second = _whole(job, save_counterexample, reference)
+               sizes, options, explain, lim)
+    limits.disarm()       # each stage keeps the deadline (a worker its own timer, then the parent's kill; `_stage`)
+    try:
+        if options.tolerance is not None:
+            return _stage_named(_whole(job, save_counterexample), "the check in its worker")
+        first = _candidate_side(job, save_counterexample)
+        if isinstance(first, Confined):
+            return first
+        reason, reference = first
+        second = _whole(job, save_counterexample, reference)
+    except OutOfTime as end:            # before a worker started: it printed nothing
+        return _ended(job.names, end, "", explain)
     if second.exit_code != 0:
-        return second
+        return _stage_named(second, f"the whole check in a fresh worker, after the first run (without the "
+                                    f"reference) did not decide: {reason[:300]}")
     return _ended(job.names, process.Ended("rejected", f"{ONLY_WITH_REFERENCE} Without them, {reason}"),
                   second.report.get("candidate_output", ""), job.explain, STATE_READ)
+
+
+def _stage_named(answer: Confined, stage: str) -> Confined:
+    """`answer` with a note naming the stage that ran out of --timeout, where one did (the check's own message says
+    only that the deadline passed)."""
+    why = answer.report.get("unsupported")
+    if answer.exit_code != 3 or type(why) is not dict or "ran out" not in str(why.get("message")):
+        return answer
+    note = f"what ran out of --timeout: {stage}"
+    answer.report["notes"] = list(answer.report["notes"]) + [note]
+    answer.rendered = dict(answer.rendered, text=f"{answer.rendered['text']}\n  note: {note}",
+                           json=json.dumps(answer.report, indent=2))
+    return answer
 
 
 def _checked(channel: process.Channel, job: _Job, witness: str | None, evidence: Evidence, reference=None,
@@ -131,7 +188,8 @@ def _checked(channel: process.Channel, job: _Job, witness: str | None, evidence:
     failed = report = None
     lim = job.limits
     try:
-        with limits.using(max_memory=lim.max_memory, max_steps=lim.max_steps, timeout=lim.timeout):
+        with limits.using(max_memory=lim.max_memory, max_steps=lim.max_steps, timeout=lim.timeout,
+                          deadline=lim.deadline):
             report = check(*job.absolute, job.sizes, job.options, save_counterexample=witness, evidence=evidence,
                            reference=reference, held=held)
             limits.disarm()
@@ -219,11 +277,10 @@ def _candidate_side(job: _Job, save_counterexample: str | None):
                 inst.compared(counts["calls"], counts["notes"])
         _send_report(channel, job, report)
 
-    lim = job.limits
-    worker = process.Worker(work, job.bounds)
+    worker = _worker(job, work, "starting the candidate's worker")
     try:
         missing = worker.ready()
-        with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):
+        with _stage(job, "running the reference in Volta's process"):
             reference = verify.reference(job.names[0], job.sizes, job.options)
         worker.send("reference", reference.facts.to_plain())
         kind, payload = worker.receive("running the candidate")
@@ -242,9 +299,10 @@ def _candidate_side(job: _Job, save_counterexample: str | None):
             answer = _report_of(worker, job, "reporting the candidate's run")
             if answer.exit_code != 3:
                 raise process.Ended("rejected", "the worker's report is not the run it claimed")
-            return _passed(answer, verify.Decided(), missing, worker.printed(), None, None, None)
+            return _stage_named(_passed(answer, verify.Decided(), missing, worker.printed(), None, None, None),
+                                "the candidate's first run in its worker (without the reference)")
         instances = wire.read_evidence(worker.receive_bytes("sending what the candidate computed", wire.MAX_FRAME))
-        with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):
+        with _stage(job, "deciding the candidate's run in Volta's process"):
             if first is not None and first.verdict == "differs" and claim["exit_code"] == 0:
                 # the worker stopped after call 1, as asked: its difference is confirmed by request where the run
                 # is one (no other path), else the whole check decides, as for any difference not confirmed so
@@ -299,8 +357,7 @@ def _decide_first(worker: process.Worker, job: _Job, reference) -> verify.Decide
     instances = wire.read_evidence(worker.receive_bytes("sending call 1", wire.MAX_FRAME))
     first = verify.Decided("whole", "the worker sent other than one run at call 1")
     if len(instances) == 1 and not instances[0]["ragged"]:
-        lim = job.limits
-        with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):
+        with _stage(job, "deciding the candidate's call 1 in Volta's process"):
             first = verify.settle(reference, {"verdict": "equivalent"}, instances[0], job.options)
         if first.verdict == "differs":
             first.reason = "call 1's outputs differ from the reference's"
@@ -319,7 +376,12 @@ def _differs(channel: process.Channel, job: _Job, held: Held, request: dict) -> 
               for name, elements in request["inputs"].items()}
     k, i = request["output"], request["index"]
     untouched = guard.snapshot()       # Volta's functions as _checked found them unpatched
-    value = held.value(inputs, k, i)
+    lim = job.limits
+    try:
+        with limits.using(max_memory=lim.max_memory, timeout=lim.timeout, deadline=lim.deadline):
+            value = held.value(inputs, k, i)
+    except limits.Timeout:
+        value = None                   # not confirmed: Volta's process sees its deadline passed
     patched = guard.changed(untouched)
     if patched is not None:
         channel.send("refused", f"the candidate tried to {patched}")
@@ -353,6 +415,8 @@ def _confirmed(worker: process.Worker, job: _Job, decided: verify.Decided, refer
     except (ValueError, ZeroDivisionError):
         raise Malformed(f"the candidate's value on the input found, {value[:80]!r}, is not a number") from None
     if found is None or found == d.ref_value:
+        if job.limits.expired():
+            raise OutOfTime(job.limits, "while re-running the candidate on the input found")
         return None
     worker.send("differs", {"shape": list(d.shape), "save": save_counterexample is not None,
                             "counts": {"compared": comparison.compared, "proved_by": dict(comparison.proved_by),
@@ -395,8 +459,6 @@ def _not_passed(claim: dict) -> str:
 def _whole(job: _Job, save_counterexample: str | None, reference=None) -> Confined:
     """The whole check in a fresh worker (the reference there too); a passing verdict decided again here
     from its evidence (against `reference`, when this process has run it already)."""
-    lim = job.limits
-
     def work(channel: process.Channel) -> None:
         witness = os.path.join(channel.folder, WITNESS_NAME) if save_counterexample else None
         evidence = Evidence()
@@ -406,7 +468,7 @@ def _whole(job: _Job, save_counterexample: str | None, reference=None) -> Confin
         _send_report(channel, job, report)
         channel.send_bytes(wire.evidence_frame(evidence if report.exit_code == 0 else Evidence()))
 
-    worker = process.Worker(work, job.bounds)
+    worker = _worker(job, work, "starting the whole check in a fresh worker")
     witness = os.path.join(worker.folder, WITNESS_NAME)
     try:
         missing = worker.ready()
@@ -420,8 +482,13 @@ def _whole(job: _Job, save_counterexample: str | None, reference=None) -> Confin
         return _malformed(job, worker, err)
     finally:
         worker.close()
-    with limits.using(max_memory=lim.max_memory, timeout=lim.timeout):     # --timeout again, for the decision
-        decided = verify.decide(job.names[0], job.sizes, job.options, answer.report, instances, reference)
+    decided = verify.Decided()
+    if answer.exit_code == 0:       # only a passing verdict is decided again here (`verify.decide`)
+        try:
+            with _stage(job, "deciding the whole check's passing verdict in Volta's process"):
+                decided = verify.decide(job.names[0], job.sizes, job.options, answer.report, instances, reference)
+        except OutOfTime as end:
+            return _ended(job.names, end, printed, job.explain)
     if decided.verdict is not None:
         return _ended(job.names, process.Ended(decided.verdict, decided.reason), printed, job.explain, NOT_BORNE)
     return _passed(answer, decided, missing, printed, save_counterexample, saved, witness)
@@ -544,6 +611,9 @@ CONFIRMED = ("compared with the reference in Volta's process (its outputs never 
              "the difference confirmed by the reference's element evaluated exactly there and the candidate re-run "
              "concretely in its worker on the input found")
 NO_REPORT = "the candidate's worker gave no well-formed report: nothing is claimed about equivalence"
+OUT_OF_TIME = ("one deadline bounds the whole command, made when it started: each stage (the candidate's run in its "
+               "worker, the reference run and the decisions in Volta's process, the whole check) gets what is left "
+               "of --timeout (docs/sandbox.md, Time)")
 ONLY_WITH_REFERENCE = ("the candidate's outputs agree with the reference's only when the reference's outputs are "
                        "in its process (the check run whole in its worker), not when the reference runs in Volta's "
                        "process only: they come from the check's state, not from its inputs.")
@@ -559,10 +629,10 @@ def _malformed(job: _Job, worker, err: Exception) -> Confined:
                   job.explain)
 
 
-def _ended(names: tuple, end: process.Ended, printed: str, explain: bool, note: str = NO_REPORT) -> Confined:
-    """The report of a worker that gave no well-formed answer (or one its evidence does not bear out), built
-    and rendered here (no candidate code)."""
+def _ended(names: tuple, end: process.Ended, printed: str, explain: bool, note: str | None = None) -> Confined:
+    """The report of a worker that gave no well-formed answer (or one its evidence does not bear out), or of a
+    command out of time, built and rendered here (no candidate code)."""
     r = KernelbenchReport(*names, verdict=end.verdict, unsupported=Unsupported(end.reason), candidate_output=printed)
-    r.notes.append(note)
+    r.notes.append(note or (OUT_OF_TIME if isinstance(end, OutOfTime) else NO_REPORT))
     report = json.loads(json.dumps(kernelbench_report.to_dict(r), default=str))
     return Confined(r.verdict, r.exit_code, report, {f: render(r, f, explain=explain) for f in FORMATS})
