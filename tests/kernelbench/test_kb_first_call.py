@@ -28,7 +28,7 @@ def test_a_slow_decision_of_call_1_is_out_of_time_not_rejected(monkeypatch, caps
                 "--json", "-q"])
     captured = capsys.readouterr()
     assert code == 3, captured
-    if "{\n" in captured.out:    # the report, or the out-of-time line when this process's own step ran out
-        assert json.loads(captured.out[captured.out.index("{\n"):])["verdict"] == "unknown", captured.out
-    else:
-        assert captured.err.startswith("unknown: --timeout 2 s ran out"), captured.err
+    report = json.loads(captured.out[captured.out.index("{\n"):])
+    # out of time: UNKNOWN where a step of Volta's ran out, UNSUPPORTED where the worker's did (a cold build)
+    assert report["verdict"] in ("unknown", "unsupported"), report
+    assert "ran out" in captured.out, captured.out
