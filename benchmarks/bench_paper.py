@@ -95,6 +95,14 @@ Branch attn30h (issue 30, session 7; main and branch side by side unless noted, 
   memory saved), and the one-thread reference's call to exp once a key writing back only the registers it
   names (its 64 accumulators stay cached), division/rcp/ex2/roots as decoded steps. Left: execution, the lane
   machine's side (FA1, FA1-TC, FA2-TC and every causal kernel), most of every pair.
+Branch edge30i (issue 30, session 7; main and branch side by side, load 3-5 on 2 cores, each sampled 40 s by py-spy):
+    Causal FA1-TC naive vs fused              182.8 -> 166.3 s CPU, 245 MB, EQUIVALENT (500 -> 476 s wall)
+  what changed: back_edge (the spin-wait check at every backward branch) hashed all ~800 registers of every
+  lane that took it; it now hashes only those its loop body (target..branch) writes, 7-13 for the inner loops,
+  deciding the same (the comparison is made only when that branch was the lane's last backward branch, so
+  nothing outside the body ran since the snapshot; tests/exec/test_spin_digest.py checks it differentially).
+  back_edge 12.2% -> 1.9% of the profile. Next: _wmma 38% (wmma.load 19%, wmma.mma 18%), _ld 18%, _st 17%,
+  Machine.write 15% (of it _write_sym 12%), the race shadow's track 11%.
 Profile of (Attention, FA1) on main at load 8-13 (py-spy): execute 61.5% (onethread ref 18.2%, of it the general
 path 47% and the register write-back 11%; FA1's machine 43%: _real_compute 19% with LanePoly.to_exprs 11%, _ld
 16.6%), cuts.cut's estimate walk 14.4%, renaming 9.8%, _compare 3.9% (the screen 2%).

@@ -10,7 +10,9 @@ import numpy as np
 
 from volta.exec import findings as F
 from volta.exec.state.access import row_index
+from volta.ir import cfg as CFG
 from volta.ir.program import cuda_frames, cuda_text
+from volta.ptx import ast
 from volta.semantics.bits import U64
 
 RUN, BAR, WARP, EXIT, SPIN = 0, 1, 2, 3, 4  # SPIN: parked in a loop that made no progress (spin-wait)
@@ -219,23 +221,17 @@ class MachineServices:
         """Lanes took a backward branch. If every register of a lane is what it was the last time it took
         this branch, and no store or atomic changed memory since then, the iteration made no progress: the
         lane spins on memory. Park it (SPIN) so that the other threads run (the fairness bound: a spinner
-        never starves the threads it waits for); it runs again once memory has changed since it parked."""
-        if self.spin_hash is None:
-            self.spin_hash = np.zeros(self.L, np.uint64)
-            self.spin_pc = np.full(self.L, -1, np.int64)
-            self.spin_epoch = np.zeros(self.L, np.int64)
-            self.spin_count = np.zeros(self.L, np.int64)  # back-edges taken since the lane last yielded
-        h = np.full(lanes.size, np.uint64(0x9E3779B97F4A7C15))
-        with np.errstate(over="ignore"):
-            for i, r in enumerate(self.regs):
-                if r is not None:
-                    h = (h ^ r[lanes]) * np.uint64(0x100000001B3 + 2 * i)
-                    h ^= h >> np.uint64(29)
-        same = (self.spin_pc[lanes] == op.index) & (self.spin_hash[lanes] == h) & (
-            self.spin_epoch[lanes] == self.mem_epoch)
-        self.spin_hash[lanes] = h
-        self.spin_pc[lanes] = op.index
-        self.spin_epoch[lanes] = self.mem_epoch  # memory as of this snapshot (and of parking)
+        never starves the threads it waits for); it runs again once memory has changed since it parked.
+
+        Only the registers the loop body (the branch's target up to the branch) writes are hashed
+        (`loop_registers`), and the comparison decides the same as one over every register: it is made
+        only when this branch was the last backward branch the lane took (`spin_pc`; every backward
+        `bra` comes here, the one-thread fast paths that skip this never run where spinning is
+        possible, and waking or yielding resets `spin_pc`). Since then the lane has only moved
+        forward (a step, a forward branch, an if-converted region to its join), from the target to
+        the branch, so only instructions in that range ran and every other register is unchanged.
+        tests/exec/test_spin_digest.py checks the decisions against the full hash."""
+        same = self._no_progress(op, lanes)
         parked = lanes[same]
         if parked.size:
             self.status[parked] = SPIN
@@ -251,6 +247,33 @@ class MachineServices:
                 self.spin_epoch[tired] = -1   # wakes as soon as nothing else runs
                 self.spin_pc[tired] = -1
                 self.spin_count[tired] = 0
+
+    def _no_progress(self, op, lanes):
+        """Per lane: are its registers and memory what they were when it last took this branch? Records
+        the snapshot for the next taking."""
+        if self.spin_hash is None:
+            self.spin_hash = np.zeros(self.L, np.uint64)
+            self.spin_pc = np.full(self.L, -1, np.int64)
+            self.spin_epoch = np.zeros(self.L, np.int64)
+            self.spin_count = np.zeros(self.L, np.int64)  # back-edges taken since the lane last yielded
+        h = self._state_digest(lanes, loop_registers(self.prog, op.index))
+        same = (self.spin_pc[lanes] == op.index) & (self.spin_hash[lanes] == h) & (
+            self.spin_epoch[lanes] == self.mem_epoch)
+        self.spin_hash[lanes] = h
+        self.spin_pc[lanes] = op.index
+        self.spin_epoch[lanes] = self.mem_epoch  # memory as of this snapshot (and of parking)
+        return same
+
+    def _state_digest(self, lanes, registers):
+        """A hash per lane of the given registers' bits (index and value), for back_edge's comparison."""
+        h = np.full(lanes.size, np.uint64(0x9E3779B97F4A7C15))
+        with np.errstate(over="ignore"):
+            for i in registers:
+                r = self.regs[i]
+                if r is not None:
+                    h = (h ^ r[lanes]) * np.uint64(0x100000001B3 + 2 * i)
+                    h ^= h >> np.uint64(29)
+        return h
 
     def _wake_spinners(self) -> bool:
         """Nothing else can run: spinners whose memory may have changed since they parked run again."""
@@ -296,6 +319,23 @@ class MachineServices:
             who = [first] + ([int(exited[0])] if exited.size else [])
             self.report(F.DEADLOCK, f"{waiting.size} threads wait at `{op.d.inst.opcode}` for partners that "
                         f"have exited or never reach it", op, who)
+
+
+def loop_registers(prog, branch: int) -> np.ndarray:
+    """The registers (ascending) an instruction from the backward branch's target to the branch itself
+    may write: its destination operand (operand 0 of every PTX instruction that writes a register, a
+    vector, a `p|q` pair) and whatever else `cfg.uses` counts as written. Cached per branch."""
+    cache = prog.__dict__.setdefault("_loop_registers", {})
+    got = cache.get(branch)
+    if got is None:
+        target = prog.ops[branch].operands[0][1]
+        written = set()
+        for op in prog.ops[target:branch + 1]:
+            written |= CFG.uses(op)[1]
+            if op.operands and not isinstance(op.operands[0], (ast.Address, tuple)):
+                written |= CFG._reg_indices(op.operands[0])
+        cache[branch] = got = np.array(sorted(written), np.int64)
+    return got
 
 
 def _thread_set(m, lanes) -> str:
