@@ -111,12 +111,18 @@ class _Job:
 def _worker(job: _Job, work, doing: str) -> process.Worker:
     """A worker for `work`, killed MARGIN_SECONDS past the command's deadline (its own timer ends its check at
     the deadline); not started when nothing is left."""
-    lim = job.limits
-    left = lim.left()
-    if left is not None and left <= 0:
-        raise OutOfTime(lim, f"before {doing}")
+    left = _time_left(job, doing)
     seconds = DEFAULT_SECONDS if left is None else round(left + MARGIN_SECONDS, 1)
-    return process.Worker(work, process.Limits(seconds=seconds, memory=lim.memory_limit))
+    return process.Worker(work, process.Limits(seconds=seconds, memory=job.limits.memory_limit))
+
+
+def _time_left(job: _Job, doing: str) -> float | None:
+    """Seconds left of the command's deadline (None without --timeout); OutOfTime when none are: the stage
+    `doing` is not started."""
+    left = job.limits.left()
+    if left is not None and left <= 0:
+        raise OutOfTime(job.limits, f"before {doing}")
+    return left
 
 
 @contextlib.contextmanager
@@ -124,9 +130,7 @@ def _stage(job: _Job, doing: str):
     """A stage of the command in this process (the reference run, a decision), within what is left of the
     command's deadline: OutOfTime when nothing is left at its start (it is not started) or it runs out."""
     lim = job.limits
-    left = lim.left()
-    if left is not None and left <= 0:
-        raise OutOfTime(lim, f"before {doing}")
+    _time_left(job, doing)
     try:
         with limits.using(max_memory=lim.max_memory, timeout=lim.timeout, deadline=lim.deadline):
             yield
