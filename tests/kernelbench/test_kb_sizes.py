@@ -2,6 +2,10 @@
 roots and derived globals are told apart, literals in get_inputs are sizes, the policy records choices."""
 from __future__ import annotations
 
+import importlib.util
+
+import pytest
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -32,6 +36,9 @@ def test_scale_examples():
 
 
 SOURCE = '''
+import importlib.util
+
+import pytest
 import torch
 N = 2048 * 2
 batch, width = 16, 300
@@ -54,6 +61,7 @@ def test_instrument_tells_roots_from_derived_and_finds_input_literals():
     assert "get_inputs@9:34" in info and "get_init_inputs@11:16" not in info     # 12 is under the threshold
 
 
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs torch (pip install torch==2.13.0)")
 def test_policy_scales_roots_and_derived_globals_follow():
     code = instrument(SOURCE, "p.py")
     policy = SizePolicy(code.sizes, given={"width": 10})
