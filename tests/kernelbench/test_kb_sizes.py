@@ -2,10 +2,6 @@
 roots and derived globals are told apart, literals in get_inputs are sizes, the policy records choices."""
 from __future__ import annotations
 
-import importlib.util
-
-import pytest
-
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -36,9 +32,6 @@ def test_scale_examples():
 
 
 SOURCE = '''
-import importlib.util
-
-import pytest
 import torch
 N = 2048 * 2
 batch, width = 16, 300
@@ -61,7 +54,6 @@ def test_instrument_tells_roots_from_derived_and_finds_input_literals():
     assert "get_inputs@9:34" in info and "get_init_inputs@11:16" not in info     # 12 is under the threshold
 
 
-@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs torch (pip install torch==2.13.0)")
 def test_policy_scales_roots_and_derived_globals_follow():
     code = instrument(SOURCE, "p.py")
     policy = SizePolicy(code.sizes, given={"width": 10})
