@@ -19,8 +19,10 @@ seed, fp (run); arch, nvcc_flags.
 
 Each job runs in its own forked process with an address-space limit (`resource.setrlimit(RLIMIT_AS)`: `memory_mb`
 more than the warm process maps when it forks)
-and a wall-clock limit (`timeout_s`): past it the process is killed and the job's verdict is `timeout` — nothing
-is claimed. The same isolation runs inside each Ray task with `--ray`, so the two back ends give the same
+and a wall-clock limit (`timeout_s`). The job's command gets that limit as its own deadline, less a grace
+(`_grace`) to report in: at the deadline it stops and reports UNKNOWN with the work done until then, as
+`--timeout` does (a KernelBench job's worker is killed past it too). A job still running at `timeout_s` is killed
+and its verdict is `timeout` — nothing is claimed. The same isolation runs inside each Ray task with `--ray`, so the two back ends give the same
 results. A result line:
 
     {"schema": "volta.batch/1", "id", "command", "status": "ok"|"error"|"timeout"|"memory"|"crashed",
@@ -229,7 +231,13 @@ def _summary(cmd: str, r) -> dict:
     return {"command": cmd, "verdict": r.verdict, "exit_code": r.exit_code, "report": report}
 
 
-def _child(job: Job, memory_mb: int | None, conn) -> None:
+def _grace(timeout_s: float) -> float:
+    """Seconds between a job's own deadline and its kill: the report of the work done, and a KernelBench job's
+    worker killed past the deadline (`confined.MARGIN_SECONDS`), fit in them; a quarter of a short limit."""
+    return min(15.0, timeout_s / 4)
+
+
+def _child(job: Job, memory_mb: int | None, timeout_s: float | None, conn) -> None:
     """The isolated process: limits, run, send the result, exit (never returns to the caller's code)."""
     status = 0
     try:
@@ -248,8 +256,15 @@ def _child(job: Job, memory_mb: int | None, conn) -> None:
                 limit = min(limit, hard)
             resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
         start = time.perf_counter()
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s - _grace(timeout_s)
+        from volta.exec import limits
+
         try:
-            out = {"status": "ok", **execute(job), "error": None}
+            with limits.using(timeout=timeout_s, deadline=deadline):
+                out = {"status": "ok", **execute(job), "error": None}
+        except limits.Timeout as err:  # out of time outside what the command reports itself (reading a kernel …)
+            out = {"status": "timeout", "verdict": "timeout", "exit_code": 3, "report": None,
+                   "error": f"ran out of its {timeout_s:g} s (--timeout) before a report: {' '.join(str(err).split())}"}
         except MemoryError:
             out = {"status": "memory", "verdict": "memory", "exit_code": 3, "report": None,
                    "error": f"the job ran out of memory (limit {memory_mb} MB: --memory-mb)"}
@@ -284,13 +299,13 @@ def _vm_bytes() -> int:
     return 0
 
 
-def _start(job: Job, memory_mb: int | None):
+def _start(job: Job, memory_mb: int | None, timeout_s: float | None):
     """Fork the child for `job` (from the calling thread, which should be the only one running Python)."""
     import multiprocessing as mp
 
     ctx = mp.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(job, memory_mb, send), daemon=True)
+    proc = ctx.Process(target=_child, args=(job, memory_mb, timeout_s, send), daemon=True)
     proc.start()
     send.close()
     return proc, recv, time.perf_counter()
@@ -330,7 +345,7 @@ def _receive(recv):
 
 def run_isolated(job: Job, timeout_s: float | None, memory_mb: int | None) -> dict:
     """Run `job` in a forked child with the limits; kill it at the timeout (what each Ray task does)."""
-    proc, recv, start = _start(job, memory_mb)
+    proc, recv, start = _start(job, memory_mb, timeout_s)
     out, timed_out = None, False
     try:
         if recv.poll(timeout_s):
@@ -366,7 +381,7 @@ def run_pool(jobs: list[Job], workers: int, timeout_s, memory_mb, on_result: Cal
         while queue or running:
             while queue and len(running) < max(1, workers):
                 job = queue.pop()
-                proc, recv, start = _start(job, memory_mb)
+                proc, recv, start = _start(job, memory_mb, timeout_s)
                 running[recv] = (job, proc, start)
             now = time.perf_counter()
             wait_s = None

@@ -88,14 +88,36 @@ def test_resume_skips_finished_ids_and_survives_a_truncated_line(tmp_path):
     assert again.skipped == 4 and again.results == []
 
 
-def test_timeout_kills_the_job_and_claims_nothing(tmp_path):
-    # a 256^3 GEMM pair (naive vs 64x64 tiles): some 20 s of work here, far past the 3 s limit on any machine
+def test_a_job_stops_at_its_deadline_and_reports_the_work_done(tmp_path):
+    # a 256^3 GEMM pair (naive vs 64x64 tiles): some 20 s of work here, far past the 4 s limit on any machine
     n = 256
     slow = {"id": "slow", "command": "check", "ref": str(E / "gemm_naive" / "kernel.sm80.ptx"),
             "opt": str(E / "gemm_tiled64" / "kernel.sm80.ptx"), "grid": "16x16", "block": "16x16",
             "opt_grid": "4x4", "args": ["A", "B", "C", n, n, n], "timeout_ms": 120000,
             "buffers": {"A": f"f32[{n * n}]:in", "B": f"f32[{n * n}]:in", "C": f"f32[{n * n}]:out"}}
-    s = run_batch(str(_write(tmp_path, [slow])), workers=1, out=str(tmp_path / "o.jsonl"), timeout_s=3)
+    s = run_batch(str(_write(tmp_path, [slow])), workers=1, out=str(tmp_path / "o.jsonl"), timeout_s=4)
+    (r,) = s.results
+    # its own deadline (4 s less the grace) ends the check before the kill: UNKNOWN, with its report
+    assert r["status"] == "ok" and r["verdict"] == "unknown" and r["exit_code"] == 3, r
+    assert "ran out" in json.dumps(r["report"])
+    assert 2.9 < r["seconds"] < 4
+    assert s.exit_code == 3
+
+
+def _deaf(job):
+    """A job that blocks the deadline's signal and never ends (as a long C call does)."""
+    import signal
+    import time
+
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    time.sleep(60)
+
+
+def test_a_job_that_ignores_its_deadline_is_killed_and_claims_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr("volta.batch.execute", _deaf)    # the pool's children are forked: they run _deaf
+    job = {"id": "deaf", "command": "races", "kernel": str(E / "vector_add" / "kernel.sm80.ptx"), "grid": "4",
+           "block": "128", "args": ["x", "y", "out", 500], "buffers": VA_BUFS}
+    s = run_batch(str(_write(tmp_path, [job])), workers=1, out=str(tmp_path / "o.jsonl"), timeout_s=3)
     (r,) = s.results
     assert r["status"] == "timeout" and r["verdict"] == "timeout" and r["exit_code"] == 3 and r["report"] is None
     assert 2.9 < r["seconds"] < 30

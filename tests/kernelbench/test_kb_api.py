@@ -1,13 +1,14 @@
 """The KernelBench front door from Python: `volta.kernelbench(...)`, a `volta batch` kernelbench job, and the
 pytest helper `assert_kernelbench_equivalent` all give the verdict the command gives."""
 import json
+import time
 from pathlib import Path
 
 import pytest
 
 import volta
 from volta import cuda
-from volta.batch import load_jobs
+from volta.batch import load_jobs, run_batch
 from volta.cli import run as cli
 from volta.errors import UsageError
 from volta.pytest_plugin import KernelCheckFailed, assert_kernelbench_equivalent
@@ -82,3 +83,39 @@ def test_batch_runs_kernelbench_jobs(tmp_path):
         "eq_basic": ("kernelbench", "equivalent", 0), "neq_sub": ("kernelbench", "not-equivalent", 1),
         "bug_tail_unwritten": ("kernelbench", "findings", 1)}
     assert results["neq_sub"]["report"]["schema"] == "volta.kernelbench/1"
+
+
+INTEGRITY = Path(__file__).resolve().parent / "data" / "integrity"
+
+
+@pytest.mark.slow   # waits out its 4 s timeout by design
+def test_timeout_bounds_the_whole_call():
+    """A forward that never returns: the call ends at `timeout` (its worker's own timer, or the kill MARGIN_SECONDS
+    past it) with a report that claims nothing."""
+    from volta.kernelbench.isolation import confined
+
+    start = time.monotonic()
+    r = volta.kernelbench(INTEGRITY / "problem.py", INTEGRITY / "loop_forever.py", timeout=4)
+    assert (r.verdict, r.exit_code) in (("unsupported", 3), ("unknown", 3)), r.report()
+    assert "ran out" in r.report()
+    assert time.monotonic() - start < 4 + confined.MARGIN_SECONDS
+
+
+@pytest.mark.parametrize("timeout", [0, -1, "5", True])
+def test_a_bad_timeout_is_a_usage_error(timeout):
+    with pytest.raises(UsageError, match="timeout="):
+        volta.kernelbench(INTEGRITY / "problem.py", INTEGRITY / "loop_forever.py", timeout=timeout)
+
+
+@pytest.mark.slow   # waits out its 8 s timeout by design
+def test_batch_gives_a_kernelbench_job_its_deadline(tmp_path):
+    """The job's worker gets the batch --timeout less the grace as its deadline, so the job reports (UNSUPPORTED,
+    ran out) instead of being killed with no report."""
+    jobs = tmp_path / "jobs.jsonl"
+    jobs.write_text(json.dumps({"id": "loop", "problem": str(INTEGRITY / "problem.py"),
+                                "candidate": str(INTEGRITY / "loop_forever.py")}) + "\n")
+    s = run_batch(str(jobs), workers=1, out=str(tmp_path / "out.jsonl"), timeout_s=8)
+    (r,) = s.results
+    assert (r["status"], r["command"], r["exit_code"]) == ("ok", "kernelbench", 3), r
+    assert r["verdict"] in ("unsupported", "unknown") and "ran out" in json.dumps(r["report"])
+    assert r["seconds"] < 8

@@ -32,7 +32,8 @@ from volta.cli.progress import Progress
               help="Write the JSON result lines here instead of stdout.")
 @click.option("--resume", is_flag=True, help="Append to --out, skipping job ids it already holds.")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0), default=300.0, show_default=True,
-              help="Seconds per job before its process is killed (0: no limit).")
+              help="Seconds per job (0: no limit): the job's own deadline, less a grace to report in (then UNKNOWN with "
+                   "the work done, as --timeout); a job still running at the limit is killed, verdict timeout.")
 @click.option("--memory-mb", type=click.IntRange(min=0), default=4096, show_default=True,
               help="Address space a job may add, in MB, to what its forked process maps (RLIMIT_AS; 0: no limit).")
 @click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",

@@ -199,6 +199,8 @@ def using(max_memory=None, max_steps=None, timeout=None, progress=None, deadline
     lim = Limits(max_memory=max_memory, max_steps=max_steps, timeout=timeout, progress=progress)
     if deadline is not None:
         lim.deadline = deadline
+        if timeout is None:   # the messages name the time the command was given
+            lim.timeout = max(deadline - lim.start, 0.0)
     elif timeout is not None:
         lim.deadline = lim.start + timeout
     armed = lim.deadline is not None and threading.current_thread() is threading.main_thread()

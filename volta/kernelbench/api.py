@@ -14,7 +14,9 @@ what is modelled is the verdict `unsupported`, not an exception.
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import time
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, Mapping, Union
@@ -22,6 +24,7 @@ from typing import Any, Mapping, Union
 from volta.api import Result, _check_fmt
 from volta.cuda import check_arch
 from volta.errors import UsageError
+from volta.exec import limits
 from volta.kernelbench.check import CheckOptions
 from volta.kernelbench.isolation import confined
 
@@ -63,7 +66,7 @@ def _result(report: dict, exit_code: int, rendered: dict) -> KernelbenchResult:
 def kernelbench(problem: PathLike, candidate: PathLike, sizes: Mapping[str, Any] | None = None, *,
                 ragged: bool = False, timeout_ms: int = 10_000, save_counterexample: PathLike | None = None,
                 arch: str = "sm_80", require_kernel: bool = False, eval_mode: bool = False,
-                tolerance: tuple | None = None) -> KernelbenchResult:
+                tolerance: tuple | None = None, timeout: float | None = None) -> KernelbenchResult:
     """Is `candidate`'s ModelNew (or Model) the `problem`'s Model, at `sizes` (others scaled down)?
 
     `sizes` maps a size global of the problem to an int or a tuple of ints (`--size`); `ragged` also checks
@@ -71,7 +74,9 @@ def kernelbench(problem: PathLike, candidate: PathLike, sizes: Mapping[str, Any]
     shaped as `get_inputs()` returns them; `require_kernel` makes an output element no custom kernel took part
     in a finding; `eval_mode` checks both models in eval mode (`--eval`); `tolerance` (atol, rtol) evaluates a
     candidate that computes through narrower float formats (verdict `precision` or `within-tolerance`,
-    `--atol/--rtol`)."""
+    `--atol/--rtol`). `timeout` (seconds, `--timeout`) bounds the whole call, workers and deciding: what is left
+    undecided is `unknown`, reported with the stage that ran out; without it the call keeps any deadline it is
+    called under (a `volta batch` job's), else each worker's own 30-minute limit."""
     for path, what in ((problem, "problem"), (candidate, "candidate")):
         if not os.path.isfile(path):
             raise UsageError(f"no such {what} file: {path}")
@@ -86,6 +91,13 @@ def kernelbench(problem: PathLike, candidate: PathLike, sizes: Mapping[str, Any]
     options = CheckOptions(ragged=bool(ragged), timeout_ms=timeout_ms, arch=check_arch(arch),
                            require_kernel=bool(require_kernel), eval_mode=bool(eval_mode),
                            tolerance=tuple(tolerance) if tolerance is not None else None)
-    answer = confined.run(str(problem), str(candidate), chosen, options,
-                          save_counterexample=str(save_counterexample) if save_counterexample else None)
+    if timeout is not None and not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0):
+        raise UsageError(f"timeout={timeout!r}: expected a positive number of seconds")
+    outer = limits.current()
+    bound = contextlib.nullcontext()
+    if timeout is not None and (outer.deadline is None or time.monotonic() + timeout < outer.deadline):
+        bound = limits.using(max_memory=outer.max_memory, timeout=timeout, progress=outer.progress)
+    with bound:
+        answer = confined.run(str(problem), str(candidate), chosen, options,
+                              save_counterexample=str(save_counterexample) if save_counterexample else None)
     return _result(answer.report, answer.exit_code, answer.rendered)
