@@ -256,7 +256,7 @@ def _child(job: Job, memory_mb: int | None, timeout_s: float | None, conn) -> No
                 limit = min(limit, hard)
             resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
         start = time.perf_counter()
-        deadline = None if timeout_s is None else time.monotonic() + timeout_s - _grace(timeout_s)
+        deadline = None if not timeout_s else time.monotonic() + timeout_s - _grace(timeout_s)
         from volta.exec import limits
 
         try:
