@@ -84,6 +84,8 @@ def _corpus() -> list[E.Expr]:
         E.select(E.lt(x, y), x, y), E.select(E.lt(y, x), x, y),   # min, max
         E.select(E.eq(x, y), x, y), E.select(E.ne(y, x), x, y),   # an arm
         E.select(E.lt(x, y), f(y), f(x)),                         # through max
+        E.select(E.lt(x, y), E.add(w, E.mul(z, E.exp2(E.sub(x, y)))),   # rescale: the (max, sum) merge of
+                 E.add(z, E.mul(w, E.exp2(E.sub(y, x))))),                # pairs (x, z) and (y, w)
         E.select(E.lt(E.ZERO, x), x, E.mul(x, y)),                # boundary: the arms agree at x = 0
         E.select(E.ne(x, y), E.mul(E.sub(x, y), z), E.ZERO),      # ne-boundary
         E.select(E.lt(x, y), E.select(E.lt(x, y), z, w), x),      # nested

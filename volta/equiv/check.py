@@ -45,6 +45,7 @@ from volta.symbolic.domain import Domain
 from volta.symbolic.enclose import enclose
 from volta.symbolic.evaluate import EvalError, Inexact, evaluate
 from volta.symbolic.lanepoly import CoefficientOverflow
+from volta.symbolic.lift import lifted_equal
 from volta.symbolic.normal import Budget, ExpansionLimit, Normalizer, equal, normalize
 from volta.symbolic.renaming import Renamings
 from volta.symbolic.screen import Screen
@@ -549,7 +550,8 @@ def _bulk_equal(ref: list, opt: list) -> np.ndarray:
 def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = None, kept=None):
     """Decide one element: identical DAGs, equal normal forms within a hard budget (`_bounded_equal`), a float
     screen confirmed exactly, equal normal forms (for an element whose expansion would be large, first with
-    shared sums kept as atoms, `kept`), exact random search, case splits, Z3."""
+    shared sums kept as atoms, `kept`), exact random search, case splits, Z3; where selects share a condition,
+    equal normal forms once they are fused (lift.py) before anything else."""
     from volta.symbolic import z3bridge  # start-up: z3 loads for the first element that needs it
 
     screen = screen or Screen()
@@ -560,6 +562,8 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
     if smt_dir is not None:
         z3bridge.emit_smt(a, b, smt_dir / f"{name}_{i}.smt2", norm)
     expansion = _expansion(a, b)
+    if expansion <= LARGE_EXPANSION and lifted_equal(a, b, norm):   # (only where selects share a condition)
+        return Proved("lifted-selects")
     if expansion <= LARGE_EXPANSION and _bounded_equal(a, b, norm):
         return Proved("normal-form")
     found = screen.search(a, b)   # float64 at several input scales, confirmed exactly: before any large normal form

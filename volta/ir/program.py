@@ -37,9 +37,46 @@ def lower(module: ast.Module, entry: str | None = None) -> Program:
     else:
         kernel = next((f for f in entries if f.name == entry), None)
         if kernel is None:
-            names = ", ".join(f.name for f in entries) or "none"
-            raise UsageError(f"no kernel named `{entry}` in {module.file} (kernels: {names})")
+            kernel = _by_source_name(entries, entry, module.file)
     return _Lowerer(module).run(kernel)
+
+
+def _by_source_name(entries: list, entry: str, file) -> ast.Function:
+    """The kernel whose CUDA name is `entry` (`softmax_kernel` for `_Z14softmax_kernelPfPKfii`, `ns::k` or `k`
+    for `_ZN2ns1kEPf`): the name a user reads in the .cu file. Several (overloads, template instances) or none
+    is a usage error that lists the PTX names to choose from."""
+    matches = [f for f in entries if entry in source_names(f.name)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        names = ", ".join(f.name for f in matches)
+        raise UsageError(f"`{entry}` names {len(matches)} kernels in {file} (overloads or template instances: "
+                         f"{names}); give the one you mean by its PTX name")
+    names = ", ".join(f.name for f in entries) or "none"
+    raise UsageError(f"no kernel named `{entry}` in {file} (kernels: {names})")
+
+
+def source_names(mangled: str) -> tuple:
+    """The names a C++ (Itanium-mangled) function answers to: `_Z3fooPf` -> ("foo",), `_ZN2ns3fooEPf` ->
+    ("ns::foo", "foo"); a template's arguments and the parameter types are not part of it. Not mangled: ()."""
+    if mangled.startswith("_ZN"):
+        parts, i = [], 3
+        while i < len(mangled) and mangled[i] != "E":
+            m = re.match(r"(\d+)", mangled[i:])
+            if not m:
+                return ()
+            start = i + len(m[1])
+            parts.append(mangled[start:start + int(m[1])])
+            i = start + int(m[1])
+            if i < len(mangled) and mangled[i] == "I":      # a template's arguments: not part of the name
+                return ("::".join(parts), parts[-1]) if parts else ()
+        return ("::".join(parts), parts[-1]) if parts else ()
+    m = re.match(r"_Z(\d+)", mangled)
+    if not m:
+        return ()
+    start = 2 + len(m[1])
+    name = mangled[start:start + int(m[1])]
+    return (name,) if len(name) == int(m[1]) else ()
 
 
 class _Lowerer:

@@ -30,8 +30,8 @@ from volta.session.races import RaceReport, RacesResult
 import volta.report.json_report as json_report
 import volta.report.sarif as sarif
 import volta.report.text as races_text
-from volta.report.common import (cuda_site, demangle_text, display_path, group_findings, launch_path, note_lines,
-                                 resolve_cuda, verdict_name)
+from volta.report.common import (cuda_site, demangle_text, display_path, group_findings, kernel_title, launch_path,
+                                 note_lines, resolve_cuda, verdict_name)
 from volta.symbolic.enclose import Enclosure
 
 SCHEMA = "volta.check/1"
@@ -41,6 +41,7 @@ VERDICT_TEXT = {"equivalent": "EQUIVALENT", "not-equivalent": "NOT EQUIVALENT", 
                 "unknown": "UNKNOWN", "equivalent-for-inputs": "EQUIVALENT ON THESE INPUTS"}
 HOW = {"identical": "identical expressions", "normal-form": "equal normal forms", "z3": "z3 (unsat)",
        "case-split": "case splits on max/min argument orders",
+       "lifted-selects": "equal normal forms once selects on one condition were fused (a record chosen whole)",
        "cut-points": "equal normal forms over cut points (shared sub-expressions proved equal once)",
        "shared-terms": "equal normal forms with shared sums kept whole",
        "renaming": "a proved element with its inputs renamed"}
@@ -257,7 +258,7 @@ def _coverage_lines(r) -> list:
 
 def _summary(result: CheckResult) -> str:
     r = result.decision
-    names = " vs ".join(r.kernels.get(role) or "?" for role in ("ref", "opt"))
+    names = " vs ".join(kernel_title(r.kernels.get(role)) or "?" for role in ("ref", "opt"))
     if r.verdict == "equivalent" and getattr(r, "coverage", None):
         return f"{names}: every output element both kernels' selected CTAs write is equal for every input (over the reals)"
     if r.verdict == "equivalent":
@@ -284,7 +285,7 @@ def _kernel_lines(result: CheckResult, writers: dict | None = None, element: str
         seq = [x for x in sequence(result.spec, role) if x.host is None] or [result.spec.launches[role]]
         files = ", ".join(dict.fromkeys(launch_path(x.ptx, result.verbose) for x in seq))
         grids, blocks = (" → ".join(str(getattr(x, k)) for x in seq) for k in ("grid", "block"))
-        line = (f"  {role} {result.decision.kernels.get(role) or seq[0].kernel or '?'} "
+        line = (f"  {role} {kernel_title(result.decision.kernels.get(role) or seq[0].kernel) or '?'} "
                 f"({files}): grid {grids}, block {blocks}")
         writer = (writers or {}).get(role)
         if writer is not None:

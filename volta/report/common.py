@@ -199,6 +199,15 @@ def _cxxfilt(name: str) -> str | None:
     return out if out and out != name else None
 
 
+def kernel_title(name: str | None) -> str | None:
+    """A kernel's name as the user reads it in the .cu file (`softmax` for `_Z7softmaxPfi`, which `--kernel`
+    also takes); any other name unchanged."""
+    from volta.ir.program import source_names
+
+    short = source_names(name) if name else ()
+    return short[0] if short else name
+
+
 def demangle_text(text: str | None) -> str | None:
     """Every mangled name in a message, demangled."""
     if not text:

@@ -30,9 +30,25 @@ def minmax_args(op: Op, node: Expr) -> list[Expr]:
     return out
 
 
+def _negated(x: Expr) -> Expr | None:
+    """y for x = −1·y, −c for a constant c; None for anything else."""
+    if x.op is E.CONST:
+        return E.const(-x.data)
+    if x.op is E.MUL and len(x.args) == 2:
+        for k, y in (x.args, x.args[::-1]):
+            if k is E.MINUS_ONE:
+                return y
+    return None
+
+
 def minmax(op: Op, args) -> Expr:
     """Canonical n-ary max/min over canonical arguments: flattened, constants folded to one,
-    duplicates dropped, sorted by node id, built as a left chain."""
+    duplicates dropped, sorted by node id, built as a left chain; min(−a, −b) as −max(a, b) and max(−a, −b) as
+    −min(a, b) (rules min-neg, max-neg: `x − max(m1, m2)` and `x + min(−m1, −m2)` are one value, and only
+    the first has the max a reference's running maximum has)."""
+    negated = [_negated(a) for a in args]
+    if all(n is not None for n in negated) and any(a.op is not E.CONST for a in args):
+        return E.neg(minmax(E.MIN if op is E.MAX else E.MAX, negated))
     if len(args) == 2:   # a running max: a canonical chain and one new argument after its last
         chain, x = args if args[0].op is op else args[::-1]
         if (chain.op is op and x.op is not op and x.op is not E.CONST and x.id > chain.args[1].id

@@ -639,6 +639,7 @@ class Normalizer:
         # chain) would otherwise prove each level's premise again inside the last one's, exponentially
         self.boundary = boundary
         self.budget = budget
+        self.lifted: dict = {}   # node -> the node with selects on one condition fused (lift.py), across elements
 
     def bounded(self, budget: Budget) -> Normalizer:
         """This normalizer with `budget` on its work: the same memo, so what a bounded attempt normalized before
@@ -647,12 +648,14 @@ class Normalizer:
         out of the memo before its parent's step, `_take`), so a later call normalizes what is missing."""
         view = Normalizer(self.shared, self.limit, self.trace, self.boundary, budget)
         view.memo, view.bools, view.differences, view.totals = self.memo, self.bools, self.differences, self.totals
+        view.lifted = self.lifted
         return view
 
     def clear(self) -> None:
         self.memo.clear()
         self.bools.clear()
         self.differences.clear()
+        self.lifted.clear()
 
     def __call__(self, root: Expr) -> NormalForm:
         if root.op in E.BOOLEAN:
@@ -962,6 +965,10 @@ def _common_terms(norm: Normalizer, node: Expr, args: tuple) -> NormalForm | Non
     if node.op not in (E.SELECT, E.MAX, E.MIN) or len(arms) != 2 or arms[0].op in E.BOOLEAN:
         return None
     nx, ny = norm.memo[arms[0]], norm.memo[arms[1]]
+    if node.op is E.SELECT:   # arms one rescaled sum (`1 + 2^(x−y)` and `1 + 2^(y−x)`): whole, before taking terms out
+        whole = norm._apply("select-rescale", lambda: E.rebuild(node, args), (*args, nx, ny))
+        if whole is not None:
+            return norm._fresh()(whole)
     if nx.den is not None or ny.den is not None:
         return None
     common = {m: c for m, c in nx.num.items() if ny.num.get(m) == c}
@@ -979,7 +986,7 @@ def _common_terms(norm: Normalizer, node: Expr, args: tuple) -> NormalForm | Non
 
 
 @rewrite("minmax", "max-assoc", "min-assoc", "max-dedupe", "min-dedupe", "max-consts", "min-consts",
-         "max-comm", "max-comm-min", "max-self", "min-self", "clamp-order")
+         "max-comm", "max-comm-min", "max-self", "min-self", "clamp-order", "min-neg", "max-neg")
 def _minmax(norm: Normalizer, op, args: tuple) -> Expr:
     """max/min as its canonical chain (volta/symbolic/extrema.py)."""
     return minmax(op, args)
@@ -1123,6 +1130,62 @@ def _select_through(norm: Normalizer, state: tuple) -> Expr | None:
     return through_extremum(pair, x, y, norm._fresh(), same)
 
 
+@rewrite("select-rescale", "select-rescale-exp", "max-comm")
+def _select_rescale(norm: Normalizer, state: tuple) -> Expr | None:
+    """u < w ? X : Y is G·2^(−d·max(u, w)) when X·2^(d·w) and Y·2^(d·u) have one normal form G (rule
+    select-rescale-exp), for total arms: an online softmax's merge of two (max, sum) pairs, `bigger.s +
+    smaller.s·exp(smaller.m − bigger.m)` with the pair chosen by `a.m > b.m` (lift.py fuses the per-field
+    selects into this one). d is read off X's exponentials: the coefficient of w in one of them, negated."""
+    cond, x, y, nx, ny = state
+    if not (cond.op is E.LT or cond.op is E.LE) or cond.args[1] is not E.ZERO:
+        return None
+    pair = ordered_pair(norm.differences.get(cond))
+    if pair is None:
+        return None
+    u, w = pair
+    scales = _exponent_scales(nx, w)
+    if not scales or not all(E.is_total(e, norm.totals) for e in (x, y, *pair)):
+        return None
+    same = equal if norm.shared is None else norm.shared.equal
+    _spend_on_arms(norm, 2, x, y)
+    fresh = norm._fresh()
+    nu, nw = fresh(u), fresh(w)
+    for d in scales:
+        gx = nf_mul(nx, _pow2_nf(p_mul(d, nw.num)))
+        gy = nf_mul(ny, _pow2_nf(p_mul(d, nu.num)))
+        if same(gx, gy):
+            top = minmax(E.MAX, pair)
+            return E.mul(to_expr(gx), E.exp2(E.neg(E.mul(poly_to_expr(d), top))))
+    return None
+
+
+def _exponent_scales(nf: NormalForm, w: Expr) -> list[Poly]:
+    """The polynomials d with 2^(… − d·w …) in a term of nf's numerator (w a leaf or an atom), at most 4."""
+    if nf.den is not None:
+        return []
+    found: dict[frozenset, Poly] = {}
+    for _factors, e in nf.num:
+        if not e:
+            continue
+        d: Poly = {}
+        for (factors, e2), c in EXP_POLYS[e].items():
+            if e2 == 0 and (w.id, 1) in factors:
+                rest = tuple(f for f in factors if f != (w.id, 1))
+                d[(rest, 0)] = d.get((rest, 0), 0) - c
+        d = {m: c for m, c in d.items() if c}
+        if d:
+            found.setdefault(frozenset(d.items()), d)
+        if len(found) >= 4:
+            break
+    return list(found.values())
+
+
+def _pow2_nf(p: Poly) -> NormalForm:
+    """2^p as a normal form (its integer constant part in the coefficient)."""
+    e, k = _intern_exponent(p)
+    return NormalForm({((), e): _pow2(1, k)})
+
+
 @rewrite("compare", "cmp-lt", "cmp-le", "cmp-eq", "cmp-ne")
 def _compare(norm: Normalizer, node: Expr) -> Expr:
     """a op b is (a − b) op 0, the difference normalized (and kept for the select rewrites)."""
@@ -1151,7 +1214,8 @@ def _logic(norm: Normalizer, node: Expr) -> Expr:
 
 
 SELECT_ORIENT = ("select-not", "select-polarity", "select-nested", "select-boundary")   # in order, each at most once
-SELECT_RESOLVE = ("select-extremum", "select-equal", "select-through", "select-ne-boundary")   # the first that applies
+SELECT_RESOLVE = ("select-extremum", "select-equal", "select-through", "select-rescale",
+                  "select-ne-boundary")   # the first that applies
 # A node's step by its operator (booleans are `_bool`'s): every operator has one.
 STEPS: dict[E.Op, Rewrite] = {op: REWRITES[name] for op, name in (
     (E.ADD, "sum"), (E.MUL, "product"), (E.DIV, "quotient"), (E.EXP2, "exponential"),

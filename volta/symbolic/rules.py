@@ -132,6 +132,8 @@ RULES: tuple[Rule, ...] = (
     R("min-consts",     "min(min(a, 2), 3)",     "min(a, 2)"),
     # a clamp is written min-inside (fmaxf(lo, fminf(hi, x)): hardswish, relu6, hardtanh) or max-inside (torch's
     # clamp): for constants lo <= hi both are one function, kept as min(max(x, lo), hi)
+    R("min-neg",        "min(-a, -b)",           "-max(a, b)"),
+    R("max-neg",        "max(-a, -b)",           "-min(a, b)"),
     R("clamp-order",    "max(min(a, d), c)",     "min(max(a, c), d)",   assume=("le(c, d)",)),
     R("max-comm-min",   "min(a, b)",             "min(b, a)",           used_by="expr"),
     # a select of u < w whose arms are one total function F at w and at u is F at max/min (f stands for
@@ -143,6 +145,14 @@ RULES: tuple[Rule, ...] = (
     R("select-min-through-le", "select(le(a, b), f(a), f(b))", "f(min(a, b))"),
     R("select-through-exp", "select(lt(a, b), c * exp2(b) + d * b, c * exp2(a) + d * a)",
       "c * exp2(max(a, b)) + d * max(a, b)"),
+    # a select of u < w whose arms are one G rescaled to each side's exponent, X = G·2^(−d·w) and
+    # Y = G·2^(−d·u), is G·2^(−d·max(u, w)): the online softmax's (m, s) merge taking the bigger pair's sum
+    # plus the smaller's rescaled (normal.py finds d from X's exponents, and G as X·2^(d·w) = Y·2^(d·u))
+    R("select-rescale-exp", "select(lt(a, b), c * exp2(-(d * b)), c * exp2(-(d * a)))",
+      "c * exp2(-(d * max(a, b)))"),
+    # lift.py: a total operator over selects on one condition is the select of the operator over their arms
+    R("select-lift",    "select(lt(a, b), c, d) * select(lt(a, b), d, 3)", "select(lt(a, b), c * d, d * 3)",
+      used_by="lift"),
     # cases.py: every point orders the arguments somehow; under an order an atom is one argument
     R("order-total",    "lor(le(a, b), le(b, a))", "true",               used_by="cases"),
     R("max-case",       "le(b, a)",              "eq(max(a, b), a)",    used_by="cases"),
