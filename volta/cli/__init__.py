@@ -17,7 +17,6 @@ from pathlib import Path
 
 import click
 
-from volta.cuda import shown_in
 from volta.errors import VoltaError
 
 # name -> (module defining a click command called `command`, the line `volta --help` shows for it);
@@ -64,6 +63,8 @@ def run(argv: list[str] | None = None) -> int:
     try:
         result = cli.main(args=argv, standalone_mode=False)
     except VoltaError as err:
+        from volta.cuda import shown_in  # start-up: nvcc's helpers load for a message, not for --help
+
         click.echo(shown_in(str(err)), err=True)   # a .cu input named as given, not by its cache path
         return err.exit_code
     except click.exceptions.Exit as ex:

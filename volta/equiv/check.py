@@ -550,14 +550,14 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
     """Decide one element: identical DAGs, equal normal forms within a hard budget (`_bounded_equal`), a float
     screen confirmed exactly, equal normal forms (for an element whose expansion would be large, first with
     shared sums kept as atoms, `kept`), exact random search, case splits, Z3."""
-    from volta.symbolic import z3bridge  # start-up: z3 loads for the first element that needs it
-
     screen = screen or Screen()
     if a is b:
         return Proved("identical")
     if a is UNTOUCHED or b is UNTOUCHED:
         return Refuted({}, confirmed=True)
     if smt_dir is not None:
+        from volta.symbolic import z3bridge  # start-up: z3 loads for the first element that needs it
+
         z3bridge.emit_smt(a, b, smt_dir / f"{name}_{i}.smt2", norm)
     expansion = _expansion(a, b)
     if expansion <= LARGE_EXPANSION and _bounded_equal(a, b, norm):
@@ -578,6 +578,8 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
     quick = random_search(a, b, tries=60, seed=1 if large else 0, domain=domain, integers=screen.integers)  # exact, before a solver
     if quick is not None:
         return quick
+    from volta.symbolic import z3bridge  # start-up: z3 loads for the first element that needs it
+
     return z3bridge.decide_equal(a, b, limits.remaining_ms(timeout_ms), norm, domain, integers=screen.integers)
 
 
