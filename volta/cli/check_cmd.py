@@ -23,6 +23,8 @@ from volta.cli.bounds import bounded
 from volta.cli.cuda_options import cuda_options
 from volta.cli.exit_codes import epilog
 from volta.cli.output_format import output_format
+from volta.cli.progress import Progress
+from volta.config import FP_MODES
 from volta.errors import UsageError
 
 PER_ROLE = ("kernel", "grid", "block", "args")
@@ -180,7 +182,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
             if fp != "real":
                 raise UsageError("--ctas applies to the check over the reals (--fp real); the bit comparison runs "
                                  "every CTA")
-            from volta.launch import ctas as cta_selection
+            from volta.launch import ctas as cta_selection  # start-up
 
             cta_selection.select(spec, ctas, ("ref", "opt"))  # before preflight: its memory estimate counts them
             argv += ["--ctas", ctas]
@@ -188,7 +190,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     except limits.Timeout as err:
         if fp != "real" or replay_file is not None:
             raise
-        from volta.equiv.check import timed_out
+        from volta.equiv.check import timed_out  # start-up
 
         report = timed_out(spec, err, "reading the kernels")
     argv += (["--arch", arch] if arch else []) + [f"--nvcc-flag={f}" for f in nvcc_flag]
@@ -201,14 +203,12 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     argv += ["--allow-exit-before-barrier"] if allow_exit_before_barrier else []
     spec.exact_constants = spec.exact_constants or exact_constants   # (a manifest may say so too)
     argv += ["--exact-constants"] if exact_constants else []
-    from volta.cli.progress import Progress
-
     progress = None if quiet else (limits.current().progress or Progress("volta check"))
 
     if replay_file is not None:
         if as_sarif or junit_file:
             raise UsageError("--replay prints text or --json; drop --sarif/--junit")
-        from volta.equiv.check import replay
+        from volta.equiv.check import replay  # start-up
         from volta.report.check_report import ReplayResult  # start-up
 
         if not Path(replay_file).exists():
@@ -238,7 +238,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     if prove or batch_invariant:
         raise UsageError("--prove proves bits identical: give a bit-exact --fp (ieee or an architecture)")
     if inputs is not None or trials is not None:
-        from volta.session.races import trial_modes
+        from volta.session.races import trial_modes  # start-up
 
         trial_modes(inputs, trials)   # a bad --inputs/--trials is a usage error before anything runs
     if ulp is not None or rtol is not None or atol is not None or signed_zero != "differ":
@@ -269,9 +269,6 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     return result.exit_code
 
 
-FP_MODES = ("ieee", "volta", "ampere", "ada", "hopper", "blackwell")
-
-
 def _tensor_setting(ptxas):
     """The tensor-core rows a bit-exact check uses: `--ptxas`, else the nvcc found (`nvcc --version`), else 13.0."""
     from volta.cuda import nvcc_release  # start-up
@@ -281,7 +278,7 @@ def _tensor_setting(ptxas):
 
 
 def _tolerance(ulp, rtol, atol, signed_zero, prove):
-    from volta.equiv.bits import Tolerance
+    from volta.equiv.bits import Tolerance  # start-up
 
     tol = Tolerance(ulp, rtol, atol, signed_zero)
     if prove and tol.active:
