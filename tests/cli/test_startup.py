@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -20,6 +21,7 @@ from volta.cli import COMMANDS
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "eq_reduce_seq_tree" / "manifest.toml"
+NOT_EQUIVALENT = ROOT / "examples" / "neq_clamp_branch_swapped" / "manifest.toml"
 
 # What no command's --help needs: numeric, solver and parser packages, and Volta's machine and deciders
 NOT_FOR_HELP = ("numpy", "z3", "lark", "mpmath", "volta.exec.machine", "volta.equiv.check", "volta.session.races",
@@ -62,3 +64,18 @@ def test_a_check_over_the_reals_loads_no_solver_parser_or_bit_decider(tmp_path, 
     rc, loaded, out = _loaded(argv, NOT_FOR_A_REAL_CHECK, dict(os.environ))
     assert rc == 0 and json.loads(out)["verdict"] == "equivalent"
     assert loaded == []
+
+
+def test_what_a_command_prints_and_writes_is_whole_when_its_process_ends(tmp_path):
+    """`volta` leaves the objects of its run to the OS at exit (`volta.cli.main`: gc.freeze): the report on stdout,
+    the JUnit file and a saved counterexample are complete, and the exit code is the verdict's."""
+    junit, cex = tmp_path / "check.xml", tmp_path / "cex.json"
+    env = dict(os.environ, VOLTA_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run([sys.executable, "-m", "volta", "check", str(EXAMPLE), "-q", "--json", "--junit",
+                           str(junit)], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["verdict"] == "equivalent"
+    assert ElementTree.parse(junit).getroot().tag == "testsuites"
+    proc = subprocess.run([sys.executable, "-m", "volta", "check", str(NOT_EQUIVALENT), "-q",
+                           "--save-counterexample", str(cex)], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert proc.returncode == 1 and proc.stdout.startswith("NOT EQUIVALENT")
+    assert json.loads(cex.read_text())
