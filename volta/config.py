@@ -22,6 +22,11 @@ WARP_SIZE = 32   # threads of a warp (PTX ISA 5.2.2 `WARP_SZ`): lane ids, warp c
 FULL_WARP_MASK = (1 << WARP_SIZE) - 1   # a membermask naming every lane of a warp (shfl/vote without one, mma)
 WARPGROUP_SIZE = 4 * WARP_SIZE   # threads of a warpgroup, 4 consecutive warps of a CTA (PTX ISA §9.7.15): wgmma
 
+# Defaults a command's --help shows, named here so that the help loads neither the machine nor the reports
+SCHEDULE_BUDGET = 8  # schedules per kernel over all its concrete input sets (`volta races --schedules`)
+MAX_FINDINGS_SHOWN = 20  # findings per kernel in text output (`volta races --max-findings`)
+FP_MODES = ("ieee", "volta", "ampere", "ada", "hopper", "blackwell")  # the bit-exact float models (`--fp`)
+
 
 @dataclass(frozen=True)
 class FastPaths:

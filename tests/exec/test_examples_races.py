@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from volta.cli import races_cmd, run
+from volta.cli import run
+from volta.session import races as session_races
 from volta.launch.spec import load_manifest
 from volta.session.races import CLEAN, CLEAN_FOR_INPUTS, FINDINGS, UNSUPPORTED, RacesOptions, analyze, roles
 
@@ -69,7 +70,7 @@ def test_example_races(case, capsys, tmp_path, monkeypatch):
         made.append(analyze(*args, **kwargs))
         return made[-1]
 
-    monkeypatch.setattr(races_cmd, "analyze", recorded)
+    monkeypatch.setattr(session_races, "analyze", recorded)   # where `volta races` imports it from when it runs
     code = run(["races", str(EXAMPLES / case / "manifest.toml"), "-q", "--json",
                 *(["--inputs", inputs] if inputs else [])])
     out, err = capsys.readouterr()

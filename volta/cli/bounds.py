@@ -11,13 +11,14 @@ import functools
 import click
 
 from volta.cli.progress import Progress
-from volta.exec import limits
 
 
 def bounded(command_name: str):
     def decorate(f):
         @functools.wraps(f)
         def wrapper(*args, max_memory=None, max_steps=None, timeout_s=None, **kwargs):
+            from volta.exec import limits  # start-up: loaded by a run, not by the command's --help
+
             quiet = kwargs.get("quiet", False)
             progress = None if quiet else Progress(f"volta {command_name}")
             memory = limits.parse_memory(max_memory) if max_memory is not None else None

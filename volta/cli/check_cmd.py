@@ -19,21 +19,13 @@ from pathlib import Path
 
 import click
 
+from volta.cli.bounds import bounded
+from volta.cli.cuda_options import cuda_options
 from volta.cli.exit_codes import epilog
 from volta.cli.output_format import output_format
-
-from volta.cli.bounds import bounded
-from volta.exec import limits
-from volta.launch import globalvars
+from volta.cli.progress import Progress
+from volta.config import FP_MODES
 from volta.errors import UsageError
-from volta.cli.cuda_options import cuda_options
-from volta.cuda import nvcc_release
-from volta.launch.spec import (compile_sources, load_manifest, pair_from_options, parse_define_fn, sequences_from_options,
-                               with_out_init)
-from volta.numerics.mma_select import make_setting
-from volta.report import render
-from volta.report.check_report import ReplayResult
-from volta.session.check import CheckOptions, decide
 
 PER_ROLE = ("kernel", "grid", "block", "args")
 
@@ -166,11 +158,18 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     TARGETS is REF.ptx OPT.ptx (give --grid, --block, --args and --buffer NAME=DTYPE[N]:ROLE),
     or one manifest.toml with [ref], [opt] and [buffers] tables. A .cu file is compiled with nvcc first.
     """
+    # start-up: the checker is loaded when a check runs, so `volta check --help` costs click and this module
+    from volta.exec import limits  # start-up
+    from volta.launch import globalvars  # start-up
+    from volta.launch.spec import compile_sources, parse_define_fn, with_out_init  # start-up
+    from volta.report import render  # start-up
+    from volta.session.check import CheckOptions, decide  # start-up
+
     if as_json and as_sarif:
         raise UsageError("choose one of --json and --sarif")
     if ptxas is not None and fp in ("real", "ieee"):
         raise UsageError(f"--ptxas chooses a tensor-core row: give an architecture --fp (hopper, …), not {fp}")
-    tensor = make_setting("mma", ptxas, nvcc_release())
+    tensor = _tensor_setting(ptxas) if fp != "real" else None   # over the reals no tensor-core row is chosen
     spec, argv = _spec(targets, launch, buffer, symbol, shared_dynamic)
     globalvars.with_globals(spec, [globalvars.parse(g) for g in global_vars])
     argv += [f"--global={g}" for g in global_vars]
@@ -183,7 +182,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
             if fp != "real":
                 raise UsageError("--ctas applies to the check over the reals (--fp real); the bit comparison runs "
                                  "every CTA")
-            from volta.launch import ctas as cta_selection
+            from volta.launch import ctas as cta_selection  # start-up
 
             cta_selection.select(spec, ctas, ("ref", "opt"))  # before preflight: its memory estimate counts them
             argv += ["--ctas", ctas]
@@ -191,7 +190,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     except limits.Timeout as err:
         if fp != "real" or replay_file is not None:
             raise
-        from volta.equiv.check import timed_out
+        from volta.equiv.check import timed_out  # start-up
 
         report = timed_out(spec, err, "reading the kernels")
     argv += (["--arch", arch] if arch else []) + [f"--nvcc-flag={f}" for f in nvcc_flag]
@@ -204,14 +203,13 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     argv += ["--allow-exit-before-barrier"] if allow_exit_before_barrier else []
     spec.exact_constants = spec.exact_constants or exact_constants   # (a manifest may say so too)
     argv += ["--exact-constants"] if exact_constants else []
-    from volta.cli.progress import Progress
-
     progress = None if quiet else (limits.current().progress or Progress("volta check"))
 
     if replay_file is not None:
         if as_sarif or junit_file:
             raise UsageError("--replay prints text or --json; drop --sarif/--junit")
-        from volta.equiv.check import replay
+        from volta.equiv.check import replay  # start-up
+        from volta.report.check_report import ReplayResult  # start-up
 
         if not Path(replay_file).exists():
             raise UsageError(f"no such counterexample file: {replay_file}")
@@ -240,7 +238,7 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     if prove or batch_invariant:
         raise UsageError("--prove proves bits identical: give a bit-exact --fp (ieee or an architecture)")
     if inputs is not None or trials is not None:
-        from volta.session.races import trial_modes
+        from volta.session.races import trial_modes  # start-up
 
         trial_modes(inputs, trials)   # a bad --inputs/--trials is a usage error before anything runs
     if ulp is not None or rtol is not None or atol is not None or signed_zero != "differ":
@@ -271,11 +269,16 @@ def command(targets, buffer, symbol, shared_dynamic, timeout_ms, emit_smt, save_
     return result.exit_code
 
 
-FP_MODES = ("ieee", "volta", "ampere", "ada", "hopper", "blackwell")
+def _tensor_setting(ptxas):
+    """The tensor-core rows a bit-exact check uses: `--ptxas`, else the nvcc found (`nvcc --version`), else 13.0."""
+    from volta.cuda import nvcc_release  # start-up
+    from volta.numerics.mma_select import make_setting  # start-up
+
+    return make_setting("mma", ptxas, nvcc_release())
 
 
 def _tolerance(ulp, rtol, atol, signed_zero, prove):
-    from volta.equiv.bits import Tolerance
+    from volta.equiv.bits import Tolerance  # start-up
 
     tol = Tolerance(ulp, rtol, atol, signed_zero)
     if prove and tol.active:
@@ -286,6 +289,8 @@ def _tolerance(ulp, rtol, atol, signed_zero, prove):
 
 def _spec(targets, launch: dict, buffer, symbol, shared_dynamic):
     """(LaunchSpec, argv that re-creates it) from the positional targets and launch options."""
+    from volta.launch.spec import load_manifest, pair_from_options, sequences_from_options  # start-up
+
     paths = [Path(t) for t in targets]
     for p in paths:
         if not p.exists():

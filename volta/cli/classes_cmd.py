@@ -15,8 +15,8 @@ import json
 import click
 
 from volta.cli.exit_codes import epilog
-
-from volta.equiv.bits import FP_MODES
+from volta.config import FP_MODES
+from volta.errors import UsageError
 
 
 @click.command("classes", epilog=epilog("classes"))
@@ -28,8 +28,7 @@ from volta.equiv.bits import FP_MODES
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def command(manifest, fp, trials, seed, as_json) -> int:
     """Partition the [[config]] kernels of MANIFEST into classes with identical bits for every input."""
-    from volta.equiv.classes import load_configs, partition
-    from volta.errors import UsageError
+    from volta.equiv.classes import load_configs, partition  # start-up
 
     if fp not in FP_MODES:
         raise UsageError(f"unknown --fp `{fp}`: choose {', '.join(FP_MODES)}")

@@ -17,11 +17,9 @@ from pathlib import Path
 
 import click
 
-from volta.cli.exit_codes import epilog
-
 from volta.cli.bounds import bounded
+from volta.cli.exit_codes import epilog
 from volta.errors import UsageError
-from volta.exec import limits
 
 
 def parse_sizes(items) -> dict:
@@ -75,10 +73,11 @@ def parse_sizes(items) -> dict:
 def command(problem, candidate, size, ragged, timeout_ms, save_cex, eval_mode, atol, rtol, arch, require_kernel,
             explain, as_json, as_sarif, as_junit, quiet) -> int:
     """Check a KernelBench candidate (ModelNew with load_inline CUDA) against its problem's Model."""
-    from volta.cuda import check_arch
+    from volta.cuda import check_arch  # start-up
+    from volta.exec import limits  # start-up
     from volta.kernelbench.check import CheckOptions  # start-up
-    from volta.kernelbench.isolation import confined
-    from volta.kernelbench.precision import KERNELBENCH_TOLERANCE
+    from volta.kernelbench.isolation import confined  # start-up
+    from volta.kernelbench.precision import KERNELBENCH_TOLERANCE  # start-up
 
     if as_json + as_sarif + as_junit > 1:
         raise UsageError("choose one of --json, --sarif and --junit")

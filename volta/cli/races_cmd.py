@@ -16,18 +16,12 @@ from pathlib import Path
 
 import click
 
-from volta.cli.exit_codes import epilog
-from volta.cli.output_format import output_format
-
 from volta.cli.bounds import bounded
 from volta.cli.cuda_options import cuda_options
+from volta.cli.exit_codes import epilog
+from volta.cli.output_format import output_format
+from volta.config import MAX_FINDINGS_SHOWN as DEFAULT_MAX_FINDINGS, SCHEDULE_BUDGET as DEFAULT_BUDGET
 from volta.errors import UsageError
-from volta.exec.state.schedules import DEFAULT_BUDGET
-from volta.launch import globalvars
-from volta.launch.spec import compile_sources, from_options, load_manifest, with_out_init
-from volta.report import render
-from volta.report.text import DEFAULT_MAX_FINDINGS
-from volta.session.races import RacesOptions, RacesResult, analyze, roles
 
 LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", "shared_dynamic")
 
@@ -102,6 +96,12 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
     TARGET is a .ptx file (give --grid, --block, --args and --buffer) or a manifest.toml; a .cu file
     is compiled with nvcc first.
     """
+    # start-up: the analysis is loaded when it runs, so `volta races --help` costs click and this module
+    from volta.launch import globalvars  # start-up
+    from volta.launch.spec import compile_sources, from_options, load_manifest, with_out_init  # start-up
+    from volta.report import render  # start-up
+    from volta.session.races import RacesOptions, RacesResult, analyze, roles, trial_modes  # start-up
+
     if as_json and as_sarif:
         raise UsageError("choose one of --json and --sarif")
     path = Path(target)
@@ -131,7 +131,7 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
     globalvars.with_globals(spec, [globalvars.parse(g) for g in global_vars])
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
     globalvars.check_declared(spec)
-    from volta.launch import ctas as cta_selection
+    from volta.launch import ctas as cta_selection  # start-up
 
     cta_selection.select(spec, ctas, chosen)
     progress = None if quiet else (lambda line: click.echo(f"volta races: {line}", err=True))
@@ -139,8 +139,6 @@ def command(target, kernel, grid, block, args, buffer, arg, symbol, shared_dynam
     with_out_init(spec, out_init)
     if structured_only and (inputs is not None or trials is not None):
         raise UsageError("--structured-only never runs on concrete inputs: drop --inputs/--trials")
-    from volta.session.races import trial_modes
-
     trial_modes(inputs, trials)  # bad --inputs/--trials: a usage error before any run
     options = RacesOptions(inputs, trials, not structured_only, lockstep_warps, allow_benign_races,
                            allow_ordering_races, schedules, schedule_seed, show_printf)

@@ -34,19 +34,12 @@ import json
 
 import click
 
+from volta.cli.bounds import bounded
+from volta.cli.cuda_options import cuda_options
 from volta.cli.exit_codes import epilog
 from volta.cli.output_format import output_format
-
-from volta.cli.cuda_options import cuda_options
-from volta.cli.bounds import bounded
-from volta.exec import limits
+from volta.config import FP_MODES
 from volta.errors import UsageError
-from volta.session import replay
-from volta.launch import globalvars
-from volta.launch.spec import compile_sources, with_out_init
-from volta.cuda import nvcc_release
-from volta.numerics.mma_select import make_setting
-from volta.report import run_report
 
 
 @click.command("run", epilog=epilog("run"))
@@ -65,7 +58,7 @@ from volta.report import run_report
 @click.option("--shared-dynamic", type=int, default=None, help="Dynamic shared memory bytes.")
 @click.option("--global", "global_vars", multiple=True, metavar="NAME=VALUE",
               help="Set a module-scope .global variable for the launch, as cudaMemcpyToSymbol would (repeatable).")
-@click.option("--fp", type=click.Choice(replay.FP_CHOICES), default="ieee", show_default=True,
+@click.option("--fp", type=click.Choice(("real", *FP_MODES)), default="ieee", show_default=True,
               help="Float semantics: IEEE scalars plus this architecture's tensor-core model.")
 @click.option("--ptxas", default=None, metavar="VERSION",
               help="The ptxas that compiles the PTX, e.g. 12.6 (default: the nvcc found, else 13.0); Hopper fp8 "
@@ -94,6 +87,15 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
             no_races, as_json, arch, nvcc_flag, allow_exit_before_barrier=False, quiet=False, as_sarif=False,
             junit_file=None, ctas=None, ptxas=None, verbose=False, out_init="zeros", global_vars=()) -> int:
     """Run TARGET (a .ptx file, or a manifest.toml) on concrete inputs; report outputs and findings."""
+    # start-up: the replay is loaded when it runs, so `volta run --help` costs click and this module
+    from volta.cuda import nvcc_release  # start-up
+    from volta.exec import limits  # start-up
+    from volta.launch import globalvars  # start-up
+    from volta.launch.spec import compile_sources, with_out_init  # start-up
+    from volta.numerics.mma_select import make_setting  # start-up
+    from volta.report import run_report  # start-up
+    from volta.session import replay  # start-up
+
     if as_json and as_sarif:
         raise UsageError("choose one of --json and --sarif")
     tensor = make_setting("mma", ptxas, nvcc_release())  # the instruction comes from the PTX, per mma
@@ -109,7 +111,7 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
     globalvars.with_globals(spec, [globalvars.parse(g) for g in global_vars])
     compile_sources(spec, arch, nvcc_flag)  # .cu inputs -> PTX (nvcc, cached)
     globalvars.check_declared(spec)
-    from volta.launch import ctas as cta_selection
+    from volta.launch import ctas as cta_selection  # start-up
 
     picked = cta_selection.select(spec, ctas, [role]).get(role)
     limits.check_buffers(spec.buffers)  # before any input array is drawn (--max-memory)
@@ -124,7 +126,7 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
     if picked:
         result.notes.append(cta_selection.run_note(picked, spec.launches[role].grid))
     if as_sarif or junit_file:
-        from volta.report import junit, sarif
+        from volta.report import junit, sarif  # start-up
 
         races = run_report.to_races(result)
         if junit_file:
@@ -146,6 +148,8 @@ def command(target, kernel, grid, block, args, named_args, buffers, inputs, out_
 
 def _inputs_and_fill(given: tuple) -> tuple:
     """`--inputs` given at most twice: (FILE.npz | random[:SEED] | zeros | None, the fill for the rest or None)."""
+    from volta.session import replay  # start-up
+
     if len(given) > 2 or (len(given) == 2 and not replay.is_fill(given[1])):
         raise UsageError(f"--inputs {' --inputs '.join(given)}: give --inputs once (FILE.npz, random[:SEED] or "
                          f"zeros), or twice as FILE.npz then random[:SEED] or zeros to fill what the file lacks")
@@ -156,8 +160,8 @@ def _override(spec, role, grid, block, args, named_args, buffers, shared_dynamic
     """Command-line options given with a manifest replace the manifest's values."""
     import dataclasses
 
-    from volta.launch.args import entries
-    from volta.launch.spec import parse_buffer, parse_dim3, parse_named
+    from volta.launch.args import entries  # start-up
+    from volta.launch.spec import parse_buffer, parse_dim3, parse_named  # start-up
 
     launch = spec.launches[role]
     changes = {}

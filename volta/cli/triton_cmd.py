@@ -19,8 +19,6 @@ from volta.cli.exit_codes import epilog
 
 from volta.cli.bounds import bounded
 from volta.errors import UsageError
-from volta.exec import limits
-from volta.report import render
 
 
 def parse_sizes(items) -> dict:
@@ -52,7 +50,9 @@ def parse_sizes(items) -> dict:
 @bounded("triton")
 def command(launcher, ref, size, sms, timeout_ms, as_json, quiet) -> int:
     """Check a Triton launcher (its kernels as it launches them) against a torch reference."""
-    from volta.kernelbench.triton_check import check
+    from volta.exec import limits  # start-up
+    from volta.kernelbench.triton_check import check  # start-up
+    from volta.report import render  # start-up
 
     progress = None if quiet else limits.current().progress
     result = check(launcher, ref, parse_sizes(size), timeout_ms=timeout_ms, sms=sms, progress=progress)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from volta.config import FP_MODES  # noqa: F401  (the bit-exact float models: volta.equiv.bits.FP_MODES)
 from volta.errors import Unsupported, UsageError
 from volta.launch.args import with_scalars
 from volta.launch.spec import DTYPES, LaunchSpec
@@ -367,7 +368,3 @@ def _tally(spec, res, outs, gen, trial, s, inputs, scalars, tolerance: Tolerance
             ra, rb = _decode(a[i:i + 1], dtype)[0], _decode(b[i:i + 1], dtype)[0]
             res.witness = Witness(gen, trial, s, name, i, int(a[i]), int(b[i]), float(ra), float(rb),
                                   float(ulps[i]), float(rel[i]), inputs, scalars)
-
-
-FP_MODES = ("ieee", "volta", "ampere", "ada", "hopper", "blackwell")
-

@@ -552,14 +552,14 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
     screen confirmed exactly, equal normal forms (for an element whose expansion would be large, first with
     shared sums kept as atoms, `kept`), exact random search, case splits, Z3; where selects share a condition,
     equal normal forms once they are fused (lift.py) before anything else."""
-    from volta.symbolic import z3bridge  # start-up: z3 loads for the first element that needs it
-
     screen = screen or Screen()
     if a is b:
         return Proved("identical")
     if a is UNTOUCHED or b is UNTOUCHED:
         return Refuted({}, confirmed=True)
     if smt_dir is not None:
+        from volta.symbolic import z3bridge  # start-up: z3 loads for the first element that needs it
+
         z3bridge.emit_smt(a, b, smt_dir / f"{name}_{i}.smt2", norm)
     expansion = _expansion(a, b)
     if expansion <= LARGE_EXPANSION and lifted_equal(a, b, norm):   # (only where selects share a condition)
@@ -582,6 +582,8 @@ def _compare(a, b, norm, timeout_ms, smt_dir, name, i, screen: Screen | None = N
     quick = random_search(a, b, tries=60, seed=1 if large else 0, domain=domain, integers=screen.integers)  # exact, before a solver
     if quick is not None:
         return quick
+    from volta.symbolic import z3bridge  # start-up: z3 loads for the first element that needs it
+
     return z3bridge.decide_equal(a, b, limits.remaining_ms(timeout_ms), norm, domain, integers=screen.integers)
 
 

@@ -17,10 +17,9 @@ beside the PTX when nvcc's absolute path has gone stale).
 """
 from __future__ import annotations
 
+from volta.config import MAX_FINDINGS_SHOWN as DEFAULT_MAX_FINDINGS
 from volta.report.common import (access_roles, accesses, counts, cuda_site, demangle, demangle_text, display_path,
                                  group_findings, kernel_verdict, launch_path, resolve_cuda, source_excerpt)
-
-DEFAULT_MAX_FINDINGS = 20
 
 
 def format(result, max_findings: int = DEFAULT_MAX_FINDINGS, verbose: bool = False) -> str:

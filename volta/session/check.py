@@ -114,20 +114,23 @@ def decide(spec: LaunchSpec, options: CheckOptions, progress=None, command=(), v
            report=None) -> CheckResult:
     """Decide ref against opt of a prepared `spec` (PTX compiled, preflight done) as `options` say. `report`: the
     decision over the reals already made (a CheckReport), when --timeout ran out while preparing (UNKNOWN)."""
-    # start-up: reports import this module (for CheckResult) without deciding anything
-    from volta.equiv.bitproof import prove_bits  # start-up
+    # start-up: reports import this module (for CheckResult) without deciding anything, and each mode loads its
+    # own decider (a check over the reals never imports the bit-exact ones)
     from volta.equiv.check import check, timed_out  # start-up
-    from volta.equiv.diverge import check_bits  # start-up
     from volta.equiv.witness import save_inputs  # start-up
 
     start = time.perf_counter()
     o = options
     if o.fp != "real" and o.prove:
+        from volta.equiv.bitproof import prove_bits  # start-up
+
         proof = prove_bits(spec, fp=o.fp, trials=4 if o.trials is None else o.trials, seed=o.seed,
                            batch_invariant=o.batch_invariant, tensor=o.tensor)
         return CheckResult(proof, spec, list(command), mode="proof",
                            timings={"total": time.perf_counter() - start, "execute": proof.seconds})
     if o.fp != "real":
+        from volta.equiv.diverge import check_bits  # start-up
+
         exact = {} if o.tolerance is None else {"tolerance": o.tolerance}
         bits, divergence, why = check_bits(spec, fp=o.fp, trials=4 if o.trials is None else o.trials, seed=o.seed,
                                            tensor=o.tensor, **exact)

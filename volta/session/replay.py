@@ -19,6 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from volta.config import FP_MODES
 from volta.errors import Unsupported, UsageError
 from volta.exec.drivers import pipeline
 from volta.exec.limits import Timeout
@@ -33,7 +34,7 @@ from volta.session.jobs import start_job
 from volta.session.result import Reported
 from volta.symbolic.evaluate import EvalError, evaluate
 
-FP_CHOICES = ("real", "ieee", "volta", "ampere", "ada", "hopper", "blackwell")
+FP_CHOICES = ("real", *FP_MODES)
 
 
 @dataclass
@@ -267,5 +268,3 @@ def spec_from_options(ptx, kernel, grid, block, args, buffers, named_args, share
     if args is None and not named_args:
         raise UsageError("--args is required: one entry per kernel parameter, e.g. --args x,y,1024")
     return from_options(ptx, kernel, grid, block, args, buffers, named_args, shared_dynamic)
-
-

@@ -24,6 +24,7 @@ program also holds the matching hi literal.
 """
 from __future__ import annotations
 
+import functools
 import struct
 
 from dataclasses import dataclass, field
@@ -149,6 +150,7 @@ class Entry:
     lo: bool = False
 
 
+@functools.cache   # built on the first float literal read, not at import (start-up: an integer kernel never reads one)
 def _words() -> dict:
     """(type, word) -> Entry for every row's hi and lo word, negated, and times 2^k. Rows first, then
     their multiples by increasing |k|, so a word that two rows reach (RN(√2)/2 is RN(1/√2)) reads as its own row."""
@@ -167,15 +169,12 @@ def _words() -> dict:
     return out
 
 
-WORDS = _words()
-
-
 def standalone(t: str, value: float) -> E.Expr | None:
     """The constant a Python float stands for once rounded to type t, on its own (a hi word: a lo word means 0
     only beside its hi word), or None: how a scalar literal outside PTX — a float in a torch model — is read."""
     packing, word = ("<f", "<I") if t == ".f32" else ("<d", "<Q")
     try:
-        entry = WORDS.get((t, struct.unpack(word, struct.pack(packing, value))[0]))
+        entry = _words().get((t, struct.unpack(word, struct.pack(packing, value))[0]))
     except OverflowError:      # past float32's range: no constant
         return None
     return None if entry is None or entry.lo else entry.value
@@ -198,12 +197,12 @@ class Reading:
 
     def is_lo(self, t: str, word: int) -> bool:
         """Is `word` a lo word this program reads as 0?"""
-        entry = WORDS.get((t, _masked(t, word)))
+        entry = _words().get((t, _masked(t, word)))
         return entry is not None and entry.lo and entry.row.name in self.his
 
     def value(self, t: str, word: int) -> E.Expr | None:
         word = _masked(t, word)
-        entry = WORDS.get((t, word))
+        entry = _words().get((t, word))
         if entry is None or entry.lo and entry.row.name not in self.his:
             return None
         self.read.setdefault((entry.row.name, literal_text(t, word), entry.lo), None)
@@ -216,7 +215,7 @@ def _masked(t: str, word: int) -> int:
 
 def reading(literals) -> Reading:
     """The reading for a program whose float literals are `literals`, (type, word) pairs."""
-    his = {e.row.name for key in literals if (e := WORDS.get(key)) is not None and not e.lo}
+    his = {e.row.name for key in literals if (e := _words().get(key)) is not None and not e.lo}
     return Reading(frozenset(his))
 
 

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from volta.config import SCHEDULE_BUDGET as DEFAULT_BUDGET
 from volta.exec.state.access import row_index
 from volta.ir import cfg as CFG
 from volta.ir.program import cuda_frames
 
-DEFAULT_BUDGET = 8  # schedules per kernel over all its concrete input sets (`volta races --schedules`)
 PRIORITY_CHANGES = 2  # PCT depth - 1: decision points where the winner's priority drops
 
 
