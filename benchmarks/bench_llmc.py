@@ -1,0 +1,184 @@
+"""Volta on a production kernel library's versions of one op: llm.c's dev/cuda kernels, each version checked
+against version 1 (the plain one), one process per pair; prints verdict, expected, wall, CPU and peak RSS.
+
+    python benchmarks/bench_llmc.py PATH/TO/llm.c [names…] [--timeout S] [--list]
+
+PATH is a checkout of karpathy/llm.c (fetched into a git-ignored folder; its code stays out of this
+repository). Each `dev/cuda/*.cu` named below is compiled to PTX with nvcc once, with two stand-in headers for
+cuBLAS (the kernels do not use it; the files include it for their host code). The launches are the files' own
+launchers' (grid, block, dynamic shared memory) at small sizes; where a version's assumption about the sizes
+does not hold (a block wider than the row) the verdict expected is what the kernel does there, and the row says
+why. Expected verdicts were read off the kernels, not off Volta: `race` for softmax version 4 (the block's max is
+read from shared[0] while warp 0 may already have written its partial sum there: no barrier between), and the
+row sizes chosen so that every other version is a correct softmax or layer norm.
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_paper import _WRAPPER, _children_cpu, byte_compile, finding_kinds, outcome  # noqa: E402
+
+import json  # noqa: E402
+
+STUB_HEADERS = {   # what the files' host code needs of cuBLAS to compile; no kernel uses it
+    "cublas_v2.h": "#pragma once\ntypedef int cublasStatus_t; typedef void* cublasHandle_t; typedef int "
+                   "cublasComputeType_t; typedef int cublasMath_t;\n#define CUBLAS_STATUS_SUCCESS 0\n"
+                   "#define CUBLAS_COMPUTE_32F_FAST_TF32 1\n#define CUBLAS_COMPUTE_32F 0\n"
+                   "#define CUBLAS_TF32_TENSOR_OP_MATH 1\n#define CUBLAS_DEFAULT_MATH 0\n"
+                   "static inline int cublasCreate(cublasHandle_t*){return 0;}\n"
+                   "static inline int cublasSetMathMode(cublasHandle_t, int){return 0;}\n"
+                   "static inline int cublasDestroy(cublasHandle_t){return 0;}\n",
+    "cublasLt.h": "#pragma once\ntypedef void* cublasLtHandle_t;\n"
+                  "static inline int cublasLtCreate(cublasLtHandle_t*){return 0;}\n"
+                  "static inline int cublasLtDestroy(cublasLtHandle_t){return 0;}\n",
+}
+
+
+@dataclass(frozen=True)
+class Pair:
+    name: str
+    source: str            # dev/cuda/<source>.cu
+    ref: str               # the kernel's CUDA name (Volta finds the mangled one)
+    opt: str
+    ref_launch: tuple      # (grid, block, dynamic shared bytes)
+    opt_launch: tuple
+    args: str
+    buffers: tuple
+    expect: str
+
+
+def _softmax(name, opt, launch, expect, rows=4, cols=128):
+    return Pair(name, "softmax_forward", "softmax_forward_kernel1", opt, ("1", "32", 0), launch,
+                f"out,inp,{rows},{cols}", (f"inp=f32[{rows * cols}]:in", f"out=f32[{rows * cols}]:out"), expect)
+
+
+def _layernorm(name, opt, launch, rows=2, cols=64):
+    return Pair(name, "layernorm_forward", "layernorm_forward_kernel1", opt, ("1", "32", 0), launch,
+                f"out,mean,rstd,inp,w,bias,{rows},{cols}",
+                (f"inp=f32[{rows * cols}]:in", f"out=f32[{rows * cols}]:out", f"mean=f32[{rows}]:out",
+                 f"rstd=f32[{rows}]:out", f"w=f32[{cols}]:in", f"bias=f32[{cols}]:in"), "equivalent")
+
+
+def pairs() -> list[Pair]:
+    return [
+        _softmax("softmax-2 shared tree", "softmax_forward_kernel2", ("4", "32", 128), "equivalent"),
+        _softmax("softmax-3 warp shuffles", "softmax_forward_kernel3", ("4", "32", 128), "equivalent"),
+        _softmax("softmax-4 warps + shared", "softmax_forward_kernel4", ("4", "128", 16), "race"),
+        _softmax("softmax-online-1 per thread", "softmax_forward_online_kernel1", ("1", "32", 0), "equivalent"),
+        _softmax("softmax-online-2 record merge (cg)", "softmax_forward_online_kernel2", ("1", "128", 0),
+                 "equivalent"),
+        _softmax("softmax-7 unrolled", "softmax_forward_kernel7", ("4", "128", 32), "equivalent"),
+        _softmax("softmax-online-8 warp", "softmax_forward_online_kernel8", ("1", "128", 0), "equivalent"),
+        # a row narrower than the block: version 8 returns early for threadIdx.x >= C, so the warps of rows 2
+        # and 3 never run (their outputs are never written)
+        _softmax("softmax-online-8 row < block", "softmax_forward_online_kernel8", ("1", "128", 0),
+                 "not-equivalent", cols=64),
+        _layernorm("layernorm-3 cg reduce", "layernorm_forward_kernel3", ("1", "64", 0)),
+        _layernorm("layernorm-4 E[x^2]-E[x]^2", "layernorm_forward_kernel4", ("1", "64", 0)),
+        _layernorm("layernorm-5 block per row", "layernorm_forward_kernel5", ("2", "32", 0)),
+        _layernorm("layernorm-6 shared rows", "layernorm_forward_kernel6", ("1", "32x2", 4 * 64 * 4)),
+        _layernorm("layernorm-4 C=768", "layernorm_forward_kernel4", ("1", "64", 0), cols=768),
+    ]
+
+
+def compile_sources(checkout: Path, names: set[str], into: Path) -> dict[str, Path]:
+    stubs = into / "stub"
+    stubs.mkdir(parents=True, exist_ok=True)
+    for file, text in STUB_HEADERS.items():
+        (stubs / file).write_text(text)
+    out = {}
+    for name in sorted(names):
+        ptx = into / f"{name}.ptx"
+        subprocess.run(["nvcc", "-ptx", "-arch=sm_80", "-O3", "-lineinfo", f"-I{stubs}", "-o", str(ptx),
+                        str(checkout / "dev" / "cuda" / f"{name}.cu")], check=True, capture_output=True)
+        out[name] = ptx
+    return out
+
+
+def command(pair: Pair, ptx: Path) -> list[str]:
+    (rg, rb, rs), (og, ob, os_) = pair.ref_launch, pair.opt_launch
+    argv = ["check", str(ptx), str(ptx), "--ref-kernel", pair.ref, "--opt-kernel", pair.opt, "--ref-grid", rg,
+            "--ref-block", rb, "--opt-grid", og, "--opt-block", ob, "--args", pair.args, "--json", "-q"]
+    if max(rs, os_):
+        argv += ["--shared-dynamic", str(max(rs, os_))]   # one size for both sides: the reference takes none
+    for b in pair.buffers:
+        argv += ["--buffer", b]
+    return argv
+
+
+def run_one(pair: Pair, ptx: Path, timeout: float) -> dict:
+    start, children = time.perf_counter(), _children_cpu()
+    proc = subprocess.Popen([sys.executable, "-c", _WRAPPER] + command(pair, ptx), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        timed_out = True
+    cpu, rss = _children_cpu() - children, float("nan")
+    for line in err.splitlines():
+        if line.startswith("@usage "):
+            cpu, rss = json.loads(line[len("@usage "):])
+    try:
+        report = json.loads(out) if out.strip() else None
+    except ValueError:
+        report = None
+    got = "timeout" if timed_out else _outcome(report)
+    benign = sorted(finding_kinds(report) & BENIGN) if report else []
+    return {"name": pair.name, "expect": pair.expect, "got": got, "wall": time.perf_counter() - start, "cpu": cpu,
+            "rss_mb": rss, "listed": ", ".join(benign)}
+
+
+BENIGN = {"benign-race", "benign-read-race"}   # listed under a verdict, not findings that make it
+
+
+def _outcome(report: dict | None) -> str:
+    """bench_paper's outcome, except that a benign race listed under EQUIVALENT leaves it EQUIVALENT (softmax 7
+    reads a clamped y[C-1] that another thread rewrites, into a register it never uses)."""
+    if report is not None and not finding_kinds(report) - BENIGN:
+        return report.get("verdict", "error")
+    return outcome(report)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("checkout", type=Path, help="a checkout of karpathy/llm.c")
+    parser.add_argument("only", nargs="*", help="run only pairs whose name contains one of these")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per pair (default 600)")
+    parser.add_argument("--list", action="store_true", help="print the command lines, run nothing")
+    args = parser.parse_intermixed_args(argv)
+    if not (args.checkout / "dev" / "cuda").is_dir():
+        parser.error(f"{args.checkout}/dev/cuda is not a directory: give a checkout of karpathy/llm.c")
+    chosen = [p for p in pairs() if not args.only or any(w in p.name for w in args.only)]
+    with tempfile.TemporaryDirectory(prefix="volta-llmc-") as tmp:
+        ptx = compile_sources(args.checkout, {p.source for p in chosen}, Path(tmp))
+        if args.list:
+            for p in chosen:
+                print(p.name, "::", "volta", " ".join(command(p, ptx[p.source])))
+            return 0
+        byte_compile()
+        rows = []
+        print(f"{'pair (vs version 1)':38s} {'expected':15s} {'got':15s} {'wall s':>8s} {'cpu s':>8s} {'peak MB':>8s}  listed")
+        for p in chosen:
+            row = run_one(p, ptx[p.source], args.timeout)
+            rows.append(row)
+            mark = "" if row["got"] == row["expect"] else "   <--"
+            print(f"{row['name']:38s} {row['expect']:15s} {row['got']:15s} {row['wall']:8.2f} {row['cpu']:8.2f} "
+                  f"{row['rss_mb']:8.0f}  {row['listed']}{mark}", flush=True)
+    right = sum(r["got"] == r["expect"] for r in rows)
+    print(f"\n{len(rows)} pairs: {right} as expected, {len(rows) - right} not; total cpu "
+          f"{sum(r['cpu'] for r in rows):.0f} s")
+    return 0 if right == len(rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
