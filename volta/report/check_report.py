@@ -182,6 +182,9 @@ def format_text(result: CheckResult) -> str:
             lines.append(f"  at {display_path(err.span.file)}:{err.span.line}:{err.span.col}: "
                          f"{_source_line(err.span)}")
         lines.append("  nothing is claimed about equivalence")
+        if "NaN" in err.message or "infinit" in err.message:
+            lines.append("  hint: --fp ieee runs both kernels on IEEE floats, NaN and infinities included, and says "
+                         "where their bits differ")
     elif r.verdict == "unknown":
         if r.unknown or not getattr(r, "timed_out", None):
             lines.append(f"  {len(r.unknown)} element(s) undecided (nothing is claimed); "
