@@ -1,4 +1,5 @@
-"""Volta on a production kernel library's versions of one op: llm.c's dev/cuda kernels, each version checked
+"""Volta on a production kernel library's versions of one op: llm.c's dev/cuda kernels (softmax, layer norm, the
+bias gradient), each version checked
 against version 1 (the plain one), one process per pair; prints verdict, expected, wall, CPU and peak RSS.
 
     python benchmarks/bench_llmc.py PATH/TO/llm.c [names…] [--timeout S] [--list]
@@ -66,6 +67,14 @@ def _layernorm(name, opt, launch, rows=2, cols=64):
                  f"rstd=f32[{rows}]:out", f"w=f32[{cols}]:in", f"bias=f32[{cols}]:in"), "equivalent")
 
 
+def _bias_grad(name, opt, launch, rows=64, cols=32):
+    """dbias += the column sums of dout (bf16, dbias read and written): version 1 is a block per column with a
+    shared-memory tree."""
+    return Pair(name, "matmul_backward_bias", "matmul_backward_bias_kernel1", opt, (str(cols), "32", 0), launch,
+                f"dbias,dout,1,{rows},{cols}", (f"dout=bf16[{rows * cols}]:in", f"dbias=bf16[{cols}]:inout"),
+                "equivalent")
+
+
 def pairs() -> list[Pair]:
     return [
         _softmax("softmax-2 shared tree", "softmax_forward_kernel2", ("4", "32", 128), "equivalent"),
@@ -85,6 +94,9 @@ def pairs() -> list[Pair]:
         _layernorm("layernorm-5 block per row", "layernorm_forward_kernel5", ("2", "32", 0)),
         _layernorm("layernorm-6 shared rows", "layernorm_forward_kernel6", ("1", "32x2", 4 * 64 * 4)),
         _layernorm("layernorm-4 C=768", "layernorm_forward_kernel4", ("1", "64", 0), cols=768),
+        _bias_grad("bias-grad-2 warp per column", "matmul_backward_bias_kernel2", ("8", "128", 0)),
+        _bias_grad("bias-grad-3 block per column", "matmul_backward_bias_kernel3", ("32", "128", 0)),
+        _bias_grad("bias-grad-4 32 columns a block", "matmul_backward_bias_kernel4", ("1", "128", 512)),
     ]
 
 
