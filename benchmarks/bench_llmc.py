@@ -70,7 +70,7 @@ def _layernorm(name, opt, launch, rows=2, cols=64):
 def _bias_grad(name, opt, launch, rows=64, cols=32):
     """dbias += the column sums of dout (bf16, dbias read and written): version 1 is a block per column with a
     shared-memory tree."""
-    return Pair(name, "matmul_backward_bias", "matmul_backward_bias_kernel1", opt, (str(cols), "32", 0), launch,
+    return Pair(name, "matmul_backward_bias", "matmul_backward_bias_kernel1", opt, (str(cols), "32", 128), launch,
                 f"dbias,dout,1,{rows},{cols}", (f"dout=bf16[{rows * cols}]:in", f"dbias=bf16[{cols}]:inout"),
                 "equivalent")
 
