@@ -148,6 +148,38 @@ def test_an_eps_held_in_double_is_named_with_both_values(tmp_path, eps, named):
         assert note is None, note
 
 
+FOLDED_PROBLEM = '''
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.mish(x - 0.5 - 0.2)
+
+
+def get_inputs():
+    return [torch.randn(2, 4)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_two_constants_folded_into_one_are_named(tmp_path):
+    """x - 0.5 - 0.2 in float32 subtracts 0.5 + float32's 0.2; a candidate's x - 0.7 subtracts float32's 0.7, the
+    rounding of that sum: a different real, named in the note with the two constants it folds."""
+    from volta.kernelbench.check import check
+    (tmp_path / "problem.py").write_text(FOLDED_PROBLEM)
+    (tmp_path / "cand.py").write_text(FOLDED_PROBLEM.replace("class Model", "class ModelNew")
+                                      .replace("x - 0.5 - 0.2", "x - (0.5 + 0.2)"))
+    r = check(str(tmp_path / "problem.py"), str(tmp_path / "cand.py"))
+    assert r.verdict == "not-equivalent"
+    note = r.comparison.difference.note
+    assert "0.699999988079071 is the float32 rounding of -0.5 + -0.20000000298023224" in note, note
+
+
 def test_rounding_note_reads_certified_values():
     """The relative difference is taken between exact values or the midpoints of certified enclosures."""
     from fractions import Fraction

@@ -160,6 +160,8 @@ def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, 
 
 FLOAT32_RESOLUTION = Fraction(1, 2 ** 24)   # half an ulp of float32, relative: values closer round alike
 MAX_CONSTANTS = 4_096                        # constants looked at per side (a convolution's weights are inputs)
+MAX_POOL = 48                                # constants whose pairwise sums and products are tried
+MAX_FOLDED = 3                               # folded constants named in a note
 
 
 def rounding_note(ref: E.Expr, cand: E.Expr, ref_value, cand_value) -> str | None:
@@ -168,8 +170,15 @@ def rounding_note(ref: E.Expr, cand: E.Expr, ref_value, cand_value) -> str | Non
     float32, different reals), named with both values; and a difference below float32's resolution (the two
     values round to the same float32: a constant as above, or a threshold such as softplus's x itself above
     20). The verdict stands (over the reals the two differ); None when neither applies."""
+    mine, theirs = _constants(ref), _constants(cand)
     parts = [f"the constant {_shown(r)} in the reference is {_shown(c)} in the candidate ({_precision(r)} and "
-             f"{_precision(c)}: the same float32)" for r, c in _rounded_alike(ref, cand)]
+             f"{_precision(c)}: the same float32)" for r, c in _rounded_alike(mine, theirs)]
+    parts += [f"the candidate's constant {_shown(c)} is the float32 rounding of {_shown(x)} {op} {_shown(y)}, "
+              f"which the reference applies as two constants ({_shown(v)} over the reals)"
+              for c, x, op, y, v in _folded(theirs - mine, mine)]
+    parts += [f"the reference's constant {_shown(c)} is the float32 rounding of {_shown(x)} {op} {_shown(y)}, "
+              f"which the candidate applies as two constants ({_shown(v)} over the reals)"
+              for c, x, op, y, v in _folded(mine - theirs, theirs)]
     rel = _relative(ref_value, cand_value)
     if rel is not None and rel < FLOAT32_RESOLUTION:
         parts.append(f"the two values differ by {float(rel):.1e} relative, below float32's resolution "
@@ -180,13 +189,34 @@ def rounding_note(ref: E.Expr, cand: E.Expr, ref_value, cand_value) -> str | Non
             "the verdict stands; hold the constant as the reference does, or judge in float with --atol/--rtol")
 
 
-def _rounded_alike(ref: E.Expr, cand: E.Expr) -> list:
+def _constants(root: E.Expr) -> set:
+    """The non-integer constants of an expression (at most MAX_CONSTANTS of them)."""
+    found = {n.data for n in E.postorder(root) if n.op is E.CONST and n.data.denominator != 1}
+    return set(sorted(found)[:MAX_CONSTANTS]) if len(found) > MAX_CONSTANTS else found
+
+
+def _folded(lone: set, other: set) -> list:
+    """(c, x, op, y, x op y) for a constant c of one side only that is the float32 rounding, but not the value,
+    of the sum, difference or product of two constants of the other side: `x - 0.5 - 0.2` against a
+    candidate's `x - 0.7f` (0.5 + float32's 0.2 rounds to 0.7f). The first MAX_FOLDED found."""
+    pool = sorted(other | {Fraction(1, 2), Fraction(1)})[:MAX_POOL]
+    found, named = [], set()
+    for c in sorted(lone)[:MAX_POOL]:
+        target = _f32(c)
+        for i, x in enumerate(pool):
+            for y in pool[i:]:
+                for op, v in (("+", x + y), ("-", x - y), ("-", y - x), ("*", x * y)):
+                    if v != c and _f32(v) == target and target != 0 and c not in named:
+                        named.add(c)
+                        found.append((c, x, op, y, v) if op != "-" or v == x - y else (c, y, op, x, v))
+                        if len(found) >= MAX_FOLDED:
+                            return found
+    return found
+
+
+def _rounded_alike(mine: set, theirs: set) -> list:
     """(reference constant, candidate constant) pairs, each found on its side only, that are different reals
     with the same float32 rounding (integers and exact float32 pairs excluded: those are different numbers)."""
-    def constants(root):
-        found = {n.data for n in E.postorder(root) if n.op is E.CONST and n.data.denominator != 1}
-        return set(sorted(found)[:MAX_CONSTANTS]) if len(found) > MAX_CONSTANTS else found
-    mine, theirs = constants(ref), constants(cand)
     by_f32: dict = {}
     for c in theirs - mine:
         by_f32.setdefault(_f32(c), []).append(c)
