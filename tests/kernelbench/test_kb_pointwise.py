@@ -243,6 +243,14 @@ def test_stable_softplus_with_the_wrong_clamp_is_not_equivalent(tmp_path):
     assert r.comparison.difference.note is None
 
 
+def test_stable_softplus_with_torchs_threshold_is_softplus(tmp_path):
+    """x itself above 20, the stable form below: torch's softplus exactly (the select's condition is the same,
+    its arms meet by the case split)."""
+    r = _stable(tmp_path, "softplus", "min", "torch.where(x > 20, x, soft)")
+    assert r.verdict == "equivalent", r.comparison
+    assert set(r.comparison.proved_by) <= {"case-split", "identical"}, r.comparison.proved_by
+
+
 def test_stable_softplus_against_torchs_threshold_is_never_equivalent(tmp_path):
     """torch's softplus is x itself above 20; the stable form is x + log1p(e^-x) there, a real difference of
     under e^-20 relative. Never EQUIVALENT: NOT EQUIVALENT where a witness above 20 is found (then with the note
