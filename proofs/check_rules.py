@@ -45,7 +45,7 @@ def _to_sympy(root: E.Expr):
     syms = {"k": sympy.Symbol("k", integer=True)}
     table = {
         E.ADD: lambda x, y: x + y, E.MUL: lambda x, y: x * y, E.DIV: lambda x, y: x / y,
-        E.EXP2: lambda x: sympy.Integer(2) ** x, E.LT: lambda x, y: x < y,
+        E.EXP2: lambda x: sympy.Integer(2) ** x, E.LT: lambda x, y: x < y, E.LG2: lambda x: sympy.log(x, 2),
     }
     for n in E.postorder(root):
         if n.op is E.CONST:

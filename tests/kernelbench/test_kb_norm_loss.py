@@ -91,3 +91,104 @@ def test_loss_modules_match_torch():
                                 t.nn.HuberLoss(delta=2.0)(x, y), t.nn.KLDivLoss(reduction="batchmean")(x, y.softmax(1)),
                                 t.nn.TripletMarginLoss(margin=0.5)(x, y, x * 2), t.nn.CosineSimilarity(dim=0)(x, y)),
             Arg((3, 4)), Arg((3, 4)), Arg((3,), "int", 0, 4))
+
+
+# ---- a difference of rounding names its constant (compare.rounding_note) ------------------------------------
+
+EPS_PROBLEM = '''
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.InstanceNorm2d(2)
+
+    def forward(self, x):
+        return self.norm(x)
+
+
+def get_inputs():
+    return [torch.randn(1, 2, 2, 2)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+EPS_CANDIDATE = '''
+import torch
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        mean = x.mean(dim=(2, 3), keepdim=True)
+        var = ((x - mean) ** 2).mean(dim=(2, 3), keepdim=True)
+        return (x - mean) / torch.sqrt({eps})
+'''
+
+
+@pytest.mark.parametrize("eps,named", [("(var.double() + 1e-5).float()", True), ("var + 1e-4", False)])
+def test_an_eps_held_in_double_is_named_with_both_values(tmp_path, eps, named):
+    """torch adds InstanceNorm's eps as float32's 1e-5; a candidate adding 1e-5 in double differs over the reals
+    by 9e-10 relative: NOT EQUIVALENT, with a note naming the constant, both values and precisions. An eps that
+    is another number (1e-4) is no rounding and gets no such note."""
+    from volta.kernelbench.check import check
+    (tmp_path / "problem.py").write_text(EPS_PROBLEM)
+    (tmp_path / "cand.py").write_text(EPS_CANDIDATE.format(eps=eps))
+    r = check(str(tmp_path / "problem.py"), str(tmp_path / "cand.py"))
+    assert r.verdict == "not-equivalent"
+    note = r.comparison.difference.note
+    if named:
+        assert "the constant 9.999999747378752e-06 in the reference is 1e-05 in the candidate" in note, note
+        assert "float32 and float64" in note and "below float32's resolution" in note, note
+    else:
+        assert note is None, note
+
+
+FOLDED_PROBLEM = '''
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.mish(x - 0.5 - 0.2)
+
+
+def get_inputs():
+    return [torch.randn(2, 4)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_two_constants_folded_into_one_are_named(tmp_path):
+    """x - 0.5 - 0.2 in float32 subtracts 0.5 + float32's 0.2; a candidate's x - 0.7 subtracts float32's 0.7, the
+    rounding of that sum: a different real, named in the note with the two constants it folds."""
+    from volta.kernelbench.check import check
+    (tmp_path / "problem.py").write_text(FOLDED_PROBLEM)
+    (tmp_path / "cand.py").write_text(FOLDED_PROBLEM.replace("class Model", "class ModelNew")
+                                      .replace("x - 0.5 - 0.2", "x - (0.5 + 0.2)"))
+    r = check(str(tmp_path / "problem.py"), str(tmp_path / "cand.py"))
+    assert r.verdict == "not-equivalent"
+    note = r.comparison.difference.note
+    assert "0.699999988079071 is the float32 rounding of -0.5 + -0.20000000298023224" in note, note
+
+
+def test_rounding_note_reads_certified_values():
+    """The relative difference is taken between exact values or the midpoints of certified enclosures."""
+    from fractions import Fraction
+
+    from volta.kernelbench.compare import rounding_note
+    from volta.symbolic import expr as E
+    from volta.symbolic.enclose import Enclosure
+    x = E.var("x", 0)
+    close = Enclosure(Fraction(21) + Fraction(1, 10**12), Fraction(21) + Fraction(2, 10**12))
+    assert "below float32's resolution" in rounding_note(x, E.add(x, 1), Fraction(21), close)
+    assert rounding_note(x, E.add(x, 1), Fraction(21), Fraction(22)) is None
+    assert rounding_note(x, x, Fraction(21), "undefined") is None

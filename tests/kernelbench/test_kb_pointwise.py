@@ -187,3 +187,75 @@ def test_torch_is_restored_after_the_stand_in():
         assert inside is t and inside is not before
     import torch as after
     assert after is before
+
+
+# ---- the numerically stable softplus, log1p(exp(-|x|)) + max(x, 0), end to end ------------------------------
+
+STABLE_PROBLEM = '''
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.{op}(x)
+
+
+def get_inputs():
+    return [torch.randn(2, 4) * 10]
+
+
+def get_init_inputs():
+    return []
+'''
+
+STABLE_CANDIDATE = '''
+import torch
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        soft = torch.log1p(torch.exp(-torch.abs(x))) + torch.clamp(x, {side}=0.0)
+        return {out}
+'''
+
+
+def _stable(tmp_path, op: str, side: str, out: str):
+    from volta.kernelbench.check import check
+    (tmp_path / "problem.py").write_text(STABLE_PROBLEM.format(op=op))
+    (tmp_path / "cand.py").write_text(STABLE_CANDIDATE.format(side=side, out=out))
+    return check(str(tmp_path / "problem.py"), str(tmp_path / "cand.py"))
+
+
+def test_stable_softplus_under_mish_is_equivalent(tmp_path):
+    """torch's mish has no threshold: x·tanh(log1p(e^x)) and the stable form are one real function, proved by
+    splitting on the sign of x (|x| is max(x, -x)) and reflecting log(1 + e^x) = x + log(1 + e^-x)."""
+    r = _stable(tmp_path, "mish", "min", "x * torch.tanh(soft)")
+    assert r.verdict == "equivalent", r.comparison
+    assert set(r.comparison.proved_by) <= {"case-split", "identical"}, r.comparison.proved_by
+
+
+def test_stable_softplus_with_the_wrong_clamp_is_not_equivalent(tmp_path):
+    """Negative control: min(x, 0) for max(x, 0) differs by |x| on x > 0, far beyond any rounding (no note)."""
+    r = _stable(tmp_path, "mish", "max", "x * torch.tanh(soft)")
+    assert r.verdict == "not-equivalent"
+    assert r.comparison.difference.note is None
+
+
+def test_stable_softplus_with_torchs_threshold_is_softplus(tmp_path):
+    """x itself above 20, the stable form below: torch's softplus exactly (the select's condition is the same,
+    its arms meet by the case split)."""
+    r = _stable(tmp_path, "softplus", "min", "torch.where(x > 20, x, soft)")
+    assert r.verdict == "equivalent", r.comparison
+    assert set(r.comparison.proved_by) <= {"case-split", "identical"}, r.comparison.proved_by
+
+
+def test_stable_softplus_against_torchs_threshold_is_never_equivalent(tmp_path):
+    """torch's softplus is x itself above 20; the stable form is x + log1p(e^-x) there, a real difference of
+    under e^-20 relative. Never EQUIVALENT: NOT EQUIVALENT where a witness above 20 is found (then with the note
+    that the difference is below float32's resolution), else UNKNOWN (the search's points are small)."""
+    r = _stable(tmp_path, "softplus", "min", "soft")
+    assert r.verdict in ("not-equivalent", "unknown"), r.verdict
+    if r.verdict == "not-equivalent":
+        assert "below float32's resolution" in r.comparison.difference.note

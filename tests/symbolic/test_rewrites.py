@@ -91,6 +91,7 @@ def _corpus() -> list[E.Expr]:
         E.select(E.lt(x, y), E.select(E.lt(x, y), z, w), x),      # nested
         E.select(E.logical_not(E.le(x, E.ZERO)), z, w),           # not-compare
         E.select(E.logical_or(both, E.lt(y, w)), E.mul(x, x), z),  # logic
+        E.lg2(E.add(E.ONE, E.mul(4, E.exp2(E.add(x, y))))),         # softplus-reflect: 2 + x + y + lg2(1 + 2^-(…)/4)
     ]
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 
@@ -21,6 +22,8 @@ from volta.equiv.check import MAX_UNKNOWN, _compare, _expansion
 from volta.errors import Unsupported
 from volta.exec.limits import Timeout
 from volta.kernelbench.elements import UNWRITTEN
+from volta.symbolic import expr as E
+from volta.symbolic.enclose import Enclosure
 from volta.symbolic.normal import Normalizer
 from volta.symbolic.ringform import RingForms
 from volta.symbolic.screen import Screen
@@ -44,6 +47,7 @@ class Difference:
     structural: str | None = None   # a difference in the number or shapes of outputs (every input shows it)
     derived: dict = field(default_factory=dict)   # input name -> {i: value} where get_inputs derives the input
     #                                               from its leaves: the input's element at each given leaf
+    note: str | None = None   # when the difference may be one of rounding, what the user can act on (rounding_note)
 
     @property
     def position(self) -> tuple:
@@ -130,6 +134,7 @@ def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, 
                 else:
                     difference = confirm(verdict, k, i, a[i], b[i])
                     if difference is not None:
+                        difference.note = rounding_note(a[i], b[i], difference.ref_value, difference.cand_value)
                         result.verdict, result.difference = "not-equivalent", difference
                         result.seconds = time.perf_counter() - start
                         return result
@@ -149,3 +154,99 @@ def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, 
         result.verdict = "unknown"
     result.seconds = time.perf_counter() - start
     return result
+
+
+# ---- differences of rounding -----------------------------------------------------------------------------------
+
+FLOAT32_RESOLUTION = Fraction(1, 2 ** 24)   # half an ulp of float32, relative: values closer round alike
+MAX_CONSTANTS = 4_096                        # constants looked at per side (a convolution's weights are inputs)
+MAX_POOL = 48                                # constants whose pairwise sums and products are tried
+MAX_FOLDED = 3                               # folded constants named in a note
+
+
+def rounding_note(ref: E.Expr, cand: E.Expr, ref_value, cand_value) -> str | None:
+    """Why a confirmed difference may be one of rounding, in words the user can act on: constants the two
+    sides hold in different precisions (the reference's 1e-5 as float32, the candidate's as a double: the same
+    float32, different reals), named with both values; and a difference below float32's resolution (the two
+    values round to the same float32: a constant as above, or a threshold such as softplus's x itself above
+    20). The verdict stands (over the reals the two differ); None when neither applies."""
+    mine, theirs = _constants(ref), _constants(cand)
+    parts = [f"the constant {_shown(r)} in the reference is {_shown(c)} in the candidate ({_precision(r)} and "
+             f"{_precision(c)}: the same float32)" for r, c in _rounded_alike(mine, theirs)]
+    parts += [f"the candidate's constant {_shown(c)} is the float32 rounding of {_shown(x)} {op} {_shown(y)}, "
+              f"which the reference applies as two constants ({_shown(v)} over the reals)"
+              for c, x, op, y, v in _folded(theirs - mine, mine)]
+    parts += [f"the reference's constant {_shown(c)} is the float32 rounding of {_shown(x)} {op} {_shown(y)}, "
+              f"which the candidate applies as two constants ({_shown(v)} over the reals)"
+              for c, x, op, y, v in _folded(mine - theirs, theirs)]
+    rel = _relative(ref_value, cand_value)
+    if rel is not None and rel < FLOAT32_RESOLUTION:
+        parts.append(f"the two values differ by {float(rel):.1e} relative, below float32's resolution "
+                     f"({float(FLOAT32_RESOLUTION):.1e}): they round to the same float32")
+    if not parts:
+        return None
+    return ("the difference may be one of rounding: " + "; ".join(parts) + ". Over the reals the outputs differ, so "
+            "the verdict stands; hold the constant as the reference does, or judge in float with --atol/--rtol")
+
+
+def _constants(root: E.Expr) -> set:
+    """The non-integer constants of an expression (at most MAX_CONSTANTS of them)."""
+    found = {n.data for n in E.postorder(root) if n.op is E.CONST and n.data.denominator != 1}
+    return set(sorted(found)[:MAX_CONSTANTS]) if len(found) > MAX_CONSTANTS else found
+
+
+def _folded(lone: set, other: set) -> list:
+    """(c, x, op, y, x op y) for a constant c of one side only that is the float32 rounding, but not the value,
+    of the sum, difference or product of two constants of the other side: `x - 0.5 - 0.2` against a
+    candidate's `x - 0.7f` (0.5 + float32's 0.2 rounds to 0.7f). The first MAX_FOLDED found."""
+    pool = sorted(other | {Fraction(1, 2), Fraction(1)})[:MAX_POOL]
+    found, named = [], set()
+    for c in sorted(lone)[:MAX_POOL]:
+        target = _f32(c)
+        for i, x in enumerate(pool):
+            for y in pool[i:]:
+                for op, v in (("+", x + y), ("-", x - y), ("-", y - x), ("*", x * y)):
+                    if v != c and _f32(v) == target and target != 0 and c not in named:
+                        named.add(c)
+                        found.append((c, x, op, y, v) if op != "-" or v == x - y else (c, y, op, x, v))
+                        if len(found) >= MAX_FOLDED:
+                            return found
+    return found
+
+
+def _rounded_alike(mine: set, theirs: set) -> list:
+    """(reference constant, candidate constant) pairs, each found on its side only, that are different reals
+    with the same float32 rounding (integers and exact float32 pairs excluded: those are different numbers)."""
+    by_f32: dict = {}
+    for c in theirs - mine:
+        by_f32.setdefault(_f32(c), []).append(c)
+    return [(r, c) for r in sorted(mine - theirs) for c in sorted(by_f32.get(_f32(r), ())) if _f32(r) != 0]
+
+
+def _f32(q: Fraction) -> float:
+    with np.errstate(over="ignore"):
+        return float(np.float32(float(q)))
+
+
+def _precision(q: Fraction) -> str:
+    if Fraction(_f32(q)) == q:
+        return "float32"
+    return "float64" if Fraction(float(q)) == q else "exact"
+
+
+def _shown(q: Fraction) -> str:
+    return repr(float(q))
+
+
+def _relative(ref_value, cand_value) -> Fraction | None:
+    """|ref - cand| / |ref| from exact values or the midpoints of certified enclosures; None if unknown."""
+    def mid(v):
+        if isinstance(v, (int, Fraction)):
+            return Fraction(v)
+        if isinstance(v, Enclosure):
+            return (v.lo + v.hi) / 2
+        return None
+    r, c = mid(ref_value), mid(cand_value)
+    if r is None or c is None or r == 0:
+        return None
+    return abs(r - c) / abs(r)

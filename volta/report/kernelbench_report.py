@@ -130,6 +130,8 @@ def format_text(r, indent: str = "", explain: bool = False) -> str:
             lines.append(f"  {_inputs_line(d)}")
             lines.append("  both values confirmed by exact re-execution: the reference evaluated, the candidate "
                          "re-run (its launches on these constants)")
+            if getattr(d, "note", None):
+                lines.append(f"  note: {d.note}")
         if r.witness_file:
             lines.append(f"  counterexample saved to {r.witness_file} (get_inputs-shaped arrays, parameters as "
                          f"param:NAME)")
@@ -315,7 +317,7 @@ def to_dict(r, nested: bool = False) -> dict:
             "output": d.output, "index": list(d.position), "structural": d.structural,
             "ref_value": _json_value(d.ref_value), "cand_value": _json_value(d.cand_value),
             "inputs": {n: {str(i): str(v) for i, v in vals.items()} for n, vals in d.inputs.items()},
-            "default_input": "1", "file": r.witness_file,
+            "default_input": "1", "file": r.witness_file, "note": getattr(d, "note", None),
             "derived_inputs": {n: {"elements": {str(i): str(v) for i, v in elements.items()},
                                    "others": None if rest is None else str(rest)}
                                for n, (elements, rest) in (d.derived or {}).items()}},

@@ -769,6 +769,10 @@ class Normalizer:
         common = self._apply("common-terms", lambda: node, node, args)
         if common is not None:
             return common
+        if op is E.LG2:
+            reflected = self._apply("softplus-reflect", lambda: node, node)
+            if reflected is not None:
+                return reflected
         if op is E.SELECT:
             rebuilt = self._select(node, args)
         elif op is E.MAX or op is E.MIN:
@@ -953,6 +957,29 @@ def _rsqrt_recip(norm: Normalizer, node: Expr, args: tuple) -> NormalForm | None
         SQRT_ARGS.setdefault(root.id, _copy(norm.memo[node.args[0]]))
         return nf_div(NormalForm({UNIT: 1}), _leaf_nf(root))
     return nf_div(NormalForm({UNIT: 1}), norm._fresh()(root))
+
+
+@rewrite("softplus-reflect", "softplus-reflect", "exp2-int", "congruence")
+def _softplus_reflect(norm: Normalizer, node: Expr) -> NormalForm | None:
+    """lg2(1 + c·2^E), c = 2^k, is p + lg2(1 + 2^-p) with p = E + k, written so that p's first non-constant
+    monomial (in the sorted order) has a negative coefficient: of p and −p exactly one has, so
+    softplus log(1 + e^x) and its reflection x + log(1 + e^-x) (log1p(exp(-|x|)) + max(x, 0) once the sign of
+    x is split on, cases.py) meet at one form. An argument of any other shape is left alone."""
+    arg = norm.memo[node.args[0]]
+    if arg.den is not None or len(arg.num) != 2 or arg.num.get(UNIT) != 1:
+        return None
+    ((factors, e), c), = ((m, c) for m, c in arg.num.items() if m != UNIT)
+    k = E.exact_lg2(Fraction(c))
+    if factors or not e or k is None:
+        return None
+    p = p_add(dict(EXP_POLYS[e]), p_const(k))
+    variable = [m for m in p if m != UNIT]
+    if not variable or p[min(variable)] < 0:
+        return None
+    exponent = poly_to_expr(p)
+    reflected = E.add(exponent, E.lg2(E.add(E.ONE, E.exp2(E.neg(exponent)))))
+    nf = norm._fresh()(reflected)
+    return NormalForm(dict(nf.num), None if nf.den is None else dict(nf.den))
 
 
 @rewrite("common-terms", "select-common", "max-common", "min-common")

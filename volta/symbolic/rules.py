@@ -4,8 +4,8 @@ Sides are expressions over the pattern variables a, b, c, d (reals) and k (an in
 with the constructors below; `where` lists divisors that must be nonzero (the partial semantics
 of division). `kind` says how proofs/check_rules.py proves a rule:
   FIELD  — Z3 over the reals (ordered-field axioms, case splits on ite);
-  EXP    — the laws of 2^x, which Z3's uninterpreted exp2 cannot derive: checked by sympy's
-           symbolic simplification with x real and k integer, and numerically.
+  EXP    — the laws of 2^x and of its inverse lg2, which Z3's uninterpreted functions cannot derive:
+           checked by sympy's symbolic simplification with x real and k integer, and numerically.
 Every rule is also spot-checked on random rationals in exact arithmetic.
 """
 from __future__ import annotations
@@ -68,6 +68,9 @@ RULES: tuple[Rule, ...] = (
     # full-precision expf (libdevice): 2^(x·hi + x·lo − n) · 2^n with n the range-reduction integer;
     # the bit construction of 2^n is checked exhaustively by proofs/check_rules.py (exponent field)
     R("expf-idiom",     "exp2(a * c + a * d - b) * exp2(b)", "exp2(a * (c + d))", kind=EXP),
+    # softplus: log(1 + e^x) = x + log(1 + e^-x) (log2 here: 2^a (1 + 2^-a) = 2^a + 1), how the numerically
+    # stable log1p(exp(-|x|)) + max(x, 0) meets torch's log1p(exp(x)) once the sign of x is split on
+    R("softplus-reflect", "lg2(1 + exp2(a))",    "a + lg2(1 + exp2(-a))", kind=EXP),
     # atoms: normalized over normalized arguments, then opaque; Z3 encodings
     R("congruence",     "eq(f(a + b), f(b + a))", "true"),
     R("cmp-lt",         "lt(a, b)",              "lt(a - b, 0)"),
@@ -158,6 +161,10 @@ RULES: tuple[Rule, ...] = (
     R("max-case",       "le(b, a)",              "eq(max(a, b), a)",    used_by="cases"),
     R("min-case",       "le(a, b)",              "eq(min(a, b), a)",    used_by="cases"),
     R("order-forced",   "lt(a, a + 3)",          "true",                used_by="cases"),
+    R("abs-max",        "abs(a)",                "max(a, -a)",          used_by="cases"),
+    # an order whose strict form is empty need not be checked: every point is in the closure of a nonempty
+    # one (cases.py's docstring); the instance |x| and max(x, 0) meet: -x < x < 0 holds nowhere
+    R("order-chamber",  "land(lt(-a, a), lt(a, 0))", "false",         used_by="cases"),
     # sqrt/rsqrt in the normal form: rsqrt(v) is 1/sqrt(v) (both defined iff v > 0), and
     # sqrt(v)^2 = v wherever sqrt(v) is defined (v >= 0), so the domain is the expression's own
     R("rsqrt-recip",    "rsqrt(a)",              "1 / sqrt(a)",         where=("sqrt(a)",), assume=("lt(0, a)",)),
@@ -192,6 +199,7 @@ _CALLS: dict[str, Callable[..., E.Expr]] = {
     "abs": lambda x: _raw(E.ABS, x),
     "select": lambda c, x, y: _raw(E.SELECT, c, x, y),
     "sqrt": lambda x: _raw(E.SQRT, x),
+    "lg2": lambda x: _raw(E.LG2, x),
     "rsqrt": lambda x: _raw(E.RSQRT, x),
     "lt": lambda x, y: _raw(E.LT, x, y),
     "le": lambda x, y: _raw(E.LE, x, y),
