@@ -592,7 +592,7 @@ def load_lsym(m, op, region, lanes, offs, size):
             ids = ref[:1] if bool((ref == ref[0]).all()) else np.unique(ref)
             try:
                 if ids.size == 1:
-                    return LaneSym(lanes, region.lslist[int(ids[0])].poly.take(row))
+                    return LaneSym(lanes, region.lslist[int(ids[0])].poly.take(row), ordered=lanes is m.all_lanes)
                 polys = [region.lslist[int(r)].poly for r in ids]
                 leaves = _leaves_of_one_buffer(polys)
                 if leaves is not None:
@@ -611,7 +611,7 @@ def load_lsym(m, op, region, lanes, offs, size):
         itemsize = region_itemsize(region)
         if size != itemsize or (offs % itemsize != 0).any():
             return None
-        return LaneSym(lanes, LanePoly.leaf(region.name, offs // itemsize))
+        return LaneSym(lanes, LanePoly.leaf(region.name, offs // itemsize), ordered=lanes is m.all_lanes)
     return None
 
 
