@@ -434,7 +434,8 @@ def _wmma(m, op, lanes):
 
 
 def _wmma_load(m, op, lanes):
-    """The tile's elements (row- or column-major at the pointer, `.col`) into the fixed register layout."""
+    """The tile's elements (row- or column-major at the pointer, `.col`) into the fixed register layout. The bit
+    handler reads each element's expression where it reads its bits (tensor._wmma_access `exprs`)."""
     which = T._wmma_which(op)
     rows, cols = T._wmma_dims(op, which)
     fmt = T._elem_fmt(op.d.types[-1])
@@ -444,18 +445,11 @@ def _wmma_load(m, op, lanes):
     grid = T._full_warps(m, op, lanes)
     if grid is None:
         return
-    flat = grid.reshape(-1)
-    W = grid.shape[0]
-    w_idx = np.repeat(np.arange(W), WARP_SIZE)
-    es = T._WIDTH[fmt] // 8
-    stride_op = op.operands[2] if len(op.operands) > 2 else None
-    tile = np.full((W, rows, cols), None, dtype=object)
-    per_lane = rows * cols // WARP_SIZE
-    for r, c, addr in T.wmma_addresses(m, op, grid, op.operands[1], stride_op, rows, cols, per_lane, es):
-        sym, bits = read_elements(m, op, op.d.space or None, addr, flat, es)
-        refuse_unknown_format(m, op, [e for e in sym if e is not None], fmt)   # the load's type is no proof
-        tile[w_idx, r, c] = _filled(op, sym, bits, REAL_TYPES[fmt])
-    run_bits(m, op, lanes)
+    words, tile = run_bits(m, op, lanes, exprs=True)
+    known = tile != None  # noqa: E711
+    refuse_unknown_format(m, op, tile[known].tolist(), fmt)   # the load's type is no proof
+    if not known.all():
+        tile[~known] = _constants(op, words[~known], REAL_TYPES[fmt])
     _store_fragment(m, regs, grid, tile, per, fmt, T.wmma_layout(rows, cols, len(regs) * per))
 
 
