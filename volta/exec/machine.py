@@ -346,7 +346,7 @@ class Machine(MachineServices):
             if pc >= n_ops:
                 self.status[runnable & (self.pc >= n_ops)] = EXIT
                 continue
-            lanes = np.nonzero(((self.status == RUN) | (self.status == WARP)) & (self.pc == pc))[0]
+            lanes = np.flatnonzero((runnable | (self.status == WARP)) & (self.pc == pc))
             return pc, (self.all_lanes if lanes.size == self.L else lanes)
 
     def _counted_step(self, pc, lanes, max_steps):
