@@ -74,12 +74,23 @@ class LaneSym:
                 lanes[-1] >= self.lanes[-1] and lanes.size == lanes[-1] - lanes[0] + 1 and \
                 bool(np.all(np.diff(lanes) == 1)):
             return None   # a contiguous run of lanes that spans all of ours
-        keep = ~np.isin(self.lanes, lanes, assume_unique=True)
+        if lanes.size > 1 and not (lanes[1:] > lanes[:-1]).all():
+            keep = ~np.isin(self.lanes, lanes, assume_unique=True)
+        else:   # increasing (as the machine's lane sets are): a binary search per lane, not np.isin's sort
+            keep = ~_members(self.lanes, lanes)
         if keep.all():
             return self
         if not keep.any():
             return None
         return LaneSym(self.lanes[keep], self.poly.take(np.flatnonzero(keep)), ordered=True)
+
+
+def _members(values: np.ndarray, increasing: np.ndarray) -> np.ndarray:
+    """Which of `values` are in the strictly increasing array `increasing` (np.isin, by binary search)."""
+    if increasing.size == 0:
+        return np.zeros(values.size, bool)
+    pos = np.searchsorted(increasing, values)
+    return (pos < increasing.size) & (increasing[np.minimum(pos, increasing.size - 1)] == values)
 
 
 def merge(parts: list[LaneSym]) -> LaneSym:
