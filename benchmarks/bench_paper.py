@@ -147,9 +147,10 @@ Branch tc30j (issue 30, session 8; main and branch side by side, load 10-16 on 2
   subsets, and `without` searches increasing lane sets instead of sorting them (np.isin); Machine.write skips
   the coverage scan of a LaneSym that covers exactly the lanes written. The per-step cost of the lane machine
   (some 25 numpy calls an ld, each 1-3 us) is the rest: TileLang 64x64x32 (< 30 s) and FA1-TC (< 60 s) stay
-  missed; the next structural steps are an ld/st whose address pattern repeats each loop trip resolved once per
-  pc, and f16 pairs loaded lane-structured (a 4-byte load of an f16 input builds 2 leaves and a pair node per
-  lane, ~10% of TileLang, only for st.shared to split them again).
+  missed. Candidates for next: f16 pairs loaded lane-structured (a 4-byte load of an f16 input builds two
+  leaves and a pair node a lane, ~8% of TileLang 32x32x32's execution under cProfile, for st.shared to split
+  them again), mma fragments of leaves read straight into index arrays (no object tiles), and fewer numpy calls
+  in the ld path that every step of the ref's loop takes.
 """
 from __future__ import annotations
 
