@@ -130,7 +130,8 @@ of its commit, side by side where both are given; CPU = user + sys of the proces
   writes 9%, mma 5%, ldmatrix 3%), start-up imports 14%. Targets missed: TileLang 64x64x32 82.6 s (< 30 s);
   MatMul-1 vs -3 / -6 over 30 s at this load.
 Branch tc30j (issue 30, session 8; main and branch side by side, load 10-16 on 2 shared cores, CPU = user + sys):
-    TileLang 64x64x32                         80.8 -> 70.1 s CPU, 1441 MB both, EQUIVALENT
+    TileLang 64x64x32                         80.8 -> 70.1 s CPU, 1441 MB both, EQUIVALENT (again, the last
+                                              commit's code: 79.9 -> 69.2 s, 1424 -> 1437 MB)
     MatMul-1 vs MatMul-3                      35.2 -> 31.8 s CPU, 1031 MB both, EQUIVALENT
     Causal FA1-TC naive vs fused              147.5 -> 119.7 s CPU, 251 MB both, EQUIVALENT
   profiles on main (py-spy): TileLang 64x64x32 is ~65% the ref's fma loop (per step: ld.shared 35% with the race
