@@ -133,7 +133,8 @@ Branch tc30j (issue 30, session 8; main and branch side by side, load 10-16 on 2
     TileLang 64x64x32                         80.8 -> 70.1 s CPU, 1441 MB both, EQUIVALENT (again, the last
                                               commit's code: 79.9 -> 69.2 s, 1424 -> 1437 MB)
     MatMul-1 vs MatMul-3                      35.2 -> 31.8 s CPU, 1031 MB both, EQUIVALENT
-    Causal FA1-TC naive vs fused              147.5 -> 119.7 s CPU, 251 MB both, EQUIVALENT
+    Causal FA1-TC naive vs fused              147.5 -> 119.7 s CPU, 251 MB both, EQUIVALENT (the last commit's
+                                              code alone later at load ~10: 129.4 s; figures move ~10% here)
   profiles on main (py-spy): TileLang 64x64x32 is ~65% the ref's fma loop (per step: ld.shared 35% with the race
   shadow 10.5%, lane compute 13%, register writes 9%) and ~25% the opt's mma (18.5%: fragments' per-lane decode
   11%, of it the f16/bf16 format refusal 5.5%, asked per lane) and ldmatrix (6.5%); causal FA1-TC is wmma 39%
