@@ -129,6 +129,30 @@ of its commit, side by side where both are given; CPU = user + sys of the proces
   ~1.5 s a pair. TileLang 32x32x32 (py-spy): execution 72% of the process (ld 36%, lane compute 24%, register
   writes 9%, mma 5%, ldmatrix 3%), start-up imports 14%. Targets missed: TileLang 64x64x32 82.6 s (< 30 s);
   MatMul-1 vs -3 / -6 over 30 s at this load.
+Branch tc30j (issue 30, session 8; main and branch side by side, load 10-16 on 2 shared cores, CPU = user + sys):
+    TileLang 64x64x32                         80.8 -> 70.1 s CPU, 1441 MB both, EQUIVALENT (again, the last
+                                              commit's code: 79.9 -> 69.2 s, 1424 -> 1437 MB)
+    MatMul-1 vs MatMul-3                      35.2 -> 31.8 s CPU, 1031 MB both, EQUIVALENT
+    Causal FA1-TC naive vs fused              147.5 -> 119.7 s CPU, 251 MB both, EQUIVALENT (the last commit's
+                                              code alone later at load ~10: 129.4 s; figures move ~10% here)
+  profiles on main (py-spy): TileLang 64x64x32 is ~65% the ref's fma loop (per step: ld.shared 35% with the race
+  shadow 10.5%, lane compute 13%, register writes 9%) and ~25% the opt's mma (18.5%: fragments' per-lane decode
+  11%, of it the f16/bf16 format refusal 5.5%, asked per lane) and ldmatrix (6.5%); causal FA1-TC is wmma 39%
+  (mma 21%, of it product 13.8%, 9.3% Fraction additions of two constant zeros: the padded tile rows and the
+  causal mask's zero weights; wmma.load 16.8%, every element resolved and loaded twice), st 19%, ld 16%,
+  Machine.write 13.5% (LaneSym merges 6.6%, np.isin in LaneSym.without 3%).
+  what changed: wmma/mma `product` skips terms with a constant-0 factor (the same nodes: mul folds them to E.ZERO,
+  add of E.ZERO is the identity; tests/exec/test_tensor_product.py and test_tensor_paths.py compare node for
+  node with the every-term product); wmma.load reads each element's expression where the bit handler reads its
+  bits; the format refusal is decided once per fragment and remembered per key (format, leaf buffers, computed)
+  on the machine; LaneSym skips its order check for the machine's all_lanes (now read-only) and its own
+  subsets, and `without` searches increasing lane sets instead of sorting them (np.isin); Machine.write skips
+  the coverage scan of a LaneSym that covers exactly the lanes written. The per-step cost of the lane machine
+  (some 25 numpy calls an ld, each 1-3 us) is the rest: TileLang 64x64x32 (< 30 s) and FA1-TC (< 60 s) stay
+  missed. Candidates for next: f16 pairs loaded lane-structured (a 4-byte load of an f16 input builds two
+  leaves and a pair node a lane, ~8% of TileLang 32x32x32's execution under cProfile, for st.shared to split
+  them again), mma fragments of leaves read straight into index arrays (no object tiles), and fewer numpy calls
+  in the ld path that every step of the ref's loop takes.
 """
 from __future__ import annotations
 

@@ -136,6 +136,7 @@ class Machine(MachineServices):
         self.warps_per_cta = (self.per_cta + WARP_SIZE - 1) // WARP_SIZE
         self.gwarp = self.cta * self.warps_per_cta + self.warp_in_cta
         self.all_lanes = lane  # the lane array used whenever every thread takes part (fast paths test `is`)
+        lane.flags.writeable = False   # an arange that stays one: LaneSym trusts its order (`ordered=`)
         self.pc = np.zeros(n, dtype=np.int64)
         self.status = np.zeros(n, dtype=np.int8)
         self.nbar = np.zeros(n, dtype=np.int64)  # barriers passed, per thread
@@ -345,7 +346,7 @@ class Machine(MachineServices):
             if pc >= n_ops:
                 self.status[runnable & (self.pc >= n_ops)] = EXIT
                 continue
-            lanes = np.nonzero(((self.status == RUN) | (self.status == WARP)) & (self.pc == pc))[0]
+            lanes = np.flatnonzero((runnable | (self.status == WARP)) & (self.pc == pc))
             return pc, (self.all_lanes if lanes.size == self.L else lanes)
 
     def _counted_step(self, pc, lanes, max_steps):
@@ -475,7 +476,9 @@ class Machine(MachineServices):
             self.regs[i] = np.zeros(self.L, np.uint64)
         w = width(operand.type) if operand.type != ".pred" else 1
         at = slice(None) if lanes is self.all_lanes else lanes
-        self.regs[i][at] = mask(bits.astype(np.uint64), w) if w < 64 else bits
+        if bits.dtype != np.uint64:
+            bits = bits.astype(np.uint64)
+        self.regs[i][at] = mask(bits, w) if w < 64 else bits
         if flags is not None and flags.any():
             if self.flags[i] is None:
                 self.flags[i] = np.zeros(self.L, np.uint8)
@@ -489,6 +492,8 @@ class Machine(MachineServices):
     def _require_expressions(self, lanes, flags, sym):
         """Safety net for `volta check`: a data lane written without an expression would later be
         read back as a concrete placeholder; refuse instead of computing with it."""
+        if isinstance(sym, LaneSym) and sym.lanes is lanes:
+            return   # an expression on every lane written (a lane computation over all of them)
         data = (np.asarray(flags) & DATA) != 0
         if not data.any():
             return
@@ -977,7 +982,7 @@ class Machine(MachineServices):
                 return None   # too big, or coefficient sums could leave int64: the per-lane path
         except CoefficientOverflow:
             return None
-        return LaneSym(dl, poly)
+        return LaneSym(dl, poly, ordered=dl is self.all_lanes)
 
 
 _LANE_OPS = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "mad": 3, "neg": 1, "mov": 1}

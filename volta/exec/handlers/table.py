@@ -51,14 +51,15 @@ def watches(name):
     return register
 
 
-def run_bits(m, op, lanes):
+def run_bits(m, op, lanes, **extra):
     """The bit handler alone (bits, flags, races, findings, advancing the warp), for a REAL handler that then
     writes the expressions itself: while it runs (`m.expressions_follow`, the state of this one step; the machine's
     mode stays symbolic), `Machine.write` takes bits and flags without expressions, and a race between tensor data
-    whose values bits cannot compare is left to the comparison over the reals, as in a bits run."""
+    whose values bits cannot compare is left to the comparison over the reals, as in a bits run. `extra` goes to
+    the bit handler (wmma.load's `exprs`), whose answer is returned."""
     m.expressions_follow = True
     try:
-        DISPATCH[op.op](m, op, lanes)
+        return DISPATCH[op.op](m, op, lanes, **extra)
     finally:
         m.expressions_follow = False
 

@@ -453,9 +453,9 @@ def _elem_fmt(t):
 
 
 @handles("wmma")
-def _wmma(m, op, lanes):
+def _wmma(m, op, lanes, exprs=None):
     if op.d.has(".load"):
-        _wmma_load(m, op, lanes)
+        return _wmma_load(m, op, lanes, exprs)
     elif op.d.has(".store"):
         _wmma_store(m, op, lanes)
     elif op.d.has(".mma"):
@@ -494,8 +494,11 @@ def wmma_addresses(m, op, grid, ptr_op, stride_op, rows, cols, slots_used, es):
     return out
 
 
-def _wmma_access(m, op, grid, ptr_op, stride_op, rows, cols, fmt, slots_used, write, tile=None, tflags=None):
-    """Element addresses of a wmma tile for every ready warp; loads (returns tile, flags) or stores."""
+def _wmma_access(m, op, grid, ptr_op, stride_op, rows, cols, fmt, slots_used, write, tile=None, tflags=None,
+                 exprs=None):
+    """Element addresses of a wmma tile for every ready warp; loads (returns tile, flags) or stores. A load given
+    `exprs` (an object tile) also fills it with the elements' expressions (`access.load_sym`: None where
+    concrete), so the real-number handler reads each element once, here, instead of resolving it again."""
     W = grid.shape[0]
     es = _WIDTH[fmt] // 8
     flat = grid.reshape(-1)
@@ -518,6 +521,8 @@ def _wmma_access(m, op, grid, ptr_op, stride_op, rows, cols, fmt, slots_used, wr
             else:
                 bits, u = A.load(m, region, lz, offs, es)
                 out[w_idx[pos], r[pos], c[pos]] = bits
+                if exprs is not None:
+                    exprs[w_idx[pos], r[pos], c[pos]] = A.load_sym(m, op, region, lz, offs, es, f".b{8 * es}", bits)
                 if u is not None:
                     flags[pos] |= u
                 f = _data_flag(m, region, lz, offs, es)
@@ -526,7 +531,9 @@ def _wmma_access(m, op, grid, ptr_op, stride_op, rows, cols, fmt, slots_used, wr
     return out, np.bitwise_or.reduce(flags.reshape(W, WARP_SIZE), axis=1)
 
 
-def _wmma_load(m, op, lanes):
+def _wmma_load(m, op, lanes, exprs=False):
+    """With `exprs` (the real-number handler, through run_bits): also the elements' expressions, returned with
+    the bits as tiles (words, expressions: None where concrete) of shape (warps, rows, cols)."""
     which = _wmma_which(op)
     rows, cols = _wmma_dims(op, which)
     fmt = _elem_fmt(op.d.types[-1])
@@ -541,11 +548,14 @@ def _wmma_load(m, op, lanes):
         raise Unsupported(f"`{op.d.inst.opcode}`: {len(regs)} registers do not hold a {rows}x{cols} tile",
                           op.span)
     stride_op = op.operands[2] if len(op.operands) > 2 else None
-    tile, wflags = _wmma_access(m, op, grid, op.operands[1], stride_op, rows, cols, fmt, T // WARP_SIZE, False)
+    sym = np.full((grid.shape[0], rows, cols), None, dtype=object) if exprs else None
+    tile, wflags = _wmma_access(m, op, grid, op.operands[1], stride_op, rows, cols, fmt, T // WARP_SIZE, False,
+                                exprs=sym)
     table = wmma_layout(rows, cols, slots)
     out = _scatter(tile, per_reg, _WIDTH[fmt], table, len(regs))
     _write_regs(m, regs, grid, out, wflags)
     _advance(m, grid.reshape(-1))
+    return (tile, sym) if exprs else None
 
 
 def _wmma_store(m, op, lanes):

@@ -40,7 +40,7 @@ from volta.exec.state import access as A
 from volta.exec.state import lanesym
 from volta.exec.state.access import pack_name
 from volta.exec.state.lanesym import LaneSym
-from volta.exec.state.operands import constants
+from volta.exec.state.operands import constants, object_array
 from volta.exec.state.services import DATA
 from volta.ir.program import RegRef
 from volta.semantics import realops
@@ -90,11 +90,14 @@ def register_elements(m, op, regs, flat, fmt, per):
                 word = (bits[conc] >> U64(j * ew)) & U64((1 << ew) - 1) if ew < 64 else bits[conc]
                 elems[j][conc] = _constants(op, word, t)
         if sym is not None:
-            for k in np.flatnonzero(sym != None):  # noqa: E711
-                e = sym[k]
-                packed = isinstance(e, E.Expr) and e.op is E.CALL and e.data in (name, pack_name("b16"))
-                if not isinstance(e, E.Expr) or (per == 2) != packed or (per == 1 and e.op is E.CALL and
-                                                                         e.data.endswith("x2")):
+            moved = []   # elements ldmatrix/movmatrix moved (no format of their own): checked together below
+            b16 = pack_name("b16")
+            at = np.flatnonzero(sym != None)  # noqa: E711
+            got = [[] for _ in range(per)]
+            for e in sym[at].tolist():
+                call = isinstance(e, E.Expr) and e.op is E.CALL
+                if not isinstance(e, E.Expr) or (per == 2) != (call and e.data in (name, b16)) or (
+                        per == 1 and call and e.data.endswith("x2")):
                     raise Unsupported(f"`{op.d.inst.opcode}` reads a register that does not hold {per} {fmt} "
                                       f"element(s) as real values", op.span)
                 parts = e.args if per == 2 else (e,)
@@ -102,10 +105,16 @@ def register_elements(m, op, regs, flat, fmt, per):
                     raise Unsupported(f"`{op.d.inst.opcode}` reads integer data as {fmt} elements (an integer input "
                                       f"buffer's bits taken as floats): over the reals that is not the integer's "
                                       f"value", op.span)
-                if e.data == pack_name("b16"):   # moved by ldmatrix/movmatrix: no format of its own
-                    refuse_unknown_format(m, op, [x for x in parts if not _is_bits(x)], fmt)
+                if call and e.data == b16:   # moved by ldmatrix/movmatrix: no format of its own
+                    moved.extend(x for x in parts if not _is_bits(x))
                 for j in range(per):
-                    elems[j][k] = _decode(op, parts[j], t)
+                    x = parts[j]
+                    got[j].append(_decode(op, x, t) if x.op is E.CALL else x)
+            for j in range(per):
+                elems[j][at] = object_array(got[j])
+            # one decision over every lane's moved elements: it refuses iff it would refuse some lane's own
+            # (its conditions are disjunctions over the elements), without a set and four scans per lane
+            refuse_unknown_format(m, op, moved, fmt)
         out.append(elems)
     return out
 
@@ -150,9 +159,13 @@ def refuse_unknown_format_poly(m, op, poly, fmt):
 
 
 def _other_buffers(m, fmt) -> bool:
-    """Whether the launch has a buffer of the other 16-bit float format than `fmt`."""
-    other = {"f16": "bf16", "bf16": "f16"}.get(fmt)
-    return any(r.dtype == other for r in m.buffer_regions.values())
+    """Whether the launch has a buffer of the other 16-bit float format than `fmt` (the buffers are fixed when
+    the machine is made, so the answer is kept on it)."""
+    known = m.__dict__.setdefault("_other_buffers16", {})
+    if fmt not in known:
+        other = {"f16": "bf16", "bf16": "f16"}.get(fmt)
+        known[fmt] = any(r.dtype == other for r in m.buffer_regions.values())
+    return known[fmt]
 
 
 def _refuse_format(m, op, fmt, leaf_buffers, computed: bool):
@@ -162,6 +175,13 @@ def _refuse_format(m, op, fmt, leaf_buffers, computed: bool):
     if other is None:
         return
     other_buffers = _other_buffers(m, fmt)
+    # The decision reads only this key and what the machine fixes at its start (its buffers, the formats its
+    # kernel makes, the regions carried in), so a key that passed once passes again: an ldmatrix/cvt of f16
+    # leaves asks it once per instruction of a K loop, not once per lane and step.
+    key = (fmt, frozenset(leaf_buffers) if other_buffers else None, bool(computed and other_buffers))
+    passed = m.__dict__.setdefault("_formats_passed", set())
+    if key in passed:
+        return
     for name in sorted(leaf_buffers) if other_buffers else ():
         region = m.buffer_regions.get(name)
         if getattr(region, "dtype", None) == other:
@@ -178,6 +198,7 @@ def _refuse_format(m, op, fmt, leaf_buffers, computed: bool):
         raise Unsupported(f"`{op.d.inst.opcode}` reads 16-bit values moved through memory as {fmt}, and {why}: a "
                           f"moved value does not carry its format, and the same bits in the other format are "
                           f"another number", op.span)
+    passed.add(key)
 
 
 def _carried_unknown(m, other: str) -> bool:
@@ -224,11 +245,38 @@ def _store_fragment(m, regs, grid, tile, per, fmt, table):
 
 
 def product(At, Bt, Ct):
-    """D = C + A·B over the reals, per warp: (W, M, K), (W, K, N), (W, M, N) object tiles → (W, M, N)."""
+    """D = C + A·B over the reals, per warp: (W, M, K), (W, K, N), (W, M, N) object tiles → (W, M, N).
+
+    Built as `product_reference` builds it, ((C + A0·B0) + A1·B1) + …, less the terms with a factor that is the
+    constant 0 (the zero rows and columns that pad a tile, a causal mask's weights): such a term is the node
+    E.ZERO (mul folds it: constants are interned by value), and adding E.ZERO returns the sum unchanged (add
+    folds that too), so dropping it builds the very same nodes, without a Fraction addition of two constant
+    zeros per element and step. tests/exec/test_tensor_product.py compares the two node for node."""
+    a_live = _nonzero(At)
+    b_live = _nonzero(Bt)
+    D = Ct.copy()
+    for k in range(At.shape[2]):
+        live = a_live[:, :, k:k + 1] & b_live[:, k:k + 1, :]   # (W, M, N): both factors not the constant 0
+        if live.all():
+            D = D + At[:, :, k:k + 1] * Bt[:, k:k + 1, :]
+        elif live.any():
+            w, i, j = np.nonzero(live)
+            D[w, i, j] = [d + a * b for d, a, b in zip(D[w, i, j].tolist(), At[w, i, k].tolist(),
+                                                         Bt[w, k, j].tolist())]
+    return D
+
+
+def product_reference(At, Bt, Ct):
+    """D = C + A·B, every term added (what `product` must build node for node)."""
     D = Ct.copy()
     for k in range(At.shape[2]):
         D = D + At[:, :, k:k + 1] * Bt[:, k:k + 1, :]
     return D
+
+
+def _nonzero(tile):
+    """Where an object tile's element is not the constant 0 (E.ZERO: every constant 0 is that one node)."""
+    return np.fromiter((e is not E.ZERO for e in tile.reshape(-1).tolist()), bool, tile.size).reshape(tile.shape)
 
 
 def _refuse_integer(op, *fmts):
@@ -280,11 +328,16 @@ def _leaves_or_zeros(tile):
     """(buffer, index array of the tile's shape, -1 where the element is the constant 0) when every element is
     an input leaf of one buffer or zero (a tile padded with zeros past a matrix's edge, as an implicit-GEMM
     convolution pads its taps); (None, all -1) for a tile of zeros; else None."""
-    flat = tile.reshape(-1)
-    name = next((e.data[0] for e in flat if isinstance(e, E.Expr) and e.op is E.VAR), None)
-    index = np.fromiter((-1 if e is E.ZERO else e.data[1] if isinstance(e, E.Expr) and e.op is E.VAR and
-                         e.data[0] == name else -2 for e in flat), np.int64, flat.size)
-    return None if (index == -2).any() else (name, index.reshape(tile.shape))
+    name, index = None, []
+    for e in tile.reshape(-1).tolist():   # one pass, stopping at the first element that is neither
+        if e is E.ZERO:
+            index.append(-1)
+        elif isinstance(e, E.Expr) and e.op is E.VAR and (name is None or e.data[0] == name):
+            name = e.data[0]
+            index.append(e.data[1])
+        else:
+            return None
+    return name, np.array(index, np.int64).reshape(tile.shape)
 
 
 def _lane_product(m, grid, At, Bt, rc, table):
@@ -381,7 +434,8 @@ def _wmma(m, op, lanes):
 
 
 def _wmma_load(m, op, lanes):
-    """The tile's elements (row- or column-major at the pointer, `.col`) into the fixed register layout."""
+    """The tile's elements (row- or column-major at the pointer, `.col`) into the fixed register layout. The bit
+    handler reads each element's expression where it reads its bits (tensor._wmma_access `exprs`)."""
     which = T._wmma_which(op)
     rows, cols = T._wmma_dims(op, which)
     fmt = T._elem_fmt(op.d.types[-1])
@@ -391,18 +445,11 @@ def _wmma_load(m, op, lanes):
     grid = T._full_warps(m, op, lanes)
     if grid is None:
         return
-    flat = grid.reshape(-1)
-    W = grid.shape[0]
-    w_idx = np.repeat(np.arange(W), WARP_SIZE)
-    es = T._WIDTH[fmt] // 8
-    stride_op = op.operands[2] if len(op.operands) > 2 else None
-    tile = np.full((W, rows, cols), None, dtype=object)
-    per_lane = rows * cols // WARP_SIZE
-    for r, c, addr in T.wmma_addresses(m, op, grid, op.operands[1], stride_op, rows, cols, per_lane, es):
-        sym, bits = read_elements(m, op, op.d.space or None, addr, flat, es)
-        refuse_unknown_format(m, op, [e for e in sym if e is not None], fmt)   # the load's type is no proof
-        tile[w_idx, r, c] = _filled(op, sym, bits, REAL_TYPES[fmt])
-    run_bits(m, op, lanes)
+    words, tile = run_bits(m, op, lanes, exprs=True)
+    known = tile != None  # noqa: E711
+    refuse_unknown_format(m, op, tile[known].tolist(), fmt)   # the load's type is no proof
+    if not known.all():
+        tile[~known] = _constants(op, words[~known], REAL_TYPES[fmt])
     _store_fragment(m, regs, grid, tile, per, fmt, T.wmma_layout(rows, cols, len(regs) * per))
 
 

@@ -559,13 +559,26 @@ def store_lsym(m, region, lanes, offs, size, ls):
     region.lslist.append(ls)
 
 
+_LANE_TYPES = None
+
+
+def _lane_types():
+    """(lanesym, LaneSym, CoefficientOverflow, LanePoly), imported at the first lane-structured load rather than
+    with this module (reports import it; lane polynomials load with the machine), and then kept: an import
+    statement in the function cost a few microseconds on every load."""
+    global _LANE_TYPES
+    if _LANE_TYPES is None:
+        from volta.exec.state import lanesym  # start-up
+        from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly  # start-up
+        _LANE_TYPES = (lanesym, lanesym.LaneSym, CoefficientOverflow, LanePoly)
+    return _LANE_TYPES
+
+
 def load_lsym(m, op, region, lanes, offs, size):
     """Loaded values as one LaneSym (input leaves or stored LaneSym rows) covering the lanes that read
     symbolic data (the others read concrete bits, exactly as `load_sym` would), or None: the general
     path (`load_sym`) then decides."""
-    from volta.exec.state import lanesym  # start-up: reports import this module; lane polynomials load with the machine
-    from volta.exec.state.lanesym import LaneSym  # start-up
-    from volta.symbolic.lanepoly import CoefficientOverflow, LanePoly  # start-up
+    lanesym, LaneSym, CoefficientOverflow, LanePoly = _lane_types()
 
     if region == "kernel-param" or lanes.size == 0:
         return None
@@ -592,7 +605,7 @@ def load_lsym(m, op, region, lanes, offs, size):
             ids = ref[:1] if bool((ref == ref[0]).all()) else np.unique(ref)
             try:
                 if ids.size == 1:
-                    return LaneSym(lanes, region.lslist[int(ids[0])].poly.take(row))
+                    return LaneSym(lanes, region.lslist[int(ids[0])].poly.take(row), ordered=lanes is m.all_lanes)
                 polys = [region.lslist[int(r)].poly for r in ids]
                 leaves = _leaves_of_one_buffer(polys)
                 if leaves is not None:
@@ -611,7 +624,7 @@ def load_lsym(m, op, region, lanes, offs, size):
         itemsize = region_itemsize(region)
         if size != itemsize or (offs % itemsize != 0).any():
             return None
-        return LaneSym(lanes, LanePoly.leaf(region.name, offs // itemsize))
+        return LaneSym(lanes, LanePoly.leaf(region.name, offs // itemsize), ordered=lanes is m.all_lanes)
     return None
 
 
@@ -631,8 +644,7 @@ def _stored_leaves(region, lanes, rows, offs, size, stored):
     """Per-lane expressions stored at (rows, offs) as one LaneSym of leaves, when every lane reads an input
     element of one buffer stored at this width (a tile copied into shared memory as f16 pairs, read back
     element by element); None otherwise (the general path)."""
-    from volta.exec.state.lanesym import LaneSym  # start-up
-    from volta.symbolic.lanepoly import LanePoly  # start-up
+    _, LaneSym, _, LanePoly = _lane_types()
 
     first = stored[0]
     if not isinstance(first, E.Expr) or first.op is not E.VAR or (region.symsize[rows, offs] != size).any():

@@ -29,10 +29,12 @@ def expands(a: LanePoly, b: LanePoly) -> bool:
 class LaneSym:
     __slots__ = ("lanes", "poly", "_exprs")
 
-    def __init__(self, lanes: np.ndarray, poly: LanePoly):
+    def __init__(self, lanes: np.ndarray, poly: LanePoly, ordered: bool = False):
+        """`ordered`: the caller vouches that `lanes` is strictly increasing (the machine's `all_lanes`, an
+        arange; a selection from a LaneSym's own lanes), which spares the check on every instruction."""
         lanes = np.asarray(lanes, np.int64)
         assert poly.lanes == lanes.size, "lane count and polynomial width differ"
-        if lanes.size > 1 and not bool(np.all(lanes[1:] > lanes[:-1])):
+        if not ordered and lanes.size > 1 and not (lanes[1:] > lanes[:-1]).all():
             order = np.argsort(lanes, kind="stable")
             lanes, poly = lanes[order], poly.take(order)
             if lanes.size > 1 and not bool(np.all(lanes[1:] > lanes[:-1])):
@@ -72,12 +74,23 @@ class LaneSym:
                 lanes[-1] >= self.lanes[-1] and lanes.size == lanes[-1] - lanes[0] + 1 and \
                 bool(np.all(np.diff(lanes) == 1)):
             return None   # a contiguous run of lanes that spans all of ours
-        keep = ~np.isin(self.lanes, lanes, assume_unique=True)
+        if lanes.size > 1 and not (lanes[1:] > lanes[:-1]).all():
+            keep = ~np.isin(self.lanes, lanes, assume_unique=True)
+        else:   # increasing (as the machine's lane sets are): a binary search per lane, not np.isin's sort
+            keep = ~_members(self.lanes, lanes)
         if keep.all():
             return self
         if not keep.any():
             return None
-        return LaneSym(self.lanes[keep], self.poly.take(np.flatnonzero(keep)))
+        return LaneSym(self.lanes[keep], self.poly.take(np.flatnonzero(keep)), ordered=True)
+
+
+def _members(values: np.ndarray, increasing: np.ndarray) -> np.ndarray:
+    """Which of `values` are in the strictly increasing array `increasing` (np.isin, by binary search)."""
+    if increasing.size == 0:
+        return np.zeros(values.size, bool)
+    pos = np.searchsorted(increasing, values)
+    return (pos < increasing.size) & (increasing[np.minimum(pos, increasing.size - 1)] == values)
 
 
 def merge(parts: list[LaneSym]) -> LaneSym:
@@ -100,7 +113,7 @@ def merge(parts: list[LaneSym]) -> LaneSym:
     poly = poly.compact()
     if poly.term_count() > MAX_TERMS or poly.bound >= MAX_BOUND:
         raise CoefficientOverflow("too many terms or too large coefficients")
-    return LaneSym(lanes, poly)
+    return LaneSym(lanes, poly, ordered=True)   # checked strictly increasing above
 
 
 def leaves(buffer: str, lanes: np.ndarray, index: np.ndarray) -> LaneSym:
