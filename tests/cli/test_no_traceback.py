@@ -10,6 +10,7 @@ tests/equiv/test_lanepoly_path.py, which assert the same guard on the run that c
 """
 from __future__ import annotations
 
+import functools
 import random
 import shutil
 import tomllib
@@ -25,6 +26,7 @@ CASES = sorted(p.parent.name for p in EX.glob("*/manifest.toml"))
 DATA = Path(__file__).parent / "data"
 BOUND = ["--timeout", "60"]   # a bound per command, not a verdict: UNKNOWN is an answer, a traceback is not
 MUTANTS = 40                  # a fixed sample over every example kernel (seeded: the same mutants every run)
+SHARES = 4                    # the sample's mutants run in this many tests
 
 
 def guarded(capsys, argv) -> int:
@@ -92,8 +94,11 @@ def test_every_example_through_run(case, capsys, tmp_path, monkeypatch):
     guarded(capsys, ["run", manifest, *(["--kernel", "opt"] if _pair(case) else []), "-q", *BOUND])
 
 
-def _sample(rng: random.Random) -> list:
-    """(case, file name, mutant text, what) for MUTANTS mutants spread over the example kernels."""
+@functools.cache
+def _sample() -> tuple:
+    """(case, file name, mutant text, what) for MUTANTS mutants spread over the example kernels (seeded: the
+    same mutants every run, in every worker)."""
+    rng = random.Random(28)
     kernels = []
     for case in CASES:
         m = tomllib.loads((EX / case / "manifest.toml").read_text())
@@ -106,15 +111,21 @@ def _sample(rng: random.Random) -> list:
         if found:
             m, text = rng.choice(found)
             picked.append((case, ptx, text, str(m)))
-    return picked
+    return tuple(picked)
+
+
+def test_the_mutant_sample_is_most_of_the_kernels_drawn():
+    assert len(_sample()) >= MUTANTS // 2
 
 
 @pytest.mark.slow
-def test_mutants_of_the_examples_through_check_and_races(capsys, tmp_path, monkeypatch):
+@pytest.mark.parametrize("share", range(SHARES))
+def test_mutants_of_the_examples_through_check_and_races(share, capsys, tmp_path, monkeypatch):
+    """Every SHARES-th mutant of the sample from `share` on: the sample in SHARES tests that the workers run side
+    by side (one test of all 40 was a ~23 CPU s tail on one worker)."""
     monkeypatch.chdir(tmp_path)
-    rng = random.Random(28)
     codes = {}
-    for k, (case, ptx, text, what) in enumerate(_sample(rng)):
+    for k, (case, ptx, text, what) in list(enumerate(_sample()))[share::SHARES]:
         where = tmp_path / f"m{k}"
         shutil.copytree(EX / case, where)
         (where / ptx).write_text(text)   # the mutant replaces the opt (or only) kernel's PTX
@@ -126,4 +137,4 @@ def test_mutants_of_the_examples_through_check_and_races(capsys, tmp_path, monke
             raise AssertionError(f"{case}, mutant {what}: {err}") from None
         codes[code] = codes.get(code, 0) + 1
     print(f"{sum(codes.values())} mutants: exit codes {dict(sorted(codes.items()))}")
-    assert sum(codes.values()) >= MUTANTS // 2
+    assert codes   # every share has mutants to run

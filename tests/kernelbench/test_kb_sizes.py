@@ -2,6 +2,9 @@
 roots and derived globals are told apart, literals in get_inputs are sizes, the policy records choices."""
 from __future__ import annotations
 
+import builtins
+import types
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -54,11 +57,17 @@ def test_instrument_tells_roots_from_derived_and_finds_input_literals():
     assert "get_inputs@9:34" in info and "get_init_inputs@11:16" not in info     # 12 is under the threshold
 
 
+def _import_without_torch(name, *args, **kwargs):
+    """SOURCE's `import torch` gets an empty module: only its get_inputs would use torch, so the test runs where
+    torch is not installed (README's fresh virtualenv), and the process's own torch, if any, is left alone."""
+    return types.ModuleType(name) if name == "torch" else builtins.__import__(name, *args, **kwargs)
+
+
 def test_policy_scales_roots_and_derived_globals_follow():
     code = instrument(SOURCE, "p.py")
     policy = SizePolicy(code.sizes, given={"width": 10})
-    namespace = {"__builtins__": __builtins__, **policy.hooks()}
-    exec(code.code, {**namespace, "torch": None})
+    namespace = {"__builtins__": {**vars(builtins), "__import__": _import_without_torch}, **policy.hooks()}
+    exec(code.code, namespace)
     assert policy.choices["N"].value == 64 and policy.choices["N"].how == "scaled"
     assert policy.choices["width"].value == 10 and policy.choices["width"].how == "given"
     assert "shape" not in policy.choices and "ratio" not in policy.choices and "flag" not in policy.choices
