@@ -124,6 +124,24 @@ def test_values_the_candidate_s_python_forges_in_the_stand_in_are_rejected_by_th
     assert f"where Volta's replay of the candidate's calls computes {computes}" in message
 
 
+def test_a_parameter_written_directly_in_forward_and_put_back_is_rejected_by_the_value_replay(capsys, unharmed):
+    """write_parameter writes the parameter's elements directly (no torch call) between its torch ops, so that
+    `x + scale` gives the reference's x * scale, and puts them back before returning: on a GPU it computes
+    x + scale. The parameter reads unwritten after call 1 and the outputs the worker sends are the reference's
+    (EQUIVALENT before the value replay); Volta's process takes the parameter as it was when forward began, and
+    its replay of `x + self.scale` computes x + scale: REJECTED. Its honest control passes through the replay."""
+    problem = str(DATA / "problem_scale.py")
+    code = cli(["kernelbench", problem, str(DATA / "honest_scale.py"), "--json", *BOUNDS])
+    r = json.loads(capsys.readouterr().out)
+    assert (code, r["verdict"]) == (0, "equivalent")
+    assert any("call 1's values replayed here from the candidate's calls in 1 run(s)" in n for n in r["notes"])
+    code = cli(["kernelbench", problem, str(DATA / "write_parameter.py"), "--json", *BOUNDS])
+    r = json.loads(capsys.readouterr().out)
+    assert (code, r["verdict"]) == (1, "rejected")
+    assert ("where Volta's replay of the candidate's calls computes (x[0] + scale[0])"
+            in r["unsupported"]["message"])
+
+
 def test_turning_off_the_trace_function_the_call_trace_records_through_is_refused(capsys, unharmed):
     code, r = _check(DATA / "untrace.py", capsys=capsys)
     assert (code, r["verdict"]) == (1, "rejected")
