@@ -252,13 +252,39 @@ class Recorder:
 
 def key_of(code, cells) -> str:
     """The called function's name, as both processes compute it: its file under Volta's folder, its qualified
-    name and first line, with the strings a closure was made for (`_method`'s `__mul__`, say: every operator of
-    the stand-in's tensor is one closure). `cells`: the frame (its locals hold the cells) or the cells' values."""
+    name and first line, with what its closure was made over (`_method`'s `__mul__`, `_unary`'s `tanh` lambda:
+    many of the stand-in's functions are closures of one code). `cells`: the frame (its locals hold the cells)
+    or the cells' values."""
     if not isinstance(cells, list):
         cells = [cells.f_locals.get(c) for c in code.co_freevars]
-    names = [v for v in cells if type(v) is str]
     where = os.path.splitext(code.co_filename[len(guard.VOLTA_DIR):])[0]
-    return f"{where}:{code.co_qualname}@{code.co_firstlineno}" + (f"[{', '.join(names)}]" if names else "")
+    made = [_cell(v) for v in cells]
+    return f"{where}:{code.co_qualname}@{code.co_firstlineno}" + (f"[{', '.join(made)}]" if made else "")
+
+
+def _cell(v, depth: int = 0) -> str:
+    if type(v) is str:
+        return v
+    if type(v) in PLAIN:
+        return repr(v)
+    if isinstance(v, DType):
+        return v.volta
+    code = getattr(v, "__code__", None)
+    if code is not None:                       # a function: its code, and what its own closure was made over
+        inner = [_cell(c.cell_contents, depth + 1) if depth < 4 and filled(c) else "?"
+                 for c in (getattr(v, "__closure__", None) or ())]
+        return f"{code.co_qualname}@{code.co_firstlineno}" + (f"[{', '.join(inner)}]" if inner else "")
+    if callable(v) and type(getattr(v, "__name__", None)) is str:     # a builtin, a numpy ufunc, a class
+        return f"{type(v).__name__}:{getattr(v, '__qualname__', v.__name__)}"
+    return type(v).__name__
+
+
+def filled(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
 
 
 class _Tracing:

@@ -46,7 +46,7 @@ from volta.kernelbench import calls as S
 from volta.kernelbench import dtypes as D
 from volta.kernelbench.hacks import same_value
 from volta.kernelbench.isolation import guard
-from volta.kernelbench.isolation.calltrace import PLAIN, key_of
+from volta.kernelbench.isolation.calltrace import PLAIN, filled, key_of
 from volta.kernelbench.isolation.replay import Machine, Mismatch, Replayed
 from volta.kernelbench.problem import collector_paused
 from volta.kernelbench.tensor import SymTensor, from_array, tensor_on_storage
@@ -60,6 +60,7 @@ from volta.symbolic.search import inputs_of
 EXTENSION_CALL = "kernelbench/engine:ExtensionModule.__getattr__.<locals>.call@"
 
 
+AMBIGUOUS = object()  # a key two different functions of this process's stand-in have: never replayed by it
 MADE = object()      # an extension call's result: made from the machine's memory, not returned by a function here
 
 
@@ -112,6 +113,8 @@ def _plan(entries: list, index: dict) -> None:
         if key not in index:
             raise Unreplayable(f"`{shown}` at line {line} takes or gives tensors and is no function this process "
                                f"finds in its stand-in")
+        if index[key] is AMBIGUOUS:
+            raise Unreplayable(f"`{shown}` at line {line} names more than one function of this process's stand-in")
         if _opaque_in([args, keywords]):
             raise Unreplayable(f"`{shown}` at line {line} takes a value the call trace does not carry (a module, "
                                f"a callable, a stream)")
@@ -162,8 +165,11 @@ def _walk(roots: list) -> dict:
         if isinstance(o, types.FunctionType):
             code = o.__code__
             if code.co_filename.startswith(guard.VOLTA_DIR):
-                cells = [c.cell_contents if _filled(c) else None for c in (o.__closure__ or ())]
-                found.setdefault(key_of(code, cells), o)
+                cells = [c.cell_contents if filled(c) else None for c in (o.__closure__ or ())]
+                key = key_of(code, cells)
+                other = found.setdefault(key, o)
+                if other is not o and other is not AMBIGUOUS and not _same_closure(other, o):
+                    found[key] = AMBIGUOUS
         elif isinstance(o, (staticmethod, classmethod, types.MethodType)):
             stack.append(o.__func__)
         elif isinstance(o, property):
@@ -183,17 +189,17 @@ def _walk(roots: list) -> dict:
     return found
 
 
+def _same_closure(f, g) -> bool:
+    """Two functions of one code over the same cell contents (the same objects, or equal plain values): one
+    function for the replay, whichever is taken."""
+    cells = list(zip(f.__closure__ or (), g.__closure__ or ()))
+    return all(filled(a) and filled(b) and (a.cell_contents is b.cell_contents or (
+        type(a.cell_contents) in PLAIN and a.cell_contents == b.cell_contents)) for a, b in cells)
+
+
 def _volta(cls) -> bool:
     module = cls.__dict__.get("__module__")
     return type(module) is str and module.startswith("volta.")
-
-
-def _filled(cell) -> bool:
-    try:
-        cell.cell_contents
-    except ValueError:
-        return False
-    return True
 
 
 # ---------------------------------------------------------------- the replay of forward
