@@ -346,7 +346,7 @@ def races(entries, host_calls: list) -> list:
                 raise BadTrace(f"{where}: a call outside the stream surface returned a stream or event, which "
                                f"Volta's process does not replay")
             if forward and ordering.current != streams.MAIN:
-                ordering.enqueue(ordering.current, f"`{name.split(':', 2)[-1]}`", None, line)
+                ordering.enqueue(ordering.current, f"`{name.split(':', 2)[-1].split('@', 1)[0]}`", None, line)
         elif name not in NO_EFFECT:
             made = _surface(name, [_resolved(a, objects, where) for a in args], functions, where)
             _result(result, made, objects, where)

@@ -118,19 +118,20 @@ def decide(problem_path: str, sizes: dict, options: CheckOptions, report: dict, 
                                      f"{'at the ragged sizes ' if ragged else ''}and sent the evidence of "
                                      f"{len(runs)}")
             reference = main if not ragged else _ragged(problem_path, sizes, main, options)
-            for inst in runs:
-                _replayed(decided, inst, options, built, "ragged sizes, " if ragged else "", reference.problem)
+            where = "ragged sizes, " if ragged else ""
             if part["verdict"] not in PASSING:     # a ragged run said to decide nothing (exit 3; 0 overall)
                 for inst in runs:
                     for call, outs in sorted(inst["calls"].items()):
                         _compare_call(reference, call, reference.of_call(call), _sent(call, outs), options,
                                       "ragged sizes, ", undecided_ok=True)
+                    _replayed(decided, inst, options, built, where, reference.problem)
                 continue
             for inst in runs:
                 counts: dict = {}
                 known = first if inst is instances[0] else None
-                decided.calls += _run(reference, inst, options, "ragged sizes, " if ragged else "", counts, known)
-                decided.runs += 1
+                decided.calls += _run(reference, inst, options, where, counts, known)
+                _replayed(decided, inst, options, built, where, reference.problem)   # the outputs compared: its
+                decided.runs += 1                                                     # replay's, or REJECTED
                 inst["compared"] = counts
         decided.compared = [inst.get("compared", {}) for inst in instances]
     except _Differs as d:
