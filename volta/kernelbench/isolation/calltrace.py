@@ -240,6 +240,8 @@ class Recorder:
             return ["..."]
         if isinstance(v, Device):
             return ["device", v.type, v.index]
+        if _stand_in(type(v)):             # one of the run's stand-in objects (its `Factories`, say)
+            return ["obj", type(v).__qualname__]
         return ["?"]
 
     def _bases(self) -> list:
@@ -260,6 +262,11 @@ def key_of(code, cells) -> str:
     where = os.path.splitext(code.co_filename[len(guard.VOLTA_DIR):])[0]
     made = [_cell(v) for v in cells]
     return f"{where}:{code.co_qualname}@{code.co_firstlineno}" + (f"[{', '.join(made)}]" if made else "")
+
+
+def _stand_in(cls) -> bool:
+    module = cls.__dict__.get("__module__")
+    return type(module) is str and module.startswith("volta.")
 
 
 def _cell(v, depth: int = 0) -> str:

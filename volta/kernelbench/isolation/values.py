@@ -58,6 +58,9 @@ from volta.symbolic.ringform import RingForms
 from volta.symbolic.search import inputs_of
 
 EXTENSION_CALL = "kernelbench/engine:ExtensionModule.__getattr__.<locals>.call@"
+SKIPPED = {"kernelbench/engine:ExtensionModule.__getattr__", "kernelbench/paths:candidate_builtins.<locals>.importer",
+           "kernelbench/sizes:SizePolicy.hooks.<locals>.sizes_hook"}
+UNOBSERVED = {"kernelbench/tensor:SymTensor.data_ptr"}    # a fake address: each process's allocator its own
 
 
 AMBIGUOUS = object()  # a key two different functions of this process's stand-in have: never replayed by it
@@ -81,7 +84,7 @@ def replay(instance: dict, arch: str, built: dict, problem) -> tuple[Replayed, s
     else:
         forward = _Forward(instance, machine, problem)
         try:
-            _plan(entries[start + 1:], forward.functions)
+            _plan(entries[start + 1:], forward.functions, forward.objects)
         except Unreplayable as why:
             reason = str(why)
         if reason is None:
@@ -96,28 +99,29 @@ def _rest(machine: Machine) -> None:
         machine.run()
 
 
-def _plan(entries: list, index: dict) -> None:
+def _plan(entries: list, index: dict, objects: dict) -> None:
     """Unreplayable unless every call of forward is one this process replays (see the module docstring)."""
     for entry in entries:
         if not (type(entry) is list and entry and entry[0] == "call" and len(entry) == 7):
             continue                                  # malformed entries are the replay's to reject
-        name, args, line, keywords, out = entry[1], entry[2], entry[4], entry[5], entry[6]
+        name, args, line, keywords = entry[1], entry[2], entry[4], entry[5]
         if not (type(name) is str and name.startswith("op:")):
             continue                                  # streams and events: `calltrace.races`
         key = name[3:]
-        if not _tensors_in([args, keywords, out]):
+        if _skipped(key) or key.startswith(EXTENSION_CALL):
             continue
         shown = _shown(key)
-        if key.startswith(EXTENSION_CALL):
-            continue
+        unknown = _objects_in([args, keywords]) - {n for n, o in objects.items() if o is not AMBIGUOUS}
+        if unknown:
+            raise Unreplayable(f"`{shown}` at line {line} takes a stand-in object ({sorted(unknown)[0]}) that is "
+                               f"not one of the run's own")
         if key not in index:
-            raise Unreplayable(f"`{shown}` at line {line} takes or gives tensors and is no function this process "
-                               f"finds in its stand-in")
+            raise Unreplayable(f"`{shown}` at line {line} is no function this process finds in its stand-in")
         if index[key] is AMBIGUOUS:
             raise Unreplayable(f"`{shown}` at line {line} names more than one function of this process's stand-in")
         if _opaque_in([args, keywords]):
             raise Unreplayable(f"`{shown}` at line {line} takes a value the call trace does not carry (a module, "
-                               f"a callable, a stream)")
+                               f"a callable)")
 
 
 def _shown(key: str) -> str:
@@ -126,15 +130,23 @@ def _shown(key: str) -> str:
     return f"{qualname.replace('.<locals>', '')}[{cells}]" if cells else qualname.replace(".<locals>", "")
 
 
-def _tensors_in(v) -> bool:
+def _skipped(key: str) -> bool:
+    """A call that takes and gives no tensor and changes none: an extension's function looked up, an import, the
+    candidate's size globals read (not replayed)."""
+    return key.split("@", 1)[0] in SKIPPED
+
+
+def _objects_in(v) -> set:
     if type(v) is list:
-        return (len(v) >= 2 and v[0] == "t") or any(_tensors_in(x) for x in v)
-    return False
+        if len(v) == 2 and v[0] == "obj" and type(v[1]) is str:
+            return {v[1]}
+        return set().union(*(_objects_in(x) for x in v)) if v else set()
+    return set()
 
 
 def _opaque_in(v) -> bool:
     if type(v) is list:
-        return v in (["?"],) or (len(v) == 2 and v[0] == "h") or any(_opaque_in(x) for x in v)
+        return v == ["?"] or any(_opaque_in(x) for x in v)
     return False
 
 
@@ -143,17 +155,17 @@ def _opaque_in(v) -> bool:
 _MODULES: dict = {}
 
 
-def _functions(run=None) -> dict:
-    """key (`calltrace.key_of`) -> this process's function: every function of Volta's kernelbench modules and
-    their classes, and (with `run`) of the stand-in torch built for `run` (its closures are that run's)."""
+def _functions(run) -> tuple[dict, dict]:
+    """(key (`calltrace.key_of`) -> this process's function, type name -> the one object of that stand-in class
+    the torch built for `run` holds, or AMBIGUOUS): every function of Volta's kernelbench modules and their
+    classes, and of the stand-in torch built for `run` (its closures and objects are that run's)."""
     if not _MODULES:
-        _MODULES.update(_walk([m for n, m in list(sys.modules.items()) if n.startswith("volta.kernelbench")]))
-    if run is None:
-        return _MODULES
-    return {**_MODULES, **_walk(list(build(run).values()) + [run.session.methods])}
+        _MODULES.update(_walk([m for n, m in list(sys.modules.items()) if n.startswith("volta.kernelbench")], {}))
+    objects: dict = {}
+    return {**_MODULES, **_walk(list(build(run).values()) + [run.session.methods], objects)}, objects
 
 
-def _walk(roots: list) -> dict:
+def _walk(roots: list, objects: dict) -> dict:
     found: dict = {}
     seen: set = set()
     stack = list(roots)
@@ -172,6 +184,9 @@ def _walk(roots: list) -> dict:
                     found[key] = AMBIGUOUS
         elif isinstance(o, (staticmethod, classmethod, types.MethodType)):
             stack.append(o.__func__)
+            owner = getattr(o, "__self__", None)
+            if owner is not None and not isinstance(owner, type) and _volta(type(owner)):
+                stack.append(owner)
         elif isinstance(o, property):
             stack += [f for f in (o.fget, o.fset) if f is not None]
         elif isinstance(o, functools.partial):
@@ -185,6 +200,8 @@ def _walk(roots: list) -> dict:
         elif isinstance(o, types.ModuleType):
             stack += list(vars(o).values())
         elif _volta(type(o)) and isinstance(getattr(o, "__dict__", None), dict):
+            name = type(o).__qualname__
+            objects[name] = o if objects.get(name, o) is o else AMBIGUOUS
             stack += list(vars(o).values())
     return found
 
@@ -209,7 +226,7 @@ class _Forward:
         self.instance, self.machine, self.problem = instance, machine, problem
         self.run_ = new_run()
         self.session = self.run_.session
-        self.functions = _functions(self.run_)
+        self.functions, self.objects = _functions(self.run_)
         self.tensors: list = []            # handle -> this process's tensor
         self.storages: list = []           # storage handle -> this process's storage
         self.known: set = set()            # id of each storage in `storages`
@@ -253,7 +270,7 @@ class _Forward:
                     continue
                 key = name[3:]
                 where = f"call 1: `{_shown(key)}` at line {line}"
-                if not _tensors_in([args, keywords, out]):
+                if _skipped(key):
                     continue
                 if key.startswith(EXTENSION_CALL):
                     if k >= len(entries) or not (type(entries[k]) is list and len(entries[k]) == 5
@@ -262,13 +279,13 @@ class _Forward:
                     self._extension(entries[k], args, keywords, out, where)
                     k += 1
                     continue
-                self._call(self.functions[key], args, keywords, out, where)
+                self._call(self.functions[key], args, keywords, out, where, key.split("@", 1)[0] in UNOBSERVED)
         if returned is None:
             raise Mismatch("call 1: the call trace does not show forward's return")
         self._outputs(returned[1])
 
     # ---- one call ----
-    def _call(self, fn, args: list, keywords: list, out, where: str) -> None:
+    def _call(self, fn, args: list, keywords: list, out, where: str, unobserved: bool) -> None:
         positional = [self._argument(a, where) for a in args]
         named = {}
         for pair in keywords:
@@ -280,7 +297,8 @@ class _Forward:
         except (Exception, VoltaError) as err:       # the worker's returned: the same call here must too
             raise Mismatch(f"{where}: Volta's replay of the call raises {type(err).__name__} "
                            f"({getattr(err, 'message', None) or err}), where the worker's returned") from None
-        self._result(out, value, where)
+        if not unobserved:
+            self._result(out, value, where)
 
     def _extension(self, host: list, args: list, keywords: list, out, where: str) -> None:
         _, first, stop, _, bases = host
@@ -319,7 +337,8 @@ class _Forward:
             if mine.size != theirs.size or mine.dtype != theirs.dtype:
                 raise Mismatch(f"{where}: `{memory.name(theirs)}` has another type or size in the worker's memory "
                                f"than in Volta's replay")
-            self._same(theirs.values, mine.values, f"{where}: `{memory.name(theirs)}`", "the worker's memory")
+            # (named only for the message: naming a storage is remembered by the memory, and changes its launches')
+            self._same(theirs.values, mine.values, lambda: f"{where}: `{memory.name(theirs)}`", "the worker's memory")
 
     def _mine(self, m: int):
         return self.storages[m] if m < len(self.storages) else None
@@ -350,6 +369,10 @@ class _Forward:
             return Ellipsis
         if tag == "device" and len(a) == 3 and type(a[1]) is str and (a[2] is None or type(a[2]) is int):
             return Device(a[1], a[2])
+        if tag == "obj" and len(a) == 2 and self.objects.get(a[1], AMBIGUOUS) is not AMBIGUOUS:
+            return self.objects[a[1]]
+        if tag == "h" and len(a) == 2 and type(a[1]) is int:
+            return _Handle()
         raise Mismatch(f"{where}: an argument is no value Volta's process rebuilds")
 
     def _tensor(self, a: list, where: str, value):
@@ -450,7 +473,7 @@ class _Forward:
                                f"{_brief(value)}")
             for x, v in zip(out[1], value):
                 self._result(x, v, where)
-        elif out == ["?"] or tag == "h":
+        elif out == ["?"] or tag in ("h", "obj"):
             return                          # a value the trace does not carry: a bound method, a module
         elif value is not MADE:
             expected = self._plain(out, where)
@@ -479,13 +502,23 @@ class _Forward:
             if isinstance(t, SymTensor) and theirs is not None:
                 self._same(theirs, t.values(), f"call 1: input `{name}` after forward", "the worker's reading")
 
-    def _same(self, theirs, mine, what: str, whose: str) -> None:
+    def _same(self, theirs, mine, what, whose: str) -> None:
+        """`what`: the elements' name, or a function giving it."""
         if len(theirs) != len(mine):
-            raise Mismatch(f"{what} has {len(theirs)} elements in {whose} and {len(mine)} in Volta's replay")
+            raise Mismatch(f"{_said(what)} has {len(theirs)} elements in {whose} and {len(mine)} in Volta's replay")
         for i, (a, b) in enumerate(zip(theirs, mine)):
             if a is not b and not same_value(self.forms, a, b):
-                raise Mismatch(f"{what} element {i} is {_brief(a)} in {whose}, where Volta's replay of the "
+                raise Mismatch(f"{_said(what)} element {i} is {_brief(a)} in {whose}, where Volta's replay of the "
                                f"candidate's calls computes {_brief(b)}")
+
+
+def _said(what) -> str:
+    return what() if callable(what) else what
+
+
+class _Handle:
+    """A stream or event as an argument of a replayed call (`record_stream(s)`): it orders work and changes no
+    value; a call that needs more of it raises here, and is REJECTED as a call that does not replay."""
 
 
 def _ints(v) -> bool:

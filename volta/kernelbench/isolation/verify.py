@@ -45,7 +45,8 @@ from volta.kernelbench import calls as S
 from volta.kernelbench import candidate as C
 from volta.kernelbench import hacks
 from volta.kernelbench import precision as P
-from volta.kernelbench.isolation import calltrace, replay, values
+from volta.kernelbench.isolation import calltrace, replay
+from volta.kernelbench.isolation import values as value_replay
 from volta.kernelbench.check import CheckOptions, _beyond_float32, _exact_in, _ragged_sizes, integer_inputs
 from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.evidence import ReferenceFacts
@@ -194,7 +195,7 @@ def _replayed(decided: Decided, inst: dict, options: CheckOptions, built: dict, 
     """The run's calls into extensions, replayed on this process's machine (`replay.py`), and call 1's forward
     replayed from its call trace (`values.py`): its outputs are this process's."""
     try:
-        done, not_replayed = values.replay(inst, options.arch, built, problem)
+        done, not_replayed = value_replay.replay(inst, options.arch, built, problem)
     except replay.Mismatch as m:
         raise _Contradiction(m.verdict, f"{where}{m.reason}" + (", and the worker's report passes it"
                                                                if m.verdict == "rejected" else "")) from None
