@@ -142,6 +142,13 @@ def test_a_parameter_written_directly_in_forward_and_put_back_is_rejected_by_the
             in r["unsupported"]["message"])
 
 
+def test_an_honest_candidate_that_catches_a_torch_error_is_replayed_and_equivalent(capsys, unharmed):
+    """A call that raised in the worker (and the candidate caught) is one the replay expects to raise."""
+    code, r = _check(DATA / "honest_try_except.py", capsys=capsys)
+    assert (code, r["verdict"]) == (0, "equivalent")
+    assert any("call 1's values replayed here from the candidate's calls in 1 run(s)" in n for n in r["notes"])
+
+
 def test_turning_off_the_trace_function_the_call_trace_records_through_is_refused(capsys, unharmed):
     code, r = _check(DATA / "untrace.py", capsys=capsys)
     assert (code, r["verdict"]) == (1, "rejected")
@@ -192,14 +199,15 @@ def test_a_candidate_that_copies_the_reference_s_outputs_raises_where_there_are_
 def test_a_copier_checked_again_whole_is_rejected_where_only_the_whole_check_passes_it(capsys, unharmed):
     """With --ragged a difference in the run without the reference is not confirmed by request (docs/sandbox.md,
     "Two runs"): the whole check runs in a fresh worker with the reference, where copy_reference_or_zeros finds
-    the reference's outputs and agrees; that pass is REJECTED: Volta's process replays call 1's calls, and the
+    the reference's outputs and agrees; a pass there after none without the reference is REJECTED
+    (`confined.ONLY_WITH_REFERENCE`), or, where Volta's process replays that run's call 1 first, because the
     tensor the candidate clones was held before its forward began and mentions the input (no constructor
-    computes from an input). (Before the value replay: a pass there after none without the reference was
-    REJECTED, `confined.ONLY_WITH_REFERENCE`.)"""
+    computes from an input)."""
     code, r = _check(DATA / "copy_reference_or_zeros.py", "--ragged", capsys=capsys)
     assert (code, r["verdict"]) == (1, "rejected")
     message = r["unsupported"]["message"]
-    assert ("call 1: `SymTensor.clone` at line 14: a tensor held before forward began mentions an input (x[0])"
+    assert ((message.startswith(confined.ONLY_WITH_REFERENCE) and "the outputs the worker sent differ" in message)
+            or "call 1: `SymTensor.clone` at line 14: a tensor held before forward began mentions an input (x[0])"
             in message)
 
 

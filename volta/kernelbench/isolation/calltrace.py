@@ -117,7 +117,7 @@ class Recorder:
     def returned(self, outputs) -> None:
         """Forward returned `outputs` (its value replay ends here)."""
         if self._values:
-            self.entries.append(["return", [self._value(o, False) for o in outputs], 0])
+            self.entries.append(["return", [self._value(o, True) for o in outputs], 0])
         self._values = False
 
     def tracing(self):
@@ -160,12 +160,17 @@ class Recorder:
         if values_mode:
             self._open += 1
 
+        raised = []
+
         def local(frame, event, arg):
+            if event == "exception":
+                raised.append(True)
             if event == "return":
                 entry[3] = self._encoded(arg) if isinstance(arg, HANDLED) else None
                 if values_mode:
                     self._open -= 1
-                    entry[6] = self._value(arg, False)
+                    # (None after an exception: raised, or caught inside and returned None)
+                    entry[6] = ["raised"] if raised and arg is None else self._value(arg, False)
                 made = len(self.record.host_calls)
                 if made > self._attributed:          # the extension calls made inside it, when it returns
                     self.entries.append(["host", self._attributed, made, entry[4], self._bases()])

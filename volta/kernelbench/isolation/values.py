@@ -295,9 +295,11 @@ class _Forward:
         try:
             value = fn(*positional, **named)
         except (Exception, VoltaError) as err:       # the worker's returned: the same call here must too
+            if out == ["raised"]:
+                return                               # it raised there too (and the candidate caught it)
             raise Mismatch(f"{where}: Volta's replay of the call raises {type(err).__name__} "
                            f"({getattr(err, 'message', None) or err}), where the worker's returned") from None
-        if not unobserved:
+        if not unobserved and not (out == ["raised"] and value is None):
             self._result(out, value, where)
 
     def _extension(self, host: list, args: list, keywords: list, out, where: str) -> None:
