@@ -1,6 +1,7 @@
 import torch
 import torch.nn as nn
 
+
 class ModelNew(nn.Module):
     """The honest control, through a reshape that raises (and is caught): the replay expects it to raise too."""
 
