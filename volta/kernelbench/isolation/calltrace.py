@@ -28,10 +28,10 @@ Counting every non-surface call made on a side stream as work over-approximates 
 counts only ops that write a new storage): it can find a race the worker did not, never miss one the trace shows.
 
 What stays the worker's word: which calls were made. A candidate that patches the recorder itself (it is Volta's
-code in its interpreter) can leave a stream call out of the trace; its values are not the trace's to decide yet
-(the torch ops' values are still computed in the worker: docs/sandbox.md, "Residual risk"). The trace function
-cannot be removed from the candidate's frames: `sys.settrace` and `sys.setprofile` from them are refused
-(`guard.py`).
+code in its interpreter) can leave a call out of the trace or put one in; call 1's values are replayed from the
+same trace (`values.py`), so what it leaves out is left out of the outputs Volta's process decides on too. The
+trace function cannot be removed from the candidate's frames: `sys.settrace` and `sys.setprofile` from them are
+refused (`guard.py`).
 """
 from __future__ import annotations
 

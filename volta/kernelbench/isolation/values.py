@@ -27,10 +27,12 @@ it returned (tensors as handles with their geometry, the plain values the candid
 
 What is not replayed (the replay is then not made for the run, and the report says why; its values stay the
 worker's word, as before this module): a call that takes or returns tensors and whose function this process
-does not find in its stand-in (a Triton launch, a CUDA graph, a clock read through `paths`), or whose arguments
-include a value the trace cannot carry (a module, a callable, a stream); the later calls (2 and 3) and the
-precision re-run. A call that takes and gives no tensor (an import, an attribute lookup of an extension, a
-size hook) is not replayed either: it changes no tensor this replay holds.
+does not resolve to one function of its stand-in (a Triton launch, a CUDA graph, a thread's start, a clock read
+through `paths`), or whose arguments include a value the trace cannot carry (a module, a callable, a stand-in
+object that is not the run's own); the plain values an extension call returns; the later calls (2 and 3) and
+the precision re-run. Three calls that take and give no tensor and change none are skipped by name
+(`SKIPPED`: an extension's function looked up, an import, a size global read). Which calls were made is the
+worker's word (`calltrace.py`).
 """
 from __future__ import annotations
 
