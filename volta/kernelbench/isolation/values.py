@@ -129,7 +129,8 @@ def _plan(entries: list, index: dict, objects: dict) -> None:
 def _shown(key: str) -> str:
     qualname = key.split(":", 1)[-1].split("@", 1)[0]
     cells = key.split("[", 1)[1].rstrip("]") if "[" in key else ""
-    return f"{qualname.replace('.<locals>', '')}[{cells}]" if cells else qualname.replace(".<locals>", "")
+    named = qualname.replace(".<locals>", "")
+    return f"{named}[{cells}]" if cells and len(cells) <= 60 else named
 
 
 def _skipped(key: str) -> bool:
