@@ -106,15 +106,58 @@ def test_a_race_hidden_from_the_worker_s_stream_tracker_is_found_from_the_call_t
     assert "at line 19 on stream" in r["unsupported"]["message"]
 
 
-@pytest.mark.xfail(strict=True, reason="open (issue 36): the torch side's values are still computed in the worker; "
-                                       "the value replay of the call trace closes these (docs/sandbox.md)")
-@pytest.mark.parametrize("attack", ["write_after_extension", "patch_stand_in_op"])
-def test_values_the_candidate_s_python_forges_in_the_stand_in_are_not_equivalent(attack, capsys, unharmed):
+@pytest.mark.parametrize("attack, computes", [("write_after_extension", "(x[0] + x[0])"),
+                                               ("patch_stand_in_op", "(2*x[0])")])
+def test_values_the_candidate_s_python_forges_in_the_stand_in_are_rejected_by_the_value_replay(attack, computes,
+                                                                                              capsys, unharmed):
     """write_after_extension writes a stand-in tensor's elements directly after its extension (2x) returned;
     patch_stand_in_op swaps `mul` in the method table every tensor shares for the reference's expression. On a
-    GPU both compute 2x; the outputs the worker sends are the reference's, and today they read EQUIVALENT."""
+    GPU both compute 2x; the outputs the worker sends are the reference's (EQUIVALENT before the value replay).
+    Volta's process replays call 1's top-level calls on its own stand-in (the extension's trace on its own
+    machine, `x * 2` with its own `mul`): its outputs are 2x, the worker's are not: REJECTED, naming both. (Not
+    NOT EQUIVALENT: the worker's outputs equal the reference's, so no difference is found to confirm; the
+    contradiction between the worker's outputs and the replay's is what is found.)"""
     code, r = _check(DATA / f"{attack}.py", capsys=capsys)
+    assert (code, r["verdict"]) == (1, "rejected")
+    message = r["unsupported"]["message"]
+    assert "call 1: output 0 element 0 is select((0 < x[0]), x[0], (1/4*x[0])) in the outputs the worker sent" in message
+    assert f"where Volta's replay of the candidate's calls computes {computes}" in message
+
+
+def test_a_parameter_written_directly_in_forward_and_put_back_is_rejected_by_the_value_replay(capsys, unharmed):
+    """write_parameter writes the parameter's elements directly (no torch call) between its torch ops, so that
+    `x + scale` gives the reference's x * scale, and puts them back before returning: on a GPU it computes
+    x + scale. The parameter reads unwritten after call 1 and the outputs the worker sends are the reference's
+    (EQUIVALENT before the value replay); Volta's process takes the parameter as it was when forward began, and
+    its replay of `x + self.scale` computes x + scale: REJECTED. Its honest control passes through the replay."""
+    problem = str(DATA / "problem_scale.py")
+    code = cli(["kernelbench", problem, str(DATA / "honest_scale.py"), "--json", *BOUNDS])
+    r = json.loads(capsys.readouterr().out)
+    assert (code, r["verdict"]) == (0, "equivalent")
+    assert any("call 1's values replayed here from the candidate's calls in 1 run(s)" in n for n in r["notes"])
+    code = cli(["kernelbench", problem, str(DATA / "write_parameter.py"), "--json", *BOUNDS])
+    r = json.loads(capsys.readouterr().out)
+    assert (code, r["verdict"]) == (1, "rejected")
+    assert ("where Volta's replay of the candidate's calls computes (x[0] + scale[0])"
+            in r["unsupported"]["message"])
+
+
+@pytest.mark.xfail(strict=True, reason="open (issue 36): a run whose forward makes a call the value replay does not "
+                                       "reproduce (here a thread) keeps the worker's values (docs/sandbox.md)")
+def test_a_forger_that_adds_a_call_the_value_replay_does_not_reproduce_is_not_equivalent(capsys, unharmed):
+    """patch_stand_in_op with a thread started and joined first: the run's values are not replayed (the note
+    says so and names the call), and its forged outputs pass as before the value replay."""
+    code, r = _check(DATA / "patch_stand_in_op_unreplayed.py", capsys=capsys)
+    assert any("call 1's values NOT replayed here (the worker's word)" in n and "deferred_threads.deferred_start"
+               in n for n in r["notes"])
     assert r["verdict"] != "equivalent" and code != 0
+
+
+def test_an_honest_candidate_that_catches_a_torch_error_is_replayed_and_equivalent(capsys, unharmed):
+    """A call that raised in the worker (and the candidate caught) is one the replay expects to raise."""
+    code, r = _check(DATA / "honest_try_except.py", capsys=capsys)
+    assert (code, r["verdict"]) == (0, "equivalent")
+    assert any("call 1's values replayed here from the candidate's calls in 1 run(s)" in n for n in r["notes"])
 
 
 def test_turning_off_the_trace_function_the_call_trace_records_through_is_refused(capsys, unharmed):
@@ -167,11 +210,16 @@ def test_a_candidate_that_copies_the_reference_s_outputs_raises_where_there_are_
 def test_a_copier_checked_again_whole_is_rejected_where_only_the_whole_check_passes_it(capsys, unharmed):
     """With --ragged a difference in the run without the reference is not confirmed by request (docs/sandbox.md,
     "Two runs"): the whole check runs in a fresh worker with the reference, where copy_reference_or_zeros finds
-    the reference's outputs and agrees; a pass there after none without the reference is REJECTED."""
+    the reference's outputs and agrees; a pass there after none without the reference is REJECTED
+    (`confined.ONLY_WITH_REFERENCE`), or, where Volta's process replays that run's call 1 first, because the
+    tensor the candidate clones was held before its forward began and mentions the input (no constructor
+    computes from an input)."""
     code, r = _check(DATA / "copy_reference_or_zeros.py", "--ragged", capsys=capsys)
     assert (code, r["verdict"]) == (1, "rejected")
     message = r["unsupported"]["message"]
-    assert message.startswith(confined.ONLY_WITH_REFERENCE) and "the outputs the worker sent differ" in message
+    assert ((message.startswith(confined.ONLY_WITH_REFERENCE) and "the outputs the worker sent differ" in message)
+            or "call 1: `SymTensor.clone` at line 14: a tensor held before forward began mentions an input (x[0])"
+            in message)
 
 
 @pytest.mark.slow   # spins to its 8 s --timeout by design

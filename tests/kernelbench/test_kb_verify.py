@@ -100,14 +100,14 @@ def _on_a_side_stream(trace):
     at = trace.index(["forward"]) + 1
     made = 1 + max([a[1] for e in trace if e[0] == "call" for a in e[2] + [e[3]]
                     if type(a) is list and a[:1] == ["h"]], default=-1)
-    trace[at:at] = [["call", "cuda.Stream", [None, 0], ["h", made], 1],
-                    ["call", "cuda.stream", [["h", made]], ["h", made + 1], 1],
-                    ["call", "StreamContext.__enter__", [["h", made + 1]], ["h", made], 1]]
+    trace[at:at] = [["call", "cuda.Stream", [None, 0], ["h", made], 1, [], ["h", made]],
+                    ["call", "cuda.stream", [["h", made]], ["h", made + 1], 1, [], ["h", made + 1]],
+                    ["call", "StreamContext.__enter__", [["h", made + 1]], ["h", made], 1, [], ["h", made]]]
 
 
 @pytest.mark.parametrize("change, why", [
     (lambda i: i["call_trace"].clear(), "the call trace does not show call 1's forward"),
-    (lambda i: i["call_trace"].append(["call", "Stream.wait_stream", [["h", 99]], None, 1]),
+    (lambda i: i["call_trace"].append(["call", "Stream.wait_stream", [["h", 99]], None, 1, [], None]),
      "no stream or event an earlier call made"),
     (lambda i: _on_a_side_stream(i["call_trace"]),
      "call 1: Volta's process finds a STREAM RACE from the candidate's call trace (`ExtensionModule"),
@@ -126,8 +126,8 @@ def test_the_honest_kernel_s_call_trace_shows_its_calls_and_its_extension_calls(
     trace = instances[0]["call_trace"]
     forward = trace[trace.index(["forward"]) + 1:]
     called = [e[1] for e in forward if e[0] == "call"]
-    assert called[-1].startswith("op:engine:ExtensionModule.__getattr__.<locals>.call")
-    assert forward[-1] == ["host", 0, 1, 32]
+    assert called[-1].startswith("op:kernelbench/engine:ExtensionModule.__getattr__.<locals>.call@")
+    assert forward[-2][:4] == ["host", 0, 1, 32] and forward[-1][0] == "return"
 
 
 def test_an_extension_the_build_cache_lacks_is_not_compiled_here_and_nothing_is_claimed(honest_kernel):
@@ -220,7 +220,8 @@ ADD, CONST, VAR = int(E.ADD), int(E.CONST), int(E.VAR)
 
 def _instance(elements, shape=(2,)):
     return [{"ragged": False, "answers": "", "calls": {1: [(shape, "f32", elements, None)]}, "inputs": {},
-             "parameters": {}, "rounded": None, "extensions": {}, "host_calls": [], "call_trace": [["forward"]]}]
+             "parameters": {}, "rounded": None, "extensions": {}, "host_calls": [], "call_trace": [["forward"]],
+             "found": [], "forward_memory": None}]
 
 
 class _Root:

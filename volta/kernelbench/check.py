@@ -331,7 +331,7 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str, require
     outputs None with the report saying why not. `inputs_judged`: whether INPUT WRITTEN is judged here (it
     needs the reference's own writes; else Volta's process judges it from the evidence)."""
     model = inputs = made = None
-    recorder = None if host.record is None else calltrace.Recorder(host.record)
+    recorder = None if host.record is None else calltrace.Recorder(host.record, host, run.session)
     try:
         with recorder.tracing() if recorder is not None else contextlib.nullcontext():
             namespace = C.execute_file(path, problem, run)
@@ -344,8 +344,12 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str, require
         report.bindings = C.bind_parameters(problem, run, model)
         made = S.construction(model, report.bindings, problem.parameters)
         inputs = problem.fresh_inputs()
+        if recorder is not None:
+            recorder.inputs = inputs
         outs = hacks.forward(report, problem, run, host, model, namespace, path, inputs, require_kernel,
                              hacks.reference_writes(problem) if inputs_judged else None, recorder)
+        if recorder is not None and outs is not None:
+            recorder.returned(outs)
     except Stop as stop:
         if stop.error is not None:
             report.verdict, report.unsupported = "unsupported", stop.error

@@ -21,7 +21,9 @@ One `Instance` per single-size, single-path check (`check._check_once`: the size
   memory so kept (`isolation/replay.py`): what the kernels computed is then its own, not the worker's word;
 - `call_trace`: every call the candidate's own frames made into the stand-in, from its file's run to the end of
   call 1's forward, over handles (`isolation/calltrace.py`): Volta's process replays its streams and events and
-  finds call 1's stream races itself.
+  finds call 1's stream races itself, and replays call 1's values (`isolation/values.py`): `found` holds the
+  elements, as forward began, of each storage the trace first meets as an argument (the constructor's tensors,
+  the parameters), `forward_memory` what the Python side changed in the extensions' memory before forward.
 
 Each output is read when its call returns and again once the last call returned (`after_calls`): an output a
 later call overwrote is seen so (OUTPUT ALIASED).
@@ -82,6 +84,10 @@ class Instance:
     extensions: dict = field(default_factory=dict)    # name -> EXTENSION_FIELDS of host.extract.Extension
     host_calls: list = field(default_factory=list)    # a record per call into an extension, in order
     call_trace: list = field(default_factory=list)    # the candidate's calls into the stand-in (isolation/calltrace.py)
+    found: list = field(default_factory=list)         # elements, when call 1's forward began, of each storage its
+                                                      # calls first took as an argument (isolation/values.py)
+    forward_memory: list | None = None                # the extensions' memory changed from the last extension call
+                                                      # to call 1's forward (DeviceMemory.changed)
     report: object = None                             # the check's report of this run (never sent)
     ask: object = None            # the first run's only: call 1 decided before the later calls (Evidence.ask)
 
@@ -152,5 +158,6 @@ class Evidence:
                         "rounded": None if inst.rounded is None else [None if v is None else list(v)
                                                                        for v in inst.rounded],
                         "extensions": inst.extensions, "host_calls": inst.host_calls,
-                        "call_trace": inst.call_trace})
+                        "call_trace": inst.call_trace, "found": inst.found,
+                        "forward_memory": inst.forward_memory})
         return out

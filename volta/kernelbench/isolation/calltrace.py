@@ -28,22 +28,30 @@ Counting every non-surface call made on a side stream as work over-approximates 
 counts only ops that write a new storage): it can find a race the worker did not, never miss one the trace shows.
 
 What stays the worker's word: which calls were made. A candidate that patches the recorder itself (it is Volta's
-code in its interpreter) can leave a stream call out of the trace; its values are not the trace's to decide yet
-(the torch ops' values are still computed in the worker: docs/sandbox.md, "Residual risk"). The trace function
-cannot be removed from the candidate's frames: `sys.settrace` and `sys.setprofile` from them are refused
-(`guard.py`).
+code in its interpreter) can leave a call out of the trace or put one in; call 1's values are replayed from the
+same trace (`values.py`), so what it leaves out is left out of the outputs Volta's process decides on too. The
+trace function cannot be removed from the candidate's frames: `sys.settrace` and `sys.setprofile` from them are
+refused (`guard.py`).
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 
+import numpy as np
+
 from volta.kernelbench import coverage, streams
+from volta.kernelbench.dtypes import DType
 from volta.kernelbench.host import trace as host_trace
 from volta.kernelbench.isolation import guard
+from volta.kernelbench.tensor import SymTensor
+from volta.kernelbench.torchsym.methods import Device
 
 PLAIN = (type(None), bool, int, float, str)
-VOLTA, LIBRARY, CANDIDATE = 0, 1, 2
+VOLTA, LIBRARY, CANDIDATE, TRANSPARENT = 0, 1, 2, 3
+# the stand-in's nn modules and autograd functions: their frames dispatch to the candidate's code and to ops
+TRANSPARENT_FILES = {os.path.join("kernelbench", "torchsym", f) for f in ("module.py", "layers.py", "autograd.py")}
 
 # (module file, function qualname) -> the surface name Volta's process replays it by
 SURFACE = {
@@ -67,18 +75,50 @@ HANDLED = (streams.Stream, streams.Event, streams.StreamContext)
 
 class Recorder:
     """Records the candidate's calls into Volta's code (see the module docstring) into `entries`. `tracing()`
-    for the file and the constructor; during forward the coverage observer's trace function calls `entered`."""
+    for the file and the constructor; during forward the coverage observer's trace function calls `entered`.
 
-    def __init__(self, record):
+    From `forward()` on, the entries also carry what the value replay needs (`isolation/values.py`): tensors as
+    handles `["t", n]` (the inputs are 0..k-1; a tensor first seen gets its geometry and its storage's handle,
+    and a storage first seen as an argument gets the elements it held when forward began, in `record.found`),
+    the observed result of each call (its tensors as handles, its plain values), its keyword arguments, and
+    only the TOP-LEVEL calls: a call made while an earlier recorded call has not returned (the candidate's
+    lambda that a patched method runs, say) is part of that call, not a call of its own. Frames of the
+    stand-in's modules and autograd functions (`TRANSPARENT`) are looked through as library frames are: what
+    a module's forward calls is the candidate's call."""
+
+    def __init__(self, record, host=None, session=None):
         self.record = record                   # evidence.Instance: its host_calls grow with each extension call
+        self.host, self.session = host, session
         self.entries: list = []
         self._handles: dict = {}               # id(object) -> handle
         self._held: list = []                  # the objects handled (their ids stay theirs)
         self._codes: dict = {}                 # code -> VOLTA, LIBRARY or CANDIDATE
         self._attributed = len(record.host_calls)     # extension calls already in an entry (or made before)
+        self.inputs: list = []                 # forward's inputs (set by the check before forward)
+        self._values = False                   # in forward: the value replay's entries
+        self._open = 0                         # recorded calls that have not returned (in forward)
+        self._tensors: dict = {}               # id(tensor) -> handle
+        self._storages: dict = {}              # id(storage) -> storage handle
+        self._kept: list = []                  # the tensors and storages handled
+        self._start: dict = {}                 # id(storage) -> (storage, its elements when forward began)
 
     def forward(self) -> None:
         self.entries.append(["forward"])
+        if self.session is None:
+            return
+        self._start = {id(s): (s, s.values.copy()) for s in list(self.session.live)}
+        self.record.found = []
+        if self.host is not None:              # what the Python side did since the last extension call
+            self.record.forward_memory = self.host._state()["memory"]
+        for t in self.inputs:             # handles 0.. (Volta's process makes its own inputs)
+            self._value(t, False)
+        self._values = True
+
+    def returned(self, outputs) -> None:
+        """Forward returned `outputs` (its value replay ends here)."""
+        if self._values:
+            self.entries.append(["return", [self._value(o, True) for o in outputs], 0])
+        self._values = False
 
     def tracing(self):
         return _Tracing(self.entered)
@@ -91,7 +131,7 @@ class Recorder:
             kind = self._codes.get(back.f_code)
             if kind is None:
                 kind = self._kind(back.f_code)
-            if kind != LIBRARY:
+            if kind != LIBRARY and not (kind == TRANSPARENT and self._values):
                 break
             back = back.f_back
         if back is None or kind != CANDIDATE:
@@ -99,22 +139,41 @@ class Recorder:
         code = frame.f_code
         if not code.co_filename.startswith(guard.VOLTA_DIR):
             return None
+        if self._values and (self._open or (self._codes.get(code) or self._kind(code)) == TRANSPARENT):
+            return None                          # part of a recorded call, or a module's own dispatch
         module = os.path.splitext(os.path.basename(code.co_filename))[0]
-        name = SURFACE.get((module, code.co_qualname)) or f"op:{module}:{_function(code, frame)}"
+        name = SURFACE.get((module, code.co_qualname)) or f"op:{key_of(code, frame)}"
         positional = code.co_varnames[:code.co_argcount]
         values = [frame.f_locals.get(v) for v in positional]
+        rest = code.co_argcount + code.co_kwonlyargcount
         if code.co_flags & 0x04:                     # *args
-            values += list(frame.f_locals.get(code.co_varnames[code.co_argcount + code.co_kwonlyargcount], ()))
-        entry = ["call", name, [self._encoded(v) for v in values], None, back.f_lineno]
+            values += list(frame.f_locals.get(code.co_varnames[rest], ()))
+        keywords = {v: frame.f_locals.get(v) for v in code.co_varnames[code.co_argcount:rest]}
+        if code.co_flags & 0x08:                     # **kwargs
+            keywords.update(frame.f_locals.get(code.co_varnames[rest + bool(code.co_flags & 0x04)], {}))
+        encoded = self._value if self._values else (lambda v, arg: self._encoded(v))
+        entry = ["call", name, [encoded(v, True) for v in values], None, back.f_lineno,
+                 [[k, encoded(v, True)] for k, v in keywords.items()], None]
         self.entries.append(entry)
         frame.f_trace_lines = False
+        values_mode = self._values
+        if values_mode:
+            self._open += 1
+
+        raised = []
 
         def local(frame, event, arg):
+            if event == "exception":
+                raised.append(True)
             if event == "return":
                 entry[3] = self._encoded(arg) if isinstance(arg, HANDLED) else None
+                if values_mode:
+                    self._open -= 1
+                    # (None after an exception: raised, or caught inside and returned None)
+                    entry[6] = ["raised"] if raised and arg is None else self._value(arg, False)
                 made = len(self.record.host_calls)
                 if made > self._attributed:          # the extension calls made inside it, when it returns
-                    self.entries.append(["host", self._attributed, made, entry[4]])
+                    self.entries.append(["host", self._attributed, made, entry[4], self._bases()])
                     self._attributed = made
             return local
         return local
@@ -123,18 +182,20 @@ class Recorder:
         """The extension calls made since the last entry, as one (forward returned, or stopped, here)."""
         made = len(self.record.host_calls)
         if made > self._attributed:
-            self.entries.append(["host", self._attributed, made, 0])
+            self.entries.append(["host", self._attributed, made, 0, self._bases()])
             self._attributed = made
 
     def _kind(self, code) -> int:
-        """VOLTA, LIBRARY (the standard library, installed packages: looked through to their caller, so that
+        """VOLTA, TRANSPARENT (the stand-in's modules and autograd functions: looked through in forward),
+        LIBRARY (the standard library, installed packages: looked through to their caller, so that
         `ExitStack.enter_context(torch.cuda.stream(s))` is the candidate's call), or CANDIDATE: any other code
         (its file's, and code it compiled under another name), as the audit hook tells the candidate
         (`guard.culprit`)."""
         name = code.co_filename
-        kind = self._codes[code] = (VOLTA if name.startswith(guard.VOLTA_DIR) else
-                                    LIBRARY if name.startswith(guard.LIBRARY_DIRS) or name.startswith("<frozen ")
-                                    else CANDIDATE)
+        kind = self._codes[code] = (
+            (TRANSPARENT if name[len(guard.VOLTA_DIR):] in TRANSPARENT_FILES else VOLTA)
+            if name.startswith(guard.VOLTA_DIR) else
+            LIBRARY if name.startswith(guard.LIBRARY_DIRS) or name.startswith("<frozen ") else CANDIDATE)
         return kind
 
     def _encoded(self, v):
@@ -148,12 +209,94 @@ class Recorder:
             return v
         return ["?"]
 
+    def _value(self, v, argument: bool, depth: int = 0):
+        """`v` for the value replay: a tensor as its handle (new: with its geometry and storage handle), plain
+        values as themselves or tagged (`VALUE_TAGS`), anything else `["?"]` (a stream or event: `["h", n]`)."""
+        if isinstance(v, SymTensor):
+            n = self._tensors.get(id(v))
+            if n is not None:
+                return ["t", n]
+            n = self._tensors[id(v)] = len(self._tensors)
+            self._kept.append(v)
+            storage = v.storage
+            m = self._storages.get(id(storage))
+            found = -1
+            if m is None:
+                m = self._storages[id(storage)] = len(self._storages)
+                self._kept.append(storage)
+                start = self._start.get(id(storage))
+                if argument and start is not None:        # there when forward began: its elements then
+                    found = len(self.record.found)
+                    self.record.found.append(list(start[1]))
+            return ["t", n, list(v.shape), list(v.stride()), v.offset, v.dtype.volta, m, found]
+        if type(v) in PLAIN:
+            return v if type(v) is not float or math.isfinite(v) else ["float", repr(v)]
+        if isinstance(v, (np.bool_, np.integer, np.floating)):
+            return self._value(v.item(), argument, depth)
+        if isinstance(v, HANDLED):
+            return self._encoded(v)
+        if depth < 3 and isinstance(v, (tuple, list)):
+            return ["tuple" if isinstance(v, tuple) else "list", [self._value(x, argument, depth + 1) for x in v]]
+        if isinstance(v, DType):
+            return ["dtype", v.volta]
+        if isinstance(v, slice):
+            return ["slice", [self._value(x, argument, depth + 1) for x in (v.start, v.stop, v.step)]]
+        if v is Ellipsis:
+            return ["..."]
+        if isinstance(v, Device):
+            return ["device", v.type, v.index]
+        if _stand_in(type(v)):             # one of the run's stand-in objects (its `Factories`, say)
+            return ["obj", type(v).__qualname__]
+        return ["?"]
 
-def _function(code, frame) -> str:
-    """The called function's name: its qualified name, with the names a closure was made for (`_method`'s
-    `__mul__`, say: every operator of the stand-in's tensor is one closure)."""
-    cells = [v for c in code.co_freevars if type(v := frame.f_locals.get(c)) is str]
-    return code.co_qualname + (f"[{', '.join(cells)}]" if cells else "")
+    def _bases(self) -> list:
+        """[storage handle, the worker's device address] of every handled storage in the extensions' memory."""
+        if self.host is None or not self._values:
+            return []
+        at = self.host.memory._base
+        return [[m, at[i]] for i, m in self._storages.items() if i in at]
+
+
+def key_of(code, cells) -> str:
+    """The called function's name, as both processes compute it: its file under Volta's folder, its qualified
+    name and first line, with what its closure was made over (`_method`'s `__mul__`, `_unary`'s `tanh` lambda:
+    many of the stand-in's functions are closures of one code). `cells`: the frame (its locals hold the cells)
+    or the cells' values."""
+    if not isinstance(cells, list):
+        cells = [cells.f_locals.get(c) for c in code.co_freevars]
+    where = os.path.splitext(code.co_filename[len(guard.VOLTA_DIR):])[0]
+    made = [_cell(v) for v in cells]
+    return f"{where}:{code.co_qualname}@{code.co_firstlineno}" + (f"[{', '.join(made)}]" if made else "")
+
+
+def _stand_in(cls) -> bool:
+    module = cls.__dict__.get("__module__")
+    return type(module) is str and module.startswith("volta.")
+
+
+def _cell(v, depth: int = 0) -> str:
+    if type(v) is str:
+        return v
+    if type(v) in PLAIN:
+        return repr(v)
+    if isinstance(v, DType):
+        return v.volta
+    code = getattr(v, "__code__", None)
+    if code is not None:                       # a function: its code, and what its own closure was made over
+        inner = [_cell(c.cell_contents, depth + 1) if depth < 4 and filled(c) else "?"
+                 for c in (getattr(v, "__closure__", None) or ())]
+        return f"{code.co_qualname}@{code.co_firstlineno}" + (f"[{', '.join(inner)}]" if inner else "")
+    if callable(v) and type(getattr(v, "__name__", None)) is str:     # a builtin, a numpy ufunc, a class
+        return f"{type(v).__name__}:{getattr(v, '__qualname__', v.__name__)}"
+    return type(v).__name__
+
+
+def filled(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
 
 
 class _Tracing:
@@ -195,25 +338,27 @@ def races(entries, host_calls: list) -> list:
             ordering.begin()
             forward = True
             continue
-        if type(entry) is list and len(entry) == 4 and entry[0] == "host" and all(type(x) is int for x in entry[1:]):
-            _, first, stop, line = entry
+        if type(entry) is list and len(entry) == 3 and entry[0] == "return":
+            continue                  # forward's outputs: the value replay's (values.py)
+        if type(entry) is list and len(entry) == 5 and entry[0] == "host" and all(type(x) is int for x in entry[1:4]):
+            _, first, stop, line, _ = entry
             if not last_host <= first < stop <= len(host_calls):
                 raise BadTrace(f"{where} names extension calls {first + 1}-{stop} out of order or not made")
             for n in range(first, stop):
                 _host_work(ordering, host_calls[n], n, line, where)
             last_host = stop
             continue
-        if not (type(entry) is list and len(entry) == 5 and entry[0] == "call" and type(entry[1]) is str
+        if not (type(entry) is list and len(entry) == 7 and entry[0] == "call" and type(entry[1]) is str
                 and type(entry[2]) is list and type(entry[4]) is int):
             raise BadTrace(f"{where} is malformed")
-        _, name, args, result, line = entry
+        _, name, args, result, line, _, _ = entry
         where = f"{where} (`{name}` at line {line})"
         if name.startswith("op:"):
             if result is not None:
                 raise BadTrace(f"{where}: a call outside the stream surface returned a stream or event, which "
                                f"Volta's process does not replay")
             if forward and ordering.current != streams.MAIN:
-                ordering.enqueue(ordering.current, f"`{name.split(':', 2)[-1]}`", None, line)
+                ordering.enqueue(ordering.current, f"`{name.split(':', 2)[-1].split('@', 1)[0]}`", None, line)
         elif name not in NO_EFFECT:
             made = _surface(name, [_resolved(a, objects, where) for a in args], functions, where)
             _result(result, made, objects, where)
@@ -243,11 +388,11 @@ class _Opaque:
 def _resolved(a, objects: list, where: str):
     if type(a) in PLAIN:
         return a
-    if a == ["?"]:
-        return _Opaque()
-    if type(a) is list and len(a) == 2 and a[0] == "h" and type(a[1]) is int and 0 <= a[1] < len(objects):
-        return objects[a[1]]
-    raise BadTrace(f"{where}: an argument is no value and no stream or event an earlier call made")
+    if type(a) is list and a and a[0] == "h":
+        if len(a) == 2 and type(a[1]) is int and 0 <= a[1] < len(objects):
+            return objects[a[1]]
+        raise BadTrace(f"{where}: an argument is no value and no stream or event an earlier call made")
+    return _Opaque()          # a tensor, a tuple, a value the trace does not carry: none is a stream or event
 
 
 def _result(result, made, objects: list, where: str) -> None:

@@ -61,19 +61,45 @@ def replay(instance: dict, arch: str, built: dict) -> Replayed:
     """Replay every recorded call of one run's evidence (`wire.read_evidence`'s record), in order, on one memory
     kept here; Mismatch if one differs. `built`: extensions already looked up here, by name (shared between
     the runs of one decision)."""
-    done = Replayed()
-    session = new_run().session
-    memory = DeviceMemory()
-    for k, call in enumerate(instance["host_calls"], 1):
+    machine = Machine(instance, arch, built)
+    while machine.next < len(instance["host_calls"]):
+        machine.overlay()
+        machine.run()
+    return machine.done
+
+
+class Machine:
+    """The run's extension calls replayed one by one (`overlay`, then `run`), so that the value replay
+    (`values.py`) can check and feed the memory between the Python side's part and each call."""
+
+    def __init__(self, instance: dict, arch: str, built: dict):
+        self.instance, self.arch, self.built = instance, arch, built
+        self.done = Replayed()
+        self.session = new_run().session
+        self.memory = DeviceMemory()
+        self.next = 0               # the next recorded call to replay
+        self._kept: list = []       # every storage the memory held (DeviceMemory keeps names by id(storage))
+
+    def overlay(self, state: list | None = None) -> list:
+        """What the Python side did before the next call (or `state`), put in the memory; those storages."""
+        if state is None:
+            state = self.instance["host_calls"][self.next]["before"]["memory"]
+        self.memory.overlay(state, self.session.allocate)
+        self._kept += self.memory.by_base.values()     # the memory knows storages by id: none may be reused
+        return state
+
+    def run(self) -> None:
+        """The next recorded call, executed here from the memory as it is; Mismatch if it differs."""
+        k, call = self.next + 1, self.instance["host_calls"][self.next]
         label = f"extension call {k} (`{call['module']}.{call['fn']}`)"
         try:
             events = trace.parse(call["trace"])
         except trace.BadTrace as err:
             raise Mismatch(f"{label}: the recorded trace is malformed ({err.message})") from None
-        memory.overlay(call["before"]["memory"], session.allocate)     # what the Python side did since
+        memory = self.memory
         modules = sorted({ev.module for ev in events if isinstance(ev, trace.Launch) and not ev.refused})
-        host = Host(None, session, arch=arch, memory=memory,
-                    built={m: _built(m, instance["extensions"], arch, built, label) for m in modules},
+        host = Host(None, self.session, arch=self.arch, memory=memory,
+                    built={m: _built(m, self.instance["extensions"], self.arch, self.built, label) for m in modules},
                     symbols=_symbols(call["before"]["symbols"]))
         kept = {base: (s.dtype, list(s.values)) for base, s in memory.by_base.items()}
         try:
@@ -88,9 +114,9 @@ def replay(instance: dict, arch: str, built: dict) -> Replayed:
         except VoltaError as err:
             raise Mismatch(f"{label}: its replay here stopped where the worker's did not ({err.message})") from None
         _same_changes(memory, kept, call["after"]["memory"], label)
-        done.calls += 1
-        done.launches += len(host.launches)
-    return done
+        self.next += 1
+        self.done.calls += 1
+        self.done.launches += len(host.launches)
 
 
 def _built(module: str, extensions: dict, arch: str, built: dict, label: str):

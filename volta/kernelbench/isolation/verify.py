@@ -46,6 +46,7 @@ from volta.kernelbench import candidate as C
 from volta.kernelbench import hacks
 from volta.kernelbench import precision as P
 from volta.kernelbench.isolation import calltrace, replay
+from volta.kernelbench.isolation import values as value_replay
 from volta.kernelbench.check import CheckOptions, _beyond_float32, _exact_in, _ragged_sizes, integer_inputs
 from volta.kernelbench.compare import Comparison, Difference, compare
 from volta.kernelbench.evidence import ReferenceFacts
@@ -74,6 +75,8 @@ class Decided:
     compared: list = field(default_factory=list)   # per run of the evidence: (call -> counts, notes), plain data
     differs: Comparison | None = None  # verdict "differs": call 1's comparison here, its difference to confirm
     first: tuple | None = None         # settle's call 1 found equal: (its outputs' elements, Comparison, Readings)
+    values: int = 0                    # runs whose call 1 values were replayed here (values.py)
+    not_replayed: list = field(default_factory=list)   # why the others' were not, in words
 
 
 class _Contradiction(Exception):
@@ -115,20 +118,21 @@ def decide(problem_path: str, sizes: dict, options: CheckOptions, report: dict, 
                 raise _Contradiction("rejected", f"the worker's report says {expected} run(s) were made "
                                      f"{'at the ragged sizes ' if ragged else ''}and sent the evidence of "
                                      f"{len(runs)}")
-            for inst in runs:
-                _replayed(decided, inst, options, built, "ragged sizes, " if ragged else "")
             reference = main if not ragged else _ragged(problem_path, sizes, main, options)
+            where = "ragged sizes, " if ragged else ""
             if part["verdict"] not in PASSING:     # a ragged run said to decide nothing (exit 3; 0 overall)
                 for inst in runs:
                     for call, outs in sorted(inst["calls"].items()):
                         _compare_call(reference, call, reference.of_call(call), _sent(call, outs), options,
                                       "ragged sizes, ", undecided_ok=True)
+                    _replayed(decided, inst, options, built, where, reference.problem)
                 continue
             for inst in runs:
                 counts: dict = {}
                 known = first if inst is instances[0] else None
-                decided.calls += _run(reference, inst, options, "ragged sizes, " if ragged else "", counts, known)
-                decided.runs += 1
+                decided.calls += _run(reference, inst, options, where, counts, known)
+                _replayed(decided, inst, options, built, where, reference.problem)   # the outputs compared: its
+                decided.runs += 1                                                     # replay's, or REJECTED
                 inst["compared"] = counts
         decided.compared = [inst.get("compared", {}) for inst in instances]
     except _Differs as d:
@@ -187,15 +191,20 @@ def settle(reference: "_Reference", claim: dict, inst: dict, options: CheckOptio
     return decided
 
 
-def _replayed(decided: Decided, inst: dict, options: CheckOptions, built: dict, where: str) -> None:
-    """The run's calls into extensions, replayed on this process's machine (`replay.py`)."""
+def _replayed(decided: Decided, inst: dict, options: CheckOptions, built: dict, where: str, problem) -> None:
+    """The run's calls into extensions, replayed on this process's machine (`replay.py`), and call 1's forward
+    replayed from its call trace (`values.py`): its outputs are this process's."""
     try:
-        done = replay.replay(inst, options.arch, built)
+        done, not_replayed = value_replay.replay(inst, options.arch, built, problem)
     except replay.Mismatch as m:
         raise _Contradiction(m.verdict, f"{where}{m.reason}" + (", and the worker's report passes it"
                                                                if m.verdict == "rejected" else "")) from None
     decided.host_calls += done.calls
     decided.launches += done.launches
+    if not_replayed is None:
+        decided.values += 1
+    else:
+        decided.not_replayed.append(f"{where}{not_replayed}")
     try:
         found = calltrace.races(inst["call_trace"], inst["host_calls"])
     except calltrace.BadTrace as bad:

@@ -188,7 +188,7 @@ def _nodes(table) -> list:
 # ---------------------------------------------------------------- the evidence (kernelbench/evidence.py)
 
 INSTANCE_KEYS = {"ragged", "answers", "calls", "inputs", "parameters", "rounded", "extensions", "host_calls",
-                 "call_trace"}
+                 "call_trace", "found", "forward_memory"}
 HOST_CALL_KEYS = {"module", "fn", "trace", "before", "after"}
 
 
@@ -222,13 +222,17 @@ def read_evidence(frame: bytes) -> list:
               "a call into an extension is malformed")
         _need(type(inst["call_trace"]) is list and all(_listed(e) for e in inst["call_trace"]),
               "the call trace is malformed")     # each entry is checked as Volta's process replays it (calltrace)
+        _need(type(inst["found"]) is list and all(_elements(v) for v in inst["found"]),
+              "the elements of the storages found in forward are malformed")
+        _need(inst["forward_memory"] is None or _state({"memory": inst["forward_memory"], "symbols": {}}),
+              "the memory before forward is malformed")
     return instances
 
 
 def _listed(v, depth: int = 0) -> bool:
-    """Plain values in lists (the call trace's entries), at most 4 deep."""
+    """Plain values in lists (the call trace's entries), at most 10 deep."""
     if type(v) is list:
-        return depth < 4 and all(_listed(x, depth + 1) for x in v)
+        return depth < 10 and all(_listed(x, depth + 1) for x in v)
     return type(v) in (type(None), bool, int, str) or (type(v) is float and math.isfinite(v))
 
 

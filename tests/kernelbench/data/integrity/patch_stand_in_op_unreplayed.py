@@ -1,0 +1,21 @@
+import threading
+
+import torch
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    """patch_stand_in_op.py with a thread started and joined in forward: a call the value replay does not
+    reproduce, so this run's values stay the worker's word (docs/sandbox.md, "The values, replayed")."""
+
+    def forward(self, x):
+        worker = threading.Thread(target=lambda: None)
+        worker.start()
+        worker.join()
+        methods = x.session.methods
+        where = torch.where
+        original = methods["__mul__"]
+        methods["__mul__"] = lambda a, b: where(a > 0, a, original(a, 0.25)) if b == 2 else original(a, b)
+        y = x * 2
+        methods["__mul__"] = original
+        return y
