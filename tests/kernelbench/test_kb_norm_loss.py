@@ -192,3 +192,21 @@ def test_rounding_note_reads_certified_values():
     assert "below float32's resolution" in rounding_note(x, E.add(x, 1), Fraction(21), close)
     assert rounding_note(x, E.add(x, 1), Fraction(21), Fraction(22)) is None
     assert rounding_note(x, x, Fraction(21), "undefined") is None
+
+
+def test_the_rounding_note_reaches_the_command_s_report_where_the_difference_is_exact(tmp_path, capsys):
+    """Without mish the reference's value at the witness is exact, so Volta's process confirms the difference
+    itself (`confined._confirmed`); the note naming the folded constants is in its text and JSON all the same."""
+    import json
+
+    from volta.cli import run as cli
+    problem = FOLDED_PROBLEM.replace("torch.nn.functional.mish(x - 0.5 - 0.2)", "x - 0.5 - 0.2")
+    (tmp_path / "problem.py").write_text(problem)
+    (tmp_path / "cand.py").write_text(problem.replace("class Model", "class ModelNew")
+                                      .replace("x - 0.5 - 0.2", "x - (0.5 + 0.2)"))
+    code = cli(["kernelbench", str(tmp_path / "problem.py"), str(tmp_path / "cand.py"), "--json", "-q"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1 and report["verdict"] == "not-equivalent"
+    assert "is the float32 rounding of" in (report["counterexample"].get("note") or ""), report["counterexample"]
+    code = cli(["kernelbench", str(tmp_path / "problem.py"), str(tmp_path / "cand.py"), "-q"])
+    assert code == 1 and "note: " in capsys.readouterr().out

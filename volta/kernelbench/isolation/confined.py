@@ -433,10 +433,12 @@ def _confirmed(worker: process.Worker, job: _Job, decided: verify.Decided, refer
     difference = replace(d, cand_value=found, derived=C.derived_values(reference.problem, d.inputs))
     if save_counterexample:
         S.save_witness(save_counterexample, reference.problem, difference, 1)
-    shown["ref_value"] = str(d.ref_value)
-    answer.report["notes"] = list(answer.report["notes"]) + [CONFIRMED]
+    shown["ref_value"], shown["note"] = str(d.ref_value), d.note
+    notes = [CONFIRMED] + ([d.note] if d.note else [])   # a difference of rounding names its constants
+    answer.report["notes"] = list(answer.report["notes"]) + notes
     text = value_text(d.ref_value)
-    answer.rendered = {"text": answer.rendered["text"].replace(REFERENCE_SLOT, text) + f"\n  note: {CONFIRMED}",
+    answer.rendered = {"text": answer.rendered["text"].replace(REFERENCE_SLOT, text)
+                       + "".join(f"\n  note: {n}" for n in notes),
                        "sarif": answer.rendered["sarif"].replace(REFERENCE_SLOT, json.dumps(text)[1:-1]),
                        "junit": answer.rendered["junit"].replace(REFERENCE_SLOT, escape(text))}
     return answer
