@@ -1,4 +1,4 @@
-// Row softmax, one warp per row, online normalizer merged as a record (as eq_softmax_threepass_online_record),
+// DEFECTIVE: row softmax, one warp per row, online normalizer merged as a record (as eq_softmax_threepass_online_record),
 // but the merge rescales the BIGGER pair's sum to the smaller max and adds the smaller's as it is: right only
 // when the two maxima are equal. The defect is the line that computes r.s.
 #include <math.h>
@@ -15,7 +15,7 @@ __device__ __forceinline__ MaxSum merge(MaxSum a, MaxSum b)
     MaxSum small = a_bigger ? b : a;
     MaxSum r;
     r.m = big.m;
-    r.s = small.s + big.s * expf(small.m - big.m);
+    r.s = small.s + big.s * expf(small.m - big.m);   // DEFECT: rescales the bigger sum, not the smaller
     return r;
 }
 
