@@ -40,7 +40,9 @@ def _launch_options(f):
                      help="One entry per kernel parameter: a buffer name, a number or a --symbol.")(f)
     f = click.option("--block", metavar="X[xY[xZ]]", help="Block dimensions for both kernels, e.g. 16x16.")(f)
     f = click.option("--grid", metavar="X[xY[xZ]]", help="Grid dimensions for both kernels, e.g. 4x4.")(f)
-    f = click.option("--kernel", metavar="NAME", help="The .entry to run in both files (when they have several).")(f)
+    f = click.option("--kernel", metavar="NAME",
+                     help="The .entry to run in both files (when they have several): its PTX name, or the name the "
+                          ".cu file gives it when nvcc mangled it (softmax for _Z7softmaxPfi).")(f)
     return f
 
 

@@ -28,7 +28,7 @@ LAUNCH_OPTIONS = ("kernel", "grid", "block", "args", "buffer", "arg", "symbol", 
 
 @click.command("races", epilog=epilog("races"))
 @click.argument("target", type=click.Path(dir_okay=False))
-@click.option("--kernel", "kernel", metavar="NAME", help="The .entry to run (needed when the file has several).")
+@click.option("--kernel", "kernel", metavar="NAME", help="The .entry to run (needed when the file has several): its PTX name, or the .cu file's name for it.")
 @click.option("--grid", metavar="X[xY[xZ]]", help="Grid dimensions, e.g. 8 or 8x4.")
 @click.option("--block", metavar="X[xY[xZ]]", help="Block dimensions, e.g. 128 or 16x16.")
 @click.option("--args", metavar="A,B,...", help="One entry per kernel parameter: a buffer name, a number or a symbol.")
