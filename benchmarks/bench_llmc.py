@@ -179,7 +179,8 @@ def main(argv: list[str]) -> int:
             return 0
         byte_compile()
         rows = []
-        print(f"{'pair (vs version 1)':38s} {'expected':15s} {'got':15s} {'wall s':>8s} {'cpu s':>8s} {'peak MB':>8s}  listed")
+        print(f"{'pair (vs version 1)':38s} {'expected':15s} {'got':15s} {'wall s':>8s} {'cpu s':>8s} "
+              f"{'peak MB':>8s}  listed")
         for p in chosen:
             row = run_one(p, ptx[p.source], args.timeout)
             rows.append(row)

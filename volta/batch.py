@@ -22,8 +22,8 @@ more than the warm process maps when it forks)
 and a wall-clock limit (`timeout_s`). The job's command gets that limit as its own deadline, less a grace
 (`_grace`) to report in: at the deadline it stops and reports UNKNOWN with the work done until then, as
 `--timeout` does (a KernelBench job's worker is killed past it too). A job still running at `timeout_s` is killed
-and its verdict is `timeout` — nothing is claimed. The same isolation runs inside each Ray task with `--ray`, so the two back ends give the same
-results. A result line:
+and its verdict is `timeout` — nothing is claimed. The same isolation runs inside each Ray task with `--ray`,
+so the two back ends give the same results. A result line:
 
     {"schema": "volta.batch/1", "id", "command", "status": "ok"|"error"|"timeout"|"memory"|"crashed",
      "verdict", "exit_code", "seconds", "error", "report": the command's JSON report (null unless status ok)}

@@ -91,7 +91,8 @@ def kernelbench(problem: PathLike, candidate: PathLike, sizes: Mapping[str, Any]
     options = CheckOptions(ragged=bool(ragged), timeout_ms=timeout_ms, arch=check_arch(arch),
                            require_kernel=bool(require_kernel), eval_mode=bool(eval_mode),
                            tolerance=tuple(tolerance) if tolerance is not None else None)
-    if timeout is not None and not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0):
+    numeric = isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
+    if timeout is not None and not (numeric and timeout > 0):
         raise UsageError(f"timeout={timeout!r}: expected a positive number of seconds")
     outer = limits.current()
     bound = contextlib.nullcontext()

@@ -9,10 +9,12 @@ one arm's value, otherwise the other's. `lift_selects` rebuilds the expression w
 input-dependent arguments are all selects on one condition taken inside that condition (rule select-lift),
 so the normalizer sees one select whose arms it can resolve (`normal._select_rescale`).
 
-Sound for every total operator: both sides evaluate the same arm under the same condition, and a constant is
-the same in both arms. Partial operators (division, roots, logarithms, calls) are not lifted: `p ? a : b`
-divided by `p ? c : d` needs only the chosen divisor nonzero, the fused arms would each need their own. Nothing is duplicated but constants and named symbols, so the result is no larger than the input (each
-fused node replaces the selects it consumes). Booleans are left as they are (conditions are not lifted).
+Sound for every total operator: both sides evaluate the same arm under the same condition, and a value that
+depends on no input (a constant, a named symbol such as log2 e, a scalar kept symbolic) is the same in both
+arms. Partial operators (division, roots, logarithms, calls) are not lifted: `p ? a : b` divided by
+`p ? c : d` needs only the chosen divisor nonzero, the fused arms would each need their own. Nothing is
+duplicated but those input-free values, so the result is no larger than the input (each fused node replaces
+the selects it consumes). Booleans are left as they are (conditions are not lifted).
 """
 from __future__ import annotations
 
@@ -61,7 +63,7 @@ def lift_selects(root: Expr, memo: dict | None = None) -> Expr:
     return memo[root]
 
 
-_FIXED = object()   # the memo's entry holding the nodes that depend on no input (constants, named symbols)
+_FIXED = object()   # the memo's entry holding the nodes that depend on no input (constants, symbols): duplicable
 
 
 def _fused(node: Expr, args: tuple, fixed: set) -> Expr:
