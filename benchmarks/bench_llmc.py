@@ -19,14 +19,11 @@ import argparse
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_paper import _WRAPPER, _children_cpu, byte_compile, finding_kinds, outcome  # noqa: E402
-
-import json  # noqa: E402
+from bench_paper import byte_compile, finding_kinds, outcome, run_volta  # noqa: E402
 
 STUB_HEADERS = {   # what the files' host code needs of cuBLAS to compile; no kernel uses it
     "cublas_v2.h": "#pragma once\ntypedef int cublasStatus_t; typedef void* cublasHandle_t; typedef int "
@@ -126,28 +123,12 @@ def command(pair: Pair, ptx: Path) -> list[str]:
 
 
 def run_one(pair: Pair, ptx: Path, timeout: float) -> dict:
-    start, children = time.perf_counter(), _children_cpu()
-    proc = subprocess.Popen([sys.executable, "-c", _WRAPPER] + command(pair, ptx), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        timed_out = False
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-        timed_out = True
-    cpu, rss = _children_cpu() - children, float("nan")
-    for line in err.splitlines():
-        if line.startswith("@usage "):
-            cpu, rss = json.loads(line[len("@usage "):])
-    try:
-        report = json.loads(out) if out.strip() else None
-    except ValueError:
-        report = None
-    got = "timeout" if timed_out else _outcome(report)
+    run = run_volta(command(pair, ptx), timeout)
+    report = run["report"]
+    got = "timeout" if run["timed_out"] else _outcome(report)
     benign = sorted(finding_kinds(report) & BENIGN) if report else []
-    return {"name": pair.name, "expect": pair.expect, "got": got, "wall": time.perf_counter() - start, "cpu": cpu,
-            "rss_mb": rss, "listed": ", ".join(benign)}
+    return {"name": pair.name, "expect": pair.expect, "got": got, "wall": run["wall"], "cpu": run["cpu"],
+            "rss_mb": run["rss_mb"], "listed": ", ".join(benign)}
 
 
 BENIGN = {"benign-race", "benign-read-race"}   # listed under a verdict, not findings that make it

@@ -422,10 +422,12 @@ def byte_compile() -> None:
                     "compileall.compile_dir(os.path.dirname(volta.__file__), quiet=1)"], check=True)
 
 
-def run_one(bench: Bench, kernels: Path, timeout: float) -> dict:
-    argv = [sys.executable, "-c", _WRAPPER] + command(bench, kernels)
+def run_volta(argv: list[str], timeout: float) -> dict:
+    """`volta ARGV` in its own process: its JSON report (None if it printed none), wall and CPU seconds, peak RSS
+    (MB), exit status, whether it was killed at `timeout`, and its last stderr line."""
     start, children = time.perf_counter(), _children_cpu()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", _WRAPPER] + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
     try:
         out, err = proc.communicate(timeout=timeout)
         timed_out = False
@@ -444,9 +446,15 @@ def run_one(bench: Bench, kernels: Path, timeout: float) -> dict:
         report = json.loads(out) if out.strip() else None
     except ValueError:
         report = None
-    got = "timeout" if timed_out else outcome(report)
-    return {"name": bench.name, "expect": bench.expect, "got": got, "wall": wall, "cpu": cpu, "rss_mb": rss,
-            "exit": proc.returncode, "stderr": lines[-1:]}
+    return {"report": report, "wall": wall, "cpu": cpu, "rss_mb": rss, "exit": proc.returncode,
+            "timed_out": timed_out, "stderr": lines[-1:]}
+
+
+def run_one(bench: Bench, kernels: Path, timeout: float) -> dict:
+    run = run_volta(command(bench, kernels), timeout)
+    got = "timeout" if run["timed_out"] else outcome(run["report"])
+    return {"name": bench.name, "expect": bench.expect, "got": got,
+            **{k: run[k] for k in ("wall", "cpu", "rss_mb", "exit", "stderr")}}
 
 
 def main(argv: list[str]) -> int:
