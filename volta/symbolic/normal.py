@@ -911,8 +911,7 @@ def _exponential_step(norm: Normalizer, node: Expr, owned: set) -> NormalForm:
         norm.budget.spend(2 * _size(arg))
     num = arg.num if arg.den is None else p_divide(arg.num, arg.den)
     if num is not None:
-        e, k = _intern_exponent(num)
-        return NormalForm({((), e): _pow2(1, k)})
+        return _pow2_nf(num)
     return norm._atom(node)
 
 
@@ -1068,7 +1067,7 @@ def _spend_on_arms(norm: Normalizer, times: int, *arms: Expr) -> None:
 
 def _arms_agree_where_zero(norm: Normalizer, d: NormalForm, x: Expr, y: Expr) -> bool:
     """x = y wherever d = 0, proved by boundary.py (a bounded or failing normalization proves nothing)."""
-    same = equal if norm.shared is None else norm.shared.equal
+    same = _same(norm)
     _spend_on_arms(norm, 2, x, y)
     try:
         return agree_where_zero(d, x, y, Normalizer(norm.shared, norm.limit, norm.trace, False, norm.budget), same,
@@ -1147,14 +1146,23 @@ def _select_through(norm: Normalizer, state: tuple) -> Expr | None:
     """Rules select-max-through, select-min-through (`extrema.through_extremum`), for total arms only
     (no division, root, log or call anywhere), so F(max) is defined wherever the select is."""
     cond, x, y, _nx, _ny = state
-    if not (cond.op is E.LT or cond.op is E.LE) or cond.args[1] is not E.ZERO:
-        return None
-    pair = ordered_pair(norm.differences.get(cond))
+    pair = _ordered(norm, cond)
     if pair is None or not all(E.is_total(e, norm.totals) for e in (x, y, *pair)):
         return None
-    same = equal if norm.shared is None else norm.shared.equal
     _spend_on_arms(norm, 4, x, y)
-    return through_extremum(pair, x, y, norm._fresh(), same)
+    return through_extremum(pair, x, y, norm._fresh(), _same(norm))
+
+
+def _ordered(norm: Normalizer, cond: Expr) -> tuple[Expr, Expr] | None:
+    """(u, w) for a normalized `d < 0` / `d <= 0` that says u < w (`extrema.ordered_pair`), else None."""
+    if not (cond.op is E.LT or cond.op is E.LE) or cond.args[1] is not E.ZERO:
+        return None
+    return ordered_pair(norm.differences.get(cond))
+
+
+def _same(norm: Normalizer):
+    """How two normal forms are proved equal in norm's mode (modulo its shared sums, where it keeps them)."""
+    return equal if norm.shared is None else norm.shared.equal
 
 
 @rewrite("select-rescale", "select-rescale-exp", "max-comm")
@@ -1164,16 +1172,14 @@ def _select_rescale(norm: Normalizer, state: tuple) -> Expr | None:
     smaller.s·exp(smaller.m − bigger.m)` with the pair chosen by `a.m > b.m` (lift.py fuses the per-field
     selects into this one). d is read off X's exponentials: the coefficient of w in one of them, negated."""
     cond, x, y, nx, ny = state
-    if not (cond.op is E.LT or cond.op is E.LE) or cond.args[1] is not E.ZERO:
-        return None
-    pair = ordered_pair(norm.differences.get(cond))
+    pair = _ordered(norm, cond)
     if pair is None:
         return None
     u, w = pair
     scales = _exponent_scales(nx, w)
     if not scales or not all(E.is_total(e, norm.totals) for e in (x, y, *pair)):
         return None
-    same = equal if norm.shared is None else norm.shared.equal
+    same = _same(norm)
     _spend_on_arms(norm, 2, x, y)
     fresh = norm._fresh()
     nu, nw = fresh(u), fresh(w)

@@ -22,7 +22,6 @@ from volta.symbolic.cases import decide_by_cases
 from volta.symbolic.constants import is_named, rational_bounds
 from volta.symbolic.domain import ANY, Domain
 from volta.symbolic.expr import Expr
-from volta.symbolic.lift import lifted_equal
 from volta.symbolic.normal import Normalizer, equal, normalize, to_expr
 from volta.symbolic.search import admissible, confirm, random_search
 from volta.symbolic.verdict import Proved, Refuted, Unknown, Verdict
@@ -225,8 +224,6 @@ def decide_equal(a: Expr, b: Expr, timeout_ms: int = DEFAULT_TIMEOUT_MS,
     gives the `integers` inputs integer values in their ranges."""
     if a is b or equal(normalize(a, norm), normalize(b, norm)):
         return Proved("normal-form")
-    if lifted_equal(a, b, norm):
-        return Proved("lifted-selects")
     split = decide_by_cases(a, b, norm)   # max/min identities by case splits, before the solver
     if split is not None:
         return split
