@@ -61,22 +61,24 @@ def source_names(mangled: str) -> tuple:
     ("ns::foo", "foo"); a template's arguments and the parameter types are not part of it. Not mangled: ()."""
     if mangled.startswith("_ZN"):
         parts, i = [], 3
-        while i < len(mangled) and mangled[i] != "E":
-            m = re.match(r"(\d+)", mangled[i:])
-            if not m:
+        while i < len(mangled) and mangled[i] not in "EI":   # E ends the nested name, I opens template arguments
+            name, i = length_prefixed(mangled, i)
+            if not name or i > len(mangled):
                 return ()
-            start = i + len(m[1])
-            parts.append(mangled[start:start + int(m[1])])
-            i = start + int(m[1])
-            if i < len(mangled) and mangled[i] == "I":      # a template's arguments: not part of the name
-                return ("::".join(parts), parts[-1]) if parts else ()
+            parts.append(name)
         return ("::".join(parts), parts[-1]) if parts else ()
-    m = re.match(r"_Z(\d+)", mangled)
+    name, end = length_prefixed(mangled, 2) if mangled.startswith("_Z") else (None, 0)
+    return (name,) if name and end <= len(mangled) else ()
+
+
+def length_prefixed(s: str, i: int) -> tuple[str | None, int]:
+    """The `<length><identifier>` of a mangled name at s[i:] and the index after it (past the end of s when the
+    name is cut short); (None, i) without a length."""
+    m = re.match(r"\d+", s[i:])
     if not m:
-        return ()
-    start = 2 + len(m[1])
-    name = mangled[start:start + int(m[1])]
-    return (name,) if len(name) == int(m[1]) else ()
+        return None, i
+    start = i + len(m[0])
+    return s[start:start + int(m[0])], start + int(m[0])
 
 
 class _Lowerer:

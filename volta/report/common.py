@@ -122,18 +122,11 @@ import re
 import shutil
 import subprocess
 
+from volta.ir.program import length_prefixed, source_names
+
 _BUILTIN = {"v": "void", "b": "bool", "c": "char", "a": "signed char", "h": "unsigned char", "s": "short",
             "t": "unsigned short", "i": "int", "j": "unsigned int", "l": "long", "m": "unsigned long",
             "x": "long long", "y": "unsigned long long", "f": "float", "d": "double", "DF16_": "_Float16"}
-
-
-def _source_name(s: str, i: int):
-    m = re.match(r"(\d+)", s[i:])
-    if not m:
-        return None, i
-    n = int(m[1])
-    start = i + len(m[1])
-    return s[start:start + n], start + n
 
 
 def _params(s: str):
@@ -154,7 +147,7 @@ def _params(s: str):
         else:
             key = next((k for k in sorted(_BUILTIN, key=len, reverse=True) if s.startswith(k, i)), None)
             if key is None:
-                name, j = _source_name(s, i)
+                name, j = length_prefixed(s, i)
                 if not name:
                     return None
                 base, i = name, j
@@ -177,7 +170,7 @@ def demangle(name: str | None) -> str | None:
         return name
     m = re.fullmatch(r"_ZZ(.+)E(\d+)(\w+?)(?:_\d+)?", name)
     if m and len(m[3]) == int(m[2]):
-        fn, rest = _source_name(m[1], 0)
+        fn, rest = length_prefixed(m[1], 0)
         if fn:
             params = m[1][rest:]
             args = "" if not params else _params(params)
@@ -202,8 +195,6 @@ def _cxxfilt(name: str) -> str | None:
 def kernel_title(name: str | None) -> str | None:
     """A kernel's name as the user reads it in the .cu file (`softmax` for `_Z7softmaxPfi`, which `--kernel`
     also takes); any other name unchanged."""
-    from volta.ir.program import source_names
-
     short = source_names(name) if name else ()
     return short[0] if short else name
 
