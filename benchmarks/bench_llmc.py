@@ -1,6 +1,7 @@
 """Volta on a production kernel library's versions of one op: llm.c's dev/cuda kernels (softmax, layer norm, the
-bias gradient), each version checked
-against version 1 (the plain one), one process per pair; prints verdict, expected, wall, CPU and peak RSS.
+bias gradient, GELU forward and backward, residual, embeddings, AdamW, the global norm, residual + layer norm
+fused), each version checked against version 1 (the plain one; for the fused residual, the two kernels it
+fuses), one process per pair; prints verdict, expected, wall, CPU and peak RSS.
 
     python benchmarks/bench_llmc.py PATH/TO/llm.c [names…] [--timeout S] [--list]
 
@@ -25,8 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_paper import byte_compile, finding_kinds, outcome, run_volta  # noqa: E402
 
-STUB_HEADERS = {   # what the files' host code needs of cuBLAS to compile; no kernel uses it
-    "cublas_v2.h": "#pragma once\ntypedef int cublasStatus_t; typedef void* cublasHandle_t; typedef int "
+STUB_HEADERS = {   # what the files' host code needs of cuBLAS (and the bf16/f16 types it brings in); no kernel uses it
+    "cublas_v2.h": "#pragma once\n#include <cuda_bf16.h>\n#include <cuda_fp16.h>\ntypedef int cublasStatus_t; typedef void* cublasHandle_t; typedef int "
                    "cublasComputeType_t; typedef int cublasMath_t;\n#define CUBLAS_STATUS_SUCCESS 0\n"
                    "#define CUBLAS_COMPUTE_32F_FAST_TF32 1\n#define CUBLAS_COMPUTE_32F 0\n"
                    "#define CUBLAS_TF32_TENSOR_OP_MATH 1\n#define CUBLAS_DEFAULT_MATH 0\n"
@@ -50,6 +51,8 @@ class Pair:
     args: str
     buffers: tuple
     expect: str
+    symbols: tuple = ()    # float scalars kept symbolic (--symbol NAME=f32)
+    ref_steps: tuple = ()  # a launch sequence for the reference instead: (kernel, grid, block, args) each
 
 
 def _softmax(name, opt, launch, expect, rows=4, cols=128):
@@ -70,6 +73,39 @@ def _bias_grad(name, opt, launch, rows=64, cols=32):
     return Pair(name, "matmul_backward_bias", "matmul_backward_bias_kernel1", opt, (str(cols), "32", 128), launch,
                 f"dbias,dout,1,{rows},{cols}", (f"dout=bf16[{rows * cols}]:in", f"dbias=bf16[{cols}]:inout"),
                 "equivalent")
+
+
+def _elementwise(name, source, ref, opt, operands, n=256, expect="equivalent"):
+    """An elementwise bf16 op: version 1 an element a thread, the other eight a thread through a 16-byte
+    Packed128 (load128/store128: eight bf16 converted one by one and packed two to a 32-bit word)."""
+    bufs = tuple(f"{b}=bf16[{n}]:{'out' if k == 0 else 'in'}" for k, b in enumerate(operands))
+    return Pair(name, source, ref, opt, ("1", str(n), 0), ("1", str(n // 8), 0), ",".join(operands) + f",{n}",
+                bufs, expect)
+
+
+def _encoder(name, opt, launch, b=2, t=4, c=32, vocab=16):
+    """Token plus position embeddings: `inp` holds token ids (an index array, range declared). Addresses depend
+    on it, so the verdict is equivalence on the id assignments tried, every float input symbolic."""
+    return Pair(name, "encoder_forward", "encoder_forward_kernel1", opt, ("1", "32", 0), launch,
+                f"out,inp,wte,wpe,{b},{t},{c}",
+                (f"out=bf16[{b * t * c}]:out", f"inp=s32[{b * t}]:in:range=0..{vocab - 1}",
+                 f"wte=bf16[{vocab * c}]:in", f"wpe=bf16[{t * c}]:in"), "equivalent-for-inputs")
+
+
+def _fused_residual(name, opt, launch, rows=8, cols=256, expect="equivalent"):
+    """residual = a + b, then a layer norm of it (bf16): the reference is two launches, residual_forward_kernel1
+    then layernorm_forward_kernel1, against one fused kernel."""
+    n = rows * cols
+    steps = (("residual_forward_kernel1", str(-(-n // 256)), "256", f"res,a,b,{n}"),
+             ("layernorm_forward_kernel1", "1", "64", f"normed,mean,rstd,res,w,bias,{rows},{cols}"))
+    return Pair(name, "fused_residual_forward", "", opt, ("", "", 0), launch,
+                f"res,normed,mean,rstd,a,b,w,bias,{rows},{cols}",
+                (f"res=bf16[{n}]:out", f"normed=bf16[{n}]:out", f"mean=bf16[{rows}]:out", f"rstd=bf16[{rows}]:out",
+                 f"a=bf16[{n}]:in", f"b=bf16[{n}]:in", f"w=bf16[{cols}]:in", f"bias=bf16[{cols}]:in"),
+                expect, ref_steps=steps)
+
+
+ADAMW_SCALARS = ("lr", "beta1", "beta2", "c1", "c2", "eps", "wd")
 
 
 def pairs() -> list[Pair]:
@@ -94,6 +130,32 @@ def pairs() -> list[Pair]:
         _bias_grad("bias-grad-2 warp per column", "matmul_backward_bias_kernel2", ("8", "128", 0)),
         _bias_grad("bias-grad-3 block per column", "matmul_backward_bias_kernel3", ("32", "128", 0)),
         _bias_grad("bias-grad-4 32 columns a block", "matmul_backward_bias_kernel4", ("1", "128", 512)),
+        _elementwise("gelu-2 packed128", "gelu_forward", "gelu_forward_kernel1", "gelu_forward_kernel2",
+                     ("out", "inp")),
+        _elementwise("gelu-backward-2 packed128", "gelu_backward", "gelu_backward1", "gelu_backward2",
+                     ("dinp", "inp", "dout")),
+        _elementwise("residual-2 packed128", "residual_forward", "residual_forward_kernel1",
+                     "residual_forward_kernel2", ("out", "inp1", "inp2")),
+        _encoder("encoder-2 a thread per channel", "encoder_forward_kernel2", ("8", "32", 0)),
+        _encoder("encoder-3 packed128", "encoder_forward_kernel3", ("1", "32", 0)),
+        Pair("adamw-2 lerp", "adamw", "adamw_kernel1", "adamw_kernel2", ("2", "32", 0), ("2", "32", 0),
+             "p,g,m,v,64," + ",".join(ADAMW_SCALARS),
+             ("p=f32[64]:inout", "g=f32[64]:in", "m=f32[64]:inout", "v=f32[64]:inout"), "equivalent",
+             symbols=ADAMW_SCALARS),
+        Pair("global-norm-2 atomic a warp", "global_norm", "norm_kernel1", "norm_kernel2", ("2", "64", 0),
+             ("2", "64", 0), "out,x,512", ("out=f32[1]:out", "x=bf16[512]:in"), "equivalent"),
+        Pair("global-norm-3 block reduce", "global_norm", "norm_kernel1", "norm_kernel3", ("2", "64", 0),
+             ("2", "64", 0), "out,x,512", ("out=f32[1]:out", "x=bf16[512]:in"), "equivalent"),
+        _fused_residual("fused-residual-3 warp a row", "fused_residual_forward3", ("2", "32x4", 0)),
+        # `if (idx > N) return;`: row N (one past the last) is read and written when the grid has more rows than
+        # N, as the file's own launcher makes it (ceil_div(N, block_y) blocks) whenever block_y does not divide N
+        _fused_residual("fused-residual-3 N=5 (idx > N)", "fused_residual_forward3", ("2", "32x4", 0), rows=5,
+                        expect="findings:out-of-bounds"),
+        _fused_residual("fused-residual-4 packed128", "fused_residual_forward_kernel4", ("2", "32x4", 0)),
+        _fused_residual("fused-residual-5 shared params", "fused_residual_forward_kernel5",
+                        ("2", "32x4", (2 + 4) * 256 * 2)),
+        _fused_residual("fused-residual-6 z-warps", "fused_residual_forward_kernel6",
+                        ("1", "32x1x4", (2 + 4) * 256 * 2 + 64 * 4 * 4)),
     ]
 
 
@@ -113,12 +175,21 @@ def compile_sources(checkout: Path, names: set[str], into: Path) -> dict[str, Pa
 
 def command(pair: Pair, ptx: Path) -> list[str]:
     (rg, rb, rs), (og, ob, os_) = pair.ref_launch, pair.opt_launch
-    argv = ["check", str(ptx), str(ptx), "--ref-kernel", pair.ref, "--opt-kernel", pair.opt, "--ref-grid", rg,
-            "--ref-block", rb, "--opt-grid", og, "--opt-block", ob, "--args", pair.args, "--json", "-q"]
-    if max(rs, os_):
-        argv += ["--shared-dynamic", str(max(rs, os_))]   # one size for both sides: the reference takes none
+    if pair.ref_steps:
+        argv = ["check"]
+        for kernel, grid, block, args in pair.ref_steps:
+            argv += ["--ref-launch", f"{ptx}:{kernel} grid={grid} block={block} args={args}"]
+        argv += ["--opt-launch", f"{ptx}:{pair.opt} grid={og} block={ob} args={pair.args} shared={os_}",
+                 "--json", "-q"]
+    else:
+        argv = ["check", str(ptx), str(ptx), "--ref-kernel", pair.ref, "--opt-kernel", pair.opt, "--ref-grid", rg,
+                "--ref-block", rb, "--opt-grid", og, "--opt-block", ob, "--args", pair.args, "--json", "-q"]
+        if max(rs, os_):
+            argv += ["--shared-dynamic", str(max(rs, os_))]   # one size for both sides: the reference takes none
     for b in pair.buffers:
         argv += ["--buffer", b]
+    for name in pair.symbols:
+        argv += ["--symbol", f"{name}=f32"]
     return argv
 
 

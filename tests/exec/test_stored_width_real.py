@@ -179,17 +179,24 @@ def test_wmma_load_as_f16_of_a_bf16_buffer_is_unsupported():
                  "bf16 buffer `A` as f16")
 
 
-def test_a_later_launch_of_a_sequence_reads_moved_values_in_no_format(tmp_path):
-    # conservative: an earlier launch (not seen by this machine) could have made the other format
+def _sequence(tmp_path, first):
     from volta.launch.spec import load_manifest
 
     launch = 'ptx = "{}"\nname = "{}"\ngrid = "1"\nblock = "{}"\nargs = [{}]\n'
     text = ("[ref]\n" + launch.format(PTX, "naive_abt", "8x16", '"A", "Bt", "C"') +
-            "[[opt.launch]]\n" + launch.format(PTX, "zeros_f32", "64", '"A", "C"') +
+            "[[opt.launch]]\n" + launch.format(PTX, first, "64" if first == "zeros_f32" else "32", '"A", "C"'
+                                                if first == "zeros_f32" else '"A", "Bt", "C"') +
             "[[opt.launch]]\n" + launch.format(PTX, "mma_f16", "32", '"A", "Bt", "C"') +
             '[buffers]\nA = "f32[256]:in"\nBt = "f32[128]:in"\nC = "f32[128]:out"\n')
     (tmp_path / "manifest.toml").write_text(text)
-    _unsupported(load_manifest(tmp_path / "manifest.toml"), "opt", "mma.sync.aligned.m16n8k16",
+    return load_manifest(tmp_path / "manifest.toml")
+
+
+def test_a_later_launch_of_a_sequence_reads_moved_values_in_the_formats_the_earlier_launches_made(tmp_path):
+    # each launch says on the buffers which 16-bit formats it made (Machine._stamp_formats): after one that made
+    # none, the f16 values this launch moves are f16; after one that made bf16, a moved value may be either
+    _equivalent(_sequence(tmp_path, "zeros_f32"))
+    _unsupported(_sequence(tmp_path, "mma_bf16"), "opt", "mma.sync.aligned.m16n8k16",
                  "an earlier launch of the sequence may have made bf16 values")
 
 

@@ -85,3 +85,13 @@ def test_python_values():
 def test_malformed_entries(text, says):
     with pytest.raises(UsageError, match=says):
         args.entries(text)
+
+
+@pytest.mark.parametrize("ptype, says", [(".f32", "--symbol lr=f32"), (".f64", "--symbol lr=f64"),
+                                         (".u64", "--buffer lr=DTYPE[N]:ROLE"), (".u32", "nor a number")])
+def test_an_unbound_name_says_how_to_declare_it(ptype, says):
+    from volta.launch.spec import _bind_plain
+
+    with pytest.raises(UsageError) as err:
+        _bind_plain("p1", ptype, Name("lr"), {}, {})
+    assert says in str(err.value) and str(err.value).endswith(says if ptype != ".u32" else "nor a number")

@@ -294,7 +294,20 @@ class Machine(MachineServices):
         waiting = np.nonzero((self.status == BAR) | (self.status == WARP) | (self.status == SPIN))[0]
         if waiting.size:
             self._report_deadlock(waiting)
+        self._stamp_formats()
         return self
+
+    def _stamp_formats(self):
+        """Say on each buffer which 16-bit float formats the launches so far made, for a later launch of a
+        sequence that reads a stored 16-bit value (its bits do not say whether they are f16 or bf16): what
+        this kernel makes, and what the earlier launches made (unknown stays unknown); "int" where a launch
+        converts floats to integers."""
+        made = tensor_real.formats_stored(self)
+        for name, region in self.buffer_regions.items():
+            if name not in self.carried_regions:
+                region.formats_made = made
+            elif region.formats_made is not None:
+                region.formats_made = region.formats_made | made
 
     def _run_lanes(self):
         solo = self.L > 1 and onethread.eligible(self, type(self) is Machine)

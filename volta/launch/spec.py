@@ -457,8 +457,13 @@ def _bind_plain(pname: str, ptype: str, value, buffers: dict, symbols: dict) -> 
     if isinstance(value, Name) and not value.offset and value.name in symbols:
         return ("symbol", value.name)
     if not isinstance(value, Number):
+        hint = ""
+        if isinstance(value, Name) and not value.offset and ptype in (".f32", ".f64", ".f16", ".bf16"):
+            hint = f"; to keep this {ptype[1:]} scalar symbolic, declare it: --symbol {value.name}={ptype[1:]}"
+        elif isinstance(value, Name) and not value.offset and ptype in (".u64", ".b64", ".s64"):
+            hint = f"; if it is a pointer, declare the buffer: --buffer {value.name}=DTYPE[N]:ROLE"
         raise UsageError(f"--args entry `{value}` for parameter `{pname}` is neither a declared buffer, "
-                         f"a --symbol, nor a number")
+                         f"a --symbol, nor a number{hint}")
     number = value.value
     if ptype in (".u64", ".b64") and isinstance(number, int) and number != 0 and "ptr" in pname.lower():
         raise UsageError(f"parameter `{pname}` looks like a pointer: pass a --buffer name")

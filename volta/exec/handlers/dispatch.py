@@ -292,7 +292,7 @@ def _mov(m, op, lanes):
             bits |= mask(v, ew) << U64(k * ew)
             flags = _merge(flags, f)
         data = m.symbolic and flags is not None and (flags & DATA).any()
-        m.write(dst, lanes, bits, flags, _bf16_widened(m, op, src.elems, lanes) if data else None)
+        m.write(dst, lanes, bits, flags, _packed(m, op, src.elems, lanes) if data else None)
     elif isinstance(dst, ast.Vector):  # unpack
         v, f = m.read(src, lanes, t)
         ew = width(t) // len(dst.elems)
@@ -309,6 +309,22 @@ def _mov(m, op, lanes):
     _advance(m, lanes)
 
 
+def _stored_pair(m, op, region, lanes, offs, bits):
+    """A 4-byte load over two 16-bit values stored apart (A.stored_halves): the pair `b16x2(lo, hi)` of
+    elements moved through memory, whose format is not known here (an expression does not say how its bits were
+    made): a widening, packed arithmetic or a store into a typed buffer decides it where it reads them, as for
+    ldmatrix's elements (tensor_real.refuse_unknown_format)."""
+    lo = A.load_sym(m, op, region, lanes, offs, 2, ".b16", bits)
+    hi = A.load_sym(m, op, region, lanes, offs + 2, 2, ".b16", bits >> U64(16))
+    both = (lo != None) & (hi != None)  # noqa: E711
+    if (((lo != None) | (hi != None)) & ~both).any():  # noqa: E711
+        raise Unsupported(f"`{op.d.inst.opcode}` reads 4 bytes of `{region.name}` holding a stored 16-bit value "
+                          f"beside concrete bits: only two stored values (or input elements) are paired", op.span)
+    out = np.full(lanes.size, None, dtype=object)
+    out[both] = [E.call(tensor_real.pack_name(tensor_real.B16), a, b) for a, b in zip(lo[both], hi[both])]
+    return out
+
+
 def _pair_halves(m, op, src, lanes):
     """`mov.b32 {lo, hi}, %r` of a register holding a pair of 16-bit elements (an f16x2/bf16x2 value: a __half2
     load, packed arithmetic, ldmatrix): its two elements, exactly. Unpacking anything else is refused."""
@@ -323,43 +339,102 @@ def _pair_halves(m, op, src, lanes):
     return halves
 
 
-def _bf16_widened(m, op, elems, lanes):
-    """`mov.b32 %f, {0, %h}` (nvcc's __bfloat162float): a bf16 value above 16 zero bits is the f32 of the same
-    number, so its expression carries over when `h` certainly holds bf16 bits: every instruction writing it
-    converts to .bf16 (or moves such a register), or each value is an element of a bf16 buffer. (An expression
-    does not say how its bits were made: an f16 value, or a float rounded to a u16, would be another number.)
-    Any other packing of data into a wider register is refused."""
-    hi = elems[1] if len(elems) == 2 else None
-    if not (isinstance(hi, RegRef) and op.d.types[-1] == ".b32" and isinstance(elems[0], ast.Imm)
-            and elems[0].value == 0):
-        raise Unsupported("packing tensor data into a wider register is not modelled symbolically (only a bf16 "
-                          "above 16 zero bits, `mov.b32 %f, {0, %h}`)", op.span)
-    sym = m.sym_of(hi, lanes)
-    if not _makes_bf16(m, hi.index):
-        for e in (x for x in sym if x is not None):
-            region = m.buffer_regions.get(e.data[0]) if type(e) is E.Expr and e.op is E.VAR else None
-            if getattr(region, "dtype", None) != "bf16" and not (
-                    m.input_values is not None and type(e) is E.Expr and e.op is E.CONST and _bf16_only(m)):
-                # (an exact replay reads input elements as constants: taken when no 16-bit value but bf16 exists)
-                raise Unsupported("`mov.b32 {0, %h}` widens a 16-bit value that is not certainly bf16 (not made by "
-                                  "a conversion to .bf16 nor an element of a bf16 buffer)", op.span)
-    return sym
+def _packed(m, op, elems, lanes):
+    """The expressions of `mov.b32 %r, {lo, hi}` packing tensor data, per lane (None where both halves are
+    concrete). Two forms are modelled:
+    - `{0, %h}` (nvcc's __bfloat162float): a bf16 value above 16 zero bits is the f32 of the same number, so
+      its expression carries over when `h` certainly holds bf16 bits;
+    - `{%a, %b}` two 16-bit elements of one format (a Packed128 of bf16/f16 built element by element, then
+      stored as a 128-bit word): the pair `bf16x2(a, b)` or `f16x2(a, b)`, as a 4-byte load of two elements
+      makes, which stores, shuffles and packed arithmetic take apart again. Both halves must certainly hold
+      that format's bits (a concrete half is read as that format's number).
+    An expression does not say how its bits were made (an f16 value, or a float rounded to a u16, would be
+    another number read as bf16), hence the certainty; any other packing of data is refused."""
+    if op.d.types[-1] == ".b32" and len(elems) == 2:
+        if isinstance(elems[0], ast.Imm) and elems[0].value == 0 and isinstance(elems[1], RegRef):
+            return _bf16_widened(m, op, elems[1], lanes)
+        fmt = next((f for f in ("bf16", "f16") if all(_holds_format(m, op, e, lanes, f) for e in elems)), None)
+        if fmt is not None:
+            return _half_pair(m, op, elems, lanes, fmt)
+    raise Unsupported("packing tensor data into a wider register is not modelled symbolically (only two 16-bit "
+                      "elements of one format, `mov.b32 %r, {%lo, %hi}` with both certainly bf16 or both f16, "
+                      "or a bf16 above 16 zero bits, `mov.b32 %f, {0, %h}`)", op.span)
 
 
-def _bf16_only(m) -> bool:
-    """No 16-bit value of this launch can be anything but bf16: no other 16-bit buffer, no f16 value made, no float
-    converted to a 16-bit integer, no earlier launch of a sequence."""
-    return not (m.carried_regions or "f16" in tensor_real._formats_made(m)
-                or any(A.region_itemsize(r) == 2 and r.dtype != "bf16" for r in m.buffer_regions.values())
-                or any(o.op == "cvt" and o.d.types[0] in (".u16", ".s16", ".b16") and o.d.types[-1][1] in "fb"
-                       for o in m.prog.ops))
+def _bf16_widened(m, op, hi, lanes):
+    if not _holds_format(m, op, hi, lanes, "bf16"):
+        raise Unsupported("`mov.b32 {0, %h}` widens a 16-bit value that is not certainly bf16 (not made by "
+                          "a conversion to .bf16 nor an element of a bf16 buffer)", op.span)
+    return m.sym_of(hi, lanes)
 
 
-def _makes_bf16(m, index, seen=frozenset()) -> bool:
-    """Whether every instruction that writes register `index` makes bf16 bits: `cvt` to .bf16, or a plain
-    move of a register that does (memoized per machine)."""
-    memo = m.__dict__.setdefault("_bf16_registers", {})
-    if index not in memo:
+def _holds_format(m, op, operand, lanes, fmt) -> bool:
+    """Whether a 16-bit operand certainly holds `fmt` bits on `lanes`: an immediate (read as that format), a
+    register every writer of which converts to `fmt`, or whose values are each an element of an `fmt` buffer
+    or, computed or moved through memory (a bf16 stored and loaded back, an earlier launch's output), made
+    where no 16-bit value of another kind can exist (`_only_format`)."""
+    if isinstance(operand, ast.Imm):
+        return True
+    if not isinstance(operand, RegRef):
+        return False
+    if _makes_format(m, operand.index, "." + fmt):
+        return True
+    sym = m.sym_of(operand, lanes)
+    values = [x for x in (() if sym is None else sym) if x is not None]
+    if not all(type(e) is E.Expr for e in values):
+        return False
+    leaves = [e for e in values if e.op is E.VAR]
+    if any(getattr(m.buffer_regions.get(e.data[0]), "dtype", None) != fmt for e in leaves):
+        return False
+    if len(leaves) < len(values):
+        if not _only_format(m, fmt) or (m.integers and any(E.has_integer_leaf(e, m.integers) for e in values)):
+            return False
+    return True
+
+
+def _half_pair(m, op, elems, lanes, fmt):
+    halves = []
+    for e in elems:
+        bits, _ = m.read(e, lanes, ".b16")
+        sym = None if isinstance(e, ast.Imm) else m.sym_of(e, lanes)
+        vals = constants(bits, "." + fmt).copy()
+        if sym is not None:
+            has = np.flatnonzero(sym != None)  # noqa: E711
+            vals[has] = sym[has]
+        halves.append((vals, sym))
+    out = np.full(lanes.size, None, dtype=object)
+    data = np.zeros(lanes.size, bool)
+    for _, sym in halves:
+        if sym is not None:
+            data |= sym != None  # noqa: E711
+    name = tensor_real.pack_name(fmt)
+    for k in np.flatnonzero(data):
+        lo, hi = halves[0][0][k], halves[1][0][k]
+        if not (isinstance(lo, E.Expr) and isinstance(hi, E.Expr)):
+            raise Unsupported(f"`mov.b32` packs an infinity (no real value) beside {fmt} data", op.span)
+        out[k] = E.call(name, lo, hi)
+    return out
+
+
+def _only_format(m, fmt) -> bool:
+    """No 16-bit value of this launch can be anything but `fmt`: no 16-bit buffer of another type, no value of the
+    other 16-bit float format made here or (as far as known) by an earlier launch of a sequence, no float
+    converted to an integer (which a u16 may then hold). (Memoized per machine: it reads only what the machine fixes at its start.)"""
+    known = m.__dict__.setdefault("_only_format16", {})
+    if fmt not in known:
+        other = {"bf16": "f16", "f16": "bf16"}[fmt]
+        known[fmt] = not (
+            tensor_real._carried_unknown(m, other) or tensor_real._carried_unknown(m, "int")
+            or other in tensor_real._formats_made(m) or tensor_real.converts_floats_to_integers(m)
+            or any(A.region_itemsize(r) == 2 and r.dtype != fmt for r in m.buffer_regions.values()))
+    return known[fmt]
+
+
+def _makes_format(m, index, t, seen=frozenset()) -> bool:
+    """Whether every instruction that writes register `index` makes bits of 16-bit float type `t`: `cvt` to `t`,
+    or a plain move of a register that does (memoized per machine)."""
+    memo = m.__dict__.setdefault("_format_registers", {})
+    if (index, t) not in memo:
         ok = True
         for o in m.prog.ops:
             dst = o.operands[0] if o.operands else None
@@ -367,14 +442,14 @@ def _makes_bf16(m, index, seen=frozenset()) -> bool:
             if not any(isinstance(r, RegRef) and r.index == index for r in targets or ()):
                 continue
             src = o.operands[1] if len(o.operands) == 2 else None
-            if o.op == "cvt" and o.d.types[:1] == (".bf16",) or (
+            if o.op == "cvt" and o.d.types[:1] == (t,) or (
                     o.op == "mov" and isinstance(src, RegRef) and src.index not in seen | {index}
-                    and _makes_bf16(m, src.index, seen | {index})):
+                    and _makes_format(m, src.index, t, seen | {index})):
                 continue
             ok = False
             break
-        memo[index] = ok
-    return memo[index]
+        memo[index, t] = ok
+    return memo[index, t]
 
 
 @handles("cvta")
@@ -436,14 +511,18 @@ def _ld(m, op, lanes):
             if t.startswith(".s") and es < 8 and isinstance(r, RegRef) and width(r.type) > 8 * es:
                 bits = C.from_int(C.as_int(bits, 8 * es).astype(np.int64), width(r.type))
             # taint stored with the value (UNDEF of a register stored to shared/local memory) comes back
-            fast = A.load_lsym(m, op, region, lz, at, es) if m.lane_structured else None
+            halves = m.symbolic and es == 4 and A.stored_halves(m, region, lz, at)
+            fast = A.load_lsym(m, op, region, lz, at, es) if m.lane_structured and not halves else None
             if fast is not None:   # fast covers a sorted subset of lz: all of it when the sizes agree
                 data = (np.ones(lz.size, np.uint8) if fast.lanes.size == lz.size
                         else fast.positions(lz)[0].astype(np.uint8))
                 m.write(r, lz, bits, _merge(undef, data, m.memory_undef(region, lz, at, es)), fast)
             elif m.symbolic:
                 carried = _data_flag(m, region, lz, at, es)
-                sym = A.load_sym(m, op, region, lz, at, es, t, bits)
+                if halves:
+                    sym = _stored_pair(m, op, region, lz, at, bits)
+                else:
+                    sym = A.load_sym(m, op, region, lz, at, es, t, bits)
                 if m.racing is not None:   # what a racing read returns: a fresh leaf (volta/exec/races/racy_reads.py)
                     sym = racy_reads.substitute(m, op, region, lz, at, es, sym)
                 data = (sym != None).astype(np.uint8)  # noqa: E711

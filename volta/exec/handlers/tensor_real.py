@@ -135,6 +135,18 @@ def _formats_made(m) -> frozenset:
     return made
 
 
+def formats_stored(m) -> frozenset:
+    """What a later launch of a sequence must assume this launch's 16-bit values may be: the float formats it
+    makes, and "int" where it converts floats to integers (a float rounded to a u16 is no f16 or bf16 number)."""
+    return _formats_made(m) | ({"int"} if converts_floats_to_integers(m) else frozenset())
+
+
+def converts_floats_to_integers(m) -> bool:
+    def integer(t):
+        return t[1] in "us" or (t[1] == "b" and t[2:].isdigit())
+    return any(o.op == "cvt" and integer(o.d.types[0]) and not integer(o.d.types[-1]) for o in m.prog.ops)
+
+
 def refuse_unknown_format(m, op, elems, fmt):
     """16-bit elements that came through memory (ldmatrix, movmatrix, wmma.load; concrete ones excluded) read as
     `fmt`. An expression does not say whether its bits were made as f16 or bf16 (every conversion is the
@@ -204,9 +216,12 @@ def _refuse_format(m, op, fmt, leaf_buffers, computed: bool):
 def _carried_unknown(m, other: str) -> bool:
     """Whether memory carried in from earlier launches may hold `other`-format values: it does unless every
     carried region says its values are of its own dtype (`typed_values`, set by the kernelbench front door,
-    whose storages hold values of their tensor's dtype) and none is of the other format."""
+    whose storages hold values of their tensor's dtype) and none is of the other format, or says which 16-bit
+    formats the earlier launches made (`formats_made`, stamped by Machine.run) and `other` is not one."""
     carried = m.carried_regions
-    return any(not getattr(r, "typed_values", False) or r.dtype == other for r in carried.values())
+    return any(r.dtype == other or not (getattr(r, "typed_values", False) or
+                                        (r.formats_made is not None and other not in r.formats_made))
+               for r in carried.values())
 
 
 def _fragment(m, op, regs, grid, fmt, per, table, shape):
@@ -731,7 +746,13 @@ def store_pairs(m, op, region, lanes, offs, size, sym) -> bool:
         raise Unsupported(f"`{op.d.inst.opcode}` stores a pair of 16-bit elements together with other values",
                           op.span)
     names = {sym[k].data for k in has}
-    allowed = {"f16x2": (None, "f16"), "bf16x2": (None, "bf16")}
+    allowed = {"f16x2": (None, "f16"), "bf16x2": (None, "bf16"), pack_name(B16): (None, "f16", "bf16")}
+    if pack_name(B16) in names and region.dtype is not None:   # moved elements: stored as the buffer's format
+        moved = [x for k in has for x in sym[k].args]
+        if any(_is_bits(x) for x in moved):
+            raise Unsupported(f"`{op.d.inst.opcode}` stores concrete 16-bit elements of unknown format into "
+                              f"`{region.name}` ({region.dtype})", op.span)
+        refuse_unknown_format(m, op, moved, region.dtype)
     if any(region.dtype not in allowed.get(n, ()) for n in names):
         raise Unsupported(f"`{op.d.inst.opcode}` stores {'/'.join(sorted(names))} pairs into `{region.name}`"
                           f"{' (' + region.dtype + ')' if region.dtype else ''}: their 16-bit elements are "

@@ -433,6 +433,24 @@ def unreadable(region, rows, offs, size):
     return why
 
 
+def stored_halves(m, region, lanes, offs) -> bool:
+    """Whether 4-byte reads at (lanes, offs) cover 16-bit values stored apart, each whole (two 2-byte stores,
+    or one beside an input element of a 16-bit buffer): what a 16-byte load of a struct of bf16 written element
+    by element reads. `dispatch._ld` pairs them; `load_sym` refuses a read across stored values."""
+    if region.cover is None or (offs % 2).any():
+        return False
+    rows = row_index(region, lanes, m)
+    c = region.cover[rows[:, None], offs[:, None] + np.arange(4)]
+    if not ((c[:, 2] == START).any() or ((c[:, 0] == START) & (region.symsize[rows, offs] == 2)).any()):
+        return False
+    return all(_readable(region, rows, at, 2) for at in (offs, offs + 2))
+
+
+def _readable(region, rows, offs, size) -> bool:
+    why = unreadable(region, rows, offs, size)
+    return why is None or bool((why == None).all())  # noqa: E711
+
+
 def _refuse_unreadable(op, region, rows, offs, size):
     why = unreadable(region, rows, offs, size)
     if why is not None:

@@ -52,6 +52,7 @@ class Region:
     read_only: bool = False  # no instruction of the launch can write it (volta/ir/written.py): reads never race
     low: int = 0  # shared regions: where the region starts in the CTA's shared window (the address's low bits)
     zero_start: bool = False  # an out buffer started at zero (--out-init zeros): `written` says what a read saw
+    formats_made: frozenset | None = None  # 16-bit float formats launches so far made (None: not known)
 
     def __post_init__(self):
         padded = max(16, (self.size + 15) // 16 * 16)
