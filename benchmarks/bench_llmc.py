@@ -1,7 +1,8 @@
 """Volta on a production kernel library's versions of one op: llm.c's dev/cuda kernels (softmax, layer norm, the
 bias gradient, GELU forward and backward, residual, embeddings, AdamW, the global norm, residual + layer norm
-fused), each version checked against version 1 (the plain one; for the fused residual, the two kernels it
-fuses), one process per pair; prints verdict, expected, wall, CPU and peak RSS.
+fused, causal attention), each version checked against version 1 (the plain one; for the fused residual, the
+two kernels it fuses; for attention, version 1's three kernels against version 2's flash kernel with its host
+steps), one process per pair; prints verdict, expected, wall, CPU and peak RSS.
 
     python benchmarks/bench_llmc.py PATH/TO/llm.c [names…] [--timeout S] [--list]
 
@@ -27,10 +28,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_paper import byte_compile, finding_kinds, outcome, run_volta  # noqa: E402
 
 STUB_HEADERS = {   # what the files' host code needs of cuBLAS (and the bf16/f16 types it brings in); no kernel uses it
-    "cublas_v2.h": "#pragma once\n#include <cuda_bf16.h>\n#include <cuda_fp16.h>\ntypedef int cublasStatus_t; typedef void* cublasHandle_t; typedef int "
-                   "cublasComputeType_t; typedef int cublasMath_t;\n#define CUBLAS_STATUS_SUCCESS 0\n"
-                   "#define CUBLAS_COMPUTE_32F_FAST_TF32 1\n#define CUBLAS_COMPUTE_32F 0\n"
-                   "#define CUBLAS_TF32_TENSOR_OP_MATH 1\n#define CUBLAS_DEFAULT_MATH 0\n"
+    "cublas_v2.h": "#pragma once\n#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n"
+                   "typedef int cublasStatus_t; typedef void* cublasHandle_t; typedef int "
+                   "cublasComputeType_t; typedef int cublasMath_t; typedef int cublasOperation_t;\n"
+                   "#define CUBLAS_STATUS_SUCCESS 0\n#define CUBLAS_OP_N 0\n#define CUBLAS_OP_T 1\n"
+                   "#define CUBLAS_COMPUTE_32F_FAST_TF32 1\n#define CUBLAS_COMPUTE_32F 0\n#define CUBLAS_COMPUTE_16F 2\n"
+                   "#define CUBLAS_TF32_TENSOR_OP_MATH 1\n#define CUBLAS_DEFAULT_MATH 0\n#define CUBLAS_GEMM_DEFAULT 0\n"
+                   "template <class... A> static inline int cublasSgemmStridedBatched(A...) { return 0; }\n"
+                   "template <class... A> static inline int cublasGemmStridedBatchedEx(A...) { return 0; }\n"
                    "static inline int cublasCreate(cublasHandle_t*){return 0;}\n"
                    "static inline int cublasSetMathMode(cublasHandle_t, int){return 0;}\n"
                    "static inline int cublasDestroy(cublasHandle_t){return 0;}\n",
@@ -52,7 +57,8 @@ class Pair:
     buffers: tuple
     expect: str
     symbols: tuple = ()    # float scalars kept symbolic (--symbol NAME=f32)
-    ref_steps: tuple = ()  # a launch sequence for the reference instead: (kernel, grid, block, args) each
+    ref_steps: tuple = ()  # a launch sequence instead of one kernel: (kernel, grid, block, args[, shared]) each,
+    opt_steps: tuple = ()  # or a host step ("memset m 240", "copy q out")
 
 
 def _softmax(name, opt, launch, expect, rows=4, cols=128):
@@ -103,6 +109,26 @@ def _fused_residual(name, opt, launch, rows=8, cols=256, expect="equivalent"):
                 (f"res=bf16[{n}]:out", f"normed=bf16[{n}]:out", f"mean=bf16[{rows}]:out", f"rstd=bf16[{rows}]:out",
                  f"a=bf16[{n}]:in", f"b=bf16[{n}]:in", f"w=bf16[{cols}]:in", f"bias=bf16[{cols}]:in"),
                 expect, ref_steps=steps)
+
+
+def _attention_flash(name, t=32, c=8, heads=2):
+    """Causal self-attention: version 1 is three kernels (scores, softmax, weighted values through `preatt` and
+    `att`) against version 2, the flash-attention kernel with its host steps (permute q/k/v, l and m set by
+    cudaMemset — m to the byte 0xF0 that -10000.0f becomes —, the kernel, unpermute, a copy into out)."""
+    d, n = c // heads, t * c
+    sram = (2 * 32 * d + 32 * d + 32 * 32) * 4
+    ref = (("attention_query_key_kernel1", str(-(-heads * t * t // 256)), "256", f"preatt,inp,1,{t},{c},{heads}"),
+           ("attention_softmax_kernel1", str(-(-heads * t // 256)), "256", f"att,preatt,1,{t},{heads}"),
+           ("attention_value_kernel1", str(-(-heads * t // 256)), "256", f"out,att,inp,1,{t},{c},{heads}"))
+    opt = (("permute_kernel", str(-(-n // 256)), "256", f"q,k,v,inp,1,{t},{heads},{d}"), "memset l 0",
+           "memset m 240",
+           ("attention_forward_kernel2", f"1x{heads}", "32",
+            f"q,k,v,{t},{d},{-(-t // 32)},{-(-t // 32)},32,32,{1 / d ** 0.5},l,m,out", sram),
+           ("unpermute_kernel", str(-(-n // 256)), "256", f"out,q,1,{t},{heads},{d}"), "copy q out")
+    temps = [f"{b}=f32[{heads * t * t}]:temp" for b in ("preatt", "att")] + \
+        [f"{b}=f32[{n}]:temp" for b in "qkv"] + [f"{b}=f32[{heads * t}]:temp" for b in "lm"]
+    return Pair(name, "attention_forward", "", "", ("", "", 0), ("", "", 0), "",
+                (f"inp=f32[{3 * n}]:in", f"out=f32[{n}]:out", *temps), "equivalent", ref_steps=ref, opt_steps=opt)
 
 
 ADAMW_SCALARS = ("lr", "beta1", "beta2", "c1", "c2", "eps", "wd")
@@ -156,6 +182,8 @@ def pairs() -> list[Pair]:
                         ("2", "32x4", (2 + 4) * 256 * 2)),
         _fused_residual("fused-residual-6 z-warps", "fused_residual_forward_kernel6",
                         ("1", "32x1x4", (2 + 4) * 256 * 2 + 64 * 4 * 4)),
+        _attention_flash("attention-2 flash (T=32, hs=4)"),
+        _attention_flash("attention-2 flash (T=32, hs=16)", c=32),
     ]
 
 
@@ -176,11 +204,8 @@ def compile_sources(checkout: Path, names: set[str], into: Path) -> dict[str, Pa
 def command(pair: Pair, ptx: Path) -> list[str]:
     (rg, rb, rs), (og, ob, os_) = pair.ref_launch, pair.opt_launch
     if pair.ref_steps:
-        argv = ["check"]
-        for kernel, grid, block, args in pair.ref_steps:
-            argv += ["--ref-launch", f"{ptx}:{kernel} grid={grid} block={block} args={args}"]
-        argv += ["--opt-launch", f"{ptx}:{pair.opt} grid={og} block={ob} args={pair.args} shared={os_}",
-                 "--json", "-q"]
+        opt_steps = pair.opt_steps or ((pair.opt, og, ob, pair.args, os_),)
+        argv = ["check", *_steps("ref", pair.ref_steps, ptx), *_steps("opt", opt_steps, ptx), "--json", "-q"]
     else:
         argv = ["check", str(ptx), str(ptx), "--ref-kernel", pair.ref, "--opt-kernel", pair.opt, "--ref-grid", rg,
                 "--ref-block", rb, "--opt-grid", og, "--opt-block", ob, "--args", pair.args, "--json", "-q"]
@@ -190,6 +215,18 @@ def command(pair: Pair, ptx: Path) -> list[str]:
         argv += ["--buffer", b]
     for name in pair.symbols:
         argv += ["--symbol", f"{name}=f32"]
+    return argv
+
+
+def _steps(role: str, steps: tuple, ptx: Path) -> list[str]:
+    argv = []
+    for step in steps:
+        if isinstance(step, str):
+            argv += [f"--{role}-step", step]
+        else:
+            kernel, grid, block, args, *shared = step
+            argv += [f"--{role}-launch", f"{ptx}:{kernel} grid={grid} block={block} args={args}"
+                                         + (f" shared={shared[0]}" if shared and shared[0] else "")]
     return argv
 
 

@@ -1219,17 +1219,36 @@ def _pow2_nf(p: Poly) -> NormalForm:
     return NormalForm({((), e): _pow2(1, k)})
 
 
-@rewrite("compare", "cmp-lt", "cmp-le", "cmp-eq", "cmp-ne")
+@rewrite("compare", "cmp-lt", "cmp-le", "cmp-eq", "cmp-ne", "cmp-pos-factor", "ne-pos-factor", "exp2-pos",
+          "pos-sum")
 def _compare(norm: Normalizer, node: Expr) -> Expr:
-    """a op b is (a − b) op 0, the difference normalized (and kept for the select rewrites)."""
+    """a op b is (a − b) op 0, the difference normalized (and kept for the select rewrites); a difference
+    that is a sum of exponentials c·2^p of one sign (over another) is never 0 and has that sign, so the
+    comparison is that of the sign with 0 (a constant: true or false)."""
     a, b = (norm.memo[c] for c in node.args)
     if norm.budget is not None:
         norm.budget.spend(2 * _add_cost(a, b))
     nf = nf_sub(a, b)
-    result = E.rebuild(node, (to_expr(nf), E.ZERO))
+    sign = _exponential_sign(nf)
+    result = E.rebuild(node, (to_expr(nf) if sign is None else E.const(sign), E.ZERO))
     if result.op in E.COMPARISONS:   # (not a constant folded to true/false)
         norm.differences[result] = nf
     return result
+
+
+def _exponential_sign(nf: NormalForm) -> int | None:
+    """+1 or -1 for a normal form whose numerator and denominator are each a sum of exponentials c·2^p with
+    coefficients of one sign (no leaf or atom factor; 2^p > 0, so such a sum is nonzero with its
+    coefficients' sign: a softmax's sum of exponentials), else None."""
+    sign = 1
+    for poly in [nf.num] if nf.den is None else [nf.num, nf.den]:
+        if not poly or any(factors for factors, _ in poly):
+            return None
+        positive = [c > 0 for c in poly.values()]
+        if any(positive) and not all(positive):
+            return None
+        sign = sign if positive[0] else -sign
+    return sign
 
 
 @rewrite("not-compare", "not-lt", "not-le", "not-eq", "not-ne")

@@ -62,6 +62,11 @@ RULES: tuple[Rule, ...] = (
     R("exp2-neg",       "1 / exp2(a)",           "exp2(-a)",            kind=EXP),
     R("exp2-div",       "a / (c * exp2(b))",     "(a * exp2(-b)) / c",  where=("c",), kind=EXP),
     R("exp2-pos",       "lt(0, exp2(a))",        "true",                kind=EXP, used_by="z3bridge"),
+    # a sum of exponentials c·2^p with coefficients of one sign (over another) is never 0 and has their sign:
+    # a softmax's `expsum == 0 ? 0 : 1/expsum` decided (exp2-pos for each 2^p, pos-sum for their sum)
+    R("cmp-pos-factor", "lt(c * a, 0)",          "lt(c, 0)",            assume=("lt(0, a)",)),
+    R("ne-pos-factor",  "ne(c * a, 0)",          "ne(c, 0)",            assume=("lt(0, a)",)),
+    R("pos-sum",        "lt(0, a + b)",          "true",                assume=("lt(0, a)", "lt(0, b)")),
     R("ratio-exp2-scale", "(a * (c * exp2(d))) / (b * (c * exp2(d)))", "a / b", where=("b", "c"), kind=EXP,
       used_by="equal"),
     R("exp2-mul-fold",  "exp2(a) * exp2(b)",     "exp2(a + b)",         kind=EXP, used_by="expr"),
