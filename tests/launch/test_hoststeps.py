@@ -117,3 +117,17 @@ def test_the_api_pipeline_takes_steps():
     assert volta.races(["memset acc 0", split, "copy acc out"], buffers=[out]).verdict == "clean"
     with pytest.raises(volta.UsageError, match="host steps only"):
         volta.Pipeline(["memset acc 0"])
+
+
+def test_a_sequence_header_names_the_cuda_kernels_and_the_users_ptx(capsys):
+    # the header of each side's findings names the kernels by their .cu names and the user's PTX, never the
+    # cache file a host step runs as; a sequence's step names are demangled (`_Z4normPfi` reads `norm`)
+    from volta.exec.drivers.pipeline import step_name
+    from volta.launch.spec import parse_launch
+
+    code, out, _ = check(capsys, "memset xc 0", "split", "copy acc out")   # acc never zeroed: a finding
+    assert code == 1 and out.startswith("UNINITIALIZED READ"), out
+    opt_header = next(line for line in out.splitlines() if line.lstrip().startswith("races opt"))
+    assert "host-steps" not in opt_header and "opt.sm80.ptx" in opt_header, opt_header
+    launch = parse_launch(f"{EX / 'opt.sm80.ptx'} grid=1 block=32", "--opt-launch")
+    assert step_name(launch, "_Z4normPfi") == "norm" and step_name(launch, "row_sums_split") == "row_sums_split"

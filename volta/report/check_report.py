@@ -136,8 +136,8 @@ def race_reports(result: CheckResult) -> list:
     """One `RaceReport` per kernel, so the races formatters can show the check's findings."""
     r, spec = result.decision, result.spec
     out = []
-    for role in ("ref", "opt"):
-        launch = spec.launches[role]
+    for role in ("ref", "opt"):   # (a sequence: its first kernel launch, not a host step before it)
+        launch = next((x for x in sequence(spec, role) if x.host is None), spec.launches[role])
         findings = list(r.findings.get(role, ()))
         error = r.unsupported[1] if r.unsupported and r.unsupported[0] == role else None
         verdict = "findings" if findings else "unsupported" if error is not None else "clean"

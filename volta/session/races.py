@@ -334,7 +334,8 @@ def sequence_races(spec, role: str, progress=None, options: RacesOptions = Races
     modes = trial_modes(options.inputs, options.trials)
     report = RaceReport(
         kernel=" → ".join(step_name(x) for x in seq), role=role,
-        ptx=" → ".join(dict.fromkeys(str(x.ptx) for x in seq)), grid=" → ".join(str(x.grid) for x in seq),
+        ptx=" → ".join(dict.fromkeys(str(x.ptx) for x in seq if x.host is None)),   # (not a host step's own PTX)
+        grid=" → ".join(str(x.grid) for x in seq),
         block=" → ".join(str(x.block) for x in seq), threads=sum(x.grid.count * x.block.count for x in seq),
         verdict=CLEAN, options=options)
     start = time.perf_counter()

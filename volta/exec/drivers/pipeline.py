@@ -41,5 +41,10 @@ def names(m) -> str:
 
 
 def step_name(launch, kernel: str | None = None) -> str:
-    """What a report calls one step of a sequence: a host step's text (`memset out 0`), else the kernel."""
-    return launch.host or kernel or launch.kernel or str(launch.ptx)
+    """What a report calls one step of a sequence: a host step's text (`memset out 0`), else the kernel by the
+    name the user wrote in the .cu file (`norm` for nvcc's `_Z4normPfi`; --kernel takes either)."""
+    from volta.ir.program import source_names  # start-up: reports import the drivers without running anything
+
+    name = kernel or launch.kernel
+    short = source_names(name) if name else ()
+    return launch.host or (short[0] if short else name) or str(launch.ptx)
