@@ -1,5 +1,5 @@
 """Volta on a production kernel library's versions of one op: llm.c's dev/cuda kernels (softmax, layer norm, the
-bias gradient, GELU forward and backward, residual, embeddings, AdamW, the global norm, residual + layer norm
+bias gradient, GELU forward and backward, residual, embeddings and their gradient, AdamW, the global norm, residual + layer norm
 fused, causal attention), each version checked against version 1 (the plain one; for the fused residual, the
 two kernels it fuses; for attention, version 1's three kernels against version 2's flash kernel with its host
 steps), one process per pair; prints verdict, expected, wall, CPU and peak RSS.
@@ -182,6 +182,12 @@ def pairs() -> list[Pair]:
                         ("2", "32x4", (2 + 4) * 256 * 2)),
         _fused_residual("fused-residual-6 z-warps", "fused_residual_forward_kernel6",
                         ("1", "32x1x4", (2 + 4) * 256 * 2 + 64 * 4 * 4)),
+        # the embeddings' gradient: atomicAdd into the rows the token ids pick (collisions where ids repeat),
+        # against a thread per channel looping over the tokens
+        Pair("encoder-backward-2 no atomics", "encoder_backward", "encoder_backward_kernel1",
+             "encoder_backward_kernel2", ("2", "128", 0), ("1", "32", 0), "dwte,dwpe,dout,inp,2,4,32",
+             ("dwte=f32[512]:inout", "dwpe=f32[128]:inout", "dout=f32[256]:in", "inp=s32[8]:in:range=0..15"),
+             "equivalent-for-inputs"),
         _attention_flash("attention-2 flash (T=32, hs=4)"),
         _attention_flash("attention-2 flash (T=32, hs=16)", c=32),
     ]
