@@ -244,3 +244,13 @@ def test_machine_formats_keep_stdout_clean(capsys, fmt):
     out, err = capsys.readouterr()
     json.loads(out)  # progress went to stderr
     assert "volta races:" in err
+
+
+def test_a_mangled_kernel_is_named_as_the_cu_file_names_it(capsys, tmp_path):
+    # nvcc mangles a kernel that is not extern "C": the header says `vector_add`, --kernel takes that name
+    ptx = tmp_path / "mangled.ptx"
+    ptx.write_text(Path(VADD).read_text().replace("vector_add", "_Z10vector_addPKfS0_Pfi"))
+    assert run(["races", str(ptx), "--kernel", "vector_add", "--grid", "4", "--block", "128", "--args",
+                "x,y,out,500", *VADD_BUFFERS, "-q"]) == 0
+    out, _ = capsys.readouterr()
+    assert out.startswith("races vector_add (") and "_Z10" not in out, out

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from volta.config import MAX_FINDINGS_SHOWN as DEFAULT_MAX_FINDINGS
 from volta.report.common import (access_roles, accesses, counts, cuda_site, demangle, demangle_text, display_path,
-                                 group_findings, kernel_verdict, launch_path, resolve_cuda, source_excerpt)
+                                 group_findings, kernel_title, kernel_verdict, launch_path, resolve_cuda, source_excerpt)
 
 
 def format(result, max_findings: int = DEFAULT_MAX_FINDINGS, verbose: bool = False) -> str:
@@ -41,8 +41,8 @@ def header(r, verbose: bool = False) -> str:
     role = f"{r.role} " if r.role != "kernel" else ""
     cost = (f", {r.thread_instructions:,} thread-instructions in {r.seconds:.2f} s"
             if r.thread_instructions or r.seconds else "")   # not measured per kernel when volta check ran it
-    return (f"races {role}{r.kernel or '?'} ({launch_path(r.ptx, verbose)}): grid {r.grid}, block {r.block}, "
-            f"{r.threads:,} threads{cost}")
+    return (f"races {role}{kernel_title(r.kernel) or '?'} ({launch_path(r.ptx, verbose)}): grid {r.grid}, "
+            f"block {r.block}, {r.threads:,} threads{cost}")
 
 
 def _kernel(r, max_findings: int, verbose: bool = False) -> str:
