@@ -114,8 +114,8 @@ def test_fma_all_modes_against_fractions(fmt, rnd, data):
 @given(data=st.data())
 def test_lanes_equal_scalar(fmt, rnd, ftz, data):
     """Each example is a batch of up to 16 operand triples, one per lane, that `lanes` computes at once and
-    `scalar` one by one: ~140 triples a case (measured) where 100 single-lane examples were mostly hypothesis's and numpy's
-    per-call overhead (9.1 CPU s for the 30 cases), and lanes next to each other must not mix."""
+    `scalar` one by one: ~140 triples a case (measured) where 100 single-lane examples were mostly hypothesis and
+    numpy per-call overhead (9.1 CPU s for the 30 cases), and lanes next to each other must not mix."""
     triples = data.draw(st.lists(st.tuples(words(fmt), words(fmt), words(fmt)), min_size=1, max_size=16))
     A, B, C = (np.array([t[k] for t in triples]) for k in range(3))
     ops = {"add": (lanes.add(A, B, fmt, rnd, ftz=ftz), lambda a, b, c: scalar.add(a, b, fmt, rnd, ftz=ftz)),
