@@ -169,6 +169,7 @@ def local_ray():
     ray.shutdown()
 
 
+@pytest.mark.slow   # starts a local Ray: 3.1 CPU s
 def test_ray_gives_the_same_results_as_the_pool(tmp_path, local_ray):
     jobs = _write(tmp_path, JOBS)
     s = run_batch(str(jobs), out=str(tmp_path / "ray.jsonl"), use_ray=True, timeout_s=120)

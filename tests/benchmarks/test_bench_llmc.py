@@ -8,6 +8,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 spec = importlib.util.spec_from_file_location("bench_llmc", ROOT / "benchmarks" / "bench_llmc.py")
@@ -23,6 +25,7 @@ def test_the_table_names_each_pair_once():
     assert {p.expect for p in pairs} <= {"equivalent", "not-equivalent", "race"}
 
 
+@pytest.mark.slow   # a child process: 2.7 CPU s
 def test_a_pair_runs_in_its_own_process(tmp_path):
     # the example's two kernels in one PTX file, as an llm.c file holds every version of its op
     ptx = tmp_path / "both.ptx"

@@ -19,6 +19,7 @@ def _out(capsys, *argv):
     return code, capsys.readouterr().out
 
 
+@pytest.mark.slow   # 2.9 CPU s
 def test_github_annotations_sit_on_the_cuda_line(capsys, monkeypatch):
     monkeypatch.chdir(EX.parent)
     code, out = _out(capsys, "races", "examples/bug_vector_add_offbyone/manifest.toml", "-q", "--output-format",

@@ -75,7 +75,8 @@ def test_readme_shows_the_commands_it_should():
     assert all(not re.search(r"\[[-:]", c) for c, _ in COMMANDS), "optional parts in [ ] do not run as written"
 
 
-SLOW_COMMANDS = ("--ray", "eq_layernorm_twopass_onepass")   # Ray starts in ~20 s; the layer norm takes ~7 CPU s
+# Ray starts in ~20 s; the layer norm takes ~7 CPU s, the 64x64 GEMM's check, save and replay ~2.7
+SLOW_COMMANDS = ("--ray", "eq_layernorm_twopass_onepass", "neq_gemm_swapped")
 
 
 @pytest.mark.parametrize("command,comment", [

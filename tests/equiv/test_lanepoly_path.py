@@ -23,6 +23,7 @@ from volta.config import FastPaths
 from volta.equiv import check as CK
 from volta.launch.args import entries
 from volta.launch.spec import Buffer, Dim3, KernelLaunch, LaunchSpec, load_manifest
+from volta.report import check_report
 from volta.symbolic import z3bridge
 from volta.symbolic.normal import Normalizer, equal, normalize
 from volta.symbolic.shared import SharedTerms
@@ -30,6 +31,29 @@ from volta.symbolic.shared import SharedTerms
 EX = Path(__file__).resolve().parents[2] / "examples"
 PAIRS = sorted(p.parent.name for p in EX.glob("eq_*/manifest.toml")) + sorted(
     p.parent.name for p in EX.glob("neq_*/manifest.toml"))
+# a line the text form of a pair's check must hold: the count line worded from `proved_by`'s method keys
+# (volta/report/check_report.py), read from the same check the sweep runs rather than from a second one
+TEXT_LINES = {"eq_layernorm_twopass_onepass":   # the C = 1024 layer norm: every element by shared sums kept whole
+              ("EQUIVALENT: ", "  2,048 output elements compared: 2,048 by equal normal forms with shared sums kept "
+                               "whole\n")}
+
+
+def _renamed_columns(doc):
+    """Naive attention vs flash attention on tensor cores: one element by its normal forms, the other 511 (other
+    columns of V, other query rows) as renamings of the element proved before them."""
+    assert doc["proved_by"].get("renaming", 0) > 400 and sum(doc["proved_by"].values()) == doc["compared"] == 512
+
+
+def _refuted_after_renamings(doc):
+    """Causal attention against a flash version that drops the diagonal key on every row but the first: row 0's
+    columns are renamings of O[0], row 1 is no renaming of row 0 (one key fewer), and O[16] is refuted."""
+    assert doc["proved_by"].get("renaming", 0) == 15 and doc["counterexample"]["index"] == 16
+
+
+# what a pair's `volta check --json` must say beyond its verdict (symbolic/renaming.py end to end), asserted on
+# the sweep's own check of the pair rather than on a second one
+JSON_CHECKS = {"eq_attention_naive_flash_mma": _renamed_columns,
+               "neq_attention_causal_diagonal": _refuted_after_renamings}
 
 
 EXECUTE = CK.execute
@@ -115,10 +139,18 @@ def _same_elements(spec, sample: int | None = 24, seed: int = 0, runs: dict | No
 def test_example_pair(case, capsys, tmp_path, monkeypatch):
     """Every pair through `volta check` (the fast path, as a user runs it) and through the check with the fast
     path off: one sweep, the CLI's run being the fast side (a sweep of each ran the fast check twice)."""
-    runs, decided, reports = {}, {}, []
+    runs, decided, reports, texts = {}, {}, [], []
     _record(monkeypatch, True, runs, decided, reports)
-    _check_cli(case, capsys, tmp_path)
+    if case in TEXT_LINES:   # the CLI prints JSON; the same result in text form is kept too
+        json_format = check_report.FORMATS["json"]
+        monkeypatch.setitem(check_report.FORMATS, "json",
+                            lambda result: texts.append(check_report.format_text(result)) or json_format(result))
+    doc = _check_cli(case, capsys, tmp_path)
+    JSON_CHECKS.get(case, lambda doc: None)(doc)
     (spec, fast), = reports   # (the CLI's spec: the slow side runs on what the CLI made of the manifest)
+    if case in TEXT_LINES:
+        headline, line = TEXT_LINES[case]
+        assert texts[0].startswith(headline) and line in texts[0], texts
     slow = _check(spec, False, monkeypatch, runs, decided)
     assert fast.verdict == slow.verdict == spec.expect.get("check", slow.verdict)
     if fast.verdict == "equivalent":   # a difference stops the comparison: what came before counts in bulk or not
@@ -130,6 +162,11 @@ def test_example_pair(case, capsys, tmp_path, monkeypatch):
         _same_elements(spec, runs=runs)
 
 
+def test_the_sweep_s_tables_name_example_pairs():
+    """A misspelt pair in TEXT_LINES or JSON_CHECKS would leave its assertions unmade without failing."""
+    assert set(TEXT_LINES) | set(JSON_CHECKS) <= set(PAIRS)
+
+
 def _cli_json(capsys, argv):
     code = run(argv)
     out, err = capsys.readouterr()
@@ -137,9 +174,10 @@ def _cli_json(capsys, argv):
     return code, json.loads(out)
 
 
-def _check_cli(case: str, capsys, tmp_path) -> None:
+def _check_cli(case: str, capsys, tmp_path) -> dict:
     """`volta check MANIFEST --json --save-counterexample`: the manifest's `[expect] check`; a NOT EQUIVALENT
-    comes with a saved counterexample whose `--replay` re-executes both kernels and reproduces both values."""
+    comes with a saved counterexample whose `--replay` re-executes both kernels and reproduces both values.
+    The check's JSON document."""
     manifest = str(EX / case / "manifest.toml")
     cex = tmp_path / "cex.json"
     code, data = _cli_json(capsys, ["check", manifest, "-q", "--json", "--save-counterexample", str(cex)])
@@ -155,11 +193,11 @@ def _check_cli(case: str, capsys, tmp_path) -> None:
         assert code == (0 if expected == "equivalent" else 3)
         assert data["counterexample"] is None and not cex.exists()
         assert sum(data["proved_by"].values()) == data["compared"] > 0
-        return
+        return data
     if expected == "findings":  # equal over the reals, but a finding makes the output no function of the inputs
         assert code == 1 and data["counterexample"] is None and not cex.exists()
         assert data["findings"]["ref"] == [] and m["expect"]["races"] in {f["kind"] for f in data["findings"]["opt"]}
-        return
+        return data
     assert code == 1
     c = data["counterexample"]
     assert c["ref_value"] != c["opt_value"]
@@ -175,6 +213,7 @@ def _check_cli(case: str, capsys, tmp_path) -> None:
     for side in ("ref_value", "opt_value"):   # exact values, "untouched", or a certified enclosure's text
         assert _value(replay[side]) == _value(c[side])
     assert replay["ref_value"] != replay["opt_value"]
+    return data
 
 
 def _value(text):

@@ -9,6 +9,7 @@ in between. Every conflict must be the same, and so must every read record at th
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -101,12 +102,14 @@ def _run(steps, one_cta_batches, ordered, refine_at, private=False):
         assert np.array_equal(a[name], b[name]), name
 
 
+@pytest.mark.slow   # 1,500 examples: 7.7 CPU s
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(_STEP, max_size=40), st.booleans(), st.booleans(), st.integers(0, 60))
 def test_logged_reads_decide_as_reads_merged_at_once(steps, one_cta_batches, ordered, refine_at):
     _run(steps, one_cta_batches, ordered, refine_at)
 
 
+@pytest.mark.slow   # 800 examples: 3.8 CPU s
 @settings(max_examples=800, deadline=None)
 @given(st.lists(_STEP, max_size=40), st.booleans(), st.booleans(), st.integers(0, 60))
 def test_a_private_shadow_drops_only_reads_that_can_no_longer_race(steps, one_cta_batches, ordered, refine_at):

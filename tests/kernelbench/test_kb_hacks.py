@@ -104,6 +104,7 @@ def test_require_kernel_off_lets_torch_through(capsys):
     assert [s["origin"] for s in report["coverage"]] == ["torch op"]
 
 
+@pytest.mark.slow   # 2.8 CPU s
 @needs_nvcc
 def test_batch_and_pytest_plugin_carry_findings(tmp_path):
     from volta.pytest_plugin import KernelCheckFailed, assert_kernelbench_equivalent

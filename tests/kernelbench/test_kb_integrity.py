@@ -97,6 +97,7 @@ def test_a_candidate_that_forges_the_check_in_its_worker_is_rejected(attack, why
     assert _commuted(why) in _commuted(r["unsupported"]["message"])
 
 
+@pytest.mark.slow   # 2.6 CPU s
 def test_a_race_hidden_from_the_worker_s_stream_tracker_is_found_from_the_call_trace(capsys, unharmed):
     """patch_streams races on a side stream and replaces the worker's race finder (EQUIVALENT when the worker's
     word on streams is taken): Volta's process replays the candidate's call trace and finds the race."""

@@ -153,7 +153,7 @@ def test_sarif_of_races_validates_against_the_2_1_0_schema():
 @pytest.mark.parametrize("argv", [
     ["races", "bug_reduce_tree_nosync/manifest.toml", "--sarif"],
     ["races", "bug_reduce_divergent_sync/manifest.toml", "--sarif"],
-    ["check", "neq_gemm_swapped/manifest.toml", "--sarif"],
+    pytest.param(["check", "neq_gemm_swapped/manifest.toml", "--sarif"], marks=pytest.mark.slow),   # 2.8 CPU s
 ])
 def test_sarif_of_commands_validates_and_points_at_cuda_lines(argv, capsys, monkeypatch):
     v = _schema()

@@ -3,6 +3,7 @@ result's), and the exp range reduction's clamp of coshf/erfcf is bounded as thos
 import math
 from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from volta.semantics import intervals, realops
@@ -31,6 +32,7 @@ def inside(v, bounds) -> bool:
     return (lo is None or lo <= v) and (hi is None or v <= hi)
 
 
+@pytest.mark.slow   # 400 examples: 3.5 CPU s
 @settings(max_examples=400, deadline=None)
 @given(interval_and_point(), interval_and_point())
 def test_products_abs_and_rints_hold(p, q):

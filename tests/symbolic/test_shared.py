@@ -103,6 +103,7 @@ def _pairs(draw):
     return a, b, sums
 
 
+@pytest.mark.slow   # 300 examples: 3.2 CPU s
 @settings(max_examples=300, deadline=None)
 @given(_pairs())
 def test_equal_with_atoms_iff_equal_expanded(pair):

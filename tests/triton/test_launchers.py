@@ -41,6 +41,7 @@ def test_case(case, capsys):
         assert data["compared"] > 0 and not any(launch["blocking"] for launch in data["launches"])
 
 
+@pytest.mark.slow   # 3.2 CPU s
 def test_launch_is_specialised_as_triton_launches_it(capsys):
     code, data = _cli(capsys, str(HERE / "norms.py:layer_norm_fwd"), "--ref", str(HERE / "ref_layer_norm_nobias.py:"
                                                                                       "layer_norm_fwd"), "--size",
