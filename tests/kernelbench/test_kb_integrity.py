@@ -149,15 +149,37 @@ def test_a_parameter_written_directly_in_forward_and_put_back_is_rejected_by_the
             in r["unsupported"]["message"])
 
 
-@pytest.mark.xfail(strict=True, reason="open (issue 36): a run whose forward makes a call the value replay does not "
-                                       "reproduce (here a thread) keeps the worker's values (docs/sandbox.md)")
-def test_a_forger_that_adds_a_call_the_value_replay_does_not_reproduce_is_not_equivalent(capsys, unharmed):
-    """patch_stand_in_op with a thread started and joined first: the run's values are not replayed (the note
-    says so and names the call), and its forged outputs pass as before the value replay."""
+def test_a_forger_that_starts_and_joins_a_thread_first_is_rejected_by_the_value_replay(capsys, unharmed):
+    """patch_stand_in_op with a thread started and joined first: the thread's start and join are replayed (they
+    change no value), and `x * 2` after them gives 2x in Volta's process (EQUIVALENT on the worker's word
+    before threads were replayed)."""
     code, r = _check(DATA / "patch_stand_in_op_unreplayed.py", capsys=capsys)
-    assert any("call 1's values NOT replayed here (the worker's word)" in n and "deferred_threads.deferred_start"
-               in n for n in r["notes"])
-    assert r["verdict"] != "equivalent" and code != 0
+    assert (code, r["verdict"]) == (1, "rejected")
+    assert "where Volta's replay of the candidate's calls computes (2*x[0])" in r["unsupported"]["message"]
+
+
+def test_a_forgery_made_inside_a_joined_thread_s_target_is_rejected_by_the_value_replay(capsys, unharmed):
+    """thread_forge makes the forgery in the thread's target: the target's calls, made at the join, are
+    recorded as top-level calls and replayed here."""
+    code, r = _check(DATA / "thread_forge.py", capsys=capsys)
+    assert (code, r["verdict"]) == (1, "rejected")
+    assert "where Volta's replay of the candidate's calls computes (2*x[0])" in r["unsupported"]["message"]
+
+
+def test_a_thread_left_running_whose_finding_the_worker_lost_is_rejected_from_the_call_trace(capsys, unharmed):
+    """thread_left_running empties the worker's list of pending threads: the worker's report passes it, and
+    Volta's process, which sees a start and no join in the call trace, finds the thread running at return."""
+    code, r = _check(DATA / "thread_left_running.py", capsys=capsys)
+    assert (code, r["verdict"]) == (1, "rejected")
+    assert "the thread started at line 23 is still running when forward returns" in r["unsupported"]["message"]
+
+
+def test_an_honest_candidate_that_computes_in_a_joined_thread_is_replayed_and_equivalent(capsys, unharmed):
+    """honest_thread: a torch function as the thread's target (called by `Thread.run`, not by the candidate's
+    code), `is_alive` observed, the thread joined: every call replayed here."""
+    code, r = _check(DATA / "honest_thread.py", capsys=capsys)
+    assert (code, r["verdict"]) == (0, "equivalent")
+    assert any("call 1's values replayed here from the candidate's calls in 1 run(s)" in n for n in r["notes"])
 
 
 def test_an_honest_candidate_that_catches_a_torch_error_is_replayed_and_equivalent(capsys, unharmed):

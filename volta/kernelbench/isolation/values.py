@@ -48,7 +48,7 @@ from volta.kernelbench import calls as S
 from volta.kernelbench import dtypes as D
 from volta.kernelbench.hacks import same_value
 from volta.kernelbench.isolation import guard
-from volta.kernelbench.isolation.calltrace import PLAIN, filled, key_of
+from volta.kernelbench.isolation.calltrace import PLAIN, THREAD_NAMES, filled, key_of
 from volta.kernelbench.isolation.replay import Machine, Mismatch, Replayed
 from volta.kernelbench.problem import collector_paused
 from volta.kernelbench.tensor import SymTensor, from_array, tensor_on_storage
@@ -236,6 +236,7 @@ class _Forward:
         self.base_of: dict = {}            # storage handle -> the worker's device address
         self.handle_of: dict = {}          # device address -> storage handle
         self.forms = RingForms()
+        self.threads: dict = {}            # thread handle -> (the line that started it, whether joined)
         self.inputs = [from_array(t.values().reshape(tuple(t.shape)), t.dtype, self.session)
                        if isinstance(t, SymTensor) else t for t in problem.fresh_inputs()]
         self.banned = {n + S.suffix(c) for n in S._input_leaves(problem) for c in range(1, S.CALLS + 1)}
@@ -269,6 +270,9 @@ class _Forward:
                                    f"{where}: extension calls made inside another call of the candidate's "
                                    f"(no top-level call of its makes them)")
                 _, name, args, _, line, keywords, out = entry
+                if name in THREAD_NAMES:
+                    self._thread(name, args, out, line, f"{where} (`{name}` at line {line})")
+                    continue
                 if not name.startswith("op:"):
                     continue
                 key = name[3:]
@@ -285,7 +289,28 @@ class _Forward:
                 self._call(self.functions[key], args, keywords, out, where, key.split("@", 1)[0] in UNOBSERVED)
         if returned is None:
             raise Mismatch("call 1: the call trace does not show forward's return")
+        running = [line for line, joined in self.threads.values() if not joined]
+        if running:
+            raise Mismatch(f"call 1: the thread started at line {running[0]} is still running when forward returns "
+                           f"(Volta's process reads the call trace: no join), so its writes race the caller's reads")
         self._outputs(returned[1])
+
+    def _thread(self, name: str, args: list, out, line: int, where: str) -> None:
+        """A deferred host thread's start, join or is_alive (`streams.deferred_threads`): the target's calls,
+        made at the join, follow as top-level calls; here only which threads run is followed."""
+        if not (args and type(args[0]) is list and len(args[0]) == 2 and args[0][0] == "thread"
+                and type(args[0][1]) is int):
+            raise Mismatch(f"{where}: its thread is malformed")
+        n = args[0][1]
+        if name == "thread.start":
+            if n in self.threads:
+                raise Mismatch(f"{where}: the thread is started twice")
+            self.threads[n] = (line, False)
+        elif name == "thread.join" and n in self.threads:
+            self.threads[n] = (self.threads[n][0], True)
+        elif name == "thread.is_alive" and n in self.threads and out != (not self.threads[n][1]):
+            raise Mismatch(f"{where}: the candidate observed {out!r}; Volta's replay of the call trace gives "
+                           f"{not self.threads[n][1]}")
 
     # ---- one call ----
     def _call(self, fn, args: list, keywords: list, out, where: str, unobserved: bool) -> None:
