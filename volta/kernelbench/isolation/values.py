@@ -63,6 +63,11 @@ EXTENSION_CALL = "kernelbench/engine:ExtensionModule.__getattr__.<locals>.call@"
 SKIPPED = {"kernelbench/engine:ExtensionModule.__getattr__", "kernelbench/paths:candidate_builtins.<locals>.importer",
            "kernelbench/sizes:SizePolicy.hooks.<locals>.sizes_hook"}
 UNOBSERVED = {"kernelbench/tensor:SymTensor.data_ptr"}    # a fake address: each process's allocator its own
+# the candidate's `time` (`paths.time_module`): its clocks (no argument) and `sleep` (a number) read or wait on the
+# run's synthetic clock, and touch no tensor; what a clock reads is a plain value of the candidate's Python, as
+# every plain argument of a later call is (the later calls are replayed with it)
+CLOCKS = {"kernelbench/paths:time_module.<locals>.<lambda>.<locals>.<lambda>",
+          "kernelbench/paths:time_module.<locals>.<lambda>"}
 
 
 AMBIGUOUS = object()  # a key two different functions of this process's stand-in have: never replayed by it
@@ -110,7 +115,7 @@ def _plan(entries: list, index: dict, objects: dict) -> None:
         if not (type(name) is str and name.startswith("op:")):
             continue                                  # streams and events: `calltrace.races`
         key = name[3:]
-        if _skipped(key) or key.startswith(EXTENSION_CALL):
+        if _skipped(key, args, keywords) or key.startswith(EXTENSION_CALL):
             continue
         shown = _shown(key)
         unknown = _objects_in([args, keywords]) - {n for n, o in objects.items() if o is not AMBIGUOUS}
@@ -133,10 +138,13 @@ def _shown(key: str) -> str:
     return f"{named}[{cells}]" if cells and len(cells) <= 60 else named
 
 
-def _skipped(key: str) -> bool:
+def _skipped(key: str, args=None, keywords=None) -> bool:
     """A call that takes and gives no tensor and changes none: an extension's function looked up, an import, the
-    candidate's size globals read (not replayed)."""
-    return key.split("@", 1)[0] in SKIPPED
+    candidate's size globals read, a clock of its `time` read with plain arguments only (not replayed)."""
+    name = key.split("@", 1)[0]
+    return name in SKIPPED or (name in CLOCKS and type(args) is list and type(keywords) is list
+                               and all(type(a) in PLAIN for a in args)
+                               and all(type(p) is list and len(p) == 2 and type(p[1]) in PLAIN for p in keywords))
 
 
 def _objects_in(v) -> set:
@@ -277,7 +285,7 @@ class _Forward:
                     continue
                 key = name[3:]
                 where = f"call 1: `{_shown(key)}` at line {line}"
-                if _skipped(key):
+                if _skipped(key, args, keywords):
                     continue
                 if key.startswith(EXTENSION_CALL):
                     if k >= len(entries) or not (type(entries[k]) is list and len(entries[k]) == 5
