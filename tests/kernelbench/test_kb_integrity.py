@@ -182,6 +182,29 @@ def test_an_honest_candidate_that_computes_in_a_joined_thread_is_replayed_and_eq
     assert any("call 1's values replayed here from the candidate's calls in 1 run(s)" in n for n in r["notes"])
 
 
+def test_clock_reads_are_replayed_and_a_forger_behind_them_is_rejected(capsys, unharmed):
+    """A clock of the candidate's `time` touches no tensor: the replay skips it and replays the rest, so the
+    honest timer is EQUIVALENT with its values replayed, and the forger that reads a clock first is REJECTED
+    (EQUIVALENT on the worker's word before)."""
+    code, r = _check(DATA / "honest_clock.py", capsys=capsys)
+    assert (code, r["verdict"]) == (0, "equivalent")
+    assert any("call 1's values replayed here from the candidate's calls in 2 run(s)" in n for n in r["notes"])
+    code, r = _check(DATA / "clock_then_forge.py", capsys=capsys)
+    assert (code, r["verdict"]) == (1, "rejected")
+    assert "where Volta's replay of the candidate's calls computes (2*x[0])" in r["unsupported"]["message"]
+
+
+def test_a_pass_whose_values_volta_cannot_replay_is_unknown_naming_the_call(capsys, unharmed):
+    """callable_then_forge passes a callable to `torch.compile` (a value the call trace cannot carry) before its
+    forgery: the worker's values are not replayed, and the pass they claim is UNKNOWN naming the call and its
+    line (EQUIVALENT on the worker's word before)."""
+    code, r = _check(DATA / "callable_then_forge.py", capsys=capsys)
+    assert (code, r["verdict"]) == (3, "unknown")
+    assert ("call 1: `_identity_decorator` at line 10 takes a value the call trace does not carry"
+            in r["unsupported"]["message"])
+    assert "a pass would rest on the worker's word" in r["unsupported"]["message"]
+
+
 def test_an_honest_candidate_that_catches_a_torch_error_is_replayed_and_equivalent(capsys, unharmed):
     """A call that raised in the worker (and the candidate caught) is one the replay expects to raise."""
     code, r = _check(DATA / "honest_try_except.py", capsys=capsys)

@@ -74,26 +74,39 @@ AMBIGUOUS = object()  # a key two different functions of this process's stand-in
 MADE = object()      # an extension call's result: made from the machine's memory, not returned by a function here
 
 
+# Calls that stay the worker's word (the run is not replayed, with a note): a Triton launch from Python (its kernel
+# is compiled from the candidate's Python function, which only its worker holds) and a CUDA graph (its capture
+# names placeholders by the graph object's address in the worker). Any other call not replayed makes a passing
+# claim UNKNOWN (`verify._replayed`).
+KEPT = ("kernelbench/triton_launch:", "kernelbench/torchsym/graphs:")
+KEPT_OBJECTS = ("make_cuda_graph_class.",)
+
+
 class Unreplayable(Exception):
-    """The run's forward makes a call this process does not replay: `reason` names it."""
+    """The run's forward makes a call this process does not replay: the message names it and its line; `kept`:
+    a call whose values stay the worker's word (KEPT), not a reason to refuse the pass."""
+
+    def __init__(self, reason: str, kept: bool = False):
+        super().__init__(reason)
+        self.kept = kept
 
 
-def replay(instance: dict, arch: str, built: dict, problem) -> tuple[Replayed, str | None]:
+def replay(instance: dict, arch: str, built: dict, problem) -> tuple[Replayed, Unreplayable | None]:
     """Every extension call of the run replayed on this process's machine, and call 1's forward replayed from
     its call trace (the module docstring); (what was replayed, None) or, where forward's values could not be
-    replayed, (what was, the reason, in words). Mismatch where the worker's record differs from the replay."""
+    replayed, (what was, why not). Mismatch where the worker's record differs from the replay."""
     machine = Machine(instance, arch, built)
     entries = instance["call_trace"]
     start = entries.index(["forward"]) if ["forward"] in entries else None
     reason = None
     if start is None:
-        reason = "the call trace shows no forward"
+        reason = Unreplayable("the call trace shows no forward")
     else:
         forward = _Forward(instance, machine, problem)
         try:
             _plan(entries[start + 1:], forward.functions, forward.objects)
         except Unreplayable as why:
-            reason = str(why)
+            reason = why
         if reason is None:
             forward.run(entries, start)
     _rest(machine)
@@ -121,9 +134,11 @@ def _plan(entries: list, index: dict, objects: dict) -> None:
         unknown = _objects_in([args, keywords]) - {n for n, o in objects.items() if o is not AMBIGUOUS}
         if unknown:
             raise Unreplayable(f"`{shown}` at line {line} takes a stand-in object ({sorted(unknown)[0]}) that is "
-                               f"not one of the run's own")
+                               f"not one of the run's own", key.startswith(KEPT) or all(
+                                   n.startswith(KEPT_OBJECTS) for n in unknown))
         if key not in index:
-            raise Unreplayable(f"`{shown}` at line {line} is no function this process finds in its stand-in")
+            raise Unreplayable(f"`{shown}` at line {line} is no function this process finds in its stand-in",
+                               key.startswith(KEPT))
         if index[key] is AMBIGUOUS:
             raise Unreplayable(f"`{shown}` at line {line} names more than one function of this process's stand-in")
         if _opaque_in([args, keywords]):

@@ -203,8 +203,11 @@ def _replayed(decided: Decided, inst: dict, options: CheckOptions, built: dict, 
     decided.launches += done.launches
     if not_replayed is None:
         decided.values += 1
-    else:
+    elif not_replayed.kept:          # a Triton launch, a CUDA graph: the worker's word, said in the note
         decided.not_replayed.append(f"{where}{not_replayed}")
+    else:
+        raise _Contradiction("unknown", f"{where}call 1: {not_replayed}, so Volta's process cannot replay the run's "
+                                        f"values, and a pass would rest on the worker's word; nothing is claimed")
     try:
         found = calltrace.races(inst["call_trace"], inst["host_calls"])
     except calltrace.BadTrace as bad:
