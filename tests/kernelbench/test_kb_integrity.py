@@ -141,7 +141,7 @@ def test_a_parameter_written_directly_in_forward_and_put_back_is_rejected_by_the
     code = cli(["kernelbench", problem, str(DATA / "honest_scale.py"), "--json", *BOUNDS])
     r = json.loads(capsys.readouterr().out)
     assert (code, r["verdict"]) == (0, "equivalent")
-    assert any("call 1's values replayed here from the candidate's calls in 1 run(s)" in n for n in r["notes"])
+    assert any("each forward call's values replayed here from the candidate's calls in 1 run(s)" in n for n in r["notes"])
     code = cli(["kernelbench", problem, str(DATA / "write_parameter.py"), "--json", *BOUNDS])
     r = json.loads(capsys.readouterr().out)
     assert (code, r["verdict"]) == (1, "rejected")
@@ -179,7 +179,7 @@ def test_an_honest_candidate_that_computes_in_a_joined_thread_is_replayed_and_eq
     code), `is_alive` observed, the thread joined: every call replayed here."""
     code, r = _check(DATA / "honest_thread.py", capsys=capsys)
     assert (code, r["verdict"]) == (0, "equivalent")
-    assert any("call 1's values replayed here from the candidate's calls in 1 run(s)" in n for n in r["notes"])
+    assert any("each forward call's values replayed here from the candidate's calls in 1 run(s)" in n for n in r["notes"])
 
 
 def test_clock_reads_are_replayed_and_a_forger_behind_them_is_rejected(capsys, unharmed):
@@ -188,7 +188,7 @@ def test_clock_reads_are_replayed_and_a_forger_behind_them_is_rejected(capsys, u
     (EQUIVALENT on the worker's word before)."""
     code, r = _check(DATA / "honest_clock.py", capsys=capsys)
     assert (code, r["verdict"]) == (0, "equivalent")
-    assert any("call 1's values replayed here from the candidate's calls in 2 run(s)" in n for n in r["notes"])
+    assert any("each forward call's values replayed here from the candidate's calls in 2 run(s)" in n for n in r["notes"])
     code, r = _check(DATA / "clock_then_forge.py", capsys=capsys)
     assert (code, r["verdict"]) == (1, "rejected")
     assert "where Volta's replay of the candidate's calls computes (2*x[0])" in r["unsupported"]["message"]
@@ -205,11 +205,43 @@ def test_a_pass_whose_values_volta_cannot_replay_is_unknown_naming_the_call(caps
     assert "a pass would rest on the worker's word" in r["unsupported"]["message"]
 
 
+def test_state_across_calls_forged_in_the_later_calls_is_rejected_by_their_value_replay(capsys, unharmed):
+    """state_forge is honest on call 1 and forges calls 2 and 3 (the method table patched): every call's values
+    are replayed here, so call 2 is REJECTED (EQUIVALENT on the worker's word when only call 1 was replayed);
+    honest_state keeps a workspace on the module across calls and passes through the same replay."""
+    code, r = _check(DATA / "honest_state.py", capsys=capsys)
+    assert (code, r["verdict"]) == (0, "equivalent")
+    assert any("each forward call's values replayed here from the candidate's calls in 1 run(s)" in n
+               for n in r["notes"])
+    code, r = _check(DATA / "state_forge.py", capsys=capsys)
+    assert (code, r["verdict"]) == (1, "rejected")
+    assert "call 2: output 0 element 0" in r["unsupported"]["message"]
+    assert "where Volta's replay of the candidate's calls computes (2*x@2[0])" in r["unsupported"]["message"]
+
+
+def test_a_copy_kept_current_by_direct_writes_after_the_parameter_change_is_rejected(capsys, unharmed):
+    """param_cache_forge multiplies by a copy of the parameter made on call 1 and kept current by writing its
+    elements directly: Volta's process changes the parameters before call 3 as the harness does, and its replay
+    of call 3 multiplies by the stale copy: REJECTED (EQUIVALENT on the worker's word before). honest_scale
+    reads the parameter itself on each call and passes."""
+    problem = str(DATA / "problem_scale.py")
+    code = cli(["kernelbench", problem, str(DATA / "honest_scale.py"), "--json", *BOUNDS])
+    r = json.loads(capsys.readouterr().out)
+    assert (code, r["verdict"]) == (0, "equivalent")
+    code = cli(["kernelbench", problem, str(DATA / "param_cache_forge.py"), "--json", *BOUNDS])
+    r = json.loads(capsys.readouterr().out)
+    assert (code, r["verdict"]) == (1, "rejected")
+    message = r["unsupported"]["message"]       # (a product's arguments print in the order its nodes were made)
+    assert re.search(r"call 3: output 0 element 0 is \((scale@3\[0\]\*x@3\[0\]|x@3\[0\]\*scale@3\[0\])\) in the "
+                     r"outputs the worker sent, where Volta's replay of the candidate's calls computes "
+                     r"\((scale\[0\]\*x@3\[0\]|x@3\[0\]\*scale\[0\])\)", message), message
+
+
 def test_an_honest_candidate_that_catches_a_torch_error_is_replayed_and_equivalent(capsys, unharmed):
     """A call that raised in the worker (and the candidate caught) is one the replay expects to raise."""
     code, r = _check(DATA / "honest_try_except.py", capsys=capsys)
     assert (code, r["verdict"]) == (0, "equivalent")
-    assert any("call 1's values replayed here from the candidate's calls in 1 run(s)" in n for n in r["notes"])
+    assert any("each forward call's values replayed here from the candidate's calls in 1 run(s)" in n for n in r["notes"])
 
 
 def test_turning_off_the_trace_function_the_call_trace_records_through_is_refused(capsys, unharmed):

@@ -35,6 +35,7 @@ refused (`guard.py`).
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sys
@@ -112,6 +113,7 @@ class Recorder:
         self._kept: list = []                  # the tensors and storages handled
         self._start: dict = {}                 # id(storage) -> (storage, its elements when forward began)
         self._threads: dict = {}               # id(thread) -> thread handle
+        self._call = 0                         # the later call being recorded (0: call 1)
 
     def forward(self) -> None:
         self.entries.append(["forward"])
@@ -125,11 +127,31 @@ class Recorder:
             self._value(t, False)
         self._values = True
 
+    def later(self, call: int, inputs: list) -> None:
+        """Call `call` (2, 3) of forward begins on `inputs` (`calls.later_calls`): `["forward", call, inputs]`,
+        the inputs as handles (a storage of an earlier call's input that the harness reuses keeps its handle);
+        a storage first met from here on is `found` with its elements as this call began."""
+        if self.session is None:
+            return
+        self._start = {id(s): (s, s.values.copy()) for s in list(self.session.live)}
+        self.entries.append(["forward", call, [self._value(t, False) for t in inputs]])
+        self._call = call
+        self._values = True
+
     def returned(self, outputs) -> None:
-        """Forward returned `outputs` (its value replay ends here)."""
+        """Forward returned `outputs` (this call's value replay ends here)."""
         if self._values:
-            self.entries.append(["return", [self._value(o, True) for o in outputs], 0])
+            self.entries.append(["return", [self._value(o, True) for o in outputs], self._call])
         self._values = False
+
+    def calling(self, call: int, inputs: list, path: str):
+        """The context of a later call's forward: recorded as call 1's is (its threads deferred to their join,
+        the trace function on); `returned` and `settle` after it."""
+        self.later(call, inputs)
+        stack = contextlib.ExitStack()
+        stack.enter_context(streams.deferred_threads(path))
+        stack.enter_context(self.tracing())
+        return stack
 
     def tracing(self):
         return _Tracing(self.entered)
@@ -363,6 +385,8 @@ def races(entries, host_calls: list) -> list:
             ordering.begin()
             forward = True
             continue
+        if forward and type(entry) is list and len(entry) == 3 and entry[0] == "forward":
+            break                     # a later call of forward: its values are replayed (values.py), not its streams
         if type(entry) is list and len(entry) == 3 and entry[0] == "return":
             continue                  # forward's outputs: the value replay's (values.py)
         if type(entry) is list and len(entry) == 5 and entry[0] == "host" and all(type(x) is int for x in entry[1:4]):

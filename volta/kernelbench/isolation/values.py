@@ -61,6 +61,7 @@ from volta.symbolic.search import inputs_of
 
 EXTENSION_CALL = "kernelbench/engine:ExtensionModule.__getattr__.<locals>.call@"
 SKIPPED = {"kernelbench/engine:ExtensionModule.__getattr__", "kernelbench/paths:candidate_builtins.<locals>.importer",
+           "kernelbench/isolation/guard:install.<locals>.guarded_import",
            "kernelbench/sizes:SizePolicy.hooks.<locals>.sizes_hook"}
 UNOBSERVED = {"kernelbench/tensor:SymTensor.data_ptr"}    # a fake address: each process's allocator its own
 # the candidate's `time` (`paths.time_module`): its clocks (no argument) and `sleep` (a number) read or wait on the
@@ -100,7 +101,7 @@ def replay(instance: dict, arch: str, built: dict, problem) -> tuple[Replayed, U
     start = entries.index(["forward"]) if ["forward"] in entries else None
     reason = None
     if start is None:
-        reason = Unreplayable("the call trace shows no forward")
+        raise Mismatch("the call trace does not show call 1's forward")
     else:
         forward = _Forward(instance, machine, problem)
         try:
@@ -121,7 +122,10 @@ def _rest(machine: Machine) -> None:
 
 def _plan(entries: list, index: dict, objects: dict) -> None:
     """Unreplayable unless every call of forward is one this process replays (see the module docstring)."""
+    call = 1
     for entry in entries:
+        if type(entry) is list and len(entry) == 3 and entry[0] == "forward" and type(entry[1]) is int:
+            call = entry[1]
         if not (type(entry) is list and entry and entry[0] == "call" and len(entry) == 7):
             continue                                  # malformed entries are the replay's to reject
         name, args, line, keywords = entry[1], entry[2], entry[4], entry[5]
@@ -130,19 +134,19 @@ def _plan(entries: list, index: dict, objects: dict) -> None:
         key = name[3:]
         if _skipped(key, args, keywords) or key.startswith(EXTENSION_CALL):
             continue
-        shown = _shown(key)
+        shown = f"call {call}: `{_shown(key)}`"
         unknown = _objects_in([args, keywords]) - {n for n, o in objects.items() if o is not AMBIGUOUS}
         if unknown:
-            raise Unreplayable(f"`{shown}` at line {line} takes a stand-in object ({sorted(unknown)[0]}) that is "
+            raise Unreplayable(f"{shown} at line {line} takes a stand-in object ({sorted(unknown)[0]}) that is "
                                f"not one of the run's own", key.startswith(KEPT) or all(
                                    n.startswith(KEPT_OBJECTS) for n in unknown))
         if key not in index:
-            raise Unreplayable(f"`{shown}` at line {line} is no function this process finds in its stand-in",
+            raise Unreplayable(f"{shown} at line {line} is no function this process finds in its stand-in",
                                key.startswith(KEPT))
         if index[key] is AMBIGUOUS:
-            raise Unreplayable(f"`{shown}` at line {line} names more than one function of this process's stand-in")
+            raise Unreplayable(f"{shown} at line {line} names more than one function of this process's stand-in")
         if _opaque_in([args, keywords]):
-            raise Unreplayable(f"`{shown}` at line {line} takes a value the call trace does not carry (a module, "
+            raise Unreplayable(f"{shown} at line {line} takes a value the call trace does not carry (a module, "
                                f"a callable)")
 
 
@@ -260,6 +264,9 @@ class _Forward:
         self.handle_of: dict = {}          # device address -> storage handle
         self.forms = RingForms()
         self.threads: dict = {}            # thread handle -> (the line that started it, whether joined)
+        self.found_storages: list = []     # the storages made from the worker's `found` elements
+        self.returned: dict = {}           # call -> its outputs in this replay
+        self.input_storages: list = []     # the storages of the current call's inputs
         self.inputs = [from_array(t.values().reshape(tuple(t.shape)), t.dtype, self.session)
                        if isinstance(t, SymTensor) else t for t in problem.fresh_inputs()]
         self.banned = {n + S.suffix(c) for n in S._input_leaves(problem) for c in range(1, S.CALLS + 1)}
@@ -276,47 +283,110 @@ class _Forward:
         for t in self.inputs:
             if isinstance(t, SymTensor):
                 self._new(t, "an input")
-        returned = None
-        k = start + 1
+        self.input_storages = [t.storage for t in self.inputs if isinstance(t, SymTensor)]
         with installed(self.run_), collector_paused():
-            while k < len(entries):
-                entry = entries[k]
+            k = self._forward(entries, start + 1, 1)
+            for call in range(2, S.CALLS + 1):
+                if call not in instance["calls"]:
+                    break                          # the worker made no such call (its report says why)
+                marker = entries[k] if k < len(entries) else None
+                if not (type(marker) is list and len(marker) == 3 and marker[:2] == ["forward", call]
+                        and type(marker[2]) is list):
+                    raise Mismatch(f"call {call}: the worker sent its outputs, and the call trace does not show its "
+                                   f"forward where call {call - 1}'s ends (call trace entry {k})")
+                if call == S.PARAMETERS_CHANGE:
+                    self._parameters_change(call)
+                self._later_inputs(call, marker[2])
+                k = self._forward(entries, k + 1, call)
+            self._after_calls()
+
+    def _forward(self, entries: list, k: int, call: int) -> int:
+        """Call `call`'s forward replayed from entry `k` to its return, its outputs checked against the ones the
+        worker sent; the entry after its return."""
+        returned = None
+        while k < len(entries):
+            entry = entries[k]
+            k += 1
+            where = f"call trace entry {k - 1}"
+            if type(entry) is list and len(entry) == 3 and entry[0] == "return":
+                returned = entry
+                break
+            if not (type(entry) is list and len(entry) == 7 and entry[0] == "call" and type(entry[1]) is str
+                    and type(entry[2]) is list and type(entry[4]) is int and type(entry[5]) is list):
+                raise Mismatch(f"{where} of call {call}'s forward is malformed"
+                               if not (type(entry) is list and entry and entry[0] == "host") else
+                               f"{where}: extension calls made inside another call of the candidate's "
+                               f"(no top-level call of its makes them)")
+            _, name, args, _, line, keywords, out = entry
+            if name in THREAD_NAMES:
+                self._thread(name, args, out, line, f"{where} (`{name}` at line {line})")
+                continue
+            if not name.startswith("op:"):
+                continue
+            key = name[3:]
+            where = f"call {call}: `{_shown(key)}` at line {line}"
+            if _skipped(key, args, keywords):
+                continue
+            if key.startswith(EXTENSION_CALL):
+                if k >= len(entries) or not (type(entries[k]) is list and len(entries[k]) == 5
+                                             and entries[k][0] == "host"):
+                    raise Mismatch(f"{where}: an extension call with no recorded host-code trace after it")
+                self._extension(entries[k], args, keywords, out, where)
                 k += 1
-                where = f"call trace entry {k - 1}"
-                if type(entry) is list and len(entry) == 3 and entry[0] == "return":
-                    returned = entry
-                    break
-                if not (type(entry) is list and len(entry) == 7 and entry[0] == "call" and type(entry[1]) is str
-                        and type(entry[2]) is list and type(entry[4]) is int and type(entry[5]) is list):
-                    raise Mismatch(f"{where} of call 1's forward is malformed"
-                                   if not (type(entry) is list and entry and entry[0] == "host") else
-                                   f"{where}: extension calls made inside another call of the candidate's "
-                                   f"(no top-level call of its makes them)")
-                _, name, args, _, line, keywords, out = entry
-                if name in THREAD_NAMES:
-                    self._thread(name, args, out, line, f"{where} (`{name}` at line {line})")
-                    continue
-                if not name.startswith("op:"):
-                    continue
-                key = name[3:]
-                where = f"call 1: `{_shown(key)}` at line {line}"
-                if _skipped(key, args, keywords):
-                    continue
-                if key.startswith(EXTENSION_CALL):
-                    if k >= len(entries) or not (type(entries[k]) is list and len(entries[k]) == 5
-                                                 and entries[k][0] == "host"):
-                        raise Mismatch(f"{where}: an extension call with no recorded host-code trace after it")
-                    self._extension(entries[k], args, keywords, out, where)
-                    k += 1
-                    continue
-                self._call(self.functions[key], args, keywords, out, where, key.split("@", 1)[0] in UNOBSERVED)
-        if returned is None:
-            raise Mismatch("call 1: the call trace does not show forward's return")
+                continue
+            self._call(self.functions[key], args, keywords, out, where, key.split("@", 1)[0] in UNOBSERVED)
+        if returned is None or returned[2] != (0 if call == 1 else call):
+            raise Mismatch(f"call {call}: the call trace does not show forward's return")
         running = [line for line, joined in self.threads.values() if not joined]
         if running:
-            raise Mismatch(f"call 1: the thread started at line {running[0]} is still running when forward returns "
-                           f"(Volta's process reads the call trace: no join), so its writes race the caller's reads")
-        self._outputs(returned[1])
+            raise Mismatch(f"call {call}: the thread started at line {running[0]} is still running when forward "
+                           f"returns (Volta's process reads the call trace: no join), so its writes race the "
+                           f"caller's reads")
+        self._outputs(returned[1], call)
+        return k
+
+    def _parameters_change(self, call: int) -> None:
+        """The harness's new parameters (`calls.change_parameters`, as the worker's `later_calls` writes them into
+        the storages the constructor made): fresh parameter leaves in every storage this replay took from the
+        worker as held before forward (`found`). A storage first met later is found with the worker's elements
+        as that call began (already the new ones)."""
+        leaves = set(self.problem.parameters) | {n for n in self.instance["parameters"] if type(n) is str}
+        S.change_parameters(self.found_storages, leaves, call)
+
+    def _later_inputs(self, call: int, encoded: list) -> None:
+        """Call `call`'s inputs: this process's own (`calls.reference_inputs`: every input leaf renamed for the
+        call), each in a new storage or, where the trace says the harness reused it, in the storage of the
+        previous call's same input (the allocator handing the freed address out again)."""
+        fresh = S.reference_inputs(self.problem, call)
+        if len(encoded) != len(fresh):
+            raise Mismatch(f"call {call}: the call trace's inputs are not the problem's")
+        previous, self.input_storages = self.input_storages, []
+        where = f"call {call}: an input"
+        for j, (e, t) in enumerate(zip(encoded, fresh)):
+            if not isinstance(t, SymTensor):
+                if not _equal(t, e):
+                    raise Mismatch(f"{where} is {e!r} in the call trace; the problem's is {t!r}")
+                continue
+            values = t.values().copy()
+            if not (type(e) is list and len(e) == 8 and e[0] == "t" and e[1] == len(self.tensors)
+                    and e[2] == list(t.shape) and e[3] == list(t.stride()) and e[4] == 0 and e[5] == t.dtype.volta
+                    and type(e[6]) is int and e[7] == -1):
+                raise Mismatch(f"{where} is not the problem's input {j} in the call trace")
+            m = e[6]
+            if m < len(self.storages):
+                storage = self.storages[m]
+                if not (any(storage is s for s in previous) and storage.size == len(values)
+                        and storage.dtype == t.storage.dtype):
+                    raise Mismatch(f"{where}: the call trace puts it in a storage that held no input of call "
+                                   f"{call - 1}")
+                storage.values[:] = values
+            elif m == len(self.storages):
+                storage = self.session.allocate(values, t.storage.dtype)
+                self._storage(storage)
+            else:
+                raise Mismatch(f"{where}: its storage is malformed")
+            self.input_storages.append(storage)
+            self.tensors.append(tensor_on_storage(storage, tuple(t.shape), self.session, t.stride(), 0))
 
     def _thread(self, name: str, args: list, out, line: int, where: str) -> None:
         """A deferred host thread's start, join or is_alive (`streams.deferred_threads`): the target's calls,
@@ -491,6 +561,7 @@ class _Forward:
                                f"({leaf_shown(v, self.banned)}); no constructor computes from an input")
         storage = self.session.allocate(values, dtype)
         self._storage(storage)
+        self.found_storages.append(storage)
         return storage
 
     def _storage(self, storage) -> None:
@@ -534,26 +605,39 @@ class _Forward:
                 raise Mismatch(f"{where}: the candidate observed {expected!r}; Volta's replay of the call gives "
                                f"{_brief(value)}")
 
-    def _outputs(self, encoded) -> None:
-        """Forward's outputs and its inputs after it: this process's replay; the worker's must agree."""
-        sent = self.instance["calls"].get(1)
+    def _outputs(self, encoded, call: int) -> None:
+        """Call `call`'s outputs (and, after call 1, its inputs): this process's replay; the worker's must agree."""
+        sent = self.instance["calls"].get(call)
         if type(encoded) is not list or sent is None or len(encoded) != len(sent):
-            raise Mismatch("call 1: the call trace's outputs are not the outputs the worker sent")
+            raise Mismatch(f"call {call}: the call trace's outputs are not the outputs the worker sent")
+        mine_all = self.returned[call] = []
         for k, (e, o) in enumerate(zip(encoded, sent)):
-            mine = self._argument(e, f"call 1: output {k}")
+            mine = self._argument(e, f"call {call}: output {k}")
+            mine_all.append(mine)
             if not isinstance(mine, SymTensor):
                 if o is not None:
-                    raise Mismatch(f"call 1: output {k} is a tensor in the worker's outputs and not in Volta's "
+                    raise Mismatch(f"call {call}: output {k} is a tensor in the worker's outputs and not in Volta's "
                                    f"replay of the candidate's calls")
                 continue
             if o is None or tuple(o[0]) != tuple(mine.shape) or o[1] != mine.dtype.volta:
-                raise Mismatch(f"call 1: output {k} has another shape or type in the worker's outputs than in "
+                raise Mismatch(f"call {call}: output {k} has another shape or type in the worker's outputs than in "
                                f"Volta's replay of the candidate's calls")
-            self._same(o[2], mine.values(), f"call 1: output {k}", "the outputs the worker sent")
+            self._same(o[2], mine.values(), f"call {call}: output {k}", "the outputs the worker sent")
+        if call != 1:
+            return
         for (name, t) in zip(self.problem.input_names, self.inputs):
             theirs = self.instance["inputs"].get(name)
             if isinstance(t, SymTensor) and theirs is not None:
                 self._same(theirs, t.values(), f"call 1: input `{name}` after forward", "the worker's reading")
+
+    def _after_calls(self) -> None:
+        """Each call's outputs read again once the last call returned (OUTPUT ALIASED is judged on these): the
+        worker's reading must be this replay's."""
+        for call, mine in self.returned.items():
+            for k, (t, o) in enumerate(zip(mine, self.instance["calls"][call])):
+                if isinstance(t, SymTensor) and o is not None and o[3] is not None:
+                    self._same(o[3], t.values(), f"call {call}: output {k} after the last call",
+                               "the worker's reading")
 
     def _same(self, theirs, mine, what, whose: str) -> None:
         """`what`: the elements' name, or a function giving it."""

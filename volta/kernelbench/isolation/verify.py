@@ -192,8 +192,18 @@ def settle(reference: "_Reference", claim: dict, inst: dict, options: CheckOptio
 
 
 def _replayed(decided: Decided, inst: dict, options: CheckOptions, built: dict, where: str, problem) -> None:
-    """The run's calls into extensions, replayed on this process's machine (`replay.py`), and call 1's forward
-    replayed from its call trace (`values.py`): its outputs are this process's."""
+    """Call 1's stream races found from the run's call trace (`calltrace.races`); the run's calls into extensions
+    replayed on this process's machine (`replay.py`), and each forward call replayed from the call trace
+    (`values.py`): its outputs are this process's, or the claim is REJECTED (they differ) or UNKNOWN (a call
+    this process does not replay, other than a Triton launch or a CUDA graph, whose run keeps a note)."""
+    try:
+        found = calltrace.races(inst["call_trace"], inst["host_calls"])
+    except calltrace.BadTrace as bad:
+        raise _Contradiction("rejected", f"{where}{bad.reason}, and the worker's report passes it") from None
+    if found:
+        raise _Contradiction("rejected", f"{where}call 1: Volta's process finds a STREAM RACE from the candidate's "
+                                         f"call trace ({found[0]} is not ordered before forward returns), and the "
+                                         f"worker's report passes it")
     try:
         done, not_replayed = value_replay.replay(inst, options.arch, built, problem)
     except replay.Mismatch as m:
@@ -206,16 +216,8 @@ def _replayed(decided: Decided, inst: dict, options: CheckOptions, built: dict, 
     elif not_replayed.kept:          # a Triton launch, a CUDA graph: the worker's word, said in the note
         decided.not_replayed.append(f"{where}{not_replayed}")
     else:
-        raise _Contradiction("unknown", f"{where}call 1: {not_replayed}, so Volta's process cannot replay the run's "
+        raise _Contradiction("unknown", f"{where}{not_replayed}, so Volta's process cannot replay the run's "
                                         f"values, and a pass would rest on the worker's word; nothing is claimed")
-    try:
-        found = calltrace.races(inst["call_trace"], inst["host_calls"])
-    except calltrace.BadTrace as bad:
-        raise _Contradiction("rejected", f"{where}{bad.reason}, and the worker's report passes it") from None
-    if found:
-        raise _Contradiction("rejected", f"{where}call 1: Volta's process finds a STREAM RACE from the candidate's "
-                                         f"call trace ({found[0]} is not ordered before forward returns), and the "
-                                         f"worker's report passes it")
 
 
 def _ragged(problem_path: str, sizes: dict, main: "_Reference", options: CheckOptions) -> "_Reference":
