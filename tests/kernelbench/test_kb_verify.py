@@ -16,6 +16,7 @@ from volta.config import IntegerInputs
 from volta.kernelbench.check import CheckOptions, check
 from volta.kernelbench.evidence import Evidence
 from volta.kernelbench.isolation import process, verify, wire
+from volta.kernelbench.isolation import values as value_replay
 from volta.kernelbench.memory import DeviceMemory
 from volta.kernelbench.torchsym import new_run
 from volta.report import kernelbench_report
@@ -367,3 +368,17 @@ def test_call_1_found_equal_first_is_reused_only_for_the_same_elements(honest):
         i["calls"][1][0][2])))
     decided = verify.decide(PROBLEM, {}, OPTIONS, report, zeros, first=settled.first)
     assert decided.verdict == "rejected" and "call 1: the outputs the worker sent differ" in decided.reason
+
+
+def test_a_run_kept_on_the_worker_s_word_for_a_triton_launch_is_still_refused_for_any_other_call():
+    """`values._plan`: a Triton launch (the worker's word, with a note) before a call that takes a value the trace
+    cannot carry: the pass is refused for the second (UNKNOWN), whichever comes first."""
+    launch = ["call", "op:kernelbench/triton_launch:jit_runs_to.<locals>.run@167[launch]", [], None, 5, [], None]
+    opaque = ["call", "op:kernelbench/tensor:SymTensor.__mul__@1", [["?"]], None, 6, [], None]
+    for entries in ([launch, opaque], [opaque, launch]):
+        with pytest.raises(value_replay.Unreplayable) as why:
+            value_replay._plan(entries, {}, {})
+        assert not why.value.kept and "call 1: `SymTensor.__mul__` at line 6" in str(why.value)
+    with pytest.raises(value_replay.Unreplayable) as why:
+        value_replay._plan([launch, ["forward", 2, []], launch], {}, {})
+    assert why.value.kept and "call 1: `jit_runs_to.run[launch]` at line 5" in str(why.value)

@@ -121,33 +121,45 @@ def _rest(machine: Machine) -> None:
 
 
 def _plan(entries: list, index: dict, objects: dict) -> None:
-    """Unreplayable unless every call of forward is one this process replays (see the module docstring)."""
-    call = 1
+    """Unreplayable unless every call of forward is one this process replays (see the module docstring): the
+    first call that makes a pass UNKNOWN, else the first that stays the worker's word (`kept`)."""
+    call, kept = 1, None
     for entry in entries:
         if type(entry) is list and len(entry) == 3 and entry[0] == "forward" and type(entry[1]) is int:
             call = entry[1]
         if not (type(entry) is list and entry and entry[0] == "call" and len(entry) == 7):
             continue                                  # malformed entries are the replay's to reject
-        name, args, line, keywords = entry[1], entry[2], entry[4], entry[5]
-        if not (type(name) is str and name.startswith("op:")):
-            continue                                  # streams and events: `calltrace.races`
-        key = name[3:]
-        if _skipped(key, args, keywords) or key.startswith(EXTENSION_CALL):
-            continue
-        shown = f"call {call}: `{_shown(key)}`"
-        unknown = _objects_in([args, keywords]) - {n for n, o in objects.items() if o is not AMBIGUOUS}
-        if unknown:
-            raise Unreplayable(f"{shown} at line {line} takes a stand-in object ({sorted(unknown)[0]}) that is "
-                               f"not one of the run's own", key.startswith(KEPT) or all(
-                                   n.startswith(KEPT_OBJECTS) for n in unknown))
-        if key not in index:
-            raise Unreplayable(f"{shown} at line {line} is no function this process finds in its stand-in",
-                               key.startswith(KEPT))
-        if index[key] is AMBIGUOUS:
-            raise Unreplayable(f"{shown} at line {line} names more than one function of this process's stand-in")
-        if _opaque_in([args, keywords]):
-            raise Unreplayable(f"{shown} at line {line} takes a value the call trace does not carry (a module, "
-                               f"a callable)")
+        try:
+            _replayable(entry, call, index, objects)
+        except Unreplayable as why:
+            if not why.kept:
+                raise
+            kept = kept or why
+    if kept is not None:
+        raise kept
+
+
+def _replayable(entry: list, call: int, index: dict, objects: dict) -> None:
+    name, args, line, keywords = entry[1], entry[2], entry[4], entry[5]
+    if not (type(name) is str and name.startswith("op:")):
+        return                                        # streams and events: `calltrace.races`
+    key = name[3:]
+    if _skipped(key, args, keywords) or key.startswith(EXTENSION_CALL):
+        return
+    shown = f"call {call}: `{_shown(key)}`"
+    unknown = _objects_in([args, keywords]) - {n for n, o in objects.items() if o is not AMBIGUOUS}
+    if unknown:
+        raise Unreplayable(f"{shown} at line {line} takes a stand-in object ({sorted(unknown)[0]}) that is "
+                           f"not one of the run's own", key.startswith(KEPT) or all(
+                               n.startswith(KEPT_OBJECTS) for n in unknown))
+    if key not in index:
+        raise Unreplayable(f"{shown} at line {line} is no function this process finds in its stand-in",
+                           key.startswith(KEPT))
+    if index[key] is AMBIGUOUS:
+        raise Unreplayable(f"{shown} at line {line} names more than one function of this process's stand-in")
+    if _opaque_in([args, keywords]):
+        raise Unreplayable(f"{shown} at line {line} takes a value the call trace does not carry (a module, "
+                           f"a callable)")
 
 
 def _shown(key: str) -> str:
