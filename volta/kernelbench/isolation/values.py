@@ -1,11 +1,11 @@
-"""Volta's process replays the values of call 1's forward from the candidate's call trace: the outputs it decides
-on are computed here, not sent by the worker (issue 36, docs/sandbox.md "The values, replayed").
+"""Volta's process replays the values of every forward call (1, 2 and 3) from the candidate's call trace: the outputs
+it decides on are computed here, not sent by the worker (issue 36, docs/sandbox.md "The values, replayed").
 
 The candidate's Python runs in its worker, in the interpreter it shares with Volta's stand-in torch: there it can
 write a tensor's elements directly (`y.storage.values[:] = ...`, no call a GPU would run) or swap an op in the
 method table every tensor shares, and the outputs the worker sends are then whatever it likes. The worker's
 call trace (`calltrace.Recorder`) records each TOP-LEVEL call the candidate's code makes into the stand-in
-during call 1's forward, over handles: its function, its arguments (tensors as handles, plain values), and what
+during each forward call (a deferred thread's target's calls at its join), over handles: its function, its arguments (tensors as handles, plain values), and what
 it returned (tensors as handles with their geometry, the plain values the candidate observed: shapes,
 `.item()`, `bool(t)`, comparisons). Here, for one run's evidence (`replay`):
 
@@ -23,16 +23,21 @@ it returned (tensors as handles with their geometry, the plain values the candid
    against the worker's memory (the kernels read this process's values), and no other storage was changed by
    the Python side; the storages it wrote are read back from the machine;
 4. forward's outputs, and its inputs after it, are this process's replay: the worker's must be the same
-   elements (identical, or the same polynomial), else REJECTED.
+   elements (identical, or the same polynomial), else REJECTED; a thread started and not joined at the return
+   is REJECTED (it runs on past forward);
+5. calls 2 and 3 continue the same replay: each on this process's own inputs for the call (in the previous
+   call's input storage where the trace says the harness reused it), the parameter leaves renamed before call
+   3 in the storages taken from `found` (`calls.change_parameters`); each call's outputs, and every output
+   after the last call, checked as in 4.
 
-What is not replayed (the replay is then not made for the run, and the report says why; its values stay the
-worker's word, as before this module): a call that takes or returns tensors and whose function this process
-does not resolve to one function of its stand-in (a Triton launch, a CUDA graph, a thread's start, a clock read
-through `paths`), or whose arguments include a value the trace cannot carry (a module, a callable, a stand-in
-object that is not the run's own); the plain values an extension call returns; the later calls (2 and 3) and
-the precision re-run. Three calls that take and give no tensor and change none are skipped by name
-(`SKIPPED`: an extension's function looked up, an import, a size global read). Which calls were made is the
-worker's word (`calltrace.py`).
+What is not replayed: a call that takes or returns tensors and whose function this process does not resolve to
+one function of its stand-in, or whose arguments include a value the trace cannot carry (a module, a callable, a
+stand-in object that is not the run's own). The replay is then not made (`Unreplayable`), and a passing claim is
+UNKNOWN naming the call (`verify._replayed`) — except where every such call is a Triton launch from Python or a
+CUDA graph (`KEPT`): that run's values stay the worker's word, and the report's note names the call. Never
+replayed: the plain values an extension call returns, the precision re-run. Calls that take and give no tensor
+and change none are skipped by name (`SKIPPED`, `CLOCKS`: an extension's function looked up, an import, a size
+global read, a clock read). Which calls were made is the worker's word (`calltrace.py`).
 """
 from __future__ import annotations
 

@@ -20,6 +20,8 @@ itself (the asked sizes; for `--ragged`, the ragged sizes `check` derives from t
   memory after the call as the worker recorded it;
 - no stream race in call 1, from the candidate's call trace replayed here (`calltrace.py`): its stream and
   event calls made on this process's own stream model, its work and its extensions' host-code streams fed in.
+- every forward call's values replayed here from the same trace (`values.py`): the outputs compared are this
+  process's; a run it cannot replay is UNKNOWN (a Triton launch or a CUDA graph: the worker's word, in a note).
 
 A `--ragged` run said to decide nothing (UNKNOWN, UNSUPPORTED: exit 3, which leaves the command's exit 0) must
 show no difference in the outputs it sent either: a NOT EQUIVALENT hidden there would turn exit 1 into 0.
@@ -32,8 +34,8 @@ raises gets honestly. In the first run (no reference in the worker) a difference
 but the comparison itself (`decide(..., confirm=True)`: the verdict "differs", for `confined.py` to confirm by
 re-running the candidate), and a report that does not pass is settled here (`settle`: inputs and parameters
 unwritten, call 1 compared) before it stands. What is still the worker's word (findings Volta observes while
-the candidate's Python runs: which calls it made, threads, coverage, precision places, clock reads; the torch ops of its
-Python) is listed in docs/sandbox.md.
+the candidate's Python runs: which calls it made, coverage, precision places; the values of a run with a Triton
+launch or a CUDA graph) is listed in docs/sandbox.md.
 """
 from __future__ import annotations
 
