@@ -175,7 +175,9 @@ class Recorder:
         code = frame.f_code
         if not code.co_filename.startswith(guard.VOLTA_DIR):
             return None
-        kind = self._codes.get(code) or self._kind(code)
+        kind = self._codes.get(code)
+        if kind is None:
+            kind = self._kind(code)
         if self._values and (self._open or kind == TRANSPARENT):
             return None                          # part of a recorded call, or a module's own dispatch
         module = os.path.splitext(os.path.basename(code.co_filename))[0]
