@@ -114,6 +114,7 @@ class Recorder:
         self._kept: list = []                  # the tensors and storages handled
         self._start: dict = {}                 # id(storage) -> (storage, its elements when forward began)
         self._threads: dict = {}               # id(thread) -> thread handle
+        self._objects: dict = {}               # id(stand-in object) -> object handle
         self._call = 0                         # the later call being recorded (0: call 1)
 
     def forward(self) -> None:
@@ -295,8 +296,12 @@ class Recorder:
             return ["..."]
         if isinstance(v, Device):
             return ["device", v.type, v.index]
-        if _stand_in(type(v)):             # one of the run's stand-in objects (its `Factories`, say)
-            return ["obj", type(v).__qualname__]
+        if _stand_in(type(v)):             # a stand-in object: the run's (its `Factories`), or one the candidate made
+            n = self._objects.get(id(v))
+            if n is None:
+                n = self._objects[id(v)] = len(self._objects)
+                self._kept.append(v)
+            return ["obj", type(v).__qualname__, n]
         return ["?"]
 
     def _bases(self) -> list:

@@ -128,14 +128,14 @@ def _rest(machine: Machine) -> None:
 def _plan(entries: list, index: dict, objects: dict) -> None:
     """Unreplayable unless every call of forward is one this process replays (see the module docstring): the
     first call that makes a pass UNKNOWN, else the first that stays the worker's word (`kept`)."""
-    call, kept = 1, None
+    call, kept, made = 1, None, set()
     for entry in entries:
         if type(entry) is list and len(entry) == 3 and entry[0] == "forward" and type(entry[1]) is int:
             call = entry[1]
         if not (type(entry) is list and entry and entry[0] == "call" and len(entry) == 7):
             continue                                  # malformed entries are the replay's to reject
         try:
-            _replayable(entry, call, index, objects)
+            _replayable(entry, call, index, objects, made)
         except Unreplayable as why:
             if not why.kept:
                 raise
@@ -144,7 +144,9 @@ def _plan(entries: list, index: dict, objects: dict) -> None:
         raise kept
 
 
-def _replayable(entry: list, call: int, index: dict, objects: dict) -> None:
+def _replayable(entry: list, call: int, index: dict, objects: dict, made: set) -> None:
+    """Unreplayable unless `entry` is a call this process replays. `made`: the object handles a replayed call made
+    before (a constructor's `self`, a result), grown here."""
     name, args, line, keywords = entry[1], entry[2], entry[4], entry[5]
     if not (type(name) is str and name.startswith("op:")):
         return                                        # streams and events: `calltrace.races`
@@ -152,7 +154,12 @@ def _replayable(entry: list, call: int, index: dict, objects: dict) -> None:
     if _skipped(key, args, keywords) or key.startswith(EXTENSION_CALL):
         return
     shown = f"call {call}: `{_shown(key)}`"
-    unknown = _objects_in([args, keywords]) - {n for n, o in objects.items() if o is not AMBIGUOUS}
+    constructed = _constructed(index.get(key), args)
+    if constructed is not None:
+        made.add(constructed)
+    own = {n for n, o in objects.items() if o is not AMBIGUOUS}
+    unknown = {n for n, h in _objects_in([args, keywords]) if h not in made and n not in own}
+    made |= {h for _, h in _objects_in(entry[6])}
     if unknown:
         raise Unreplayable(f"{shown} at line {line} takes a stand-in object ({sorted(unknown)[0]}) that is "
                            f"not one of the run's own", key.startswith(KEPT) or all(
@@ -184,11 +191,36 @@ def _skipped(key: str, args=None, keywords=None) -> bool:
 
 
 def _objects_in(v) -> set:
+    """The (class name, handle) of every stand-in object in an encoded value."""
     if type(v) is list:
-        if len(v) == 2 and v[0] == "obj" and type(v[1]) is str:
-            return {v[1]}
+        if len(v) == 3 and v[0] == "obj" and type(v[1]) is str and type(v[2]) is int:
+            return {(v[1], v[2])}
         return set().union(*(_objects_in(x) for x in v)) if v else set()
     return set()
+
+
+def _constructed(fn, args) -> int | None:
+    """The object handle a constructor call makes: `fn` a stand-in class's `__init__` this process resolves to its
+    class (`_owner`) and `args[0]` (its `self`) an object of that class."""
+    if not isinstance(fn, types.FunctionType) or fn.__name__ != "__init__" or _owner(fn) is None:
+        return None
+    first = args[0] if type(args) is list and args else None
+    if type(first) is list and len(first) == 3 and first[0] == "obj" and first[1] == _owner(fn).__qualname__ \
+            and type(first[2]) is int:
+        return first[2]
+    return None
+
+
+def _owner(fn) -> type | None:
+    """The stand-in class whose `__init__` is `fn`, found from its module by its qualified name (a class made
+    inside a function, such as a run's `CUDAGraph`, is not found)."""
+    path = fn.__qualname__.split(".")[:-1]
+    owner = sys.modules.get(fn.__module__)
+    if not path or "<locals>" in path or owner is None:
+        return None
+    for part in path:
+        owner = getattr(owner, part, None)
+    return owner if isinstance(owner, type) and owner.__dict__.get("__init__") is fn else None
 
 
 def _opaque_in(v) -> bool:
@@ -281,6 +313,7 @@ class _Forward:
         self.handle_of: dict = {}          # device address -> storage handle
         self.forms = RingForms()
         self.threads: dict = {}            # thread handle -> (the line that started it, whether joined)
+        self.handles: dict = {}            # object handle -> this replay's stand-in object
         self.found_storages: list = []     # the storages made from the worker's `found` elements
         self.returned: dict = {}           # call -> its outputs in this replay
         self.input_storages: list = []     # the storages of the current call's inputs
@@ -424,6 +457,10 @@ class _Forward:
 
     # ---- one call ----
     def _call(self, fn, args: list, keywords: list, out, where: str, unobserved: bool) -> None:
+        made = _constructed(fn, args)
+        if made is not None and made not in self.handles:      # a constructor: its `self` made here
+            cls = _owner(fn)
+            self.handles[made] = cls.__new__(cls)
         positional = [self._argument(a, where) for a in args]
         named = {}
         for pair in keywords:
@@ -509,7 +546,10 @@ class _Forward:
             return Ellipsis
         if tag == "device" and len(a) == 3 and type(a[1]) is str and (a[2] is None or type(a[2]) is int):
             return Device(a[1], a[2])
-        if tag == "obj" and len(a) == 2 and self.objects.get(a[1], AMBIGUOUS) is not AMBIGUOUS:
+        if tag == "obj" and len(a) == 3 and type(a[2]) is int and a[2] in self.handles:
+            return self.handles[a[2]]
+        if tag == "obj" and len(a) == 3 and type(a[2]) is int and self.objects.get(a[1], AMBIGUOUS) is not AMBIGUOUS:
+            self.handles[a[2]] = self.objects[a[1]]           # the run's own (its `Factories`)
             return self.objects[a[1]]
         if tag == "h" and len(a) == 2 and type(a[1]) is int:
             return _Handle()
@@ -614,7 +654,14 @@ class _Forward:
                                f"{_brief(value)}")
             for x, v in zip(out[1], value):
                 self._result(x, v, where)
-        elif out == ["?"] or tag in ("h", "obj"):
+        elif tag == "obj" and len(out) == 3 and type(out[1]) is str and type(out[2]) is int:
+            if value is MADE:
+                return
+            known = self.handles.setdefault(out[2], value)
+            if known is not value or type(value).__qualname__ != out[1]:
+                raise Mismatch(f"{where}: the worker's call returned stand-in object {out[2]} ({out[1]}); Volta's "
+                               f"replay returns {_brief(value)}")
+        elif out == ["?"] or tag == "h":
             return                          # a value the trace does not carry: a bound method, a module
         elif value is not MADE:
             expected = self._plain(out, where)
