@@ -32,7 +32,8 @@ it returned (tensors as handles with their geometry, the plain values the candid
 
 What is not replayed: a call that takes or returns tensors and whose function this process does not resolve to
 one function of its stand-in, or whose arguments include a value the trace cannot carry (a module, a callable, a
-stand-in object that is not the run's own). The replay is then not made (`Unreplayable`), and a passing claim is
+stand-in object neither the run's own nor made by a replayed call: a constructor, `_constructed`, or a
+result). The replay is then not made (`Unreplayable`), and a passing claim is
 UNKNOWN naming the call (`verify._replayed`) — except where every such call is a Triton launch from Python or a
 CUDA graph (`KEPT`): that run's values stay the worker's word, and the report's note names the call. Never
 replayed: the plain values an extension call returns, the precision re-run. Calls that take and give no tensor
@@ -162,7 +163,7 @@ def _replayable(entry: list, call: int, index: dict, objects: dict, made: set) -
     made |= {h for _, h in _objects_in(entry[6])}
     if unknown:
         raise Unreplayable(f"{shown} at line {line} takes a stand-in object ({sorted(unknown)[0]}) that is "
-                           f"not one of the run's own", key.startswith(KEPT) or all(
+                           f"neither the run's own nor made by a call replayed before", key.startswith(KEPT) or all(
                                n.startswith(KEPT_OBJECTS) for n in unknown))
     if key not in index:
         raise Unreplayable(f"{shown} at line {line} is no function this process finds in its stand-in",
