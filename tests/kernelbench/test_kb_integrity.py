@@ -126,9 +126,9 @@ def test_values_the_candidate_s_python_forges_in_the_stand_in_are_rejected_by_th
 
 
 def _commuted(text: str) -> str:
-    """text with each product of a constant and x[0] written constant first: a product's arguments print in the
-    order its nodes were made, which depends on what the test worker's process made before."""
-    return re.sub(r"\(x\[0\]\*([0-9/]+)\)", r"(\1*x[0])", text)
+    """text with each product of a constant and x[0] (or x@2[0]) written constant first: a product's arguments
+    print in the order its nodes were made, which depends on what the test worker's process made before."""
+    return re.sub(r"\((x(?:@[0-9])?\[0\])\*([0-9/]+)\)", r"(\2*\1)", text)
 
 
 def test_a_parameter_written_directly_in_forward_and_put_back_is_rejected_by_the_value_replay(capsys, unharmed):
@@ -217,6 +217,18 @@ def test_state_across_calls_forged_in_the_later_calls_is_rejected_by_their_value
     assert (code, r["verdict"]) == (1, "rejected")
     assert "call 2: output 0 element 0" in r["unsupported"]["message"]
     assert "where Volta's replay of the candidate's calls computes (2*x@2[0])" in r["unsupported"]["message"]
+
+
+def test_an_input_kept_past_its_call_reads_stale_values_in_the_replay_as_on_a_gpu(capsys, unharmed):
+    """stale_global_input keeps call 1's input in a module global and computes call 2 from it: the worker hands
+    call 1's input storage to call 2's input (the module holds nothing of it), so the kept tensor reads call 2's
+    values there (EQUIVALENT before); Volta's replay gives call 2's input a new storage, as a GPU whose
+    allocator cannot reuse a live tensor's memory does, and the kept tensor computes call 1's values: REJECTED."""
+    code, r = _check(DATA / "stale_global_input.py", capsys=capsys)
+    assert (code, r["verdict"]) == (1, "rejected")
+    message = _commuted(r["unsupported"]["message"])
+    assert "call 2: output 0 element 0 is select((0 < x@2[0]), x@2[0], (1/4*x@2[0])) in the outputs" in message
+    assert "computes select((0 < x[0]), x[0], (1/4*x[0]))" in message
 
 
 def test_a_copy_kept_current_by_direct_writes_after_the_parameter_change_is_rejected(capsys, unharmed):

@@ -406,8 +406,13 @@ class _Forward:
 
     def _later_inputs(self, call: int, encoded: list) -> None:
         """Call `call`'s inputs: this process's own (`calls.reference_inputs`: every input leaf renamed for the
-        call), each in a new storage or, where the trace says the harness reused it, in the storage of the
-        previous call's same input (the allocator handing the freed address out again)."""
+        call), each in a new storage. Where the trace says the harness reused the previous call's input storage
+        (the worker's `calls.candidate_inputs`: the allocator handing a freed address out again), the storage
+        handle names the new storage from here on, and the tensors made before keep the old one: reuse is right
+        only where nothing still refers to the old tensor, and the worker judges that only by what the module
+        holds (a candidate that keeps call 1's input in a global reads call 2's values there in the worker, and
+        stale ones on a GPU, where the tensor is alive and its memory not reused): so a replay without reuse is
+        always one a GPU can run, and a candidate that reads an old input gets call 1's values here."""
         fresh = S.reference_inputs(self.problem, call)
         if len(encoded) != len(fresh):
             raise Mismatch(f"call {call}: the call trace's inputs are not the problem's")
@@ -430,7 +435,8 @@ class _Forward:
                         and storage.dtype == t.storage.dtype):
                     raise Mismatch(f"{where}: the call trace puts it in a storage that held no input of call "
                                    f"{call - 1}")
-                storage.values[:] = values
+                storage = self.storages[m] = self.session.allocate(values, t.storage.dtype)
+                self.known.add(id(storage))
             elif m == len(self.storages):
                 storage = self.session.allocate(values, t.storage.dtype)
                 self._storage(storage)
