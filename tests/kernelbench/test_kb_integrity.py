@@ -141,7 +141,8 @@ def test_a_parameter_written_directly_in_forward_and_put_back_is_rejected_by_the
     code = cli(["kernelbench", problem, str(DATA / "honest_scale.py"), "--json", *BOUNDS])
     r = json.loads(capsys.readouterr().out)
     assert (code, r["verdict"]) == (0, "equivalent")
-    assert any("each forward call's values replayed here from the candidate's calls in 1 run(s)" in n for n in r["notes"])
+    assert any("each forward call's values replayed here from the candidate's calls in 1 run(s)" in n
+               for n in r["notes"])
     code = cli(["kernelbench", problem, str(DATA / "write_parameter.py"), "--json", *BOUNDS])
     r = json.loads(capsys.readouterr().out)
     assert (code, r["verdict"]) == (1, "rejected")
@@ -179,7 +180,8 @@ def test_an_honest_candidate_that_computes_in_a_joined_thread_is_replayed_and_eq
     code), `is_alive` observed, the thread joined: every call replayed here."""
     code, r = _check(DATA / "honest_thread.py", capsys=capsys)
     assert (code, r["verdict"]) == (0, "equivalent")
-    assert any("each forward call's values replayed here from the candidate's calls in 1 run(s)" in n for n in r["notes"])
+    assert any("each forward call's values replayed here from the candidate's calls in 1 run(s)" in n
+               for n in r["notes"])
 
 
 def test_clock_reads_are_replayed_and_a_forger_behind_them_is_rejected(capsys, unharmed):
@@ -188,7 +190,8 @@ def test_clock_reads_are_replayed_and_a_forger_behind_them_is_rejected(capsys, u
     (EQUIVALENT on the worker's word before)."""
     code, r = _check(DATA / "honest_clock.py", capsys=capsys)
     assert (code, r["verdict"]) == (0, "equivalent")
-    assert any("each forward call's values replayed here from the candidate's calls in 2 run(s)" in n for n in r["notes"])
+    assert any("each forward call's values replayed here from the candidate's calls in 2 run(s)" in n
+               for n in r["notes"])
     code, r = _check(DATA / "clock_then_forge.py", capsys=capsys)
     assert (code, r["verdict"]) == (1, "rejected")
     assert "where Volta's replay of the candidate's calls computes (2*x[0])" in r["unsupported"]["message"]
@@ -264,7 +267,8 @@ def test_an_honest_candidate_that_catches_a_torch_error_is_replayed_and_equivale
     """A call that raised in the worker (and the candidate caught) is one the replay expects to raise."""
     code, r = _check(DATA / "honest_try_except.py", capsys=capsys)
     assert (code, r["verdict"]) == (0, "equivalent")
-    assert any("each forward call's values replayed here from the candidate's calls in 1 run(s)" in n for n in r["notes"])
+    assert any("each forward call's values replayed here from the candidate's calls in 1 run(s)" in n
+               for n in r["notes"])
 
 
 def test_turning_off_the_trace_function_the_call_trace_records_through_is_refused(capsys, unharmed):

@@ -9,7 +9,8 @@ STREAM RACE. This module takes the stream verdict away from that tracker:
   code (directly, or through the standard library's or a package's: the nearest frame that is neither is the
   caller; any code that is not Volta's nor the library's is the candidate's), from the moment its file runs
   (module-level streams, the constructor) to the end of the last forward call (calls 2 and 3 after
-  `["forward", k, inputs]`, for the value replay only). Each is one entry `["call", name, args, result, line]`: `name` is the stream surface's name
+  `["forward", k, inputs]`, for the value replay only). Each is one entry `["call", name, args, result, line]`:
+  `name` is the stream surface's name
   (`cuda.Stream`, `cuda.stream`, `Stream.wait_stream`, `Event.record`, `StreamContext.__enter__`, ...) or
   `op:<module>:<function>` for anything else (a torch function, a tensor method or operator, a layer, an
   extension call); `args` the call's positional parameters, streams, events and stream contexts as handles

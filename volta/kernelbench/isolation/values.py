@@ -5,9 +5,10 @@ The candidate's Python runs in its worker, in the interpreter it shares with Vol
 write a tensor's elements directly (`y.storage.values[:] = ...`, no call a GPU would run) or swap an op in the
 method table every tensor shares, and the outputs the worker sends are then whatever it likes. The worker's
 call trace (`calltrace.Recorder`) records each TOP-LEVEL call the candidate's code makes into the stand-in
-during each forward call (a deferred thread's target's calls at its join), over handles: its function, its arguments (tensors as handles, plain values), and what
-it returned (tensors as handles with their geometry, the plain values the candidate observed: shapes,
-`.item()`, `bool(t)`, comparisons). Here, for one run's evidence (`replay`):
+during each forward call (a deferred thread's target's calls at its join), over handles: its function, its
+arguments (tensors as handles, plain values), and what it returned (tensors as handles with their geometry,
+the plain values the candidate observed: shapes, `.item()`, `bool(t)`, comparisons). Here, for one run's
+evidence (`replay`):
 
 1. the inputs are this process's own (the problem loaded here, `fresh_inputs`), on a fresh stand-in session
    with this process's method table; a storage the trace first meets as an argument (a parameter, a tensor
