@@ -99,10 +99,12 @@ class Unreplayable(Exception):
         self.kept = kept
 
 
-def replay(instance: dict, arch: str, built: dict, problem) -> tuple[Replayed, Unreplayable | None]:
-    """Every extension call of the run replayed on this process's machine, and call 1's forward replayed from
+def replay(instance: dict, arch: str, built: dict, problem, frozen: bool = False) -> tuple[Replayed,
+                                                                                      Unreplayable | None]:
+    """Every extension call of the run replayed on this process's machine, and each forward call replayed from
     its call trace (the module docstring); (what was replayed, None) or, where forward's values could not be
-    replayed, (what was, why not). Mismatch where the worker's record differs from the replay."""
+    replayed, (what was, why not). Mismatch where the worker's record differs from the replay. `frozen`: the
+    worker's report states that the constructor's copies of the parameters follow them on call 3."""
     machine = Machine(instance, arch, built)
     entries = instance["call_trace"]
     start = entries.index(["forward"]) if ["forward"] in entries else None
@@ -110,7 +112,7 @@ def replay(instance: dict, arch: str, built: dict, problem) -> tuple[Replayed, U
     if start is None:
         raise Mismatch("the call trace does not show call 1's forward")
     else:
-        forward = _Forward(instance, machine, problem)
+        forward = _Forward(instance, machine, problem, frozen)
         try:
             _plan(entries[start + 1:], forward.functions, forward.objects)
         except Unreplayable as why:
@@ -303,8 +305,8 @@ def _volta(cls) -> bool:
 # ---------------------------------------------------------------- the replay of forward
 
 class _Forward:
-    def __init__(self, instance: dict, machine: Machine, problem):
-        self.instance, self.machine, self.problem = instance, machine, problem
+    def __init__(self, instance: dict, machine: Machine, problem, frozen: bool = False):
+        self.instance, self.machine, self.problem, self.frozen = instance, machine, problem, frozen
         self.run_ = new_run()
         self.session = self.run_.session
         self.functions, self.objects = _functions(self.run_)
@@ -398,12 +400,15 @@ class _Forward:
         return k
 
     def _parameters_change(self, call: int) -> None:
-        """The harness's new parameters (`calls.change_parameters`, as the worker's `later_calls` writes them into
-        the storages the constructor made): fresh parameter leaves in every storage this replay took from the
-        worker as held before forward (`found`). A storage first met later is found with the worker's elements
-        as that call began (already the new ones)."""
+        """The harness's new parameters (`calls.change_parameters`, as a new state dict writes them): fresh
+        parameter leaves in each storage this replay took from the worker as held before forward (`found`) that
+        holds a parameter's leaves in order (the parameter itself), and in the others that mention one (the
+        constructor's copies: transposed, folded) only where the worker's report states the assumption that they
+        follow (`frozen`, as the worker's `later_calls` makes them follow): without it they keep the old values,
+        as on a GPU. A storage first met later is found with the worker's elements as that call began."""
         leaves = set(self.problem.parameters) | {n for n in self.instance["parameters"] if type(n) is str}
-        S.change_parameters(self.found_storages, leaves, call)
+        S.change_parameters([s for s in self.found_storages if self.frozen or _a_parameter(s.values, leaves)],
+                            leaves, call)
 
     def _later_inputs(self, call: int, encoded: list) -> None:
         """Call `call`'s inputs: this process's own (`calls.reference_inputs`: every input leaf renamed for the
@@ -728,6 +733,17 @@ def _said(what) -> str:
 class _Handle:
     """A stream or event as an argument of a replayed call (`record_stream(s)`): it orders work and changes no
     value; a call that needs more of it raises here, and is REJECTED as a call that does not replay."""
+
+
+def _a_parameter(values, leaves: set) -> bool:
+    """Whether elements are one parameter's leaves in order (`w[0], w[1], ...`): the parameter's own storage (a
+    copy of it made by the constructor reads the same; where one is kept outside the module, it follows here,
+    and on a GPU it does not: docs/sandbox.md)."""
+    first = values[0] if len(values) else None
+    if not (type(first) is E.Expr and first.op is E.VAR and first.data[0] in leaves):
+        return False
+    name = first.data[0]
+    return all(type(v) is E.Expr and v.op is E.VAR and v.data == (name, i) for i, v in enumerate(values))
 
 
 def _ints(v) -> bool:

@@ -127,13 +127,14 @@ def decide(problem_path: str, sizes: dict, options: CheckOptions, report: dict, 
                     for call, outs in sorted(inst["calls"].items()):
                         _compare_call(reference, call, reference.of_call(call), _sent(call, outs), options,
                                       "ragged sizes, ", undecided_ok=True)
-                    _replayed(decided, inst, options, built, where, reference.problem)
+                    _replayed(decided, inst, options, built, where, reference.problem, _frozen(part))
                 continue
             for inst in runs:
                 counts: dict = {}
                 known = first if inst is instances[0] else None
                 decided.calls += _run(reference, inst, options, where, counts, known)
-                _replayed(decided, inst, options, built, where, reference.problem)   # the outputs compared: its
+                _replayed(decided, inst, options, built, where, reference.problem,   # the outputs compared: its
+                          _frozen(part))
                 decided.runs += 1                                                     # replay's, or REJECTED
                 inst["compared"] = counts
         decided.compared = [inst.get("compared", {}) for inst in instances]
@@ -193,7 +194,16 @@ def settle(reference: "_Reference", claim: dict, inst: dict, options: CheckOptio
     return decided
 
 
-def _replayed(decided: Decided, inst: dict, options: CheckOptions, built: dict, where: str, problem) -> None:
+def _frozen(part: dict) -> bool:
+    """Whether the worker's report (one part of it) states the assumption that the constructor's copies of the
+    parameters follow them on call 3 ("parameters frozen after construction"): the value replay makes them
+    follow only then, so a pass that needs it says so."""
+    calls = part.get("calls")
+    return type(calls) is dict and bool(calls.get("frozen_after_construction"))
+
+
+def _replayed(decided: Decided, inst: dict, options: CheckOptions, built: dict, where: str, problem,
+              frozen: bool = False) -> None:
     """Call 1's stream races found from the run's call trace (`calltrace.races`); the run's calls into extensions
     replayed on this process's machine (`replay.py`), and each forward call replayed from the call trace
     (`values.py`): its outputs are this process's, or the claim is REJECTED (they differ) or UNKNOWN (a call
@@ -207,7 +217,7 @@ def _replayed(decided: Decided, inst: dict, options: CheckOptions, built: dict, 
                                          f"call trace ({found[0]} is not ordered before forward returns), and the "
                                          f"worker's report passes it")
     try:
-        done, not_replayed = value_replay.replay(inst, options.arch, built, problem)
+        done, not_replayed = value_replay.replay(inst, options.arch, built, problem, frozen)
     except replay.Mismatch as m:
         raise _Contradiction(m.verdict, f"{where}{m.reason}" + (", and the worker's report passes it"
                                                                if m.verdict == "rejected" else "")) from None
