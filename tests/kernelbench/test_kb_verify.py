@@ -382,3 +382,14 @@ def test_a_run_kept_on_the_worker_s_word_for_a_triton_launch_is_still_refused_fo
     with pytest.raises(value_replay.Unreplayable) as why:
         value_replay._plan([launch, ["forward", 2, []], launch], {}, {})
     assert why.value.kept and "call 1: `jit_runs_to.run[launch]` at line 5" in str(why.value)
+
+
+def test_a_storage_is_read_as_a_parameter_only_when_it_holds_the_parameter_s_leaves_in_order():
+    """`values._a_parameter`: a storage holding `w[0], w[1], ...` in order is the parameter (the replay renames
+    it before call 3); a transposed or folded copy is not (renamed only under the report's stated assumption)."""
+    w = [E.var("w", i) for i in range(4)]
+    assert value_replay._a_parameter(np.array(w, dtype=object), {"w"})
+    assert not value_replay._a_parameter(np.array([w[0], w[2], w[1], w[3]], dtype=object), {"w"})
+    assert not value_replay._a_parameter(np.array([E.mul(w[0], E.const(2))] + w[1:], dtype=object), {"w"})
+    assert not value_replay._a_parameter(np.array(w, dtype=object), {"v"})
+    assert not value_replay._a_parameter(np.array([], dtype=object), {"w"})
