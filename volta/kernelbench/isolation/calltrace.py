@@ -117,6 +117,7 @@ class Recorder:
         self._threads: dict = {}               # id(thread) -> thread handle
         self._objects: dict = {}               # id(stand-in object) -> object handle
         self._call = 0                         # the later call being recorded (0: call 1)
+        self._quiet = False                    # a later call: the trace function is this recorder's alone
 
     def forward(self) -> None:
         self.entries.append(["forward"])
@@ -154,6 +155,8 @@ class Recorder:
         stack = contextlib.ExitStack()
         stack.enter_context(streams.deferred_threads(path))
         stack.enter_context(self.tracing())
+        stack.callback(setattr, self, "_quiet", False)
+        self._quiet = True
         return stack
 
     def tracing(self):
@@ -202,6 +205,12 @@ class Recorder:
         values_mode = self._values and not threaded       # a join's target: its calls are top-level calls
         if values_mode:
             self._open += 1
+            if self._quiet:
+                # Nothing inside a recorded call is recorded: until it returns, each new frame meets a builtin
+                # that answers None (`getattr(frame, "call", None)`: no local trace) instead of `entered`, which
+                # a later call's heavy stand-in ops (a Python call per element expression) would pay for at every
+                # frame. This frame's own trace function still gets its return.
+                sys.settrace(getattr)
 
         raised = []
 
@@ -212,6 +221,8 @@ class Recorder:
                 entry[3] = self._encoded(arg) if isinstance(arg, HANDLED) else None
                 if values_mode:
                     self._open -= 1
+                    if self._quiet and not self._open:
+                        sys.settrace(self.entered)
                 if values_mode or threaded:
                     # (None after an exception: raised, or caught inside and returned None)
                     entry[6] = ["raised"] if raised and arg is None else self._value(arg, False)
