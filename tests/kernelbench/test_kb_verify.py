@@ -16,6 +16,7 @@ from volta.config import IntegerInputs
 from volta.kernelbench.check import CheckOptions, check
 from volta.kernelbench.evidence import Evidence
 from volta.kernelbench.isolation import process, verify, wire
+from volta.kernelbench.isolation import values as value_replay
 from volta.kernelbench.memory import DeviceMemory
 from volta.kernelbench.torchsym import new_run
 from volta.report import kernelbench_report
@@ -81,10 +82,12 @@ def _forged_source(ext):
     (lambda i: _memory(i["host_calls"][0])[-1][3].__setitem__(0, E.const(0)),
      "extension call 1 (`integrity_leaky.leaky`): the worker's machine left 0 in `torch::empty#1` element 0, "
      "where Volta's own replay of the call computes select"),
+    # the memory forward call 2's extension call reads, changed: its input there is not the call's input
     (lambda i: _memory(i["host_calls"][1], "before")[0][3].__setitem__(3, E.const(1)),
-     "extension call 2 (`integrity_leaky.leaky`): the worker's machine left"),
+     "call 2: `ExtensionModule.__getattr__.call[leaky, Host, integrity_leaky]` at line 32: before extension call "
+     "2: `x` element 3 is 1 in the worker's memory, where Volta's replay of the candidate's calls computes x@2[3]"),
     (lambda i: i["extensions"].clear(), "whose sources the worker did not send"),
-    (lambda i: _launch(i["host_calls"][0]).__setitem__("grid", [0, 1]), "the recorded trace is malformed"),
+    (lambda i: _launch(i["host_calls"][0]).__setitem__("grid", [0, 1]), "trace is malformed"),
     (lambda i: _launch(i["host_calls"][2]).__setitem__("kernel", "_Z5otherv"), "its replay here stopped"),
     (lambda i: _memory(i["host_calls"][0]).pop(), "and its replay here hold other allocations"),
     (lambda i: i["host_calls"][0]["trace"].append({"e": "teleport"}), "unknown event 'teleport'"),
@@ -107,7 +110,8 @@ def _on_a_side_stream(trace):
 
 @pytest.mark.parametrize("change, why", [
     (lambda i: i["call_trace"].clear(), "the call trace does not show call 1's forward"),
-    (lambda i: i["call_trace"].append(["call", "Stream.wait_stream", [["h", 99]], None, 1, [], None]),
+    (lambda i: i["call_trace"].insert(i["call_trace"].index(["forward"]) + 1,
+                                      ["call", "Stream.wait_stream", [["h", 99]], None, 1, [], None]),
      "no stream or event an earlier call made"),
     (lambda i: _on_a_side_stream(i["call_trace"]),
      "call 1: Volta's process finds a STREAM RACE from the candidate's call trace (`ExtensionModule"),
@@ -121,13 +125,22 @@ def test_a_call_trace_that_is_malformed_or_shows_a_race_is_rejected(honest_kerne
 
 def test_the_honest_kernel_s_call_trace_shows_its_calls_and_its_extension_calls(honest_kernel):
     """Call 1's forward (`ext.leaky(x)` at line 32): the extension function's call, then the extension call it
-    made (the first of the run's recorded host calls)."""
+    made (the first of the run's recorded host calls); calls 2 and 3 follow, each on its inputs (new handles;
+    call 2's in call 1's input storage, which the harness reuses), with its own extension call."""
     _, instances = honest_kernel
     trace = instances[0]["call_trace"]
     forward = trace[trace.index(["forward"]) + 1:]
-    called = [e[1] for e in forward if e[0] == "call"]
+    ends = [k for k, e in enumerate(forward) if e[0] == "return"]
+    assert [e[2] for e in forward if e[0] == "return"] == [0, 2, 3]
+    first = forward[:ends[0] + 1]
+    called = [e[1] for e in first if e[0] == "call"]
     assert called[-1].startswith("op:kernelbench/engine:ExtensionModule.__getattr__.<locals>.call@")
-    assert forward[-2][:4] == ["host", 0, 1, 32] and forward[-1][0] == "return"
+    assert first[-2][:4] == ["host", 0, 1, 32] and first[-1][0] == "return"
+    later = [e for e in forward if e[0] == "forward"]
+    assert [e[:2] for e in later] == [["forward", 2], ["forward", 3]]
+    (_, n, shape, _, _, _, storage, found), = later[0][2]
+    assert (storage, found) == (0, -1) and n > 0          # call 1's input storage (handle 0), reused
+    assert [e[:3] for e in forward if e[0] == "host"] == [["host", 0, 1], ["host", 1, 2], ["host", 2, 3]]
 
 
 def test_an_extension_the_build_cache_lacks_is_not_compiled_here_and_nothing_is_claimed(honest_kernel):
@@ -355,3 +368,28 @@ def test_call_1_found_equal_first_is_reused_only_for_the_same_elements(honest):
         i["calls"][1][0][2])))
     decided = verify.decide(PROBLEM, {}, OPTIONS, report, zeros, first=settled.first)
     assert decided.verdict == "rejected" and "call 1: the outputs the worker sent differ" in decided.reason
+
+
+def test_a_run_kept_on_the_worker_s_word_for_a_triton_launch_is_still_refused_for_any_other_call():
+    """`values._plan`: a Triton launch (the worker's word, with a note) before a call that takes a value the trace
+    cannot carry: the pass is refused for the second (UNKNOWN), whichever comes first."""
+    launch = ["call", "op:kernelbench/triton_launch:jit_runs_to.<locals>.run@167[launch]", [], None, 5, [], None]
+    opaque = ["call", "op:kernelbench/tensor:SymTensor.__mul__@1", [["?"]], None, 6, [], None]
+    for entries in ([launch, opaque], [opaque, launch]):
+        with pytest.raises(value_replay.Unreplayable) as why:
+            value_replay._plan(entries, {}, {})
+        assert not why.value.kept and "call 1: `SymTensor.__mul__` at line 6" in str(why.value)
+    with pytest.raises(value_replay.Unreplayable) as why:
+        value_replay._plan([launch, ["forward", 2, []], launch], {}, {})
+    assert why.value.kept and "call 1: `jit_runs_to.run[launch]` at line 5" in str(why.value)
+
+
+def test_a_storage_is_read_as_a_parameter_only_when_it_holds_the_parameter_s_leaves_in_order():
+    """`values._a_parameter`: a storage holding `w[0], w[1], ...` in order is the parameter (the replay renames
+    it before call 3); a transposed or folded copy is not (renamed only under the report's stated assumption)."""
+    w = [E.var("w", i) for i in range(4)]
+    assert value_replay._a_parameter(np.array(w, dtype=object), {"w"})
+    assert not value_replay._a_parameter(np.array([w[0], w[2], w[1], w[3]], dtype=object), {"w"})
+    assert not value_replay._a_parameter(np.array([E.mul(w[0], E.const(2))] + w[1:], dtype=object), {"w"})
+    assert not value_replay._a_parameter(np.array(w, dtype=object), {"v"})
+    assert not value_replay._a_parameter(np.array([], dtype=object), {"w"})

@@ -327,7 +327,16 @@ def later_calls(seq: Sequence, timeout_ms: int, progress=None) -> CallsResult:
                               else (fresh, []))
             result.reused[call] = [problem.input_names[j] for j in reused]
             before = [_snapshot(outs) for _, outs in returned]
-            cand_outs = C.forward(seq.model, inputs, seq.run)
+            recorder = getattr(seq.evidence, "recorder", None)
+            if recorder is None:
+                cand_outs = C.forward(seq.model, inputs, seq.run)
+            else:                        # the confined worker: the call's calls recorded for Volta's process
+                try:
+                    with recorder.calling(call, inputs, seq.path):
+                        cand_outs = C.forward(seq.model, inputs, seq.run)
+                finally:
+                    recorder.settle()
+                recorder.returned(cand_outs)
             if seq.evidence is not None:
                 seq.evidence.call(call, cand_outs)
             result.aliased = [a for (j, outs), old in zip(returned, before)

@@ -332,6 +332,8 @@ def _run_candidate(report, problem: Problem, run, host: Host, path: str, require
     needs the reference's own writes; else Volta's process judges it from the evidence)."""
     model = inputs = made = None
     recorder = None if host.record is None else calltrace.Recorder(host.record, host, run.session)
+    if recorder is not None:
+        host.record.recorder = recorder        # the later calls extend its trace (`calls.later_calls`)
     try:
         with recorder.tracing() if recorder is not None else contextlib.nullcontext():
             namespace = C.execute_file(path, problem, run)

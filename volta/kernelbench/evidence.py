@@ -20,10 +20,11 @@ One `Instance` per single-size, single-path check (`check._check_once`: the size
   changed (after), and the written symbols. Volta's process replays each trace on its own machine from the
   memory so kept (`isolation/replay.py`): what the kernels computed is then its own, not the worker's word;
 - `call_trace`: every call the candidate's own frames made into the stand-in, from its file's run to the end of
-  call 1's forward, over handles (`isolation/calltrace.py`): Volta's process replays its streams and events and
-  finds call 1's stream races itself, and replays call 1's values (`isolation/values.py`): `found` holds the
-  elements, as forward began, of each storage the trace first meets as an argument (the constructor's tensors,
-  the parameters), `forward_memory` what the Python side changed in the extensions' memory before forward.
+  its last forward call, over handles (`isolation/calltrace.py`): Volta's process replays its streams and events
+  and finds call 1's stream races itself, and replays each call's values (`isolation/values.py`): `found` holds
+  the elements, as the call began, of each storage the trace first meets as an argument (the constructor's
+  tensors, the parameters), `forward_memory` what the Python side changed in the extensions' memory before
+  call 1's forward.
 
 Each output is read when its call returns and again once the last call returned (`after_calls`): an output a
 later call overwrote is seen so (OUTPUT ALIASED).
@@ -89,6 +90,7 @@ class Instance:
     forward_memory: list | None = None                # the extensions' memory changed from the last extension call
                                                       # to call 1's forward (DeviceMemory.changed)
     report: object = None                             # the check's report of this run (never sent)
+    recorder: object = None       # the call trace's recorder (calltrace.Recorder): the later calls extend it (never sent)
     ask: object = None            # the first run's only: call 1 decided before the later calls (Evidence.ask)
 
     def extension(self, ext) -> None:

@@ -8,7 +8,9 @@ STREAM RACE. This module takes the stream verdict away from that tracker:
 - **In the worker** (`Recorder`), a trace function sees every call the candidate's own frames make into Volta's
   code (directly, or through the standard library's or a package's: the nearest frame that is neither is the
   caller; any code that is not Volta's nor the library's is the candidate's), from the moment its file runs
-  (module-level streams, the constructor) to the end of call 1's forward. Each is one entry `["call", name, args, result, line]`: `name` is the stream surface's name
+  (module-level streams, the constructor) to the end of the last forward call (calls 2 and 3 after
+  `["forward", k, inputs]`, for the value replay only). Each is one entry `["call", name, args, result, line]`:
+  `name` is the stream surface's name
   (`cuda.Stream`, `cuda.stream`, `Stream.wait_stream`, `Event.record`, `StreamContext.__enter__`, ...) or
   `op:<module>:<function>` for anything else (a torch function, a tensor method or operator, a layer, an
   extension call); `args` the call's positional parameters, streams, events and stream contexts as handles
@@ -35,9 +37,11 @@ refused (`guard.py`).
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sys
+import threading
 
 import numpy as np
 
@@ -49,7 +53,7 @@ from volta.kernelbench.tensor import SymTensor
 from volta.kernelbench.torchsym.methods import Device
 
 PLAIN = (type(None), bool, int, float, str)
-VOLTA, LIBRARY, CANDIDATE, TRANSPARENT = 0, 1, 2, 3
+VOLTA, LIBRARY, CANDIDATE, TRANSPARENT, THREAD = 0, 1, 2, 3, 4
 # the stand-in's nn modules and autograd functions: their frames dispatch to the candidate's code and to ops
 TRANSPARENT_FILES = {os.path.join("kernelbench", "torchsym", f) for f in ("module.py", "layers.py", "autograd.py")}
 
@@ -66,6 +70,10 @@ SURFACE = {
        for m in ("record", "wait", "synchronize", "query", "elapsed_time")},
     **{("streams", f"StreamContext.{m}"): f"StreamContext.{m}" for m in ("__enter__", "__exit__")},
 }
+# the deferred host threads' surface (`streams.deferred_threads`): recorded by these names, never a call of its own
+THREADS = {f"deferred_threads.<locals>.deferred_{m}": f"thread.{n}" for m, n in (
+    ("start", "start"), ("join", "join"), ("alive", "is_alive"))}
+THREAD_NAMES = set(THREADS.values())
 NO_EFFECT = {"Stream.query", "Stream.__eq__", "Stream.__hash__", "Stream.__repr__", "Event.query",
              "Event.elapsed_time"}
 HANDLED = (streams.Stream, streams.Event, streams.StreamContext)
@@ -84,7 +92,12 @@ class Recorder:
     only the TOP-LEVEL calls: a call made while an earlier recorded call has not returned (the candidate's
     lambda that a patched method runs, say) is part of that call, not a call of its own. Frames of the
     stand-in's modules and autograd functions (`TRANSPARENT`) are looked through as library frames are: what
-    a module's forward calls is the candidate's call."""
+    a module's forward calls is the candidate's call.
+
+    A host thread started in forward is deferred to its `join` (`streams.deferred_threads`), where its target
+    runs: `thread.start`, `thread.join` and `thread.is_alive` are recorded over a thread handle `["thread", n]`,
+    and the join is no call of its own: the target's calls into the stand-in are recorded as top-level calls
+    after it, in the order the worker made them (the join's frame is looked through as a module's is)."""
 
     def __init__(self, record, host=None, session=None):
         self.record = record                   # evidence.Instance: its host_calls grow with each extension call
@@ -101,6 +114,10 @@ class Recorder:
         self._storages: dict = {}              # id(storage) -> storage handle
         self._kept: list = []                  # the tensors and storages handled
         self._start: dict = {}                 # id(storage) -> (storage, its elements when forward began)
+        self._threads: dict = {}               # id(thread) -> thread handle
+        self._objects: dict = {}               # id(stand-in object) -> object handle
+        self._call = 0                         # the later call being recorded (0: call 1)
+        self._quiet = False                    # a later call: the trace function is this recorder's alone
 
     def forward(self) -> None:
         self.entries.append(["forward"])
@@ -114,11 +131,33 @@ class Recorder:
             self._value(t, False)
         self._values = True
 
+    def later(self, call: int, inputs: list) -> None:
+        """Call `call` (2, 3) of forward begins on `inputs` (`calls.later_calls`): `["forward", call, inputs]`,
+        the inputs as handles (a storage of an earlier call's input that the harness reuses keeps its handle);
+        a storage first met from here on is `found` with its elements as this call began."""
+        if self.session is None:
+            return
+        self._start = {id(s): (s, s.values.copy()) for s in list(self.session.live)}
+        self.entries.append(["forward", call, [self._value(t, False) for t in inputs]])
+        self._call = call
+        self._values = True
+
     def returned(self, outputs) -> None:
-        """Forward returned `outputs` (its value replay ends here)."""
+        """Forward returned `outputs` (this call's value replay ends here)."""
         if self._values:
-            self.entries.append(["return", [self._value(o, True) for o in outputs], 0])
+            self.entries.append(["return", [self._value(o, True) for o in outputs], self._call])
         self._values = False
+
+    def calling(self, call: int, inputs: list, path: str):
+        """The context of a later call's forward: recorded as call 1's is (its threads deferred to their join,
+        the trace function on); `returned` and `settle` after it."""
+        self.later(call, inputs)
+        stack = contextlib.ExitStack()
+        stack.enter_context(streams.deferred_threads(path))
+        stack.enter_context(self.tracing())
+        stack.callback(setattr, self, "_quiet", False)
+        self._quiet = True
+        return stack
 
     def tracing(self):
         return _Tracing(self.entered)
@@ -131,7 +170,9 @@ class Recorder:
             kind = self._codes.get(back.f_code)
             if kind is None:
                 kind = self._kind(back.f_code)
-            if kind != LIBRARY and not (kind == TRANSPARENT and self._values):
+            if kind == THREAD and back is frame.f_back:
+                return None                      # the deferred threads' own helpers (a target runs in `Thread.run`)
+            if kind != LIBRARY and not (kind in (TRANSPARENT, THREAD) and self._values):
                 break
             back = back.f_back
         if back is None or kind != CANDIDATE:
@@ -139,10 +180,15 @@ class Recorder:
         code = frame.f_code
         if not code.co_filename.startswith(guard.VOLTA_DIR):
             return None
-        if self._values and (self._open or (self._codes.get(code) or self._kind(code)) == TRANSPARENT):
+        kind = self._codes.get(code)
+        if kind is None:
+            kind = self._kind(code)
+        if self._values and (self._open or kind == TRANSPARENT):
             return None                          # part of a recorded call, or a module's own dispatch
         module = os.path.splitext(os.path.basename(code.co_filename))[0]
-        name = SURFACE.get((module, code.co_qualname)) or f"op:{key_of(code, frame)}"
+        threaded = kind == THREAD and self._values
+        name = (THREADS[code.co_qualname] if threaded else
+                SURFACE.get((module, code.co_qualname)) or f"op:{key_of(code, frame)}")
         positional = code.co_varnames[:code.co_argcount]
         values = [frame.f_locals.get(v) for v in positional]
         rest = code.co_argcount + code.co_kwonlyargcount
@@ -156,9 +202,15 @@ class Recorder:
                  [[k, encoded(v, True)] for k, v in keywords.items()], None]
         self.entries.append(entry)
         frame.f_trace_lines = False
-        values_mode = self._values
+        values_mode = self._values and not threaded       # a join's target: its calls are top-level calls
         if values_mode:
             self._open += 1
+            if self._quiet:
+                # Nothing inside a recorded call is recorded: until it returns, each new frame meets a builtin
+                # that answers None (`getattr(frame, "call", None)`: no local trace) instead of `entered`, which
+                # a later call's heavy stand-in ops (a Python call per element expression) would pay for at every
+                # frame. This frame's own trace function still gets its return.
+                sys.settrace(getattr)
 
         raised = []
 
@@ -169,6 +221,9 @@ class Recorder:
                 entry[3] = self._encoded(arg) if isinstance(arg, HANDLED) else None
                 if values_mode:
                     self._open -= 1
+                    if self._quiet and not self._open:
+                        sys.settrace(self.entered)
+                if values_mode or threaded:
                     # (None after an exception: raised, or caught inside and returned None)
                     entry[6] = ["raised"] if raised and arg is None else self._value(arg, False)
                 made = len(self.record.host_calls)
@@ -186,14 +241,17 @@ class Recorder:
             self._attributed = made
 
     def _kind(self, code) -> int:
-        """VOLTA, TRANSPARENT (the stand-in's modules and autograd functions: looked through in forward),
+        """VOLTA, TRANSPARENT (the stand-in's modules and autograd functions: looked through in forward), THREAD
+        (the deferred threads' start, join and is_alive: recorded, and looked through to the join's target),
         LIBRARY (the standard library, installed packages: looked through to their caller, so that
         `ExitStack.enter_context(torch.cuda.stream(s))` is the candidate's call), or CANDIDATE: any other code
         (its file's, and code it compiled under another name), as the audit hook tells the candidate
         (`guard.culprit`)."""
         name = code.co_filename
+        inside = name[len(guard.VOLTA_DIR):]
         kind = self._codes[code] = (
-            (TRANSPARENT if name[len(guard.VOLTA_DIR):] in TRANSPARENT_FILES else VOLTA)
+            (TRANSPARENT if inside in TRANSPARENT_FILES else
+             THREAD if inside == os.path.join("kernelbench", "streams.py") and code.co_qualname in THREADS else VOLTA)
             if name.startswith(guard.VOLTA_DIR) else
             LIBRARY if name.startswith(guard.LIBRARY_DIRS) or name.startswith("<frozen ") else CANDIDATE)
         return kind
@@ -235,6 +293,11 @@ class Recorder:
             return self._value(v.item(), argument, depth)
         if isinstance(v, HANDLED):
             return self._encoded(v)
+        if isinstance(v, threading.Thread):
+            if id(v) not in self._threads:
+                self._threads[id(v)] = len(self._threads)
+                self._kept.append(v)
+            return ["thread", self._threads[id(v)]]
         if depth < 3 and isinstance(v, (tuple, list)):
             return ["tuple" if isinstance(v, tuple) else "list", [self._value(x, argument, depth + 1) for x in v]]
         if isinstance(v, DType):
@@ -245,8 +308,12 @@ class Recorder:
             return ["..."]
         if isinstance(v, Device):
             return ["device", v.type, v.index]
-        if _stand_in(type(v)):             # one of the run's stand-in objects (its `Factories`, say)
-            return ["obj", type(v).__qualname__]
+        if _stand_in(type(v)):             # a stand-in object: the run's (its `Factories`), or one the candidate made
+            n = self._objects.get(id(v))
+            if n is None:
+                n = self._objects[id(v)] = len(self._objects)
+                self._kept.append(v)
+            return ["obj", type(v).__qualname__, n]
         return ["?"]
 
     def _bases(self) -> list:
@@ -338,6 +405,8 @@ def races(entries, host_calls: list) -> list:
             ordering.begin()
             forward = True
             continue
+        if forward and type(entry) is list and len(entry) == 3 and entry[0] == "forward":
+            break                     # a later call of forward: its values are replayed (values.py), not its streams
         if type(entry) is list and len(entry) == 3 and entry[0] == "return":
             continue                  # forward's outputs: the value replay's (values.py)
         if type(entry) is list and len(entry) == 5 and entry[0] == "host" and all(type(x) is int for x in entry[1:4]):
@@ -353,6 +422,8 @@ def races(entries, host_calls: list) -> list:
             raise BadTrace(f"{where} is malformed")
         _, name, args, result, line, _, _ = entry
         where = f"{where} (`{name}` at line {line})"
+        if name in THREAD_NAMES:
+            continue                  # a join's target: its calls follow it as top-level calls
         if name.startswith("op:"):
             if result is not None:
                 raise BadTrace(f"{where}: a call outside the stream surface returned a stream or event, which "

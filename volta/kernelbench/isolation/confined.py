@@ -527,9 +527,9 @@ def _passed(answer: Confined, decided: verify.Decided, missing: list, printed: s
 def _verified(decided: verify.Decided) -> str:
     replayed = (f"; {decided.host_calls} extension call(s) ({decided.launches} launch(es)) replayed on its own "
                 f"machine from the candidate's source" if decided.host_calls else "")
-    values = (f"; call 1's values replayed here from the candidate's calls in {decided.values} run(s)"
+    values = (f"; each forward call's values replayed here from the candidate's calls in {decided.values} run(s)"
               if decided.values else "")
-    left = (f"; call 1's values NOT replayed here (the worker's word) in {len(decided.not_replayed)} run(s): "
+    left = (f"; forward's values NOT replayed here (the worker's word) in {len(decided.not_replayed)} run(s): "
             f"{decided.not_replayed[0]}" if decided.not_replayed else "")
     return (f"decided in Volta's process, outside the candidate's worker: {decided.calls} forward call(s) of "
             f"{decided.runs} run(s) compared with the reference run here{replayed}{values}{left} "

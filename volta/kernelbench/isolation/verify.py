@@ -20,6 +20,8 @@ itself (the asked sizes; for `--ragged`, the ragged sizes `check` derives from t
   memory after the call as the worker recorded it;
 - no stream race in call 1, from the candidate's call trace replayed here (`calltrace.py`): its stream and
   event calls made on this process's own stream model, its work and its extensions' host-code streams fed in.
+- every forward call's values replayed here from the same trace (`values.py`): the outputs compared are this
+  process's; a run it cannot replay is UNKNOWN (a Triton launch or a CUDA graph: the worker's word, in a note).
 
 A `--ragged` run said to decide nothing (UNKNOWN, UNSUPPORTED: exit 3, which leaves the command's exit 0) must
 show no difference in the outputs it sent either: a NOT EQUIVALENT hidden there would turn exit 1 into 0.
@@ -32,8 +34,8 @@ raises gets honestly. In the first run (no reference in the worker) a difference
 but the comparison itself (`decide(..., confirm=True)`: the verdict "differs", for `confined.py` to confirm by
 re-running the candidate), and a report that does not pass is settled here (`settle`: inputs and parameters
 unwritten, call 1 compared) before it stands. What is still the worker's word (findings Volta observes while
-the candidate's Python runs: which calls it made, threads, coverage, precision places, clock reads; the torch ops of its
-Python) is listed in docs/sandbox.md.
+the candidate's Python runs: which calls it made, coverage, precision places; the values of a run with a Triton
+launch or a CUDA graph) is listed in docs/sandbox.md.
 """
 from __future__ import annotations
 
@@ -125,13 +127,14 @@ def decide(problem_path: str, sizes: dict, options: CheckOptions, report: dict, 
                     for call, outs in sorted(inst["calls"].items()):
                         _compare_call(reference, call, reference.of_call(call), _sent(call, outs), options,
                                       "ragged sizes, ", undecided_ok=True)
-                    _replayed(decided, inst, options, built, where, reference.problem)
+                    _replayed(decided, inst, options, built, where, reference.problem, _frozen(part))
                 continue
             for inst in runs:
                 counts: dict = {}
                 known = first if inst is instances[0] else None
                 decided.calls += _run(reference, inst, options, where, counts, known)
-                _replayed(decided, inst, options, built, where, reference.problem)   # the outputs compared: its
+                _replayed(decided, inst, options, built, where, reference.problem,   # the outputs compared: its
+                          _frozen(part))
                 decided.runs += 1                                                     # replay's, or REJECTED
                 inst["compared"] = counts
         decided.compared = [inst.get("compared", {}) for inst in instances]
@@ -191,20 +194,20 @@ def settle(reference: "_Reference", claim: dict, inst: dict, options: CheckOptio
     return decided
 
 
-def _replayed(decided: Decided, inst: dict, options: CheckOptions, built: dict, where: str, problem) -> None:
-    """The run's calls into extensions, replayed on this process's machine (`replay.py`), and call 1's forward
-    replayed from its call trace (`values.py`): its outputs are this process's."""
-    try:
-        done, not_replayed = value_replay.replay(inst, options.arch, built, problem)
-    except replay.Mismatch as m:
-        raise _Contradiction(m.verdict, f"{where}{m.reason}" + (", and the worker's report passes it"
-                                                               if m.verdict == "rejected" else "")) from None
-    decided.host_calls += done.calls
-    decided.launches += done.launches
-    if not_replayed is None:
-        decided.values += 1
-    else:
-        decided.not_replayed.append(f"{where}{not_replayed}")
+def _frozen(part: dict) -> bool:
+    """Whether the worker's report (one part of it) states the assumption that the constructor's copies of the
+    parameters follow them on call 3 ("parameters frozen after construction"): the value replay makes them
+    follow only then, so a pass that needs it says so."""
+    calls = part.get("calls")
+    return type(calls) is dict and bool(calls.get("frozen_after_construction"))
+
+
+def _replayed(decided: Decided, inst: dict, options: CheckOptions, built: dict, where: str, problem,
+              frozen: bool = False) -> None:
+    """Call 1's stream races found from the run's call trace (`calltrace.races`); the run's calls into extensions
+    replayed on this process's machine (`replay.py`), and each forward call replayed from the call trace
+    (`values.py`): its outputs are this process's, or the claim is REJECTED (they differ) or UNKNOWN (a call
+    this process does not replay, other than a Triton launch or a CUDA graph, whose run keeps a note)."""
     try:
         found = calltrace.races(inst["call_trace"], inst["host_calls"])
     except calltrace.BadTrace as bad:
@@ -213,6 +216,20 @@ def _replayed(decided: Decided, inst: dict, options: CheckOptions, built: dict, 
         raise _Contradiction("rejected", f"{where}call 1: Volta's process finds a STREAM RACE from the candidate's "
                                          f"call trace ({found[0]} is not ordered before forward returns), and the "
                                          f"worker's report passes it")
+    try:
+        done, not_replayed = value_replay.replay(inst, options.arch, built, problem, frozen)
+    except replay.Mismatch as m:
+        raise _Contradiction(m.verdict, f"{where}{m.reason}" + (", and the worker's report passes it"
+                                                               if m.verdict == "rejected" else "")) from None
+    decided.host_calls += done.calls
+    decided.launches += done.launches
+    if not_replayed is None:
+        decided.values += 1
+    elif not_replayed.kept:          # a Triton launch, a CUDA graph: the worker's word, said in the note
+        decided.not_replayed.append(f"{where}{not_replayed}")
+    else:
+        raise _Contradiction("unknown", f"{where}{not_replayed}, so Volta's process cannot replay the run's "
+                                        f"values, and a pass would rest on the worker's word; nothing is claimed")
 
 
 def _ragged(problem_path: str, sizes: dict, main: "_Reference", options: CheckOptions) -> "_Reference":

@@ -5,8 +5,8 @@ import torch.nn as nn
 
 
 class ModelNew(nn.Module):
-    """patch_stand_in_op.py with a thread started and joined in forward: a call the value replay does not
-    reproduce, so this run's values stay the worker's word (docs/sandbox.md, "The values, replayed")."""
+    """patch_stand_in_op.py with a thread started and joined in forward (once a call the value replay did not
+    reproduce, which left this run's values the worker's word; now replayed: docs/sandbox.md)."""
 
     def forward(self, x):
         worker = threading.Thread(target=lambda: None)
