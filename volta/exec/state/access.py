@@ -11,7 +11,7 @@ import numpy as np
 from volta.errors import Unsupported
 from volta.exec import findings as F
 from volta.exec.races import memmodel, ordering, replicas
-from volta.exec.state.memory import GENERIC_LOCAL, GENERIC_SHARED, KERNEL_PARAM_BASE, PagedArray
+from volta.exec.state.memory import GENERIC_LOCAL, GENERIC_SHARED, KERNEL_PARAM_BASE, REGION_SHIFT, PagedArray
 from volta.ir import spin
 from volta.ir.structparams import describe
 from volta.launch.spec import DTYPES
@@ -37,6 +37,53 @@ def addresses(m, op, operand: ast.Address, lanes):
 
 def resolve(m, op, space, addr, lanes, size, write):
     """Group lanes by (space, region): yields (region, lane positions, offsets)."""
+    one = _one_region(m, space, addr, lanes, size)
+    if one is not None:
+        return one
+    return _resolve_lanes(m, op, space, addr, lanes, size, write)
+
+
+_WINDOWS = {0: (".global", 0), 1: (".shared", GENERIC_SHARED), 2: (".local", GENERIC_LOCAL)}   # generic windows
+
+
+def _one_region(m, space, addr, lanes, size):
+    """[(region, lanes, offsets)] when every address lies in one region of `space` (of one window of the generic
+    space), in bounds and aligned: what `_resolve_lanes` answers then, from the least and greatest address
+    instead of a region id per lane (offsets grow with the address inside a region, so bounds hold for every lane
+    when they hold for those two; a region's base is a multiple of 1024, so the address's low bits are the
+    offset's). None in any other case, which `_resolve_lanes` decides and reports; tests/exec/test_access.py
+    compares the two."""
+    if not addr.size:
+        return None
+    lo, hi = int(addr.min()), int(addr.max())
+    window = 0
+    if space is None or space == ".generic":
+        if lo >> 56 != hi >> 56 or lo >> 56 not in _WINDOWS:
+            return None
+        space, window = _WINDOWS[lo >> 56]
+        lo, hi = lo - window, hi - window
+    else:
+        space = space.split("::")[0]
+    shift = REGION_SHIFT.get(space)
+    if shift is None or space == ".param" or lo >> shift != hi >> shift:
+        return None
+    rid = lo >> shift
+    regions = m.memory.regions
+    region = regions[rid] if 0 < rid < len(regions) else None
+    if region is None or region.space.split("::")[0] != space and not (space == ".global" and
+                                                                       region.space == ".const"):
+        return None
+    base = (rid << shift) + (region.low if space == ".shared" else 0)
+    align = min(size, 16)
+    if lo < base or hi - base + size > region.size or align & (align - 1):
+        return None
+    if align > 1 and (addr & np.uint64(align - 1)).any():
+        return None
+    return [(region, lanes, (addr - np.uint64(base + window)).astype(np.int64))]
+
+
+def _resolve_lanes(m, op, space, addr, lanes, size, write):
+    """`resolve` lane by lane: region ids per lane, bounds and alignment reported where they fail."""
     if space is None or space == ".generic":
         win = addr >> np.uint64(56)
         groups = [(".global", win == 0), (".shared", win == 1), (".local", win == 2), (".param", win == 4)]
@@ -48,7 +95,7 @@ def resolve(m, op, space, addr, lanes, size, write):
                     a = a - np.uint64(GENERIC_SHARED)
                 elif sp == ".local":
                     a = a - np.uint64(GENERIC_LOCAL)
-                out.extend(resolve(m, op, sp, a, lanes[sel], size, write))
+                out.extend(_resolve_lanes(m, op, sp, a, lanes[sel], size, write))
         return out
     space = space.split("::")[0]
     if space == ".param":
