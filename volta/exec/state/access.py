@@ -255,6 +255,8 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
     if size < g or (offs % g != 0).any():
         shadow.refine(1)
         g = 1
+    if not (write or atomic) and _weak_reads_of_one_cta(m, op, region, shadow, lanes, offs, size, g):
+        return none
     rows = row_index(region, lanes, m)
     stride = region.data.shape[1]
     per = max(1, size // g)
@@ -343,6 +345,33 @@ def stored_values_differ(m, bits_a, bits_b, data_a, data_b):
     different). Shared by the same-warp store check and the benign-race classification."""
     symbolic = (np.asarray(data_a, bool) | np.asarray(data_b, bool)) & m.structured
     return ~symbolic & (np.asarray(bits_a) != np.asarray(bits_b)), symbolic
+
+
+def _weak_reads_of_one_cta(m, op, region, shadow, lanes, offs, size, g) -> bool:
+    """A weak load whose lanes are all of one CTA, with no vector clocks: handed to `Shadow.weak_reads` with the
+    CTA and its barrier generation as numbers, which logs it when no write can be concurrent (the fields are
+    those `track` builds below for `Shadow.access`, without the per-lane arrays of one value). False when it
+    does not apply or the shadow declines: `track` goes on."""
+    if getattr(m, "clocks", None) is not None or memmodel.strength(op):
+        return False
+    every = lanes is m.all_lanes
+    if m.n_cta == 1:
+        cta = 0
+    else:
+        ctas = m.cta if every else m.cta[lanes]
+        cta = int(ctas.min())
+        if cta != int(ctas.max()):
+            return False
+    row = cta if region.space == ".shared" and region.copies > 1 else 0   # row_index: the CTA's copy, or the one
+    gidx = (offs + row * region.data.shape[1]) // g if row else offs // g
+    warp = m.gwarp if every else m.gwarp[lanes]
+    wgen = m.steps if getattr(m, "lockstep", False) else m.wgen[warp]   # --lockstep-warps: as `track` below
+    per = size // g
+    if per > 1:
+        gidx = (gidx[:, None] + np.arange(per)).reshape(-1)
+        lanes, warp = np.repeat(lanes, per), np.repeat(warp, per)
+        wgen = np.repeat(wgen, per) if isinstance(wgen, np.ndarray) else wgen
+    return shadow.weak_reads(gidx, lanes, cta, int(m.gen[cta]), warp, wgen, op.index)
 
 
 def _same_values(m, op, region, lanes, image, data, rows, offs, g, per, c, prior_op, exprs):
