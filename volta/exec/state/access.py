@@ -180,15 +180,20 @@ def row_index(region, lanes, m):
     return lanes
 
 
+def flat_index(region, rows, offs):
+    """Index of byte `offs` of copy `rows` in a region's per-byte arrays read flat (`a.reshape(-1)`): one
+    gather where `a[rows, offs]` costs a two-dimensional one."""
+    return offs if region.copies == 1 else rows * region.data.shape[1] + offs
+
+
 def load(m, region, lanes, offs, size, seen: bool = True):
     """Bytes → uint64 bits (little endian) for each lane; and flags for never-written bytes."""
-    rows = row_index(region, lanes, m)
     flat = region.data.reshape(-1)
-    stride = region.data.shape[1]
-    start = rows * stride + offs
-    aligned = size in _VIEW and (start % size == 0).all()
+    start = offs if region.copies == 1 else row_index(region, lanes, m) * region.data.shape[1] + offs
+    aligned = size in _VIEW and not (start & (size - 1)).any()
     if aligned:
-        bits = flat.view(_VIEW[size])[start // size].astype(np.uint64)
+        word = start // size if size > 1 else start
+        bits = flat.view(_VIEW[size])[word].astype(np.uint64)
     else:
         idx = start[:, None] + np.arange(size)
         raw = flat[idx]
@@ -199,7 +204,7 @@ def load(m, region, lanes, offs, size, seen: bool = True):
     if region.written is not None:
         w = region.written.reshape(-1)
         if aligned:   # the element's written flags as one word: all set when it equals 0x0101…
-            ok = w.view(_VIEW[size])[start // size] == _ALL_SET[size]
+            ok = w.view(_VIEW[size])[word] == _ALL_SET[size]
         else:
             ok = w[start[:, None] + np.arange(size)].all(axis=1)
         if not ok.all() and region.zero_start:   # defined (zeros), but the report says the kernel relied on them
@@ -659,25 +664,27 @@ def load_lsym(m, op, region, lanes, offs, size):
     if region == "kernel-param" or lanes.size == 0:
         return None
     rows = row_index(region, lanes, m)
+    flat = flat_index(region, rows, offs)   # one index into each per-byte array, for every look below
     _refuse_unreadable(op, region, rows, offs, size)
     if region.sym is not None:
-        stored = region.sym[rows, offs]
+        stored = region.sym.get(flat)
         if (stored != None).any():  # noqa: E711
             return _stored_leaves(region, lanes, rows, offs, size, stored)
     refs = region.lsref
     if refs is not None:
-        ref = refs[rows, offs].astype(np.int64) - 1   # stored as slot + 1
+        ref = refs.reshape(-1)[flat].astype(np.int64) - 1   # stored as slot + 1
         has = ref >= 0
-        if has.any():
-            if (region.symsize[rows[has], offs[has]] != size).any():
+        every = bool(has.all())
+        if every or has.any():
+            at = flat if every else flat[has]
+            if (region.symsize.reshape(-1)[at] != size).any():
                 return None
-            if not has.all():   # the other lanes read what the general path reads as concrete bits
-                other = ~has
+            if not every:   # the other lanes read what the general path reads as concrete bits
                 if region.space == ".global" and region.role in ("in", "inout") and \
-                        not region.kwritten[rows[other], offs[other]].all():
+                        not region.kwritten.reshape(-1)[flat[~has]].all():
                     return None   # unwritten input elements are leaves there: let the general path mix them
-                lanes, ref, rows, offs = lanes[has], ref[has], rows[has], offs[has]
-            row = region.lsrow[rows, offs]
+                lanes, ref = lanes[has], ref[has]
+            row = region.lsrow.reshape(-1)[at]
             ids = ref[:1] if bool((ref == ref[0]).all()) else np.unique(ref)
             try:
                 if ids.size == 1:
@@ -694,7 +701,8 @@ def load_lsym(m, op, region, lanes, offs, size):
                 return lanesym.merge([LaneSym(lanes[ref == r], p.take(row[ref == r])) for r, p in zip(ids, polys)])
             except CoefficientOverflow:
                 return None
-    if region.kwritten is not None and region.kwritten[rows[:, None], offs[:, None] + np.arange(size)].any():
+    if region.kwritten is not None and (region.kwritten.reshape(-1)[flat].any() if size == 1 else
+                                        region.kwritten.reshape(-1)[flat[:, None] + np.arange(size)].any()):
         return None   # some bytes the kernel wrote: load_sym sorts them out
     if region.space == ".global" and region.role in ("in", "inout") and m.input_values is None:
         itemsize = region_itemsize(region)
