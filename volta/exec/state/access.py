@@ -180,6 +180,11 @@ def row_index(region, lanes, m):
     return lanes
 
 
+def _misaligned(offs, size: int) -> bool:
+    """Whether some offset is not a multiple of `size` (a bit mask where `size` is a power of two: no division)."""
+    return bool((offs & (size - 1)).any() if size & (size - 1) == 0 else (offs % size).any())
+
+
 def flat_index(region, rows, offs):
     """Index of byte `offs` of copy `rows` in a region's per-byte arrays read flat (`a.reshape(-1)`): one
     gather where `a[rows, offs]` costs a two-dimensional one."""
@@ -190,7 +195,7 @@ def load(m, region, lanes, offs, size, seen: bool = True):
     """Bytes → uint64 bits (little endian) for each lane; and flags for never-written bytes."""
     flat = region.data.reshape(-1)
     start = offs if region.copies == 1 else row_index(region, lanes, m) * region.data.shape[1] + offs
-    aligned = size in _VIEW and not (start & (size - 1)).any()
+    aligned = size in _VIEW and not _misaligned(start, size)
     if aligned:
         word = start // size if size > 1 else start
         bits = flat.view(_VIEW[size])[word].astype(np.uint64)
@@ -257,7 +262,7 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
                               f"follow; races on it are not decided", op.span)
         return none
     g = shadow.g
-    if size < g or (offs % g != 0).any():
+    if g > 1 and (size < g or _misaligned(offs, g)):
         shadow.refine(1)
         g = 1
     if not (write or atomic) and _weak_reads_of_one_cta(m, op, region, shadow, lanes, offs, size, g):
@@ -368,7 +373,8 @@ def _weak_reads_of_one_cta(m, op, region, shadow, lanes, offs, size, g) -> bool:
         if cta != int(ctas.max()):
             return False
     row = cta if region.space == ".shared" and region.copies > 1 else 0   # row_index: the CTA's copy, or the one
-    gidx = (offs + row * region.data.shape[1]) // g if row else offs // g
+    gidx = offs + row * region.data.shape[1] if row else offs
+    gidx = gidx >> (g.bit_length() - 1) if g > 1 else gidx   # granules are 1, 2 or 4 bytes
     warp = m.gwarp if every else m.gwarp[lanes]
     wgen = m.steps if getattr(m, "lockstep", False) else m.wgen[warp]   # --lockstep-warps: as `track` below
     per = size // g
@@ -499,11 +505,13 @@ START, INSIDE, DEAD = 1, 2, 3
 
 def unreadable(region, rows, offs, size):
     """Per access of `size` bytes at (rows, offs): why no stored expression or concrete bits are what it reads
-    (None where they are), or None when every access is readable."""
+    (None where they are), or None when every access is readable. `rows` None: the region's one copy."""
     if region.cover is None:
         return None
-    if getattr(region, "cover_width", 0) == size and not (offs % size).any():
+    if getattr(region, "cover_width", 0) == size and not _misaligned(offs, size):
         return None   # every expression stored is `size` bytes at a multiple of `size`, none cut: whole values
+    if rows is None:
+        rows = np.zeros(offs.size, np.int64)
     c = region.cover[rows[:, None], offs[:, None] + np.arange(size)]
     if not ((c[:, 0] >= INSIDE).any() or (c[:, 1:] & 1).any()):   # START/DEAD after the first byte: odd
         return None
@@ -663,17 +671,18 @@ def load_lsym(m, op, region, lanes, offs, size):
 
     if region == "kernel-param" or lanes.size == 0:
         return None
-    rows = row_index(region, lanes, m)
-    flat = flat_index(region, rows, offs)   # one index into each per-byte array, for every look below
+    rows = row_index(region, lanes, m) if region.copies > 1 else None   # (made below if needed)
+    flat = offs if rows is None else flat_index(region, rows, offs)   # one index into each per-byte array
     _refuse_unreadable(op, region, rows, offs, size)
     if region.sym is not None:
         stored = region.sym.get(flat)
         if (stored != None).any():  # noqa: E711
-            return _stored_leaves(region, lanes, rows, offs, size, stored)
+            return _stored_leaves(region, lanes, row_index(region, lanes, m) if rows is None else rows, offs, size,
+                                  stored)
     refs = region.lsref
     if refs is not None:
-        ref = refs.reshape(-1)[flat].astype(np.int64) - 1   # stored as slot + 1
-        has = ref >= 0
+        ref = refs.reshape(-1)[flat]   # slot + 1 in region.lslist, 0: none
+        has = ref > 0
         every = bool(has.all())
         if every or has.any():
             at = flat if every else flat[has]
@@ -688,8 +697,9 @@ def load_lsym(m, op, region, lanes, offs, size):
             ids = ref[:1] if bool((ref == ref[0]).all()) else np.unique(ref)
             try:
                 if ids.size == 1:
-                    return LaneSym(lanes, region.lslist[int(ids[0])].poly.take(row), ordered=lanes is m.all_lanes)
-                polys = [region.lslist[int(r)].poly for r in ids]
+                    return LaneSym(lanes, region.lslist[int(ids[0]) - 1].poly.take(row),
+                                   ordered=lanes is m.all_lanes)
+                polys = [region.lslist[int(r) - 1].poly for r in ids]
                 leaves = _leaves_of_one_buffer(polys)
                 if leaves is not None:
                     # input elements of one buffer stored by several instructions (a tile filled in steps): one leaf
@@ -706,9 +716,10 @@ def load_lsym(m, op, region, lanes, offs, size):
         return None   # some bytes the kernel wrote: load_sym sorts them out
     if region.space == ".global" and region.role in ("in", "inout") and m.input_values is None:
         itemsize = region_itemsize(region)
-        if size != itemsize or (offs % itemsize != 0).any():
+        if size != itemsize or _misaligned(offs, itemsize):
             return None
-        return LaneSym(lanes, LanePoly.leaf(region.name, offs // itemsize), ordered=lanes is m.all_lanes)
+        return LaneSym(lanes, LanePoly.leaf(region.name, offs // itemsize if itemsize > 1 else offs),
+                       ordered=lanes is m.all_lanes)
     return None
 
 
