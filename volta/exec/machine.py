@@ -720,25 +720,53 @@ class Machine(MachineServices):
     def _compute(self, op, fn, lanes):
         dst, srcs = op.operands[0], op.operands[1:]
         t = op.d.types[-1] if op.d.types else None
-        vals, each = [], []
-        for s, st in zip(srcs, source_types(op)):
-            v, f = self.read(s, lanes, st)
-            vals.append(v)
-            each.append(f)
-        flags = _selected_flags(vals[2], *each) if op.op == "selp" else _joined_flags(each)
+        vals = None
+        if self.symbolic and op.op != "selp":   # flags first: bits only where the result needs them (below)
+            flags = _joined_flags([self._source_flags(s, lanes) for s in srcs])
+        else:
+            vals, each = self._sources(op, srcs, lanes)
+            flags = _selected_flags(vals[2], *each) if op.op == "selp" else _joined_flags(each)
         sym = None
         if self.symbolic and flags is not None and (flags & DATA).any():
             sym = self._real_compute(op, lanes, srcs, flags, t)
         if isinstance(sym, LaneSym) and sym.lanes.size == lanes.size:
             # tensor data in every lane: its bits are placeholders nothing decides on (addresses, branches and
-            # counts refuse data), so the concrete computation (an f16 -> f32 cvt's rounding, ...) is skipped
-            result = np.zeros(lanes.size, np.uint64)
-        elif op.op in ("div", "rem"):
+            # counts refuse data), so the concrete computation (an f16 -> f32 cvt's rounding, ...) is skipped,
+            # and the sources' bits are not even read
+            self.write(dst, lanes, np.zeros(lanes.size, np.uint64), flags, sym)
+            self.advance(lanes)
+            return
+        if vals is None:
+            vals = self._sources(op, srcs, lanes)[0]
+        if op.op in ("div", "rem"):
             result = self._dividing(op, lanes, fn, vals)
         else:
             result = fn(op.d, *vals)
         self.write(dst, lanes, result, flags, sym)
         self.advance(lanes)
+
+    def _sources(self, op, srcs, lanes):
+        """The bits and the flags of each source operand, read as its type (`source_types`)."""
+        vals, each = [], []
+        for s, st in zip(srcs, source_types(op)):
+            v, f = self.read(s, lanes, st)
+            vals.append(v)
+            each.append(f)
+        return vals, each
+
+    def _source_flags(self, operand, lanes):
+        """The flags `read` gives for an operand, without its bits, and for every lane the register's own
+        array rather than a copy (only read: `_compute` joins flags into a new array or writes them by copy)."""
+        if isinstance(operand, RegRef):
+            if self.regs[operand.index] is None:
+                return np.full(lanes.size, UNDEF, np.uint8)
+            f = self.flags[operand.index]
+            return f if f is None or lanes is self.all_lanes else f[lanes]
+        if isinstance(operand, ast.NotReg):
+            return self._source_flags(operand.reg, lanes)
+        if isinstance(operand, (ast.Imm, ast.FloatImm, SpecialRef, VarRef)):
+            return None
+        return self.read(operand, lanes)[1]   # anything else: as `read` answers (or refuses) it
 
     def _dividing(self, op, lanes, fn, vals):
         """Integer `div`/`rem`: a zero divisor is a finding naming the thread (PTX: the result is unspecified)."""
