@@ -518,7 +518,7 @@ class Machine(MachineServices):
                 self.sym[i] = sym
                 return
             if isinstance(cur, LaneSym):
-                rest = cur.without(lanes)
+                rest = None if lanes is self.all_lanes else cur.without(lanes)   # every lane: nothing of cur stays
                 if rest is None:
                     self.sym[i] = sym
                     return

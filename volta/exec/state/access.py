@@ -77,7 +77,7 @@ def _one_region(m, space, addr, lanes, size):
     align = min(size, 16)
     if lo < base or hi - base + size > region.size or align & (align - 1):
         return None
-    if align > 1 and (addr & np.uint64(align - 1)).any():
+    if align > 1 and _misaligned(addr, align):
         return None
     return [(region, lanes, (addr - np.uint64(base + window)).astype(np.int64))]
 
@@ -181,8 +181,11 @@ def row_index(region, lanes, m):
 
 
 def _misaligned(offs, size: int) -> bool:
-    """Whether some offset is not a multiple of `size` (a bit mask where `size` is a power of two: no division)."""
-    return bool((offs & (size - 1)).any() if size & (size - 1) == 0 else (offs % size).any())
+    """Whether some offset is not a multiple of `size`: where `size` is a power of two, the low bits of all the
+    offsets OR-ed together (one reduction, no division and no temporary array)."""
+    if size & (size - 1) == 0:
+        return bool(int(np.bitwise_or.reduce(offs)) & (size - 1))
+    return bool((offs % size).any())
 
 
 def flat_index(region, rows, offs):
