@@ -572,6 +572,8 @@ class Machine(MachineServices):
         if cur is None:
             return _lane_constants(self, operand, lanes, t)
         if isinstance(cur, LaneSym):
+            if cur.lanes is lanes or (lanes is self.all_lanes and cur.lanes.size == lanes.size):
+                return cur.poly   # every lane (a LaneSym's lanes are distinct lanes of the machine, increasing)
             found, part = cur.restrict(lanes)
             if found.all():
                 return part.poly

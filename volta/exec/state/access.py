@@ -284,7 +284,7 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
     warp = rep(m.gwarp if every else m.gwarp[lanes])
     # --lockstep-warps: a warp executes in lock step, so its threads' accesses in different steps are ordered
     wgen = m.wgen[warp] if not getattr(m, "lockstep", False) else np.full(gidx.size, m.steps, np.int64)
-    scope = memmodel.strength(op) or (memmodel.GPU if atomic else 0)
+    scope = _strength(m, op) or (memmodel.GPU if atomic else 0)
     if scope and op.op not in ("atom", "red"):
         scope += 10  # shadow.PLAIN: strong, but not an atomic
     clocks = getattr(m, "clocks", None)
@@ -360,12 +360,22 @@ def stored_values_differ(m, bits_a, bits_b, data_a, data_b):
     return ~symbolic & (np.asarray(bits_a) != np.asarray(bits_b)), symbolic
 
 
+def _strength(m, op) -> int:
+    """memmodel.strength(op) (four modifier look-ups), remembered on the machine per instruction; the entry
+    holds its instruction, so an index reused by another program's instruction is not taken for it."""
+    memo = m.__dict__.setdefault("strength_memo", {})
+    got = memo.get(op.index)
+    if got is None or got[0] is not op:
+        got = memo[op.index] = (op, memmodel.strength(op))
+    return got[1]
+
+
 def _weak_reads_of_one_cta(m, op, region, shadow, lanes, offs, size, g) -> bool:
     """A weak load whose lanes are all of one CTA, with no vector clocks: handed to `Shadow.weak_reads` with the
     CTA and its barrier generation as numbers, which logs it when no write can be concurrent (the fields are
     those `track` builds below for `Shadow.access`, without the per-lane arrays of one value). False when it
     does not apply or the shadow declines: `track` goes on."""
-    if getattr(m, "clocks", None) is not None or memmodel.strength(op):
+    if getattr(m, "clocks", None) is not None or _strength(m, op):
         return False
     every = lanes is m.all_lanes
     if m.n_cta == 1:
