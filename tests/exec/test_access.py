@@ -87,3 +87,41 @@ def test_one_region_takes_an_in_bounds_batch():
     assert generic is not None and np.array_equal(generic[0][2], got[0][2])
     assert A._one_region(m, ".shared", addr + np.uint64(2), lanes, 4) is None   # misaligned
     assert A._one_region(m, ".shared", addr + np.uint64(s2.size - 64), lanes, 4) is None   # past the end
+
+
+# ---- the race shadow's granule ----------------------------------------------------------------------------
+
+_ACCESS = st.tuples(st.sampled_from([1, 2, 2, 2, 4, 4, 8]), st.integers(0, 7), st.integers(0, 11), st.booleans(),
+                    st.integers(0, 1))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.lists(_ACCESS, min_size=1, max_size=4), max_size=25))
+def test_a_granule_fitted_to_the_accesses_decides_as_bytes(batches):
+    """A shadow that starts at 4-byte granules and refines as `fit_granule` says finds the same races (thread,
+    instruction, first byte) as a shadow of bytes, batch after batch of reads and writes of 1 to 8 bytes (each
+    aligned to its size) by threads of two warps and two barrier intervals."""
+    from volta.exec.races.shadow import Shadow
+
+    fitted, bytewise = Shadow(64, 4), Shadow(64, 1)
+    for pc, batch in enumerate(batches):
+        for write in (False, True):   # a batch is one instruction: its reads, then its writes
+            acc = [a for a in batch if a[3] == write]
+            if not acc:
+                continue
+            size = acc[0][0]
+            offs = np.array([(o * size) % 64 for _, o, _, _, _ in acc], np.int64)
+            tid = np.array([t for _, _, t, _, _ in acc], np.int64)
+            gen = np.array([g for *_, g in acc], np.int64)
+            found = []
+            for sh in (fitted, bytewise):
+                g = A.fit_granule(sh, size, offs)
+                per = size // g
+                gidx = ((offs // g)[:, None] + np.arange(per)).reshape(-1)
+                rep = (lambda a: np.repeat(a, per))  # noqa: E731
+                t = rep(tid)
+                conflicts, _ = sh.access(gidx, t, np.zeros_like(t), rep(gen), t // 6, np.zeros_like(t), pc, write,
+                                         False)
+                found.append({(c.granule * g, c.prior_tid, c.tid, c.prior_pc, c.pc, c.prior_write)
+                              for c in conflicts})
+            assert found[0] == found[1]

@@ -265,10 +265,7 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
                               f"(volta/ir/written.py) found no store can reach: pointer arithmetic it does not "
                               f"follow; races on it are not decided", op.span)
         return none
-    g = shadow.g
-    if g > 1 and (size < g or _misaligned(offs, g)):
-        shadow.refine(1)
-        g = 1
+    g = fit_granule(shadow, size, offs)
     if not (write or atomic) and _weak_reads_of_one_cta(m, op, region, shadow, lanes, offs, size, g):
         return none
     rows = row_index(region, lanes, m)
@@ -359,6 +356,21 @@ def stored_values_differ(m, bits_a, bits_b, data_a, data_b):
     different). Shared by the same-warp store check and the benign-race classification."""
     symbolic = (np.asarray(data_a, bool) | np.asarray(data_b, bool)) & m.structured
     return ~symbolic & (np.asarray(bits_a) != np.asarray(bits_b)), symbolic
+
+
+def fit_granule(shadow, size: int, offs) -> int:
+    """The shadow's granule, first refined if this access of `size` bytes at `offs` does not cover whole
+    granules: to the coarsest granule (a power of two) that the size and every offset are multiples of, 2 for
+    f16 loads rather than bytes. Refining keeps each record on every byte it covered (Shadow.refine), so a
+    granule that every access so far covers whole decides as bytes would; a narrower access refines again
+    (tests/exec/test_access.py replays random accesses against a byte shadow)."""
+    g = shadow.g
+    if g > 1 and (size < g or _misaligned(offs, g)):
+        g //= 2
+        while g > 1 and (size % g or _misaligned(offs, g)):
+            g //= 2
+        shadow.refine(g)
+    return g
 
 
 def _strength(m, op) -> int:
