@@ -13,6 +13,7 @@ from volta.exec import findings as F
 from volta.exec.races import memmodel, ordering, replicas
 from volta.exec.state.memory import GENERIC_LOCAL, GENERIC_SHARED, KERNEL_PARAM_BASE, REGION_SHIFT, PagedArray
 from volta.ir import spin
+from volta.ir.program import RegRef
 from volta.ir.structparams import describe
 from volta.launch.spec import DTYPES
 from volta.ptx import ast
@@ -29,6 +30,11 @@ def addresses(m, op, operand: ast.Address, lanes):
     base = operand.base
     if isinstance(base, ast.Imm):
         addr = np.full(lanes.size, base.value, np.uint64)
+    elif isinstance(base, RegRef) and m.regs[base.index] is not None:   # as `m.read`, without its copies
+        every = lanes is m.all_lanes   # (the sum below is a new array: nothing aliases the register)
+        addr, flags = m.regs[base.index], m.flags[base.index]
+        addr = addr if every else addr[lanes]
+        m.require_concrete(op, flags if flags is None or every else flags[lanes], lanes, "address")
     else:
         addr, flags = m.read(base, lanes)
         m.require_concrete(op, flags, lanes, "address")
