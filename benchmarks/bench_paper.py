@@ -153,6 +153,28 @@ Branch tc30j (issue 30, session 8; main and branch side by side, load 10-16 on 2
   leaves and a pair node a lane, ~8% of TileLang 32x32x32's execution under cProfile, for st.shared to split
   them again), mma fragments of leaves read straight into index arrays (no object tiles), and fewer numpy calls
   in the ld path that every step of the ref's loop takes.
+Branch mm30m (issue 30, session 9; main and the branch's commit 00504f1 run one after the other per pair, load
+12-21 on 2 shared cores; CPU = user + sys; RSS 1.00-1.04 GB both sides for every MatMul pair; all EQUIVALENT):
+    MatMul-1 vs MatMul-1 / -2                 24.5 -> 13.7 / 21.6 -> 12.7 s CPU
+    MatMul-1 vs MatMul-3 / -4 / -5            30.9 -> 19.4 / 30.4 -> 19.7 / 31.4 -> 19.8 s CPU
+    MatMul-1 vs MatMul-6 / -7                 27.1 -> 16.4 / 26.4 -> 16.0 s CPU
+    TileLang 64x64x32                         58.3 -> 40.7 s CPU, 1.42 GB both (target < 30 s missed)
+    Red-5/6/7 RACE, Red-1 vs 1-4 EQUIVALENT (0.3 s CPU each), Conv2D RACE (branch)
+  what changed (all in the ld path, the race shadow and the compute step around the lane polynomials): an access
+  whose least and greatest address lie in one region, in bounds and aligned, is resolved from those two
+  (access._one_region; the lane-by-lane path still decides and reports every other case); a weak load of one
+  CTA without vector clocks goes to Shadow.weak_reads with the CTA and generation as numbers and is logged when
+  no write can be concurrent (access's own shortcut), without the per-lane arrays and the conflict pass; the
+  shadow refines to the coarsest granule an access allows (2 bytes for f16, not 1); lane-structured and plain
+  loads gather per-byte arrays by one flat index; compute reads its sources' flags first and their bits only
+  when the result is not a LaneSym over every lane; np.count_nonzero for .any()/.all() on the hot masks (a fifth
+  of the cost); memory-model strength remembered per instruction; no copies of address registers.
+  profile of MatMul-1 (K = 1024, py-spy) after: execution ~50% of the process, ld 23% (load_lsym 7%, of it the
+  LaneSym take 4%; track 3.5%; register write 3.5%; load 3%; resolve 2%), compute 16% (lane polynomial
+  arithmetic 7%); equiv's output pass 17%. TileLang 64x64x32 (py-spy, before the last commits): ld 27% (the f16
+  pair loads' per-lane leaves and pair nodes 9%), mma 23.5% and ldmatrix 9% (tensor_real), compute 20%. The
+  target < 30 s for TileLang is missed: what is left is lane polynomial arithmetic (volta/symbolic), the
+  tensor-core handlers and the f16 pairs of a 4-byte load (no lane-structured form for a pair yet).
 """
 from __future__ import annotations
 

@@ -57,14 +57,17 @@ def _records(sh: Shadow, gens=None) -> dict:
     return out
 
 
-def _run(steps, one_cta_batches, ordered, refine_at, private=False):
+def _run(steps, one_cta_batches, ordered, refine_at, private=False, shortcut=False):
     """Replay `steps` on the logged shadow and the batch-by-batch reference. `private`: every granule belongs
-    to one CTA (a CTA's copy of shared memory), and the logged shadow may drop reads of earlier generations."""
+    to one CTA (a CTA's copy of shared memory), and the logged shadow may drop reads of earlier generations.
+    `shortcut`: the logged shadow gets weak reads of one CTA through `Shadow.weak_reads` first (as the machine
+    does without vector clocks: every clock entry 0), `access` only where that declines."""
     ctas = THREADS // CTA if private else 1
     lazy = Shadow(GRANULES * ctas * 4 * 4, 4, private=private)
     eager = Shadow(GRANULES * ctas * 4 * 4, 4, lazy_reads=False)
     gens = np.zeros(THREADS // CTA, np.int64)
     wgens = np.zeros(THREADS // WARP, np.int64)
+    shortcuts = []
     for pc, step in enumerate(steps):
         if pc == refine_at:
             for sh in (lazy, eager):
@@ -92,14 +95,23 @@ def _run(steps, one_cta_batches, ordered, refine_at, private=False):
             cta, warp = tid // CTA, tid // WARP
             write = kind == "write"
             args = (gidx, tid, cta, gens[cta], warp, wgens[warp], pc, write, write and scope in (1, 3))
-            extra = dict(scope=scope, clk=(tid * 3 + pc) % 4, order=_order if ordered else None,
+            extra = dict(scope=scope, clk=0 if shortcut else (tid * 3 + pc) % 4, order=_order if ordered else None,
                          silent=np.full(tid.size, silent) if write else None)
-            got, want = lazy.access(*args, **extra), eager.access(*args, **extra)
+            want = eager.access(*args, **extra)
+            one = (cta == cta[0]).all()
+            if shortcut and not write and not scope and one and lazy.weak_reads(gidx, tid, int(cta[0]),
+                                                                                int(gens[cta[0]]), warp,
+                                                                                wgens[warp], pc):
+                shortcuts.append(pc)
+                got = ([], want[1])
+            else:
+                got = lazy.access(*args, **extra)
             assert [_key(c) for c in got[0]] == [_key(c) for c in want[0]]
             assert np.array_equal(got[1], want[1])
     a, b = _records(lazy, gens if private else None), _records(eager, gens if private else None)
     for name in a:
         assert np.array_equal(a[name], b[name]), name
+    return shortcuts
 
 
 @pytest.mark.slow   # 1,500 examples: 7.7 CPU s
@@ -116,6 +128,22 @@ def test_a_private_shadow_drops_only_reads_that_can_no_longer_race(steps, one_ct
     """Shared memory's shadow drops a CTA's logged reads at its next barrier generation: every conflict is still
     the reference's, and so is every read record of a CTA's current generation."""
     _run(steps, one_cta_batches, ordered, refine_at, private=True)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_STEP, max_size=40), st.booleans(), st.booleans(), st.integers(0, 60))
+def test_weak_reads_of_one_cta_decide_as_access(steps, one_cta_batches, private, refine_at):
+    """`Shadow.weak_reads` (the machine's path for a weak load of one CTA) logs a batch only where `access`
+    finds no conflict and logs it the same way: the conflicts and read records are the reference's."""
+    _run(steps, one_cta_batches, False, refine_at, private=private, shortcut=True)
+
+
+def test_weak_reads_take_tile_loads_after_a_barrier_and_decline_after_a_write():
+    """The shortcut is taken for a tile read after the barrier that follows its stores, and declines a read in
+    the generation of a write (where `access` must look for a concurrent write)."""
+    reads = ("read", [(0, 1), (1, 2), (2, 9)], 0, False)
+    steps = [("write", [(0, 1), (1, 2), (2, 3)], 0, False), reads, ("barrier", 0), reads, reads]
+    assert _run(steps, True, False, 99, shortcut=True) == [3, 4]
 
 
 def test_a_tile_read_by_two_warps_in_many_loads_then_written_after_no_barrier():

@@ -492,7 +492,7 @@ class Machine(MachineServices):
         if bits.dtype != np.uint64:
             bits = bits.astype(np.uint64)
         self.regs[i][at] = mask(bits, w) if w < 64 else bits
-        if flags is not None and flags.any():
+        if flags is not None and np.count_nonzero(flags):   # (count_nonzero: a fifth of .any()'s cost)
             if self.flags[i] is None:
                 self.flags[i] = np.zeros(self.L, np.uint8)
             self.flags[i][at] = flags
@@ -508,12 +508,13 @@ class Machine(MachineServices):
         if isinstance(sym, LaneSym) and sym.lanes is lanes:
             return   # an expression on every lane written (a lane computation over all of them)
         data = (np.asarray(flags) & DATA) != 0
-        if not data.any():
+        count = np.count_nonzero(data)
+        if not count:
             return
         if sym is None:
             covered = False
         elif isinstance(sym, LaneSym):
-            want = lanes if data.all() else lanes[data]
+            want = lanes if count == data.size else lanes[data]
             if want.size == sym.lanes.size and (want is sym.lanes or np.array_equal(want, sym.lanes)):
                 covered = True
             else:   # both sorted: a binary search per lane
@@ -531,7 +532,7 @@ class Machine(MachineServices):
                 self.sym[i] = sym
                 return
             if isinstance(cur, LaneSym):
-                rest = cur.without(lanes)
+                rest = None if lanes is self.all_lanes else cur.without(lanes)   # every lane: nothing of cur stays
                 if rest is None:
                     self.sym[i] = sym
                     return
@@ -585,6 +586,8 @@ class Machine(MachineServices):
         if cur is None:
             return _lane_constants(self, operand, lanes, t)
         if isinstance(cur, LaneSym):
+            if cur.lanes is lanes or (lanes is self.all_lanes and cur.lanes.size == lanes.size):
+                return cur.poly   # every lane (a LaneSym's lanes are distinct lanes of the machine, increasing)
             found, part = cur.restrict(lanes)
             if found.all():
                 return part.poly
@@ -721,10 +724,10 @@ class Machine(MachineServices):
         """The one place where 'this must not depend on data' is decided (addresses, lanes, counts)."""
         if flags is None:
             return
-        if self.structured and (flags & DATA).any():
+        if self.structured and np.count_nonzero(flags & DATA):
             raise Unsupported(f"the {what} of `{op.d.inst.opcode}` depends on tensor data (outside the structured "
                               f"class: addresses and control flow must depend only on thread ids and sizes)", op.span)
-        if (flags & UNDEF).any():
+        if np.count_nonzero(flags & UNDEF):
             k = int(np.nonzero(flags & UNDEF)[0][0])
             self.uninitialized(f"a value read from never-written shared/local memory is used as {what}",
                                op, lanes[k])
@@ -733,25 +736,53 @@ class Machine(MachineServices):
     def _compute(self, op, fn, lanes):
         dst, srcs = op.operands[0], op.operands[1:]
         t = op.d.types[-1] if op.d.types else None
-        vals, each = [], []
-        for s, st in zip(srcs, source_types(op)):
-            v, f = self.read(s, lanes, st)
-            vals.append(v)
-            each.append(f)
-        flags = _selected_flags(vals[2], *each) if op.op == "selp" else _joined_flags(each)
+        vals = None
+        if self.symbolic and op.op != "selp":   # flags first: bits only where the result needs them (below)
+            flags = _joined_flags([self._source_flags(s, lanes) for s in srcs])
+        else:
+            vals, each = self._sources(op, srcs, lanes)
+            flags = _selected_flags(vals[2], *each) if op.op == "selp" else _joined_flags(each)
         sym = None
-        if self.symbolic and flags is not None and (flags & DATA).any():
+        if self.symbolic and flags is not None and np.count_nonzero(flags & DATA):
             sym = self._real_compute(op, lanes, srcs, flags, t)
         if isinstance(sym, LaneSym) and sym.lanes.size == lanes.size:
             # tensor data in every lane: its bits are placeholders nothing decides on (addresses, branches and
-            # counts refuse data), so the concrete computation (an f16 -> f32 cvt's rounding, ...) is skipped
-            result = np.zeros(lanes.size, np.uint64)
-        elif op.op in ("div", "rem"):
+            # counts refuse data), so the concrete computation (an f16 -> f32 cvt's rounding, ...) is skipped,
+            # and the sources' bits are not even read
+            self.write(dst, lanes, np.zeros(lanes.size, np.uint64), flags, sym)
+            self.advance(lanes)
+            return
+        if vals is None:
+            vals = self._sources(op, srcs, lanes)[0]
+        if op.op in ("div", "rem"):
             result = self._dividing(op, lanes, fn, vals)
         else:
             result = fn(op.d, *vals)
         self.write(dst, lanes, result, flags, sym)
         self.advance(lanes)
+
+    def _sources(self, op, srcs, lanes):
+        """The bits and the flags of each source operand, read as its type (`source_types`)."""
+        vals, each = [], []
+        for s, st in zip(srcs, source_types(op)):
+            v, f = self.read(s, lanes, st)
+            vals.append(v)
+            each.append(f)
+        return vals, each
+
+    def _source_flags(self, operand, lanes):
+        """The flags `read` gives for an operand, without its bits, and for every lane the register's own
+        array rather than a copy (only read: `_compute` joins flags into a new array or writes them by copy)."""
+        if isinstance(operand, RegRef):
+            if self.regs[operand.index] is None:
+                return np.full(lanes.size, UNDEF, np.uint8)
+            f = self.flags[operand.index]
+            return f if f is None or lanes is self.all_lanes else f[lanes]
+        if isinstance(operand, ast.NotReg):
+            return self._source_flags(operand.reg, lanes)
+        if isinstance(operand, (ast.Imm, ast.FloatImm, SpecialRef, VarRef)):
+            return None
+        return self.read(operand, lanes)[1]   # anything else: as `read` answers (or refuses) it
 
     def _dividing(self, op, lanes, fn, vals):
         """Integer `div`/`rem`: a zero divisor is a finding naming the thread (PTX: the result is unspecified)."""
@@ -766,7 +797,7 @@ class Machine(MachineServices):
         """The expression each data lane computes (`--fp real`); None for concrete lanes."""
         d = op.d
         data = (flags & DATA) != 0
-        dl = lanes if data.all() else lanes[data]   # the same array object: later `is` tests hold
+        dl = lanes if np.count_nonzero(data) == data.size else lanes[data]   # the same object: `is` tests hold
         if self.integers and t is not None and is_float(t) and d.op != "mov":
             self._refuse_integer_bits(op, srcs, dl)
         if self.lane_structured:

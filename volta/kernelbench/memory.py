@@ -30,12 +30,17 @@ _NUMPY = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "s8": np.int8
 
 
 class DeviceMemory:
-    """Storages by fake address, and a name for each (the buffer name its launches use)."""
+    """Storages by fake address, and a name for each (the buffer name its launches use).
+
+    Storages are known by `id`; an id names one object only while that object lives, so the memory holds every
+    storage it ever knew (`_held`): a storage replaced at its base and dropped by everyone else cannot hand its
+    id, and with it its base and name, to a later storage (a replay's launch found its buffer under an old name)."""
 
     def __init__(self):
         self.by_base: dict = {}        # base -> storage
         self._base: dict = {}          # id(storage) -> base
         self._names: dict = {}         # id(storage) -> buffer name
+        self._held: dict = {}          # id(storage) -> storage: alive as long as the memory, so its id stays its own
         self._parent_slots = 0
         self.freed: set = set()
 
@@ -50,6 +55,7 @@ class DeviceMemory:
 
     def add(self, base: int, storage, label: str | None = None) -> None:
         self.by_base[base] = storage
+        self._held[id(storage)] = storage
         self._base[id(storage)] = base
         if label is not None:
             self._names[id(storage)] = label
@@ -91,6 +97,7 @@ class DeviceMemory:
             own = leaf_name(storage) or getattr(storage, "name", "") or ""
             taken = set(self._names.values())
             name = own if own and own not in taken else f"{own or 'tensor'}#{len(self._names)}"
+            self._held[id(storage)] = storage
             self._names[id(storage)] = name
         return name
 

@@ -514,7 +514,7 @@ def _ld(m, op, lanes):
             halves = m.symbolic and es == 4 and A.stored_halves(m, region, lz, at)
             fast = A.load_lsym(m, op, region, lz, at, es) if m.lane_structured and not halves else None
             if fast is not None:   # fast covers a sorted subset of lz: all of it when the sizes agree
-                data = (np.ones(lz.size, np.uint8) if fast.lanes.size == lz.size
+                data = (_all_data(lz.size) if fast.lanes.size == lz.size
                         else fast.positions(lz)[0].astype(np.uint8))
                 m.write(r, lz, bits, _merge(undef, data, m.memory_undef(region, lz, at, es)), fast)
             elif m.symbolic:
@@ -533,6 +533,18 @@ def _ld(m, op, lanes):
                 # a narrow integer extended into a wider register: its number in t, not its residue
                 integer_real.in_range(m, op, m.read_sym(r, lz, r.type), t, "the loaded element")
     _advance(m, lanes)
+
+
+_ALL_DATA: dict = {}
+
+
+def _all_data(n: int) -> np.ndarray:
+    """The DATA flag (1) for each of n lanes, read only, made once per n (np.ones cost as much as a gather)."""
+    got = _ALL_DATA.get(n)
+    if got is None:
+        got = _ALL_DATA[n] = np.ones(n, np.uint8)
+        got.flags.writeable = False
+    return got
 
 
 def _unresolved(lanes, groups) -> np.ndarray:

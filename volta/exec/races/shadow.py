@@ -381,6 +381,21 @@ class Shadow:
                 self._record_strong(gidx, tid, cta, gen, warp, wgen, pc, scope, clk, polling)
         return conflicts, same_warp
 
+    def weak_reads(self, gidx, tid, cta: int, gen: int, warp, wgen, pc: int) -> bool:
+        """`access` of a batch of weak reads of the one CTA `cta` in its barrier generation `gen` (numbers, not
+        per-access arrays), with no vector clocks, when the batch meets `access`'s shortcut: every write so far
+        is of this CTA in an earlier generation, so no write is concurrent and the reads go to the log, as
+        `access` logs them. False, with nothing done, otherwise: the caller then calls `access`. A GEMM's loads
+        of its shared tiles between two barriers are all of this kind (tests/exec/test_shadow_readlog.py
+        replays random traces through both)."""
+        if not (self.lazy_reads and gidx.size and self.write_gens.keys() <= {cta}
+                and self.write_gens.get(cta, -1) < gen):
+            return False
+        if not self.pending.holds(cta, gen):
+            self._settle_before(np.full(1, cta, np.int64), np.full(1, gen, np.int64))
+        self.pending.add(gidx, tid, warp, wgen, 0, cta, gen, pc)
+        return True
+
     # ---- ordering races: strong reads since the last write ---------------------------------------
     def _observed(self, gidx, tid, where) -> np.ndarray:
         """Positions (among `where`) whose thread already read the granule strongly since its last write: the

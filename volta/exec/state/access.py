@@ -11,8 +11,9 @@ import numpy as np
 from volta.errors import Unsupported
 from volta.exec import findings as F
 from volta.exec.races import memmodel, ordering, replicas
-from volta.exec.state.memory import GENERIC_LOCAL, GENERIC_SHARED, KERNEL_PARAM_BASE, PagedArray
+from volta.exec.state.memory import GENERIC_LOCAL, GENERIC_SHARED, KERNEL_PARAM_BASE, REGION_SHIFT, PagedArray
 from volta.ir import spin
+from volta.ir.program import RegRef
 from volta.ir.structparams import describe
 from volta.launch.spec import DTYPES
 from volta.ptx import ast
@@ -29,6 +30,11 @@ def addresses(m, op, operand: ast.Address, lanes):
     base = operand.base
     if isinstance(base, ast.Imm):
         addr = np.full(lanes.size, base.value, np.uint64)
+    elif isinstance(base, RegRef) and m.regs[base.index] is not None:   # as `m.read`, without its copies
+        every = lanes is m.all_lanes   # (the sum below is a new array: nothing aliases the register)
+        addr, flags = m.regs[base.index], m.flags[base.index]
+        addr = addr if every else addr[lanes]
+        m.require_concrete(op, flags if flags is None or every else flags[lanes], lanes, "address")
     else:
         addr, flags = m.read(base, lanes)
         m.require_concrete(op, flags, lanes, "address")
@@ -37,6 +43,53 @@ def addresses(m, op, operand: ast.Address, lanes):
 
 def resolve(m, op, space, addr, lanes, size, write):
     """Group lanes by (space, region): yields (region, lane positions, offsets)."""
+    one = _one_region(m, space, addr, lanes, size)
+    if one is not None:
+        return one
+    return _resolve_lanes(m, op, space, addr, lanes, size, write)
+
+
+_WINDOWS = {0: (".global", 0), 1: (".shared", GENERIC_SHARED), 2: (".local", GENERIC_LOCAL)}   # generic windows
+
+
+def _one_region(m, space, addr, lanes, size):
+    """[(region, lanes, offsets)] when every address lies in one region of `space` (of one window of the generic
+    space), in bounds and aligned: what `_resolve_lanes` answers then, from the least and greatest address
+    instead of a region id per lane (offsets grow with the address inside a region, so bounds hold for every lane
+    when they hold for those two; a region's base is a multiple of 1024, so the address's low bits are the
+    offset's). None in any other case, which `_resolve_lanes` decides and reports; tests/exec/test_access.py
+    compares the two."""
+    if not addr.size:
+        return None
+    lo, hi = int(addr.min()), int(addr.max())
+    window = 0
+    if space is None or space == ".generic":
+        if lo >> 56 != hi >> 56 or lo >> 56 not in _WINDOWS:
+            return None
+        space, window = _WINDOWS[lo >> 56]
+        lo, hi = lo - window, hi - window
+    else:
+        space = space.split("::")[0]
+    shift = REGION_SHIFT.get(space)
+    if shift is None or space == ".param" or lo >> shift != hi >> shift:
+        return None
+    rid = lo >> shift
+    regions = m.memory.regions
+    region = regions[rid] if 0 < rid < len(regions) else None
+    if region is None or region.space.split("::")[0] != space and not (space == ".global" and
+                                                                       region.space == ".const"):
+        return None
+    base = (rid << shift) + (region.low if space == ".shared" else 0)
+    align = min(size, 16)
+    if lo < base or hi - base + size > region.size or align & (align - 1):
+        return None
+    if align > 1 and _misaligned(addr, align):
+        return None
+    return [(region, lanes, (addr - np.uint64(base + window)).astype(np.int64))]
+
+
+def _resolve_lanes(m, op, space, addr, lanes, size, write):
+    """`resolve` lane by lane: region ids per lane, bounds and alignment reported where they fail."""
     if space is None or space == ".generic":
         win = addr >> np.uint64(56)
         groups = [(".global", win == 0), (".shared", win == 1), (".local", win == 2), (".param", win == 4)]
@@ -48,7 +101,7 @@ def resolve(m, op, space, addr, lanes, size, write):
                     a = a - np.uint64(GENERIC_SHARED)
                 elif sp == ".local":
                     a = a - np.uint64(GENERIC_LOCAL)
-                out.extend(resolve(m, op, sp, a, lanes[sel], size, write))
+                out.extend(_resolve_lanes(m, op, sp, a, lanes[sel], size, write))
         return out
     space = space.split("::")[0]
     if space == ".param":
@@ -133,15 +186,28 @@ def row_index(region, lanes, m):
     return lanes
 
 
+def _misaligned(offs, size: int) -> bool:
+    """Whether some offset is not a multiple of `size`: where `size` is a power of two, the low bits of all the
+    offsets OR-ed together (one reduction, no division and no temporary array)."""
+    if size & (size - 1) == 0:
+        return bool(int(np.bitwise_or.reduce(offs)) & (size - 1))
+    return bool((offs % size).any())
+
+
+def flat_index(region, rows, offs):
+    """Index of byte `offs` of copy `rows` in a region's per-byte arrays read flat (`a.reshape(-1)`): one
+    gather where `a[rows, offs]` costs a two-dimensional one."""
+    return offs if region.copies == 1 else rows * region.data.shape[1] + offs
+
+
 def load(m, region, lanes, offs, size, seen: bool = True):
     """Bytes → uint64 bits (little endian) for each lane; and flags for never-written bytes."""
-    rows = row_index(region, lanes, m)
     flat = region.data.reshape(-1)
-    stride = region.data.shape[1]
-    start = rows * stride + offs
-    aligned = size in _VIEW and (start % size == 0).all()
+    start = offs if region.copies == 1 else row_index(region, lanes, m) * region.data.shape[1] + offs
+    aligned = size in _VIEW and not _misaligned(start, size)
     if aligned:
-        bits = flat.view(_VIEW[size])[start // size].astype(np.uint64)
+        word = start // size if size > 1 else start
+        bits = flat.view(_VIEW[size])[word].astype(np.uint64)
     else:
         idx = start[:, None] + np.arange(size)
         raw = flat[idx]
@@ -152,13 +218,14 @@ def load(m, region, lanes, offs, size, seen: bool = True):
     if region.written is not None:
         w = region.written.reshape(-1)
         if aligned:   # the element's written flags as one word: all set when it equals 0x0101…
-            ok = w.view(_VIEW[size])[start // size] == _ALL_SET[size]
+            ok = w.view(_VIEW[size])[word] == _ALL_SET[size]
         else:
             ok = w[start[:, None] + np.arange(size)].all(axis=1)
-        if not ok.all() and region.zero_start:   # defined (zeros), but the report says the kernel relied on them
+        unwritten = ok.size - np.count_nonzero(ok)   # (count_nonzero: a fifth of .all()'s cost)
+        if unwritten and region.zero_start:   # defined (zeros), but the report says the kernel relied on them
             if seen:   # (not the machine's own look at memory around a store)
                 m.__dict__.setdefault("zero_start_reads", set()).add(region.name)
-        elif not ok.all():
+        elif unwritten:
             undef = np.where(ok, 0, 2).astype(np.uint8)
     return bits, undef
 
@@ -204,10 +271,9 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
                               f"(volta/ir/written.py) found no store can reach: pointer arithmetic it does not "
                               f"follow; races on it are not decided", op.span)
         return none
-    g = shadow.g
-    if size < g or (offs % g != 0).any():
-        shadow.refine(1)
-        g = 1
+    g = fit_granule(shadow, size, offs)
+    if not (write or atomic) and _weak_reads_of_one_cta(m, op, region, shadow, lanes, offs, size, g):
+        return none
     rows = row_index(region, lanes, m)
     stride = region.data.shape[1]
     per = max(1, size // g)
@@ -222,7 +288,7 @@ def track(m, op, region, lanes, offs, size, write, atomic=False, warp_uniform=Fa
     warp = rep(m.gwarp if every else m.gwarp[lanes])
     # --lockstep-warps: a warp executes in lock step, so its threads' accesses in different steps are ordered
     wgen = m.wgen[warp] if not getattr(m, "lockstep", False) else np.full(gidx.size, m.steps, np.int64)
-    scope = memmodel.strength(op) or (memmodel.GPU if atomic else 0)
+    scope = _strength(m, op) or (memmodel.GPU if atomic else 0)
     if scope and op.op not in ("atom", "red"):
         scope += 10  # shadow.PLAIN: strong, but not an atomic
     clocks = getattr(m, "clocks", None)
@@ -296,6 +362,59 @@ def stored_values_differ(m, bits_a, bits_b, data_a, data_b):
     different). Shared by the same-warp store check and the benign-race classification."""
     symbolic = (np.asarray(data_a, bool) | np.asarray(data_b, bool)) & m.structured
     return ~symbolic & (np.asarray(bits_a) != np.asarray(bits_b)), symbolic
+
+
+def fit_granule(shadow, size: int, offs) -> int:
+    """The shadow's granule, first refined if this access of `size` bytes at `offs` does not cover whole
+    granules: to the coarsest granule (a power of two) that the size and every offset are multiples of, 2 for
+    f16 loads rather than bytes. Refining keeps each record on every byte it covered (Shadow.refine), so a
+    granule that every access so far covers whole decides as bytes would; a narrower access refines again
+    (tests/exec/test_access.py replays random accesses against a byte shadow)."""
+    g = shadow.g
+    if g > 1 and (size < g or _misaligned(offs, g)):
+        g //= 2
+        while g > 1 and (size % g or _misaligned(offs, g)):
+            g //= 2
+        shadow.refine(g)
+    return g
+
+
+def _strength(m, op) -> int:
+    """memmodel.strength(op) (four modifier look-ups), remembered on the machine per instruction; the entry
+    holds its instruction, so an index reused by another program's instruction is not taken for it."""
+    memo = m.__dict__.setdefault("strength_memo", {})
+    got = memo.get(op.index)
+    if got is None or got[0] is not op:
+        got = memo[op.index] = (op, memmodel.strength(op))
+    return got[1]
+
+
+def _weak_reads_of_one_cta(m, op, region, shadow, lanes, offs, size, g) -> bool:
+    """A weak load whose lanes are all of one CTA, with no vector clocks: handed to `Shadow.weak_reads` with the
+    CTA and its barrier generation as numbers, which logs it when no write can be concurrent (the fields are
+    those `track` builds below for `Shadow.access`, without the per-lane arrays of one value). False when it
+    does not apply or the shadow declines: `track` goes on."""
+    if getattr(m, "clocks", None) is not None or _strength(m, op):
+        return False
+    every = lanes is m.all_lanes
+    if m.n_cta == 1:
+        cta = 0
+    else:
+        ctas = m.cta if every else m.cta[lanes]
+        cta = int(ctas.min())
+        if cta != int(ctas.max()):
+            return False
+    row = cta if region.space == ".shared" and region.copies > 1 else 0   # row_index: the CTA's copy, or the one
+    gidx = offs + row * region.data.shape[1] if row else offs
+    gidx = gidx >> (g.bit_length() - 1) if g > 1 else gidx   # granules are 1, 2 or 4 bytes
+    warp = m.gwarp if every else m.gwarp[lanes]
+    wgen = m.steps if getattr(m, "lockstep", False) else m.wgen[warp]   # --lockstep-warps: as `track` below
+    per = size // g
+    if per > 1:
+        gidx = (gidx[:, None] + np.arange(per)).reshape(-1)
+        lanes, warp = np.repeat(lanes, per), np.repeat(warp, per)
+        wgen = np.repeat(wgen, per) if isinstance(wgen, np.ndarray) else wgen
+    return shadow.weak_reads(gidx, lanes, cta, int(m.gen[cta]), warp, wgen, op.index)
 
 
 def _same_values(m, op, region, lanes, image, data, rows, offs, g, per, c, prior_op, exprs):
@@ -418,11 +537,13 @@ START, INSIDE, DEAD = 1, 2, 3
 
 def unreadable(region, rows, offs, size):
     """Per access of `size` bytes at (rows, offs): why no stored expression or concrete bits are what it reads
-    (None where they are), or None when every access is readable."""
+    (None where they are), or None when every access is readable. `rows` None: the region's one copy."""
     if region.cover is None:
         return None
-    if getattr(region, "cover_width", 0) == size and not (offs % size).any():
+    if getattr(region, "cover_width", 0) == size and not _misaligned(offs, size):
         return None   # every expression stored is `size` bytes at a multiple of `size`, none cut: whole values
+    if rows is None:
+        rows = np.zeros(offs.size, np.int64)
     c = region.cover[rows[:, None], offs[:, None] + np.arange(size)]
     if not ((c[:, 0] >= INSIDE).any() or (c[:, 1:] & 1).any()):   # START/DEAD after the first byte: odd
         return None
@@ -600,31 +721,36 @@ def load_lsym(m, op, region, lanes, offs, size):
 
     if region == "kernel-param" or lanes.size == 0:
         return None
-    rows = row_index(region, lanes, m)
+    rows = row_index(region, lanes, m) if region.copies > 1 else None   # (made below if needed)
+    flat = offs if rows is None else flat_index(region, rows, offs)   # one index into each per-byte array
     _refuse_unreadable(op, region, rows, offs, size)
     if region.sym is not None:
-        stored = region.sym[rows, offs]
-        if (stored != None).any():  # noqa: E711
-            return _stored_leaves(region, lanes, rows, offs, size, stored)
+        stored = region.sym.get(flat)
+        if np.count_nonzero(stored != None):  # noqa: E711
+            return _stored_leaves(region, lanes, row_index(region, lanes, m) if rows is None else rows, offs, size,
+                                  stored)
     refs = region.lsref
     if refs is not None:
-        ref = refs[rows, offs].astype(np.int64) - 1   # stored as slot + 1
-        has = ref >= 0
-        if has.any():
-            if (region.symsize[rows[has], offs[has]] != size).any():
+        ref = refs.reshape(-1)[flat]   # slot + 1 in region.lslist, 0: none
+        count = np.count_nonzero(ref)
+        every = count == ref.size
+        if count:
+            has = ref > 0
+            at = flat if every else flat[has]
+            if np.count_nonzero(region.symsize.reshape(-1)[at] != size):
                 return None
-            if not has.all():   # the other lanes read what the general path reads as concrete bits
-                other = ~has
+            if not every:   # the other lanes read what the general path reads as concrete bits
                 if region.space == ".global" and region.role in ("in", "inout") and \
-                        not region.kwritten[rows[other], offs[other]].all():
+                        not region.kwritten.reshape(-1)[flat[~has]].all():
                     return None   # unwritten input elements are leaves there: let the general path mix them
-                lanes, ref, rows, offs = lanes[has], ref[has], rows[has], offs[has]
-            row = region.lsrow[rows, offs]
-            ids = ref[:1] if bool((ref == ref[0]).all()) else np.unique(ref)
+                lanes, ref = lanes[has], ref[has]
+            row = region.lsrow.reshape(-1)[at]
+            ids = ref[:1] if np.count_nonzero(ref != ref[0]) == 0 else np.unique(ref)
             try:
                 if ids.size == 1:
-                    return LaneSym(lanes, region.lslist[int(ids[0])].poly.take(row), ordered=lanes is m.all_lanes)
-                polys = [region.lslist[int(r)].poly for r in ids]
+                    return LaneSym(lanes, region.lslist[int(ids[0]) - 1].poly.take(row),
+                                   ordered=lanes is m.all_lanes)
+                polys = [region.lslist[int(r) - 1].poly for r in ids]
                 leaves = _leaves_of_one_buffer(polys)
                 if leaves is not None:
                     # input elements of one buffer stored by several instructions (a tile filled in steps): one leaf
@@ -636,13 +762,15 @@ def load_lsym(m, op, region, lanes, offs, size):
                 return lanesym.merge([LaneSym(lanes[ref == r], p.take(row[ref == r])) for r, p in zip(ids, polys)])
             except CoefficientOverflow:
                 return None
-    if region.kwritten is not None and region.kwritten[rows[:, None], offs[:, None] + np.arange(size)].any():
+    if region.kwritten is not None and (region.kwritten.reshape(-1)[flat].any() if size == 1 else
+                                        region.kwritten.reshape(-1)[flat[:, None] + np.arange(size)].any()):
         return None   # some bytes the kernel wrote: load_sym sorts them out
     if region.space == ".global" and region.role in ("in", "inout") and m.input_values is None:
         itemsize = region_itemsize(region)
-        if size != itemsize or (offs % itemsize != 0).any():
+        if size != itemsize or _misaligned(offs, itemsize):
             return None
-        return LaneSym(lanes, LanePoly.leaf(region.name, offs // itemsize), ordered=lanes is m.all_lanes)
+        return LaneSym(lanes, LanePoly.leaf(region.name, offs // itemsize if itemsize > 1 else offs),
+                       ordered=lanes is m.all_lanes)
     return None
 
 

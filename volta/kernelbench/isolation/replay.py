@@ -78,14 +78,12 @@ class Machine:
         self.session = new_run().session
         self.memory = DeviceMemory()
         self.next = 0               # the next recorded call to replay
-        self._kept: list = []       # every storage the memory held (DeviceMemory keeps names by id(storage))
 
     def overlay(self, state: list | None = None) -> list:
         """What the Python side did before the next call (or `state`), put in the memory; those storages."""
         if state is None:
             state = self.instance["host_calls"][self.next]["before"]["memory"]
         self.memory.overlay(state, self.session.allocate)
-        self._kept += self.memory.by_base.values()     # the memory knows storages by id: none may be reused
         return state
 
     def run(self) -> None:
