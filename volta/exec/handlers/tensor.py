@@ -506,9 +506,12 @@ def _wmma_access(m, op, grid, ptr_op, stride_op, rows, cols, fmt, slots_used, wr
     flags = np.zeros(flat.size, np.uint8)
     w_idx = np.repeat(np.arange(W), WARP_SIZE)
     space = op.d.space or None
+    slots = wmma_addresses(m, op, grid, ptr_op, stride_op, rows, cols, slots_used, es)
+    if not write and _read_at_once(m, op, space, grid, slots, es, out, flags, exprs):
+        return out, np.bitwise_or.reduce(flags.reshape(W, WARP_SIZE), axis=1)
     pos_of = np.full(m.L, -1, np.int64)
     pos_of[flat] = np.arange(flat.size)
-    for r, c, addr in wmma_addresses(m, op, grid, ptr_op, stride_op, rows, cols, slots_used, es):
+    for r, c, addr in slots:
         for region, lz, offs in A.resolve(m, op, space, addr, flat, es, write):
             if region == "kernel-param":
                 raise Unsupported("wmma on kernel parameters", op.span)
@@ -529,6 +532,48 @@ def _wmma_access(m, op, grid, ptr_op, stride_op, rows, cols, fmt, slots_used, wr
                 if f is not None:
                     flags[pos] |= f
     return out, np.bitwise_or.reduce(flags.reshape(W, WARP_SIZE), axis=1)
+
+
+def _read_at_once(m, op, space, grid, slots, es, out, flags, exprs) -> bool:
+    """wmma.load's reads of every slot as one access batch (each lane once per slot), when they all fall in bounds
+    and aligned in one shared or global region: `access.resolve` then answers that one group and reports
+    nothing, as it does slot by slot, and loads, expressions, flags and race records are element by element
+    (a batch may name a thread more than once, as a vector access of several granules does). Reads do not race
+    with each other, so one batch records what the slots' batches did; a lane's slots read distinct elements
+    (checked: equal addresses of one lane go slot by slot). Fills `out`, `flags` (and `exprs`) as the slot
+    loop does; False: nothing done (another region, generic addressing, a bound or alignment to report)."""
+    if space not in (".shared", ".global"):
+        return False
+    addr = np.stack([a for _r, _c, a in slots])                      # (slots, lanes)
+    ordered = np.sort(addr, axis=0)
+    if (ordered[1:] == ordered[:-1]).any():
+        return False
+    rids, offs = m.memory.locate(space, addr.reshape(-1))
+    rid = int(rids[0])
+    if not 0 < rid < len(m.memory.regions) or (rids != rid).any():
+        return False
+    region = m.memory.regions[rid]
+    if region.space.split("::")[0] != space or int(offs.min()) < 0 or int(offs.max()) + es > region.size or \
+            (offs % min(es, 16)).any():
+        return False
+    n = grid.size
+    lanes = np.tile(grid.reshape(-1), len(slots))
+    found = A.resolve(m, op, space, addr.reshape(-1), lanes, es, False)
+    assert len(found) == 1 and found[0][1] is lanes, "resolve split an access it was shown to be clean"
+    offs = found[0][2]
+    if region.space in (".global", ".shared"):
+        A.track(m, op, region, lanes, offs, es, write=False)
+    bits, u = A.load(m, region, lanes, offs, es)
+    w = np.tile(np.repeat(np.arange(grid.shape[0]), WARP_SIZE), len(slots))
+    r = np.concatenate([r for r, _c, _a in slots])
+    c = np.concatenate([c for _r, c, _a in slots])
+    out[w, r, c] = bits
+    if exprs is not None:
+        exprs[w, r, c] = A.load_sym(m, op, region, lanes, offs, es, f".b{8 * es}", bits)
+    for f in (u, _data_flag(m, region, lanes, offs, es)):
+        if f is not None:
+            flags |= np.bitwise_or.reduce(f.reshape(len(slots), n), axis=0)
+    return True
 
 
 def _wmma_load(m, op, lanes, exprs=False):
