@@ -537,10 +537,10 @@ def _wmma_access(m, op, grid, ptr_op, stride_op, rows, cols, fmt, slots_used, wr
 def _read_at_once(m, op, space, grid, slots, es, out, flags, exprs) -> bool:
     """wmma.load's reads of every slot as one access batch (each lane once per slot), when they all fall in bounds
     and aligned in one shared or global region: `access.resolve` then answers that one group and reports
-    nothing, as it does slot by slot, and loads, expressions, flags and race records are element by element
-    (a batch may name a thread more than once, as a vector access of several granules does). Reads do not race
-    with each other, so one batch records what the slots' batches did; a lane's slots read distinct elements
-    (checked: equal addresses of one lane go slot by slot). Fills `out`, `flags` (and `exprs`) as the slot
+    nothing, as it does slot by slot, and loads, expressions and flags are element by element (a batch may name
+    a thread more than once; a lane's slots read distinct elements, checked: equal addresses of one lane go
+    slot by slot). The race shadow is still told slot by slot (it reports a racing pair of instructions once
+    per call: one call would report fewer of the stores a racy load meets). Fills `out`, `flags` (and `exprs`) as the slot
     loop does; False: nothing done (another region, generic addressing, a bound or alignment to report)."""
     if space not in (".shared", ".global"):
         return False
@@ -561,8 +561,9 @@ def _read_at_once(m, op, space, grid, slots, es, out, flags, exprs) -> bool:
     found = A.resolve(m, op, space, addr.reshape(-1), lanes, es, False)
     assert len(found) == 1 and found[0][1] is lanes, "resolve split an access it was shown to be clean"
     offs = found[0][2]
-    if region.space in (".global", ".shared"):
-        A.track(m, op, region, lanes, offs, es, write=False)
+    if region.space in (".global", ".shared"):   # slot by slot, as the loop does: the race shadow reports a
+        for s in range(len(slots)):                 # racing pair once per call, so one call would name fewer
+            A.track(m, op, region, grid.reshape(-1), offs[s * n:(s + 1) * n], es, write=False)
     bits, u = A.load(m, region, lanes, offs, es)
     w = np.tile(np.repeat(np.arange(grid.shape[0]), WARP_SIZE), len(slots))
     r = np.concatenate([r for r, _c, _a in slots])
