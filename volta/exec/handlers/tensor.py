@@ -33,6 +33,8 @@ holds which element relies on unspecified behaviour.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from volta.config import FULL_WARP_MASK, WARP_SIZE
@@ -150,23 +152,31 @@ MMA_SHAPES = {
 }
 
 
+@functools.cache
 def layout_table(fn, slots):
-    """(rows, cols) int arrays of shape (32, slots) for a layout function."""
+    """(rows, cols) int arrays of shape (32, slots) for a layout function (made once per table, read-only)."""
     lanes = np.arange(WARP_SIZE)[:, None]
     i = np.arange(slots)[None, :]
     r, c = fn(lanes, i)
     shape = (WARP_SIZE, slots)
-    return np.broadcast_to(r, shape).astype(np.int64), np.broadcast_to(c, shape).astype(np.int64)
+    return _frozen(np.broadcast_to(r, shape).astype(np.int64)), _frozen(np.broadcast_to(c, shape).astype(np.int64))
 
 
+@functools.cache
 def wmma_layout(rows, cols, slots):
     """Register layout chosen for wmma fragments (the ISA leaves it unspecified): tile element
-    e = lane*(T/32) + slot % (T/32), row-major over the logical rows x cols tile; slots beyond T/32 repeat."""
+    e = lane*(T/32) + slot % (T/32), row-major over the logical rows x cols tile; slots beyond T/32 repeat.
+    Made once per shape (every wmma instruction asks), read-only."""
     per = rows * cols // WARP_SIZE
     lanes = np.arange(WARP_SIZE)[:, None]
     s = np.arange(slots)[None, :]
     e = lanes * per + s % per
-    return e // cols, e % cols
+    return _frozen(e // cols), _frozen(e % cols)
+
+
+def _frozen(a):
+    a.flags.writeable = False
+    return a
 
 
 # ---- helpers ---------------------------------------------------------------------------------------

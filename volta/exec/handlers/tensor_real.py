@@ -224,7 +224,7 @@ def _pack(elems, fmt):
     out = np.full(elems[0].size, None, dtype=object)
     name = pack_name(fmt)
     has = np.flatnonzero((elems[0] != None) | (elems[1] != None))  # noqa: E711
-    out[has] = [E.call(name, a, b) for a, b in zip(elems[0][has], elems[1][has])]
+    out[has] = [E.call(name, a, b) for a, b in zip(elems[0][has].tolist(), elems[1][has].tolist())]
     return out
 
 
