@@ -589,7 +589,9 @@ def _read_at_once(m, op, space, grid, slots, es, out, flags, exprs) -> bool:
 
 def _wmma_load(m, op, lanes, exprs=False):
     """With `exprs` (the real-number handler, through run_bits): also the elements' expressions, returned with
-    the bits as tiles (words, expressions: None where concrete) of shape (warps, rows, cols)."""
+    the bits as tiles (words, expressions: None where concrete) of shape (warps, rows, cols), and the registers
+    left to that handler to write, once, with their expressions: their bits (warps, 32, registers) and each
+    warp's flags."""
     which = _wmma_which(op)
     rows, cols = _wmma_dims(op, which)
     fmt = _elem_fmt(op.d.types[-1])
@@ -609,9 +611,10 @@ def _wmma_load(m, op, lanes, exprs=False):
                                 exprs=sym)
     table = wmma_layout(rows, cols, slots)
     out = _scatter(tile, per_reg, _WIDTH[fmt], table, len(regs))
-    _write_regs(m, regs, grid, out, wflags)
+    if not exprs:
+        _write_regs(m, regs, grid, out, wflags)
     _advance(m, grid.reshape(-1))
-    return (tile, sym) if exprs else None
+    return (tile, sym, out, wflags) if exprs else None
 
 
 def _wmma_store(m, op, lanes):

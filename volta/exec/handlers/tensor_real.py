@@ -228,20 +228,24 @@ def _pack(elems, fmt):
     return out
 
 
-def _write(m, reg, flat, sym):
-    """Give `reg` of `flat` the expressions `sym` (None: concrete) over the bits the bit handler wrote."""
-    bits, flags = m.read(reg, flat)
+def _write(m, reg, flat, sym, given=None):
+    """Give `reg` of `flat` the expressions `sym` (None: concrete) over the bits the bit handler wrote, or the
+    (bits, flags) it `given` to write here instead."""
+    bits, flags = m.read(reg, flat) if given is None else given
     flags = np.zeros(flat.size, np.uint8) if flags is None else flags & np.uint8(0xFF ^ DATA)
     has = sym != None  # noqa: E711
     m.write(reg, flat, bits, flags | has.astype(np.uint8) * np.uint8(DATA), sym if has.any() else None)
 
 
-def _store_fragment(m, regs, grid, tile, per, fmt, table):
-    """Tiles (W, rows, cols) of expressions into fragment registers `regs` through a layout table."""
+def _store_fragment(m, regs, grid, tile, per, fmt, table, bits=None, flags=None):
+    """Tiles (W, rows, cols) of expressions into fragment registers `regs` through a layout table; with `bits`
+    (W, 32, registers) and per-warp `flags`, the registers' bits too (the bit handler left them to this write)."""
     flat = grid.reshape(-1)
     slots = [v.reshape(-1) for v in T.slots_from_tile(tile, table)]
+    lane_flags = None if bits is None else np.repeat(flags, WARP_SIZE)
     for k, r in enumerate(regs):
-        _write(m, r, flat, _pack(slots[k * per:(k + 1) * per], fmt))
+        given = None if bits is None else (bits[:, :, k].reshape(-1), lane_flags)
+        _write(m, r, flat, _pack(slots[k * per:(k + 1) * per], fmt), given)
 
 
 def product(At, Bt, Ct):
@@ -435,7 +439,8 @@ def _wmma(m, op, lanes):
 
 def _wmma_load(m, op, lanes):
     """The tile's elements (row- or column-major at the pointer, `.col`) into the fixed register layout. The bit
-    handler reads each element's expression where it reads its bits (tensor._wmma_access `exprs`)."""
+    handler reads each element's expression where it reads its bits (tensor._wmma_access `exprs`) and leaves
+    the registers to this handler, which writes bits, flags and expressions at once."""
     which = T._wmma_which(op)
     rows, cols = T._wmma_dims(op, which)
     fmt = T._elem_fmt(op.d.types[-1])
@@ -445,12 +450,12 @@ def _wmma_load(m, op, lanes):
     grid = T._full_warps(m, op, lanes)
     if grid is None:
         return
-    words, tile = run_bits(m, op, lanes, exprs=True)
+    words, tile, bits, flags = run_bits(m, op, lanes, exprs=True)
     known = tile != None  # noqa: E711
     refuse_unknown_format(m, op, tile[known].tolist(), fmt)   # the load's type is no proof
     if not known.all():
         tile[~known] = _constants(op, words[~known], REAL_TYPES[fmt])
-    _store_fragment(m, regs, grid, tile, per, fmt, T.wmma_layout(rows, cols, len(regs) * per))
+    _store_fragment(m, regs, grid, tile, per, fmt, T.wmma_layout(rows, cols, len(regs) * per), bits, flags)
 
 
 def _wmma_store(m, op, lanes):
