@@ -93,8 +93,14 @@ def register_elements(m, op, regs, flat, fmt, per):
             moved = []   # elements ldmatrix/movmatrix moved (no format of their own): checked together below
             b16 = pack_name("b16")
             at = np.flatnonzero(sym != None)  # noqa: E711
+            vals = sym[at].tolist()
+            if per == 2 and not m.integers and _plain_pairs(vals, name):   # what the loop below takes as it is
+                for j in (0, 1):
+                    elems[j][at] = object_array([e.args[j] for e in vals])
+                out.append(elems)
+                continue
             got = [[] for _ in range(per)]
-            for e in sym[at].tolist():
+            for e in vals:
                 call = isinstance(e, E.Expr) and e.op is E.CALL
                 if not isinstance(e, E.Expr) or (per == 2) != (call and e.data in (name, b16)) or (
                         per == 1 and call and e.data.endswith("x2")):
@@ -117,6 +123,15 @@ def register_elements(m, op, regs, flat, fmt, per):
             refuse_unknown_format(m, op, moved, fmt)
         out.append(elems)
     return out
+
+
+def _plain_pairs(vals, name) -> bool:
+    """Whether every value is a pair `name(lo, hi)` (f16x2 of an f16 fragment) of elements that are no calls:
+    nothing to decode (b16 bits), refuse or check for its format, so `register_elements` takes the halves as
+    they are."""
+    CALL, Expr = E.CALL, E.Expr
+    return all(type(e) is Expr and e.op is CALL and e.data == name and e.args[0].op is not CALL and
+               e.args[1].op is not CALL for e in vals)
 
 
 def _formats_made(m) -> frozenset:
