@@ -469,7 +469,7 @@ def _wmma(m, op, lanes, exprs=None):
     elif op.d.has(".store"):
         _wmma_store(m, op, lanes)
     elif op.d.has(".mma"):
-        _wmma_mma(m, op, lanes)
+        return _wmma_mma(m, op, lanes, exprs)
     else:
         raise Unsupported(f"`{op.d.inst.opcode}` is not modelled", op.span)
 
@@ -655,7 +655,9 @@ def wmma_mma_kind(op):
     return (M, N, K), dt, at, bt, ct
 
 
-def _wmma_mma(m, op, lanes):
+def _wmma_mma(m, op, lanes, exprs=None):
+    """With `exprs` (the real-number handler, through run_bits), D's registers are not written: their bits
+    (warps, 32, registers) and each warp's flags are returned for that handler to write with the expressions."""
     (M, N, K), dt, at, bt, ct = wmma_mma_kind(op)
     grid = _full_warps(m, op, lanes)
     if grid is None:
@@ -675,6 +677,9 @@ def _wmma_mma(m, op, lanes):
         Cw = _convert_acc(Cw, ct, dt)
     Dw = matmul(Aw, Bw, Cw, at, dt, tensor_row(m, at, dt), op.d.has(".satfinite"))
     out = _scatter(Dw, d_per, _WIDTH[dt], wmma_layout(M, N, len(rd) * d_per), len(rd))
+    if exprs:   # the real-number handler writes D's registers, bits and expressions at once
+        _advance(m, grid.reshape(-1))
+        return out, fa | fb | fc
     _write_regs(m, rd, grid, out, fa | fb | fc)
     _advance(m, grid.reshape(-1))
 

@@ -400,10 +400,10 @@ def _lane_product(m, grid, At, Bt, rc, table):
     return out
 
 
-def _write_lane(m, reg, flat, poly):
+def _write_lane(m, reg, flat, poly, given=None):
     """Give `reg` of `flat` the lane polynomial `poly` (tensor data in every lane) over the bits the bit handler
-    wrote."""
-    bits, flags = m.read(reg, flat)
+    wrote, or the (bits, flags) it `given` to write here instead."""
+    bits, flags = m.read(reg, flat) if given is None else given
     flags = np.zeros(flat.size, np.uint8) if flags is None else flags & np.uint8(0xFF ^ DATA)
     m.write(reg, flat, bits, flags | np.uint8(DATA), LaneSym(flat, poly))
 
@@ -514,14 +514,16 @@ def _wmma_mma(m, op, lanes):
     if c_per == 1 and d_per == 1 and len(rd) == len(rc):   # f32 accumulators: as mma.sync's (_lane_product)
         lane_d = _lane_product(m, grid, At, Bt, rc, T.wmma_layout(M, N, len(rc)))
         if lane_d is not None:
-            run_bits(m, op, lanes)
+            bits, flags = run_bits(m, op, lanes, exprs=True)   # D's registers are left to this handler
             flat = grid.reshape(-1)
-            for reg, poly in zip(rd, lane_d):
-                _write_lane(m, reg, flat, poly)
+            lane_flags = np.repeat(flags, WARP_SIZE)
+            for k, (reg, poly) in enumerate(zip(rd, lane_d)):
+                _write_lane(m, reg, flat, poly, (bits[:, :, k].reshape(-1), lane_flags))
             return
     Ct = _fragment(m, op, rc, grid, ct, c_per, T.wmma_layout(M, N, len(rc) * c_per), (M, N))
-    run_bits(m, op, lanes)
-    _store_fragment(m, rd, grid, product(At, Bt, Ct), d_per, dt, T.wmma_layout(M, N, len(rd) * d_per))
+    bits, flags = run_bits(m, op, lanes, exprs=True)
+    _store_fragment(m, rd, grid, product(At, Bt, Ct), d_per, dt, T.wmma_layout(M, N, len(rd) * d_per), bits,
+                    flags)
 
 
 def _store_lanes(m, op, lanes, grid, regs, rows, cols, es) -> bool:
