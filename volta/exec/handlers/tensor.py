@@ -242,8 +242,8 @@ def tile_from_slots(values, table, shape, dtype=np.uint64):
 def slots_from_tile(tile, table):
     """Tiles (W, rows, cols) → per-slot lane values, one (W, 32) array per slot of a layout table."""
     rows, cols = table
-    w_idx = np.arange(tile.shape[0])[:, None]
-    return [tile[w_idx, rows[None, :, s], cols[None, :, s]] for s in range(rows.shape[1])]
+    every = tile[np.arange(tile.shape[0])[:, None, None], rows[None], cols[None]]   # (W, 32, slots): one gather
+    return [every[:, :, s] for s in range(rows.shape[1])]
 
 
 def _gather(bits, per_reg, ew, table, shape):
@@ -463,13 +463,15 @@ def _elem_fmt(t):
 
 
 @handles("wmma")
-def _wmma(m, op, lanes, exprs=None):
+def _wmma(m, op, lanes, exprs=None, grid=None):
+    """`exprs`: the real-number handler follows (tensor_real.py); `grid`: the warps it found ready
+    (`_full_warps`), not asked again."""
     if op.d.has(".load"):
-        return _wmma_load(m, op, lanes, exprs)
+        return _wmma_load(m, op, lanes, exprs, grid)
     elif op.d.has(".store"):
-        _wmma_store(m, op, lanes)
+        _wmma_store(m, op, lanes, grid)
     elif op.d.has(".mma"):
-        return _wmma_mma(m, op, lanes, exprs)
+        return _wmma_mma(m, op, lanes, exprs, grid)
     else:
         raise Unsupported(f"`{op.d.inst.opcode}` is not modelled", op.span)
 
@@ -587,7 +589,7 @@ def _read_at_once(m, op, space, grid, slots, es, out, flags, exprs) -> bool:
     return True
 
 
-def _wmma_load(m, op, lanes, exprs=False):
+def _wmma_load(m, op, lanes, exprs=False, grid=None):
     """With `exprs` (the real-number handler, through run_bits): also the elements' expressions, returned with
     the bits as tiles (words, expressions: None where concrete) of shape (warps, rows, cols), and the registers
     left to that handler to write, once, with their expressions: their bits (warps, 32, registers) and each
@@ -595,7 +597,7 @@ def _wmma_load(m, op, lanes, exprs=False):
     which = _wmma_which(op)
     rows, cols = _wmma_dims(op, which)
     fmt = _elem_fmt(op.d.types[-1])
-    grid = _full_warps(m, op, lanes)
+    grid = _full_warps(m, op, lanes) if grid is None else grid
     if grid is None:
         return
     regs = _regs(op.operands[0])
@@ -617,10 +619,10 @@ def _wmma_load(m, op, lanes, exprs=False):
     return (tile, sym, out, wflags) if exprs else None
 
 
-def _wmma_store(m, op, lanes):
+def _wmma_store(m, op, lanes, grid=None):
     rows, cols = _wmma_dims(op, "d")
     fmt = _elem_fmt(op.d.types[-1])
-    grid = _full_warps(m, op, lanes)
+    grid = _full_warps(m, op, lanes) if grid is None else grid
     if grid is None:
         return
     regs = _regs(op.operands[1])
@@ -655,11 +657,11 @@ def wmma_mma_kind(op):
     return (M, N, K), dt, at, bt, ct
 
 
-def _wmma_mma(m, op, lanes, exprs=None):
+def _wmma_mma(m, op, lanes, exprs=None, grid=None):
     """With `exprs` (the real-number handler, through run_bits), D's registers are not written: their bits
     (warps, 32, registers) and each warp's flags are returned for that handler to write with the expressions."""
     (M, N, K), dt, at, bt, ct = wmma_mma_kind(op)
-    grid = _full_warps(m, op, lanes)
+    grid = _full_warps(m, op, lanes) if grid is None else grid
     if grid is None:
         return
     d_op, a_op, b_op, c_op = op.operands[:4]

@@ -465,7 +465,7 @@ def _wmma_load(m, op, lanes):
     grid = T._full_warps(m, op, lanes)
     if grid is None:
         return
-    words, tile, bits, flags = run_bits(m, op, lanes, exprs=True)
+    words, tile, bits, flags = run_bits(m, op, lanes, exprs=True, grid=grid)
     known = tile != None  # noqa: E711
     refuse_unknown_format(m, op, tile[known].tolist(), fmt)   # the load's type is no proof
     if not known.all():
@@ -485,7 +485,7 @@ def _wmma_store(m, op, lanes):
     if per == 1 and _store_lanes(m, op, lanes, grid, regs, rows, cols, T._WIDTH[fmt] // 8):
         return
     tile = _fragment(m, op, regs, grid, fmt, per, T.wmma_layout(rows, cols, len(regs) * per), (rows, cols))
-    run_bits(m, op, lanes)
+    run_bits(m, op, lanes, grid=grid)
     flat = grid.reshape(-1)
     w_idx = np.repeat(np.arange(grid.shape[0]), WARP_SIZE)
     pos_of = np.full(m.L, -1, np.int64)
@@ -514,14 +514,14 @@ def _wmma_mma(m, op, lanes):
     if c_per == 1 and d_per == 1 and len(rd) == len(rc):   # f32 accumulators: as mma.sync's (_lane_product)
         lane_d = _lane_product(m, grid, At, Bt, rc, T.wmma_layout(M, N, len(rc)))
         if lane_d is not None:
-            bits, flags = run_bits(m, op, lanes, exprs=True)   # D's registers are left to this handler
+            bits, flags = run_bits(m, op, lanes, exprs=True, grid=grid)   # D's registers are left to this handler
             flat = grid.reshape(-1)
             lane_flags = np.repeat(flags, WARP_SIZE)
             for k, (reg, poly) in enumerate(zip(rd, lane_d)):
                 _write_lane(m, reg, flat, poly, (bits[:, :, k].reshape(-1), lane_flags))
             return
     Ct = _fragment(m, op, rc, grid, ct, c_per, T.wmma_layout(M, N, len(rc) * c_per), (M, N))
-    bits, flags = run_bits(m, op, lanes, exprs=True)
+    bits, flags = run_bits(m, op, lanes, exprs=True, grid=grid)
     _store_fragment(m, rd, grid, product(At, Bt, Ct), d_per, dt, T.wmma_layout(M, N, len(rd) * d_per), bits,
                     flags)
 
@@ -541,7 +541,7 @@ def _store_lanes(m, op, lanes, grid, regs, rows, cols, es) -> bool:
         if not found.all():
             return False
         values.append(part)
-    run_bits(m, op, lanes)
+    run_bits(m, op, lanes, grid=grid)
     stride_op = op.operands[2] if len(op.operands) > 2 else None
     slots = T.wmma_addresses(m, op, grid, op.operands[0], stride_op, rows, cols, rows * cols // 32, es)
     for ls, (_r, _c, addr) in zip(values, slots):
