@@ -549,17 +549,14 @@ def _wmma_access(m, op, grid, ptr_op, stride_op, rows, cols, fmt, slots_used, wr
 def _read_at_once(m, op, space, grid, slots, es, out, flags, exprs) -> bool:
     """wmma.load's reads of every slot as one access batch (each lane once per slot), when they all fall in bounds
     and aligned in one shared or global region: `access.resolve` then answers that one group and reports
-    nothing, as it does slot by slot, and loads, expressions and flags are element by element (a batch may name
-    a thread more than once; a lane's slots read distinct elements, checked: equal addresses of one lane go
-    slot by slot). The race shadow is still told slot by slot (it reports a racing pair of instructions once
-    per call: one call would report fewer of the stores a racy load meets). Fills `out`, `flags` (and `exprs`) as the slot
-    loop does; False: nothing done (another region, generic addressing, a bound or alignment to report)."""
+    nothing, as it does slot by slot, and loads, expressions and flags are element by element, with no effect
+    on memory (a batch names each thread once per slot). The race shadow is still told slot by slot (it
+    reports a racing pair of instructions once per call: one call would report fewer of the stores a racy load
+    meets). Fills `out`, `flags` (and `exprs`) as the slot loop does; False: nothing done (another region,
+    generic addressing, a bound or alignment to report)."""
     if space not in (".shared", ".global"):
         return False
     addr = np.stack([a for _r, _c, a in slots])                      # (slots, lanes)
-    ordered = np.sort(addr, axis=0)
-    if (ordered[1:] == ordered[:-1]).any():
-        return False
     rids, offs = m.memory.locate(space, addr.reshape(-1))
     rid = int(rids[0])
     if not 0 < rid < len(m.memory.regions) or (rids != rid).any():
