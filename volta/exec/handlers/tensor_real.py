@@ -126,12 +126,12 @@ def register_elements(m, op, regs, flat, fmt, per):
 
 
 def _plain_pairs(vals, name) -> bool:
-    """Whether every value is a pair `name(lo, hi)` (f16x2 of an f16 fragment) of elements that are no calls:
-    nothing to decode (b16 bits), refuse or check for its format, so `register_elements` takes the halves as
-    they are."""
+    """Whether every value is a pair `name(lo, hi)` (f16x2 of an f16 fragment) of elements that are not moved
+    bits (b16(bits), which `_decode` reads): nothing to decode, refuse or check for its format, so
+    `register_elements` takes the halves as they are."""
     CALL, Expr = E.CALL, E.Expr
-    return all(type(e) is Expr and e.op is CALL and e.data == name and e.args[0].op is not CALL and
-               e.args[1].op is not CALL for e in vals)
+    return all(type(e) is Expr and e.op is CALL and e.data == name and not _is_bits(e.args[0]) and
+               not _is_bits(e.args[1]) for e in vals)
 
 
 def _formats_made(m) -> frozenset:
