@@ -65,3 +65,32 @@ def test_plain_pairs_are_the_checked_elements(register):
     for rf, rs in zip(fast, slow):
         for ef, es in zip(rf, rs):
             assert all(a is b for a, b in zip(ef, es))
+
+
+def _tile_slot_by_slot(values, table, shape, dtype):
+    rows, cols = table
+    W = values[0].shape[0]
+    tile = np.zeros((W,) + shape, dtype) if dtype is not object else np.full((W,) + shape, None, dtype=object)
+    for s, v in enumerate(values):
+        tile[np.arange(W)[:, None], rows[None, :, s], cols[None, :, s]] = v
+    return tile
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 3), st.sampled_from([(16, 16, 8), (16, 16, 16), (16, 16, 4), (32, 8, 8), (8, 32, 8)]),
+       st.booleans(), st.integers(0, 1000))
+def test_tile_from_slots_writes_what_slot_after_slot_writes(W, shape_slots, objects, seed):
+    """tensor.tile_from_slots places every slot at once: a repeated element (A/B fragments of m16n16k16 hold
+    each twice, and a program may change one copy) must keep the later slot's value, as the slot loop does;
+    elements no slot names stay empty."""
+    from volta.exec.handlers import tensor as T
+    rows, cols, slots = shape_slots
+    table = T.wmma_layout(rows, cols, slots)
+    rng = np.random.default_rng(seed)
+    values = [rng.integers(0, 1 << 16, (W, 32)).astype(np.uint64) for _ in range(slots)]
+    if objects:
+        values = [np.array([[E.var("A", int(x)) for x in row] for row in v], dtype=object) for v in values]
+    dtype = object if objects else np.uint64
+    got = T.tile_from_slots(values, table, (rows, cols), dtype)
+    want = _tile_slot_by_slot(values, table, (rows, cols), dtype)
+    assert got.shape == want.shape and all(a is b or a == b for a, b in zip(got.reshape(-1), want.reshape(-1)))

@@ -233,9 +233,10 @@ def tile_from_slots(values, table, shape, dtype=np.uint64):
     rows, cols = table
     W = values[0].shape[0]
     tile = np.zeros((W,) + shape, dtype) if dtype is not object else np.full((W,) + shape, None, dtype=object)
-    w_idx = np.arange(W)[:, None]
-    for s, v in enumerate(values):
-        tile[w_idx, rows[None, :, s], cols[None, :, s]] = v
+    pos = (rows * shape[1] + cols).T.reshape(-1)   # slot-major, as slot after slot would write them
+    last = pos.size - 1 - np.unique(pos[::-1], return_index=True)[1]   # where a slot repeats an element, the
+    flat = tile.reshape(W, -1)                                          # later slot's value is the one kept
+    flat[:, pos[last]] = np.stack(values, axis=1).reshape(W, -1)[:, last]
     return tile
 
 
