@@ -33,6 +33,8 @@ holds which element relies on unspecified behaviour.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from volta.config import FULL_WARP_MASK, WARP_SIZE
@@ -150,23 +152,31 @@ MMA_SHAPES = {
 }
 
 
+@functools.cache
 def layout_table(fn, slots):
-    """(rows, cols) int arrays of shape (32, slots) for a layout function."""
+    """(rows, cols) int arrays of shape (32, slots) for a layout function (made once per table, read-only)."""
     lanes = np.arange(WARP_SIZE)[:, None]
     i = np.arange(slots)[None, :]
     r, c = fn(lanes, i)
     shape = (WARP_SIZE, slots)
-    return np.broadcast_to(r, shape).astype(np.int64), np.broadcast_to(c, shape).astype(np.int64)
+    return _frozen(np.broadcast_to(r, shape).astype(np.int64)), _frozen(np.broadcast_to(c, shape).astype(np.int64))
 
 
+@functools.cache
 def wmma_layout(rows, cols, slots):
     """Register layout chosen for wmma fragments (the ISA leaves it unspecified): tile element
-    e = lane*(T/32) + slot % (T/32), row-major over the logical rows x cols tile; slots beyond T/32 repeat."""
+    e = lane*(T/32) + slot % (T/32), row-major over the logical rows x cols tile; slots beyond T/32 repeat.
+    Made once per shape (every wmma instruction asks), read-only."""
     per = rows * cols // WARP_SIZE
     lanes = np.arange(WARP_SIZE)[:, None]
     s = np.arange(slots)[None, :]
     e = lanes * per + s % per
-    return e // cols, e % cols
+    return _frozen(e // cols), _frozen(e % cols)
+
+
+def _frozen(a):
+    a.flags.writeable = False
+    return a
 
 
 # ---- helpers ---------------------------------------------------------------------------------------
@@ -223,17 +233,18 @@ def tile_from_slots(values, table, shape, dtype=np.uint64):
     rows, cols = table
     W = values[0].shape[0]
     tile = np.zeros((W,) + shape, dtype) if dtype is not object else np.full((W,) + shape, None, dtype=object)
-    w_idx = np.arange(W)[:, None]
-    for s, v in enumerate(values):
-        tile[w_idx, rows[None, :, s], cols[None, :, s]] = v
+    pos = (rows * shape[1] + cols).T.reshape(-1)   # slot-major, as slot after slot would write them
+    last = pos.size - 1 - np.unique(pos[::-1], return_index=True)[1]   # where a slot repeats an element, the
+    flat = tile.reshape(W, -1)                                          # later slot's value is the one kept
+    flat[:, pos[last]] = np.stack(values, axis=1).reshape(W, -1)[:, last]
     return tile
 
 
 def slots_from_tile(tile, table):
     """Tiles (W, rows, cols) → per-slot lane values, one (W, 32) array per slot of a layout table."""
     rows, cols = table
-    w_idx = np.arange(tile.shape[0])[:, None]
-    return [tile[w_idx, rows[None, :, s], cols[None, :, s]] for s in range(rows.shape[1])]
+    every = tile[np.arange(tile.shape[0])[:, None, None], rows[None], cols[None]]   # (W, 32, slots): one gather
+    return [every[:, :, s] for s in range(rows.shape[1])]
 
 
 def _gather(bits, per_reg, ew, table, shape):
@@ -453,13 +464,15 @@ def _elem_fmt(t):
 
 
 @handles("wmma")
-def _wmma(m, op, lanes, exprs=None):
+def _wmma(m, op, lanes, exprs=None, grid=None):
+    """`exprs`: the real-number handler follows (tensor_real.py); `grid`: the warps it found ready
+    (`_full_warps`), not asked again."""
     if op.d.has(".load"):
-        return _wmma_load(m, op, lanes, exprs)
+        return _wmma_load(m, op, lanes, exprs, grid)
     elif op.d.has(".store"):
-        _wmma_store(m, op, lanes)
+        _wmma_store(m, op, lanes, grid)
     elif op.d.has(".mma"):
-        _wmma_mma(m, op, lanes)
+        return _wmma_mma(m, op, lanes, exprs, grid)
     else:
         raise Unsupported(f"`{op.d.inst.opcode}` is not modelled", op.span)
 
@@ -506,9 +519,12 @@ def _wmma_access(m, op, grid, ptr_op, stride_op, rows, cols, fmt, slots_used, wr
     flags = np.zeros(flat.size, np.uint8)
     w_idx = np.repeat(np.arange(W), WARP_SIZE)
     space = op.d.space or None
+    slots = wmma_addresses(m, op, grid, ptr_op, stride_op, rows, cols, slots_used, es)
+    if not write and _read_at_once(m, op, space, grid, slots, es, out, flags, exprs):
+        return out, np.bitwise_or.reduce(flags.reshape(W, WARP_SIZE), axis=1)
     pos_of = np.full(m.L, -1, np.int64)
     pos_of[flat] = np.arange(flat.size)
-    for r, c, addr in wmma_addresses(m, op, grid, ptr_op, stride_op, rows, cols, slots_used, es):
+    for r, c, addr in slots:
         for region, lz, offs in A.resolve(m, op, space, addr, flat, es, write):
             if region == "kernel-param":
                 raise Unsupported("wmma on kernel parameters", op.span)
@@ -531,13 +547,55 @@ def _wmma_access(m, op, grid, ptr_op, stride_op, rows, cols, fmt, slots_used, wr
     return out, np.bitwise_or.reduce(flags.reshape(W, WARP_SIZE), axis=1)
 
 
-def _wmma_load(m, op, lanes, exprs=False):
+def _read_at_once(m, op, space, grid, slots, es, out, flags, exprs) -> bool:
+    """wmma.load's reads of every slot as one access batch (each lane once per slot), when they all fall in bounds
+    and aligned in one shared or global region: `access.resolve` then answers that one group and reports
+    nothing, as it does slot by slot, and loads, expressions and flags are element by element, with no effect
+    on memory (a batch names each thread once per slot). The race shadow is still told slot by slot (it
+    reports a racing pair of instructions once per call: one call would report fewer of the stores a racy load
+    meets). Fills `out`, `flags` (and `exprs`) as the slot loop does; False: nothing done (another region,
+    generic addressing, a bound or alignment to report)."""
+    if space not in (".shared", ".global"):
+        return False
+    addr = np.stack([a for _r, _c, a in slots])                      # (slots, lanes)
+    rids, offs = m.memory.locate(space, addr.reshape(-1))
+    rid = int(rids[0])
+    if not 0 < rid < len(m.memory.regions) or (rids != rid).any():
+        return False
+    region = m.memory.regions[rid]
+    if region.space.split("::")[0] != space or int(offs.min()) < 0 or int(offs.max()) + es > region.size or \
+            (offs % min(es, 16)).any():
+        return False
+    n = grid.size
+    lanes = np.tile(grid.reshape(-1), len(slots))
+    found = A.resolve(m, op, space, addr.reshape(-1), lanes, es, False)
+    assert len(found) == 1 and found[0][1] is lanes, "resolve split an access it was shown to be clean"
+    offs = found[0][2]
+    if region.space in (".global", ".shared"):   # slot by slot, as the loop does: the race shadow reports a
+        for s in range(len(slots)):                 # racing pair once per call, so one call would name fewer
+            A.track(m, op, region, grid.reshape(-1), offs[s * n:(s + 1) * n], es, write=False)
+    bits, u = A.load(m, region, lanes, offs, es)
+    w = np.tile(np.repeat(np.arange(grid.shape[0]), WARP_SIZE), len(slots))
+    r = np.concatenate([r for r, _c, _a in slots])
+    c = np.concatenate([c for _r, c, _a in slots])
+    out[w, r, c] = bits
+    if exprs is not None:
+        exprs[w, r, c] = A.load_sym(m, op, region, lanes, offs, es, f".b{8 * es}", bits)
+    for f in (u, _data_flag(m, region, lanes, offs, es)):
+        if f is not None:
+            flags |= np.bitwise_or.reduce(f.reshape(len(slots), n), axis=0)
+    return True
+
+
+def _wmma_load(m, op, lanes, exprs=False, grid=None):
     """With `exprs` (the real-number handler, through run_bits): also the elements' expressions, returned with
-    the bits as tiles (words, expressions: None where concrete) of shape (warps, rows, cols)."""
+    the bits as tiles (words, expressions: None where concrete) of shape (warps, rows, cols), and the registers
+    left to that handler to write, once, with their expressions: their bits (warps, 32, registers) and each
+    warp's flags."""
     which = _wmma_which(op)
     rows, cols = _wmma_dims(op, which)
     fmt = _elem_fmt(op.d.types[-1])
-    grid = _full_warps(m, op, lanes)
+    grid = _full_warps(m, op, lanes) if grid is None else grid
     if grid is None:
         return
     regs = _regs(op.operands[0])
@@ -553,15 +611,16 @@ def _wmma_load(m, op, lanes, exprs=False):
                                 exprs=sym)
     table = wmma_layout(rows, cols, slots)
     out = _scatter(tile, per_reg, _WIDTH[fmt], table, len(regs))
-    _write_regs(m, regs, grid, out, wflags)
+    if not exprs:
+        _write_regs(m, regs, grid, out, wflags)
     _advance(m, grid.reshape(-1))
-    return (tile, sym) if exprs else None
+    return (tile, sym, out, wflags) if exprs else None
 
 
-def _wmma_store(m, op, lanes):
+def _wmma_store(m, op, lanes, grid=None):
     rows, cols = _wmma_dims(op, "d")
     fmt = _elem_fmt(op.d.types[-1])
-    grid = _full_warps(m, op, lanes)
+    grid = _full_warps(m, op, lanes) if grid is None else grid
     if grid is None:
         return
     regs = _regs(op.operands[1])
@@ -596,9 +655,11 @@ def wmma_mma_kind(op):
     return (M, N, K), dt, at, bt, ct
 
 
-def _wmma_mma(m, op, lanes):
+def _wmma_mma(m, op, lanes, exprs=None, grid=None):
+    """With `exprs` (the real-number handler, through run_bits), D's registers are not written: their bits
+    (warps, 32, registers) and each warp's flags are returned for that handler to write with the expressions."""
     (M, N, K), dt, at, bt, ct = wmma_mma_kind(op)
-    grid = _full_warps(m, op, lanes)
+    grid = _full_warps(m, op, lanes) if grid is None else grid
     if grid is None:
         return
     d_op, a_op, b_op, c_op = op.operands[:4]
@@ -616,6 +677,9 @@ def _wmma_mma(m, op, lanes):
         Cw = _convert_acc(Cw, ct, dt)
     Dw = matmul(Aw, Bw, Cw, at, dt, tensor_row(m, at, dt), op.d.has(".satfinite"))
     out = _scatter(Dw, d_per, _WIDTH[dt], wmma_layout(M, N, len(rd) * d_per), len(rd))
+    if exprs:   # the real-number handler writes D's registers, bits and expressions at once
+        _advance(m, grid.reshape(-1))
+        return out, fa | fb | fc
     _write_regs(m, rd, grid, out, fa | fb | fc)
     _advance(m, grid.reshape(-1))
 

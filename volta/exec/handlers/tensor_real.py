@@ -93,8 +93,14 @@ def register_elements(m, op, regs, flat, fmt, per):
             moved = []   # elements ldmatrix/movmatrix moved (no format of their own): checked together below
             b16 = pack_name("b16")
             at = np.flatnonzero(sym != None)  # noqa: E711
+            vals = sym[at].tolist()
+            if per == 2 and not m.integers and _plain_pairs(vals, name):   # what the loop below takes as it is
+                for j in (0, 1):
+                    elems[j][at] = object_array([e.args[j] for e in vals])
+                out.append(elems)
+                continue
             got = [[] for _ in range(per)]
-            for e in sym[at].tolist():
+            for e in vals:
                 call = isinstance(e, E.Expr) and e.op is E.CALL
                 if not isinstance(e, E.Expr) or (per == 2) != (call and e.data in (name, b16)) or (
                         per == 1 and call and e.data.endswith("x2")):
@@ -117,6 +123,15 @@ def register_elements(m, op, regs, flat, fmt, per):
             refuse_unknown_format(m, op, moved, fmt)
         out.append(elems)
     return out
+
+
+def _plain_pairs(vals, name) -> bool:
+    """Whether every value is a pair `name(lo, hi)` (f16x2 of an f16 fragment) of elements that are not moved
+    bits (b16(bits), which `_decode` reads): nothing to decode, refuse or check for its format, so
+    `register_elements` takes the halves as they are."""
+    CALL, Expr = E.CALL, E.Expr
+    return all(type(e) is Expr and e.op is CALL and e.data == name and not _is_bits(e.args[0]) and
+               not _is_bits(e.args[1]) for e in vals)
 
 
 def _formats_made(m) -> frozenset:
@@ -239,24 +254,28 @@ def _pack(elems, fmt):
     out = np.full(elems[0].size, None, dtype=object)
     name = pack_name(fmt)
     has = np.flatnonzero((elems[0] != None) | (elems[1] != None))  # noqa: E711
-    out[has] = [E.call(name, a, b) for a, b in zip(elems[0][has], elems[1][has])]
+    out[has] = [E.call(name, a, b) for a, b in zip(elems[0][has].tolist(), elems[1][has].tolist())]
     return out
 
 
-def _write(m, reg, flat, sym):
-    """Give `reg` of `flat` the expressions `sym` (None: concrete) over the bits the bit handler wrote."""
-    bits, flags = m.read(reg, flat)
+def _write(m, reg, flat, sym, given=None):
+    """Give `reg` of `flat` the expressions `sym` (None: concrete) over the bits the bit handler wrote, or the
+    (bits, flags) it `given` to write here instead."""
+    bits, flags = m.read(reg, flat) if given is None else given
     flags = np.zeros(flat.size, np.uint8) if flags is None else flags & np.uint8(0xFF ^ DATA)
     has = sym != None  # noqa: E711
     m.write(reg, flat, bits, flags | has.astype(np.uint8) * np.uint8(DATA), sym if has.any() else None)
 
 
-def _store_fragment(m, regs, grid, tile, per, fmt, table):
-    """Tiles (W, rows, cols) of expressions into fragment registers `regs` through a layout table."""
+def _store_fragment(m, regs, grid, tile, per, fmt, table, bits=None, flags=None):
+    """Tiles (W, rows, cols) of expressions into fragment registers `regs` through a layout table; with `bits`
+    (W, 32, registers) and per-warp `flags`, the registers' bits too (the bit handler left them to this write)."""
     flat = grid.reshape(-1)
     slots = [v.reshape(-1) for v in T.slots_from_tile(tile, table)]
+    lane_flags = None if bits is None else np.repeat(flags, WARP_SIZE)
     for k, r in enumerate(regs):
-        _write(m, r, flat, _pack(slots[k * per:(k + 1) * per], fmt))
+        given = None if bits is None else (bits[:, :, k].reshape(-1), lane_flags)
+        _write(m, r, flat, _pack(slots[k * per:(k + 1) * per], fmt), given)
 
 
 def product(At, Bt, Ct):
@@ -396,10 +415,10 @@ def _lane_product(m, grid, At, Bt, rc, table):
     return out
 
 
-def _write_lane(m, reg, flat, poly):
+def _write_lane(m, reg, flat, poly, given=None):
     """Give `reg` of `flat` the lane polynomial `poly` (tensor data in every lane) over the bits the bit handler
-    wrote."""
-    bits, flags = m.read(reg, flat)
+    wrote, or the (bits, flags) it `given` to write here instead."""
+    bits, flags = m.read(reg, flat) if given is None else given
     flags = np.zeros(flat.size, np.uint8) if flags is None else flags & np.uint8(0xFF ^ DATA)
     m.write(reg, flat, bits, flags | np.uint8(DATA), LaneSym(flat, poly))
 
@@ -450,7 +469,8 @@ def _wmma(m, op, lanes):
 
 def _wmma_load(m, op, lanes):
     """The tile's elements (row- or column-major at the pointer, `.col`) into the fixed register layout. The bit
-    handler reads each element's expression where it reads its bits (tensor._wmma_access `exprs`)."""
+    handler reads each element's expression where it reads its bits (tensor._wmma_access `exprs`) and leaves
+    the registers to this handler, which writes bits, flags and expressions at once."""
     which = T._wmma_which(op)
     rows, cols = T._wmma_dims(op, which)
     fmt = T._elem_fmt(op.d.types[-1])
@@ -460,12 +480,12 @@ def _wmma_load(m, op, lanes):
     grid = T._full_warps(m, op, lanes)
     if grid is None:
         return
-    words, tile = run_bits(m, op, lanes, exprs=True)
+    words, tile, bits, flags = run_bits(m, op, lanes, exprs=True, grid=grid)
     known = tile != None  # noqa: E711
     refuse_unknown_format(m, op, tile[known].tolist(), fmt)   # the load's type is no proof
     if not known.all():
         tile[~known] = _constants(op, words[~known], REAL_TYPES[fmt])
-    _store_fragment(m, regs, grid, tile, per, fmt, T.wmma_layout(rows, cols, len(regs) * per))
+    _store_fragment(m, regs, grid, tile, per, fmt, T.wmma_layout(rows, cols, len(regs) * per), bits, flags)
 
 
 def _wmma_store(m, op, lanes):
@@ -480,7 +500,7 @@ def _wmma_store(m, op, lanes):
     if per == 1 and _store_lanes(m, op, lanes, grid, regs, rows, cols, T._WIDTH[fmt] // 8):
         return
     tile = _fragment(m, op, regs, grid, fmt, per, T.wmma_layout(rows, cols, len(regs) * per), (rows, cols))
-    run_bits(m, op, lanes)
+    run_bits(m, op, lanes, grid=grid)
     flat = grid.reshape(-1)
     w_idx = np.repeat(np.arange(grid.shape[0]), WARP_SIZE)
     pos_of = np.full(m.L, -1, np.int64)
@@ -509,14 +529,16 @@ def _wmma_mma(m, op, lanes):
     if c_per == 1 and d_per == 1 and len(rd) == len(rc):   # f32 accumulators: as mma.sync's (_lane_product)
         lane_d = _lane_product(m, grid, At, Bt, rc, T.wmma_layout(M, N, len(rc)))
         if lane_d is not None:
-            run_bits(m, op, lanes)
+            bits, flags = run_bits(m, op, lanes, exprs=True, grid=grid)   # D's registers are left to this handler
             flat = grid.reshape(-1)
-            for reg, poly in zip(rd, lane_d):
-                _write_lane(m, reg, flat, poly)
+            lane_flags = np.repeat(flags, WARP_SIZE)
+            for k, (reg, poly) in enumerate(zip(rd, lane_d)):
+                _write_lane(m, reg, flat, poly, (bits[:, :, k].reshape(-1), lane_flags))
             return
     Ct = _fragment(m, op, rc, grid, ct, c_per, T.wmma_layout(M, N, len(rc) * c_per), (M, N))
-    run_bits(m, op, lanes)
-    _store_fragment(m, rd, grid, product(At, Bt, Ct), d_per, dt, T.wmma_layout(M, N, len(rd) * d_per))
+    bits, flags = run_bits(m, op, lanes, exprs=True, grid=grid)
+    _store_fragment(m, rd, grid, product(At, Bt, Ct), d_per, dt, T.wmma_layout(M, N, len(rd) * d_per), bits,
+                    flags)
 
 
 def _store_lanes(m, op, lanes, grid, regs, rows, cols, es) -> bool:
@@ -534,7 +556,7 @@ def _store_lanes(m, op, lanes, grid, regs, rows, cols, es) -> bool:
         if not found.all():
             return False
         values.append(part)
-    run_bits(m, op, lanes)
+    run_bits(m, op, lanes, grid=grid)
     stride_op = op.operands[2] if len(op.operands) > 2 else None
     slots = T.wmma_addresses(m, op, grid, op.operands[0], stride_op, rows, cols, rows * cols // 32, es)
     for ls, (_r, _c, addr) in zip(values, slots):

@@ -103,17 +103,50 @@ def merge(parts: list[LaneSym]) -> LaneSym:
     lanes = lanes[order]
     if lanes.size > 1 and not bool(np.all(lanes[1:] > lanes[:-1])):
         raise ValueError("merged lane sets overlap")
+    poly = _joined(parts, order)
+    if poly is None:
+        poly = _scattered(parts, order)
+    if poly.term_count() > MAX_TERMS or poly.bound >= MAX_BOUND:
+        raise CoefficientOverflow("too many terms or too large coefficients")
+    return LaneSym(lanes, poly, ordered=True)   # checked strictly increasing above
+
+
+def _scattered(parts: list[LaneSym], order: np.ndarray) -> LanePoly:
+    """The parts' polynomials each placed at its lanes of the merged order (zero elsewhere), added, and
+    compacted: every lane keeps its own part's terms, in their order, zero-coefficient ones squeezed out."""
     inverse = np.empty_like(order)
     inverse[order] = np.arange(order.size)
-    total, at, poly = lanes.size, 0, None
+    total, at, poly = order.size, 0, None
     for p in parts:
         placed = p.poly.scatter(inverse[at:at + p.lanes.size], total)
         at += p.lanes.size
         poly = placed if poly is None else poly + placed
-    poly = poly.compact()
-    if poly.term_count() > MAX_TERMS or poly.bound >= MAX_BOUND:
-        raise CoefficientOverflow("too many terms or too large coefficients")
-    return LaneSym(lanes, poly, ordered=True)   # checked strictly increasing above
+    return poly.compact()
+
+
+def _joined(parts: list[LaneSym], order: np.ndarray) -> LanePoly | None:
+    """`_scattered`'s polynomial without the scatter, the sum and the sort that compacts it, when every part has
+    the same shapes in the same order, as many terms of each shape, no zero coefficient and one denominator
+    (the loads of one tile into a register, lane group by lane group): each lane's terms are then exactly its
+    part's, so the merged family is the parts' index and coefficient arrays side by side, in lane order. The
+    bound is the sum of the parts' bounds, as the addition there makes it. None: `_scattered` decides."""
+    first = parts[0].poly
+    shapes = list(first.groups)
+    if any(p.poly.den != first.den or list(p.poly.groups) != shapes for p in parts[1:]):
+        return None
+    groups = {}
+    for shape in shapes:
+        blocks = [p.poly._block(shape) for p in parts]
+        t = blocks[0][0].shape[0]
+        if any(i.shape[0] != t or not c.all() for i, c in blocks):
+            return None
+        if t == 0:
+            continue   # (compact drops a shape no lane has a term of)
+        idx = np.concatenate([np.broadcast_to(i, (t, i.shape[1], p.lanes.size)) for (i, _), p in zip(blocks, parts)],
+                             axis=2)
+        coef = np.concatenate([np.broadcast_to(c, (t, p.lanes.size)) for (_, c), p in zip(blocks, parts)], axis=1)
+        groups[shape] = [(idx[:, :, order], coef[:, order])]
+    return LanePoly(order.size, groups, first.den, sum(p.poly.bound for p in parts))
 
 
 def leaves(buffer: str, lanes: np.ndarray, index: np.ndarray) -> LaneSym:
