@@ -3,7 +3,8 @@
 Each output pair must agree in number and shape (a difference there holds for every input). Then every
 element is decided as `volta check` decides one (`equiv.check._compare`: identical DAGs, equal normal forms,
 exact random search, Z3) after a cheaper sufficient test (`symbolic.ringform`: the same polynomial over the
-same atoms), and a candidate difference is reported only after `confirm` re-executes both sides
+same atoms), over the inputs a KernelBench problem's tensors hold (`Float32Inputs`: every float input a finite
+float32, every witness rounded to one), and a candidate difference is reported only after `confirm` re-executes both sides
 exactly on the model's input (the reference evaluated exactly, the candidate re-run with constant tensors)
 and finds two values that certainly differ; otherwise the element is UNKNOWN. An output element the candidate
 never wrote (a `torch::empty` a kernel left unfilled) is an uninitialized output, a finding: its value on a
@@ -23,6 +24,7 @@ from volta.errors import Unsupported
 from volta.exec.limits import Timeout
 from volta.kernelbench.elements import UNWRITTEN
 from volta.symbolic import expr as E
+from volta.symbolic.domain import FORMATS, Domain
 from volta.symbolic.enclose import Enclosure
 from volta.symbolic.normal import Normalizer
 from volta.symbolic.ringform import RingForms
@@ -66,6 +68,23 @@ class Comparison:
     seconds: float = 0.0
 
 
+@dataclass(frozen=True)
+class Float32Inputs(Domain):
+    """The inputs a KernelBench problem's float tensors hold: every input leaf that is not an integer input is
+    an element of a float32 tensor (`torch.randn`, `nn.Linear`'s weights: what the confirmation requires, see
+    check._beyond_float32). A witness is rounded to float32 before it is confirmed (to nearest, then down and
+    up: a max seeded with -1e38f differs from torch's only below -1e38f, where the solver's -1e38f - 1 is no
+    float32 but the next float32 down is one), and Z3 is told each input is a finite float32, so a proof
+    holds for every input the tensors can hold, as `volta check`'s does for its buffers' formats."""
+
+    integers: IntegerInputs = NO_INTEGERS
+
+    def format_of(self, leaf: E.Expr):
+        if leaf.op is E.VAR and leaf.data[0] not in self.integers:
+            return FORMATS["f32"]
+        return None
+
+
 HUGE_EXPANSION = 2_000_000   # estimated terms past which normal forms are not attempted (memory, hours)
 
 
@@ -75,10 +94,11 @@ def _decide(a, b, norm, timeout_ms, k, i, integers: IntegerInputs = NO_INTEGERS)
     only get the exact random search: a difference it finds is still confirmed, and otherwise the element is
     UNKNOWN rather than a normalization that exhausts memory."""
     if _expansion(a, b) > HUGE_EXPANSION:
-        found = random_search(a, b, tries=60, integers=integers)
+        found = random_search(a, b, tries=60, domain=Float32Inputs(integers=integers), integers=integers)
         return found if found is not None else Unknown(
             f"too large to normalize (over {HUGE_EXPANSION:,} terms) and no random input tells the two apart")
-    return _compare(a, b, norm, timeout_ms, None, f"out{k}", i, Screen(integers=integers))
+    return _compare(a, b, norm, timeout_ms, None, f"out{k}", i,
+                    Screen(domain=Float32Inputs(integers=integers), integers=integers))
 
 
 def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, progress=None,
