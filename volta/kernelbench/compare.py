@@ -88,17 +88,17 @@ class Float32Inputs(Domain):
 HUGE_EXPANSION = 2_000_000   # estimated terms past which normal forms are not attempted (memory, hours)
 
 
-def _decide(a, b, norm, timeout_ms, k, i, integers: IntegerInputs = NO_INTEGERS):
+def _decide(a, b, norm, timeout_ms, k, i, screen: Screen):
     """`volta check`'s decision for one element, except that expressions whose normal forms would expand to
     more than HUGE_EXPANSION terms (a sum of many fractions: a row of sigmoids, a softmax read as one ratio)
-    only get the exact random search: a difference it finds is still confirmed, and otherwise the element is
-    UNKNOWN rather than a normalization that exhausts memory."""
+    only get the float screen (confirmed exactly) and the exact random search: a difference found is still
+    confirmed, and otherwise the element is UNKNOWN rather than a normalization that exhausts memory.
+    `screen` is the check's one float screen (its values memoized across the elements)."""
     if _expansion(a, b) > HUGE_EXPANSION:
-        found = random_search(a, b, tries=60, domain=Float32Inputs(integers=integers), integers=integers)
+        found = screen.search(a, b) or random_search(a, b, tries=60, domain=screen.domain, integers=screen.integers)
         return found if found is not None else Unknown(
             f"too large to normalize (over {HUGE_EXPANSION:,} terms) and no random input tells the two apart")
-    return _compare(a, b, norm, timeout_ms, None, f"out{k}", i,
-                    Screen(domain=Float32Inputs(integers=integers), integers=integers))
+    return _compare(a, b, norm, timeout_ms, None, f"out{k}", i, screen)
 
 
 def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, progress=None,
@@ -131,6 +131,7 @@ def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, 
         return result
     total = sum(len(a) for a, _ in pairs)
     norm, forms = Normalizer(), RingForms()
+    screen = Screen(domain=Float32Inputs(integers=integers), integers=integers)
     shown = time.perf_counter()
     for k, (a, b) in enumerate(pairs):
         for i in range(len(a)):
@@ -145,7 +146,7 @@ def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, 
                 if forms.equal(a[i], b[i]):
                     result.proved_by["ring-form"] = result.proved_by.get("ring-form", 0) + 1
                     continue
-                verdict = _decide(a[i], b[i], norm, timeout_ms, k, i, integers)
+                verdict = _decide(a[i], b[i], norm, timeout_ms, k, i, screen)
                 if isinstance(verdict, Proved):
                     result.proved_by[verdict.how] = result.proved_by.get(verdict.how, 0) + 1
                     continue
