@@ -12,6 +12,7 @@ GPU is whatever the allocator hands over, so no value is compared.
 """
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -24,9 +25,10 @@ from volta.errors import Unsupported
 from volta.exec.limits import Timeout
 from volta.kernelbench.elements import UNWRITTEN
 from volta.symbolic import expr as E
+from volta.symbolic.cuts import CutPoints
 from volta.symbolic.domain import FORMATS, Domain
 from volta.symbolic.enclose import Enclosure
-from volta.symbolic.normal import Normalizer
+from volta.symbolic.normal import Normalizer, equal, normalize
 from volta.symbolic.ringform import RingForms
 from volta.symbolic.screen import Screen
 from volta.symbolic.search import random_search
@@ -134,6 +136,9 @@ def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, 
     screen = Screen(domain=Float32Inputs(integers=integers), integers=integers)
     shown = time.perf_counter()
     for k, (a, b) in enumerate(pairs):
+        # sub-expressions both sides compute (a group's statistics, a swish written two ways) proved equal once,
+        # then one node, made for the first element that needs them (symbolic/cuts.py)
+        cut_points = CutPoints(a, b, functools.partial(normalize, normalizer=norm), equal, _expansion)
         for i in range(len(a)):
             result.compared += 1
             if a[i] is b[i]:
@@ -145,6 +150,9 @@ def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, 
             try:
                 if forms.equal(a[i], b[i]):
                     result.proved_by["ring-form"] = result.proved_by.get("ring-form", 0) + 1
+                    continue
+                if cut_points.proved(i, a[i], b[i], make=True):
+                    result.proved_by["cut-points"] = result.proved_by.get("cut-points", 0) + 1
                     continue
                 verdict = _decide(a[i], b[i], norm, timeout_ms, k, i, screen)
                 if isinstance(verdict, Proved):
