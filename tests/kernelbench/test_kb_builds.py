@@ -5,7 +5,10 @@ l1_bmm) run as the column-major products they define, with their math mode in th
 through the command line as its problem's expect.toml says, with the report's list of builds."""
 import json
 import tomllib
+from fractions import Fraction
 from pathlib import Path
+
+import numpy as np
 
 import pytest
 
@@ -50,3 +53,6 @@ def test_candidate(problem_dir, name, want, capsys):
         assert all((g["precision"] or "none") == want["gemm_precision"] for g in report["gemms"]), report["gemms"]
     if want["verdict"] == "not-equivalent":
         assert report["counterexample"]["ref_value"] != report["counterexample"]["cand_value"]
+    if want.get("witness_float32"):   # every input of the witness is a value a float32 tensor holds
+        values = [Fraction(v) for elements in report["counterexample"]["inputs"].values() for v in elements.values()]
+        assert values and all(Fraction(float(np.float32(float(v)))) == v for v in values), values

@@ -2,6 +2,9 @@
 variance corrections, softmax/log_softmax/logsumexp, norms, cumulative ops."""
 from __future__ import annotations
 
+from fractions import Fraction
+
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -75,3 +78,42 @@ def test_cumsum_reverse_and_exclusive_forms_match_torch():
 def test_softmax_family_matches_torch(dim):
     compare(lambda t, x: (t.softmax(x, dim), t.nn.functional.softmax(x, dim=dim), x.log_softmax(dim),
                           t.nn.functional.softmin(x, dim=dim)), Arg((3, 4), lo=-5, hi=5))
+
+
+class _Outputs:
+    def __init__(self, values):
+        self._values, self.shape = values, (len(values),)
+
+    def values(self):
+        return self._values
+
+
+def _compare_max(seed: Fraction):
+    from volta.config import IntegerInputs
+    from volta.kernelbench.compare import compare as decide
+    from volta.kernelbench.isolation.verify import _Evaluated
+    from volta.symbolic import expr as E
+
+    xs = [E.var("x", i) for i in range(3)]
+    torch_max = E.maximum(E.maximum(xs[0], xs[1]), xs[2])
+    sentinel = E.maximum(E.maximum(E.maximum(E.const(seed), xs[0]), xs[1]), xs[2])
+    return decide([_Outputs([torch_max])], [_Outputs([sentinel])], _Evaluated(IntegerInputs.of({})), 10_000)
+
+
+def test_a_max_seeded_below_every_float32_is_torch_s_max():
+    """-FLT_MAX as the seed: equal for every input a float32 tensor holds (Z3 is told each input is a finite
+    float32); over all reals it differs below -FLT_MAX, which no input can be (it was UNKNOWN)."""
+    flt_max = Fraction(2 ** 128 - 2 ** 104)
+    assert _compare_max(-flt_max).verdict == "equivalent"
+
+
+def test_a_max_seeded_at_minus_1e38_differs_at_a_float32_input():
+    """-1e38f as the seed: torch's max differs only below it; the witness is a float32 there (the solver's
+    -1e38f - 1 is none), and exact evaluation confirms it."""
+    seed = Fraction(float(np.float32(-1e38)))
+    got = _compare_max(seed)
+    assert got.verdict == "not-equivalent"
+    values = list(got.difference.inputs["x"].values())
+    assert all(Fraction(float(np.float32(float(v)))) == v for v in values), values
+    assert got.difference.ref_value != got.difference.cand_value
+    assert min(values) < seed

@@ -3,7 +3,8 @@
 Each output pair must agree in number and shape (a difference there holds for every input). Then every
 element is decided as `volta check` decides one (`equiv.check._compare`: identical DAGs, equal normal forms,
 exact random search, Z3) after a cheaper sufficient test (`symbolic.ringform`: the same polynomial over the
-same atoms), and a candidate difference is reported only after `confirm` re-executes both sides
+same atoms), over the inputs a KernelBench problem's tensors hold (`Float32Inputs`: every float input a finite
+float32, every witness rounded to one), and a candidate difference is reported only after `confirm` re-executes both sides
 exactly on the model's input (the reference evaluated exactly, the candidate re-run with constant tensors)
 and finds two values that certainly differ; otherwise the element is UNKNOWN. An output element the candidate
 never wrote (a `torch::empty` a kernel left unfilled) is an uninitialized output, a finding: its value on a
@@ -11,6 +12,7 @@ GPU is whatever the allocator hands over, so no value is compared.
 """
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -23,8 +25,10 @@ from volta.errors import Unsupported
 from volta.exec.limits import Timeout
 from volta.kernelbench.elements import UNWRITTEN
 from volta.symbolic import expr as E
+from volta.symbolic.cuts import CutPoints
+from volta.symbolic.domain import FORMATS, Domain
 from volta.symbolic.enclose import Enclosure
-from volta.symbolic.normal import Normalizer
+from volta.symbolic.normal import Normalizer, equal, normalize
 from volta.symbolic.ringform import RingForms
 from volta.symbolic.screen import Screen
 from volta.symbolic.search import random_search
@@ -66,19 +70,37 @@ class Comparison:
     seconds: float = 0.0
 
 
+@dataclass(frozen=True)
+class Float32Inputs(Domain):
+    """The inputs a KernelBench problem's float tensors hold: every input leaf that is not an integer input is
+    an element of a float32 tensor (`torch.randn`, `nn.Linear`'s weights: what the confirmation requires, see
+    check._beyond_float32). A witness is rounded to float32 before it is confirmed (to nearest, then down and
+    up: a max seeded with -1e38f differs from torch's only below -1e38f, where the solver's -1e38f - 1 is no
+    float32 but the next float32 down is one), and Z3 is told each input is a finite float32, so a proof
+    holds for every input the tensors can hold, as `volta check`'s does for its buffers' formats."""
+
+    integers: IntegerInputs = NO_INTEGERS
+
+    def format_of(self, leaf: E.Expr):
+        if leaf.op is E.VAR and leaf.data[0] not in self.integers:
+            return FORMATS["f32"]
+        return None
+
+
 HUGE_EXPANSION = 2_000_000   # estimated terms past which normal forms are not attempted (memory, hours)
 
 
-def _decide(a, b, norm, timeout_ms, k, i, integers: IntegerInputs = NO_INTEGERS):
+def _decide(a, b, norm, timeout_ms, k, i, screen: Screen):
     """`volta check`'s decision for one element, except that expressions whose normal forms would expand to
     more than HUGE_EXPANSION terms (a sum of many fractions: a row of sigmoids, a softmax read as one ratio)
-    only get the exact random search: a difference it finds is still confirmed, and otherwise the element is
-    UNKNOWN rather than a normalization that exhausts memory."""
+    only get the float screen (confirmed exactly) and the exact random search: a difference found is still
+    confirmed, and otherwise the element is UNKNOWN rather than a normalization that exhausts memory.
+    `screen` is the check's one float screen (its values memoized across the elements)."""
     if _expansion(a, b) > HUGE_EXPANSION:
-        found = random_search(a, b, tries=60, integers=integers)
+        found = screen.search(a, b) or random_search(a, b, tries=60, domain=screen.domain, integers=screen.integers)
         return found if found is not None else Unknown(
             f"too large to normalize (over {HUGE_EXPANSION:,} terms) and no random input tells the two apart")
-    return _compare(a, b, norm, timeout_ms, None, f"out{k}", i, Screen(integers=integers))
+    return _compare(a, b, norm, timeout_ms, None, f"out{k}", i, screen)
 
 
 def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, progress=None,
@@ -111,8 +133,12 @@ def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, 
         return result
     total = sum(len(a) for a, _ in pairs)
     norm, forms = Normalizer(), RingForms()
+    screen = Screen(domain=Float32Inputs(integers=integers), integers=integers)
     shown = time.perf_counter()
     for k, (a, b) in enumerate(pairs):
+        # sub-expressions both sides compute (a group's statistics, a swish written two ways) proved equal once,
+        # then one node, made for the first element that needs them (symbolic/cuts.py)
+        cut_points = CutPoints(a, b, functools.partial(normalize, normalizer=norm), equal, _expansion)
         for i in range(len(a)):
             result.compared += 1
             if a[i] is b[i]:
@@ -125,7 +151,10 @@ def compare(ref_outs: list, cand_outs: list, confirm, timeout_ms: int = 10_000, 
                 if forms.equal(a[i], b[i]):
                     result.proved_by["ring-form"] = result.proved_by.get("ring-form", 0) + 1
                     continue
-                verdict = _decide(a[i], b[i], norm, timeout_ms, k, i, integers)
+                if cut_points.proved(i, a[i], b[i], make=True):
+                    result.proved_by["cut-points"] = result.proved_by.get("cut-points", 0) + 1
+                    continue
+                verdict = _decide(a[i], b[i], norm, timeout_ms, k, i, screen)
                 if isinstance(verdict, Proved):
                     result.proved_by[verdict.how] = result.proved_by.get(verdict.how, 0) + 1
                     continue

@@ -9,9 +9,23 @@ they make normal forms of a quarter of a million monomials per element (minutes 
 inputs agree (a fingerprint) form classes; a class with members reachable from both sides, each expanding to at
 least CUT_TERMS terms, becomes a fresh leaf `@cut[k]`: its first member defines it, and every other member
 whose normal form — over the members' own rewritten arguments, so already small — equals the first's is
-replaced by it. Members not proved equal keep their own (rewritten) form: the fingerprint only proposes (a
-max or select agrees with one argument wherever that argument wins, as at both random inputs); a class whose
-proof failed once stops trying, and new classes stop opening once most proofs fail.
+replaced by it. The fingerprint only proposes (a max or select agrees with one argument wherever that
+argument wins, as at both random inputs; a hardswish equals its argument wherever that argument is past 3):
+a member proved equal to none of its class's leaders becomes one more leader (MAX_LEADERS at most; past
+that the class is closed and such members keep their own rewritten form), and new classes stop opening once
+most proofs fail. A node whose fingerprint is one of its arguments' joins no class (a max(0, y) with y
+positive at both points could only fail against y, and is rebuilt as the other side's node is once its
+arguments are rewritten), nor does a node of one value at both points (a max saturated at 0, a min at 6:
+a function of the inputs takes the same value at two random points only by chance, so these are constants
+to the fingerprint, alike to every other).
+
+Smaller nodes (under CUT_TERMS terms) are merged instead: a class of two or more of them, reachable from both
+sides, is stood for by its first member itself, and every later member whose normal form equals the first's is
+replaced by it, no leaf made. A reference's swish `x·sigmoid(x)` and a kernel's `x/(1 + e^-x)` then become one
+node, and a group norm over them, the same code on both sides above, is the same DAG: proved by identity,
+where normalizing the group's mean of 108 such fractions would have a common denominator of 2^108 terms.
+Replacing a member by one with the same normal form leaves every normal form above it as it was (normal forms
+are made from the arguments' normal forms), so a merge loses no proof that normal forms make.
 
 Sound by substitution: every node replaced by `@cut[k]` equals the first member wherever both are defined, so
 an identity between the rewritten roots that holds for every value of `@cut[k]` holds at that value too. Not
@@ -35,10 +49,11 @@ MAX_PROOF_TERMS = 50_000   # a rewritten member larger than this is left to the 
 POINTS = 2            # random inputs per fingerprint
 DIGITS = 9            # significant digits a fingerprint keeps (summation orders differ in the last bits)
 MAX_FAILED = 8        # after this many failed proofs, new classes are opened only while half the proofs succeed
+MAX_LEADERS = 4       # members of one fingerprint proved unequal stand for themselves, this many at most
 
 
 def cut(ref_roots: list, opt_roots: list, normalize, equal, expansion) -> tuple[list, list, int]:
-    """(ref_roots, opt_roots) rewritten with cut points, and how many were made. `normalize(expr)` gives a
+    """(ref_roots, opt_roots) rewritten with cut points and merges, and how many were made. `normalize(expr)` gives a
     normal form, `equal(a, b)` compares two, `expansion(expr)` estimates the terms normalizing makes."""
     exprs = [r for r in (*ref_roots, *opt_roots) if isinstance(r, E.Expr)]
     # a root's estimate bounds every node's below it (a sum, product or ratio has at least the terms of its
@@ -50,41 +65,49 @@ def cut(ref_roots: list, opt_roots: list, normalize, equal, expansion) -> tuple[
     opt_nodes = _reachable([r for r in opt_roots if isinstance(r, E.Expr)])
     order = sorted(ref_nodes | opt_nodes, key=lambda n: n.id)   # ascending id: children before parents
     prints = _fingerprints(exprs, order)
-    classes: dict = {}
+    classes: dict = {}   # (large, fingerprint) -> members
     for node in order:
         key = prints.get(node)
-        if key is not None and node.op not in E.LEAVES and expansion(node) >= CUT_TERMS:
-            classes.setdefault(key, []).append(node)
+        if key is not None and node.op not in E.LEAVES and len(set(key)) > 1 \
+                and not any(prints.get(c) == key for c in node.args):
+            classes.setdefault((expansion(node) >= CUT_TERMS, key), []).append(node)
     cuttable = {key for key, members in classes.items()
-                if any(m in ref_nodes for m in members) and any(m in opt_nodes for m in members)}
+                if any(m in ref_nodes for m in members) and any(m in opt_nodes for m in members)
+                and (key[0] or len(members) > 1)}
     class_of = {m: key for key in cuttable for m in classes[key]}
     new: dict = {}
-    leader: dict = {}    # fingerprint -> (the cut leaf, the first member's rewritten form, its normal form)
-    dead: set = set()    # classes where a proof failed: their later members keep their own forms
-    made = proofs = failed = 0
+    leaders: dict = {}   # class -> [[what stands for it, the member's rewritten form, its normal form], ...]
+    dead: set = set()    # classes whose leaders are all taken: their later unproved members keep their forms
+    made = merged = 0
+    proofs, failed = {True: 0, False: 0}, {True: 0, False: 0}   # by kind: cut (large) or merged (small)
     for node in order:
         args = node.args
         rebuilt = node if not args else E.rebuild(node, tuple(new[a] for a in args)) \
             if any(new[a] is not a for a in args) else node
         key = class_of.get(node)
         if key is not None and key not in dead:
-            first = leader.get(key)
-            if first is None:
-                if failed <= MAX_FAILED or failed * 2 <= proofs:   # fingerprints that keep failing: stop
-                    leaf = E.var(CUT, made)
-                    made += 1
-                    leader[key] = (leaf, rebuilt, None)
-                    rebuilt = leaf
-            elif _proved(first, rebuilt, key, leader, normalize, equal, expansion):
-                proofs += 1
-                rebuilt = first[0]
-            else:
-                proofs += 1
-                failed += 1
+            large, known = key[0], leaders.setdefault(key, [])
+            same = next((entry for entry in known if _proved(entry, rebuilt, normalize, equal, expansion)), None)
+            if same is not None:
+                proofs[large] += 1
+                merged += rebuilt is not same[0] and not large
+                rebuilt = same[0]
+            elif known and len(known) >= MAX_LEADERS:
+                proofs[large] += 1
+                failed[large] += 1
                 dead.add(key)
+            elif not known and failed[large] > MAX_FAILED and failed[large] * 2 > proofs[large]:
+                pass   # fingerprints that keep failing: no new class opens
+            elif large:
+                leaf = E.var(CUT, made)
+                made += 1
+                known.append([leaf, rebuilt, None])
+                rebuilt = leaf
+            else:   # the member itself stands for a small class: merged, no leaf
+                known.append([rebuilt, rebuilt, None])
         new[node] = rebuilt
     return ([new.get(r, r) if isinstance(r, E.Expr) else r for r in ref_roots],
-            [new.get(r, r) if isinstance(r, E.Expr) else r for r in opt_roots], made)
+            [new.get(r, r) if isinstance(r, E.Expr) else r for r in opt_roots], made + merged)
 
 
 class CutPoints:
@@ -135,17 +158,17 @@ def _cut_leaves(root) -> frozenset:
     return frozenset(leaf for leaf in E.leaves(root) if leaf.op is E.VAR and leaf.data[0] == CUT)
 
 
-def _proved(first: tuple, rebuilt, key, leader: dict, normalize, equal, expansion) -> bool:
-    """Is `rebuilt` equal to the class's first member (both over cut leaves)? Its normal form is kept."""
-    leaf, definition, nf = first
+def _proved(entry: list, rebuilt, normalize, equal, expansion) -> bool:
+    """Is `rebuilt` equal to the member a class's entry [stand-in, definition, normal form] stands for (both
+    over cut leaves)? The definition's normal form is kept in the entry."""
+    _stand, definition, nf = entry
     if rebuilt is definition:
         return True
     if expansion(rebuilt) > MAX_PROOF_TERMS or expansion(definition) > MAX_PROOF_TERMS:
         return False
     try:
         if nf is None:
-            nf = normalize(definition)
-            leader[key] = (leaf, definition, nf)
+            nf = entry[2] = normalize(definition)
         return equal(nf, normalize(rebuilt))
     except Unsupported:
         return False
