@@ -22,7 +22,19 @@ EXAMPLE = ROOT / "examples" / "neq_softmax_online_record_rescale_bigger"
 def test_the_table_names_each_pair_once():
     pairs = bench_llmc.pairs()
     assert len({p.name for p in pairs}) == len(pairs)
-    assert {p.expect for p in pairs} <= {"equivalent", "not-equivalent", "race"}
+    assert {p.expect for p in pairs} <= {"equivalent", "not-equivalent", "equivalent-for-inputs", "race",
+                                         "findings:out-of-bounds"}
+
+
+def test_a_sequence_pair_spells_its_launches_and_host_steps_in_order():
+    pair = next(p for p in bench_llmc.pairs() if p.opt_steps)   # attention: three kernels vs steps and kernels
+    argv = bench_llmc.command(pair, Path("a.ptx"))
+    roles = [(flag, value.split()[0]) for flag, value in zip(argv, argv[1:])
+             if flag in ("--ref-launch", "--opt-launch", "--opt-step")]
+    assert [f for f, _ in roles] == ["--ref-launch"] * 3 + ["--opt-launch", "--opt-step", "--opt-step",
+                                                             "--opt-launch", "--opt-launch", "--opt-step"]
+    assert roles[0][1] == "a.ptx:attention_query_key_kernel1" and roles[4][1] == "memset"
+    assert any(" shared=" in v for f, v in zip(argv, argv[1:]) if f == "--opt-launch")   # the flash kernel's
 
 
 @pytest.mark.slow   # a child process: 2.7 CPU s
