@@ -1,8 +1,8 @@
 """Volta on a production kernel library's versions of one op: llm.c's dev/cuda kernels (softmax, layer norm, the
-bias gradient, GELU forward and backward, residual, embeddings and their gradient, AdamW, the global norm, residual + layer norm
-fused, causal attention), each version checked against version 1 (the plain one; for the fused residual, the
-two kernels it fuses; for attention, version 1's three kernels against version 2's flash kernel with its host
-steps), one process per pair; prints verdict, expected, wall, CPU and peak RSS.
+bias gradient, GELU forward and backward, residual, embeddings and their gradient, AdamW, the global norm,
+residual + layer norm fused, causal attention), each version checked against version 1 (the plain one; for
+the fused residual, the two kernels it fuses; for attention, version 1's three kernels against version 2's
+flash kernel with its host steps), one process per pair; prints verdict, expected, wall, CPU and peak RSS.
 
     python benchmarks/bench_llmc.py PATH/TO/llm.c [names…] [--timeout S] [--list]
 
@@ -32,8 +32,9 @@ STUB_HEADERS = {   # what the files' host code needs of cuBLAS (and the bf16/f16
                    "typedef int cublasStatus_t; typedef void* cublasHandle_t; typedef int "
                    "cublasComputeType_t; typedef int cublasMath_t; typedef int cublasOperation_t;\n"
                    "#define CUBLAS_STATUS_SUCCESS 0\n#define CUBLAS_OP_N 0\n#define CUBLAS_OP_T 1\n"
-                   "#define CUBLAS_COMPUTE_32F_FAST_TF32 1\n#define CUBLAS_COMPUTE_32F 0\n#define CUBLAS_COMPUTE_16F 2\n"
-                   "#define CUBLAS_TF32_TENSOR_OP_MATH 1\n#define CUBLAS_DEFAULT_MATH 0\n#define CUBLAS_GEMM_DEFAULT 0\n"
+                   "#define CUBLAS_COMPUTE_32F_FAST_TF32 1\n#define CUBLAS_COMPUTE_32F 0\n"
+                   "#define CUBLAS_COMPUTE_16F 2\n#define CUBLAS_TF32_TENSOR_OP_MATH 1\n#define CUBLAS_DEFAULT_MATH 0\n"
+                   "#define CUBLAS_GEMM_DEFAULT 0\n"
                    "template <class... A> static inline int cublasSgemmStridedBatched(A...) { return 0; }\n"
                    "template <class... A> static inline int cublasGemmStridedBatchedEx(A...) { return 0; }\n"
                    "static inline int cublasCreate(cublasHandle_t*){return 0;}\n"

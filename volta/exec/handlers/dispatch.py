@@ -393,23 +393,20 @@ def _holds_format(m, op, operand, lanes, fmt) -> bool:
 
 
 def _half_pair(m, op, elems, lanes, fmt):
-    halves = []
+    """`fmt`x2(lo, hi) on the lanes where a half is data; a concrete half is read as that format's number."""
+    values, data = [], np.zeros(lanes.size, bool)
     for e in elems:
         bits, _ = m.read(e, lanes, ".b16")
-        sym = None if isinstance(e, ast.Imm) else m.sym_of(e, lanes)
         vals = constants(bits, "." + fmt).copy()
+        sym = None if isinstance(e, ast.Imm) else m.sym_of(e, lanes)
         if sym is not None:
-            has = np.flatnonzero(sym != None)  # noqa: E711
-            vals[has] = sym[has]
-        halves.append((vals, sym))
+            has = sym != None  # noqa: E711
+            vals[has], data = sym[has], data | has
+        values.append(vals)
     out = np.full(lanes.size, None, dtype=object)
-    data = np.zeros(lanes.size, bool)
-    for _, sym in halves:
-        if sym is not None:
-            data |= sym != None  # noqa: E711
     name = tensor_real.pack_name(fmt)
     for k in np.flatnonzero(data):
-        lo, hi = halves[0][0][k], halves[1][0][k]
+        lo, hi = values[0][k], values[1][k]
         if not (isinstance(lo, E.Expr) and isinstance(hi, E.Expr)):
             raise Unsupported(f"`mov.b32` packs an infinity (no real value) beside {fmt} data", op.span)
         out[k] = E.call(name, lo, hi)
@@ -419,7 +416,8 @@ def _half_pair(m, op, elems, lanes, fmt):
 def _only_format(m, fmt) -> bool:
     """No 16-bit value of this launch can be anything but `fmt`: no 16-bit buffer of another type, no value of the
     other 16-bit float format made here or (as far as known) by an earlier launch of a sequence, no float
-    converted to an integer (which a u16 may then hold). (Memoized per machine: it reads only what the machine fixes at its start.)"""
+    converted to an integer (which a u16 may then hold). Memoized per machine: it reads only what the machine
+    fixes at its start."""
     known = m.__dict__.setdefault("_only_format16", {})
     if fmt not in known:
         other = {"bf16": "f16", "f16": "bf16"}[fmt]
